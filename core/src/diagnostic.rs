@@ -1,0 +1,147 @@
+//! Located messages. Every stage of the pipeline reports problems as values, never as panics.
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range into the text the diagnostic talks about.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: clamp_u32(start),
+            end: clamp_u32(end.max(start)),
+        }
+    }
+
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn len(self) -> u32 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub span: Span,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Other places the message talks about (e.g. the second statement of a conflicting pair).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub related: Vec<Related>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            span,
+            message: message.into(),
+            hint: None,
+            related: Vec::new(),
+        }
+    }
+
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    pub fn note(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Note,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `file:line:col: error: message` followed by the source line and a caret, for terminals.
+    pub fn render(&self, file: &str, text: &str) -> String {
+        let (line, col) = line_col(text, self.span.start as usize);
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        let mut out = format!("{file}:{line}:{col}: {severity}: {}\n", self.message);
+        let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+        out.push_str(&format!("    {line_text}\n"));
+        let width =
+            (self.span.len() as usize).clamp(1, line_text.len().saturating_sub(col - 1).max(1));
+        out.push_str(&format!(
+            "    {}{}\n",
+            " ".repeat(col - 1),
+            "^".repeat(width)
+        ));
+        if let Some(hint) = &self.hint {
+            out.push_str(&format!("    hint: {hint}\n"));
+        }
+        for related in &self.related {
+            let (l, c) = line_col(text, related.span.start as usize);
+            out.push_str(&format!("    {file}:{l}:{c}: {}\n", related.message));
+        }
+        out
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, col)
+}

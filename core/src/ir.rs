@@ -1,0 +1,456 @@
+//! The executable program form shared by the original loop and the pipelined result: loops, guards,
+//! commit/async/wait scopes and assignments over resolved buffers and variables. The interpreter
+//! runs it, the timeline simulates it, the emitters and the TIR printer walk it.
+
+use crate::diagnostic::Span;
+use serde::{Deserialize, Serialize};
+
+pub type VarId = u32;
+pub type BufId = u32;
+/// Index of an assignment in the source, in text order. Every copy of a statement keeps it.
+pub type StmtId = u32;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Program {
+    pub buffers: Vec<Buffer>,
+    pub vars: Vec<Var>,
+    pub body: Vec<Node>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Var {
+    pub name: String,
+    pub kind: VarKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VarKind {
+    Loop,
+    /// A free name such as a symbolic extent `N`; bound to a value when the program runs.
+    Param,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Global,
+    Shared,
+    Local,
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Shared => "shared",
+            Scope::Local => "local",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DType {
+    Float16,
+    Bfloat16,
+    Float32,
+    Float64,
+    Int8,
+    Int32,
+}
+
+impl DType {
+    pub const ALL: [DType; 6] = [
+        DType::Float16,
+        DType::Bfloat16,
+        DType::Float32,
+        DType::Float64,
+        DType::Int8,
+        DType::Int32,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float16 => "float16",
+            DType::Bfloat16 => "bfloat16",
+            DType::Float32 => "float32",
+            DType::Float64 => "float64",
+            DType::Int8 => "int8",
+            DType::Int32 => "int32",
+        }
+    }
+
+    pub fn bytes(self) -> u32 {
+        match self {
+            DType::Float16 | DType::Bfloat16 => 2,
+            DType::Float32 | DType::Int32 => 4,
+            DType::Float64 => 8,
+            DType::Int8 => 1,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.name() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Buffer {
+    pub name: String,
+    /// Full shape, including the leading ring dimension when `versions > 1`.
+    /// `None` for a global whose shape is inferred from the accesses (see `bounds`).
+    pub shape: Option<Vec<i64>>,
+    pub scope: Scope,
+    pub dtype: DType,
+    /// Ring-buffer versions; the leading index selects the slot when this is more than 1.
+    pub versions: u32,
+    /// Where the buffer is declared, or first used if it is an implicit global.
+    pub span: Span,
+    pub declared: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SectionKind {
+    Prologue,
+    Body,
+    Epilogue,
+}
+
+impl SectionKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::Prologue => "prologue",
+            SectionKind::Body => "body",
+            SectionKind::Epilogue => "epilogue",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "node", rename_all = "snake_case")]
+pub enum Node {
+    For {
+        var: VarId,
+        lo: IExpr,
+        hi: IExpr,
+        body: Vec<Node>,
+        span: Span,
+    },
+    If {
+        cond: Cond,
+        body: Vec<Node>,
+        span: Span,
+    },
+    /// `with async_commit_queue(q):` commits one group to queue `q` when the block exits, even an
+    /// empty one.
+    Commit {
+        queue: i64,
+        body: Vec<Node>,
+        span: Span,
+    },
+    /// `with async_scope():` makes the writes inside join the innermost open commit scope.
+    AsyncScope {
+        body: Vec<Node>,
+        span: Span,
+    },
+    /// `with async_wait_queue(q, n):` waits until at most `n` committed groups of `q` are in flight,
+    /// then runs the block. `wait` links to the derived wait (its reason) when known.
+    Wait {
+        queue: i64,
+        count: IExpr,
+        body: Vec<Node>,
+        wait: Option<u32>,
+        span: Span,
+    },
+    Assign(Assign),
+    /// A labelled part of the program (printed as a comment).
+    Section {
+        kind: SectionKind,
+        body: Vec<Node>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assign {
+    pub stmt: StmtId,
+    pub target: Access,
+    pub value: VExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Access {
+    pub buffer: BufId,
+    pub indices: Vec<IExpr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IOp {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    Mod,
+    Min,
+    Max,
+}
+
+/// Integer (index) expressions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IExpr {
+    Const(i64),
+    Var(VarId),
+    Bin(IOp, Box<IExpr>, Box<IExpr>),
+    Select(Box<Cond>, Box<IExpr>, Box<IExpr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cond {
+    True,
+    Cmp(CmpOp, IExpr, IExpr),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Func {
+    Max,
+    Min,
+    Fma,
+    Abs,
+}
+
+impl Func {
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Max => "max",
+            Func::Min => "min",
+            Func::Fma => "fma",
+            Func::Abs => "abs",
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Max | Func::Min => 2,
+            Func::Fma => 3,
+            Func::Abs => 1,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Func> {
+        [Func::Max, Func::Min, Func::Fma, Func::Abs]
+            .into_iter()
+            .find(|f| f.name() == s)
+    }
+}
+
+/// Value expressions: what an assignment computes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VExpr {
+    Lit(f64),
+    Read(Access),
+    /// An index expression used as a value (`C[i] = i`).
+    Index(IExpr),
+    Neg(Box<VExpr>),
+    Bin(VOp, Box<VExpr>, Box<VExpr>),
+    Call(Func, Vec<VExpr>),
+}
+
+impl IExpr {
+    pub fn c(v: i64) -> IExpr {
+        IExpr::Const(v)
+    }
+
+    pub fn bin(op: IOp, a: IExpr, b: IExpr) -> IExpr {
+        IExpr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    /// Evaluates with variable values from `env`; `None` on division by zero or overflow.
+    pub fn eval(&self, env: &[i64]) -> Option<i64> {
+        match self {
+            IExpr::Const(v) => Some(*v),
+            IExpr::Var(v) => env.get(*v as usize).copied(),
+            IExpr::Bin(op, a, b) => {
+                let (a, b) = (a.eval(env)?, b.eval(env)?);
+                match op {
+                    IOp::Add => a.checked_add(b),
+                    IOp::Sub => a.checked_sub(b),
+                    IOp::Mul => a.checked_mul(b),
+                    IOp::FloorDiv => floor_div(a, b),
+                    IOp::Mod => floor_mod(a, b),
+                    IOp::Min => Some(a.min(b)),
+                    IOp::Max => Some(a.max(b)),
+                }
+            }
+            IExpr::Select(c, a, b) => {
+                if c.eval(env)? {
+                    a.eval(env)
+                } else {
+                    b.eval(env)
+                }
+            }
+        }
+    }
+
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            IExpr::Const(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    pub fn mentions(&self, var: VarId) -> bool {
+        match self {
+            IExpr::Const(_) => false,
+            IExpr::Var(v) => *v == var,
+            IExpr::Bin(_, a, b) => a.mentions(var) || b.mentions(var),
+            IExpr::Select(c, a, b) => c.mentions(var) || a.mentions(var) || b.mentions(var),
+        }
+    }
+}
+
+impl Cond {
+    pub fn eval(&self, env: &[i64]) -> Option<bool> {
+        match self {
+            Cond::True => Some(true),
+            Cond::Cmp(op, a, b) => {
+                let (a, b) = (a.eval(env)?, b.eval(env)?);
+                Some(match op {
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Gt => a > b,
+                    CmpOp::Ge => a >= b,
+                    CmpOp::Eq => a == b,
+                    CmpOp::Ne => a != b,
+                })
+            }
+            Cond::And(a, b) => Some(a.eval(env)? && b.eval(env)?),
+            Cond::Or(a, b) => Some(a.eval(env)? || b.eval(env)?),
+            Cond::Not(a) => Some(!a.eval(env)?),
+        }
+    }
+
+    pub fn mentions(&self, var: VarId) -> bool {
+        match self {
+            Cond::True => false,
+            Cond::Cmp(_, a, b) => a.mentions(var) || b.mentions(var),
+            Cond::And(a, b) | Cond::Or(a, b) => a.mentions(var) || b.mentions(var),
+            Cond::Not(a) => a.mentions(var),
+        }
+    }
+
+    pub fn and(a: Cond, b: Cond) -> Cond {
+        match (a, b) {
+            (Cond::True, x) | (x, Cond::True) => x,
+            (a, b) => Cond::And(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+pub fn floor_div(a: i64, b: i64) -> Option<i64> {
+    if b == 0 {
+        return None;
+    }
+    let q = a.checked_div(b)?;
+    Some(if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
+}
+
+pub fn floor_mod(a: i64, b: i64) -> Option<i64> {
+    if b == 0 {
+        return None;
+    }
+    let r = a.checked_rem(b)?;
+    Some(if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    })
+}
+
+impl Program {
+    pub fn buffer(&self, id: BufId) -> Option<&Buffer> {
+        self.buffers.get(id as usize)
+    }
+
+    pub fn var_name(&self, id: VarId) -> &str {
+        self.vars.get(id as usize).map_or("?", |v| v.name.as_str())
+    }
+
+    pub fn buffer_id(&self, name: &str) -> Option<BufId> {
+        self.buffers
+            .iter()
+            .position(|b| b.name == name)
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    pub fn params(&self) -> impl Iterator<Item = (VarId, &Var)> {
+        self.vars
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.kind == VarKind::Param)
+            .map(|(i, v)| (i as VarId, v))
+    }
+}
+
+/// Visits every assignment in program order (static order, not execution order).
+pub fn for_each_assign<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Assign)) {
+    for n in nodes {
+        match n {
+            Node::Assign(a) => f(a),
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => for_each_assign(body, f),
+        }
+    }
+}
+
+/// Visits every read access of a value expression.
+pub fn for_each_read<'a>(v: &'a VExpr, f: &mut impl FnMut(&'a Access)) {
+    match v {
+        VExpr::Lit(_) | VExpr::Index(_) => {}
+        VExpr::Read(a) => f(a),
+        VExpr::Neg(x) => for_each_read(x, f),
+        VExpr::Bin(_, a, b) => {
+            for_each_read(a, f);
+            for_each_read(b, f);
+        }
+        VExpr::Call(_, args) => args.iter().for_each(|a| for_each_read(a, f)),
+    }
+}

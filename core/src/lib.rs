@@ -1,0 +1,12 @@
+//! Stagecraft's engine: an annotated loop goes in; the software-pipelined program, its commit groups
+//! and waits, an interpretation that proves them, timelines and machine code come out.
+//! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
+
+pub mod diagnostic;
+pub mod ir;
+pub mod lexer;
+pub mod limits;
+pub mod lower;
+pub mod parser;
+pub mod printer;
+pub mod syntax;

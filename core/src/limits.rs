@@ -1,0 +1,25 @@
+//! Every input limit in one place (documented in docs/limits.md). Beyond a limit the work is refused
+//! with a plain message instead of being attempted, so the page stays responsive.
+
+/// Source text size.
+pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
+/// Blocks and expressions nest at most this deep (protects the recursive parser's stack).
+pub const MAX_NESTING: usize = 32;
+/// Statements (assignments) in one program.
+pub const MAX_STATEMENTS: usize = 512;
+/// Largest stage number.
+pub const MAX_STAGE: i64 = 64;
+/// Constant extents above this are refused (they would only be simulated partially anyway).
+pub const MAX_EXTENT: i64 = 1 << 30;
+/// Iterations of an inner (non-pipelined) loop that dependence analysis enumerates exactly.
+pub const MAX_ENUMERATED_POINTS: i64 = 4096;
+/// Statement instances the interpreter executes per program before it stops and says so.
+pub const MAX_INTERPRETED_INSTANCES: u64 = 2_000_000;
+/// Elements in one buffer.
+pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
+/// Default concrete value of a symbolic extent for interpretation and simulation.
+pub const DEFAULT_SYMBOLIC_EXTENT: i64 = 16;
+/// Steps the timeline simulates in one window.
+pub const MAX_TIMELINE_STEPS: i64 = 100_000;
+/// URL hash size accepted by the app.
+pub const MAX_URL_HASH_BYTES: usize = 64 * 1024;

@@ -1,0 +1,737 @@
+//! Recursive-descent parser. It never fails: every problem becomes a located diagnostic, the bad
+//! line becomes `StmtKind::Error`, and parsing resumes at the next line.
+
+use crate::diagnostic::{Diagnostic, Span};
+use crate::lexer::{lex, Token, TokenKind};
+use crate::limits;
+use crate::syntax::*;
+
+pub struct Parsed {
+    pub file: File,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn parse(text: &str) -> Parsed {
+    if text.len() > limits::MAX_SOURCE_BYTES {
+        let d = Diagnostic::error(
+            Span::new(0, 0),
+            format!(
+                "the text is {} bytes; Stagecraft reads at most {} bytes",
+                text.len(),
+                limits::MAX_SOURCE_BYTES
+            ),
+        )
+        .with_hint("a pipelined loop body fits in far less; split the example");
+        return Parsed {
+            file: File::default(),
+            diagnostics: vec![d],
+        };
+    }
+    let lexed = lex(text);
+    let mut p = Parser {
+        text,
+        tokens: lexed.tokens,
+        pos: 0,
+        diagnostics: lexed.diagnostics,
+        depth: 0,
+    };
+    let stmts = p.block_until_eof();
+    Parsed {
+        file: File { stmts },
+        diagnostics: p.diagnostics,
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    diagnostics: Vec<Diagnostic>,
+    depth: usize,
+}
+
+type PResult<T> = Result<T, ()>;
+
+impl<'a> Parser<'a> {
+    fn peek_tok(&self) -> Token {
+        self.peek_n(0)
+    }
+
+    fn peek_n(&self, n: usize) -> Token {
+        let mut i = self.pos;
+        let mut seen = 0;
+        while let Some(t) = self.tokens.get(i) {
+            if t.kind != TokenKind::Comment {
+                if seen == n {
+                    return *t;
+                }
+                seen += 1;
+            }
+            i += 1;
+        }
+        let end = self.text.len();
+        Token {
+            kind: TokenKind::Eof,
+            span: Span::new(end, end),
+        }
+    }
+
+    fn text_of(&self, t: Token) -> &'a str {
+        self.text
+            .get(t.span.start as usize..t.span.end as usize)
+            .unwrap_or("")
+    }
+
+    fn bump(&mut self) -> Token {
+        while let Some(t) = self.tokens.get(self.pos) {
+            self.pos += 1;
+            if t.kind != TokenKind::Comment {
+                return *t;
+            }
+        }
+        self.peek_tok()
+    }
+
+    fn at(&self, s: &str) -> bool {
+        let t = self.peek_tok();
+        matches!(
+            t.kind,
+            TokenKind::Op | TokenKind::Punct | TokenKind::Keyword
+        ) && self.text_of(t) == s
+    }
+
+    fn eat(&mut self, s: &str) -> bool {
+        if self.at(s) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, s: &str, what: &str) -> PResult<Token> {
+        if self.at(s) {
+            Ok(self.bump())
+        } else {
+            let t = self.peek_tok();
+            let found = describe(t, self.text_of(t));
+            self.diagnostics.push(Diagnostic::error(
+                t.span,
+                format!("expected `{s}` {what}, found {found}"),
+            ));
+            Err(())
+        }
+    }
+
+    fn error_at(&mut self, t: Token, message: String, hint: Option<&str>) {
+        let mut d = Diagnostic::error(t.span, message);
+        if let Some(h) = hint {
+            d = d.with_hint(h);
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// Skips to the start of the next logical line (past its Newline), keeping nested blocks balanced.
+    fn recover(&mut self) {
+        let mut nesting = 0i32;
+        loop {
+            let t = self.peek_tok();
+            match t.kind {
+                TokenKind::Eof => return,
+                TokenKind::Newline if nesting <= 0 => {
+                    self.bump();
+                    if self.peek_tok().kind == TokenKind::Indent {
+                        // The bad line opened a block: skip the whole block too.
+                        self.bump();
+                        nesting = 1;
+                        continue;
+                    }
+                    return;
+                }
+                TokenKind::Indent => nesting += 1,
+                TokenKind::Dedent => {
+                    if nesting <= 0 {
+                        return;
+                    }
+                    nesting -= 1;
+                    if nesting == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn block_until_eof(&mut self) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        loop {
+            let t = self.peek_tok();
+            match t.kind {
+                TokenKind::Eof => return stmts,
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => {
+                    self.bump();
+                    self.error_at(
+                        t,
+                        "unexpected indentation".into(),
+                        Some("remove the leading spaces"),
+                    );
+                    let mut inner = self.block_body();
+                    stmts.append(&mut inner);
+                }
+                TokenKind::Dedent => {
+                    self.bump();
+                }
+                _ => stmts.push(self.statement()),
+            }
+        }
+    }
+
+    /// Statements until the matching Dedent (consumed).
+    fn block_body(&mut self) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        loop {
+            let t = self.peek_tok();
+            match t.kind {
+                TokenKind::Eof => return stmts,
+                TokenKind::Dedent => {
+                    self.bump();
+                    return stmts;
+                }
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => {
+                    self.bump();
+                    self.error_at(
+                        t,
+                        "unexpected indentation".into(),
+                        Some("align it with the line above"),
+                    );
+                    let mut inner = self.block_body();
+                    stmts.append(&mut inner);
+                }
+                _ => stmts.push(self.statement()),
+            }
+        }
+    }
+
+    fn statement(&mut self) -> Stmt {
+        let start = self.peek_tok().span;
+        self.depth += 1;
+        let result = if self.depth > crate::limits::MAX_NESTING {
+            let t = self.peek_tok();
+            self.error_at(
+                t,
+                format!(
+                    "blocks are nested more than {} deep",
+                    crate::limits::MAX_NESTING
+                ),
+                Some("flatten the loop nest"),
+            );
+            Err(())
+        } else {
+            self.statement_inner()
+        };
+        self.depth -= 1;
+        match result {
+            Ok(s) => s,
+            Err(()) => {
+                self.recover();
+                let end = self
+                    .tokens
+                    .get(self.pos.saturating_sub(1))
+                    .map_or(start, |t| t.span);
+                Stmt {
+                    kind: StmtKind::Error,
+                    span: Span::new(start.start as usize, end.start.max(start.end) as usize),
+                }
+            }
+        }
+    }
+
+    fn end_of_line(&mut self) -> PResult<()> {
+        let t = self.peek_tok();
+        match t.kind {
+            TokenKind::Newline => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::Eof | TokenKind::Dedent => Ok(()),
+            _ => {
+                let found = describe(t, self.text_of(t));
+                self.error_at(
+                    t,
+                    format!("expected the end of the line, found {found}"),
+                    None,
+                );
+                Err(())
+            }
+        }
+    }
+
+    fn suite(&mut self, header: Span) -> PResult<Vec<Stmt>> {
+        self.expect(":", "to end the block header")?;
+        let t = self.peek_tok();
+        if t.kind != TokenKind::Newline {
+            // One-line block: `for i in range(4): A[i] = 0`.
+            let s = self.statement();
+            return Ok(vec![s]);
+        }
+        self.bump();
+        if self.peek_tok().kind != TokenKind::Indent {
+            let t = self.peek_tok();
+            self.diagnostics.push(
+                Diagnostic::error(header, "this block has no body")
+                    .with_hint("indent the statements that belong to it")
+                    .with_related(t.span, "the next line is not indented"),
+            );
+            return Ok(Vec::new());
+        }
+        self.bump();
+        Ok(self.block_body())
+    }
+
+    fn statement_inner(&mut self) -> PResult<Stmt> {
+        let first = self.peek_tok();
+        let word = self.text_of(first);
+        if first.kind == TokenKind::Keyword {
+            match word {
+                "for" => return self.for_stmt(),
+                "with" => {
+                    self.bump();
+                    let item = self.expr()?;
+                    let body = self.suite(first.span.to(item.span))?;
+                    let span = span_to_body(first.span, &body);
+                    return Ok(Stmt {
+                        kind: StmtKind::With { item, body },
+                        span,
+                    });
+                }
+                "if" => {
+                    self.bump();
+                    let cond = self.expr()?;
+                    let body = self.suite(first.span.to(cond.span))?;
+                    if self.at("else") {
+                        let t = self.peek_tok();
+                        self.error_at(
+                            t,
+                            "`else` blocks are not part of the loop language".into(),
+                            Some("write a second `if` with the negated condition"),
+                        );
+                        return Err(());
+                    }
+                    let span = span_to_body(first.span, &body);
+                    return Ok(Stmt {
+                        kind: StmtKind::If { cond, body },
+                        span,
+                    });
+                }
+                "pass" => {
+                    self.bump();
+                    self.end_of_line()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::Pass,
+                        span: first.span,
+                    });
+                }
+                _ => {}
+            }
+        }
+        let lhs = self.expr()?;
+        if self.eat("=") {
+            let value = self.expr()?;
+            let span = lhs.span.to(value.span);
+            self.end_of_line()?;
+            if !matches!(lhs.kind, ExprKind::Name(_) | ExprKind::Subscript { .. }) {
+                self.diagnostics.push(Diagnostic::error(
+                    lhs.span,
+                    "only a buffer element like `B[i, 0]` or a name can be assigned to",
+                ));
+            }
+            return Ok(Stmt {
+                kind: StmtKind::Assign { target: lhs, value },
+                span,
+            });
+        }
+        if self.at("+=") || self.at("-=") {
+            let t = self.peek_tok();
+            self.error_at(
+                t,
+                "augmented assignment is not supported".into(),
+                Some("write `C[0] = C[0] + x`"),
+            );
+            return Err(());
+        }
+        let span = lhs.span;
+        self.end_of_line()?;
+        Ok(Stmt {
+            kind: StmtKind::Expr(lhs),
+            span,
+        })
+    }
+
+    fn for_stmt(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let var_tok = self.peek_tok();
+        if var_tok.kind != TokenKind::Ident {
+            let found = describe(var_tok, self.text_of(var_tok));
+            self.error_at(
+                var_tok,
+                format!("expected a loop variable after `for`, found {found}"),
+                None,
+            );
+            return Err(());
+        }
+        self.bump();
+        let var = Name {
+            text: self.text_of(var_tok).to_string(),
+            span: var_tok.span,
+        };
+        self.expect("in", "after the loop variable")?;
+        let range_tok = self.peek_tok();
+        if self.text_of(range_tok) != "range" {
+            self.error_at(
+                range_tok,
+                "loops run over `range(...)`".into(),
+                Some("write `for i in range(16):` or `for i in range(lo, hi):`"),
+            );
+            return Err(());
+        }
+        self.bump();
+        self.expect("(", "after `range`")?;
+        let mut range = Vec::new();
+        if !self.at(")") {
+            loop {
+                range.push(self.expr()?);
+                if !self.eat(",") || self.at(")") {
+                    break;
+                }
+            }
+        }
+        let close = self.expect(")", "to close `range(`")?;
+        if range.is_empty() || range.len() > 2 {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    range_tok.span.to(close.span),
+                    "`range` takes one or two arguments",
+                )
+                .with_hint("range(extent) or range(start, stop)"),
+            );
+        }
+        let body = self.suite(kw.span.to(close.span))?;
+        let span = span_to_body(kw.span, &body);
+        Ok(Stmt {
+            kind: StmtKind::For { var, range, body },
+            span,
+        })
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        self.depth += 1;
+        let r = if self.depth > crate::limits::MAX_NESTING * 4 {
+            let t = self.peek_tok();
+            self.error_at(
+                t,
+                "this expression is nested too deeply".into(),
+                Some("simplify it"),
+            );
+            Err(())
+        } else {
+            self.if_else()
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn if_else(&mut self) -> PResult<Expr> {
+        let then = self.or_expr()?;
+        if self.eat("if") {
+            let cond = self.or_expr()?;
+            self.expect("else", "in a conditional expression")?;
+            let otherwise = self.expr()?;
+            let span = then.span.to(otherwise.span);
+            return Ok(Expr::new(
+                ExprKind::IfElse {
+                    cond: Box::new(cond),
+                    then: Box::new(then),
+                    otherwise: Box::new(otherwise),
+                },
+                span,
+            ));
+        }
+        Ok(then)
+    }
+
+    fn or_expr(&mut self) -> PResult<Expr> {
+        let mut lhs = self.and_expr()?;
+        while self.eat("or") {
+            let rhs = self.and_expr()?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr::new(
+                ExprKind::Bool(BoolOp::Or, Box::new(lhs), Box::new(rhs)),
+                span,
+            );
+        }
+        Ok(lhs)
+    }
+
+    fn and_expr(&mut self) -> PResult<Expr> {
+        let mut lhs = self.not_expr()?;
+        while self.eat("and") {
+            let rhs = self.not_expr()?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr::new(
+                ExprKind::Bool(BoolOp::And, Box::new(lhs), Box::new(rhs)),
+                span,
+            );
+        }
+        Ok(lhs)
+    }
+
+    fn not_expr(&mut self) -> PResult<Expr> {
+        if self.at("not") {
+            let t = self.bump();
+            let inner = self.not_expr()?;
+            let span = t.span.to(inner.span);
+            return Ok(Expr::new(ExprKind::Not(Box::new(inner)), span));
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> PResult<Expr> {
+        let lhs = self.arith()?;
+        let op = match self.text_of(self.peek_tok()) {
+            "<" => CmpOp::Lt,
+            "<=" => CmpOp::Le,
+            ">" => CmpOp::Gt,
+            ">=" => CmpOp::Ge,
+            "==" => CmpOp::Eq,
+            "!=" => CmpOp::Ne,
+            _ => return Ok(lhs),
+        };
+        if self.peek_tok().kind != TokenKind::Op {
+            return Ok(lhs);
+        }
+        self.bump();
+        let rhs = self.arith()?;
+        let span = lhs.span.to(rhs.span);
+        if matches!(
+            self.text_of(self.peek_tok()),
+            "<" | "<=" | ">" | ">=" | "==" | "!="
+        ) {
+            let t = self.peek_tok();
+            self.error_at(
+                t,
+                "chained comparisons are not supported".into(),
+                Some("join two comparisons with `and`"),
+            );
+            return Err(());
+        }
+        Ok(Expr::new(
+            ExprKind::Compare(op, Box::new(lhs), Box::new(rhs)),
+            span,
+        ))
+    }
+
+    fn arith(&mut self) -> PResult<Expr> {
+        let mut lhs = self.term()?;
+        loop {
+            let op = if self.at("+") {
+                BinOp::Add
+            } else if self.at("-") {
+                BinOp::Sub
+            } else {
+                return Ok(lhs);
+            };
+            self.bump();
+            let rhs = self.term()?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
+        }
+    }
+
+    fn term(&mut self) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.text_of(self.peek_tok()) {
+                "*" => BinOp::Mul,
+                "/" => BinOp::Div,
+                "//" => BinOp::FloorDiv,
+                "%" => BinOp::Mod,
+                _ => return Ok(lhs),
+            };
+            if self.peek_tok().kind != TokenKind::Op {
+                return Ok(lhs);
+            }
+            self.bump();
+            let rhs = self.unary()?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
+        }
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        if self.at("-") {
+            let t = self.bump();
+            self.depth += 1;
+            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+                self.error_at(t, "this expression is nested too deeply".into(), None);
+                Err(())
+            } else {
+                self.unary()
+            };
+            self.depth -= 1;
+            let inner = inner?;
+            let span = t.span.to(inner.span);
+            return Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span));
+        }
+        if self.at("+") {
+            self.bump();
+            return self.unary();
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let t = self.peek_tok();
+        match t.kind {
+            TokenKind::Int => {
+                self.bump();
+                let digits: String = self.text_of(t).chars().filter(|c| *c != '_').collect();
+                match digits.parse::<i64>() {
+                    Ok(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
+                    Err(_) => {
+                        self.error_at(t, "this integer does not fit in 64 bits".into(), None);
+                        Err(())
+                    }
+                }
+            }
+            TokenKind::Float => {
+                self.bump();
+                let v = self.text_of(t).parse::<f64>().unwrap_or(f64::NAN);
+                Ok(Expr::new(ExprKind::Float(v), t.span))
+            }
+            TokenKind::Str => {
+                self.bump();
+                let raw = self.text_of(t);
+                let inner = raw
+                    .get(1..raw.len().saturating_sub(1).max(1))
+                    .unwrap_or("")
+                    .to_string();
+                Ok(Expr::new(ExprKind::Str(inner), t.span))
+            }
+            TokenKind::Ident => {
+                self.bump();
+                let mut text = self.text_of(t).to_string();
+                let mut span = t.span;
+                // Dotted names (`sch.annotate`, `T.float32`) are one callee name.
+                while self.at(".") && self.peek_n(1).kind == TokenKind::Ident {
+                    self.bump();
+                    let part = self.bump();
+                    text.push('.');
+                    text.push_str(self.text_of(part));
+                    span = span.to(part.span);
+                }
+                let name = Name { text, span };
+                if self.at("(") {
+                    self.bump();
+                    let mut args = Vec::new();
+                    while !self.at(")") {
+                        let key = if self.peek_tok().kind == TokenKind::Ident
+                            && self.text_of(self.peek_n(1)) == "="
+                            && self.peek_n(1).kind == TokenKind::Op
+                        {
+                            let k = self.bump();
+                            self.bump();
+                            Some(Name {
+                                text: self.text_of(k).to_string(),
+                                span: k.span,
+                            })
+                        } else {
+                            None
+                        };
+                        let value = self.expr()?;
+                        args.push(Arg { name: key, value });
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    let close = self.expect(")", "to close the call")?;
+                    let span = name.span.to(close.span);
+                    return Ok(Expr::new(ExprKind::Call { func: name, args }, span));
+                }
+                if self.at("[") {
+                    self.bump();
+                    let mut indices = Vec::new();
+                    while !self.at("]") {
+                        indices.push(self.expr()?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                    let close = self.expect("]", "to close the subscript")?;
+                    if indices.is_empty() {
+                        self.error_at(
+                            close,
+                            format!("`{}[]` needs at least one index", name.text),
+                            None,
+                        );
+                    }
+                    let span = name.span.to(close.span);
+                    return Ok(Expr::new(
+                        ExprKind::Subscript {
+                            base: name,
+                            indices,
+                        },
+                        span,
+                    ));
+                }
+                Ok(Expr::new(ExprKind::Name(name.text), name.span))
+            }
+            TokenKind::Punct if self.text_of(t) == "(" => {
+                self.bump();
+                let mut inner = self.expr()?;
+                let close = self.expect(")", "to close the parenthesis")?;
+                inner.span = t.span.to(close.span);
+                Ok(inner)
+            }
+            TokenKind::Punct if self.text_of(t) == "[" => {
+                self.bump();
+                let mut items = Vec::new();
+                while !self.at("]") {
+                    items.push(self.expr()?);
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                let close = self.expect("]", "to close the list")?;
+                Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
+            }
+            _ => {
+                let found = describe(t, self.text_of(t));
+                self.error_at(t, format!("expected an expression, found {found}"), None);
+                Err(())
+            }
+        }
+    }
+}
+
+fn span_to_body(head: Span, body: &[Stmt]) -> Span {
+    body.last().map_or(head, |s| head.to(s.span))
+}
+
+fn describe(t: Token, text: &str) -> String {
+    match t.kind {
+        TokenKind::Newline => "the end of the line".into(),
+        TokenKind::Eof => "the end of the text".into(),
+        TokenKind::Indent => "an indented line".into(),
+        TokenKind::Dedent => "the end of the block".into(),
+        _ => format!("`{text}`"),
+    }
+}

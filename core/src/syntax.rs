@@ -1,0 +1,238 @@
+//! The syntax tree of the loop language: a small, indentation-based Python subset that reads the
+//! RFC's loops, TVM's `sch.annotate` lines and Stagecraft's own printed programs alike.
+//! Parsing lives in `parser.rs`, printing back to canonical text in `printer.rs`.
+
+use crate::diagnostic::Span;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct File {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum StmtKind {
+    /// `target = value`; the target is a name (for `alloc`) or a subscript.
+    Assign {
+        target: Expr,
+        value: Expr,
+    },
+    /// A bare expression, e.g. `sch.annotate(...)`.
+    Expr(Expr),
+    /// `for var in range(args):` with one or two range arguments.
+    For {
+        var: Name,
+        range: Vec<Expr>,
+        body: Vec<Stmt>,
+    },
+    /// `with call:`
+    With {
+        item: Expr,
+        body: Vec<Stmt>,
+    },
+    If {
+        cond: Expr,
+        body: Vec<Stmt>,
+    },
+    Pass,
+    /// A line that could not be parsed; its diagnostic was reported.
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BoolOp {
+    And,
+    Or,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Arg {
+    pub name: Option<Name>,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Name(String),
+    List(Vec<Expr>),
+    Subscript {
+        base: Name,
+        indices: Vec<Expr>,
+    },
+    /// `func(args)`; a dotted callee such as `sch.annotate` is kept as one name.
+    Call {
+        func: Name,
+        args: Vec<Arg>,
+    },
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Compare(CmpOp, Box<Expr>, Box<Expr>),
+    Bool(BoolOp, Box<Expr>, Box<Expr>),
+    IfElse {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    Error,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+        }
+    }
+}
+
+impl CmpOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+        }
+    }
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr { kind, span }
+    }
+}
+
+/// Zero every span, so trees can be compared by structure alone (parse(print(x)) == x).
+pub fn without_spans(file: &File) -> File {
+    File {
+        stmts: file.stmts.iter().map(stmt_without_spans).collect(),
+    }
+}
+
+fn name_without_span(n: &Name) -> Name {
+    Name {
+        text: n.text.clone(),
+        span: Span::default(),
+    }
+}
+
+fn stmt_without_spans(s: &Stmt) -> Stmt {
+    let kind = match &s.kind {
+        StmtKind::Assign { target, value } => StmtKind::Assign {
+            target: expr_without_spans(target),
+            value: expr_without_spans(value),
+        },
+        StmtKind::Expr(e) => StmtKind::Expr(expr_without_spans(e)),
+        StmtKind::For { var, range, body } => StmtKind::For {
+            var: name_without_span(var),
+            range: range.iter().map(expr_without_spans).collect(),
+            body: body.iter().map(stmt_without_spans).collect(),
+        },
+        StmtKind::With { item, body } => StmtKind::With {
+            item: expr_without_spans(item),
+            body: body.iter().map(stmt_without_spans).collect(),
+        },
+        StmtKind::If { cond, body } => StmtKind::If {
+            cond: expr_without_spans(cond),
+            body: body.iter().map(stmt_without_spans).collect(),
+        },
+        StmtKind::Pass => StmtKind::Pass,
+        StmtKind::Error => StmtKind::Error,
+    };
+    Stmt {
+        kind,
+        span: Span::default(),
+    }
+}
+
+fn expr_without_spans(e: &Expr) -> Expr {
+    let b = |x: &Expr| Box::new(expr_without_spans(x));
+    let kind = match &e.kind {
+        ExprKind::Int(v) => ExprKind::Int(*v),
+        ExprKind::Float(v) => ExprKind::Float(*v),
+        ExprKind::Str(v) => ExprKind::Str(v.clone()),
+        ExprKind::Name(v) => ExprKind::Name(v.clone()),
+        ExprKind::List(items) => ExprKind::List(items.iter().map(expr_without_spans).collect()),
+        ExprKind::Subscript { base, indices } => ExprKind::Subscript {
+            base: name_without_span(base),
+            indices: indices.iter().map(expr_without_spans).collect(),
+        },
+        ExprKind::Call { func, args } => ExprKind::Call {
+            func: name_without_span(func),
+            args: args
+                .iter()
+                .map(|a| Arg {
+                    name: a.name.as_ref().map(name_without_span),
+                    value: expr_without_spans(&a.value),
+                })
+                .collect(),
+        },
+        ExprKind::Neg(x) => ExprKind::Neg(b(x)),
+        ExprKind::Not(x) => ExprKind::Not(b(x)),
+        ExprKind::Binary(op, l, r) => ExprKind::Binary(*op, b(l), b(r)),
+        ExprKind::Compare(op, l, r) => ExprKind::Compare(*op, b(l), b(r)),
+        ExprKind::Bool(op, l, r) => ExprKind::Bool(*op, b(l), b(r)),
+        ExprKind::IfElse {
+            cond,
+            then,
+            otherwise,
+        } => ExprKind::IfElse {
+            cond: b(cond),
+            then: b(then),
+            otherwise: b(otherwise),
+        },
+        ExprKind::Error => ExprKind::Error,
+    };
+    Expr {
+        kind,
+        span: Span::default(),
+    }
+}
