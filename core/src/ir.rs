@@ -175,6 +175,10 @@ pub enum Node {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Assign {
     pub stmt: StmtId,
+    /// The original loop iteration this copy computes, as an expression of the enclosing step
+    /// variable (set by the pipeline transform; `None` in the source loop and hand-written programs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iteration: Option<IExpr>,
     pub target: Access,
     pub value: VExpr,
     pub span: Span,
