@@ -323,6 +323,7 @@ impl Lowerer {
                 self.stmt_spans.push(s.span);
                 Some(Node::Assign(ir::Assign {
                     stmt,
+                    iteration: None,
                     target,
                     value,
                     span: s.span,
