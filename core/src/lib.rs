@@ -2,6 +2,8 @@
 //! and waits, an interpretation that proves them, timelines and machine code come out.
 //! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
 
+pub mod affine;
+pub mod dependence;
 pub mod diagnostic;
 pub mod ir;
 pub mod lexer;
@@ -9,4 +11,6 @@ pub mod limits;
 pub mod lower;
 pub mod parser;
 pub mod printer;
+pub mod schedule;
+pub mod simplify;
 pub mod syntax;

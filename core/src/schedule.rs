@@ -1,0 +1,571 @@
+//! Annotations → a validated schedule: each unit (a top-level statement of the pipelined loop) gets
+//! its stage, order and async flag; dependences are checked against the pipelined order (TVM's checks
+//! plus the write-after-read / write-after-write / loop-carried ones TVM misses); ring-buffer versions
+//! are chosen with TVM's rule plus the adjustments correctness needs, each with its reason.
+
+use crate::affine::Dim;
+use crate::dependence::{conflict_distances, first_distance, unit_accesses, Distances, UnitAccess};
+use crate::diagnostic::{line_col, Diagnostic, Span};
+use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, Scope, StmtId, VarId};
+use crate::limits;
+use crate::lower::Annotation;
+use serde::{Deserialize, Serialize};
+
+pub const STAGE_KEY: &str = "software_pipeline_stage";
+pub const ORDER_KEY: &str = "software_pipeline_order";
+pub const ASYNC_KEY: &str = "software_pipeline_async_stages";
+/// Keys Stagecraft reads itself (the cost model reads `stagecraft_*`).
+pub fn is_known_key(key: &str) -> bool {
+    matches!(key, STAGE_KEY | ORDER_KEY | ASYNC_KEY) || key.starts_with("stagecraft_")
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unit {
+    /// Position in the loop body (original program order).
+    pub pos: usize,
+    pub node: Node,
+    pub stmts: Vec<StmtId>,
+    pub span: Span,
+    pub stage: i64,
+    pub order: i64,
+    pub is_async: bool,
+    pub accesses: Vec<UnitAccess>,
+    /// Short quote of the source, for messages.
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Extent {
+    Const(i64),
+    /// An extent that contains a free name; the interpreter binds it.
+    Symbolic(IExpr),
+}
+
+impl Extent {
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Extent::Const(e) => Some(*e),
+            Extent::Symbolic(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopSchedule {
+    pub var: VarId,
+    pub lo: IExpr,
+    pub extent: Extent,
+    pub units: Vec<Unit>,
+    pub max_stage: i64,
+    pub async_stages: Vec<i64>,
+    /// False when the loop carries no stage annotation: shown as is.
+    pub annotated: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VersionDecision {
+    pub buffer: BufId,
+    pub versions: u32,
+    pub reason: String,
+}
+
+/// A dependence between two unit instances `distance` iterations apart, in original program order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dependence {
+    pub from: usize,
+    pub to: usize,
+    pub buffer: BufId,
+    pub kind: DepKind,
+    pub distances: Distances,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DepKind {
+    /// `to` reads what `from` wrote.
+    Raw,
+    /// `to` overwrites what `from` read.
+    War,
+    /// Both write.
+    Waw,
+}
+
+impl DepKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DepKind::Raw => "read-after-write",
+            DepKind::War => "write-after-read",
+            DepKind::Waw => "write-after-write",
+        }
+    }
+}
+
+pub fn quote(source: &str, span: Span) -> String {
+    let text = source.get(span.start as usize..span.end as usize).unwrap_or("");
+    let first = text.lines().next().unwrap_or("").trim();
+    let short: String = first.chars().take(48).collect();
+    let (line, _) = line_col(source, span.start as usize);
+    if short.len() < first.len() {
+        format!("`{short}…` (line {line})")
+    } else {
+        format!("`{short}` (line {line})")
+    }
+}
+
+/// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
+/// `var_name` apply.
+#[allow(clippy::too_many_arguments)]
+pub fn schedule_loop(
+    program: &Program,
+    source: &str,
+    var: VarId,
+    lo: &IExpr,
+    hi: &IExpr,
+    body: &[Node],
+    span: Span,
+    annotations: &[Annotation],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<LoopSchedule> {
+    let var_name = program.var_name(var).to_string();
+    let extent_expr = crate::simplify::simplify(&IExpr::bin(IOp::Sub, hi.clone(), lo.clone()));
+    let extent = match extent_expr.as_const() {
+        Some(e) if e <= 0 => {
+            diags.push(
+                Diagnostic::error(span, format!("the loop over `{var_name}` runs {e} times; a pipeline needs at least one iteration"))
+                    .with_hint("give range() a positive extent"),
+            );
+            return None;
+        }
+        Some(e) if e > limits::MAX_EXTENT => {
+            diags.push(
+                Diagnostic::error(span, format!("the extent {e} is above Stagecraft's limit of {}", limits::MAX_EXTENT))
+                    .with_hint("use a symbolic extent (`range(N)`) to explore a long loop"),
+            );
+            return None;
+        }
+        Some(e) => Extent::Const(e),
+        None => Extent::Symbolic(extent_expr),
+    };
+
+    let mut units: Vec<Unit> = Vec::new();
+    for (pos, node) in body.iter().enumerate() {
+        let mut stmts = Vec::new();
+        for_each_assign(std::slice::from_ref(node), &mut |a| stmts.push(a.stmt));
+        let span = node_span(node);
+        units.push(Unit {
+            pos,
+            node: node.clone(),
+            stmts,
+            span,
+            stage: 0,
+            order: pos as i64,
+            is_async: false,
+            accesses: unit_accesses(node, var),
+            label: quote(source, span),
+        });
+    }
+
+    let mine: Vec<&Annotation> = annotations.iter().filter(|a| a.var == var_name).collect();
+    let find = |key: &str| mine.iter().rev().find(|a| a.key == key).copied();
+    let (stage_ann, order_ann, async_ann) = (find(STAGE_KEY), find(ORDER_KEY), find(ASYNC_KEY));
+    let n = units.len();
+    let list_of = |a: &Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<Vec<i64>> {
+        let Some(values) = &a.values else {
+            diags.push(
+                Diagnostic::error(a.value_span, format!("\"{}\" takes a list of integers", a.key))
+                    .with_hint("like [0, 1]"),
+            );
+            return None;
+        };
+        if exact_len && values.len() != n {
+            let listed: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
+            diags.push(
+                Diagnostic::error(
+                    a.value_span,
+                    format!(
+                        "\"{}\" has {} entries but the loop over `{var_name}` has {n} statement{}",
+                        a.key,
+                        values.len(),
+                        if n == 1 { "" } else { "s" }
+                    ),
+                )
+                .with_hint(format!("one entry per statement, in order: {}", listed.join(", "))),
+            );
+            return None;
+        }
+        Some(values.clone())
+    };
+    let stages = stage_ann.and_then(|a| list_of(a, diags, true));
+    let orders = order_ann.and_then(|a| list_of(a, diags, true));
+    let asyncs = async_ann.and_then(|a| list_of(a, diags, false));
+    let annotated = stage_ann.is_some() || order_ann.is_some();
+    match (stage_ann, order_ann) {
+        (Some(a), None) => diags.push(
+            Diagnostic::error(a.span, format!("`{var_name}` has a stage annotation but no \"{ORDER_KEY}\""))
+                .with_hint(format!("add sch.annotate({var_name}, \"{ORDER_KEY}\", [{}])", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", "))),
+        ),
+        (None, Some(a)) => diags.push(
+            Diagnostic::error(a.span, format!("`{var_name}` has an order annotation but no \"{STAGE_KEY}\""))
+                .with_hint(format!("add sch.annotate({var_name}, \"{STAGE_KEY}\", [...]) with one stage per statement")),
+        ),
+        _ => {}
+    }
+    if let (Some(a), false) = (async_ann, annotated) {
+        diags.push(Diagnostic::warning(a.span, "async stages without a stage annotation have no effect"));
+    }
+    if annotated && (stages.is_none() || orders.is_none()) {
+        return None;
+    }
+    let mut ok = true;
+    if let (Some(stages), Some(orders)) = (&stages, &orders) {
+        for (u, (&s, &o)) in units.iter_mut().zip(stages.iter().zip(orders)) {
+            u.stage = s;
+            u.order = o;
+        }
+        let span_s = stage_ann.map_or(span, |a| a.value_span);
+        for u in &units {
+            if u.stage < 0 || u.stage > limits::MAX_STAGE {
+                ok = false;
+                diags.push(
+                    Diagnostic::error(span_s, format!("{} has stage {}; stages run from 0 to {}", u.label, u.stage, limits::MAX_STAGE))
+                        .with_related(u.span, "this statement"),
+                );
+            }
+        }
+        let span_o = order_ann.map_or(span, |a| a.value_span);
+        for (i, a) in units.iter().enumerate() {
+            for b in units.iter().skip(i + 1) {
+                if a.order == b.order {
+                    ok = false;
+                    diags.push(
+                        Diagnostic::error(span_o, format!("{} and {} both have order {}", a.label, b.label, a.order))
+                            .with_hint("every statement needs its own position in the pipelined body")
+                            .with_related(a.span, "first statement")
+                            .with_related(b.span, "second statement"),
+                    );
+                }
+            }
+        }
+    }
+    let max_stage = units.iter().map(|u| u.stage).max().unwrap_or(0);
+    let mut async_stages = Vec::new();
+    if let (Some(list), Some(a)) = (asyncs, async_ann) {
+        for s in list {
+            if s < 0 {
+                ok = false;
+                diags.push(Diagnostic::error(a.value_span, format!("async stage {s} is negative")));
+            } else if !units.iter().any(|u| u.stage == s) {
+                diags.push(
+                    Diagnostic::warning(a.value_span, format!("no statement is in stage {s}, so marking it async does nothing"))
+                        .with_hint("TVM ignores this silently; the stages in use are listed in the annotation grid"),
+                );
+            } else if !async_stages.contains(&s) {
+                async_stages.push(s);
+            }
+        }
+    }
+    async_stages.sort_unstable();
+    for u in units.iter_mut() {
+        u.is_async = async_stages.contains(&u.stage);
+    }
+    if !ok {
+        return None;
+    }
+    Some(LoopSchedule { var, lo: lo.clone(), extent, units, max_stage, async_stages, annotated, span })
+}
+
+pub fn node_span(node: &Node) -> Span {
+    match node {
+        Node::Assign(a) => a.span,
+        Node::For { span, .. }
+        | Node::If { span, .. }
+        | Node::Commit { span, .. }
+        | Node::AsyncScope { span, .. }
+        | Node::Wait { span, .. } => *span,
+        Node::Section { body, .. } => body.iter().map(node_span).reduce(Span::to).unwrap_or_default(),
+    }
+}
+
+/// All dependences between units, in original program order (`from` runs first).
+pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
+    let mut deps = Vec::new();
+    for a in units {
+        for b in units {
+            for x in &a.accesses {
+                for y in &b.accesses {
+                    if x.buffer != y.buffer || (!x.write && !y.write) {
+                        continue;
+                    }
+                    let mut set = conflict_distances(&x.dims, &y.dims);
+                    // `a` at iteration j runs before `b` at j + d when d > 0, or d == 0 and a is earlier.
+                    let min = if a.pos < b.pos { 0 } else { 1 };
+                    set.lo = set.lo.max(min);
+                    if set.is_empty() {
+                        continue;
+                    }
+                    let kind = match (x.write, y.write) {
+                        (true, false) => DepKind::Raw,
+                        (false, true) => DepKind::War,
+                        _ => DepKind::Waw,
+                    };
+                    let dup = deps.iter_mut().find(|d: &&mut Dependence| {
+                        d.from == a.pos && d.to == b.pos && d.buffer == x.buffer && d.kind == kind
+                    });
+                    match dup {
+                        Some(d) => {
+                            d.distances.lo = d.distances.lo.min(set.lo);
+                            d.distances.hi = d.distances.hi.max(set.hi);
+                        }
+                        None => deps.push(Dependence { from: a.pos, to: b.pos, buffer: x.buffer, kind, distances: set }),
+                    }
+                }
+            }
+        }
+    }
+    deps
+}
+
+/// Does the pipelined order keep `from` (iteration j) before `to` (iteration j + d)?
+pub fn keeps_order(from: &Unit, to: &Unit, d: i64) -> bool {
+    let lead = from.stage - to.stage;
+    lead < d || (lead == d && from.order < to.order)
+}
+
+/// Buffers whose value flows from one iteration into a later one (accumulators, carried state).
+/// They are never multi-versioned: every iteration must see the same storage.
+pub fn carried_buffers(units: &[Unit], deps: &[Dependence]) -> Vec<BufId> {
+    let mut carried = Vec::new();
+    for d in deps.iter().filter(|d| d.kind == DepKind::Raw) {
+        let same_iteration_writer = deps.iter().any(|e| {
+            e.kind == DepKind::Raw && e.to == d.to && e.buffer == d.buffer && e.distances.lo == 0 && e.from != d.to
+        });
+        let to_has_write = units.get(d.to).is_some_and(|u| u.accesses.iter().any(|a| a.write && a.buffer == d.buffer));
+        if d.distances.hi >= 1 && !same_iteration_writer && (d.distances.lo >= 1 || to_has_write) && !carried.contains(&d.buffer)
+        {
+            carried.push(d.buffer);
+        }
+    }
+    carried
+}
+
+/// Chooses ring versions: TVM's rule first, then what correctness additionally needs.
+pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependence]) -> Vec<VersionDecision> {
+    let carried = carried_buffers(&sched.units, deps);
+    let mut out = Vec::new();
+    for (id, buf) in program.buffers.iter().enumerate() {
+        let id = id as BufId;
+        if !buf.declared || buf.scope == Scope::Global || !sched.annotated {
+            continue;
+        }
+        let writers: Vec<&Unit> =
+            sched.units.iter().filter(|u| u.accesses.iter().any(|a| a.write && a.buffer == id)).collect();
+        let readers: Vec<&Unit> =
+            sched.units.iter().filter(|u| u.accesses.iter().any(|a| !a.write && a.buffer == id)).collect();
+        if writers.is_empty() {
+            continue;
+        }
+        if carried.contains(&id) {
+            out.push(VersionDecision {
+                buffer: id,
+                versions: 1,
+                reason: format!("`{}` carries values from one iteration to the next, so every iteration must use the same storage", buf.name),
+            });
+            continue;
+        }
+        let def = writers.iter().map(|u| u.stage).min().unwrap_or(0);
+        let used = readers.iter().map(|u| u.stage).max().unwrap_or(def).max(def);
+        let mut versions = used - def + 1;
+        let mut reason = if versions == 1 {
+            format!("written and read in stage {def}: one copy suffices")
+        } else {
+            format!("written in stage {def}, read up to stage {used}: {used} − {def} + 1 = {versions} versions")
+        };
+        if versions == 2 {
+            let needed = writers.iter().any(|w| {
+                readers.iter().any(|r| {
+                    w.order < r.order
+                        && w.stage < r.stage
+                        && w.accesses.iter().any(|x| {
+                            x.write
+                                && x.buffer == id
+                                && r.accesses.iter().any(|y| {
+                                    !y.write && y.buffer == id && crate::affine::may_conflict(&x.dims, &y.dims, 0)
+                                })
+                        })
+                })
+            });
+            if !needed {
+                versions = 1;
+                reason = format!(
+                    "written in stage {def}, read in stage {used}, but every reader runs before the writer in the pipelined body, so one copy suffices (TVM's rule)"
+                );
+            }
+        }
+        // Async readers may read until their group completes: keep their slot until it is awaited.
+        for r in readers.iter().filter(|r| r.is_async) {
+            let consumers_stage = sched
+                .units
+                .iter()
+                .filter(|c| {
+                    c.pos != r.pos
+                        && c.accesses.iter().any(|a| {
+                            r.accesses.iter().any(|w| w.write && w.buffer == a.buffer && !a.write)
+                        })
+                })
+                .map(|c| c.stage)
+                .min();
+            if let Some(sc) = consumers_stage {
+                let need = sc - def + 1;
+                if need > versions {
+                    reason = format!(
+                        "{reason}; {} reads it asynchronously and its group is awaited only in stage {sc}, so the slot must survive until then: {sc} − {def} + 1 = {need} versions (TVM keeps {versions}, which races)",
+                        r.label
+                    );
+                    versions = need;
+                }
+            }
+        }
+        // Slot reuse must not reorder conflicting instances.
+        loop {
+            let bad = deps.iter().find(|d| {
+                d.buffer == id
+                    && (1..=sched.max_stage).any(|dist| {
+                        dist % versions == 0
+                            && dist >= d.distances.lo
+                            && dist <= d.distances.hi
+                            && match (sched.units.get(d.from), sched.units.get(d.to)) {
+                                (Some(f), Some(t)) => !keeps_order(f, t, dist),
+                                _ => false,
+                            }
+                    })
+            });
+            match bad {
+                Some(d) if versions <= sched.max_stage => {
+                    versions += 1;
+                    let (f, t) = (label(sched, d.from), label(sched, d.to));
+                    reason = format!(
+                        "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
+                        d.kind.describe()
+                    );
+                }
+                _ => break,
+            }
+        }
+        out.push(VersionDecision { buffer: id, versions: versions.clamp(1, 64) as u32, reason });
+    }
+    out
+}
+
+fn label(sched: &LoopSchedule, pos: usize) -> String {
+    sched.units.get(pos).map_or_else(String::new, |u| u.label.clone())
+}
+
+/// Checks every dependence against the pipelined order, after versions are known.
+pub fn validate_order(
+    program: &Program,
+    sched: &LoopSchedule,
+    deps: &[Dependence],
+    versions: &[VersionDecision],
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut ok = true;
+    for d in deps {
+        let (Some(from), Some(to)) = (sched.units.get(d.from), sched.units.get(d.to)) else { continue };
+        let v = versions.iter().find(|v| v.buffer == d.buffer).map_or(1, |v| i64::from(v.versions));
+        let upto = d.distances.hi.min(sched.max_stage);
+        let Some(dist) = (d.distances.lo.max(0)..=upto).find(|&k| k % v == 0 && !keeps_order(from, to, k)) else {
+            continue;
+        };
+        ok = false;
+        let buf = program.buffer(d.buffer).map_or("?", |b| b.name.as_str());
+        let when = if dist == 0 { "in the same iteration".to_string() } else { format!("{dist} iteration{} later", if dist == 1 { "" } else { "s" }) };
+        let message = match d.kind {
+            DepKind::Raw if from.stage > to.stage && dist == 0 => format!(
+                "{} reads `{buf}`, which {} writes in a later stage ({} > {})",
+                to.label, from.label, from.stage, to.stage
+            ),
+            DepKind::Raw if dist == 0 => format!(
+                "{} reads `{buf}` written by {} in the same stage, but is ordered before it ({} < {})",
+                to.label, from.label, to.order, from.order
+            ),
+            kind => format!(
+                "the pipeline reorders a {} dependence on `{buf}`: {} must run before {} {when}, but runs after it",
+                kind.describe(),
+                from.label,
+                to.label
+            ),
+        };
+        let hint = match d.kind {
+            DepKind::Raw => "give the reader a stage at least the writer's (and a later order within one stage)",
+            DepKind::War if dist == 0 => "TVM's check misses this write-after-read: move the writer to a later stage or order, or the reader earlier",
+            DepKind::Waw if dist == 0 => "TVM's check misses this write-after-write: keep the writers in their original order",
+            _ => "TVM's check misses loop-carried dependences: reduce the stage difference between the two statements",
+        };
+        diags.push(
+            Diagnostic::error(from.span.to(to.span).min_start(to.span, from.span), message)
+                .with_hint(hint)
+                .with_related(from.span, "runs first in the original loop")
+                .with_related(to.span, "runs second in the original loop"),
+        );
+    }
+    ok
+}
+
+/// The element touched may be outside the declared shape (checked over every iteration).
+pub fn check_bounds(
+    program: &Program,
+    sched: &LoopSchedule,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let Some(extent) = sched.extent.as_const() else { return true };
+    let lo = sched.lo.as_const().unwrap_or(0);
+    let mut ok = true;
+    for u in &sched.units {
+        for a in &u.accesses {
+            let Some(Some(shape)) = program.buffer(a.buffer).map(|b| b.shape.as_ref()) else { continue };
+            let versions = program.buffer(a.buffer).map_or(1, |b| b.versions);
+            for (k, (dim, size)) in a.dims.iter().zip(shape.iter()).enumerate() {
+                let Dim::Affine { coef, rest } = dim else { continue };
+                if !rest.is_bounded() {
+                    continue;
+                }
+                let (j0, j1) = (lo, lo + extent - 1);
+                let (a0, a1) = (coef.saturating_mul(j0), coef.saturating_mul(j1));
+                let min = a0.min(a1).saturating_add(rest.lo);
+                let max = a0.max(a1).saturating_add(rest.hi);
+                if min < 0 || max >= *size {
+                    ok = false;
+                    let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
+                    let dim_note = if versions > 1 && k == 0 { " (the ring slot)" } else { "" };
+                    diags.push(
+                        Diagnostic::error(
+                            a.span,
+                            format!(
+                                "index {k}{dim_note} of `{name}` ranges over [{min}, {max}] but the dimension has size {size}"
+                            ),
+                        )
+                        .with_hint(format!("keep the index within 0..{size} for every iteration, or enlarge the allocation"))
+                        .with_related(program.buffer(a.buffer).map_or(a.span, |b| b.span), "allocated here"),
+                    );
+                }
+            }
+        }
+    }
+    ok
+}
+
+trait MinStart {
+    fn min_start(self, a: Span, b: Span) -> Span;
+}
+
+impl MinStart for Span {
+    /// Points a pairwise diagnostic at the later statement only, so the underline is not the whole loop.
+    fn min_start(self, later: Span, _earlier: Span) -> Span {
+        later
+    }
+}
+
+/// Earliest physical distance at which `from` and `to` meet (for synchronization), if any.
+pub fn first_physical_distance(d: &Dependence, versions: i64) -> Option<i64> {
+    first_distance(d.distances, 0, versions.max(1))
+}
