@@ -5,12 +5,17 @@
 pub mod affine;
 pub mod dependence;
 pub mod diagnostic;
+pub mod explore;
 pub mod ir;
 pub mod lexer;
 pub mod limits;
 pub mod lower;
 pub mod parser;
+pub mod pipeline;
+pub mod pipelined;
 pub mod printer;
 pub mod schedule;
 pub mod simplify;
+pub mod sync;
 pub mod syntax;
+pub mod tir;

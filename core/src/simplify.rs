@@ -23,9 +23,21 @@ fn linear(e: &IExpr) -> Option<(i64, BTreeMap<VarId, i64>)> {
             let (ca, ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
             if ta.is_empty() {
-                Some((ca.checked_mul(cb)?, tb.into_iter().map(|(v, k)| (v, k * ca)).filter(|(_, k)| *k != 0).collect()))
+                Some((
+                    ca.checked_mul(cb)?,
+                    tb.into_iter()
+                        .map(|(v, k)| (v, k * ca))
+                        .filter(|(_, k)| *k != 0)
+                        .collect(),
+                ))
             } else if tb.is_empty() {
-                Some((ca.checked_mul(cb)?, ta.into_iter().map(|(v, k)| (v, k * cb)).filter(|(_, k)| *k != 0).collect()))
+                Some((
+                    ca.checked_mul(cb)?,
+                    ta.into_iter()
+                        .map(|(v, k)| (v, k * cb))
+                        .filter(|(_, k)| *k != 0)
+                        .collect(),
+                ))
             } else {
                 None
             }
@@ -35,9 +47,19 @@ fn linear(e: &IExpr) -> Option<(i64, BTreeMap<VarId, i64>)> {
 }
 
 fn from_linear(c: i64, terms: &BTreeMap<VarId, i64>) -> IExpr {
-    let mut acc: Option<IExpr> = None;
+    // `17 - i` reads better than `-i + 17`.
+    let mut acc: Option<IExpr> = if c > 0 && terms.values().next().is_some_and(|k| *k < 0) {
+        Some(IExpr::Const(c))
+    } else {
+        None
+    };
+    let c = if acc.is_some() { 0 } else { c };
     for (&v, &k) in terms {
-        let term = if k.abs() == 1 { IExpr::Var(v) } else { IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), IExpr::Var(v)) };
+        let term = if k.abs() == 1 {
+            IExpr::Var(v)
+        } else {
+            IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), IExpr::Var(v))
+        };
         acc = Some(match acc {
             None if k < 0 => IExpr::bin(IOp::Sub, IExpr::Const(0), term),
             None => term,
@@ -61,8 +83,12 @@ pub fn simplify(e: &IExpr) -> IExpr {
         IExpr::Bin(op, a, b) => {
             let (a, b) = (simplify(a), simplify(b));
             match (op, a.as_const(), b.as_const()) {
-                (IOp::Mod, Some(x), Some(y)) => floor_mod(x, y).map_or_else(|| IExpr::bin(*op, a, b), IExpr::Const),
-                (IOp::FloorDiv, Some(x), Some(y)) => floor_div(x, y).map_or_else(|| IExpr::bin(*op, a, b), IExpr::Const),
+                (IOp::Mod, Some(x), Some(y)) => {
+                    floor_mod(x, y).map_or_else(|| IExpr::bin(*op, a, b), IExpr::Const)
+                }
+                (IOp::FloorDiv, Some(x), Some(y)) => {
+                    floor_div(x, y).map_or_else(|| IExpr::bin(*op, a, b), IExpr::Const)
+                }
                 (IOp::Min, Some(x), Some(y)) => IExpr::Const(x.min(y)),
                 (IOp::Max, Some(x), Some(y)) => IExpr::Const(x.max(y)),
                 (IOp::Mod, _, Some(1)) => IExpr::Const(0),
@@ -100,8 +126,14 @@ pub fn substitute_cond(c: &Cond, var: VarId, with: &IExpr) -> Cond {
     match c {
         Cond::True => Cond::True,
         Cond::Cmp(op, a, b) => Cond::Cmp(*op, substitute(a, var, with), substitute(b, var, with)),
-        Cond::And(a, b) => Cond::And(Box::new(substitute_cond(a, var, with)), Box::new(substitute_cond(b, var, with))),
-        Cond::Or(a, b) => Cond::Or(Box::new(substitute_cond(a, var, with)), Box::new(substitute_cond(b, var, with))),
+        Cond::And(a, b) => Cond::And(
+            Box::new(substitute_cond(a, var, with)),
+            Box::new(substitute_cond(b, var, with)),
+        ),
+        Cond::Or(a, b) => Cond::Or(
+            Box::new(substitute_cond(a, var, with)),
+            Box::new(substitute_cond(b, var, with)),
+        ),
         Cond::Not(a) => Cond::Not(Box::new(substitute_cond(a, var, with))),
     }
 }

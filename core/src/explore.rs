@@ -1,0 +1,462 @@
+//! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
+//! and never re-derives anything; the CLI prints parts of it. JSON shape: docs/json.md.
+
+use crate::diagnostic::{Diagnostic, Severity, Span};
+use crate::ir::{BufId, Node, Program, StmtId};
+use crate::lexer::{highlight_tokens, Token};
+use crate::lower::{lower, Annotation};
+use crate::pipeline::{self, IterationSpace, Pipeline};
+use crate::pipelined::{self, Form};
+use crate::schedule::{self, LoopSchedule, STAGE_KEY};
+use crate::sync::{self, Group, Need, Sync, WaitSite};
+use crate::tir::{self, Printed};
+use crate::{limits, parser};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Options {
+    /// Values for symbolic extents (by name); missing ones take `limits::DEFAULT_SYMBOLIC_EXTENT`.
+    pub params: BTreeMap<String, i64>,
+    /// Rows of the iteration-space picture before the middle of the body is elided.
+    pub max_iteration_rows: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            params: BTreeMap::new(),
+            max_iteration_rows: 48,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Exploration {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Highlighting tokens of the source.
+    pub tokens: Vec<Token>,
+    /// True when the pipelined program was produced.
+    pub ok: bool,
+    pub statements: Vec<StatementInfo>,
+    pub annotations: Vec<AnnotationInfo>,
+    pub pipeline: Option<PipelineInfo>,
+    pub buffers: Vec<BufferInfo>,
+    pub groups: Vec<Group>,
+    pub needs: Vec<Need>,
+    pub waits: Vec<WaitSite>,
+    pub rolled: Option<Printed>,
+    pub peeled: Option<Printed>,
+    pub iteration_space: Option<IterationSpace>,
+    pub notes: Vec<String>,
+    /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
+    #[serde(skip)]
+    pub programs: Option<Programs>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Programs {
+    pub original: Program,
+    pub rolled: Program,
+    pub peeled: Program,
+    /// Parameter values used for symbolic extents.
+    pub params: BTreeMap<String, i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatementInfo {
+    pub id: StmtId,
+    pub span: Span,
+    pub text: String,
+    /// Position of its unit in the pipelined loop (units are statements or inner loops).
+    pub unit: Option<usize>,
+    pub stage: Option<i64>,
+    pub order: Option<i64>,
+    pub is_async: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnnotationInfo {
+    pub loop_var: String,
+    pub key: String,
+    pub value: String,
+    /// Keys Stagecraft does not interpret are kept and shown.
+    pub known: bool,
+    pub span: Span,
+    pub value_span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipelineInfo {
+    pub loop_var: String,
+    pub extent: Option<i64>,
+    pub extent_text: String,
+    pub stages: i64,
+    pub async_stages: Vec<i64>,
+    pub units: Vec<UnitInfo>,
+    /// Nested loops pipelined first, by their variable.
+    pub inner: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnitInfo {
+    pub pos: usize,
+    pub label: String,
+    pub span: Span,
+    pub stmts: Vec<StmtId>,
+    pub stage: i64,
+    pub order: i64,
+    pub is_async: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferInfo {
+    pub id: BufId,
+    pub name: String,
+    pub scope: crate::ir::Scope,
+    pub dtype: crate::ir::DType,
+    /// Shape as declared (without the ring dimension); `None` for implicit globals.
+    pub shape: Option<Vec<i64>>,
+    pub versions: u32,
+    pub reason: Option<String>,
+    pub declared: bool,
+}
+
+pub fn explore(source: &str, options: &Options) -> Exploration {
+    let mut ex = Exploration {
+        tokens: highlight_tokens(source),
+        ..Exploration::default()
+    };
+    let parsed = parser::parse(source);
+    ex.diagnostics.extend(parsed.diagnostics);
+    let lowered = lower(&parsed.file);
+    ex.diagnostics.extend(lowered.diagnostics.iter().cloned());
+    ex.annotations = lowered
+        .annotations
+        .iter()
+        .map(|a| AnnotationInfo {
+            loop_var: a.var.clone(),
+            key: a.key.clone(),
+            value: a.raw_value.clone(),
+            known: schedule::is_known_key(&a.key),
+            span: a.span,
+            value_span: a.value_span,
+        })
+        .collect();
+    ex.statements = lowered
+        .stmt_spans
+        .iter()
+        .enumerate()
+        .map(|(id, span)| StatementInfo {
+            id: id as StmtId,
+            span: *span,
+            text: source
+                .get(span.start as usize..span.end as usize)
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+            unit: None,
+            stage: None,
+            order: None,
+            is_async: false,
+        })
+        .collect();
+    let mut program = lowered.program.clone();
+    ex.buffers = buffer_infos(&program, &[]);
+    if ex.diagnostics.iter().any(Diagnostic::is_error) {
+        return ex;
+    }
+    let loops: Vec<usize> = program
+        .body
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| matches!(n, Node::For { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    for (i, n) in program.body.iter().enumerate() {
+        if !matches!(n, Node::For { .. }) {
+            ex.diagnostics.push(
+                Diagnostic::error(
+                    schedule::node_span(n),
+                    "statements outside the loop are not part of the pipeline",
+                )
+                .with_hint("move it into the loop, or delete it"),
+            );
+        } else if loops.first() != Some(&i) {
+            ex.diagnostics.push(
+                Diagnostic::error(
+                    schedule::node_span(n),
+                    "Stagecraft pipelines one loop at a time; this is a second top-level loop",
+                )
+                .with_hint("nest it inside the first loop, or explore it separately"),
+            );
+        }
+    }
+    let Some(&top) = loops.first() else {
+        ex.diagnostics.push(
+            Diagnostic::error(Span::new(0, 0), "there is no loop to pipeline")
+                .with_hint("write `for i in range(16):` followed by indented statements"),
+        );
+        return ex;
+    };
+    if ex.diagnostics.iter().any(Diagnostic::is_error) {
+        return ex;
+    }
+    let original = program.clone();
+
+    // Inner loops with their own annotations are pipelined first, as TVM does.
+    let mut inner_names = Vec::new();
+    let mut inner_versions = Vec::new();
+    if let Some(Node::For { body, .. }) = program.body.get(top).cloned() {
+        let mut new_body = Vec::new();
+        for n in &body {
+            match n {
+                Node::For {
+                    var,
+                    lo,
+                    hi,
+                    body: inner_body,
+                    span,
+                } if has_stage_annotation(&program, *var, &lowered.annotations) => {
+                    let mut diags = Vec::new();
+                    let outer_var = match program.body.get(top) {
+                        Some(Node::For { var, .. }) => *var,
+                        _ => 0,
+                    };
+                    let _ = outer_var;
+                    let Some(sched) = schedule::schedule_loop(
+                        &program,
+                        source,
+                        *var,
+                        lo,
+                        hi,
+                        inner_body,
+                        *span,
+                        &lowered.annotations,
+                        &mut diags,
+                    ) else {
+                        ex.diagnostics.extend(diags);
+                        return ex;
+                    };
+                    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+                        ex.diagnostics.extend(diags);
+                        return ex;
+                    };
+                    ex.diagnostics.extend(diags);
+                    if !s.groups.is_empty() {
+                        ex.notes.push(format!(
+                            "the inner loop over `{}` has async stages: its queues are drained inside each outer iteration",
+                            program.var_name(*var)
+                        ));
+                    }
+                    let mut tmp = program.clone();
+                    tmp.body = vec![n.clone()];
+                    let built = pipelined::build(&tmp, &p, &s, Form::Peeled);
+                    program.buffers = built.buffers.clone();
+                    inner_versions.extend(p.versions.iter().cloned());
+                    inner_names.push(program.var_name(*var).to_string());
+                    new_body.extend(built.body.into_iter().map(|sec| match sec {
+                        Node::Section { body, .. } if body.len() == 1 => {
+                            body.into_iter().next().unwrap_or(Node::Section {
+                                kind: crate::ir::SectionKind::Body,
+                                body: Vec::new(),
+                            })
+                        }
+                        other => other,
+                    }));
+                }
+                other => new_body.push(other.clone()),
+            }
+        }
+        if let Some(Node::For { body, .. }) = program.body.get_mut(top) {
+            *body = new_body;
+        }
+    }
+
+    let Some(Node::For {
+        var,
+        lo,
+        hi,
+        body,
+        span,
+    }) = program.body.get(top).cloned()
+    else {
+        return ex;
+    };
+    let mut diags = Vec::new();
+    let sched = schedule::schedule_loop(
+        &program,
+        source,
+        var,
+        &lo,
+        &hi,
+        &body,
+        span,
+        &lowered.annotations,
+        &mut diags,
+    );
+    let Some(sched) = sched else {
+        ex.diagnostics.extend(diags);
+        return ex;
+    };
+    fill_statement_info(&mut ex.statements, &sched);
+    let info = pipeline_info(&program, &sched, inner_names);
+    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+        ex.diagnostics.extend(diags);
+        ex.pipeline = Some(info);
+        return ex;
+    };
+    ex.diagnostics.extend(diags);
+    if !p.sched.annotated {
+        ex.notes.push(format!(
+            "the loop over `{}` has no \"{STAGE_KEY}\" annotation, so it runs unpipelined (every statement in stage 0)",
+            program.var_name(var)
+        ));
+    }
+    let mut all_versions = inner_versions;
+    all_versions.extend(p.versions.iter().cloned());
+    let rolled = pipelined::build(&program, &p, &s, Form::Rolled);
+    let peeled = pipelined::build(&program, &p, &s, Form::Peeled);
+    ex.buffers = buffer_infos(&rolled, &all_versions);
+    let mut params = BTreeMap::new();
+    for (_, v) in original.params() {
+        let value = options
+            .params
+            .get(&v.name)
+            .copied()
+            .unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT);
+        params.insert(v.name.clone(), value);
+    }
+    let concrete_extent = p.sched.extent.as_const().unwrap_or_else(|| {
+        let env: Vec<i64> = program
+            .vars
+            .iter()
+            .map(|v| params.get(&v.name).copied().unwrap_or(0))
+            .collect();
+        match &p.sched.extent {
+            schedule::Extent::Symbolic(e) => {
+                e.eval(&env).unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT)
+            }
+            schedule::Extent::Const(e) => *e,
+        }
+    });
+    ex.iteration_space = Some(pipeline::iteration_space(
+        &p,
+        concrete_extent,
+        options.max_iteration_rows,
+    ));
+    ex.rolled = Some(tir::print(&rolled));
+    ex.peeled = Some(tir::print(&peeled));
+    ex.groups = s.groups.clone();
+    ex.needs = s.needs.clone();
+    ex.waits = s.sites.clone();
+    ex.pipeline = Some(info);
+    ex.ok = true;
+    ex.programs = Some(Programs {
+        original,
+        rolled,
+        peeled,
+        params,
+    });
+    ex.diagnostics
+        .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
+    ex
+}
+
+fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation]) -> bool {
+    let name = program.var_name(var);
+    annotations
+        .iter()
+        .any(|a| a.var == name && a.key == STAGE_KEY)
+}
+
+fn pipeline_and_sync(
+    program: &Program,
+    sched: LoopSchedule,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Pipeline, Sync)> {
+    let p = pipeline::build(program, sched, diags)?;
+    let s = sync::derive(program, &p, diags)?;
+    Some((p, s))
+}
+
+fn fill_statement_info(statements: &mut [StatementInfo], sched: &LoopSchedule) {
+    for u in &sched.units {
+        for id in &u.stmts {
+            if let Some(s) = statements.get_mut(*id as usize) {
+                s.unit = Some(u.pos);
+                s.stage = Some(u.stage);
+                s.order = Some(u.order);
+                s.is_async = u.is_async;
+            }
+        }
+    }
+}
+
+fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) -> PipelineInfo {
+    let (extent, extent_text) = match &sched.extent {
+        schedule::Extent::Const(e) => (Some(*e), e.to_string()),
+        schedule::Extent::Symbolic(e) => (
+            None,
+            crate::printer::print_expr(&tir::index_expr(program, e)),
+        ),
+    };
+    PipelineInfo {
+        loop_var: program.var_name(sched.var).to_string(),
+        extent,
+        extent_text,
+        stages: sched.max_stage,
+        async_stages: sched.async_stages.clone(),
+        units: sched
+            .units
+            .iter()
+            .map(|u| UnitInfo {
+                pos: u.pos,
+                label: u.label.clone(),
+                span: u.span,
+                stmts: u.stmts.clone(),
+                stage: u.stage,
+                order: u.order,
+                is_async: u.is_async,
+            })
+            .collect(),
+        inner,
+    }
+}
+
+fn buffer_infos(program: &Program, versions: &[schedule::VersionDecision]) -> Vec<BufferInfo> {
+    program
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(id, b)| {
+            let reasons: Vec<String> = versions
+                .iter()
+                .filter(|v| v.buffer as usize == id)
+                .map(|v| v.reason.clone())
+                .collect();
+            let shape = b.shape.as_ref().map(|s| {
+                if b.versions > 1 {
+                    s.iter().skip(1).copied().collect()
+                } else {
+                    s.clone()
+                }
+            });
+            BufferInfo {
+                id: id as BufId,
+                name: b.name.clone(),
+                scope: b.scope,
+                dtype: b.dtype,
+                shape,
+                versions: b.versions,
+                reason: if reasons.is_empty() {
+                    None
+                } else {
+                    Some(reasons.join("; then "))
+                },
+                declared: b.declared,
+            }
+        })
+        .collect()
+}

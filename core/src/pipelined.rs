@@ -1,0 +1,564 @@
+//! Builds the pipelined program (an `ir::Program`) from the pipeline shape and its synchronization,
+//! in two presentations of the same result: *rolled* (prologue and epilogue as loops with predicates,
+//! as TVM prints them) and *peeled* (every prologue/epilogue step written out, predicates resolved).
+//! The body is a loop in both.
+
+use crate::ir::*;
+use crate::pipeline::Pipeline;
+use crate::schedule::Extent;
+use crate::simplify::{simplify, simplify_cond, substitute, substitute_cond};
+use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Form {
+    #[default]
+    Rolled,
+    Peeled,
+}
+
+/// The program around the pipelined loop (`before` and `after` are top-level nodes of the source).
+pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Program {
+    let mut out = program.clone();
+    for v in &p.versions {
+        if let Some(b) = out.buffers.get_mut(v.buffer as usize) {
+            if v.versions > 1 {
+                if let Some(shape) = &mut b.shape {
+                    shape.insert(0, i64::from(v.versions));
+                }
+                b.versions = v.versions;
+            }
+        }
+    }
+    let b = Builder {
+        p,
+        sync,
+        var: p.sched.var,
+    };
+    let mut nodes = Vec::new();
+    let s = p.stages();
+    // Prologue.
+    if !sync.prologue.is_empty() {
+        let body = match form {
+            Form::Peeled => sync
+                .prologue
+                .iter()
+                .flat_map(|plan| b.step_nodes(plan, &IExpr::Const(step_of(plan))))
+                .collect(),
+            Form::Rolled => b.rolled(&sync.prologue, IExpr::Const(0), IExpr::Const(s)),
+        };
+        nodes.push(Node::Section {
+            kind: SectionKind::Prologue,
+            body,
+        });
+    }
+    if let Some(plan) = &sync.body {
+        let hi = p.extent_expr();
+        let body = b.step_nodes(plan, &IExpr::Var(b.var));
+        nodes.push(Node::Section {
+            kind: SectionKind::Body,
+            body: vec![Node::For {
+                var: b.var,
+                lo: IExpr::Const(s),
+                hi,
+                body,
+                span: p.sched.span,
+            }],
+        });
+    }
+    let mut epilogue = match (&p.sched.extent, form) {
+        (Extent::Const(_), Form::Peeled) => sync
+            .epilogue
+            .iter()
+            .flat_map(|plan| b.step_nodes(plan, &IExpr::Const(step_of(plan))))
+            .collect(),
+        (Extent::Const(e), Form::Rolled) => {
+            b.rolled(&sync.epilogue, IExpr::Const(s.max(*e)), IExpr::Const(e + s))
+        }
+        (Extent::Symbolic(_), Form::Peeled) => sync
+            .epilogue
+            .iter()
+            .flat_map(|plan| {
+                let k = match plan.time {
+                    StepTime::Uniform {
+                        epilogue_offset: Some(k),
+                    } => k,
+                    _ => 0,
+                };
+                let t = simplify(&IExpr::bin(IOp::Add, p.epilogue_start(), IExpr::Const(k)));
+                b.step_nodes(plan, &t)
+            })
+            .collect(),
+        (Extent::Symbolic(_), Form::Rolled) => {
+            let start = p.epilogue_start();
+            let end = simplify(&IExpr::bin(IOp::Add, start.clone(), IExpr::Const(s)));
+            match sync.epilogue.first() {
+                Some(plan) if s > 0 => {
+                    let body = b.step_nodes(plan, &IExpr::Var(b.var));
+                    vec![Node::For {
+                        var: b.var,
+                        lo: start,
+                        hi: end,
+                        body,
+                        span: p.sched.span,
+                    }]
+                }
+                _ => Vec::new(),
+            }
+        }
+    };
+    for (id, q) in &sync.drains {
+        epilogue.push(Node::Wait {
+            queue: *q,
+            count: IExpr::Const(0),
+            body: Vec::new(),
+            wait: Some(*id),
+            span: p.sched.span,
+        });
+    }
+    if !epilogue.is_empty() {
+        nodes.push(Node::Section {
+            kind: SectionKind::Epilogue,
+            body: epilogue,
+        });
+    }
+    out.body = replace_loop(&program.body, p.sched.span, &nodes);
+    out
+}
+
+fn step_of(plan: &StepPlan) -> i64 {
+    match plan.time {
+        StepTime::Const(t) => t,
+        StepTime::Uniform { .. } => 0,
+    }
+}
+
+/// Replaces the pipelined loop (found by span) with the new nodes, keeping everything else.
+fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: &[Node]) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            Node::For { span: s, .. } if *s == span => out.extend(with.iter().cloned()),
+            other => out.push(other.clone()),
+        }
+    }
+    out
+}
+
+struct Builder<'a> {
+    p: &'a Pipeline,
+    sync: &'a Sync,
+    var: VarId,
+}
+
+enum Guard {
+    None,
+    /// Wraps the whole unit, commit scope included (constant extents: absent instances do not commit).
+    Outside(Cond),
+    /// Inside the commit scope (symbolic extents: the group is committed, possibly empty).
+    Inside(Cond),
+}
+
+impl Builder<'_> {
+    fn stage(&self, unit: usize) -> i64 {
+        self.p.sched.units.get(unit).map_or(0, |u| u.stage)
+    }
+
+    /// The unit's node at step `t`: its iteration is `t − stage`.
+    fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
+        let u = self.p.sched.units.get(unit)?;
+        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(u.stage)));
+        let value = simplify(&IExpr::bin(IOp::Add, self.p.sched.lo.clone(), j.clone()));
+        Some(rewrite(&u.node, self.var, &value, &j, self.p))
+    }
+
+    /// Guard for a unit across the given steps (constant extent) or for a symbolic extent.
+    fn guard(&self, unit: usize, t: &IExpr) -> Guard {
+        let s = self.stage(unit);
+        let j = IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(s));
+        let lower = Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s));
+        let upper = Cond::Cmp(CmpOp::Lt, j, self.p.extent_expr());
+        let lower = simplify_cond(&lower);
+        let upper = simplify_cond(&upper);
+        match &self.p.sched.extent {
+            Extent::Const(_) => {
+                let c = simplify_cond(&Cond::and(lower, upper));
+                if c == Cond::True {
+                    Guard::None
+                } else {
+                    Guard::Outside(c)
+                }
+            }
+            Extent::Symbolic(_) => match (lower, upper) {
+                (Cond::True, Cond::True) => Guard::None,
+                (Cond::True, up) => Guard::Inside(up),
+                (low, Cond::True) => Guard::Outside(low),
+                (low, up) => Guard::Outside(Cond::and(low, up)),
+            },
+        }
+    }
+
+    fn wrap_waits(&self, waits: &[(u32, i64, IExpr)], inner: Vec<Node>) -> Vec<Node> {
+        let mut body = inner;
+        for (id, q, count) in waits.iter().rev() {
+            body = vec![Node::Wait {
+                queue: *q,
+                count: count.clone(),
+                body,
+                wait: Some(*id),
+                span: self.p.sched.span,
+            }];
+        }
+        body
+    }
+
+    fn step_nodes(&self, plan: &StepPlan, t: &IExpr) -> Vec<Node> {
+        let items: Vec<(usize, Vec<(u32, i64, IExpr)>)> = plan
+            .items
+            .iter()
+            .map(|it: &PlanUnit| {
+                (
+                    it.unit,
+                    it.waits
+                        .iter()
+                        .map(|(id, q, c)| (*id, *q, IExpr::Const(*c)))
+                        .collect(),
+                )
+            })
+            .collect();
+        let guards = |unit: usize| match plan.time {
+            StepTime::Uniform {
+                epilogue_offset: None,
+            } => Guard::None,
+            _ => self.guard(unit, t),
+        };
+        self.emit(&items, t, &guards)
+    }
+
+    /// Emits units with their waits, opening one commit scope per group.
+    fn emit(
+        &self,
+        items: &[(usize, Vec<(u32, i64, IExpr)>)],
+        t: &IExpr,
+        guards: &dyn Fn(usize) -> Guard,
+    ) -> Vec<Node> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some((unit, waits)) = items.get(i) {
+            let group = self.sync.unit_group.get(*unit).copied().flatten();
+            match group.and_then(|g| self.sync.groups.get(g).map(|gr| (g, gr))) {
+                Some((g, gr)) => {
+                    let mut k = i;
+                    let mut inner = Vec::new();
+                    while let Some((u, w)) = items.get(k) {
+                        if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
+                            break;
+                        }
+                        let Some(node) = self.unit_node(*u, t) else {
+                            break;
+                        };
+                        let mut n = vec![Node::AsyncScope {
+                            body: vec![node],
+                            span: self.p.sched.span,
+                        }];
+                        if let Guard::Inside(c) = guards(*u) {
+                            n = vec![Node::If {
+                                cond: c,
+                                body: n,
+                                span: self.p.sched.span,
+                            }];
+                        }
+                        if k == i {
+                            inner.extend(n);
+                        } else {
+                            inner.extend(self.wrap_waits(w, n));
+                        }
+                        k += 1;
+                    }
+                    let commit = Node::Commit {
+                        queue: gr.queue,
+                        body: inner,
+                        span: self.p.sched.span,
+                    };
+                    let mut nodes = self.wrap_waits(waits, vec![commit]);
+                    if let Guard::Outside(c) = guards(*unit) {
+                        nodes = vec![Node::If {
+                            cond: c,
+                            body: nodes,
+                            span: self.p.sched.span,
+                        }];
+                    }
+                    out.extend(nodes);
+                    i = k.max(i + 1);
+                }
+                None => {
+                    if let Some(node) = self.unit_node(*unit, t) {
+                        let mut nodes = vec![node];
+                        let guard = guards(*unit);
+                        if let Guard::Inside(c) = &guard {
+                            nodes = vec![Node::If {
+                                cond: c.clone(),
+                                body: nodes,
+                                span: self.p.sched.span,
+                            }];
+                        }
+                        nodes = self.wrap_waits(waits, nodes);
+                        if let Guard::Outside(c) = guard {
+                            nodes = vec![Node::If {
+                                cond: c,
+                                body: nodes,
+                                span: self.p.sched.span,
+                            }];
+                        }
+                        out.extend(nodes);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// One loop over constant steps [lo, hi) whose body is the union of the steps' plans, with
+    /// predicates and per-step counts as expressions of the step variable.
+    fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {
+        if plans.is_empty() {
+            return Vec::new();
+        }
+        if let ([plan], Some(l), Some(h)) = (plans, lo.as_const(), hi.as_const()) {
+            if h - l == 1 {
+                // A one-step loop reads better written out.
+                return self.step_nodes(plan, &IExpr::Const(step_of(plan)));
+            }
+        }
+        let steps: Vec<i64> = plans.iter().map(step_of).collect();
+        let mut units: Vec<usize> = Vec::new();
+        for &pos in &self.p.step_order {
+            if plans
+                .iter()
+                .any(|pl| pl.items.iter().any(|it| it.unit == pos))
+            {
+                units.push(pos);
+            }
+        }
+        let var = IExpr::Var(self.var);
+        let items: Vec<(usize, Vec<(u32, i64, IExpr)>)> = units
+            .iter()
+            .map(|&pos| {
+                let mut sites: Vec<(u32, i64)> = Vec::new();
+                for pl in plans {
+                    for it in pl.items.iter().filter(|it| it.unit == pos) {
+                        for (id, q, _) in &it.waits {
+                            if !sites.contains(&(*id, *q)) {
+                                sites.push((*id, *q));
+                            }
+                        }
+                    }
+                }
+                let waits = sites
+                    .into_iter()
+                    .map(|(id, q)| {
+                        let values: Vec<(i64, i64)> = plans
+                            .iter()
+                            .filter_map(|pl| {
+                                let it = pl.items.iter().find(|it| it.unit == pos)?;
+                                let count =
+                                    it.waits.iter().find(|w| w.0 == id).map(|w| w.2).or_else(
+                                        || {
+                                            // Not needed at this step: a count that completes nothing.
+                                            it.committed.iter().find(|c| c.0 == q).map(|c| c.1)
+                                        },
+                                    )?;
+                                Some((step_of(pl), count))
+                            })
+                            .collect();
+                        (id, q, count_expr(&values, self.var))
+                    })
+                    .collect();
+                (pos, waits)
+            })
+            .collect();
+        let guards = |unit: usize| {
+            let s = self.stage(unit);
+            let present: Vec<bool> = steps
+                .iter()
+                .map(|t| {
+                    plans
+                        .iter()
+                        .any(|pl| step_of(pl) == *t && pl.items.iter().any(|it| it.unit == unit))
+                })
+                .collect();
+            match &self.p.sched.extent {
+                Extent::Symbolic(_) => self.guard(unit, &var),
+                Extent::Const(e) => {
+                    if present.iter().all(|x| *x) && steps.len() as i64 == range_len(&lo, &hi) {
+                        Guard::None
+                    } else {
+                        let mut c = Cond::True;
+                        if steps.iter().any(|t| t - s < 0) || lo.as_const().is_some_and(|l| l < s) {
+                            c = Cond::and(c, Cond::Cmp(CmpOp::Ge, var.clone(), IExpr::Const(s)));
+                        }
+                        if hi.as_const().is_some_and(|h| h - 1 - s >= *e) {
+                            c = Cond::and(
+                                c,
+                                Cond::Cmp(
+                                    CmpOp::Lt,
+                                    IExpr::bin(IOp::Sub, var.clone(), IExpr::Const(s)),
+                                    IExpr::Const(*e),
+                                ),
+                            );
+                        }
+                        if c == Cond::True {
+                            Guard::None
+                        } else {
+                            Guard::Outside(c)
+                        }
+                    }
+                }
+            }
+        };
+        let body = self.emit(&items, &var, &guards);
+        vec![Node::For {
+            var: self.var,
+            lo,
+            hi,
+            body,
+            span: self.p.sched.span,
+        }]
+    }
+}
+
+fn range_len(lo: &IExpr, hi: &IExpr) -> i64 {
+    match (lo.as_const(), hi.as_const()) {
+        (Some(l), Some(h)) => h - l,
+        _ => -1,
+    }
+}
+
+/// A count that varies by step: a constant, an affine function of the step, or a select chain.
+fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
+    let Some(&(t0, c0)) = values.first() else {
+        return IExpr::Const(0);
+    };
+    if values.iter().all(|(_, c)| *c == c0) {
+        return IExpr::Const(c0);
+    }
+    if let Some(&(t1, c1)) = values.get(1) {
+        if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
+            let slope = (c1 - c0) / (t1 - t0);
+            if values.iter().all(|(t, c)| c0 + slope * (t - t0) == *c) {
+                let e = IExpr::bin(
+                    IOp::Add,
+                    IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
+                    IExpr::Const(c0 - slope * t0),
+                );
+                return simplify(&e);
+            }
+        }
+    }
+    let mut e = IExpr::Const(values.last().map_or(0, |v| v.1));
+    for (t, c) in values.iter().rev().skip(1) {
+        e = IExpr::Select(
+            Box::new(Cond::Cmp(CmpOp::Eq, IExpr::Var(var), IExpr::Const(*t))),
+            Box::new(IExpr::Const(*c)),
+            Box::new(e),
+        );
+    }
+    e
+}
+
+/// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
+fn rewrite(node: &Node, var: VarId, value: &IExpr, j: &IExpr, p: &Pipeline) -> Node {
+    let ix = |e: &IExpr| simplify(&substitute(e, var, value));
+    let access = |a: &Access| {
+        let mut indices: Vec<IExpr> = a.indices.iter().map(ix).collect();
+        let v = p.versions_of(a.buffer);
+        if v > 1 {
+            indices.insert(
+                0,
+                simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
+            );
+        }
+        Access {
+            buffer: a.buffer,
+            indices,
+            span: a.span,
+        }
+    };
+    match node {
+        Node::Assign(a) => Node::Assign(Assign {
+            stmt: a.stmt,
+            iteration: Some(j.clone()),
+            target: access(&a.target),
+            value: rewrite_value(&a.value, &access, &ix),
+            span: a.span,
+        }),
+        Node::For {
+            var: v,
+            lo,
+            hi,
+            body,
+            span,
+        } => Node::For {
+            var: *v,
+            lo: ix(lo),
+            hi: ix(hi),
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+            span: *span,
+        },
+        Node::If { cond, body, span } => Node::If {
+            cond: simplify_cond(&substitute_cond(cond, var, value)),
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+            span: *span,
+        },
+        Node::Commit { queue, body, span } => Node::Commit {
+            queue: *queue,
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+            span: *span,
+        },
+        Node::AsyncScope { body, span } => Node::AsyncScope {
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+            span: *span,
+        },
+        Node::Wait {
+            queue,
+            count,
+            body,
+            wait,
+            span,
+        } => Node::Wait {
+            queue: *queue,
+            count: ix(count),
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+            wait: *wait,
+            span: *span,
+        },
+        Node::Section { kind, body } => Node::Section {
+            kind: *kind,
+            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
+        },
+    }
+}
+
+fn rewrite_value(
+    v: &VExpr,
+    access: &dyn Fn(&Access) -> Access,
+    ix: &dyn Fn(&IExpr) -> IExpr,
+) -> VExpr {
+    match v {
+        VExpr::Lit(x) => VExpr::Lit(*x),
+        VExpr::Read(a) => VExpr::Read(access(a)),
+        VExpr::Index(e) => VExpr::Index(ix(e)),
+        VExpr::Neg(x) => VExpr::Neg(Box::new(rewrite_value(x, access, ix))),
+        VExpr::Bin(op, a, b) => VExpr::Bin(
+            *op,
+            Box::new(rewrite_value(a, access, ix)),
+            Box::new(rewrite_value(b, access, ix)),
+        ),
+        VExpr::Call(f, args) => VExpr::Call(
+            *f,
+            args.iter().map(|a| rewrite_value(a, access, ix)).collect(),
+        ),
+    }
+}

@@ -1,0 +1,656 @@
+//! Commit groups and waits, exact at every dynamic instance.
+//!
+//! Queue = stage. Groups are maximal runs (in step order) of async units of one stage, split where a
+//! unit consumes its own queue; every step uses the same grouping, so slot `k` of queue `q` at
+//! iteration `j` is group number `g_q · j + k` of that queue. A unit that depends on an async unit
+//! (reads its result, overwrites what it reads or writes what it writes) needs that instance's group
+//! complete: before it we place `wait(q, N)` with N = committed-so-far − needed − 1, computed per step.
+//! With a constant extent, statically absent instances (and their commits) are dropped and the counts
+//! of the prologue and epilogue are computed step by step; with a symbolic extent every step commits
+//! (possibly empty) groups, which makes every count independent of the extent.
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::{BufId, Scope, SectionKind};
+use crate::pipeline::Pipeline;
+use crate::schedule::DepKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    pub queue: i64,
+    pub slot: u32,
+    /// Units in the group, in step order.
+    pub units: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Need {
+    pub consumer: usize,
+    pub producer: usize,
+    pub queue: i64,
+    pub slot: u32,
+    /// The consumer at iteration j needs the producer's instance of iteration j − distance.
+    pub distance: i64,
+    pub kind: DepKind,
+    pub buffer: BufId,
+}
+
+/// A producer instance, named for the count ↔ token view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupRef {
+    pub queue: i64,
+    pub slot: u32,
+    pub units: Vec<usize>,
+    /// Iteration of the group; relative to the consumer's iteration `j` when `relative`.
+    pub iteration: i64,
+    pub relative: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitInstance {
+    /// The step, or `None` for every step of the body loop (and of a symbolic epilogue).
+    pub step: Option<i64>,
+    pub count: i64,
+    /// Needs this wait covers (indices into `Sync::needs`).
+    pub needs: Vec<usize>,
+    /// Head arithmetic.
+    pub arithmetic: String,
+    /// The newest group it forces complete (older ones complete with it, FIFO).
+    pub forces: Option<GroupRef>,
+    /// The `count` most recent groups it leaves in flight.
+    pub leaves: Vec<GroupRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitSite {
+    pub id: u32,
+    pub queue: i64,
+    pub section: SectionKind,
+    /// The unit it precedes; `None` for the final drain.
+    pub before: Option<usize>,
+    pub instances: Vec<WaitInstance>,
+    /// One sentence: why this wait exists.
+    pub summary: String,
+}
+
+impl WaitSite {
+    pub fn min_count(&self) -> i64 {
+        self.instances.iter().map(|i| i.count).min().unwrap_or(0)
+    }
+}
+
+/// When a step runs: a constant step, or any step of the body loop (counts are the same for all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepTime {
+    Const(i64),
+    /// A body step, or a step of a symbolic extent's epilogue (offset k from its start).
+    Uniform {
+        epilogue_offset: Option<i64>,
+    },
+}
+
+/// What one step runs, in order, with the waits before each unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepPlan {
+    pub time: StepTime,
+    pub section: SectionKind,
+    pub items: Vec<PlanUnit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanUnit {
+    pub unit: usize,
+    /// `(site id, queue, count)` waits placed right before the unit.
+    pub waits: Vec<(u32, i64, i64)>,
+    /// Committed groups per async queue just before this unit (and its waits), for no-op counts.
+    pub committed: Vec<(i64, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sync {
+    pub groups: Vec<Group>,
+    /// Groups per step for each async queue (g_q).
+    pub per_step: BTreeMap<i64, u32>,
+    /// Group index of each unit (by position), if async.
+    pub unit_group: Vec<Option<usize>>,
+    pub needs: Vec<Need>,
+    pub sites: Vec<WaitSite>,
+    pub prologue: Vec<StepPlan>,
+    pub body: Option<StepPlan>,
+    pub epilogue: Vec<StepPlan>,
+    /// Queues drained by a final `wait(q, 0)` (site id, queue).
+    pub drains: Vec<(u32, i64)>,
+    /// True when every step commits its groups even if predicated off (symbolic extent).
+    pub uniform_commits: bool,
+}
+
+/// A large virtual step for uniform counts: counts are differences, independent of it.
+const T_REP: i64 = 1 << 24;
+
+pub fn derive(
+    program: &crate::ir::Program,
+    p: &Pipeline,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Sync> {
+    let units = &p.sched.units;
+    let extent = p.sched.extent.as_const();
+    let s_max = p.stages();
+
+    // Needs: every dependence whose first instance is async.
+    let mut needs = Vec::new();
+    for d in &p.deps {
+        let (Some(from), Some(to)) = (units.get(d.from), units.get(d.to)) else {
+            continue;
+        };
+        if !from.is_async {
+            continue;
+        }
+        let Some(distance) = crate::schedule::first_physical_distance(d, p.versions_of(d.buffer))
+        else {
+            continue;
+        };
+        needs.push((d.to, d.from, from.stage, distance, d.kind, d.buffer, to.pos));
+    }
+    // A unit closes the open group of q only if it needs an instance issued in this very step
+    // (producer stage − consumer stage == distance); older groups are already committed.
+    let consumes_this_step = |u: usize, q: i64| {
+        let su = units.get(u).map_or(0, |x| x.stage);
+        needs.iter().any(|n| n.0 == u && n.2 == q && n.3 == q - su)
+    };
+
+    // Groups from the step order.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut unit_group = vec![None; units.len()];
+    let mut per_step: BTreeMap<i64, u32> = BTreeMap::new();
+    let mut open: Option<usize> = None;
+    for &pos in &p.step_order {
+        let Some(u) = units.get(pos) else { continue };
+        if let Some(g) = open {
+            let q = groups.get(g).map_or(-1, |g| g.queue);
+            if !u.is_async || u.stage != q || consumes_this_step(pos, q) {
+                open = None;
+            }
+        }
+        if u.is_async {
+            let g = match open {
+                Some(g) => g,
+                None => {
+                    let slot = per_step.entry(u.stage).or_insert(0);
+                    groups.push(Group {
+                        queue: u.stage,
+                        slot: *slot,
+                        units: Vec::new(),
+                    });
+                    *slot += 1;
+                    groups.len() - 1
+                }
+            };
+            if let Some(gr) = groups.get_mut(g) {
+                gr.units.push(pos);
+            }
+            if let Some(slot) = unit_group.get_mut(pos) {
+                *slot = Some(g);
+            }
+            open = Some(g);
+        }
+    }
+    let needs: Vec<Need> = needs
+        .into_iter()
+        .map(
+            |(consumer, producer, queue, distance, kind, buffer, _)| Need {
+                consumer,
+                producer,
+                queue,
+                slot: unit_group
+                    .get(producer)
+                    .copied()
+                    .flatten()
+                    .and_then(|g| groups.get(g))
+                    .map_or(0, |g| g.slot),
+                distance,
+                kind,
+                buffer,
+            },
+        )
+        .collect();
+
+    // Position of the last unit of each group in the step order, to know what is closed before a unit.
+    let order_index = |pos: usize| p.step_order.iter().position(|&x| x == pos).unwrap_or(0);
+    let group_end: Vec<usize> = groups
+        .iter()
+        .map(|g| g.units.iter().map(|&u| order_index(u)).max().unwrap_or(0))
+        .collect();
+    let closed_before = |q: i64, idx: usize| -> i64 {
+        groups
+            .iter()
+            .zip(&group_end)
+            .filter(|(g, &end)| g.queue == q && end < idx)
+            .count() as i64
+    };
+
+    let mut cx = Planner {
+        p,
+        groups: &groups,
+        per_step: &per_step,
+        needs: &needs,
+        sites: Vec::new(),
+        extent,
+        closed_before: &closed_before,
+        failed: false,
+        diags,
+    };
+    // Groups already known complete carry from step to step (absolute group numbers per queue).
+    let nothing: BTreeMap<i64, i64> = per_step.keys().map(|&q| (q, -1)).collect();
+    let mut covered = nothing.clone();
+    let mut prologue = Vec::new();
+    for t in 0..s_max {
+        let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, &covered);
+        covered = out;
+        if !plan.items.is_empty() {
+            prologue.push(plan);
+        }
+    }
+    let body_exists = !matches!(extent, Some(e) if e <= s_max);
+    let mut body = None;
+    if body_exists {
+        // One plan must serve every body step: the first inherits the prologue's coverage, later ones
+        // the previous body step's. Start from the prologue's and weaken until both are served.
+        let gs: BTreeMap<i64, i64> = per_step.iter().map(|(&q, &g)| (q, i64::from(g))).collect();
+        let shift = |m: &BTreeMap<i64, i64>, by: i64| -> BTreeMap<i64, i64> {
+            m.iter()
+                .map(|(&q, &c)| {
+                    (
+                        q,
+                        c.saturating_add(gs.get(&q).copied().unwrap_or(0).saturating_mul(by)),
+                    )
+                })
+                .collect()
+        };
+        let mut input = shift(&covered, T_REP - s_max);
+        let mut result = None;
+        for _ in 0..8 {
+            let (plan, out) = cx.plan_quiet(
+                StepTime::Uniform {
+                    epilogue_offset: None,
+                },
+                SectionKind::Body,
+                &input,
+            );
+            let steady = shift(&out, -1);
+            let next: BTreeMap<i64, i64> = input
+                .iter()
+                .map(|(&q, &c)| (q, c.min(steady.get(&q).copied().unwrap_or(c))))
+                .collect();
+            if next == input {
+                result = Some((plan, out));
+                break;
+            }
+            input = next;
+        }
+        let (_, out) = match result {
+            Some(r) => r,
+            None => {
+                input = shift(&nothing, T_REP - s_max)
+                    .into_iter()
+                    .map(|(q, _)| (q, i64::MIN / 4))
+                    .collect();
+                cx.plan_quiet(
+                    StepTime::Uniform {
+                        epilogue_offset: None,
+                    },
+                    SectionKind::Body,
+                    &input,
+                )
+            }
+        };
+        let (plan, _) = cx.plan(
+            StepTime::Uniform {
+                epilogue_offset: None,
+            },
+            SectionKind::Body,
+            &input,
+        );
+        body = Some(plan);
+        // The last body step ends where the epilogue begins.
+        if let Some(e) = extent {
+            covered = shift(&out, e - 1 - T_REP);
+        }
+    }
+    let mut epilogue = Vec::new();
+    match extent {
+        Some(e) => {
+            for t in s_max.max(e)..e + s_max {
+                let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Epilogue, &covered);
+                covered = out;
+                if !plan.items.is_empty() {
+                    epilogue.push(plan);
+                }
+            }
+        }
+        None => {
+            // The epilogue may follow the body or (for a short extent) the prologue: assume nothing.
+            let mut covered: BTreeMap<i64, i64> =
+                per_step.keys().map(|&q| (q, i64::MIN / 4)).collect();
+            for k in 0..s_max {
+                let (plan, out) = cx.plan(
+                    StepTime::Uniform {
+                        epilogue_offset: Some(k),
+                    },
+                    SectionKind::Epilogue,
+                    &covered,
+                );
+                covered = out;
+                epilogue.push(plan);
+            }
+        }
+    }
+    // Async writes to global buffers land only when awaited: drain those queues at the end.
+    let mut drains = Vec::new();
+    for q in per_step.keys() {
+        let writes_global = units.iter().any(|u| {
+            u.is_async
+                && u.stage == *q
+                && u.accesses.iter().any(|a| {
+                    a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
+                })
+        });
+        if writes_global {
+            let id = cx.sites.len() as u32;
+            cx.sites.push(WaitSite {
+                id,
+                queue: *q,
+                section: SectionKind::Epilogue,
+                before: None,
+                instances: vec![WaitInstance {
+                    step: None,
+                    count: 0,
+                    needs: Vec::new(),
+                    arithmetic: "N = 0: nothing completes by itself at the end of the program".into(),
+                    forces: None,
+                    leaves: Vec::new(),
+                }],
+                summary: format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends"),
+            });
+            drains.push((id, *q));
+        }
+    }
+    if cx.failed {
+        return None;
+    }
+    let sites = cx.sites;
+    Some(Sync {
+        groups,
+        per_step,
+        unit_group,
+        needs,
+        sites,
+        prologue,
+        body,
+        epilogue,
+        drains,
+        uniform_commits: extent.is_none(),
+    })
+}
+
+struct Planner<'a> {
+    p: &'a Pipeline,
+    groups: &'a [Group],
+    per_step: &'a BTreeMap<i64, u32>,
+    needs: &'a [Need],
+    sites: Vec<WaitSite>,
+    extent: Option<i64>,
+    closed_before: &'a dyn Fn(i64, usize) -> i64,
+    failed: bool,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Planner<'_> {
+    fn g(&self, q: i64) -> i64 {
+        i64::from(self.per_step.get(&q).copied().unwrap_or(0))
+    }
+
+    /// Step number used in count arithmetic.
+    fn t_of(&self, time: StepTime) -> i64 {
+        match time {
+            StepTime::Const(t) => t,
+            StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
+        }
+    }
+
+    /// Is queue q's stage active at step t (its units run and commit)?
+    fn active(&self, q: i64, t: i64, uniform: bool) -> bool {
+        match (self.extent, uniform) {
+            (Some(e), false) => (0..e).contains(&(t - q)),
+            _ => t >= q,
+        }
+    }
+
+    /// Groups of q committed before step order index `idx` of step t.
+    fn committed(&self, q: i64, t: i64, idx: usize, uniform: bool) -> i64 {
+        let g = self.g(q);
+        let full_steps = match (self.extent, uniform) {
+            (Some(e), false) => (t - q).clamp(0, e),
+            _ => (t - q).max(0),
+        };
+        g * full_steps
+            + if self.active(q, t, uniform) {
+                (self.closed_before)(q, idx)
+            } else {
+                0
+            }
+    }
+
+    fn unit_present(&self, stage: i64, t: i64, uniform: bool, time: StepTime) -> bool {
+        match (time, self.extent) {
+            (StepTime::Uniform { .. }, _) => true,
+            (StepTime::Const(_), Some(e)) if !uniform => (0..e).contains(&(t - stage)),
+            _ => t >= stage,
+        }
+    }
+
+    /// Plans without recording wait sites (used while searching the body's fixpoint).
+    fn plan_quiet(
+        &mut self,
+        time: StepTime,
+        section: SectionKind,
+        covered: &BTreeMap<i64, i64>,
+    ) -> (StepPlan, BTreeMap<i64, i64>) {
+        let sites = self.sites.clone();
+        let n = self.diags.len();
+        let failed = self.failed;
+        let r = self.plan(time, section, covered);
+        self.sites = sites;
+        self.diags.truncate(n);
+        self.failed = failed;
+        r
+    }
+
+    fn plan(
+        &mut self,
+        time: StepTime,
+        section: SectionKind,
+        covered_in: &BTreeMap<i64, i64>,
+    ) -> (StepPlan, BTreeMap<i64, i64>) {
+        let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
+        let t = self.t_of(time);
+        let mut items = Vec::new();
+        let mut covered = covered_in.clone();
+        for (idx, &pos) in self.p.step_order.iter().enumerate() {
+            let Some(u) = self.p.sched.units.get(pos) else {
+                continue;
+            };
+            if !self.unit_present(u.stage, t, uniform, time) {
+                continue;
+            }
+            let j = t - u.stage;
+            let committed: Vec<(i64, i64)> = self
+                .per_step
+                .keys()
+                .map(|&q| (q, self.committed(q, t, idx, uniform)))
+                .collect();
+            // Newest needed group per queue.
+            let mut newest: BTreeMap<i64, (i64, Vec<usize>)> = BTreeMap::new();
+            for (k, n) in self
+                .needs
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| n.consumer == pos)
+            {
+                let jp = j - n.distance;
+                if jp < 0 {
+                    continue;
+                }
+                let group = self.g(n.queue) * jp + i64::from(n.slot);
+                let e = newest.entry(n.queue).or_insert((i64::MIN, Vec::new()));
+                if group > e.0 {
+                    *e = (group, vec![k]);
+                } else if group == e.0 {
+                    e.1.push(k);
+                }
+            }
+            let mut waits = Vec::new();
+            for (q, (group, need_ids)) in newest {
+                if covered.get(&q).is_some_and(|&c| c >= group) {
+                    continue;
+                }
+                let c = self.committed(q, t, idx, uniform);
+                let count = c - group - 1;
+                if count < 0 {
+                    let producer = need_ids
+                        .first()
+                        .and_then(|&k| self.needs.get(k))
+                        .map(|n| n.producer);
+                    let plabel = producer
+                        .and_then(|x| self.p.sched.units.get(x))
+                        .map_or(String::new(), |x| x.label.clone());
+                    self.diags.push(
+                        Diagnostic::error(u.span, format!("{} needs the group of {} before that group is committed", u.label, plabel))
+                            .with_hint("order the consumer after its async producer, or put it in a later stage"),
+                    );
+                    self.failed = true;
+                    continue;
+                }
+                covered.insert(q, group);
+                let id = self.site(section, pos, q);
+                let instance = self.instance(
+                    time, section, pos, q, t, c, group, count, &need_ids, uniform,
+                );
+                if let Some(site) = self.sites.iter_mut().find(|s| s.id == id) {
+                    site.instances.push(instance);
+                }
+                waits.push((id, q, count));
+            }
+            items.push(PlanUnit {
+                unit: pos,
+                waits,
+                committed,
+            });
+        }
+        (
+            StepPlan {
+                time,
+                section,
+                items,
+            },
+            covered,
+        )
+    }
+
+    fn site(&mut self, section: SectionKind, before: usize, queue: i64) -> u32 {
+        if let Some(s) = self
+            .sites
+            .iter()
+            .find(|s| s.section == section && s.before == Some(before) && s.queue == queue)
+        {
+            return s.id;
+        }
+        let id = self.sites.len() as u32;
+        let label = self
+            .p
+            .sched
+            .units
+            .get(before)
+            .map_or(String::new(), |u| u.label.clone());
+        self.sites.push(WaitSite {
+            id,
+            queue,
+            section,
+            before: Some(before),
+            instances: Vec::new(),
+            summary: format!("{label} uses data produced asynchronously on queue {queue}"),
+        });
+        id
+    }
+
+    fn group_ref(&self, q: i64, index: i64, consumer_j: i64, relative: bool) -> GroupRef {
+        let g = self.g(q).max(1);
+        let iteration = crate::ir::floor_div(index, g).unwrap_or(0);
+        let slot = crate::ir::floor_mod(index, g).unwrap_or(0) as u32;
+        let units = self
+            .groups
+            .iter()
+            .find(|x| x.queue == q && x.slot == slot)
+            .map_or(Vec::new(), |x| x.units.clone());
+        GroupRef {
+            queue: q,
+            slot,
+            units,
+            iteration: if relative {
+                iteration - consumer_j
+            } else {
+                iteration
+            },
+            relative,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn instance(
+        &self,
+        time: StepTime,
+        _section: SectionKind,
+        pos: usize,
+        q: i64,
+        t: i64,
+        committed: i64,
+        group: i64,
+        count: i64,
+        need_ids: &[usize],
+        uniform: bool,
+    ) -> WaitInstance {
+        let relative = matches!(time, StepTime::Uniform { .. });
+        let u = self.p.sched.units.get(pos);
+        let j = t - u.map_or(0, |u| u.stage);
+        let g = self.g(q);
+        let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
+            (true, Some(n)) => {
+                let sc = u.map_or(0, |u| u.stage);
+                let before = committed - g * (t - q);
+                format!(
+                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {}) + {before} − {} − 1 = {count}",
+                    n.distance, n.slot
+                )
+            }
+            _ => format!(
+                "N = committed − needed − 1 = {committed} − {group} − 1 = {count} (queue {q} has committed {committed} group{} so far; the needed one is #{group}{})",
+                if committed == 1 { "" } else { "s" },
+                if uniform && !relative { ", counting the empty groups a symbolic extent commits" } else { "" }
+            ),
+        };
+        let leaves = (1..=count.min(16))
+            .map(|i| self.group_ref(q, committed - i, j, relative))
+            .collect();
+        WaitInstance {
+            step: match time {
+                StepTime::Const(t) => Some(t),
+                StepTime::Uniform { .. } => None,
+            },
+            count,
+            needs: need_ids.to_vec(),
+            arithmetic,
+            forces: Some(self.group_ref(q, group, j, relative)),
+            leaves,
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! Prints an `ir::Program` as the RFC-style TIR program: valid Python that runs with three small
+//! context managers (`async_commit_queue`, `async_scope`, `async_wait_queue`) and `alloc` defined.
+//! Every line records which source statement or wait it comes from, for highlighting.
+
+use crate::ir::*;
+use crate::printer::print_expr;
+use crate::syntax::{self, Expr, ExprKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LineInfo {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stmt: Option<StmtId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<SectionKind>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Printed {
+    pub text: String,
+    pub lines: Vec<LineInfo>,
+}
+
+pub fn print(program: &Program) -> Printed {
+    let mut p = Printer {
+        program,
+        out: Printed::default(),
+        section: None,
+    };
+    let implicit: Vec<String> = program
+        .buffers
+        .iter()
+        .filter(|b| !b.declared)
+        .map(|b| b.name.clone())
+        .collect();
+    if !implicit.is_empty() {
+        p.line(
+            0,
+            &format!(
+                "# global buffers (kernel parameters): {}",
+                implicit.join(", ")
+            ),
+            LineInfo::default(),
+        );
+    }
+    for b in program.buffers.iter().filter(|b| b.declared) {
+        let shape = b.shape.as_ref().map_or_else(String::new, |s| {
+            s.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let mut args = format!(
+            "[{shape}], scope=\"{}\", dtype=\"{}\"",
+            b.scope.name(),
+            b.dtype.name()
+        );
+        if b.versions > 1 {
+            args.push_str(&format!(", versions={}", b.versions));
+        }
+        p.line(
+            0,
+            &format!("{} = alloc({args})", b.name),
+            LineInfo::default(),
+        );
+    }
+    p.nodes(&program.body, 0);
+    p.out
+}
+
+struct Printer<'a> {
+    program: &'a Program,
+    out: Printed,
+    section: Option<SectionKind>,
+}
+
+impl Printer<'_> {
+    fn line(&mut self, indent: usize, text: &str, mut info: LineInfo) {
+        if info.section.is_none() {
+            info.section = self.section;
+        }
+        self.out.text.push_str(&"    ".repeat(indent));
+        self.out.text.push_str(text);
+        self.out.text.push('\n');
+        self.out.lines.push(info);
+    }
+
+    fn nodes(&mut self, nodes: &[Node], indent: usize) {
+        if nodes.is_empty() {
+            self.line(indent, "pass", LineInfo::default());
+        }
+        for n in nodes {
+            self.node(n, indent);
+        }
+    }
+
+    fn node(&mut self, n: &Node, indent: usize) {
+        match n {
+            Node::Section { kind, body } => {
+                let saved = self.section;
+                if saved.is_some() {
+                    // A section of an inner loop pipelined first.
+                    self.line(
+                        indent,
+                        &format!("# inner loop {}", kind.name()),
+                        LineInfo::default(),
+                    );
+                } else {
+                    self.section = Some(*kind);
+                    self.line(indent, &format!("# {}", kind.name()), LineInfo::default());
+                }
+                for n in body {
+                    self.node(n, indent);
+                }
+                self.section = saved;
+            }
+            Node::For {
+                var, lo, hi, body, ..
+            } => {
+                let name = self.program.var_name(*var).to_string();
+                let range = match lo.as_const() {
+                    Some(0) => self.ix(hi),
+                    _ => format!("{}, {}", self.ix(lo), self.ix(hi)),
+                };
+                self.line(
+                    indent,
+                    &format!("for {name} in range({range}):"),
+                    LineInfo::default(),
+                );
+                self.nodes(body, indent + 1);
+            }
+            Node::If { cond, body, .. } => {
+                let c = print_expr(&cond_expr(self.program, cond));
+                self.line(indent, &format!("if {c}:"), LineInfo::default());
+                self.nodes(body, indent + 1);
+            }
+            Node::Commit { queue, body, .. } => {
+                self.line(
+                    indent,
+                    &format!("with async_commit_queue({queue}):"),
+                    LineInfo::default(),
+                );
+                self.nodes(body, indent + 1);
+            }
+            Node::AsyncScope { body, .. } => {
+                self.line(indent, "with async_scope():", LineInfo::default());
+                self.nodes(body, indent + 1);
+            }
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                ..
+            } => {
+                let info = LineInfo {
+                    wait: *wait,
+                    ..LineInfo::default()
+                };
+                self.line(
+                    indent,
+                    &format!("with async_wait_queue({queue}, {}):", self.ix(count)),
+                    info,
+                );
+                self.nodes(body, indent + 1);
+            }
+            Node::Assign(a) => {
+                let text = format!(
+                    "{} = {}",
+                    print_expr(&access_expr(self.program, &a.target)),
+                    print_expr(&value_expr(self.program, &a.value))
+                );
+                self.line(
+                    indent,
+                    &text,
+                    LineInfo {
+                        stmt: Some(a.stmt),
+                        ..LineInfo::default()
+                    },
+                );
+            }
+        }
+    }
+
+    fn ix(&self, e: &IExpr) -> String {
+        print_expr(&index_expr(self.program, e))
+    }
+}
+
+fn ex(kind: ExprKind) -> Expr {
+    Expr::new(kind, crate::diagnostic::Span::default())
+}
+
+fn name(text: &str) -> syntax::Name {
+    syntax::Name {
+        text: text.to_string(),
+        span: crate::diagnostic::Span::default(),
+    }
+}
+
+pub fn index_expr(program: &Program, e: &IExpr) -> Expr {
+    let b = |x: &IExpr| Box::new(index_expr(program, x));
+    match e {
+        IExpr::Const(v) if *v < 0 => ex(ExprKind::Neg(Box::new(ex(ExprKind::Int(
+            v.saturating_neg(),
+        ))))),
+        IExpr::Const(v) => ex(ExprKind::Int(*v)),
+        IExpr::Var(v) => ex(ExprKind::Name(program.var_name(*v).to_string())),
+        IExpr::Bin(op, l, r) => match op {
+            IOp::Add => ex(ExprKind::Binary(syntax::BinOp::Add, b(l), b(r))),
+            IOp::Sub if l.as_const() == Some(0) => ex(ExprKind::Neg(b(r))),
+            IOp::Sub => ex(ExprKind::Binary(syntax::BinOp::Sub, b(l), b(r))),
+            IOp::Mul => ex(ExprKind::Binary(syntax::BinOp::Mul, b(l), b(r))),
+            IOp::FloorDiv => ex(ExprKind::Binary(syntax::BinOp::FloorDiv, b(l), b(r))),
+            IOp::Mod => ex(ExprKind::Binary(syntax::BinOp::Mod, b(l), b(r))),
+            IOp::Min | IOp::Max => ex(ExprKind::Call {
+                func: name(if *op == IOp::Min { "min" } else { "max" }),
+                args: vec![
+                    syntax::Arg {
+                        name: None,
+                        value: index_expr(program, l),
+                    },
+                    syntax::Arg {
+                        name: None,
+                        value: index_expr(program, r),
+                    },
+                ],
+            }),
+        },
+        IExpr::Select(c, a, o) => ex(ExprKind::IfElse {
+            cond: Box::new(cond_expr(program, c)),
+            then: b(a),
+            otherwise: b(o),
+        }),
+    }
+}
+
+pub fn cond_expr(program: &Program, c: &Cond) -> Expr {
+    match c {
+        Cond::True => ex(ExprKind::Name("True".into())),
+        Cond::Cmp(op, a, b) => {
+            let op = match op {
+                CmpOp::Lt => syntax::CmpOp::Lt,
+                CmpOp::Le => syntax::CmpOp::Le,
+                CmpOp::Gt => syntax::CmpOp::Gt,
+                CmpOp::Ge => syntax::CmpOp::Ge,
+                CmpOp::Eq => syntax::CmpOp::Eq,
+                CmpOp::Ne => syntax::CmpOp::Ne,
+            };
+            ex(ExprKind::Compare(
+                op,
+                Box::new(index_expr(program, a)),
+                Box::new(index_expr(program, b)),
+            ))
+        }
+        Cond::And(a, b) => ex(ExprKind::Bool(
+            syntax::BoolOp::And,
+            Box::new(cond_expr(program, a)),
+            Box::new(cond_expr(program, b)),
+        )),
+        Cond::Or(a, b) => ex(ExprKind::Bool(
+            syntax::BoolOp::Or,
+            Box::new(cond_expr(program, a)),
+            Box::new(cond_expr(program, b)),
+        )),
+        Cond::Not(a) => ex(ExprKind::Not(Box::new(cond_expr(program, a)))),
+    }
+}
+
+pub fn access_expr(program: &Program, a: &Access) -> Expr {
+    let base = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
+    ex(ExprKind::Subscript {
+        base: name(base),
+        indices: a.indices.iter().map(|i| index_expr(program, i)).collect(),
+    })
+}
+
+pub fn value_expr(program: &Program, v: &VExpr) -> Expr {
+    let b = |x: &VExpr| Box::new(value_expr(program, x));
+    match v {
+        VExpr::Lit(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+            let i = *x as i64;
+            if i < 0 {
+                ex(ExprKind::Neg(Box::new(ex(ExprKind::Int(-i)))))
+            } else {
+                ex(ExprKind::Int(i))
+            }
+        }
+        VExpr::Lit(x) if *x < 0.0 => ex(ExprKind::Neg(Box::new(ex(ExprKind::Float(-x))))),
+        VExpr::Lit(x) => ex(ExprKind::Float(*x)),
+        VExpr::Read(a) => access_expr(program, a),
+        VExpr::Index(e) => index_expr(program, e),
+        VExpr::Neg(x) => ex(ExprKind::Neg(b(x))),
+        VExpr::Bin(op, l, r) => {
+            let op = match op {
+                VOp::Add => syntax::BinOp::Add,
+                VOp::Sub => syntax::BinOp::Sub,
+                VOp::Mul => syntax::BinOp::Mul,
+                VOp::Div => syntax::BinOp::Div,
+            };
+            ex(ExprKind::Binary(op, b(l), b(r)))
+        }
+        VExpr::Call(f, args) => ex(ExprKind::Call {
+            func: name(f.name()),
+            args: args
+                .iter()
+                .map(|a| syntax::Arg {
+                    name: None,
+                    value: value_expr(program, a),
+                })
+                .collect(),
+        }),
+    }
+}
