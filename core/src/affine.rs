@@ -13,7 +13,10 @@ pub struct Interval {
 }
 
 impl Interval {
-    pub const ALL: Interval = Interval { lo: i64::MIN / 4, hi: i64::MAX / 4 };
+    pub const ALL: Interval = Interval {
+        lo: i64::MIN / 4,
+        hi: i64::MAX / 4,
+    };
 
     pub fn point(v: i64) -> Interval {
         Interval { lo: v, hi: v }
@@ -24,7 +27,10 @@ impl Interval {
     }
 
     fn clamp(lo: i64, hi: i64) -> Interval {
-        Interval { lo: lo.max(Interval::ALL.lo), hi: hi.min(Interval::ALL.hi) }
+        Interval {
+            lo: lo.max(Interval::ALL.lo),
+            hi: hi.min(Interval::ALL.hi),
+        }
     }
 }
 
@@ -35,7 +41,10 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
         IExpr::Var(v) => ranges(*v),
         IExpr::Select(_, a, b) => {
             let (a, b) = (interval(a, ranges), interval(b, ranges));
-            Interval { lo: a.lo.min(b.lo), hi: a.hi.max(b.hi) }
+            Interval {
+                lo: a.lo.min(b.lo),
+                hi: a.hi.max(b.hi),
+            }
         }
         IExpr::Bin(op, a, b) => {
             let (x, y) = (interval(a, ranges), interval(b, ranges));
@@ -49,19 +58,34 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
                         x.hi.saturating_mul(y.lo),
                         x.hi.saturating_mul(y.hi),
                     ];
-                    Interval::clamp(c.iter().copied().min().unwrap_or(0), c.iter().copied().max().unwrap_or(0))
+                    Interval::clamp(
+                        c.iter().copied().min().unwrap_or(0),
+                        c.iter().copied().max().unwrap_or(0),
+                    )
                 }
-                IOp::Min => Interval { lo: x.lo.min(y.lo), hi: x.hi.min(y.hi) },
-                IOp::Max => Interval { lo: x.lo.max(y.lo), hi: x.hi.max(y.hi) },
+                IOp::Min => Interval {
+                    lo: x.lo.min(y.lo),
+                    hi: x.hi.min(y.hi),
+                },
+                IOp::Max => Interval {
+                    lo: x.lo.max(y.lo),
+                    hi: x.hi.max(y.hi),
+                },
                 IOp::Mod => {
                     if y.lo == y.hi && y.lo > 0 {
                         if x.is_bounded() && x.hi - x.lo < y.lo {
-                            let (a, b) = (floor_mod(x.lo, y.lo).unwrap_or(0), floor_mod(x.hi, y.lo).unwrap_or(0));
+                            let (a, b) = (
+                                floor_mod(x.lo, y.lo).unwrap_or(0),
+                                floor_mod(x.hi, y.lo).unwrap_or(0),
+                            );
                             if a <= b {
                                 return Interval { lo: a, hi: b };
                             }
                         }
-                        Interval { lo: 0, hi: y.lo - 1 }
+                        Interval {
+                            lo: 0,
+                            hi: y.lo - 1,
+                        }
                     } else {
                         Interval::ALL
                     }

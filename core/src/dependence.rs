@@ -23,14 +23,22 @@ pub fn unit_accesses(node: &Node, outer: VarId) -> Vec<UnitAccess> {
     out
 }
 
-fn collect(node: &Node, outer: VarId, ranges: &mut HashMap<VarId, Interval>, out: &mut Vec<UnitAccess>) {
+fn collect(
+    node: &Node,
+    outer: VarId,
+    ranges: &mut HashMap<VarId, Interval>,
+    out: &mut Vec<UnitAccess>,
+) {
     let dims = |indices: &[IExpr], ranges: &HashMap<VarId, Interval>| -> Vec<Dim> {
         indices
             .iter()
             .map(|e| match split_linear(e, outer) {
                 Some((coef, rest)) => {
                     let look = |v: VarId| ranges.get(&v).copied().unwrap_or(Interval::ALL);
-                    Dim::Affine { coef, rest: interval(&rest, &look) }
+                    Dim::Affine {
+                        coef,
+                        rest: interval(&rest, &look),
+                    }
                 }
                 None => Dim::Unknown,
             })
@@ -39,7 +47,12 @@ fn collect(node: &Node, outer: VarId, ranges: &mut HashMap<VarId, Interval>, out
     match node {
         Node::Assign(a) => {
             for_each_read(&a.value, &mut |r| {
-                out.push(UnitAccess { buffer: r.buffer, write: false, dims: dims(&r.indices, ranges), span: r.span });
+                out.push(UnitAccess {
+                    buffer: r.buffer,
+                    write: false,
+                    dims: dims(&r.indices, ranges),
+                    span: r.span,
+                });
             });
             out.push(UnitAccess {
                 buffer: a.target.buffer,
@@ -48,11 +61,16 @@ fn collect(node: &Node, outer: VarId, ranges: &mut HashMap<VarId, Interval>, out
                 span: a.target.span,
             });
         }
-        Node::For { var, lo, hi, body, .. } => {
+        Node::For {
+            var, lo, hi, body, ..
+        } => {
             let look = |v: VarId| ranges.get(&v).copied().unwrap_or(Interval::ALL);
             let (l, h) = (interval(lo, &look), interval(hi, &look));
             let range = if l.is_bounded() && h.is_bounded() {
-                Interval { lo: l.lo, hi: h.hi.saturating_sub(1) }
+                Interval {
+                    lo: l.lo,
+                    hi: h.hi.saturating_sub(1),
+                }
             } else {
                 Interval::ALL
             };
@@ -89,12 +107,16 @@ impl Distances {
 }
 
 pub fn conflict_distances(a: &[Dim], b: &[Dim]) -> Distances {
-    let mut set = Distances { lo: i64::MIN / 4, hi: i64::MAX / 4 };
+    let mut set = Distances {
+        lo: i64::MIN / 4,
+        hi: i64::MAX / 4,
+    };
     if a.len() != b.len() {
         return set;
     }
     for (x, y) in a.iter().zip(b) {
-        let (Dim::Affine { coef: c1, rest: r1 }, Dim::Affine { coef: c2, rest: r2 }) = (x, y) else {
+        let (Dim::Affine { coef: c1, rest: r1 }, Dim::Affine { coef: c2, rest: r2 }) = (x, y)
+        else {
             continue;
         };
         if c1 != c2 {
@@ -139,6 +161,10 @@ pub fn first_distance(set: Distances, min: i64, period: i64) -> Option<i64> {
     }
     let period = period.max(1);
     let rem = crate::ir::floor_mod(start, period).unwrap_or(0);
-    let d = if rem == 0 { start } else { start + (period - rem) };
+    let d = if rem == 0 {
+        start
+    } else {
+        start + (period - rem)
+    };
     (d <= set.hi).then_some(d)
 }

@@ -134,6 +134,11 @@ pub fn lex(text: &str) -> Lexed {
             b'\\' if byte(pos + 1) == b'\n' => pos += 2,
             b'\n' => {
                 pos += 1;
+                if depth > 0 && starts_statement(text.get(pos..).unwrap_or("")) {
+                    // An unclosed bracket would swallow the rest of the file; a line that
+                    // starts a statement ends it instead, so one typo costs one line.
+                    depth = 0;
+                }
                 if depth == 0 {
                     tokens.push(Token {
                         kind: TokenKind::Newline,
@@ -307,4 +312,17 @@ pub fn lex(text: &str) -> Lexed {
         tokens,
         diagnostics,
     }
+}
+
+fn starts_statement(line: &str) -> bool {
+    let t = line.trim_start_matches([' ', '\t']);
+    ["for ", "with ", "if ", "sch.", "pass"]
+        .iter()
+        .any(|k| t.starts_with(k))
+        || (t
+            .find(" = ")
+            .is_some_and(|eq| !t.get(..eq).unwrap_or("").contains(['(', ',']))
+            && t.split(" = ").next().is_some_and(|lhs| {
+                lhs.ends_with(']') || lhs.chars().all(|c| c.is_alphanumeric() || c == '_')
+            }))
 }

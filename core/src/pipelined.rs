@@ -96,6 +96,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
             match sync.epilogue.first() {
                 Some(plan) if s > 0 => {
                     let body = b.step_nodes(plan, &IExpr::Var(b.var));
+                    // (step_nodes guards a symbolic epilogue step with `t − s < E` only.)
                     vec![Node::For {
                         var: b.var,
                         lo: start,
@@ -158,6 +159,24 @@ enum Guard {
     Outside(Cond),
     /// Inside the commit scope (symbolic extents: the group is committed, possibly empty).
     Inside(Cond),
+    /// The first outside, the second inside.
+    Both(Cond, Cond),
+}
+
+impl Guard {
+    fn outside(&self) -> Option<&Cond> {
+        match self {
+            Guard::Outside(c) | Guard::Both(c, _) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn inside(&self) -> Option<&Cond> {
+        match self {
+            Guard::Inside(c) | Guard::Both(_, c) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 impl Builder<'_> {
@@ -173,28 +192,28 @@ impl Builder<'_> {
         Some(rewrite(&u.node, self.var, &value, &j, self.p))
     }
 
-    /// Guard for a unit across the given steps (constant extent) or for a symbolic extent.
-    fn guard(&self, unit: usize, t: &IExpr) -> Guard {
+    /// Guard for a unit at step `t`. `lower` says whether `t >= stage` can fail in this context.
+    fn guard(&self, unit: usize, t: &IExpr, lower_can_fail: bool) -> Guard {
         let s = self.stage(unit);
-        let j = IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(s));
-        let lower = Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s));
-        let upper = Cond::Cmp(CmpOp::Lt, j, self.p.extent_expr());
-        let lower = simplify_cond(&lower);
-        let upper = simplify_cond(&upper);
+        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(s)));
+        let lower = if lower_can_fail {
+            simplify_cond(&Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s)))
+        } else {
+            Cond::True
+        };
+        let upper = simplify_cond(&Cond::Cmp(CmpOp::Lt, j, self.p.extent_expr()));
         match &self.p.sched.extent {
-            Extent::Const(_) => {
-                let c = simplify_cond(&Cond::and(lower, upper));
-                if c == Cond::True {
-                    Guard::None
-                } else {
-                    Guard::Outside(c)
-                }
-            }
+            Extent::Const(_) => match simplify_cond(&Cond::and(lower, upper)) {
+                Cond::True => Guard::None,
+                c => Guard::Outside(c),
+            },
+            // A symbolic extent commits even when the instance is predicated off, so the
+            // extent-dependent guard goes inside the commit scope.
             Extent::Symbolic(_) => match (lower, upper) {
                 (Cond::True, Cond::True) => Guard::None,
                 (Cond::True, up) => Guard::Inside(up),
                 (low, Cond::True) => Guard::Outside(low),
-                (low, up) => Guard::Outside(Cond::and(low, up)),
+                (low, up) => Guard::Both(low, up),
             },
         }
     }
@@ -231,7 +250,10 @@ impl Builder<'_> {
             StepTime::Uniform {
                 epilogue_offset: None,
             } => Guard::None,
-            _ => self.guard(unit, t),
+            StepTime::Uniform {
+                epilogue_offset: Some(_),
+            } => self.guard(unit, t, false),
+            StepTime::Const(_) => self.guard(unit, t, true),
         };
         self.emit(&items, t, &guards)
     }
@@ -262,7 +284,7 @@ impl Builder<'_> {
                             body: vec![node],
                             span: self.p.sched.span,
                         }];
-                        if let Guard::Inside(c) = guards(*u) {
+                        if let Some(c) = guards(*u).inside().cloned() {
                             n = vec![Node::If {
                                 cond: c,
                                 body: n,
@@ -282,7 +304,7 @@ impl Builder<'_> {
                         span: self.p.sched.span,
                     };
                     let mut nodes = self.wrap_waits(waits, vec![commit]);
-                    if let Guard::Outside(c) = guards(*unit) {
+                    if let Some(c) = guards(*unit).outside().cloned() {
                         nodes = vec![Node::If {
                             cond: c,
                             body: nodes,
@@ -296,7 +318,7 @@ impl Builder<'_> {
                     if let Some(node) = self.unit_node(*unit, t) {
                         let mut nodes = vec![node];
                         let guard = guards(*unit);
-                        if let Guard::Inside(c) = &guard {
+                        if let Some(c) = guard.inside() {
                             nodes = vec![Node::If {
                                 cond: c.clone(),
                                 body: nodes,
@@ -304,7 +326,7 @@ impl Builder<'_> {
                             }];
                         }
                         nodes = self.wrap_waits(waits, nodes);
-                        if let Guard::Outside(c) = guard {
+                        if let Some(c) = guard.outside().cloned() {
                             nodes = vec![Node::If {
                                 cond: c,
                                 body: nodes,
@@ -390,7 +412,7 @@ impl Builder<'_> {
                 })
                 .collect();
             match &self.p.sched.extent {
-                Extent::Symbolic(_) => self.guard(unit, &var),
+                Extent::Symbolic(_) => self.guard(unit, &var, steps.iter().any(|t| *t < s)),
                 Extent::Const(e) => {
                     if present.iter().all(|x| *x) && steps.len() as i64 == range_len(&lo, &hi) {
                         Guard::None
@@ -404,7 +426,7 @@ impl Builder<'_> {
                                 c,
                                 Cond::Cmp(
                                     CmpOp::Lt,
-                                    IExpr::bin(IOp::Sub, var.clone(), IExpr::Const(s)),
+                                    simplify(&IExpr::bin(IOp::Sub, var.clone(), IExpr::Const(s))),
                                     IExpr::Const(*e),
                                 ),
                             );

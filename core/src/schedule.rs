@@ -101,7 +101,9 @@ impl DepKind {
 }
 
 pub fn quote(source: &str, span: Span) -> String {
-    let text = source.get(span.start as usize..span.end as usize).unwrap_or("");
+    let text = source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
     let first = text.lines().next().unwrap_or("").trim();
     let short: String = first.chars().take(48).collect();
     let (line, _) = line_col(source, span.start as usize);
@@ -138,8 +140,14 @@ pub fn schedule_loop(
         }
         Some(e) if e > limits::MAX_EXTENT => {
             diags.push(
-                Diagnostic::error(span, format!("the extent {e} is above Stagecraft's limit of {}", limits::MAX_EXTENT))
-                    .with_hint("use a symbolic extent (`range(N)`) to explore a long loop"),
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "the extent {e} is above Stagecraft's limit of {}",
+                        limits::MAX_EXTENT
+                    ),
+                )
+                .with_hint("use a symbolic extent (`range(N)`) to explore a long loop"),
             );
             return None;
         }
@@ -169,49 +177,70 @@ pub fn schedule_loop(
     let find = |key: &str| mine.iter().rev().find(|a| a.key == key).copied();
     let (stage_ann, order_ann, async_ann) = (find(STAGE_KEY), find(ORDER_KEY), find(ASYNC_KEY));
     let n = units.len();
-    let list_of = |a: &Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<Vec<i64>> {
-        let Some(values) = &a.values else {
-            diags.push(
-                Diagnostic::error(a.value_span, format!("\"{}\" takes a list of integers", a.key))
+    let list_of =
+        |a: &Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<Vec<i64>> {
+            let Some(values) = &a.values else {
+                diags.push(
+                    Diagnostic::error(
+                        a.value_span,
+                        format!("\"{}\" takes a list of integers", a.key),
+                    )
                     .with_hint("like [0, 1]"),
-            );
-            return None;
-        };
-        if exact_len && values.len() != n {
-            let listed: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
-            diags.push(
-                Diagnostic::error(
-                    a.value_span,
-                    format!(
+                );
+                return None;
+            };
+            if exact_len && values.len() != n {
+                let listed: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
+                diags.push(
+                    Diagnostic::error(
+                        a.value_span,
+                        format!(
                         "\"{}\" has {} entries but the loop over `{var_name}` has {n} statement{}",
                         a.key,
                         values.len(),
                         if n == 1 { "" } else { "s" }
                     ),
-                )
-                .with_hint(format!("one entry per statement, in order: {}", listed.join(", "))),
-            );
-            return None;
-        }
-        Some(values.clone())
-    };
+                    )
+                    .with_hint(format!(
+                        "one entry per statement, in order: {}",
+                        listed.join(", ")
+                    )),
+                );
+                return None;
+            }
+            Some(values.clone())
+        };
     let stages = stage_ann.and_then(|a| list_of(a, diags, true));
     let orders = order_ann.and_then(|a| list_of(a, diags, true));
     let asyncs = async_ann.and_then(|a| list_of(a, diags, false));
     let annotated = stage_ann.is_some() || order_ann.is_some();
     match (stage_ann, order_ann) {
         (Some(a), None) => diags.push(
-            Diagnostic::error(a.span, format!("`{var_name}` has a stage annotation but no \"{ORDER_KEY}\""))
-                .with_hint(format!("add sch.annotate({var_name}, \"{ORDER_KEY}\", [{}])", (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", "))),
+            Diagnostic::error(
+                a.span,
+                format!("`{var_name}` has a stage annotation but no \"{ORDER_KEY}\""),
+            )
+            .with_hint(format!(
+                "add sch.annotate({var_name}, \"{ORDER_KEY}\", [{}])",
+                (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+            )),
         ),
         (None, Some(a)) => diags.push(
-            Diagnostic::error(a.span, format!("`{var_name}` has an order annotation but no \"{STAGE_KEY}\""))
-                .with_hint(format!("add sch.annotate({var_name}, \"{STAGE_KEY}\", [...]) with one stage per statement")),
+            Diagnostic::error(
+                a.span,
+                format!("`{var_name}` has an order annotation but no \"{STAGE_KEY}\""),
+            )
+            .with_hint(format!(
+                "add sch.annotate({var_name}, \"{STAGE_KEY}\", [...]) with one stage per statement"
+            )),
         ),
         _ => {}
     }
     if let (Some(a), false) = (async_ann, annotated) {
-        diags.push(Diagnostic::warning(a.span, "async stages without a stage annotation have no effect"));
+        diags.push(Diagnostic::warning(
+            a.span,
+            "async stages without a stage annotation have no effect",
+        ));
     }
     if annotated && (stages.is_none() || orders.is_none()) {
         return None;
@@ -227,8 +256,16 @@ pub fn schedule_loop(
             if u.stage < 0 || u.stage > limits::MAX_STAGE {
                 ok = false;
                 diags.push(
-                    Diagnostic::error(span_s, format!("{} has stage {}; stages run from 0 to {}", u.label, u.stage, limits::MAX_STAGE))
-                        .with_related(u.span, "this statement"),
+                    Diagnostic::error(
+                        span_s,
+                        format!(
+                            "{} has stage {}; stages run from 0 to {}",
+                            u.label,
+                            u.stage,
+                            limits::MAX_STAGE
+                        ),
+                    )
+                    .with_related(u.span, "this statement"),
                 );
             }
         }
@@ -238,10 +275,13 @@ pub fn schedule_loop(
                 if a.order == b.order {
                     ok = false;
                     diags.push(
-                        Diagnostic::error(span_o, format!("{} and {} both have order {}", a.label, b.label, a.order))
-                            .with_hint("every statement needs its own position in the pipelined body")
-                            .with_related(a.span, "first statement")
-                            .with_related(b.span, "second statement"),
+                        Diagnostic::error(
+                            span_o,
+                            format!("{} and {} both have order {}", a.label, b.label, a.order),
+                        )
+                        .with_hint("every statement needs its own position in the pipelined body")
+                        .with_related(a.span, "first statement")
+                        .with_related(b.span, "second statement"),
                     );
                 }
             }
@@ -253,7 +293,10 @@ pub fn schedule_loop(
         for s in list {
             if s < 0 {
                 ok = false;
-                diags.push(Diagnostic::error(a.value_span, format!("async stage {s} is negative")));
+                diags.push(Diagnostic::error(
+                    a.value_span,
+                    format!("async stage {s} is negative"),
+                ));
             } else if !units.iter().any(|u| u.stage == s) {
                 diags.push(
                     Diagnostic::warning(a.value_span, format!("no statement is in stage {s}, so marking it async does nothing"))
@@ -271,7 +314,16 @@ pub fn schedule_loop(
     if !ok {
         return None;
     }
-    Some(LoopSchedule { var, lo: lo.clone(), extent, units, max_stage, async_stages, annotated, span })
+    Some(LoopSchedule {
+        var,
+        lo: lo.clone(),
+        extent,
+        units,
+        max_stage,
+        async_stages,
+        annotated,
+        span,
+    })
 }
 
 pub fn node_span(node: &Node) -> Span {
@@ -282,7 +334,11 @@ pub fn node_span(node: &Node) -> Span {
         | Node::Commit { span, .. }
         | Node::AsyncScope { span, .. }
         | Node::Wait { span, .. } => *span,
-        Node::Section { body, .. } => body.iter().map(node_span).reduce(Span::to).unwrap_or_default(),
+        Node::Section { body, .. } => body
+            .iter()
+            .map(node_span)
+            .reduce(Span::to)
+            .unwrap_or_default(),
     }
 }
 
@@ -316,7 +372,13 @@ pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
                             d.distances.lo = d.distances.lo.min(set.lo);
                             d.distances.hi = d.distances.hi.max(set.hi);
                         }
-                        None => deps.push(Dependence { from: a.pos, to: b.pos, buffer: x.buffer, kind, distances: set }),
+                        None => deps.push(Dependence {
+                            from: a.pos,
+                            to: b.pos,
+                            buffer: x.buffer,
+                            kind,
+                            distances: set,
+                        }),
                     }
                 }
             }
@@ -337,10 +399,19 @@ pub fn carried_buffers(units: &[Unit], deps: &[Dependence]) -> Vec<BufId> {
     let mut carried = Vec::new();
     for d in deps.iter().filter(|d| d.kind == DepKind::Raw) {
         let same_iteration_writer = deps.iter().any(|e| {
-            e.kind == DepKind::Raw && e.to == d.to && e.buffer == d.buffer && e.distances.lo == 0 && e.from != d.to
+            e.kind == DepKind::Raw
+                && e.to == d.to
+                && e.buffer == d.buffer
+                && e.distances.lo == 0
+                && e.from != d.to
         });
-        let to_has_write = units.get(d.to).is_some_and(|u| u.accesses.iter().any(|a| a.write && a.buffer == d.buffer));
-        if d.distances.hi >= 1 && !same_iteration_writer && (d.distances.lo >= 1 || to_has_write) && !carried.contains(&d.buffer)
+        let to_has_write = units
+            .get(d.to)
+            .is_some_and(|u| u.accesses.iter().any(|a| a.write && a.buffer == d.buffer));
+        if d.distances.hi >= 1
+            && !same_iteration_writer
+            && (d.distances.lo >= 1 || to_has_write)
+            && !carried.contains(&d.buffer)
         {
             carried.push(d.buffer);
         }
@@ -349,7 +420,11 @@ pub fn carried_buffers(units: &[Unit], deps: &[Dependence]) -> Vec<BufId> {
 }
 
 /// Chooses ring versions: TVM's rule first, then what correctness additionally needs.
-pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependence]) -> Vec<VersionDecision> {
+pub fn choose_versions(
+    program: &Program,
+    sched: &LoopSchedule,
+    deps: &[Dependence],
+) -> Vec<VersionDecision> {
     let carried = carried_buffers(&sched.units, deps);
     let mut out = Vec::new();
     for (id, buf) in program.buffers.iter().enumerate() {
@@ -357,10 +432,16 @@ pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependen
         if !buf.declared || buf.scope == Scope::Global || !sched.annotated {
             continue;
         }
-        let writers: Vec<&Unit> =
-            sched.units.iter().filter(|u| u.accesses.iter().any(|a| a.write && a.buffer == id)).collect();
-        let readers: Vec<&Unit> =
-            sched.units.iter().filter(|u| u.accesses.iter().any(|a| !a.write && a.buffer == id)).collect();
+        let writers: Vec<&Unit> = sched
+            .units
+            .iter()
+            .filter(|u| u.accesses.iter().any(|a| a.write && a.buffer == id))
+            .collect();
+        let readers: Vec<&Unit> = sched
+            .units
+            .iter()
+            .filter(|u| u.accesses.iter().any(|a| !a.write && a.buffer == id))
+            .collect();
         if writers.is_empty() {
             continue;
         }
@@ -373,7 +454,12 @@ pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependen
             continue;
         }
         let def = writers.iter().map(|u| u.stage).min().unwrap_or(0);
-        let used = readers.iter().map(|u| u.stage).max().unwrap_or(def).max(def);
+        let used = readers
+            .iter()
+            .map(|u| u.stage)
+            .max()
+            .unwrap_or(def)
+            .max(def);
         let mut versions = used - def + 1;
         let mut reason = if versions == 1 {
             format!("written and read in stage {def}: one copy suffices")
@@ -389,7 +475,9 @@ pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependen
                             x.write
                                 && x.buffer == id
                                 && r.accesses.iter().any(|y| {
-                                    !y.write && y.buffer == id && crate::affine::may_conflict(&x.dims, &y.dims, 0)
+                                    !y.write
+                                        && y.buffer == id
+                                        && crate::affine::may_conflict(&x.dims, &y.dims, 0)
                                 })
                         })
                 })
@@ -409,7 +497,9 @@ pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependen
                 .filter(|c| {
                     c.pos != r.pos
                         && c.accesses.iter().any(|a| {
-                            r.accesses.iter().any(|w| w.write && w.buffer == a.buffer && !a.write)
+                            r.accesses
+                                .iter()
+                                .any(|w| w.write && w.buffer == a.buffer && !a.write)
                         })
                 })
                 .map(|c| c.stage)
@@ -451,13 +541,20 @@ pub fn choose_versions(program: &Program, sched: &LoopSchedule, deps: &[Dependen
                 _ => break,
             }
         }
-        out.push(VersionDecision { buffer: id, versions: versions.clamp(1, 64) as u32, reason });
+        out.push(VersionDecision {
+            buffer: id,
+            versions: versions.clamp(1, 64) as u32,
+            reason,
+        });
     }
     out
 }
 
 fn label(sched: &LoopSchedule, pos: usize) -> String {
-    sched.units.get(pos).map_or_else(String::new, |u| u.label.clone())
+    sched
+        .units
+        .get(pos)
+        .map_or_else(String::new, |u| u.label.clone())
 }
 
 /// Checks every dependence against the pipelined order, after versions are known.
@@ -470,15 +567,26 @@ pub fn validate_order(
 ) -> bool {
     let mut ok = true;
     for d in deps {
-        let (Some(from), Some(to)) = (sched.units.get(d.from), sched.units.get(d.to)) else { continue };
-        let v = versions.iter().find(|v| v.buffer == d.buffer).map_or(1, |v| i64::from(v.versions));
+        let (Some(from), Some(to)) = (sched.units.get(d.from), sched.units.get(d.to)) else {
+            continue;
+        };
+        let v = versions
+            .iter()
+            .find(|v| v.buffer == d.buffer)
+            .map_or(1, |v| i64::from(v.versions));
         let upto = d.distances.hi.min(sched.max_stage);
-        let Some(dist) = (d.distances.lo.max(0)..=upto).find(|&k| k % v == 0 && !keeps_order(from, to, k)) else {
+        let Some(dist) =
+            (d.distances.lo.max(0)..=upto).find(|&k| k % v == 0 && !keeps_order(from, to, k))
+        else {
             continue;
         };
         ok = false;
         let buf = program.buffer(d.buffer).map_or("?", |b| b.name.as_str());
-        let when = if dist == 0 { "in the same iteration".to_string() } else { format!("{dist} iteration{} later", if dist == 1 { "" } else { "s" }) };
+        let when = if dist == 0 {
+            "in the same iteration".to_string()
+        } else {
+            format!("{dist} iteration{} later", if dist == 1 { "" } else { "s" })
+        };
         let message = match d.kind {
             DepKind::Raw if from.stage > to.stage && dist == 0 => format!(
                 "{} reads `{buf}`, which {} writes in a later stage ({} > {})",
@@ -512,20 +620,22 @@ pub fn validate_order(
 }
 
 /// The element touched may be outside the declared shape (checked over every iteration).
-pub fn check_bounds(
-    program: &Program,
-    sched: &LoopSchedule,
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
-    let Some(extent) = sched.extent.as_const() else { return true };
+pub fn check_bounds(program: &Program, sched: &LoopSchedule, diags: &mut Vec<Diagnostic>) -> bool {
+    let Some(extent) = sched.extent.as_const() else {
+        return true;
+    };
     let lo = sched.lo.as_const().unwrap_or(0);
     let mut ok = true;
     for u in &sched.units {
         for a in &u.accesses {
-            let Some(Some(shape)) = program.buffer(a.buffer).map(|b| b.shape.as_ref()) else { continue };
+            let Some(Some(shape)) = program.buffer(a.buffer).map(|b| b.shape.as_ref()) else {
+                continue;
+            };
             let versions = program.buffer(a.buffer).map_or(1, |b| b.versions);
             for (k, (dim, size)) in a.dims.iter().zip(shape.iter()).enumerate() {
-                let Dim::Affine { coef, rest } = dim else { continue };
+                let Dim::Affine { coef, rest } = dim else {
+                    continue;
+                };
                 if !rest.is_bounded() {
                     continue;
                 }
@@ -536,7 +646,11 @@ pub fn check_bounds(
                 if min < 0 || max >= *size {
                     ok = false;
                     let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
-                    let dim_note = if versions > 1 && k == 0 { " (the ring slot)" } else { "" };
+                    let dim_note = if versions > 1 && k == 0 {
+                        " (the ring slot)"
+                    } else {
+                        ""
+                    };
                     diags.push(
                         Diagnostic::error(
                             a.span,

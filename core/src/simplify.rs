@@ -2,63 +2,75 @@
 //! variable collect, `x % 1` and `x * 1` disappear. Only transformations valid for all integers.
 
 use crate::ir::{floor_div, floor_mod, Cond, IExpr, IOp, VarId};
-use std::collections::BTreeMap;
 
-/// Linear form: constant + Σ coef·var.
-fn linear(e: &IExpr) -> Option<(i64, BTreeMap<VarId, i64>)> {
+/// Linear form: constant + Σ coef·atom, where an atom is a variable or any non-linear
+/// subexpression (such as `max(N, 2)`), compared structurally.
+type Terms = Vec<(IExpr, i64)>;
+
+fn add_term(terms: &mut Terms, atom: IExpr, k: i64) {
+    match terms.iter_mut().find(|(a, _)| *a == atom) {
+        Some((_, c)) => *c += k,
+        None => terms.push((atom, k)),
+    }
+    terms.retain(|(_, c)| *c != 0);
+}
+
+fn linear(e: &IExpr) -> Option<(i64, Terms)> {
     match e {
-        IExpr::Const(c) => Some((*c, BTreeMap::new())),
-        IExpr::Var(v) => Some((0, BTreeMap::from([(*v, 1)]))),
+        IExpr::Const(c) => Some((*c, Vec::new())),
+        IExpr::Var(_) => Some((0, vec![(e.clone(), 1)])),
         IExpr::Bin(op @ (IOp::Add | IOp::Sub), a, b) => {
             let (ca, mut ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
             let sign = if *op == IOp::Add { 1 } else { -1 };
             for (v, k) in tb {
-                *ta.entry(v).or_insert(0) += sign * k;
+                add_term(&mut ta, v, sign * k);
             }
-            ta.retain(|_, k| *k != 0);
             Some((ca.checked_add(sign.checked_mul(cb)?)?, ta))
         }
         IExpr::Bin(IOp::Mul, a, b) => {
             let (ca, ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
+            let scale = |t: Terms, k: i64| -> Terms {
+                t.into_iter()
+                    .map(|(v, c)| (v, c * k))
+                    .filter(|(_, c)| *c != 0)
+                    .collect()
+            };
             if ta.is_empty() {
-                Some((
-                    ca.checked_mul(cb)?,
-                    tb.into_iter()
-                        .map(|(v, k)| (v, k * ca))
-                        .filter(|(_, k)| *k != 0)
-                        .collect(),
-                ))
+                Some((ca.checked_mul(cb)?, scale(tb, ca)))
             } else if tb.is_empty() {
-                Some((
-                    ca.checked_mul(cb)?,
-                    ta.into_iter()
-                        .map(|(v, k)| (v, k * cb))
-                        .filter(|(_, k)| *k != 0)
-                        .collect(),
-                ))
+                Some((ca.checked_mul(cb)?, scale(ta, cb)))
             } else {
                 None
             }
         }
-        _ => None,
+        other => {
+            // A non-linear node: simplify inside, then treat it as one atom.
+            let inner = simplify_nonlinear(other);
+            match inner.as_const() {
+                Some(c) => Some((c, Vec::new())),
+                None => Some((0, vec![(inner, 1)])),
+            }
+        }
     }
 }
 
-fn from_linear(c: i64, terms: &BTreeMap<VarId, i64>) -> IExpr {
+fn from_linear(c: i64, terms: &Terms) -> IExpr {
     // `17 - i` reads better than `-i + 17`.
-    let mut acc: Option<IExpr> = if c > 0 && terms.values().next().is_some_and(|k| *k < 0) {
+    let lead_negative = terms.first().is_some_and(|(_, k)| *k < 0);
+    let mut acc: Option<IExpr> = if c > 0 && lead_negative {
         Some(IExpr::Const(c))
     } else {
         None
     };
     let c = if acc.is_some() { 0 } else { c };
-    for (&v, &k) in terms {
+    for (v, k) in terms {
+        let k = *k;
         let term = if k.abs() == 1 {
-            IExpr::Var(v)
+            v.clone()
         } else {
-            IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), IExpr::Var(v))
+            IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), v.clone())
         };
         acc = Some(match acc {
             None if k < 0 => IExpr::bin(IOp::Sub, IExpr::Const(0), term),
@@ -76,9 +88,13 @@ fn from_linear(c: i64, terms: &BTreeMap<VarId, i64>) -> IExpr {
 }
 
 pub fn simplify(e: &IExpr) -> IExpr {
-    if let Some((c, terms)) = linear(e) {
-        return from_linear(c, &terms);
+    match linear(e) {
+        Some((c, terms)) => from_linear(c, &terms),
+        None => simplify_nonlinear(e),
     }
+}
+
+fn simplify_nonlinear(e: &IExpr) -> IExpr {
     match e {
         IExpr::Bin(op, a, b) => {
             let (a, b) = (simplify(a), simplify(b));
