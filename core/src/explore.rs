@@ -124,8 +124,22 @@ pub struct BufferInfo {
 }
 
 pub fn explore(source: &str, options: &Options) -> Exploration {
+    run(source, options, true)
+}
+
+/// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
+/// and nothing is prepared for display. What the speed budget against TVM's pass measures.
+pub fn transform(source: &str, options: &Options) -> Exploration {
+    run(source, options, false)
+}
+
+fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let mut ex = Exploration {
-        tokens: highlight_tokens(source),
+        tokens: if present {
+            highlight_tokens(source)
+        } else {
+            Vec::new()
+        },
         ..Exploration::default()
     };
     let parsed = parser::parse(source);
@@ -317,6 +331,13 @@ pub fn explore(source: &str, options: &Options) -> Exploration {
     let mut all_versions = inner_versions;
     all_versions.extend(p.versions.iter().cloned());
     let rolled = pipelined::build(&program, &p, &s, Form::Rolled);
+    if !present {
+        ex.groups = s.groups;
+        ex.needs = s.needs;
+        ex.waits = s.sites;
+        ex.ok = true;
+        return ex;
+    }
     let peeled = pipelined::build(&program, &p, &s, Form::Peeled);
     ex.buffers = buffer_infos(&rolled, &all_versions);
     let mut params = BTreeMap::new();

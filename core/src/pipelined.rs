@@ -20,7 +20,11 @@ pub enum Form {
 
 /// The program around the pipelined loop (`before` and `after` are top-level nodes of the source).
 pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Program {
-    let mut out = program.clone();
+    let mut out = Program {
+        buffers: program.buffers.clone(),
+        vars: program.vars.clone(),
+        body: Vec::new(),
+    };
     for v in &p.versions {
         if let Some(b) = out.buffers.get_mut(v.buffer as usize) {
             if v.versions > 1 {
@@ -147,6 +151,9 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: &[Node]) ->
     out
 }
 
+/// A unit and the waits `(site, queue, count)` placed right before it.
+type PlacedUnit = (usize, Vec<(u32, i64, IExpr)>);
+
 struct Builder<'a> {
     p: &'a Pipeline,
     sync: &'a Sync,
@@ -233,7 +240,7 @@ impl Builder<'_> {
     }
 
     fn step_nodes(&self, plan: &StepPlan, t: &IExpr) -> Vec<Node> {
-        let items: Vec<(usize, Vec<(u32, i64, IExpr)>)> = plan
+        let items: Vec<PlacedUnit> = plan
             .items
             .iter()
             .map(|it: &PlanUnit| {
@@ -259,12 +266,7 @@ impl Builder<'_> {
     }
 
     /// Emits units with their waits, opening one commit scope per group.
-    fn emit(
-        &self,
-        items: &[(usize, Vec<(u32, i64, IExpr)>)],
-        t: &IExpr,
-        guards: &dyn Fn(usize) -> Guard,
-    ) -> Vec<Node> {
+    fn emit(&self, items: &[PlacedUnit], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
         let mut out = Vec::new();
         let mut i = 0;
         while let Some((unit, waits)) = items.get(i) {
@@ -365,7 +367,7 @@ impl Builder<'_> {
             }
         }
         let var = IExpr::Var(self.var);
-        let items: Vec<(usize, Vec<(u32, i64, IExpr)>)> = units
+        let items: Vec<PlacedUnit> = units
             .iter()
             .map(|&pos| {
                 let mut sites: Vec<(u32, i64)> = Vec::new();

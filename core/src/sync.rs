@@ -291,10 +291,7 @@ pub fn derive(
         let (_, out) = match result {
             Some(r) => r,
             None => {
-                input = shift(&nothing, T_REP - s_max)
-                    .into_iter()
-                    .map(|(q, _)| (q, i64::MIN / 4))
-                    .collect();
+                input = nothing.keys().map(|&q| (q, i64::MIN / 4)).collect();
                 cx.plan_quiet(
                     StepTime::Uniform {
                         epilogue_offset: None,

@@ -1,0 +1,113 @@
+//! `cargo bench -p stagecraft-core --bench explore`: parse + transform + waits (the `explore` entry
+//! point) on every example and on synthetic async loops. Budgets (issue 2): RFC (a) ≤ 5 µs,
+//! 128 statements / 8 stages ≤ 4 ms.
+
+#![allow(clippy::indexing_slicing, clippy::unwrap_used)]
+
+use stagecraft::explore::{explore, transform, Options};
+
+fn main() {
+    divan::main();
+}
+
+/// A chain of `n` statements over `stages` stages; every other stage asynchronous.
+pub fn synthetic(n: usize, stages: usize) -> String {
+    let mut s = String::new();
+    for k in 0..n {
+        s.push_str(&format!("T{k} = alloc([4])\n"));
+    }
+    s.push_str("for i in range(64):\n");
+    for k in 0..n {
+        let src = if k == 0 {
+            "A[i, 0]".to_string()
+        } else {
+            format!("T{}[{}]", k - 1, k % 4)
+        };
+        s.push_str(&format!("    T{k}[{}] = {src} * 2 + {}\n", k % 4, k));
+    }
+    s.push_str(&format!("    C[i] = T{}[{}]\n", n - 1, (n - 1) % 4));
+    let stage = |k: usize| (k * stages / (n + 1)) as i64;
+    let stages_list: Vec<String> = (0..=n).map(|k| stage(k).to_string()).collect();
+    let orders: Vec<String> = (0..=n).map(|k| k.to_string()).collect();
+    let asyncs: Vec<String> = (0..stages).step_by(2).map(|k| k.to_string()).collect();
+    s.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_stage\", [{}])\n",
+        stages_list.join(", ")
+    ));
+    s.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_order\", [{}])\n",
+        orders.join(", ")
+    ));
+    s.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_async_stages\", [{}])\n",
+        asyncs.join(", ")
+    ));
+    s
+}
+
+const EXAMPLES: &[(&str, &str)] = &[
+    ("rfc_a", include_str!("../../examples/rfc_a_async_copy.py")),
+    (
+        "rfc_b",
+        include_str!("../../examples/rfc_b_two_async_stages.py"),
+    ),
+    ("rfc_c", include_str!("../../examples/rfc_c_interleaved.py")),
+    ("rfc_d", include_str!("../../examples/rfc_d_same_stage.py")),
+    ("rfc_e", include_str!("../../examples/rfc_e_nested_gemm.py")),
+];
+
+/// Parse + transform + waits (the figure compared with TVM's InjectSoftwarePipeline).
+#[divan::bench(args = ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"])]
+fn transform_example(bencher: divan::Bencher, name: &str) {
+    let text = EXAMPLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, t)| t);
+    let options = Options::default();
+    bencher.bench(|| transform(divan::black_box(text), &options));
+}
+
+#[divan::bench(args = [32, 128])]
+fn transform_synthetic(bencher: divan::Bencher, n: usize) {
+    let text = synthetic(n, 8);
+    let options = Options::default();
+    assert!(
+        transform(&text, &options).ok,
+        "the synthetic loop must be a valid schedule"
+    );
+    bencher.bench(|| transform(divan::black_box(&text), &options));
+}
+
+/// The whole exploration (both forms printed, iteration space, display data).
+#[divan::bench(args = ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"])]
+fn example(bencher: divan::Bencher, name: &str) {
+    let text = EXAMPLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, t)| t);
+    let options = Options::default();
+    bencher.bench(|| explore(divan::black_box(text), &options));
+}
+
+#[divan::bench(args = [32, 128])]
+fn synthetic_async_loop(bencher: divan::Bencher, n: usize) {
+    let text = synthetic(n, 8);
+    let options = Options::default();
+    assert!(
+        explore(&text, &options).ok,
+        "the synthetic loop must be a valid schedule"
+    );
+    bencher.bench(|| explore(divan::black_box(&text), &options));
+}
+
+#[divan::bench]
+fn rfc_a_parse_only(bencher: divan::Bencher) {
+    let text = EXAMPLES[0].1;
+    bencher.bench(|| stagecraft::parser::parse(divan::black_box(text)));
+}
+
+#[divan::bench]
+fn rfc_a_lex_only(bencher: divan::Bencher) {
+    let text = EXAMPLES[0].1;
+    bencher.bench(|| stagecraft::lexer::lex(divan::black_box(text)).tokens.len());
+}
