@@ -1,0 +1,227 @@
+//! Parser and printer: located diagnostics for bad input, and parse(print(x)) == x.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use expect_test::{expect, Expect};
+use proptest::prelude::*;
+use stagecraft::parser::parse;
+use stagecraft::printer::print_file;
+use stagecraft::syntax::*;
+
+fn check_diagnostics(text: &str, expect: Expect) {
+    let parsed = parse(text);
+    let lowered = stagecraft::lower::lower(&parsed.file);
+    let rendered: String = parsed
+        .diagnostics
+        .iter()
+        .chain(&lowered.diagnostics)
+        .map(|d| d.render("t.py", text))
+        .collect();
+    expect.assert_eq(&rendered);
+}
+
+#[test]
+fn unclosed_bracket_costs_one_line() {
+    check_diagnostics(
+        "B = alloc([1]\nfor i in range(4):\n    C[i] = A[i]\n",
+        expect![[r#"
+            t.py:1:14: error: expected `)` to close the call, found the end of the line
+                B = alloc([1]
+                             ^
+        "#]],
+    );
+}
+
+#[test]
+fn bad_indentation_and_unknown_functions_are_located() {
+    check_diagnostics(
+        "for i in range(4):\n    C[i] = A[i]\n      D[i] = sqrt(A[i])\n",
+        expect![[r#"
+            t.py:3:7: error: unexpected indentation
+                      D[i] = sqrt(A[i])
+                      ^
+                hint: align it with the line above
+            t.py:3:14: error: unknown function `sqrt`
+                      D[i] = sqrt(A[i])
+                             ^^^^
+                hint: the functions are max(a, b), min(a, b), fma(a, b, c) and abs(a)
+        "#]],
+    );
+}
+
+#[test]
+fn names_that_are_neither_buffers_nor_loop_variables() {
+    check_diagnostics(
+        "for i in range(4):\n    C[i] = A + 1\n",
+        expect![[r#"
+            t.py:2:12: error: `A` is neither a buffer element nor a loop variable
+                    C[i] = A + 1
+                           ^
+                hint: allocate it (`A = alloc([1])`) or index it like a global buffer (`A[i]`)
+        "#]],
+    );
+}
+
+#[test]
+fn annotations_in_both_forms_with_and_without_sch() {
+    let text = "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", [0])\nannotate(i, ann_key=\"custom\", ann_val=[1, -2])\n";
+    let lowered = stagecraft::lower::lower(&parse(text).file);
+    assert!(lowered.diagnostics.is_empty());
+    let anns: Vec<(String, Option<Vec<i64>>)> = lowered
+        .annotations
+        .iter()
+        .map(|a| (a.key.clone(), a.values.clone()))
+        .collect();
+    assert_eq!(
+        anns,
+        vec![
+            ("software_pipeline_stage".into(), Some(vec![0])),
+            ("custom".into(), Some(vec![1, -2]))
+        ]
+    );
+}
+
+#[test]
+fn garbage_never_panics() {
+    for text in [
+        "",
+        "\n\n",
+        "for",
+        "for i in",
+        "((((((",
+        "]]]",
+        "with x:",
+        "if :",
+        "\t\tB[0] = 1",
+        "é = ∑",
+        "B[0] = 1 if",
+        "x = alloc([1], versions=3)",
+    ] {
+        let _ = stagecraft::explore::explore(text, &Default::default());
+    }
+}
+
+fn arb_expr() -> BoxedStrategy<Expr> {
+    let leaf = prop_oneof![
+        (0i64..1000).prop_map(ExprKind::Int),
+        (0u32..1000).prop_map(|v| ExprKind::Float(f64::from(v) / 8.0)),
+        "[a-z][a-z0-9_]{0,3}"
+            .prop_filter("keyword", |s| !stagecraft::lexer::KEYWORDS
+                .contains(&s.as_str()))
+            .prop_map(ExprKind::Name),
+    ]
+    .prop_map(|k| Expr::new(k, Default::default()));
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let b = |e: Expr| Box::new(e);
+        prop_oneof![
+            (
+                inner.clone(),
+                inner.clone(),
+                prop_oneof![
+                    Just(BinOp::Add),
+                    Just(BinOp::Sub),
+                    Just(BinOp::Mul),
+                    Just(BinOp::Div),
+                    Just(BinOp::FloorDiv),
+                    Just(BinOp::Mod)
+                ]
+            )
+                .prop_map(move |(l, r, op)| Expr::new(
+                    ExprKind::Binary(op, b(l), b(r)),
+                    Default::default()
+                )),
+            inner
+                .clone()
+                .prop_map(move |x| Expr::new(ExprKind::Neg(b(x)), Default::default())),
+            (
+                "[A-Z][a-z]{0,2}",
+                proptest::collection::vec(inner.clone(), 1..3)
+            )
+                .prop_map(|(n, ix)| Expr::new(
+                    ExprKind::Subscript {
+                        base: Name {
+                            text: n,
+                            span: Default::default()
+                        },
+                        indices: ix
+                    },
+                    Default::default()
+                )),
+            (inner.clone(), inner).prop_map(move |(l, r)| Expr::new(
+                ExprKind::Call {
+                    func: Name {
+                        text: "max".into(),
+                        span: Default::default()
+                    },
+                    args: vec![
+                        Arg {
+                            name: None,
+                            value: l
+                        },
+                        Arg {
+                            name: None,
+                            value: r
+                        }
+                    ]
+                },
+                Default::default()
+            )),
+        ]
+    })
+    .boxed()
+}
+
+fn arb_file() -> impl Strategy<Value = File> {
+    let assign =
+        ("[A-Z]".prop_map(String::from), arb_expr(), arb_expr()).prop_map(|(n, i, v)| Stmt {
+            kind: StmtKind::Assign {
+                target: Expr::new(
+                    ExprKind::Subscript {
+                        base: Name {
+                            text: n,
+                            span: Default::default(),
+                        },
+                        indices: vec![i],
+                    },
+                    Default::default(),
+                ),
+                value: v,
+            },
+            span: Default::default(),
+        });
+    let for_loop = proptest::collection::vec(assign.clone(), 1..4).prop_map(|body| Stmt {
+        kind: StmtKind::For {
+            var: Name {
+                text: "i".into(),
+                span: Default::default(),
+            },
+            range: vec![Expr::new(ExprKind::Int(16), Default::default())],
+            body,
+        },
+        span: Default::default(),
+    });
+    proptest::collection::vec(prop_oneof![assign, for_loop], 0..5).prop_map(|stmts| File { stmts })
+}
+
+proptest! {
+    #[test]
+    fn parse_of_print_is_identity(file in arb_file()) {
+        let text = print_file(&file);
+        let parsed = parse(&text);
+        prop_assert!(parsed.diagnostics.is_empty(), "{text}\n{:?}", parsed.diagnostics);
+        prop_assert_eq!(without_spans(&parsed.file), without_spans(&file), "{}", text);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "[ -~\n\t]{0,200}") {
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        for d in &ex.diagnostics {
+            prop_assert!(d.span.end as usize <= text.len());
+        }
+    }
+}
