@@ -238,6 +238,7 @@ pub fn derive(
         extent,
         closed_before: &closed_before,
         failed: false,
+        quiet: false,
         diags,
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
@@ -399,6 +400,8 @@ struct Planner<'a> {
     extent: Option<i64>,
     closed_before: &'a dyn Fn(i64, usize) -> i64,
     failed: bool,
+    /// Planning a trial step: record no wait sites.
+    quiet: bool,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -453,11 +456,11 @@ impl Planner<'_> {
         section: SectionKind,
         covered: &BTreeMap<i64, i64>,
     ) -> (StepPlan, BTreeMap<i64, i64>) {
-        let sites = self.sites.clone();
         let n = self.diags.len();
         let failed = self.failed;
+        self.quiet = true;
         let r = self.plan(time, section, covered);
-        self.sites = sites;
+        self.quiet = false;
         self.diags.truncate(n);
         self.failed = failed;
         r
@@ -529,6 +532,10 @@ impl Planner<'_> {
                     continue;
                 }
                 covered.insert(q, group);
+                if self.quiet {
+                    waits.push((0, q, count));
+                    continue;
+                }
                 let id = self.site(section, pos, q);
                 let instance = self.instance(
                     time, section, pos, q, t, c, group, count, &need_ids, uniform,
