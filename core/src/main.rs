@@ -135,14 +135,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             // Mean wall time of parse + transform + waits, for comparisons with other tools.
             let a = parse_args(rest)?;
             let source = read_source(&a.file)?;
-            let reps: u32 = std::env::var("STAGECRAFT_TIME_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(2000);
+            let reps: u32 = std::env::var("STAGECRAFT_TIME_REPS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(2000);
             let first = stagecraft::explore::transform(&source, &a.options);
             if !report(&first, &a.file, &source) {
                 return Ok(ExitCode::from(1));
             }
             let start = std::time::Instant::now();
             for _ in 0..reps {
-                std::hint::black_box(stagecraft::explore::transform(std::hint::black_box(&source), &a.options));
+                std::hint::black_box(stagecraft::explore::transform(
+                    std::hint::black_box(&source),
+                    &a.options,
+                ));
             }
             let micros = start.elapsed().as_secs_f64() * 1e6 / f64::from(reps.max(1));
             println!("{micros:.3} us per transform ({reps} runs)");
