@@ -222,7 +222,18 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     // Inner loops with their own annotations are pipelined first, as TVM does.
     let mut inner_names = Vec::new();
     let mut inner_versions = Vec::new();
-    if let Some(Node::For { body, .. }) = program.body.get(top).cloned() {
+    if let Some(Node::For {
+        body,
+        var: outer_var,
+        ..
+    }) = program.body.get(top).cloned()
+    {
+        let outer_name = program.var_name(outer_var).to_string();
+        let outer_has_async = lowered.annotations.iter().any(|a| {
+            a.var == outer_name
+                && a.key == schedule::ASYNC_KEY
+                && a.values.as_ref().is_some_and(|v| !v.is_empty())
+        });
         let mut new_body = Vec::new();
         for n in &body {
             match n {
@@ -264,9 +275,45 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                             program.var_name(*var)
                         ));
                     }
+                    if !s.groups.is_empty() && outer_has_async {
+                        ex.diagnostics.push(
+                            Diagnostic::error(*span, "both this inner loop and the outer loop have async stages; Stagecraft does not nest asynchronous pipelines yet")
+                                .with_hint("keep the async stages on one of the two loops"),
+                        );
+                        return ex;
+                    }
                     let mut tmp = program.clone();
                     tmp.body = vec![n.clone()];
-                    let built = pipelined::build(&tmp, &p, &s, Form::Peeled);
+                    let mut built = pipelined::build(&tmp, &p, &s, Form::Peeled);
+                    // The inner pipeline is one statement of the outer one: it must leave nothing
+                    // in flight behind it.
+                    let undrained: Vec<i64> = s
+                        .undrained
+                        .iter()
+                        .copied()
+                        .filter(|q| !s.drains.iter().any(|d| d.1 == *q))
+                        .collect();
+                    if let Some(Node::Section { body, .. }) =
+                        built.body.iter_mut().rev().find(|n| {
+                            matches!(
+                                n,
+                                Node::Section {
+                                    kind: crate::ir::SectionKind::Epilogue,
+                                    ..
+                                }
+                            )
+                        })
+                    {
+                        for q in undrained {
+                            body.push(Node::Wait {
+                                queue: q,
+                                count: crate::ir::IExpr::Const(0),
+                                body: Vec::new(),
+                                wait: None,
+                                span: *span,
+                            });
+                        }
+                    }
                     program.buffers = built.buffers.clone();
                     inner_versions.extend(p.versions.iter().cloned());
                     inner_names.push(program.var_name(*var).to_string());

@@ -123,6 +123,8 @@ pub struct Sync {
     pub drains: Vec<(u32, i64)>,
     /// True when every step commits its groups even if predicated off (symbolic extent).
     pub uniform_commits: bool,
+    /// Queues that may still have groups in flight after the epilogue's own waits.
+    pub undrained: Vec<i64>,
 }
 
 /// A large virtual step for uniform counts: counts are differences, independent of it.
@@ -343,9 +345,18 @@ pub fn derive(
             }
         }
     }
+    // Queues whose last groups no wait has forced (unknown under a symbolic extent).
+    let undrained: Vec<i64> = per_step
+        .iter()
+        .filter(|(q, g)| match extent {
+            Some(e) => covered.get(q).copied().unwrap_or(-1) < i64::from(**g) * e - 1,
+            None => true,
+        })
+        .map(|(q, _)| *q)
+        .collect();
     // Async writes to global buffers land only when awaited: drain those queues at the end.
     let mut drains = Vec::new();
-    for q in per_step.keys() {
+    for q in undrained.iter() {
         let writes_global = units.iter().any(|u| {
             u.is_async
                 && u.stage == *q
@@ -388,6 +399,7 @@ pub fn derive(
         epilogue,
         drains,
         uniform_commits: extent.is_none(),
+        undrained,
     })
 }
 
