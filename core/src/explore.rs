@@ -21,6 +21,10 @@ pub struct Options {
     pub params: BTreeMap<String, i64>,
     /// Rows of the iteration-space picture before the middle of the body is elided.
     pub max_iteration_rows: usize,
+    /// Run the interpreter on the original and the pipelined program.
+    pub verify: bool,
+    /// Which printed form the verifier runs (both compute the same; the rolled one is TVM's shape).
+    pub form: Form,
 }
 
 impl Default for Options {
@@ -28,6 +32,8 @@ impl Default for Options {
         Options {
             params: BTreeMap::new(),
             max_iteration_rows: 48,
+            verify: true,
+            form: Form::Rolled,
         }
     }
 }
@@ -49,6 +55,7 @@ pub struct Exploration {
     pub rolled: Option<Printed>,
     pub peeled: Option<Printed>,
     pub iteration_space: Option<IterationSpace>,
+    pub verification: Option<crate::verify::Verification>,
     pub notes: Vec<String>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
     #[serde(skip)]
@@ -421,6 +428,17 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex.waits = s.sites.clone();
     ex.pipeline = Some(info);
     ex.ok = true;
+    if options.verify {
+        let pipelined = match options.form {
+            Form::Rolled => &rolled,
+            Form::Peeled => &peeled,
+        };
+        let vopts = crate::verify::VerifyOptions {
+            params: params.clone(),
+            ..Default::default()
+        };
+        ex.verification = Some(crate::verify::verify(&original, pipelined, &vopts));
+    }
     ex.programs = Some(Programs {
         original,
         rolled,

@@ -225,7 +225,14 @@ impl Builder<'_> {
         }
     }
 
-    fn wrap_waits(&self, waits: &[(u32, i64, IExpr)], inner: Vec<Node>) -> Vec<Node> {
+    /// Wraps `inner` in the waits; each wait's span is its consumer's, so races point at it.
+    fn wrap_waits(&self, unit: usize, waits: &[(u32, i64, IExpr)], inner: Vec<Node>) -> Vec<Node> {
+        let span = self
+            .p
+            .sched
+            .units
+            .get(unit)
+            .map_or(self.p.sched.span, |u| u.span);
         let mut body = inner;
         for (id, q, count) in waits.iter().rev() {
             body = vec![Node::Wait {
@@ -233,7 +240,7 @@ impl Builder<'_> {
                 count: count.clone(),
                 body,
                 wait: Some(*id),
-                span: self.p.sched.span,
+                span,
             }];
         }
         body
@@ -296,7 +303,7 @@ impl Builder<'_> {
                         if k == i {
                             inner.extend(n);
                         } else {
-                            inner.extend(self.wrap_waits(w, n));
+                            inner.extend(self.wrap_waits(*u, w, n));
                         }
                         k += 1;
                     }
@@ -305,7 +312,7 @@ impl Builder<'_> {
                         body: inner,
                         span: self.p.sched.span,
                     };
-                    let mut nodes = self.wrap_waits(waits, vec![commit]);
+                    let mut nodes = self.wrap_waits(*unit, waits, vec![commit]);
                     if let Some(c) = guards(*unit).outside().cloned() {
                         nodes = vec![Node::If {
                             cond: c,
@@ -327,7 +334,7 @@ impl Builder<'_> {
                                 span: self.p.sched.span,
                             }];
                         }
-                        nodes = self.wrap_waits(waits, nodes);
+                        nodes = self.wrap_waits(*unit, waits, nodes);
                         if let Some(c) = guard.outside().cloned() {
                             nodes = vec![Node::If {
                                 cond: c,
@@ -414,7 +421,7 @@ impl Builder<'_> {
                 })
                 .collect();
             match &self.p.sched.extent {
-                Extent::Symbolic(_) => self.guard(unit, &var, steps.iter().any(|t| *t < s)),
+                Extent::Symbolic(_) => self.guard(unit, &var, lo.as_const().is_none_or(|l| l < s)),
                 Extent::Const(e) => {
                     if present.iter().all(|x| *x) && steps.len() as i64 == range_len(&lo, &hi) {
                         Guard::None

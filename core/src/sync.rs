@@ -354,7 +354,8 @@ pub fn derive(
         })
         .map(|(q, _)| *q)
         .collect();
-    // Async writes to global buffers land only when awaited: drain those queues at the end.
+    // Async writes land only when awaited, and nothing completes by itself at the end of the
+    // program: drain every queue whose last groups no wait has forced.
     let mut drains = Vec::new();
     for q in undrained.iter() {
         let writes_global = units.iter().any(|u| {
@@ -364,7 +365,7 @@ pub fn derive(
                     a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
                 })
         });
-        if writes_global {
+        {
             let id = cx.sites.len() as u32;
             cx.sites.push(WaitSite {
                 id,
@@ -379,7 +380,11 @@ pub fn derive(
                     forces: None,
                     leaves: Vec::new(),
                 }],
-                summary: format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends"),
+                summary: if writes_global {
+                    format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
+                } else {
+                    format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
+                },
             });
             drains.push((id, *q));
         }

@@ -69,6 +69,20 @@ pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
             writeln!(out, "    {}", i.arithmetic).unwrap();
         }
     }
+    if let Some(v) = &ex.verification {
+        writeln!(out, "verification: {}", v.summary).unwrap();
+        for w in &v.waits {
+            writeln!(
+                out,
+                "    wait #{:?} (queue {}): {:?}",
+                w.id, w.queue, w.judgement
+            )
+            .unwrap();
+        }
+        for r in &v.races {
+            writeln!(out, "    race: {}", r.message).unwrap();
+        }
+    }
     if let Some(r) = &ex.rolled {
         out.push_str("--- rolled\n");
         out.push_str(&r.text);

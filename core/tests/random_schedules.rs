@@ -12,6 +12,7 @@
 
 use proptest::prelude::*;
 use stagecraft::explore::{explore, Options};
+use stagecraft::verify::Verdict;
 
 /// A generated loop: statement k writes `T{k}[0]` (shared) or `O{k}[i]` (global) and reads some
 /// earlier statements' results or the input.
@@ -132,7 +133,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10_000, ..ProptestConfig::default() })]
     #[test]
     fn exploring_random_schedules_never_panics_and_prints_parseable_programs(spec in spec_strategy()) {
         let text = source(&spec);
@@ -149,6 +150,16 @@ proptest! {
                     prop_assert!(i.count >= 0, "{text}\nnegative count in wait #{}", w.id);
                 }
             }
+            let v = ex.verification.as_ref().unwrap();
+            prop_assert!(
+                matches!(v.verdict, Verdict::Equivalent | Verdict::SafeButLoose),
+                "{text}\n{}\n{}\n{:?}\n{:?}",
+                ex.rolled.as_ref().unwrap().text,
+                v.summary,
+                v.races.first(),
+                v.differences.first()
+            );
+            prop_assert!(v.random_races.iter().all(|(_, n)| *n == 0), "{text}\nrandom policy raced");
         } else {
             prop_assert!(ex.diagnostics.iter().any(|d| d.is_error()), "{text}\nnot ok but no error");
         }

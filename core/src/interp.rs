@@ -1,0 +1,1346 @@
+//! The interpreter: runs an `ir::Program` — the source loop or a pipelined program, printed by
+//! Stagecraft or edited by hand — on a machine with asynchronous queues, and reports every race on
+//! in-flight data. docs/interpreter.md states the model.
+//!
+//! The program is compiled once into a flat form (index expressions as small stack code, element
+//! offsets from precomputed strides) so that the hot loop does no allocation: per element it keeps
+//! counts of pending async writes and reads, which makes each race check O(1).
+
+use crate::affine::{interval, Interval};
+use crate::diagnostic::Span;
+use crate::ir::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase", tag = "policy")]
+pub enum Policy {
+    /// A group completes only when a wait forces it: exposes every missing wait.
+    #[default]
+    Latest,
+    /// A group completes as soon as it is committed.
+    Earliest,
+    /// Groups complete at seeded random moments, oldest first within a queue.
+    Random { seed: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunOptions {
+    pub policy: Policy,
+    /// Values of free names (symbolic extents); missing ones take `limits::DEFAULT_SYMBOLIC_EXTENT`.
+    pub params: BTreeMap<String, i64>,
+    /// Seed of the input values.
+    pub seed: u64,
+    pub max_instances: u64,
+    pub trace: bool,
+    pub max_trace_events: usize,
+    /// Added to the count of the wait with this static index (pre-order), at every instance.
+    pub count_delta: BTreeMap<usize, i64>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            policy: Policy::Latest,
+            params: BTreeMap::new(),
+            seed: 1,
+            max_instances: crate::limits::MAX_INTERPRETED_INSTANCES,
+            trace: false,
+            max_trace_events: 4096,
+            count_delta: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaceKind {
+    /// A read of an element whose asynchronous write has not completed.
+    ReadAfterWrite,
+    /// A write to an element that a pending asynchronous write also targets.
+    WriteAfterWrite,
+    /// A write to an element that a pending asynchronous statement may still be reading.
+    WriteAfterRead,
+}
+
+impl RaceKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            RaceKind::ReadAfterWrite => "reads data whose asynchronous write is still in flight",
+            RaceKind::WriteAfterWrite => {
+                "overwrites data that an in-flight asynchronous write also targets"
+            }
+            RaceKind::WriteAfterRead => {
+                "overwrites data that an in-flight asynchronous statement may still be reading"
+            }
+        }
+    }
+}
+
+/// A group still in flight, named by what it contains.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingGroup {
+    pub queue: i64,
+    /// Commit number within its queue, from 0.
+    pub seq: u64,
+    /// (statement, iteration) of the async statements in the group.
+    pub members: Vec<(StmtId, Option<i64>)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Race {
+    pub kind: RaceKind,
+    pub stmt: StmtId,
+    pub span: Span,
+    pub iteration: Option<i64>,
+    pub buffer: String,
+    pub element: Vec<i64>,
+    /// Ring slot (first index) when the buffer is multi-versioned.
+    pub slot: Option<i64>,
+    pub group: PendingGroup,
+    /// The last wait on that queue executed before the racing access (static index and id), if any.
+    pub wait: Option<WaitRef>,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitRef {
+    /// Pre-order index of the `Wait` node.
+    pub index: usize,
+    /// The derived wait it comes from, when known.
+    pub id: Option<u32>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Problem {
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Exec {
+        stmt: StmtId,
+        iteration: Option<i64>,
+        is_async: bool,
+        group: Option<(i64, u64)>,
+        target: (String, Vec<i64>),
+    },
+    Commit {
+        queue: i64,
+        seq: u64,
+        size: usize,
+    },
+    Wait {
+        index: usize,
+        queue: i64,
+        count: i64,
+        in_flight: u64,
+        forced: Vec<u64>,
+    },
+    Complete {
+        queue: i64,
+        seq: u64,
+    },
+}
+
+/// Statistics of one static wait across its instances.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitStats {
+    pub index: usize,
+    pub id: Option<u32>,
+    pub queue: i64,
+    pub span: Span,
+    pub instances: u64,
+    /// Largest number of groups in flight when it ran.
+    pub max_in_flight: u64,
+    /// Instances where it forced at least one group.
+    pub forcing_instances: u64,
+    /// Smallest `in_flight − count` seen (≤ 0 means the count already covered everything in flight).
+    pub min_slack: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub races: Vec<Race>,
+    pub problems: Vec<Problem>,
+    pub trace: Vec<Event>,
+    pub waits: Vec<WaitStats>,
+    pub instances: u64,
+    /// The instance cap stopped the run.
+    pub truncated: bool,
+    /// Global buffers: name → (shape, values, written mask).
+    #[serde(skip)]
+    pub memory: BTreeMap<String, BufferState>,
+    pub pending_at_end: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BufferState {
+    pub shape: Vec<i64>,
+    pub values: Vec<f64>,
+    pub written: Vec<bool>,
+    pub global: bool,
+    pub versions: u32,
+}
+
+const MAX_RACES: usize = 64;
+
+/// The deterministic input value of element `index` of global buffer `name`.
+pub fn input_value(name: &str, index: &[i64], seed: u64) -> f64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for b in name.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    for &i in index {
+        h = (h ^ (i as u64)).wrapping_mul(0x100_0000_01b3);
+        h ^= h >> 29;
+    }
+    // Small integers keep every sum and product exact in any float type.
+    ((h % 17) as f64) - 8.0
+}
+
+// ---------------------------------------------------------------- compilation
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Const(i64),
+    Var(u32),
+    Bin(IOp),
+    Cmp(CmpOp),
+    And,
+    Or,
+    Not,
+    /// Pops else, then, cond.
+    Select,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Code(Vec<Op>);
+
+#[derive(Clone, Copy, Debug)]
+enum VOpc {
+    Lit(f64),
+    Read(u32),
+    Index(u32),
+    Neg,
+    Bin(VOp),
+    Call(Func),
+}
+
+#[derive(Clone, Debug)]
+struct CAccess {
+    buf: u32,
+    idx: Vec<Code>,
+    span: Span,
+}
+
+#[derive(Clone, Debug)]
+struct CAssign {
+    stmt: StmtId,
+    span: Span,
+    iteration: Option<Code>,
+    target: CAccess,
+    reads: Vec<CAccess>,
+    indices: Vec<Code>,
+    value: Vec<VOpc>,
+}
+
+#[derive(Clone, Debug)]
+enum CNode {
+    For {
+        var: u32,
+        lo: Code,
+        hi: Code,
+        body: Vec<CNode>,
+    },
+    If {
+        cond: Code,
+        body: Vec<CNode>,
+    },
+    Commit {
+        queue: i64,
+        body: Vec<CNode>,
+    },
+    Async {
+        body: Vec<CNode>,
+    },
+    Wait {
+        queue: i64,
+        count: Code,
+        index: usize,
+        body: Vec<CNode>,
+        span: Span,
+    },
+    Assign(Box<CAssign>),
+}
+
+fn compile_i(e: &IExpr, out: &mut Vec<Op>) {
+    match e {
+        IExpr::Const(c) => out.push(Op::Const(*c)),
+        IExpr::Var(v) => out.push(Op::Var(*v)),
+        IExpr::Bin(op, a, b) => {
+            compile_i(a, out);
+            compile_i(b, out);
+            out.push(Op::Bin(*op));
+        }
+        IExpr::Select(c, a, b) => {
+            compile_c(c, out);
+            compile_i(a, out);
+            compile_i(b, out);
+            out.push(Op::Select);
+        }
+    }
+}
+
+fn compile_c(c: &Cond, out: &mut Vec<Op>) {
+    match c {
+        Cond::True => out.push(Op::Const(1)),
+        Cond::Cmp(op, a, b) => {
+            compile_i(a, out);
+            compile_i(b, out);
+            out.push(Op::Cmp(*op));
+        }
+        Cond::And(a, b) => {
+            compile_c(a, out);
+            compile_c(b, out);
+            out.push(Op::And);
+        }
+        Cond::Or(a, b) => {
+            compile_c(a, out);
+            compile_c(b, out);
+            out.push(Op::Or);
+        }
+        Cond::Not(a) => {
+            compile_c(a, out);
+            out.push(Op::Not);
+        }
+    }
+}
+
+fn code_i(e: &IExpr) -> Code {
+    let mut v = Vec::new();
+    compile_i(e, &mut v);
+    Code(v)
+}
+
+fn code_c(c: &Cond) -> Code {
+    let mut v = Vec::new();
+    compile_c(c, &mut v);
+    Code(v)
+}
+
+fn compile_access(a: &Access) -> CAccess {
+    CAccess {
+        buf: a.buffer,
+        idx: a.indices.iter().map(code_i).collect(),
+        span: a.span,
+    }
+}
+
+fn compile_value(
+    v: &VExpr,
+    reads: &mut Vec<CAccess>,
+    indices: &mut Vec<Code>,
+    out: &mut Vec<VOpc>,
+) {
+    match v {
+        VExpr::Lit(x) => out.push(VOpc::Lit(*x)),
+        VExpr::Read(a) => {
+            out.push(VOpc::Read(reads.len() as u32));
+            reads.push(compile_access(a));
+        }
+        VExpr::Index(e) => {
+            out.push(VOpc::Index(indices.len() as u32));
+            indices.push(code_i(e));
+        }
+        VExpr::Neg(x) => {
+            compile_value(x, reads, indices, out);
+            out.push(VOpc::Neg);
+        }
+        VExpr::Bin(op, a, b) => {
+            compile_value(a, reads, indices, out);
+            compile_value(b, reads, indices, out);
+            out.push(VOpc::Bin(*op));
+        }
+        VExpr::Call(f, args) => {
+            for a in args {
+                compile_value(a, reads, indices, out);
+            }
+            out.push(VOpc::Call(*f));
+        }
+    }
+}
+
+fn compile(nodes: &[Node], waits: &mut Vec<(Option<u32>, i64, Span)>) -> Vec<CNode> {
+    let mut out = Vec::new();
+    for n in nodes {
+        match n {
+            Node::For {
+                var, lo, hi, body, ..
+            } => out.push(CNode::For {
+                var: *var,
+                lo: code_i(lo),
+                hi: code_i(hi),
+                body: compile(body, waits),
+            }),
+            Node::If { cond, body, .. } => out.push(CNode::If {
+                cond: code_c(cond),
+                body: compile(body, waits),
+            }),
+            Node::Commit { queue, body, .. } => out.push(CNode::Commit {
+                queue: *queue,
+                body: compile(body, waits),
+            }),
+            Node::AsyncScope { body, .. } => out.push(CNode::Async {
+                body: compile(body, waits),
+            }),
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                span,
+            } => {
+                let index = waits.len();
+                waits.push((*wait, *queue, *span));
+                out.push(CNode::Wait {
+                    queue: *queue,
+                    count: code_i(count),
+                    index,
+                    body: compile(body, waits),
+                    span: *span,
+                })
+            }
+            Node::Section { body, .. } => out.extend(compile(body, waits)),
+            Node::Assign(a) => {
+                let mut reads = Vec::new();
+                let mut indices = Vec::new();
+                let mut value = Vec::new();
+                compile_value(&a.value, &mut reads, &mut indices, &mut value);
+                out.push(CNode::Assign(Box::new(CAssign {
+                    stmt: a.stmt,
+                    span: a.span,
+                    iteration: a.iteration.as_ref().map(code_i),
+                    target: compile_access(&a.target),
+                    reads,
+                    indices,
+                    value,
+                })));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- shapes
+
+/// Shapes of implicit globals: the interval each index covers over the loop ranges.
+fn infer_shapes(
+    program: &Program,
+    env: &[i64],
+    problems: &mut Vec<Problem>,
+) -> Vec<Option<Vec<i64>>> {
+    let mut shapes: Vec<Option<Vec<i64>>> =
+        program.buffers.iter().map(|b| b.shape.clone()).collect();
+    let mut ranges: Vec<Interval> = env.iter().map(|v| Interval::point(*v)).collect();
+    for (i, v) in program.vars.iter().enumerate() {
+        if v.kind == VarKind::Loop {
+            if let Some(r) = ranges.get_mut(i) {
+                *r = Interval::ALL;
+            }
+        }
+    }
+    let mut inferred: BTreeMap<u32, Vec<i64>> = BTreeMap::new();
+    walk_shapes(&program.body, program, &mut ranges, &mut inferred, problems);
+    for (b, dims) in inferred {
+        if let Some(s) = shapes.get_mut(b as usize) {
+            if s.is_none() {
+                *s = Some(dims.iter().map(|d| (*d).max(1)).collect());
+            }
+        }
+    }
+    shapes
+}
+
+fn walk_shapes(
+    nodes: &[Node],
+    program: &Program,
+    ranges: &mut Vec<Interval>,
+    inferred: &mut BTreeMap<u32, Vec<i64>>,
+    problems: &mut Vec<Problem>,
+) {
+    for n in nodes {
+        match n {
+            Node::For {
+                var, lo, hi, body, ..
+            } => {
+                let look = |v: VarId| ranges.get(v as usize).copied().unwrap_or(Interval::ALL);
+                let (l, h) = (interval(lo, &look), interval(hi, &look));
+                let saved = ranges.get(*var as usize).copied();
+                if let Some(r) = ranges.get_mut(*var as usize) {
+                    *r = Interval {
+                        lo: l.lo,
+                        hi: h.hi.saturating_sub(1).max(l.lo),
+                    };
+                }
+                walk_shapes(body, program, ranges, inferred, problems);
+                if let (Some(r), Some(s)) = (ranges.get_mut(*var as usize), saved) {
+                    *r = s;
+                }
+            }
+            Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => walk_shapes(body, program, ranges, inferred, problems),
+            Node::Assign(a) => {
+                let mut note = |acc: &Access| {
+                    if program
+                        .buffer(acc.buffer)
+                        .is_some_and(|b| b.shape.is_none())
+                    {
+                        let look =
+                            |v: VarId| ranges.get(v as usize).copied().unwrap_or(Interval::ALL);
+                        let dims: Vec<i64> = acc
+                            .indices
+                            .iter()
+                            .map(|e| {
+                                let iv = interval(e, &look);
+                                if iv.is_bounded() {
+                                    iv.hi.saturating_add(1)
+                                } else {
+                                    -1
+                                }
+                            })
+                            .collect();
+                        let entry = inferred
+                            .entry(acc.buffer)
+                            .or_insert_with(|| vec![0; dims.len()]);
+                        if entry.len() != dims.len() {
+                            problems.push(Problem {
+                                span: acc.span,
+                                message: "this global buffer is indexed with different numbers of dimensions".into(),
+                            });
+                            return;
+                        }
+                        for (e, d) in entry.iter_mut().zip(&dims) {
+                            *e = if *d < 0 || *e < 0 { -1 } else { (*e).max(*d) };
+                        }
+                    }
+                };
+                note(&a.target);
+                for_each_read(&a.value, &mut note);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- machine
+
+struct Buf {
+    name: String,
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+    values: Vec<f64>,
+    written: Vec<bool>,
+    pending_writes: Vec<u32>,
+    pending_reads: Vec<u32>,
+    dtype: DType,
+    versions: u32,
+    global: bool,
+}
+
+struct Group {
+    queue: i64,
+    seq: u64,
+    writes: Vec<(u32, usize, f64)>,
+    reads: Vec<(u32, usize)>,
+    members: Vec<(StmtId, Option<i64>)>,
+    done: bool,
+}
+
+struct Machine<'a> {
+    opts: &'a RunOptions,
+    bufs: Vec<Buf>,
+    env: Vec<i64>,
+    groups: Vec<Group>,
+    open: Vec<usize>,
+    in_flight: BTreeMap<i64, VecDeque<usize>>,
+    committed: BTreeMap<i64, u64>,
+    last_wait: BTreeMap<i64, WaitRef>,
+    wait_refs: Vec<(Option<u32>, i64, Span)>,
+    run: Run,
+    async_depth: usize,
+    stack: Vec<i64>,
+    vstack: Vec<f64>,
+    rng: u64,
+    stopped: bool,
+    outer_var: Option<u32>,
+}
+
+enum Stop {
+    Cap,
+}
+
+impl Machine<'_> {
+    fn eval(&mut self, code: &Code) -> Option<i64> {
+        self.stack.clear();
+        for op in &code.0 {
+            let v = match *op {
+                Op::Const(c) => c,
+                Op::Var(v) => *self.env.get(v as usize)?,
+                Op::Bin(op) => {
+                    let b = self.stack.pop()?;
+                    let a = self.stack.pop()?;
+                    match op {
+                        IOp::Add => a.checked_add(b)?,
+                        IOp::Sub => a.checked_sub(b)?,
+                        IOp::Mul => a.checked_mul(b)?,
+                        IOp::FloorDiv => floor_div(a, b)?,
+                        IOp::Mod => floor_mod(a, b)?,
+                        IOp::Min => a.min(b),
+                        IOp::Max => a.max(b),
+                    }
+                }
+                Op::Cmp(op) => {
+                    let b = self.stack.pop()?;
+                    let a = self.stack.pop()?;
+                    i64::from(match op {
+                        CmpOp::Lt => a < b,
+                        CmpOp::Le => a <= b,
+                        CmpOp::Gt => a > b,
+                        CmpOp::Ge => a >= b,
+                        CmpOp::Eq => a == b,
+                        CmpOp::Ne => a != b,
+                    })
+                }
+                Op::And => {
+                    let b = self.stack.pop()?;
+                    let a = self.stack.pop()?;
+                    i64::from(a != 0 && b != 0)
+                }
+                Op::Or => {
+                    let b = self.stack.pop()?;
+                    let a = self.stack.pop()?;
+                    i64::from(a != 0 || b != 0)
+                }
+                Op::Not => i64::from(self.stack.pop()? == 0),
+                Op::Select => {
+                    let e = self.stack.pop()?;
+                    let t = self.stack.pop()?;
+                    let c = self.stack.pop()?;
+                    if c != 0 {
+                        t
+                    } else {
+                        e
+                    }
+                }
+            };
+            self.stack.push(v);
+        }
+        self.stack.pop()
+    }
+
+    fn problem(&mut self, span: Span, message: String) {
+        if self.run.problems.len() < 32
+            && !self
+                .run
+                .problems
+                .iter()
+                .any(|p| p.span == span && p.message == message)
+        {
+            self.run.problems.push(Problem { span, message });
+        }
+    }
+
+    /// Element offset and index of an access, or a located problem.
+    fn locate(&mut self, a: &CAccess) -> Option<(usize, Vec<i64>)> {
+        let mut index = Vec::with_capacity(a.idx.len());
+        for c in &a.idx {
+            match self.eval(c) {
+                Some(v) => index.push(v),
+                None => {
+                    self.problem(a.span, "an index divides by zero or overflows".into());
+                    return None;
+                }
+            }
+        }
+        let buf = self.bufs.get(a.buf as usize)?;
+        let mut off: i64 = 0;
+        for (k, (&i, (&size, &stride))) in index
+            .iter()
+            .zip(buf.shape.iter().zip(&buf.strides))
+            .enumerate()
+        {
+            if i < 0 || i >= size {
+                let name = buf.name.clone();
+                let shape = buf.shape.clone();
+                let iter = self.iteration_of(None);
+                self.problem(
+                    a.span,
+                    format!(
+                        "index {k} of `{name}` is {i}, outside 0..{size} (element {index:?} of shape {shape:?}{})",
+                        iter.map_or(String::new(), |j| format!(", iteration {j}"))
+                    ),
+                );
+                return None;
+            }
+            off += i * stride;
+        }
+        Some((off as usize, index))
+    }
+
+    fn iteration_of(&mut self, code: Option<&Code>) -> Option<i64> {
+        match code {
+            Some(c) => self.eval(c),
+            None => self
+                .outer_var
+                .and_then(|v| self.env.get(v as usize).copied()),
+        }
+    }
+
+    fn pending_group_of(&self, queue_filter: impl Fn(&Group) -> bool) -> Option<usize> {
+        self.in_flight
+            .values()
+            .flat_map(|q| q.iter())
+            .copied()
+            .find(|&g| {
+                self.groups
+                    .get(g)
+                    .is_some_and(|g| !g.done && queue_filter(g))
+            })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        kind: RaceKind,
+        a: &CAssign,
+        iteration: Option<i64>,
+        buf: u32,
+        index: &[i64],
+        group: usize,
+    ) {
+        if self.run.races.len() >= MAX_RACES {
+            return;
+        }
+        let Some(g) = self.groups.get(group) else {
+            return;
+        };
+        let pending = PendingGroup {
+            queue: g.queue,
+            seq: g.seq,
+            members: g.members.clone(),
+        };
+        let wait = self.last_wait.get(&g.queue).copied();
+        let (name, versions) = self
+            .bufs
+            .get(buf as usize)
+            .map_or((String::from("?"), 1), |b| (b.name.clone(), b.versions));
+        let slot = (versions > 1).then(|| index.first().copied()).flatten();
+        let who: Vec<String> = pending
+            .members
+            .iter()
+            .take(3)
+            .map(|(s, j)| {
+                format!(
+                    "statement {s}{}",
+                    j.map_or(String::new(), |j| format!(" of iteration {j}"))
+                )
+            })
+            .collect();
+        let message = format!(
+            "{} `{name}{index:?}`{}: group {} of queue {} ({}) is still in flight{}",
+            kind.describe(),
+            slot.map_or(String::new(), |s| format!(" (ring slot {s})")),
+            pending.seq,
+            pending.queue,
+            who.join(", "),
+            match wait {
+                Some(w) => format!("; the wait at byte {} should have covered it", w.span.start),
+                None => format!(
+                    "; no wait on queue {} ran before this access",
+                    pending.queue
+                ),
+            }
+        );
+        self.run.races.push(Race {
+            kind,
+            stmt: a.stmt,
+            span: a.span,
+            iteration,
+            buffer: name,
+            element: index.to_vec(),
+            slot,
+            group: pending,
+            wait,
+            message,
+        });
+    }
+
+    fn complete(&mut self, g: usize) {
+        let Some(group) = self.groups.get_mut(g) else {
+            return;
+        };
+        if group.done {
+            return;
+        }
+        group.done = true;
+        let writes = std::mem::take(&mut group.writes);
+        let reads = std::mem::take(&mut group.reads);
+        let (queue, seq) = (group.queue, group.seq);
+        for (b, off, v) in writes {
+            if let Some(buf) = self.bufs.get_mut(b as usize) {
+                if let Some(x) = buf.values.get_mut(off) {
+                    *x = v;
+                }
+                if let Some(w) = buf.written.get_mut(off) {
+                    *w = true;
+                }
+                if let Some(p) = buf.pending_writes.get_mut(off) {
+                    *p = p.saturating_sub(1);
+                }
+            }
+        }
+        for (b, off) in reads {
+            if let Some(p) = self
+                .bufs
+                .get_mut(b as usize)
+                .and_then(|buf| buf.pending_reads.get_mut(off))
+            {
+                *p = p.saturating_sub(1);
+            }
+        }
+        if let Some(q) = self.in_flight.get_mut(&queue) {
+            q.retain(|x| *x != g);
+        }
+        self.trace(Event::Complete { queue, seq });
+    }
+
+    fn trace(&mut self, e: Event) {
+        if self.opts.trace && self.run.trace.len() < self.opts.max_trace_events {
+            self.run.trace.push(e);
+        }
+    }
+
+    fn random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// Under the random policy, sometimes complete the oldest group of some queue.
+    fn maybe_complete(&mut self) {
+        if let Policy::Random { .. } = self.opts.policy {
+            if self.random().is_multiple_of(4) {
+                let queues: Vec<i64> = self
+                    .in_flight
+                    .iter()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(q, _)| *q)
+                    .collect();
+                if !queues.is_empty() {
+                    let q = queues
+                        .get((self.random() as usize) % queues.len())
+                        .copied()
+                        .unwrap_or(0);
+                    if let Some(&g) = self.in_flight.get(&q).and_then(|v| v.front()) {
+                        self.complete(g);
+                    }
+                }
+            }
+        }
+    }
+
+    fn exec(&mut self, nodes: &[CNode]) -> Result<(), Stop> {
+        for n in nodes {
+            if self.stopped {
+                return Err(Stop::Cap);
+            }
+            match n {
+                CNode::For { var, lo, hi, body } => {
+                    let (Some(l), Some(h)) = (self.eval(lo), self.eval(hi)) else {
+                        continue;
+                    };
+                    let saved = self.env.get(*var as usize).copied();
+                    let mut v = l;
+                    while v < h {
+                        if let Some(slot) = self.env.get_mut(*var as usize) {
+                            *slot = v;
+                        }
+                        self.exec(body)?;
+                        v += 1;
+                    }
+                    if let (Some(slot), Some(s)) = (self.env.get_mut(*var as usize), saved) {
+                        *slot = s;
+                    }
+                }
+                CNode::If { cond, body } => {
+                    if self.eval(cond).is_some_and(|c| c != 0) {
+                        self.exec(body)?;
+                    }
+                }
+                CNode::Commit { queue, body, .. } => {
+                    let seq = self.committed.get(queue).copied().unwrap_or(0);
+                    self.groups.push(Group {
+                        queue: *queue,
+                        seq,
+                        writes: Vec::new(),
+                        reads: Vec::new(),
+                        members: Vec::new(),
+                        done: false,
+                    });
+                    let g = self.groups.len() - 1;
+                    self.open.push(g);
+                    let r = self.exec(body);
+                    self.open.pop();
+                    self.committed.insert(*queue, seq + 1);
+                    self.in_flight.entry(*queue).or_default().push_back(g);
+                    let size = self.groups.get(g).map_or(0, |x| x.members.len());
+                    self.trace(Event::Commit {
+                        queue: *queue,
+                        seq,
+                        size,
+                    });
+                    if self.opts.policy == Policy::Earliest {
+                        self.complete(g);
+                    }
+                    r?;
+                }
+                CNode::Async { body } => {
+                    self.async_depth += 1;
+                    let r = self.exec(body);
+                    self.async_depth -= 1;
+                    r?;
+                }
+                CNode::Wait {
+                    queue,
+                    count,
+                    index,
+                    body,
+                    span,
+                } => {
+                    let Some(mut n) = self.eval(count) else {
+                        self.problem(*span, "this wait count divides by zero or overflows".into());
+                        continue;
+                    };
+                    n += self.opts.count_delta.get(index).copied().unwrap_or(0);
+                    if n < 0 {
+                        self.problem(
+                            *span,
+                            format!("wait count {n} is negative; it is treated as 0"),
+                        );
+                        n = 0;
+                    }
+                    let in_flight = self.in_flight.get(queue).map_or(0, |q| q.len()) as u64;
+                    if self.committed.get(queue).copied().unwrap_or(0) == 0 && n > 0 {
+                        // Waiting on a queue that never committed is harmless; nothing to report.
+                    }
+                    let mut forced = Vec::new();
+                    while self.in_flight.get(queue).map_or(0, |q| q.len()) as i64 > n {
+                        let Some(g) = self.in_flight.get(queue).and_then(|q| q.front()).copied()
+                        else {
+                            break;
+                        };
+                        forced.push(self.groups.get(g).map_or(0, |x| x.seq));
+                        self.complete(g);
+                    }
+                    if let Some(st) = self.run.waits.get_mut(*index) {
+                        st.instances += 1;
+                        st.max_in_flight = st.max_in_flight.max(in_flight);
+                        if !forced.is_empty() {
+                            st.forcing_instances += 1;
+                        }
+                        let slack = in_flight as i64 - n;
+                        st.min_slack = Some(st.min_slack.map_or(slack, |m| m.min(slack)));
+                    }
+                    let id = self.wait_refs.get(*index).and_then(|w| w.0);
+                    self.last_wait.insert(
+                        *queue,
+                        WaitRef {
+                            index: *index,
+                            id,
+                            span: *span,
+                        },
+                    );
+                    self.trace(Event::Wait {
+                        index: *index,
+                        queue: *queue,
+                        count: n,
+                        in_flight,
+                        forced,
+                    });
+                    self.exec(body)?;
+                }
+                CNode::Assign(a) => {
+                    self.run.instances += 1;
+                    if self.run.instances > self.opts.max_instances {
+                        self.run.truncated = true;
+                        self.stopped = true;
+                        return Err(Stop::Cap);
+                    }
+                    self.assign(a);
+                    self.maybe_complete();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn assign(&mut self, a: &CAssign) {
+        let iteration = self.iteration_of(a.iteration.as_ref());
+        let is_async = self.async_depth > 0;
+        let group = if is_async {
+            self.open.last().copied()
+        } else {
+            None
+        };
+        if is_async && group.is_none() {
+            self.problem(
+                a.span,
+                "an async statement outside any commit scope: it is executed synchronously".into(),
+            );
+        }
+        // Reads.
+        let mut read_offsets: Vec<(u32, usize)> = Vec::with_capacity(a.reads.len());
+        let mut read_values: Vec<f64> = Vec::with_capacity(a.reads.len());
+        for r in &a.reads {
+            let Some((off, index)) = self.locate(r) else {
+                return;
+            };
+            let (pending, value) = match self.bufs.get(r.buf as usize) {
+                Some(b) => (
+                    b.pending_writes.get(off).copied().unwrap_or(0),
+                    b.values.get(off).copied().unwrap_or(0.0),
+                ),
+                None => return,
+            };
+            if pending > 0 {
+                if let Some(g) = self.pending_writer(r.buf, off) {
+                    self.race(RaceKind::ReadAfterWrite, a, iteration, r.buf, &index, g);
+                }
+            }
+            read_offsets.push((r.buf, off));
+            read_values.push(value);
+        }
+        // Value.
+        let mut idx_values = Vec::with_capacity(a.indices.len());
+        for c in &a.indices {
+            idx_values.push(self.eval(c).unwrap_or(0));
+        }
+        self.vstack.clear();
+        for op in &a.value {
+            let v = match *op {
+                VOpc::Lit(x) => x,
+                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
+                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
+                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
+                VOpc::Bin(op) => {
+                    let b = self.vstack.pop().unwrap_or(0.0);
+                    let x = self.vstack.pop().unwrap_or(0.0);
+                    match op {
+                        VOp::Add => x + b,
+                        VOp::Sub => x - b,
+                        VOp::Mul => x * b,
+                        VOp::Div => x / b,
+                    }
+                }
+                VOpc::Call(f) => match f {
+                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
+                    Func::Max | Func::Min => {
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        if f == Func::Max {
+                            x.max(b)
+                        } else {
+                            x.min(b)
+                        }
+                    }
+                    Func::Fma => {
+                        let c = self.vstack.pop().unwrap_or(0.0);
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        x.mul_add(b, c)
+                    }
+                },
+            };
+            self.vstack.push(v);
+        }
+        let value = self.vstack.pop().unwrap_or(0.0);
+        // Write.
+        let Some((off, index)) = self.locate(&a.target) else {
+            return;
+        };
+        let (pw, pr, dtype) = match self.bufs.get(a.target.buf as usize) {
+            Some(b) => (
+                b.pending_writes.get(off).copied().unwrap_or(0),
+                b.pending_reads.get(off).copied().unwrap_or(0),
+                b.dtype,
+            ),
+            None => return,
+        };
+        if pw > 0 {
+            if let Some(g) = self.pending_writer(a.target.buf, off) {
+                self.race(
+                    RaceKind::WriteAfterWrite,
+                    a,
+                    iteration,
+                    a.target.buf,
+                    &index,
+                    g,
+                );
+            }
+        }
+        if pr > 0 {
+            if let Some(g) = self.pending_reader(a.target.buf, off, group) {
+                self.race(
+                    RaceKind::WriteAfterRead,
+                    a,
+                    iteration,
+                    a.target.buf,
+                    &index,
+                    g,
+                );
+            }
+        }
+        let value = round(value, dtype);
+        let name = if self.opts.trace {
+            self.bufs.get(a.target.buf as usize).map(|b| b.name.clone())
+        } else {
+            None
+        };
+        match group {
+            Some(g) => {
+                if let Some(buf) = self.bufs.get_mut(a.target.buf as usize) {
+                    if let Some(p) = buf.pending_writes.get_mut(off) {
+                        *p += 1;
+                    }
+                }
+                for &(b, o) in &read_offsets {
+                    if let Some(p) = self
+                        .bufs
+                        .get_mut(b as usize)
+                        .and_then(|buf| buf.pending_reads.get_mut(o))
+                    {
+                        *p += 1;
+                    }
+                }
+                if let Some(gr) = self.groups.get_mut(g) {
+                    gr.writes.push((a.target.buf, off, value));
+                    gr.reads.extend(read_offsets);
+                    gr.members.push((a.stmt, iteration));
+                }
+            }
+            None => {
+                if let Some(buf) = self.bufs.get_mut(a.target.buf as usize) {
+                    if let Some(x) = buf.values.get_mut(off) {
+                        *x = value;
+                    }
+                    if let Some(w) = buf.written.get_mut(off) {
+                        *w = true;
+                    }
+                }
+            }
+        }
+        if let Some(name) = name {
+            let seq = group
+                .and_then(|g| self.groups.get(g))
+                .map(|g| (g.queue, g.seq));
+            self.trace(Event::Exec {
+                stmt: a.stmt,
+                iteration,
+                is_async,
+                group: seq,
+                target: (name, index),
+            });
+        }
+    }
+
+    fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
+        self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
+    }
+
+    fn pending_reader(&self, buf: u32, off: usize, except: Option<usize>) -> Option<usize> {
+        self.in_flight
+            .values()
+            .flat_map(|q| q.iter())
+            .copied()
+            .chain(self.open.iter().copied())
+            .find(|&g| {
+                Some(g) != except
+                    && self.groups.get(g).is_some_and(|x| {
+                        !x.done && x.reads.iter().any(|r| r.0 == buf && r.1 == off)
+                    })
+            })
+    }
+}
+
+fn round(v: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::Float64 => v,
+        // float16/bfloat16 are rounded like float32: exact for the small integers of the inputs.
+        DType::Float32 | DType::Float16 | DType::Bfloat16 => v as f32 as f64,
+        DType::Int32 => (v as i64 as i32) as f64,
+        DType::Int8 => (v as i64 as i8) as f64,
+    }
+}
+
+/// Runs the program. Never panics; problems are reported in the result.
+pub fn run(program: &Program, opts: &RunOptions) -> Run {
+    let mut problems = Vec::new();
+    let env: Vec<i64> = program
+        .vars
+        .iter()
+        .map(|v| match v.kind {
+            VarKind::Param => opts
+                .params
+                .get(&v.name)
+                .copied()
+                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
+            VarKind::Loop => 0,
+        })
+        .collect();
+    let shapes = infer_shapes(program, &env, &mut problems);
+    let mut bufs = Vec::new();
+    for (b, shape) in program.buffers.iter().zip(shapes) {
+        let shape = shape.unwrap_or_default();
+        if shape.iter().any(|d| *d < 0) {
+            problems.push(Problem {
+                span: b.span,
+                message: format!(
+                    "the extent of `{}` cannot be inferred (an index is unbounded)",
+                    b.name
+                ),
+            });
+        }
+        let total = shape
+            .iter()
+            .try_fold(1i64, |acc, d| acc.checked_mul((*d).max(0)));
+        let total = match total {
+            Some(t) if t <= crate::limits::MAX_BUFFER_ELEMENTS => t as usize,
+            _ => {
+                problems.push(Problem {
+                    span: b.span,
+                    message: format!(
+                        "`{}` would have more than {} elements; not interpreted",
+                        b.name,
+                        crate::limits::MAX_BUFFER_ELEMENTS
+                    ),
+                });
+                return Run {
+                    problems,
+                    ..Run::default()
+                };
+            }
+        };
+        let mut strides = vec![1i64; shape.len()];
+        for k in (0..shape.len().saturating_sub(1)).rev() {
+            let next =
+                strides.get(k + 1).copied().unwrap_or(1) * shape.get(k + 1).copied().unwrap_or(1);
+            if let Some(s) = strides.get_mut(k) {
+                *s = next;
+            }
+        }
+        let global = b.scope == Scope::Global;
+        let values: Vec<f64> = if global {
+            (0..total)
+                .map(|off| {
+                    let mut rest = off as i64;
+                    let index: Vec<i64> = strides
+                        .iter()
+                        .map(|s| {
+                            let i = rest / s;
+                            rest %= s;
+                            i
+                        })
+                        .collect();
+                    input_value(&b.name, &index, opts.seed)
+                })
+                .collect()
+        } else {
+            vec![0.0; total]
+        };
+        bufs.push(Buf {
+            name: b.name.clone(),
+            shape,
+            strides,
+            values,
+            written: vec![false; total],
+            pending_writes: vec![0; total],
+            pending_reads: vec![0; total],
+            dtype: b.dtype,
+            versions: b.versions,
+            global,
+        });
+    }
+    let mut wait_refs = Vec::new();
+    let code = compile(&program.body, &mut wait_refs);
+    let outer_var = first_loop_var(&program.body);
+    let seed = match opts.policy {
+        Policy::Random { seed } => seed | 1,
+        _ => 1,
+    };
+    let mut m = Machine {
+        opts,
+        bufs,
+        env,
+        groups: Vec::new(),
+        open: Vec::new(),
+        in_flight: BTreeMap::new(),
+        committed: BTreeMap::new(),
+        last_wait: BTreeMap::new(),
+        run: Run {
+            problems,
+            waits: wait_refs
+                .iter()
+                .enumerate()
+                .map(|(index, (id, queue, span))| WaitStats {
+                    index,
+                    id: *id,
+                    queue: *queue,
+                    span: *span,
+                    ..WaitStats::default()
+                })
+                .collect(),
+            ..Run::default()
+        },
+        wait_refs,
+        async_depth: 0,
+        stack: Vec::with_capacity(32),
+        vstack: Vec::with_capacity(32),
+        rng: seed,
+        stopped: false,
+        outer_var,
+    };
+    let _ = m.exec(&code);
+    m.run.pending_at_end = m.in_flight.values().map(|q| q.len() as u64).sum();
+    for b in m.bufs {
+        m.run.memory.insert(
+            b.name.clone(),
+            BufferState {
+                shape: b.shape,
+                values: b.values,
+                written: b.written,
+                global: b.global,
+                versions: b.versions,
+            },
+        );
+    }
+    m.run
+}
+
+fn first_loop_var(nodes: &[Node]) -> Option<u32> {
+    nodes.iter().find_map(|n| match n {
+        Node::For { var, .. } => Some(*var),
+        Node::Section { body, .. }
+        | Node::If { body, .. }
+        | Node::Commit { body, .. }
+        | Node::Wait { body, .. }
+        | Node::AsyncScope { body, .. } => first_loop_var(body),
+        Node::Assign(_) => None,
+    })
+}

@@ -1,0 +1,360 @@
+//! The verifier: runs the original loop and a pipelined program on the same inputs, compares every
+//! output element, lists the races, and judges every wait — safe, tight, or loose by k — by re-running
+//! with its count raised. This is how Stagecraft proves its own waits and shows TVM's races.
+
+use crate::diagnostic::Span;
+use crate::interp::{run, Policy, Problem, Race, Run, RunOptions};
+use crate::ir::{Program, StmtId};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VerifyOptions {
+    pub params: BTreeMap<String, i64>,
+    pub seed: u64,
+    /// Extra runs under the random completion policy (seeds 1..=n).
+    pub random_runs: u32,
+    /// Judge each wait (costs a few extra runs per wait).
+    pub judge_waits: bool,
+    pub max_instances: u64,
+    pub trace: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            params: BTreeMap::new(),
+            seed: 1,
+            random_runs: 2,
+            judge_waits: true,
+            max_instances: crate::limits::MAX_INTERPRETED_INSTANCES,
+            trace: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Same outputs, no race, every wait tight.
+    Equivalent,
+    /// Same outputs and no race, but some wait could allow more groups in flight.
+    SafeButLoose,
+    Racy,
+    /// Outputs differ although nothing raced (the transform itself is wrong).
+    Different,
+    NotRun,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    pub buffer: String,
+    pub element: Vec<i64>,
+    pub expected: f64,
+    /// `None` when the pipelined program never wrote the element.
+    pub got: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "judgement", rename_all = "snake_case")]
+pub enum Judgement {
+    /// Raising the count by one races: every group it forces is needed.
+    Tight,
+    /// The count could be raised by `k` without a race.
+    LooseBy { k: i64 },
+    /// It never forces anything at any instance (it could be removed).
+    Redundant,
+    /// A race happened that this wait should have covered.
+    Racy,
+    /// It never ran.
+    NeverRan,
+    /// Not judged because the program races elsewhere.
+    NotJudged,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitVerdict {
+    pub index: usize,
+    pub id: Option<u32>,
+    pub queue: i64,
+    pub span: Span,
+    pub judgement: Judgement,
+    pub instances: u64,
+    pub max_in_flight: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub verdict: Verdict,
+    pub summary: String,
+    pub races: Vec<Race>,
+    pub differences: Vec<Difference>,
+    pub waits: Vec<WaitVerdict>,
+    pub problems: Vec<Problem>,
+    /// Problems while running the original loop (should be none).
+    pub original_problems: Vec<Problem>,
+    pub instances: u64,
+    pub truncated: bool,
+    pub trace: Vec<crate::interp::Event>,
+    /// Races found under random completion orders (seed → count), beyond the latest-policy run.
+    pub random_races: Vec<(u64, usize)>,
+    pub params: BTreeMap<String, i64>,
+}
+
+const MAX_DIFFERENCES: usize = 16;
+
+/// Elements the original wrote, compared by index with the pipelined program's.
+pub fn compare(original: &Run, pipelined: &Run) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for (name, a) in &original.memory {
+        let Some(b) = pipelined.memory.get(name) else {
+            continue;
+        };
+        // Ring buffers change layout; intermediate buffers with one version are compared too.
+        if !(a.global || (a.versions == 1 && b.versions == 1 && a.shape == b.shape)) {
+            continue;
+        }
+        let mut strides = vec![1i64; a.shape.len()];
+        for k in (0..a.shape.len().saturating_sub(1)).rev() {
+            let next =
+                strides.get(k + 1).copied().unwrap_or(1) * a.shape.get(k + 1).copied().unwrap_or(1);
+            if let Some(s) = strides.get_mut(k) {
+                *s = next;
+            }
+        }
+        for (off, (&value, &written)) in a.values.iter().zip(&a.written).enumerate() {
+            if !written {
+                continue;
+            }
+            let mut rest = off as i64;
+            let index: Vec<i64> = strides
+                .iter()
+                .map(|s| {
+                    let i = rest / s;
+                    rest %= s;
+                    i
+                })
+                .collect();
+            let got = offset(&b.shape, &index).and_then(|o| {
+                let w = b.written.get(o).copied().unwrap_or(false);
+                w.then(|| b.values.get(o).copied()).flatten()
+            });
+            let same = got
+                .is_some_and(|g| g.to_bits() == value.to_bits() || (g.is_nan() && value.is_nan()));
+            if !same {
+                out.push(Difference {
+                    buffer: name.clone(),
+                    element: index,
+                    expected: value,
+                    got,
+                });
+                if out.len() >= MAX_DIFFERENCES {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn offset(shape: &[i64], index: &[i64]) -> Option<usize> {
+    if shape.len() != index.len() {
+        return None;
+    }
+    let mut off = 0i64;
+    for (&i, &d) in index.iter().zip(shape) {
+        if i < 0 || i >= d {
+            return None;
+        }
+        off = off * d + i;
+    }
+    usize::try_from(off).ok()
+}
+
+pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Verification {
+    let base = RunOptions {
+        policy: Policy::Latest,
+        params: opts.params.clone(),
+        seed: opts.seed,
+        max_instances: opts.max_instances,
+        trace: false,
+        ..RunOptions::default()
+    };
+    let orig = run(original, &base);
+    let main = run(
+        pipelined,
+        &RunOptions {
+            trace: opts.trace,
+            ..base.clone()
+        },
+    );
+    let mut v = Verification {
+        verdict: Verdict::NotRun,
+        summary: String::new(),
+        races: main.races.clone(),
+        differences: Vec::new(),
+        waits: Vec::new(),
+        problems: main.problems.clone(),
+        original_problems: orig.problems.clone(),
+        instances: main.instances,
+        truncated: main.truncated || orig.truncated,
+        trace: main.trace.clone(),
+        random_races: Vec::new(),
+        params: opts.params.clone(),
+    };
+    if v.truncated {
+        v.summary = format!(
+            "not verified: the run stopped after {} statement instances (limit {}); choose a smaller extent",
+            opts.max_instances, opts.max_instances
+        );
+        return v;
+    }
+    v.differences = compare(&orig, &main);
+    for seed in 1..=u64::from(opts.random_runs) {
+        let r = run(
+            pipelined,
+            &RunOptions {
+                policy: Policy::Random { seed },
+                ..base.clone()
+            },
+        );
+        v.random_races.push((seed, r.races.len()));
+    }
+    let racy = !v.races.is_empty();
+    for st in &main.waits {
+        let judgement = if st.instances == 0 {
+            Judgement::NeverRan
+        } else if v
+            .races
+            .iter()
+            .any(|r| r.wait.is_some_and(|w| w.index == st.index))
+        {
+            Judgement::Racy
+        } else if racy || !v.differences.is_empty() || !opts.judge_waits {
+            Judgement::NotJudged
+        } else {
+            judge(
+                original_outputs(&orig),
+                pipelined,
+                &base,
+                st.index,
+                st.max_in_flight,
+                st.forcing_instances,
+            )
+        };
+        v.waits.push(WaitVerdict {
+            index: st.index,
+            id: st.id,
+            queue: st.queue,
+            span: st.span,
+            judgement,
+            instances: st.instances,
+            max_in_flight: st.max_in_flight,
+        });
+    }
+    let loose = v
+        .waits
+        .iter()
+        .filter(|w| {
+            matches!(
+                w.judgement,
+                Judgement::LooseBy { .. } | Judgement::Redundant
+            )
+        })
+        .count();
+    v.verdict = if racy {
+        Verdict::Racy
+    } else if !v.differences.is_empty() {
+        Verdict::Different
+    } else if loose > 0 {
+        Verdict::SafeButLoose
+    } else {
+        Verdict::Equivalent
+    };
+    v.summary = match v.verdict {
+        Verdict::Equivalent if v.waits.is_empty() => {
+            format!("equivalent: same outputs, no race, no waits needed ({} statement instances)", v.instances)
+        }
+        Verdict::Equivalent => format!(
+            "equivalent: same outputs, no race, all {} wait{} tight ({} statement instances)",
+            v.waits.len(),
+            if v.waits.len() == 1 { "" } else { "s" },
+            v.instances
+        ),
+        Verdict::SafeButLoose => format!("safe but loose: same outputs and no race, but {loose} wait(s) could allow more groups in flight"),
+        Verdict::Racy => format!("racy: {} race(s) on in-flight data", v.races.len()),
+        Verdict::Different => format!("different: {} output element(s) differ although nothing raced", v.differences.len()),
+        Verdict::NotRun => "not run".into(),
+    };
+    v
+}
+
+fn original_outputs(run: &Run) -> &Run {
+    run
+}
+
+/// Tight if count+1 races or changes the result; otherwise the largest safe increase.
+fn judge(
+    orig: &Run,
+    pipelined: &Program,
+    base: &RunOptions,
+    index: usize,
+    max_in_flight: u64,
+    forcing: u64,
+) -> Judgement {
+    let safe = |delta: i64| {
+        let mut o = base.clone();
+        o.count_delta.insert(index, delta);
+        let r = run(pipelined, &o);
+        r.races.is_empty() && compare(orig, &r).is_empty()
+    };
+    if !safe(1) {
+        return Judgement::Tight;
+    }
+    if forcing == 0 {
+        return Judgement::Redundant;
+    }
+    // Raising a count only lets more stay in flight, so safety is monotone: binary search.
+    let (mut lo, mut hi) = (1i64, max_in_flight as i64 + 1);
+    if safe(hi) {
+        return Judgement::Redundant;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if safe(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Judgement::LooseBy { k: lo }
+}
+
+/// Maps a hand-written pipelined program's statements to source statements by target buffer and the
+/// buffers read (in order), so races in it can name the source statement.
+pub fn match_statements(original: &Program, pipelined: &Program) -> BTreeMap<StmtId, StmtId> {
+    let signature = |p: &Program, a: &crate::ir::Assign| {
+        let mut reads = Vec::new();
+        crate::ir::for_each_read(&a.value, &mut |r| {
+            reads.push(p.buffer(r.buffer).map_or(String::new(), |b| b.name.clone()))
+        });
+        (
+            p.buffer(a.target.buffer)
+                .map_or(String::new(), |b| b.name.clone()),
+            reads,
+        )
+    };
+    let mut sources = Vec::new();
+    crate::ir::for_each_assign(&original.body, &mut |a| {
+        sources.push((a.stmt, signature(original, a)))
+    });
+    let mut out = BTreeMap::new();
+    crate::ir::for_each_assign(&pipelined.body, &mut |a| {
+        let sig = signature(pipelined, a);
+        if let Some((id, _)) = sources.iter().find(|(_, s)| *s == sig) {
+            out.insert(a.stmt, *id);
+        }
+    });
+    out
+}
