@@ -578,7 +578,11 @@ struct Machine<'a> {
     vstack: Vec<f64>,
     rng: u64,
     stopped: bool,
-    outer_var: Option<u32>,
+    scratch_offsets: Vec<(u32, usize)>,
+    free_groups: Vec<usize>,
+    scratch_values: Vec<f64>,
+    for_depth: usize,
+    current_outer: Option<u32>,
 }
 
 enum Stop {
@@ -587,6 +591,18 @@ enum Stop {
 
 impl Machine<'_> {
     fn eval(&mut self, code: &Code) -> Option<i64> {
+        // Most indices are `v`, `c` or `v ± c`: evaluate those without the stack.
+        match code.0.as_slice() {
+            [Op::Const(c)] => return Some(*c),
+            [Op::Var(v)] => return self.env.get(*v as usize).copied(),
+            [Op::Var(v), Op::Const(c), Op::Bin(IOp::Add)] => {
+                return self.env.get(*v as usize)?.checked_add(*c)
+            }
+            [Op::Var(v), Op::Const(c), Op::Bin(IOp::Sub)] => {
+                return self.env.get(*v as usize)?.checked_sub(*c)
+            }
+            _ => {}
+        }
         self.stack.clear();
         for op in &code.0 {
             let v = match *op {
@@ -657,24 +673,18 @@ impl Machine<'_> {
     }
 
     /// Element offset and index of an access, or a located problem.
-    fn locate(&mut self, a: &CAccess) -> Option<(usize, Vec<i64>)> {
-        let mut index = Vec::with_capacity(a.idx.len());
-        for c in &a.idx {
-            match self.eval(c) {
-                Some(v) => index.push(v),
-                None => {
-                    self.problem(a.span, "an index divides by zero or overflows".into());
-                    return None;
-                }
-            }
-        }
-        let buf = self.bufs.get(a.buf as usize)?;
+    /// Element offset of an access, or a located problem. Allocation-free on the hot path.
+    fn locate(&mut self, a: &CAccess) -> Option<usize> {
         let mut off: i64 = 0;
-        for (k, (&i, (&size, &stride))) in index
-            .iter()
-            .zip(buf.shape.iter().zip(&buf.strides))
-            .enumerate()
-        {
+        for (k, c) in a.idx.iter().enumerate() {
+            let Some(i) = self.eval(c) else {
+                self.problem(a.span, "an index divides by zero or overflows".into());
+                return None;
+            };
+            let buf = self.bufs.get(a.buf as usize)?;
+            let (Some(&size), Some(&stride)) = (buf.shape.get(k), buf.strides.get(k)) else {
+                return None;
+            };
             if i < 0 || i >= size {
                 let name = buf.name.clone();
                 let shape = buf.shape.clone();
@@ -682,7 +692,7 @@ impl Machine<'_> {
                 self.problem(
                     a.span,
                     format!(
-                        "index {k} of `{name}` is {i}, outside 0..{size} (element {index:?} of shape {shape:?}{})",
+                        "index {k} of `{name}` is {i}, outside 0..{size} (shape {shape:?}{})",
                         iter.map_or(String::new(), |j| format!(", iteration {j}"))
                     ),
                 );
@@ -690,14 +700,32 @@ impl Machine<'_> {
             }
             off += i * stride;
         }
-        Some((off as usize, index))
+        Some(off as usize)
     }
 
+    /// The multi-dimensional index of an element offset (for reports).
+    fn index_of(&self, buf: u32, off: usize) -> Vec<i64> {
+        let Some(b) = self.bufs.get(buf as usize) else {
+            return Vec::new();
+        };
+        let mut rest = off as i64;
+        b.strides
+            .iter()
+            .map(|s| {
+                let i = rest / s.max(&1);
+                rest %= s.max(&1);
+                i
+            })
+            .collect()
+    }
+
+    /// The original iteration of a pipelined copy, or (hand-written and source programs) the value
+    /// of the outermost loop variable running now.
     fn iteration_of(&mut self, code: Option<&Code>) -> Option<i64> {
         match code {
             Some(c) => self.eval(c),
             None => self
-                .outer_var
+                .current_outer
                 .and_then(|v| self.env.get(v as usize).copied()),
         }
     }
@@ -760,7 +788,10 @@ impl Machine<'_> {
             pending.queue,
             who.join(", "),
             match wait {
-                Some(w) => format!("; the wait at byte {} should have covered it", w.span.start),
+                Some(_) => format!(
+                    "; the last wait on queue {} before this access should have covered it",
+                    pending.queue
+                ),
                 None => format!(
                     "; no wait on queue {} ran before this access",
                     pending.queue
@@ -789,10 +820,10 @@ impl Machine<'_> {
             return;
         }
         group.done = true;
-        let writes = std::mem::take(&mut group.writes);
-        let reads = std::mem::take(&mut group.reads);
+        let mut writes = std::mem::take(&mut group.writes);
+        let mut reads = std::mem::take(&mut group.reads);
         let (queue, seq) = (group.queue, group.seq);
-        for (b, off, v) in writes {
+        for &(b, off, v) in &writes {
             if let Some(buf) = self.bufs.get_mut(b as usize) {
                 if let Some(x) = buf.values.get_mut(off) {
                     *x = v;
@@ -805,7 +836,7 @@ impl Machine<'_> {
                 }
             }
         }
-        for (b, off) in reads {
+        for &(b, off) in &reads {
             if let Some(p) = self
                 .bufs
                 .get_mut(b as usize)
@@ -817,6 +848,15 @@ impl Machine<'_> {
         if let Some(q) = self.in_flight.get_mut(&queue) {
             q.retain(|x| *x != g);
         }
+        // Recycle the slot and its buffers: long runs commit many groups.
+        writes.clear();
+        reads.clear();
+        if let Some(group) = self.groups.get_mut(g) {
+            group.writes = writes;
+            group.reads = reads;
+            group.members.clear();
+        }
+        self.free_groups.push(g);
         self.trace(Event::Complete { queue, seq });
     }
 
@@ -866,6 +906,11 @@ impl Machine<'_> {
                     let (Some(l), Some(h)) = (self.eval(lo), self.eval(hi)) else {
                         continue;
                     };
+                    let outermost = self.for_depth == 0;
+                    if outermost {
+                        self.current_outer = Some(*var);
+                    }
+                    self.for_depth += 1;
                     let saved = self.env.get(*var as usize).copied();
                     let mut v = l;
                     while v < h {
@@ -878,6 +923,10 @@ impl Machine<'_> {
                     if let (Some(slot), Some(s)) = (self.env.get_mut(*var as usize), saved) {
                         *slot = s;
                     }
+                    self.for_depth -= 1;
+                    if outermost {
+                        self.current_outer = None;
+                    }
                 }
                 CNode::If { cond, body } => {
                     if self.eval(cond).is_some_and(|c| c != 0) {
@@ -886,15 +935,27 @@ impl Machine<'_> {
                 }
                 CNode::Commit { queue, body, .. } => {
                     let seq = self.committed.get(queue).copied().unwrap_or(0);
-                    self.groups.push(Group {
-                        queue: *queue,
-                        seq,
-                        writes: Vec::new(),
-                        reads: Vec::new(),
-                        members: Vec::new(),
-                        done: false,
-                    });
-                    let g = self.groups.len() - 1;
+                    let g = match self.free_groups.pop() {
+                        Some(g) => {
+                            if let Some(x) = self.groups.get_mut(g) {
+                                x.queue = *queue;
+                                x.seq = seq;
+                                x.done = false;
+                            }
+                            g
+                        }
+                        None => {
+                            self.groups.push(Group {
+                                queue: *queue,
+                                seq,
+                                writes: Vec::new(),
+                                reads: Vec::new(),
+                                members: Vec::new(),
+                                done: false,
+                            });
+                            self.groups.len() - 1
+                        }
+                    };
                     self.open.push(g);
                     let r = self.exec(body);
                     self.open.pop();
@@ -992,7 +1053,11 @@ impl Machine<'_> {
     }
 
     fn assign(&mut self, a: &CAssign) {
-        let iteration = self.iteration_of(a.iteration.as_ref());
+        let iteration = if self.opts.trace || self.async_depth > 0 {
+            self.iteration_of(a.iteration.as_ref())
+        } else {
+            None
+        };
         let is_async = self.async_depth > 0;
         let group = if is_async {
             self.open.last().copied()
@@ -1006,10 +1071,33 @@ impl Machine<'_> {
             );
         }
         // Reads.
-        let mut read_offsets: Vec<(u32, usize)> = Vec::with_capacity(a.reads.len());
-        let mut read_values: Vec<f64> = Vec::with_capacity(a.reads.len());
+        let mut read_offsets = std::mem::take(&mut self.scratch_offsets);
+        let mut read_values = std::mem::take(&mut self.scratch_values);
+        read_offsets.clear();
+        read_values.clear();
+        self.assign_with(
+            a,
+            iteration,
+            group,
+            is_async,
+            &mut read_offsets,
+            &mut read_values,
+        );
+        self.scratch_offsets = read_offsets;
+        self.scratch_values = read_values;
+    }
+
+    fn assign_with(
+        &mut self,
+        a: &CAssign,
+        iteration: Option<i64>,
+        group: Option<usize>,
+        is_async: bool,
+        read_offsets: &mut Vec<(u32, usize)>,
+        read_values: &mut Vec<f64>,
+    ) {
         for r in &a.reads {
-            let Some((off, index)) = self.locate(r) else {
+            let Some(off) = self.locate(r) else {
                 return;
             };
             let (pending, value) = match self.bufs.get(r.buf as usize) {
@@ -1021,6 +1109,8 @@ impl Machine<'_> {
             };
             if pending > 0 {
                 if let Some(g) = self.pending_writer(r.buf, off) {
+                    let index = self.index_of(r.buf, off);
+                    let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
                     self.race(RaceKind::ReadAfterWrite, a, iteration, r.buf, &index, g);
                 }
             }
@@ -1072,7 +1162,7 @@ impl Machine<'_> {
         }
         let value = self.vstack.pop().unwrap_or(0.0);
         // Write.
-        let Some((off, index)) = self.locate(&a.target) else {
+        let Some(off) = self.locate(&a.target) else {
             return;
         };
         let (pw, pr, dtype) = match self.bufs.get(a.target.buf as usize) {
@@ -1085,6 +1175,8 @@ impl Machine<'_> {
         };
         if pw > 0 {
             if let Some(g) = self.pending_writer(a.target.buf, off) {
+                let index = self.index_of(a.target.buf, off);
+                let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
                 self.race(
                     RaceKind::WriteAfterWrite,
                     a,
@@ -1097,6 +1189,8 @@ impl Machine<'_> {
         }
         if pr > 0 {
             if let Some(g) = self.pending_reader(a.target.buf, off, group) {
+                let index = self.index_of(a.target.buf, off);
+                let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
                 self.race(
                     RaceKind::WriteAfterRead,
                     a,
@@ -1120,7 +1214,7 @@ impl Machine<'_> {
                         *p += 1;
                     }
                 }
-                for &(b, o) in &read_offsets {
+                for &(b, o) in read_offsets.iter() {
                     if let Some(p) = self
                         .bufs
                         .get_mut(b as usize)
@@ -1131,7 +1225,7 @@ impl Machine<'_> {
                 }
                 if let Some(gr) = self.groups.get_mut(g) {
                     gr.writes.push((a.target.buf, off, value));
-                    gr.reads.extend(read_offsets);
+                    gr.reads.extend(read_offsets.iter().copied());
                     gr.members.push((a.stmt, iteration));
                 }
             }
@@ -1155,7 +1249,7 @@ impl Machine<'_> {
                 iteration,
                 is_async,
                 group: seq,
-                target: (name, index),
+                target: (name, self.index_of(a.target.buf, off)),
             });
         }
     }
@@ -1279,7 +1373,6 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
     }
     let mut wait_refs = Vec::new();
     let code = compile(&program.body, &mut wait_refs);
-    let outer_var = first_loop_var(&program.body);
     let seed = match opts.policy {
         Policy::Random { seed } => seed | 1,
         _ => 1,
@@ -1314,7 +1407,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
         vstack: Vec::with_capacity(32),
         rng: seed,
         stopped: false,
-        outer_var,
+        scratch_offsets: Vec::new(),
+        free_groups: Vec::new(),
+        scratch_values: Vec::new(),
+        for_depth: 0,
+        current_outer: None,
     };
     let _ = m.exec(&code);
     m.run.pending_at_end = m.in_flight.values().map(|q| q.len() as u64).sum();
@@ -1331,16 +1428,4 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
         );
     }
     m.run
-}
-
-fn first_loop_var(nodes: &[Node]) -> Option<u32> {
-    nodes.iter().find_map(|n| match n {
-        Node::For { var, .. } => Some(*var),
-        Node::Section { body, .. }
-        | Node::If { body, .. }
-        | Node::Commit { body, .. }
-        | Node::Wait { body, .. }
-        | Node::AsyncScope { body, .. } => first_loop_var(body),
-        Node::Assign(_) => None,
-    })
 }

@@ -6,11 +6,26 @@
 
 use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::pipelined::Form;
-use std::io::Read;
+use std::io::{Read, Write};
+
+/// Prints to stdout, ignoring a closed pipe (`stagecraft ... | head` must not panic).
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+macro_rules! out {
+    ($($t:tt)*) => {{
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   stagecraft explore FILE [--form rolled|peeled] [--emit tir|json] [--param NAME=VALUE]...
+  stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
+      (run the loop and the pipelined program; exit 3 when they race or differ)
   stagecraft time FILE      (mean time of parse + transform + waits; STAGECRAFT_TIME_REPS runs)
 FILE may be `-` to read standard input.";
 
@@ -112,7 +127,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             match a.emit.as_str() {
                 "json" => {
                     let json = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
-                    println!("{json}");
+                    outln!("{json}");
                 }
                 "tir" => {
                     let printed = match a.form {
@@ -120,7 +135,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                         Form::Peeled => &ex.peeled,
                     };
                     if let Some(p) = printed {
-                        print!("{}", p.text);
+                        out!("{}", p.text);
                     }
                 }
                 other => return Err(format!("--emit takes tir or json, not {other}")),
@@ -129,6 +144,112 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
+            })
+        }
+        "check" => {
+            // Verify the derived program, or a pipelined program written or edited by hand.
+            let mut rest = rest.to_vec();
+            let pipelined_path = match rest.iter().position(|a| a == "--pipelined") {
+                Some(i) => {
+                    let path = rest.get(i + 1).cloned().ok_or("--pipelined needs a FILE")?;
+                    rest.drain(i..=i + 1);
+                    Some(path)
+                }
+                None => None,
+            };
+            let a = parse_args(&rest)?;
+            let source = read_source(&a.file)?;
+            let mut options = a.options.clone();
+            options.form = a.form;
+            options.verify = pipelined_path.is_none();
+            let ex = explore(&source, &options);
+            if !report(&ex, &a.file, &source) {
+                return Ok(ExitCode::from(1));
+            }
+            let Some(programs) = &ex.programs else {
+                return Ok(ExitCode::from(1));
+            };
+            let (verification, text, name) = match &pipelined_path {
+                None => {
+                    let printed = match a.form {
+                        Form::Rolled => ex.rolled.as_ref().map(|p| p.text.clone()),
+                        Form::Peeled => ex.peeled.as_ref().map(|p| p.text.clone()),
+                    };
+                    (
+                        ex.verification.clone(),
+                        printed.unwrap_or_default(),
+                        "(derived)".to_string(),
+                    )
+                }
+                Some(path) => {
+                    let text = read_source(path)?;
+                    let parsed = stagecraft::parser::parse(&text);
+                    let lowered = stagecraft::lower::lower(&parsed.file);
+                    let mut bad = false;
+                    for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
+                        eprint!("{}", d.render(path, &text));
+                        bad |= d.is_error();
+                    }
+                    if bad {
+                        return Ok(ExitCode::from(1));
+                    }
+                    let vopts = stagecraft::verify::VerifyOptions {
+                        params: programs.params.clone(),
+                        ..Default::default()
+                    };
+                    let v =
+                        stagecraft::verify::verify(&programs.original, &lowered.program, &vopts);
+                    (Some(v), text, path.clone())
+                }
+            };
+            let Some(v) = verification else {
+                return Ok(ExitCode::from(1));
+            };
+            if a.emit == "json" {
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                );
+            } else {
+                outln!("{name}: {}", v.summary);
+                for r in &v.races {
+                    let (line, col) =
+                        stagecraft::diagnostic::line_col(&text, r.span.start as usize);
+                    outln!("  race at {name}:{line}:{col}: {}", r.message);
+                    if let Some(w) = r.wait {
+                        let (wl, wc) =
+                            stagecraft::diagnostic::line_col(&text, w.span.start as usize);
+                        outln!("    (that wait: {name}:{wl}:{wc})");
+                    }
+                }
+                for d in &v.differences {
+                    outln!(
+                        "  `{}{:?}`: the loop computes {}, the pipelined program {}",
+                        d.buffer,
+                        d.element,
+                        d.expected,
+                        d.got.map_or("nothing".to_string(), |g| g.to_string())
+                    );
+                }
+                for p in &v.problems {
+                    let (line, col) =
+                        stagecraft::diagnostic::line_col(&text, p.span.start as usize);
+                    outln!("  problem at {name}:{line}:{col}: {}", p.message);
+                }
+                for w in &v.waits {
+                    let (line, _) = stagecraft::diagnostic::line_col(&text, w.span.start as usize);
+                    outln!(
+                        "  wait on queue {} (line {line}, {} instance(s)): {:?}",
+                        w.queue,
+                        w.instances,
+                        w.judgement
+                    );
+                }
+            }
+            Ok(match v.verdict {
+                stagecraft::verify::Verdict::Equivalent
+                | stagecraft::verify::Verdict::SafeButLoose => ExitCode::SUCCESS,
+                _ => ExitCode::from(3),
             })
         }
         "time" => {
@@ -151,11 +272,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 ));
             }
             let micros = start.elapsed().as_secs_f64() * 1e6 / f64::from(reps.max(1));
-            println!("{micros:.3} us per transform ({reps} runs)");
+            outln!("{micros:.3} us per transform ({reps} runs)");
             Ok(ExitCode::SUCCESS)
         }
         "help" | "--help" | "-h" => {
-            println!("{USAGE}");
+            outln!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
         other => Err(format!("unknown command `{other}`")),

@@ -1,0 +1,223 @@
+//! The interpreter and verifier on hand-written pipelined programs: TVM's racy outputs race where the
+//! issue says, the fixed ones are equivalent with tight waits, a loose count is measured.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use stagecraft::explore::{explore, Options};
+use stagecraft::interp::{run, Policy, RaceKind, RunOptions};
+use stagecraft::ir::Program;
+use stagecraft::verify::{verify, Judgement, Verdict, VerifyOptions};
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn program(text: &str) -> Program {
+    let parsed = stagecraft::parser::parse(text);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let lowered = stagecraft::lower::lower(&parsed.file);
+    assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
+    lowered.program
+}
+
+fn original(example: &str) -> Program {
+    let text = std::fs::read_to_string(root().join("examples").join(example)).unwrap();
+    explore(&text, &Options::default())
+        .programs
+        .unwrap()
+        .original
+}
+
+fn pipelined(name: &str) -> Program {
+    program(&std::fs::read_to_string(root().join("tests/pipelined").join(name)).unwrap())
+}
+
+#[test]
+fn tvm_rfc_b_with_two_versions_races_write_after_read_on_b() {
+    let v = verify(
+        &original("rfc_b_two_async_stages.py"),
+        &pipelined("rfc_b_tvm_two_versions.py"),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Racy);
+    let r = &v.races[0];
+    assert_eq!(r.kind, RaceKind::WriteAfterRead);
+    assert_eq!(r.buffer, "B");
+    assert_eq!(r.slot, Some(0));
+    assert_eq!(
+        r.group.queue, 1,
+        "the pending reader is the async `C = B + 1`"
+    );
+}
+
+#[test]
+fn tvm_rfc_c_merged_prologue_races_in_the_first_two_body_iterations_only() {
+    let v = verify(
+        &original("rfc_c_interleaved.py"),
+        &pipelined("rfc_c_tvm_merged_prologue.py"),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Racy);
+    let reads: Vec<_> = v
+        .races
+        .iter()
+        .filter(|r| r.kind == RaceKind::ReadAfterWrite)
+        .collect();
+    let mut iterations: Vec<i64> = reads.iter().map(|r| r.iteration.unwrap()).collect();
+    iterations.dedup();
+    assert_eq!(
+        iterations,
+        vec![3, 4],
+        "steps 3 and 4 are the first two body iterations"
+    );
+    assert!(
+        reads.iter().all(|r| r.wait.is_some()),
+        "the body's wait(0, 5) should have covered them"
+    );
+    assert_eq!(v.differences.len(), 2);
+}
+
+#[test]
+fn rfc_c_with_counts_three_and_four_first_is_equivalent_and_tight() {
+    let v = verify(
+        &original("rfc_c_interleaved.py"),
+        &pipelined("rfc_c_fixed_counts.py"),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Equivalent, "{}", v.summary);
+    assert!(v.waits.iter().all(|w| w.judgement == Judgement::Tight));
+}
+
+#[test]
+fn a_count_lower_than_needed_is_loose_by_the_difference() {
+    let text = std::fs::read_to_string(root().join("examples/rfc_a_async_copy.py")).unwrap();
+    let ex = explore(&text, &Options::default());
+    let printed = ex.rolled.unwrap().text.replace(
+        "with async_wait_queue(0, 1):",
+        "with async_wait_queue(0, 0):",
+    );
+    let v = verify(
+        &ex.programs.unwrap().original,
+        &program(&printed),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::SafeButLoose, "{}", v.summary);
+    assert!(
+        v.waits
+            .iter()
+            .any(|w| w.judgement == Judgement::LooseBy { k: 1 }),
+        "{:?}",
+        v.waits
+    );
+}
+
+#[test]
+fn a_count_higher_than_allowed_races_with_iteration_and_slot() {
+    let text = std::fs::read_to_string(root().join("examples/rfc_a_async_copy.py")).unwrap();
+    let ex = explore(&text, &Options::default());
+    let printed = ex.peeled.unwrap().text.replace(
+        "with async_wait_queue(0, 1):",
+        "with async_wait_queue(0, 2):",
+    );
+    let v = verify(
+        &ex.programs.unwrap().original,
+        &program(&printed),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Racy);
+    let r = &v.races[0];
+    assert_eq!(
+        (r.kind, r.buffer.as_str(), r.slot),
+        (RaceKind::ReadAfterWrite, "B", Some(0))
+    );
+    // A hand-written program reports the step (its loop variable): C of iteration 0 runs at step 1.
+    assert_eq!(r.iteration, Some(1));
+}
+
+#[test]
+fn earliest_never_races_and_random_never_races_more_than_latest() {
+    for name in [
+        "rfc_b_tvm_two_versions.py",
+        "rfc_c_tvm_merged_prologue.py",
+        "rfc_c_fixed_counts.py",
+    ] {
+        let p = pipelined(name);
+        let latest = run(&p, &RunOptions::default()).races.len();
+        assert_eq!(
+            run(
+                &p,
+                &RunOptions {
+                    policy: Policy::Earliest,
+                    ..RunOptions::default()
+                }
+            )
+            .races
+            .len(),
+            0,
+            "{name}"
+        );
+        for seed in 1..20 {
+            let random = run(
+                &p,
+                &RunOptions {
+                    policy: Policy::Random { seed },
+                    ..RunOptions::default()
+                },
+            )
+            .races
+            .len();
+            assert!(random <= latest, "{name} seed {seed}: {random} > {latest}");
+        }
+    }
+}
+
+#[test]
+fn runtime_problems_are_reported_not_fatal() {
+    let p = program("B = alloc([2])\nfor i in range(4):\n    B[i] = A[i]\n    with async_wait_queue(0, 0 - 1):\n        C[i] = B[i % 2]\n    D[i // 0] = 1\n");
+    let r = run(&p, &RunOptions::default());
+    let messages: Vec<&str> = r.problems.iter().map(|p| p.message.as_str()).collect();
+    assert!(
+        messages.iter().any(|m| m.contains("outside 0..2")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("negative")),
+        "{messages:?}"
+    );
+    assert!(
+        messages.iter().any(|m| m.contains("divides by zero")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn the_instance_cap_stops_a_run_plainly() {
+    let p = program("for i in range(1000000):\n    C[i % 7] = A[i % 5] + 1\n");
+    let r = run(
+        &p,
+        &RunOptions {
+            max_instances: 1000,
+            ..RunOptions::default()
+        },
+    );
+    assert!(r.truncated);
+    assert_eq!(r.instances, 1001);
+}
+
+#[test]
+fn inputs_are_deterministic_and_shared_by_name() {
+    assert_eq!(
+        stagecraft::interp::input_value("A", &[3, 4], 1),
+        stagecraft::interp::input_value("A", &[3, 4], 1)
+    );
+    let distinct: std::collections::BTreeSet<u64> = (0..64)
+        .map(|i| stagecraft::interp::input_value("A", &[i], 1).to_bits())
+        .collect();
+    assert!(distinct.len() > 8);
+}
