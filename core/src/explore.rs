@@ -25,6 +25,11 @@ pub struct Options {
     pub verify: bool,
     /// Which printed form the verifier runs (both compute the same; the rolled one is TVM's shape).
     pub form: Form,
+    /// The timeline's cost model (annotations in the source override it per statement).
+    pub cost: crate::cost::CostModel,
+    /// Steps of the timeline whose spans are returned: [from, to).
+    pub timeline_window: (u64, u64),
+    pub timeline: bool,
 }
 
 impl Default for Options {
@@ -34,6 +39,9 @@ impl Default for Options {
             max_iteration_rows: 48,
             verify: true,
             form: Form::Rolled,
+            cost: crate::cost::CostModel::default(),
+            timeline_window: (0, 64),
+            timeline: true,
         }
     }
 }
@@ -56,6 +64,9 @@ pub struct Exploration {
     pub peeled: Option<Printed>,
     pub iteration_space: Option<IterationSpace>,
     pub verification: Option<crate::verify::Verification>,
+    pub timeline: Option<crate::timeline::Timeline>,
+    /// The cost model in effect (defaults, options and source annotations combined).
+    pub cost: Option<crate::cost::CostModel>,
     pub notes: Vec<String>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
     #[serde(skip)]
@@ -428,6 +439,52 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex.waits = s.sites.clone();
     ex.pipeline = Some(info);
     ex.ok = true;
+    if options.timeline {
+        let mut model = options.cost.clone();
+        let mut loop_stmts = BTreeMap::new();
+        loop_stmts.insert(
+            program.var_name(p.sched.var).to_string(),
+            p.sched
+                .units
+                .iter()
+                .map(|u| u.stmts.clone())
+                .collect::<Vec<_>>(),
+        );
+        let mut assigns: BTreeMap<StmtId, crate::ir::Assign> = BTreeMap::new();
+        crate::ir::for_each_assign(&original.body, &mut |a| {
+            assigns.insert(a.stmt, a.clone());
+        });
+        let base = model.clone();
+        let defaults = |id: StmtId| {
+            assigns.get(&id).map_or(
+                crate::cost::Cost {
+                    issue: 1,
+                    latency: 0,
+                },
+                |a| base.cost(&original, a),
+            )
+        };
+        let mut cost_diags = Vec::new();
+        model.apply_annotations(
+            &lowered.annotations,
+            &loop_stmts,
+            &defaults,
+            &mut cost_diags,
+        );
+        ex.diagnostics.extend(cost_diags);
+        let pipelined = match options.form {
+            Form::Rolled => &rolled,
+            Form::Peeled => &peeled,
+        };
+        ex.timeline = Some(crate::timeline::simulate(
+            &original,
+            pipelined,
+            &model,
+            &params,
+            options.timeline_window,
+        ));
+        ex.cost = Some(model);
+    }
     if options.verify {
         let pipelined = match options.form {
             Form::Rolled => &rolled,

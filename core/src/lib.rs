@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
 
 pub mod affine;
+pub mod cost;
 pub mod dependence;
 pub mod diagnostic;
 pub mod explore;
@@ -19,5 +20,6 @@ pub mod schedule;
 pub mod simplify;
 pub mod sync;
 pub mod syntax;
+pub mod timeline;
 pub mod tir;
 pub mod verify;

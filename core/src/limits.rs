@@ -14,12 +14,14 @@ pub const MAX_EXTENT: i64 = 1 << 30;
 /// Iterations of an inner (non-pipelined) loop that dependence analysis enumerates exactly.
 pub const MAX_ENUMERATED_POINTS: i64 = 4096;
 /// Statement instances the interpreter executes per program before it stops and says so.
-pub const MAX_INTERPRETED_INSTANCES: u64 = 2_000_000;
+pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
+/// Waits are judged (re-runs with raised counts) only when one run takes at most this many instances.
+pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Elements in one buffer.
 pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
 /// Default concrete value of a symbolic extent for interpretation and simulation.
 pub const DEFAULT_SYMBOLIC_EXTENT: i64 = 16;
 /// Steps the timeline simulates in one window.
-pub const MAX_TIMELINE_STEPS: i64 = 100_000;
+pub const MAX_TIMELINE_STEPS: i64 = 200_000;
 /// URL hash size accepted by the app.
 pub const MAX_URL_HASH_BYTES: usize = 64 * 1024;

@@ -231,7 +231,11 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             .any(|r| r.wait.is_some_and(|w| w.index == st.index))
         {
             Judgement::Racy
-        } else if racy || !v.differences.is_empty() || !opts.judge_waits {
+        } else if racy
+            || !v.differences.is_empty()
+            || !opts.judge_waits
+            || main.instances > crate::limits::MAX_JUDGED_INSTANCES
+        {
             Judgement::NotJudged
         } else {
             judge(

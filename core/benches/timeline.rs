@@ -1,0 +1,47 @@
+//! `cargo bench -p stagecraft-core --bench timeline`: simulating 10^5 iterations of a 4-statement
+//! async loop (budget ≤ 50 ms), metrics over every step, spans for a 64-step window.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use stagecraft::cost::CostModel;
+use stagecraft::explore::{explore, Options};
+use stagecraft::timeline::simulate;
+
+fn main() {
+    divan::main();
+}
+
+const LOOP: &str = "A_sh = alloc([1])
+B_sh = alloc([1])
+for i in range(100000):
+    A_sh[0] = A[i]
+    B_sh[0] = B[i]
+    T[i] = A_sh[0] * B_sh[0]
+    C[i] = T[i] + 1
+sch.annotate(i, \"software_pipeline_stage\", [0, 0, 2, 3])
+sch.annotate(i, \"software_pipeline_order\", [0, 1, 2, 3])
+sch.annotate(i, \"software_pipeline_async_stages\", [0])
+";
+
+#[divan::bench]
+fn simulate_100k_iterations(bencher: divan::Bencher) {
+    let ex = explore(
+        LOOP,
+        &Options {
+            verify: false,
+            timeline: false,
+            ..Options::default()
+        },
+    );
+    let programs = ex.programs.unwrap();
+    let model = CostModel::default();
+    bencher.bench(|| {
+        simulate(
+            &programs.original,
+            &programs.rolled,
+            &model,
+            &programs.params,
+            (0, 64),
+        )
+    });
+}

@@ -1,0 +1,470 @@
+//! Per-lane simulation of a program under the cost model: one compute lane runs statements in program
+//! order; each async queue is a lane on which an async statement is in flight from its issue to its
+//! completion; a wait stalls the compute lane until the groups it forces have completed.
+//! docs/cost-model.md gives the model and the closed form the tests check.
+
+use crate::cost::CostModel;
+use crate::ir::*;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "lane", content = "queue", rename_all = "snake_case")]
+pub enum Lane {
+    Compute,
+    Queue(i64),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Span {
+    pub lane: Lane,
+    pub stmt: StmtId,
+    pub iteration: Option<i64>,
+    pub section: Option<SectionKind>,
+    /// Top-level step (iteration of the outermost loops, counted across sections).
+    pub step: u64,
+    pub start: u64,
+    pub end: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    /// Pre-order index of the wait and its derived id.
+    pub wait_index: usize,
+    pub wait: Option<u32>,
+    pub queue: i64,
+    pub start: u64,
+    pub end: u64,
+    /// Commit number (within the queue) of the newest group it waited for.
+    pub group: u64,
+    pub step: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    pub queue: i64,
+    pub group: u64,
+    pub commit: u64,
+    pub complete: u64,
+    pub step: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub total_cycles: u64,
+    /// Average cycles per body step in the steady state (middle of the body), if there is a body.
+    pub steady_cycles_per_iteration: Option<f64>,
+    pub unpipelined_cycles: u64,
+    pub speedup: f64,
+    pub stall_cycles: u64,
+    /// Stall cycles per wait (by pre-order index).
+    pub stall_by_wait: BTreeMap<usize, u64>,
+    /// Bytes of ring buffers per scope (versions × shape × element size).
+    pub ring_bytes: BTreeMap<String, u64>,
+    pub peak_groups_in_flight: BTreeMap<i64, u64>,
+    pub steps: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    pub lanes: Vec<Lane>,
+    pub spans: Vec<Span>,
+    pub stalls: Vec<Stall>,
+    pub markers: Vec<Marker>,
+    pub metrics: Metrics,
+    /// Steps whose spans are included: [from, to).
+    pub window: (u64, u64),
+    /// True when the simulation stopped at the window's end or the step limit.
+    pub truncated: bool,
+}
+
+struct Group {
+    seq: u64,
+    complete: u64,
+}
+
+struct Sim<'a> {
+    program: &'a Program,
+    model: &'a CostModel,
+    env: Vec<i64>,
+    now: u64,
+    open: Vec<(i64, u64)>,
+    in_flight: BTreeMap<i64, VecDeque<Group>>,
+    committed: BTreeMap<i64, u64>,
+    async_depth: usize,
+    section: Option<SectionKind>,
+    depth: usize,
+    step: u64,
+    step_starts: Vec<(u64, Option<SectionKind>, u64)>,
+    window: (u64, u64),
+    stop_after: u64,
+    max_steps: u64,
+    stop: bool,
+    out: Timeline,
+    /// Static pre-order index of every wait node (by address), as the interpreter numbers them.
+    wait_ids: HashMap<*const Node, usize>,
+}
+
+impl Sim<'_> {
+    fn record(&self) -> bool {
+        self.step >= self.window.0 && self.step < self.window.1
+    }
+
+    fn nodes(&mut self, nodes: &[Node]) {
+        for n in nodes {
+            if self.stop {
+                return;
+            }
+            self.node(n);
+        }
+    }
+
+    fn node(&mut self, n: &Node) {
+        match n {
+            Node::Section { kind, body } => {
+                let saved = self.section;
+                if self.depth == 0 {
+                    self.section = Some(*kind);
+                }
+                self.nodes(body);
+                self.section = saved;
+            }
+            Node::For {
+                var, lo, hi, body, ..
+            } => {
+                let (Some(l), Some(h)) = (lo.eval(&self.env), hi.eval(&self.env)) else {
+                    return;
+                };
+                let top = self.depth == 0;
+                self.depth += 1;
+                let mut v = l;
+                while v < h && !self.stop {
+                    if let Some(x) = self.env.get_mut(*var as usize) {
+                        *x = v;
+                    }
+                    if top {
+                        self.begin_step();
+                    }
+                    self.nodes(body);
+                    v += 1;
+                }
+                self.depth -= 1;
+            }
+            Node::If { cond, body, .. } => {
+                if cond.eval(&self.env) == Some(true) {
+                    self.nodes(body);
+                }
+            }
+            Node::Commit { queue, body, .. } => {
+                if self.depth == 0 {
+                    self.begin_step();
+                }
+                let seq = self.committed.get(queue).copied().unwrap_or(0);
+                self.open.push((*queue, 0));
+                self.depth += 1;
+                self.nodes(body);
+                self.depth -= 1;
+                let (_, done) = self.open.pop().unwrap_or((*queue, 0));
+                // FIFO: a group completes no earlier than the one before it.
+                let prev = self
+                    .in_flight
+                    .get(queue)
+                    .and_then(|q| q.back())
+                    .map_or(0, |g| g.complete);
+                let complete = done.max(prev).max(self.now);
+                if let Some(limit) = self.model.max_groups_in_flight {
+                    while self.in_flight.get(queue).map_or(0, |q| q.len()) as u64
+                        >= u64::from(limit.max(1))
+                    {
+                        let Some(g) = self.in_flight.get_mut(queue).and_then(|q| q.pop_front())
+                        else {
+                            break;
+                        };
+                        self.now = self.now.max(g.complete);
+                    }
+                }
+                self.committed.insert(*queue, seq + 1);
+                let q = self.in_flight.entry(*queue).or_default();
+                q.push_back(Group { seq, complete });
+                let peak = self
+                    .out
+                    .metrics
+                    .peak_groups_in_flight
+                    .entry(*queue)
+                    .or_insert(0);
+                *peak = (*peak).max(q.len() as u64);
+                if self.record() {
+                    self.out.markers.push(Marker {
+                        queue: *queue,
+                        group: seq,
+                        commit: self.now,
+                        complete,
+                        step: self.step,
+                    });
+                }
+            }
+            Node::AsyncScope { body, .. } => {
+                self.async_depth += 1;
+                self.depth += 1;
+                self.nodes(body);
+                self.depth -= 1;
+                self.async_depth -= 1;
+            }
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                ..
+            } => {
+                let index = self.wait_ids.get(&(n as *const Node)).copied().unwrap_or(0);
+                if self.depth == 0 {
+                    self.begin_step();
+                }
+                let n = count.eval(&self.env).unwrap_or(0).max(0) as usize;
+                let mut until = self.now;
+                let mut newest = None;
+                if let Some(q) = self.in_flight.get_mut(queue) {
+                    while q.len() > n {
+                        if let Some(g) = q.pop_front() {
+                            until = until.max(g.complete);
+                            newest = Some(g.seq);
+                        }
+                    }
+                }
+                if until > self.now {
+                    *self.out.metrics.stall_by_wait.entry(index).or_insert(0) += until - self.now;
+                    self.out.metrics.stall_cycles += until - self.now;
+                    if self.record() {
+                        self.out.stalls.push(Stall {
+                            wait_index: index,
+                            wait: *wait,
+                            queue: *queue,
+                            start: self.now,
+                            end: until,
+                            group: newest.unwrap_or(0),
+                            step: self.step,
+                        });
+                    }
+                    self.now = until;
+                }
+                self.depth += 1;
+                self.nodes(body);
+                self.depth -= 1;
+            }
+            Node::Assign(a) => {
+                if self.depth == 0 {
+                    self.begin_step();
+                }
+                self.assign(a);
+            }
+        }
+    }
+
+    fn begin_step(&mut self) {
+        self.step += 1;
+        self.step_starts.push((self.now, self.section, self.step));
+        if self.step > self.stop_after || self.step > self.max_steps {
+            self.stop = true;
+            self.out.truncated = true;
+        }
+    }
+
+    fn assign(&mut self, a: &Assign) {
+        let cost = self.model.cost(self.program, a);
+        let iteration = a.iteration.as_ref().and_then(|e| e.eval(&self.env));
+        let start = self.now;
+        let record = self.record();
+        let base = Span {
+            lane: Lane::Compute,
+            stmt: a.stmt,
+            iteration,
+            section: self.section,
+            step: self.step,
+            start,
+            end: start,
+        };
+        match (self.async_depth > 0, self.open.last_mut()) {
+            (true, Some((queue, done))) => {
+                let issued = start + cost.issue;
+                let complete = issued + cost.latency;
+                *done = (*done).max(complete);
+                let queue = *queue;
+                self.now = issued;
+                if record {
+                    self.out.spans.push(Span {
+                        end: issued,
+                        ..base.clone()
+                    });
+                    self.out.spans.push(Span {
+                        lane: Lane::Queue(queue),
+                        start: issued,
+                        end: complete,
+                        ..base
+                    });
+                }
+            }
+            _ => {
+                self.now = start + cost.issue + cost.latency;
+                if record {
+                    self.out.spans.push(Span {
+                        end: self.now,
+                        ..base
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Numbers the wait nodes in pre-order, as the interpreter does.
+fn number_waits(nodes: &[Node], out: &mut HashMap<*const Node, usize>) {
+    for n in nodes {
+        match n {
+            Node::Wait { body, .. } => {
+                let next = out.len();
+                out.insert(n as *const Node, next);
+                number_waits(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => number_waits(body, out),
+            Node::Assign(_) => {}
+        }
+    }
+}
+
+fn env_of(program: &Program, params: &BTreeMap<String, i64>) -> Vec<i64> {
+    program
+        .vars
+        .iter()
+        .map(|v| match v.kind {
+            VarKind::Param => params
+                .get(&v.name)
+                .copied()
+                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
+            VarKind::Loop => 0,
+        })
+        .collect()
+}
+
+/// Steps are numbered from 1; spans are recorded for steps in `window` (0-based [from, to)), and the
+/// run stops before step `stop_after + 1`.
+fn run_sim<'a>(
+    program: &'a Program,
+    model: &'a CostModel,
+    params: &BTreeMap<String, i64>,
+    window: (u64, u64),
+    stop_after: u64,
+    max_steps: u64,
+) -> Sim<'a> {
+    let mut wait_ids = HashMap::new();
+    number_waits(&program.body, &mut wait_ids);
+    let mut sim = Sim {
+        program,
+        model,
+        env: env_of(program, params),
+        now: 0,
+        open: Vec::new(),
+        in_flight: BTreeMap::new(),
+        committed: BTreeMap::new(),
+        async_depth: 0,
+        section: None,
+        depth: 0,
+        step: 0,
+        step_starts: Vec::new(),
+        window: (window.0 + 1, window.1 + 1),
+        stop_after,
+        max_steps,
+        stop: false,
+        out: Timeline::default(),
+        wait_ids,
+    };
+    sim.nodes(&program.body);
+    // Whatever is still in flight lands eventually: the loop is done when the last group is.
+    let last = sim
+        .in_flight
+        .values()
+        .flat_map(|q| q.iter())
+        .map(|g| g.complete)
+        .max()
+        .unwrap_or(0);
+    sim.out.metrics.total_cycles = sim.now.max(if sim.stop { 0 } else { last });
+    sim
+}
+
+/// Simulates `pipelined` (and `original`, all synchronous, for the comparison). Spans are kept for
+/// steps in `window` only; the simulation never runs past `window.1` steps when `stop_at_window`.
+pub fn simulate(
+    original: &Program,
+    pipelined: &Program,
+    model: &CostModel,
+    params: &BTreeMap<String, i64>,
+    window: (u64, u64),
+) -> Timeline {
+    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
+    let windowed = run_sim(pipelined, model, params, window, window.1, max_steps);
+    let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps);
+    let truncated = windowed.stop;
+    // Metrics need every step; spans only the window's. Re-run without recording when the window cut
+    // the first run short (the step limit still bounds it).
+    let (mut t, starts, steps) = if truncated {
+        let all = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps);
+        let mut t = windowed.out;
+        t.metrics = all.out.metrics;
+        (t, all.step_starts, all.step)
+    } else {
+        (windowed.out, windowed.step_starts, windowed.step)
+    };
+    t.window = window;
+    t.truncated = truncated;
+    t.metrics.steps = steps;
+    t.metrics.unpipelined_cycles = base.out.metrics.total_cycles;
+    let total = t.metrics.total_cycles;
+    t.metrics.speedup = if total > 0 {
+        base.out.metrics.total_cycles as f64 / total as f64
+    } else {
+        1.0
+    };
+    t.metrics.steady_cycles_per_iteration = steady(&starts);
+    t.metrics.ring_bytes = ring_bytes(pipelined);
+    let mut lanes = vec![Lane::Compute];
+    for q in t.metrics.peak_groups_in_flight.keys() {
+        lanes.push(Lane::Queue(*q));
+    }
+    t.lanes = lanes;
+    t
+}
+
+/// Average step length over the middle half of the body.
+fn steady(starts: &[(u64, Option<SectionKind>, u64)]) -> Option<f64> {
+    let body: Vec<u64> = starts
+        .iter()
+        .filter(|s| s.1 == Some(SectionKind::Body))
+        .map(|s| s.0)
+        .collect();
+    if body.len() < 4 {
+        return None;
+    }
+    let a = body.len() / 4;
+    let mut b = body.len() * 3 / 4;
+    // Steady states repeat with a period of (stage distance + 1) steps or a divisor of 60: measure
+    // over a whole number of periods when the body is long enough.
+    if b - a >= 60 {
+        b = a + (b - a) / 60 * 60;
+    }
+    let (ta, tb) = (*body.get(a)?, *body.get(b)?);
+    Some((tb - ta) as f64 / (b - a) as f64)
+}
+
+pub fn ring_bytes(program: &Program) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for b in program.buffers.iter().filter(|b| b.versions > 1) {
+        let elems: i64 = b.shape.as_ref().map_or(0, |s| s.iter().product());
+        *out.entry(b.scope.name().to_string()).or_insert(0) +=
+            elems.max(0) as u64 * u64::from(b.dtype.bytes());
+    }
+    out
+}

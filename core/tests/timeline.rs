@@ -1,0 +1,158 @@
+//! The timeline against closed forms: a copy→compute loop meets the steady state derived in
+//! docs/cost-model.md over a grid of latencies, costs and stage distances; with every stage
+//! synchronous the pipelined time equals the unpipelined time.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use stagecraft::cost::{Cost, CostModel};
+use stagecraft::explore::{explore, Options};
+
+fn copy_compute(d: i64, asynchronous: bool, extent: i64) -> String {
+    format!(
+        "B = alloc([1])\nfor i in range({extent}):\n    B[0] = A[i]\n    C[i] = B[0] * 2\n\
+         sch.annotate(i, \"software_pipeline_stage\", [0, {d}])\n\
+         sch.annotate(i, \"software_pipeline_order\", [0, 1])\n{}",
+        if asynchronous {
+            "sch.annotate(i, \"software_pipeline_async_stages\", [0])\n"
+        } else {
+            ""
+        }
+    )
+}
+
+fn model(l: u64, c: u64, compute: u64) -> CostModel {
+    let mut m = CostModel::default();
+    m.overrides.insert(
+        0,
+        Cost {
+            issue: c,
+            latency: l,
+        },
+    );
+    m.overrides.insert(
+        1,
+        Cost {
+            issue: compute,
+            latency: 0,
+        },
+    );
+    m
+}
+
+#[test]
+fn copy_compute_steady_state_matches_the_closed_form() {
+    for l in [0u64, 30, 200, 500, 1000] {
+        for compute in [1u64, 16, 100, 400] {
+            for d in 1i64..=4 {
+                let c = 4;
+                let ex = explore(
+                    &copy_compute(d, true, 400),
+                    &Options {
+                        cost: model(l, c, compute),
+                        verify: false,
+                        ..Options::default()
+                    },
+                );
+                let t = ex.timeline.unwrap();
+                let measured = t.metrics.steady_cycles_per_iteration.unwrap();
+                // P = max(c + C, (c + L + C) / (d + 1)): the issue, and the copy latency shared by
+                // the d + 1 iterations in flight.
+                let expected =
+                    ((c + compute) as f64).max((c + l + compute) as f64 / (d + 1) as f64);
+                assert!(
+                    (measured - expected).abs() <= 1.0,
+                    "L={l} C={compute} d={d}: measured {measured}, closed form {expected}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn synchronous_pipelining_changes_nothing_in_time() {
+    for d in 0i64..=3 {
+        let ex = explore(
+            &copy_compute(d, false, 50),
+            &Options {
+                verify: false,
+                ..Options::default()
+            },
+        );
+        let m = ex.timeline.unwrap().metrics;
+        assert_eq!(m.total_cycles, m.unpipelined_cycles, "d={d}");
+        assert_eq!(m.stall_cycles, 0);
+    }
+}
+
+#[test]
+fn windowed_view_returns_only_its_steps_and_the_metrics_of_all() {
+    let opts = Options {
+        timeline_window: (10, 20),
+        verify: false,
+        ..Options::default()
+    };
+    let ex = explore(&copy_compute(2, true, 10_000), &opts);
+    let t = ex.timeline.unwrap();
+    assert!(t.truncated);
+    assert!(
+        t.spans.iter().all(|s| (11..=20).contains(&s.step)),
+        "{:?}",
+        t.spans.first()
+    );
+    assert_eq!(t.metrics.steps, 10_002);
+    assert!(t.metrics.speedup > 1.5);
+}
+
+#[test]
+fn annotations_override_latency_and_issue() {
+    let text = format!(
+        "{}sch.annotate(i, \"stagecraft_latency\", [100, -1])\nsch.annotate(i, \"stagecraft_issue\", [2, 10])\n",
+        copy_compute(1, true, 100)
+    );
+    let ex = explore(
+        &text,
+        &Options {
+            verify: false,
+            ..Options::default()
+        },
+    );
+    let cost = ex.cost.unwrap();
+    assert_eq!(
+        cost.overrides[&0],
+        Cost {
+            issue: 2,
+            latency: 100
+        }
+    );
+    assert_eq!(cost.overrides[&1].issue, 10);
+    let bad = explore(
+        &format!(
+            "{}sch.annotate(i, \"stagecraft_latency\", [1])\n",
+            copy_compute(1, true, 8)
+        ),
+        &Options::default(),
+    );
+    assert!(bad
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("1 entries for 2 statements")));
+}
+
+#[test]
+fn ring_bytes_and_peak_groups() {
+    let ex = explore(
+        &copy_compute(3, true, 64),
+        &Options {
+            verify: false,
+            ..Options::default()
+        },
+    );
+    let m = ex.timeline.unwrap().metrics;
+    assert_eq!(m.ring_bytes["shared"], 4 * 4, "4 versions of one float32");
+    assert_eq!(m.peak_groups_in_flight[&0], 4);
+}

@@ -1,0 +1,2 @@
+for i in range(4):
+    C[i] = A[i] * 2
