@@ -1,0 +1,21 @@
+// Ad-hoc screenshot: node e2e/shot.mjs URL OUT.png
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const [url, out, pane] = process.argv.slice(2);
+const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-')), {
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1500, height: 900 },
+});
+const page = await ctx.newPage();
+const errors = [];
+page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', e => errors.push(String(e)));
+await page.goto(url);
+await page.waitForSelector('#program .line', { timeout: 20000 });
+if (pane) { await page.click(`#tab-${pane}`); await page.waitForTimeout(300); }
+await page.screenshot({ path: out });
+console.log(errors.length ? errors.join('\n') : 'no console errors');
+await ctx.close();
