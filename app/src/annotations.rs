@@ -3,11 +3,27 @@
 
 use stagecraft::explore::AnnotationInfo;
 
-pub const KEYS: [&str; 3] = ["software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages"];
+pub const KEYS: [&str; 3] = [
+    "software_pipeline_stage",
+    "software_pipeline_order",
+    "software_pipeline_async_stages",
+];
 
 /// Replaces the pipeline annotations of `var` with the given lists (appended where none were).
-pub fn rewrite(text: &str, annotations: &[AnnotationInfo], var: &str, stages: &[i64], orders: &[i64], asyncs: &[i64]) -> String {
-    let list = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ");
+pub fn rewrite(
+    text: &str,
+    annotations: &[AnnotationInfo],
+    var: &str,
+    stages: &[i64],
+    orders: &[i64],
+    asyncs: &[i64],
+) -> String {
+    let list = |v: &[i64]| {
+        v.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let lines = [
         format!("sch.annotate({var}, \"{}\", [{}])", KEYS[0], list(stages)),
         format!("sch.annotate({var}, \"{}\", [{}])", KEYS[1], list(orders)),
@@ -16,11 +32,18 @@ pub fn rewrite(text: &str, annotations: &[AnnotationInfo], var: &str, stages: &[
     let mut out = text.to_string();
     let mut pending: Vec<(usize, &String)> = lines.iter().enumerate().collect();
     // Replace in place, last span first so earlier offsets stay valid.
-    let mut mine: Vec<&AnnotationInfo> = annotations.iter().filter(|a| a.loop_var == var && KEYS.contains(&a.key.as_str())).collect();
+    let mut mine: Vec<&AnnotationInfo> = annotations
+        .iter()
+        .filter(|a| a.loop_var == var && KEYS.contains(&a.key.as_str()))
+        .collect();
     mine.sort_by_key(|a| std::cmp::Reverse(a.span.start));
     for a in mine {
         let (start, end) = (a.span.start as usize, a.span.end as usize);
-        if end > out.len() || start > end || !out.is_char_boundary(start) || !out.is_char_boundary(end) {
+        if end > out.len()
+            || start > end
+            || !out.is_char_boundary(start)
+            || !out.is_char_boundary(end)
+        {
             continue;
         }
         let k = KEYS.iter().position(|k| *k == a.key).unwrap_or(0);
@@ -29,7 +52,11 @@ pub fn rewrite(text: &str, annotations: &[AnnotationInfo], var: &str, stages: &[
             out.replace_range(start..end, line);
         } else {
             // A duplicate annotation: remove it with its line break.
-            let end = if out[end..].starts_with('\n') { end + 1 } else { end };
+            let end = if out[end..].starts_with('\n') {
+                end + 1
+            } else {
+                end
+            };
             out.replace_range(start..end, "");
         }
     }
@@ -52,7 +79,14 @@ mod tests {
     #[test]
     fn rewrites_in_place_and_appends_missing_keys() {
         let text = "B = alloc([1])\nfor i in range(4):\n    B[0] = A[i]\n    C[i] = B[0]\n# keep me\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\n";
-        let ex = explore(text, &Options { verify: false, timeline: false, ..Options::default() });
+        let ex = explore(
+            text,
+            &Options {
+                verify: false,
+                timeline: false,
+                ..Options::default()
+            },
+        );
         let out = rewrite(text, &ex.annotations, "i", &[0, 2], &[1, 0], &[0]);
         assert_eq!(
             out,

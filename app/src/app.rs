@@ -13,7 +13,10 @@ const STORAGE_KEY: &str = "stagecraft.v1.text";
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("panic")) {
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("panic"))
+        {
             el.set_text_content(Some(&format!(
                 "Stagecraft hit an internal error and stopped: {info}. Your text is saved in this browser; reload to continue."
             )));
@@ -27,7 +30,9 @@ fn storage() -> Option<web_sys::Storage> {
 }
 
 fn location_hash() -> String {
-    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
 }
 
 /// Where the first state comes from: the link, else this browser's saved text, else the default.
@@ -36,7 +41,14 @@ fn initial_state() -> (state::State, Option<String>) {
     if hash.len() > 1 {
         match state::decode(&hash) {
             Ok(s) => return (s, None),
-            Err(e) => return (state::State::default(), Some(format!("{e}. Showing the default example; your saved work is untouched."))),
+            Err(e) => {
+                return (
+                    state::State::default(),
+                    Some(format!(
+                        "{e}. Showing the default example; your saved work is untouched."
+                    )),
+                )
+            }
         }
     }
     let mut s = state::State::default();
@@ -49,7 +61,11 @@ fn initial_state() -> (state::State, Option<String>) {
 fn options_for(s: &state::State) -> Options {
     Options {
         params: s.params.clone(),
-        form: if s.form == "peeled" { Form::Peeled } else { Form::Rolled },
+        form: if s.form == "peeled" {
+            Form::Peeled
+        } else {
+            Form::Rolled
+        },
         ..Options::default()
     }
 }
@@ -67,12 +83,18 @@ struct Ctx {
 }
 
 fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }
 
 #[component]
 pub fn App() -> impl IntoView {
     let (initial, banner) = initial_state();
+    // A page opened from a link (good or damaged) must not overwrite this browser's saved work
+    // until the user actually edits something.
+    let from_link = location_hash().len() > 1;
+    let initial_text = StoredValue::new(initial.text.clone());
     let ctx = Ctx {
         st: RwSignal::new(initial),
         current: RwSignal::new(None),
@@ -104,8 +126,11 @@ pub fn App() -> impl IntoView {
                 ctx.good.set(Some(ex.clone()));
             }
             ctx.current.set(Some(ex));
-            if let Some(st) = storage() {
-                let _ = st.set_item(STORAGE_KEY, &s.text);
+            let edited = initial_text.with_value(|t| *t != s.text);
+            if !from_link || edited {
+                if let Some(st) = storage() {
+                    let _ = st.set_item(STORAGE_KEY, &s.text);
+                }
             }
         });
     });
@@ -135,12 +160,21 @@ fn Header() -> impl IntoView {
     let copy_link = move |_| {
         let hash = state::encode(&ctx.st.get_untracked());
         if let Some(w) = web_sys::window() {
-            let _ = w.history().and_then(|h| h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{hash}"))));
+            let _ = w.history().and_then(|h| {
+                h.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("#{hash}")),
+                )
+            });
             let url = w.location().href().unwrap_or_default();
             let _ = w.navigator().clipboard().write_text(&url);
         }
         copied.set(true);
-        set_timeout(move || copied.set(false), std::time::Duration::from_millis(1500));
+        set_timeout(
+            move || copied.set(false),
+            std::time::Duration::from_millis(1500),
+        );
     };
     let load = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev);
@@ -155,7 +189,17 @@ fn Header() -> impl IntoView {
             ctx.st.update(|s| s.text = prev);
         }
     };
-    let params = move || ctx.current.get().map(|ex| ex.programs.as_ref().map(|p| p.params.clone()).unwrap_or_default()).unwrap_or_default();
+    let params = move || {
+        ctx.current
+            .get()
+            .map(|ex| {
+                ex.programs
+                    .as_ref()
+                    .map(|p| p.params.clone())
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    };
     view! {
         <header>
             <h1>"Stagecraft"</h1>
@@ -193,12 +237,22 @@ fn Editor() -> impl IntoView {
     let html = move || {
         let text = ctx.st.with(|s| s.text.clone());
         match ctx.current.get() {
-            Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements, ctx.hovered.get()),
+            Some(ex) => highlight::editor_html(
+                &text,
+                &ex.tokens,
+                &ex.diagnostics,
+                &ex.statements,
+                ctx.hovered.get(),
+            ),
             None => highlight::escape(&text),
         }
     };
     let sync_scroll = move |ev: leptos::ev::Event| {
-        if let (Some(t), Some(pre)) = (ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()), overlay.get()) {
+        if let (Some(t), Some(pre)) = (
+            ev.target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok()),
+            overlay.get(),
+        ) {
             pre.set_scroll_top(t.scroll_top());
             pre.set_scroll_left(t.scroll_left());
         }
@@ -218,8 +272,10 @@ fn Editor() -> impl IntoView {
 #[component]
 fn Grid() -> impl IntoView {
     let ctx = expect_context::<Ctx>();
-    let edit = move |f: Box<dyn Fn(&mut Vec<i64>, &mut Vec<i64>, &mut Vec<i64>)>| {
-        let Some(ex) = ctx.good.get_untracked() else { return };
+    let edit = move |f: GridEdit| {
+        let Some(ex) = ctx.good.get_untracked() else {
+            return;
+        };
         let Some(p) = ex.pipeline.clone() else { return };
         let mut stages: Vec<i64> = p.units.iter().map(|u| u.stage).collect();
         let mut orders: Vec<i64> = p.units.iter().map(|u| u.order).collect();
@@ -228,7 +284,14 @@ fn Grid() -> impl IntoView {
         asyncs.sort_unstable();
         asyncs.dedup();
         let text = ctx.st.get_untracked().text;
-        let new = annotations::rewrite(&text, &ex.annotations, &p.loop_var, &stages, &orders, &asyncs);
+        let new = annotations::rewrite(
+            &text,
+            &ex.annotations,
+            &p.loop_var,
+            &stages,
+            &orders,
+            &asyncs,
+        );
         ctx.st.update(|s| s.text = new);
     };
     view! {
@@ -268,13 +331,20 @@ fn Grid() -> impl IntoView {
     }
 }
 
+/// Changes (stages, orders, async stages) of the loop being edited.
+type GridEdit = Box<dyn Fn(&mut Vec<i64>, &mut Vec<i64>, &mut Vec<i64>)>;
+
 /// Swaps unit `k`'s order with the neighbour `dir` positions away in step order.
 fn move_order(orders: &mut [i64], k: usize, dir: i64) {
     let Some(&mine) = orders.get(k) else { return };
     let mut sorted: Vec<i64> = orders.to_vec();
     sorted.sort_unstable();
-    let Some(pos) = sorted.iter().position(|o| *o == mine) else { return };
-    let Some(&target) = sorted.get((pos as i64 + dir).max(0) as usize) else { return };
+    let Some(pos) = sorted.iter().position(|o| *o == mine) else {
+        return;
+    };
+    let Some(&target) = sorted.get((pos as i64 + dir).max(0) as usize) else {
+        return;
+    };
     if let Some(j) = orders.iter().position(|o| *o == target) {
         orders.swap(k, j);
     }
@@ -285,10 +355,17 @@ fn move_order(orders: &mut [i64], k: usize, dir: i64) {
 fn Problems() -> impl IntoView {
     let ctx = expect_context::<Ctx>();
     let jump = move |start: u32, end: u32| {
-        if let Some(t) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("source")).and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok()) {
+        if let Some(t) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("source"))
+            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        {
             let text = ctx.st.with_untracked(|s| s.text.clone());
             // The textarea counts UTF-16 units.
-            let to_utf16 = |b: u32| text.get(..b as usize).map_or(0, |p| p.encode_utf16().count()) as u32;
+            let to_utf16 = |b: u32| {
+                text.get(..b as usize)
+                    .map_or(0, |p| p.encode_utf16().count()) as u32
+            };
             let _ = t.focus();
             let _ = t.set_selection_range(to_utf16(start), to_utf16(end));
         }
@@ -319,9 +396,17 @@ fn Tabs() -> impl IntoView {
     let ctx = expect_context::<Ctx>();
     let tab = move |id: &'static str, label: &'static str| {
         view! { <button class="tab" id=format!("tab-{id}") class:active=move || ctx.st.with(|s| s.pane == id)
-            on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button> }
+        on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button> }
     };
-    let shown = move |id: &'static str| move || if ctx.st.with(|s| s.pane == id) { "pane" } else { "pane hidden" };
+    let shown = move |id: &'static str| {
+        move || {
+            if ctx.st.with(|s| s.pane == id) {
+                "pane"
+            } else {
+                "pane hidden"
+            }
+        }
+    };
     let stale = move || ctx.current.get().is_some_and(|ex| !ex.ok);
     view! {
         <nav class="tabs">
@@ -443,7 +528,11 @@ fn TimelinePane() -> impl IntoView {
         bag.set_type("image/svg+xml");
         if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) {
             if let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) {
-                if let Some(a) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+                if let Some(a) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.create_element("a").ok())
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+                {
                     a.set_href(&url);
                     a.set_download("stagecraft-timeline.svg");
                     a.click();
@@ -482,7 +571,13 @@ fn gantt_svg(t: &stagecraft::timeline::Timeline, zoom: u32) -> String {
     use stagecraft::timeline::Lane;
     let row = 28.0;
     let label_w = 90.0;
-    let end = t.spans.iter().map(|s| s.end).chain(t.stalls.iter().map(|s| s.end)).max().unwrap_or(0);
+    let end = t
+        .spans
+        .iter()
+        .map(|s| s.end)
+        .chain(t.stalls.iter().map(|s| s.end))
+        .max()
+        .unwrap_or(0);
     // Zoom 10 fits the window into ~900 px; each step of the slider is 10% of that.
     let scale = 900.0 / (end.max(1) as f64) * f64::from(zoom) / 10.0;
     let width = label_w + end as f64 * scale + 20.0;
@@ -494,7 +589,10 @@ fn gantt_svg(t: &stagecraft::timeline::Timeline, zoom: u32) -> String {
             Lane::Compute => "compute".to_string(),
             Lane::Queue(q) => format!("queue {q}"),
         };
-        s.push_str(&format!("<text x=\"4\" y=\"{:.0}\">{name}</text>", lane_y(l) + 18.0));
+        s.push_str(&format!(
+            "<text x=\"4\" y=\"{:.0}\">{name}</text>",
+            lane_y(l) + 18.0
+        ));
     }
     for st in &t.stalls {
         s.push_str(&format!(
@@ -519,7 +617,14 @@ fn gantt_svg(t: &stagecraft::timeline::Timeline, zoom: u32) -> String {
             sp.end
         ));
     }
-    s.push_str(&format!("<text x=\"{label_w}\" y=\"{:.0}\" fill=\"#666\">steps {}–{} of {}{}</text>", height - 6.0, t.window.0 + 1, t.window.1.min(t.metrics.steps), t.metrics.steps, if t.truncated { " (window)" } else { "" }));
+    s.push_str(&format!(
+        "<text x=\"{label_w}\" y=\"{:.0}\" fill=\"#666\">steps {}–{} of {}{}</text>",
+        height - 6.0,
+        t.window.0 + 1,
+        t.window.1.min(t.metrics.steps),
+        t.metrics.steps,
+        if t.truncated { " (window)" } else { "" }
+    ));
     s.push_str("</svg>");
     s
 }
@@ -560,7 +665,19 @@ fn SpacePane() -> impl IntoView {
 #[component]
 fn CodePane() -> impl IntoView {
     let ctx = expect_context::<Ctx>();
-    let text = move || ctx.good.get().and_then(|ex| if ctx.st.with(|s| s.form == "peeled") { ex.peeled.clone() } else { ex.rolled.clone() }).map(|p| p.text).unwrap_or_default();
+    let text = move || {
+        ctx.good
+            .get()
+            .and_then(|ex| {
+                if ctx.st.with(|s| s.form == "peeled") {
+                    ex.peeled.clone()
+                } else {
+                    ex.rolled.clone()
+                }
+            })
+            .map(|p| p.text)
+            .unwrap_or_default()
+    };
     let copy = move |_| {
         if let Some(w) = web_sys::window() {
             let _ = w.navigator().clipboard().write_text(&text());

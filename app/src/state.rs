@@ -47,8 +47,14 @@ pub enum DecodeError {
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DecodeError::TooLarge(n) => write!(f, "the link is {n} bytes, more than the {MAX_HASH_BYTES} Stagecraft reads"),
-            DecodeError::UnknownVersion(v) => write!(f, "the link has format “{v}”, which this version of Stagecraft does not know"),
+            DecodeError::TooLarge(n) => write!(
+                f,
+                "the link is {n} bytes, more than the {MAX_HASH_BYTES} Stagecraft reads"
+            ),
+            DecodeError::UnknownVersion(v) => write!(
+                f,
+                "the link has format “{v}”, which this version of Stagecraft does not know"
+            ),
             DecodeError::Corrupt(why) => write!(f, "the link is damaged ({why})"),
         }
     }
@@ -68,18 +74,25 @@ pub fn decode(hash: &str) -> Result<State, DecodeError> {
     if hash.len() > MAX_HASH_BYTES {
         return Err(DecodeError::TooLarge(hash.len()));
     }
-    let (version, payload) = hash.split_once('/').ok_or(DecodeError::Corrupt("no version prefix"))?;
+    let (version, payload) = hash
+        .split_once('/')
+        .ok_or(DecodeError::Corrupt("no version prefix"))?;
     match version {
         "v1" => decode_v1(payload),
-        other => Err(DecodeError::UnknownVersion(other.chars().take(12).collect())),
+        other => Err(DecodeError::UnknownVersion(
+            other.chars().take(12).collect(),
+        )),
     }
 }
 
 fn decode_v1(payload: &str) -> Result<State, DecodeError> {
-    let packed = ENGINE.decode(payload.trim_end_matches('=')).map_err(|_| DecodeError::Corrupt("not base64url"))?;
+    let packed = ENGINE
+        .decode(payload.trim_end_matches('='))
+        .map_err(|_| DecodeError::Corrupt("not base64url"))?;
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 4 * MAX_HASH_BYTES * 16)
         .map_err(|_| DecodeError::Corrupt("not deflate data, or too large once inflated"))?;
-    let state: State = serde_json::from_slice(&json).map_err(|_| DecodeError::Corrupt("not a Stagecraft state"))?;
+    let state: State = serde_json::from_slice(&json)
+        .map_err(|_| DecodeError::Corrupt("not a Stagecraft state"))?;
     if state.text.len() > stagecraft::limits::MAX_SOURCE_BYTES {
         return Err(DecodeError::TooLarge(state.text.len()));
     }
@@ -92,9 +105,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let mut s = State::default();
-        s.form = "peeled".into();
-        s.params.insert("N".into(), 7);
+        let s = State { form: "peeled".into(), params: [("N".to_string(), 7)].into(), ..State::default() };
         assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
     }
 
@@ -110,11 +121,28 @@ mod tests {
 
     #[test]
     fn corrupt_and_oversized_links_are_plain_errors() {
-        assert_eq!(decode("#v1/!!!"), Err(DecodeError::Corrupt("not base64url")));
-        assert_eq!(decode("#v1/AAAA"), Err(DecodeError::Corrupt("not deflate data, or too large once inflated")));
-        assert!(matches!(decode("#v9/xyz"), Err(DecodeError::UnknownVersion(_))));
-        assert!(matches!(decode(&"x".repeat(MAX_HASH_BYTES + 1)), Err(DecodeError::TooLarge(_))));
-        assert_eq!(decode("#garbage"), Err(DecodeError::Corrupt("no version prefix")));
+        assert_eq!(
+            decode("#v1/!!!"),
+            Err(DecodeError::Corrupt("not base64url"))
+        );
+        assert_eq!(
+            decode("#v1/AAAA"),
+            Err(DecodeError::Corrupt(
+                "not deflate data, or too large once inflated"
+            ))
+        );
+        assert!(matches!(
+            decode("#v9/xyz"),
+            Err(DecodeError::UnknownVersion(_))
+        ));
+        assert!(matches!(
+            decode(&"x".repeat(MAX_HASH_BYTES + 1)),
+            Err(DecodeError::TooLarge(_))
+        ));
+        assert_eq!(
+            decode("#garbage"),
+            Err(DecodeError::Corrupt("no version prefix"))
+        );
     }
 
     pub const FROZEN_V1: &str = include_str!("../tests/frozen_v1_link.txt");
