@@ -1,27 +1,27 @@
 # A CUTLASS-style multistage GEMM main loop (sm80): three k-tiles in flight. The global->shared copies
 # of A and B are one cp.async group per k-tile; the warp loads fragments and runs the MMAs three tiles
 # behind. Shapes are shrunk so the interpreter runs it instantly.
-A_smem = alloc([4, 8], scope="shared", dtype="float16")
-B_smem = alloc([8, 4], scope="shared", dtype="float16")
-A_frag = alloc([4, 8], scope="local", dtype="float16")
-B_frag = alloc([8, 4], scope="local", dtype="float16")
+A_smem = alloc([4, 4], scope="shared", dtype="float16")
+B_smem = alloc([4, 4], scope="shared", dtype="float16")
+A_frag = alloc([4, 4], scope="local", dtype="float16")
+B_frag = alloc([4, 4], scope="local", dtype="float16")
 accum = alloc([4, 4], scope="local")
 for k in range(16):
     for m in range(4):
-        for kk in range(8):
-            A_smem[m, kk] = A[m, 8 * k + kk]
-    for kk in range(8):
+        for kk in range(4):
+            A_smem[m, kk] = A[m, 4 * k + kk]
+    for kk in range(4):
         for n in range(4):
-            B_smem[kk, n] = B[8 * k + kk, n]
+            B_smem[kk, n] = B[4 * k + kk, n]
     for m in range(4):
-        for kk in range(8):
+        for kk in range(4):
             A_frag[m, kk] = A_smem[m, kk]
-    for kk in range(8):
+    for kk in range(4):
         for n in range(4):
             B_frag[kk, n] = B_smem[kk, n]
     for m in range(4):
         for n in range(4):
-            for kk in range(8):
+            for kk in range(4):
                 accum[m, n] = fma(A_frag[m, kk], B_frag[kk, n], accum[m, n])
 
 sch.annotate(k, "software_pipeline_stage", [0, 0, 3, 3, 3])

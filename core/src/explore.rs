@@ -30,6 +30,8 @@ pub struct Options {
     /// Steps of the timeline whose spans are returned: [from, to).
     pub timeline_window: (u64, u64),
     pub timeline: bool,
+    /// Emit machine code for every target (PTX, AMDGPU ISA and IR).
+    pub emit: bool,
 }
 
 impl Default for Options {
@@ -42,6 +44,7 @@ impl Default for Options {
             cost: crate::cost::CostModel::default(),
             timeline_window: (0, 64),
             timeline: true,
+            emit: true,
         }
     }
 }
@@ -65,6 +68,8 @@ pub struct Exploration {
     pub iteration_space: Option<IterationSpace>,
     pub verification: Option<crate::verify::Verification>,
     pub timeline: Option<crate::timeline::Timeline>,
+    /// Machine code per target, from the peeled program.
+    pub code: Vec<crate::emit::Emitted>,
     /// The cost model in effect (defaults, options and source annotations combined).
     pub cost: Option<crate::cost::CostModel>,
     pub notes: Vec<String>,
@@ -484,6 +489,13 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             options.timeline_window,
         ));
         ex.cost = Some(model);
+    }
+    if options.emit {
+        let opts = crate::emit::EmitOptions::default();
+        ex.code = crate::emit::Target::ALL
+            .iter()
+            .map(|t| crate::emit::emit(&peeled, &params, *t, &opts))
+            .collect();
     }
     if options.verify {
         let pipelined = match options.form {

@@ -6,6 +6,7 @@ pub mod affine;
 pub mod cost;
 pub mod dependence;
 pub mod diagnostic;
+pub mod emit;
 pub mod explore;
 pub mod interp;
 pub mod ir;

@@ -23,7 +23,7 @@ macro_rules! out {
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  stagecraft explore FILE [--form rolled|peeled] [--emit tir|json] [--param NAME=VALUE]...
+  stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
       (run the loop and the pipelined program; exit 3 when they race or differ)
   stagecraft time FILE      (mean time of parse + transform + waits; STAGECRAFT_TIME_REPS runs)
@@ -138,7 +138,23 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                         out!("{}", p.text);
                     }
                 }
-                other => return Err(format!("--emit takes tir or json, not {other}")),
+                other => match stagecraft::emit::Target::parse(other) {
+                    Some(t) => {
+                        if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
+                            match &code.error {
+                                Some(e) => {
+                                    eprintln!("stagecraft: cannot emit {other}: {e}");
+                                    return Ok(ExitCode::from(1));
+                                }
+                                None => out!("{}", code.text),
+                            }
+                            for n in &code.notes {
+                                eprintln!("note: {n}");
+                            }
+                        }
+                    }
+                    None => return Err(format!("--emit takes tir, json, ptx, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
+                },
             }
             Ok(if ok {
                 ExitCode::SUCCESS

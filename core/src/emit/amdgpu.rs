@@ -1,0 +1,539 @@
+//! AMDGPU ISA for gfx942 / gfx950, assembled by `llvm-mc -triple=amdgcn-amd-amdhsa`. Global→LDS
+//! copies in async stages are LDS DMA (`global_load_lds_dword`, M0 = the LDS address); a wait on
+//! groups becomes `s_waitcnt vmcnt(M)` where M counts every vector-memory *instruction* still
+//! allowed in flight — LDS DMA, ordinary global loads and stores alike — found by walking the
+//! program's instruction stream back to the end of the newest group that must complete.
+
+use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
+use crate::ir::*;
+
+/// Index arithmetic is uniform across the block: scalar registers.
+enum S {
+    Imm(i64),
+    Reg(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ev {
+    /// One vector-memory instruction issued.
+    Vmem,
+    Commit(i64),
+    /// The k-th wait placeholder: (queue, count in groups).
+    Wait(usize, i64, i64),
+    /// Start and end of the body loop in the static stream.
+    LoopStart,
+    LoopEnd,
+}
+
+struct Gen<'a> {
+    program: &'a Program,
+    flat: &'a Flat,
+    lanes: i64,
+    out: Lines,
+    events: Vec<Ev>,
+    waits: usize,
+    s_next: u32,
+    s_max: u32,
+    v_next: u32,
+    v_max: u32,
+    s_base: u32,
+    labels: u32,
+    notes: Vec<String>,
+}
+
+const S_WAVE: u32 = 2;
+const S_LOOP: u32 = 3;
+
+impl Gen<'_> {
+    fn emit(&mut self, s: impl AsRef<str>) {
+        self.out.line(format!("  {}", s.as_ref()));
+    }
+    fn s(&mut self) -> u32 {
+        let r = self.s_next;
+        self.s_next += 1;
+        self.s_max = self.s_max.max(self.s_next);
+        r
+    }
+    fn v(&mut self) -> u32 {
+        let r = self.v_next;
+        self.v_next += 1;
+        self.v_max = self.v_max.max(self.v_next);
+        r
+    }
+    fn v2(&mut self) -> u32 {
+        if self.v_next % 2 == 1 {
+            self.v_next += 1;
+        }
+        let r = self.v_next;
+        self.v_next += 2;
+        self.v_max = self.v_max.max(self.v_next);
+        r
+    }
+
+    fn sreg(&mut self, x: S) -> u32 {
+        match x {
+            S::Reg(r) => r,
+            S::Imm(v) => {
+                let r = self.s();
+                self.emit(format!("s_mov_b32 s{r}, {v}"));
+                r
+            }
+        }
+    }
+
+    fn text(x: &S) -> String {
+        match x {
+            S::Imm(v) => v.to_string(),
+            S::Reg(r) => format!("s{r}"),
+        }
+    }
+
+    fn int(&mut self, e: &IExpr) -> S {
+        if let Some(v) = e.eval(&[]) {
+            return S::Imm(v);
+        }
+        match e {
+            IExpr::Const(v) => S::Imm(*v),
+            IExpr::Var(v) if Some(*v) == self.flat.loop_var => S::Reg(S_LOOP),
+            IExpr::Var(_) => S::Imm(0),
+            IExpr::Bin(op, a, b) => {
+                let (a, b) = (self.int(a), self.int(b));
+                let a = self.sreg(a);
+                let d = self.s();
+                let bt = Self::text(&b);
+                match op {
+                    IOp::Add => self.emit(format!("s_add_i32 s{d}, s{a}, {bt}")),
+                    IOp::Sub => self.emit(format!("s_sub_i32 s{d}, s{a}, {bt}")),
+                    IOp::Mul => self.emit(format!("s_mul_i32 s{d}, s{a}, {bt}")),
+                    IOp::Min => self.emit(format!("s_min_i32 s{d}, s{a}, {bt}")),
+                    IOp::Max => self.emit(format!("s_max_i32 s{d}, s{a}, {bt}")),
+                    IOp::Mod | IOp::FloorDiv => {
+                        // Division by a constant through a multiply-high: exact for dividends in
+                        // [0, 65536) and divisors up to 256, which ring indices are.
+                        let S::Imm(div) = b else {
+                            self.notes.push("a division by a non-constant index is not supported on AMDGPU; emitted as 0".into());
+                            self.emit(format!("s_mov_b32 s{d}, 0"));
+                            return S::Reg(d);
+                        };
+                        let div = div.clamp(1, 256);
+                        let magic = (1u64 << 32).div_ceil(div as u64);
+                        let q = if *op == IOp::FloorDiv { d } else { self.s() };
+                        self.emit(format!("s_mul_hi_u32 s{q}, s{a}, 0x{:x}", magic as u32));
+                        if *op == IOp::Mod {
+                            let t = self.s();
+                            self.emit(format!("s_mul_i32 s{t}, s{q}, {div}"));
+                            self.emit(format!("s_sub_i32 s{d}, s{a}, s{t}"));
+                        }
+                        self.notes.push("ring indices use a multiply-high division, exact for non-negative indices below 65536".into());
+                    }
+                }
+                S::Reg(d)
+            }
+            IExpr::Select(c, a, b) => {
+                let (a, b) = (self.int(a), self.int(b));
+                let (a, b) = (self.sreg(a), self.sreg(b));
+                self.scc(c);
+                let d = self.s();
+                self.emit(format!("s_cselect_b32 s{d}, s{a}, s{b}"));
+                S::Reg(d)
+            }
+        }
+    }
+
+    /// Sets SCC from a simple comparison (conditions in flattened programs are comparisons).
+    fn scc(&mut self, c: &Cond) {
+        match c {
+            Cond::Cmp(op, a, b) => {
+                let (a, b) = (self.int(a), self.int(b));
+                let a = self.sreg(a);
+                let cmp = match op {
+                    CmpOp::Lt => "lt",
+                    CmpOp::Le => "le",
+                    CmpOp::Gt => "gt",
+                    CmpOp::Ge => "ge",
+                    CmpOp::Eq => "eq",
+                    CmpOp::Ne => "lg",
+                };
+                self.emit(format!("s_cmp_{cmp}_i32 s{a}, {}", Self::text(&b)));
+            }
+            _ => {
+                self.notes
+                    .push("compound conditions in index selects are emitted as true".into());
+                self.emit("s_cmp_eq_u32 0, 0");
+            }
+        }
+    }
+
+    fn scope(&self, b: BufId) -> Scope {
+        self.program.buffer(b).map_or(Scope::Global, |b| b.scope)
+    }
+
+    /// Byte offset of the element's tile in its space, in an SGPR (uniform).
+    fn tile_offset(&mut self, a: &Access) -> S {
+        let e = element(&self.flat.shapes, a);
+        let elem = self.int(&e);
+        let lds_base = self.lds_base(a.buffer);
+        match elem {
+            S::Imm(v) => S::Imm(lds_base + v * self.lanes * 4),
+            S::Reg(r) => {
+                let d = self.s();
+                self.emit(format!("s_mul_i32 s{d}, s{r}, {}", self.lanes * 4));
+                if lds_base != 0 {
+                    self.emit(format!("s_add_i32 s{d}, s{d}, {lds_base}"));
+                }
+                S::Reg(d)
+            }
+        }
+    }
+
+    /// LDS bytes before this buffer (shared and local buffers both live in LDS here).
+    fn lds_base(&self, b: BufId) -> i64 {
+        if self.scope(b) == Scope::Global {
+            return 0;
+        }
+        let mut base = 0;
+        for (id, buf) in self.program.buffers.iter().enumerate() {
+            if id as BufId == b {
+                break;
+            }
+            if buf.scope != Scope::Global {
+                base += elements(&self.flat.shapes, id as BufId) * self.lanes * 4;
+            }
+        }
+        base
+    }
+
+    /// A VGPR holding this thread's byte address within the tile space (tile + 4·tid).
+    fn lane_address(&mut self, a: &Access) -> u32 {
+        let tile = self.tile_offset(a);
+        let v = self.v();
+        self.emit(format!("v_lshlrev_b32 v{v}, 2, v0"));
+        match tile {
+            S::Imm(0) => {}
+            t => {
+                let t = self.sreg(t);
+                self.emit(format!("v_add_u32 v{v}, s{t}, v{v}"));
+            }
+        }
+        v
+    }
+
+    /// A VGPR pair holding this thread's global address of the element.
+    fn global_address(&mut self, a: &Access) -> u32 {
+        let off = self.lane_address(a);
+        let base = self.global_base(a.buffer);
+        let p = self.v2();
+        self.emit(format!("v_mov_b32 v{}, s{}", p + 1, base + 1));
+        self.emit(format!("v_add_co_u32 v{p}, vcc, s{base}, v{off}"));
+        self.emit(format!("v_addc_co_u32 v{}, vcc, 0, v{}, vcc", p + 1, p + 1));
+        p
+    }
+
+    fn global_base(&self, b: BufId) -> u32 {
+        let k = self
+            .program
+            .buffers
+            .iter()
+            .take(b as usize)
+            .filter(|x| x.scope == Scope::Global)
+            .count() as u32;
+        self.s_base + 2 * k
+    }
+
+    fn load(&mut self, a: &Access) -> u32 {
+        let d = self.v();
+        if self.scope(a.buffer) == Scope::Global {
+            let p = self.global_address(a);
+            self.emit(format!("global_load_dword v{d}, v[{}:{}], off", p, p + 1));
+            self.events.push(Ev::Vmem);
+            // vmcnt retires in order: waiting for this load waits for everything issued before it.
+            self.emit("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
+            self.notes.push("a synchronous global load waits with vmcnt(0), which also completes every LDS DMA in flight (vmcnt retires in order)".into());
+        } else {
+            let addr = self.lane_address(a);
+            self.emit(format!("ds_read_b32 v{d}, v{addr}"));
+            self.emit("s_waitcnt lgkmcnt(0)");
+        }
+        d
+    }
+
+    fn value(&mut self, v: &VExpr) -> u32 {
+        match v {
+            VExpr::Lit(x) => {
+                let d = self.v();
+                self.emit(format!("v_mov_b32 v{d}, 0x{:08x}", (*x as f32).to_bits()));
+                d
+            }
+            VExpr::Read(a) => self.load(a),
+            VExpr::Index(e) => {
+                let i = self.int(e);
+                let i = self.sreg(i);
+                let d = self.v();
+                self.emit(format!("v_cvt_f32_i32 v{d}, s{i}"));
+                d
+            }
+            VExpr::Neg(x) => {
+                let x = self.value(x);
+                self.emit(format!("v_xor_b32 v{x}, 0x80000000, v{x}"));
+                x
+            }
+            VExpr::Bin(op, a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                match op {
+                    VOp::Add => self.emit(format!("v_add_f32 v{a}, v{a}, v{b}")),
+                    VOp::Sub => self.emit(format!("v_sub_f32 v{a}, v{a}, v{b}")),
+                    VOp::Mul => self.emit(format!("v_mul_f32 v{a}, v{a}, v{b}")),
+                    VOp::Div => {
+                        self.emit(format!("v_rcp_f32 v{b}, v{b}"));
+                        self.emit(format!("v_mul_f32 v{a}, v{a}, v{b}"));
+                        self.notes.push(
+                            "division is emitted as a multiplication by v_rcp_f32 (1 ulp)".into(),
+                        );
+                    }
+                }
+                a
+            }
+            VExpr::Call(func, args) => {
+                let r: Vec<u32> = args.iter().map(|a| self.value(a)).collect();
+                let (a, b, c) = (
+                    r.first().copied().unwrap_or(0),
+                    r.get(1).copied().unwrap_or(0),
+                    r.get(2).copied().unwrap_or(0),
+                );
+                match func {
+                    Func::Max => self.emit(format!("v_max_f32 v{a}, v{a}, v{b}")),
+                    Func::Min => self.emit(format!("v_min_f32 v{a}, v{a}, v{b}")),
+                    Func::Fma => self.emit(format!("v_fma_f32 v{a}, v{a}, v{b}, v{c}")),
+                    Func::Abs => self.emit(format!("v_and_b32 v{a}, 0x7fffffff, v{a}")),
+                }
+                a
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        self.out.current = Some(s.assign.stmt);
+        let (s_mark, v_mark) = (self.s_next, self.v_next);
+        if let Some(src) = is_async_copy(self.program, s) {
+            let tile = self.tile_offset(&s.assign.target);
+            match tile {
+                S::Imm(v) => self.emit(format!("s_add_u32 m0, s{S_WAVE}, {v}")),
+                S::Reg(r) => self.emit(format!("s_add_u32 m0, s{S_WAVE}, s{r}")),
+            }
+            let p = self.global_address(&src);
+            self.emit(format!(
+                "global_load_lds_dword v[{}:{}], off  ; LDS DMA: lands at M0 + 4 * lane",
+                p,
+                p + 1
+            ));
+            self.events.push(Ev::Vmem);
+        } else {
+            if s.is_async {
+                self.emit("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
+                self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it runs synchronously", s.assign.stmt));
+            }
+            let v = self.value(&s.assign.value);
+            if self.scope(s.assign.target.buffer) == Scope::Global {
+                let p = self.global_address(&s.assign.target);
+                self.emit(format!("global_store_dword v[{}:{}], v{v}, off", p, p + 1));
+                self.events.push(Ev::Vmem);
+            } else {
+                let addr = self.lane_address(&s.assign.target);
+                self.emit(format!("ds_write_b32 v{addr}, v{v}"));
+            }
+        }
+        self.s_next = s_mark;
+        self.v_next = v_mark;
+        self.out.current = None;
+    }
+
+    fn items(&mut self, items: &[Item]) {
+        for it in items {
+            match it {
+                Item::Stmt(s) => self.stmt(s),
+                Item::Commit(q) => {
+                    self.emit(format!("; commit group (queue {q})"));
+                    self.events.push(Ev::Commit(*q));
+                }
+                Item::Wait { queue, count, id } => {
+                    let k = self.waits;
+                    self.waits += 1;
+                    self.events.push(Ev::Wait(k, *queue, *count));
+                    self.emit(format!(
+                        "s_waitcnt vmcnt(@W{k}@)  ; wait #{} (queue {queue}): at most {count} groups in flight",
+                        id.map_or("-".into(), |i| i.to_string())
+                    ));
+                }
+                Item::Loop { lo, hi, body, .. } => {
+                    self.labels += 1;
+                    let n = self.labels;
+                    self.emit(format!("s_mov_b32 s{S_LOOP}, {lo}"));
+                    self.out.line(format!(".Lbody{n}:"));
+                    self.emit(format!("s_cmp_ge_i32 s{S_LOOP}, {hi}"));
+                    self.emit(format!("s_cbranch_scc1 .Lend{n}"));
+                    self.events.push(Ev::LoopStart);
+                    self.items(body);
+                    self.events.push(Ev::LoopEnd);
+                    self.emit(format!("s_add_i32 s{S_LOOP}, s{S_LOOP}, 1"));
+                    self.emit(format!("s_branch .Lbody{n}"));
+                    self.out.line(format!(".Lend{n}:"));
+                }
+            }
+        }
+    }
+}
+
+/// Instruction counts for every wait: the execution stream is the prologue, the body twice (the
+/// first body iteration and a steady one) and the epilogue; a wait takes the smallest count over its
+/// occurrences, so it is right at every instance.
+fn vmcnt_counts(events: &[Ev], waits: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut stream = Vec::new();
+    let mut i = 0;
+    while let Some(e) = events.get(i) {
+        if *e == Ev::LoopStart {
+            let end = events
+                .iter()
+                .skip(i)
+                .position(|x| *x == Ev::LoopEnd)
+                .map_or(events.len(), |p| p + i);
+            let body = events.get(i + 1..end).unwrap_or(&[]);
+            stream.extend_from_slice(body);
+            stream.extend_from_slice(body);
+            i = end + 1;
+        } else {
+            stream.push(*e);
+            i += 1;
+        }
+    }
+    let mut counts = vec![63u32; waits];
+    let mut loosest = vec![0u32; waits];
+    for (pos, e) in stream.iter().enumerate() {
+        let Ev::Wait(k, q, n) = *e else { continue };
+        // Walk back past n commits of q: the commit before that closed the newest group to complete.
+        let mut commits = 0;
+        let mut vmem = 0u32;
+        let mut found = false;
+        for prev in stream.get(..pos).unwrap_or(&[]).iter().rev() {
+            match prev {
+                Ev::Commit(c) if *c == q => {
+                    if commits == n {
+                        found = true;
+                        break;
+                    }
+                    commits += 1;
+                }
+                Ev::Vmem => vmem += 1,
+                _ => {}
+            }
+        }
+        // Without a group old enough to wait for, nothing needs to complete: keep the loosest count.
+        let m = if found { vmem.min(63) } else { 63 };
+        if let Some(c) = counts.get_mut(k) {
+            *c = (*c).min(m);
+        }
+        if let Some(c) = loosest.get_mut(k) {
+            *c = (*c).max(m);
+        }
+    }
+    (counts, loosest)
+}
+
+pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> Emitted {
+    let globals = program
+        .buffers
+        .iter()
+        .filter(|b| b.scope == Scope::Global)
+        .count() as u32;
+    let s_base = 4;
+    let mut g = Gen {
+        program,
+        flat,
+        lanes: i64::from(lanes.clamp(64, 1024)),
+        out: Lines::default(),
+        events: Vec::new(),
+        waits: 0,
+        s_next: s_base + 2 * globals,
+        s_max: s_base + 2 * globals,
+        v_next: 1,
+        v_max: 1,
+        s_base,
+        labels: 0,
+        notes: Vec::new(),
+    };
+    g.items(&flat.items);
+    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
+    let mut body = g.out.text.clone();
+    for (k, c) in counts.iter().enumerate() {
+        body = body.replace(&format!("@W{k}@"), &c.to_string());
+        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
+            g.notes.push(format!(
+                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
+            ));
+        }
+    }
+    let cpu = if gfx950 { "gfx950" } else { "gfx942" };
+    if gfx950 {
+        g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
+    }
+    let lds: i64 = program
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.scope != Scope::Global)
+        .map(|(id, _)| elements(&flat.shapes, id as BufId) * g.lanes * 4)
+        .sum();
+    let lds_limit = if gfx950 { 160 * 1024 } else { 64 * 1024 };
+    if lds > lds_limit {
+        return Emitted {
+            error: Some(format!(
+                "the buffers need {lds} bytes of LDS; {cpu} has {lds_limit}"
+            )),
+            ..Emitted::default()
+        };
+    }
+    let mut head = Lines::default();
+    head.line(format!(
+        "; Generated by Stagecraft for {cpu}. One workgroup of {} threads; every buffer element is",
+        g.lanes
+    ));
+    head.line("; a tile of one 4-byte value per thread (docs/execution-model.md). Shared and local buffers");
+    head.line("; live in LDS; each thread reads only what it copied, so waits need no s_barrier.");
+    head.line(format!(".amdgcn_target \"amdgcn-amd-amdhsa--{cpu}\""));
+    head.line(".text");
+    head.line(".globl stagecraft");
+    head.line(".p2align 8");
+    head.line(".type stagecraft,@function");
+    head.line("stagecraft:");
+    for k in 0..globals {
+        head.line(format!(
+            "  s_load_dwordx2 s[{}:{}], s[0:1], 0x{:x}",
+            s_base + 2 * k,
+            s_base + 2 * k + 1,
+            8 * k
+        ));
+    }
+    // This wave's slice of every LDS tile: LDS DMA writes M0 + 4 * lane (lane within the wave).
+    head.line("  v_lshrrev_b32 v1, 6, v0");
+    head.line(format!("  v_readfirstlane_b32 s{S_WAVE}, v1"));
+    head.line(format!("  s_lshl_b32 s{S_WAVE}, s{S_WAVE}, 8"));
+    head.line("  s_waitcnt lgkmcnt(0)");
+    let mut text = head.text;
+    text.push_str(&body);
+    text.push_str("  s_waitcnt vmcnt(0)\n  s_endpgm\n");
+    let vgprs = (g.v_max + 2).div_ceil(4) * 4;
+    let sgprs = g.s_max + 2;
+    text.push_str(&format!(
+        ".rodata\n.p2align 6\n.amdhsa_kernel stagecraft\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size {lds}\n  .amdhsa_next_free_vgpr {vgprs}\n  .amdhsa_next_free_sgpr {sgprs}\n  .amdhsa_accum_offset {vgprs}\n.end_amdhsa_kernel\n"
+    ));
+    let mut line_stmts = head.stmts;
+    line_stmts.extend(g.out.stmts);
+    while line_stmts.len() < text.lines().count() {
+        line_stmts.push(None);
+    }
+    Emitted {
+        text,
+        notes: g.notes,
+        line_stmts,
+        ..Emitted::default()
+    }
+}

@@ -1,0 +1,409 @@
+//! Machine code for a pipelined program: PTX for sm_80 (cp.async groups), AMDGPU ISA for gfx942 /
+//! gfx950 (LDS DMA with `s_waitcnt vmcnt` counting instructions) and AMDGPU LLVM IR (asyncmarks).
+//! The execution model — one thread block, every buffer element a tile of `lanes` values, thread t
+//! owning value t — is in docs/execution-model.md.
+//!
+//! Every target starts from the same flattened form: the peeled program with parameters bound,
+//! inner loops of statements unrolled, and the body loop kept as a real loop.
+
+mod amdgpu;
+mod llvm;
+mod ptx;
+
+use crate::affine::{interval, Interval};
+use crate::ir::*;
+use crate::simplify::{simplify, substitute};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// PTX for sm_80: cp.async, commit_group, wait_group.
+    Ptx,
+    /// AMDGPU ISA for gfx942: LDS DMA and s_waitcnt vmcnt.
+    Amdgpu,
+    /// AMDGPU ISA for gfx950 (dwordx4 LDS DMA available).
+    AmdgpuGfx950,
+    /// AMDGPU LLVM IR with llvm.amdgcn.asyncmark / wait.asyncmark.
+    AmdgpuIr,
+}
+
+impl Target {
+    pub const ALL: [Target; 4] = [
+        Target::Ptx,
+        Target::Amdgpu,
+        Target::AmdgpuGfx950,
+        Target::AmdgpuIr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Ptx => "ptx",
+            Target::Amdgpu => "amdgpu",
+            Target::AmdgpuGfx950 => "amdgpu-gfx950",
+            Target::AmdgpuIr => "amdgpu-ir",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EmitOptions {
+    /// Threads in the block on NVIDIA; each buffer element is a tile of this many values.
+    pub lanes: u32,
+    /// Threads in the workgroup on AMDGPU (one wave of 64 by default, so tiles fit in 64 KB of LDS).
+    pub amd_lanes: u32,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            lanes: 128,
+            amd_lanes: 64,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Emitted {
+    pub target: String,
+    pub text: String,
+    /// What the target could not express directly, and what that costs.
+    pub notes: Vec<String>,
+    /// The source statement each line comes from, for highlighting.
+    pub line_stmts: Vec<Option<StmtId>>,
+    /// Set when nothing could be emitted.
+    pub error: Option<String>,
+}
+
+/// One item of the flattened program.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Item {
+    Stmt(Stmt),
+    Commit(i64),
+    Wait {
+        queue: i64,
+        count: i64,
+        id: Option<u32>,
+    },
+    Loop {
+        var: VarId,
+        lo: i64,
+        hi: i64,
+        body: Vec<Item>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Stmt {
+    pub assign: Assign,
+    pub is_async: bool,
+}
+
+pub(crate) struct Flat {
+    pub items: Vec<Item>,
+    /// Full shapes (ring dimension included) of every buffer.
+    pub shapes: Vec<Vec<i64>>,
+    pub loop_var: Option<VarId>,
+}
+
+struct Flattener<'a> {
+    program: &'a Program,
+    env: BTreeMap<VarId, i64>,
+    loop_var: Option<VarId>,
+    loop_range: Interval,
+    error: Option<String>,
+}
+
+impl Flattener<'_> {
+    fn bind(&self, e: &IExpr) -> IExpr {
+        let mut e = e.clone();
+        for (v, x) in &self.env {
+            e = substitute(&e, *v, &IExpr::Const(*x));
+        }
+        simplify(&e)
+    }
+
+    fn const_of(&mut self, e: &IExpr, what: &str) -> Option<i64> {
+        let b = self.bind(e);
+        if b.as_const().is_none() {
+            self.error.get_or_insert_with(|| format!("{what} depends on the pipelined loop's variable; only constant inner loops are emitted"));
+        }
+        b.as_const()
+    }
+
+    fn nodes(&mut self, nodes: &[Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
+        for n in nodes {
+            match n {
+                Node::Section { body, .. } => self.nodes(body, is_async, top, out),
+                Node::For {
+                    var, lo, hi, body, ..
+                } if top && self.loop_var.is_none() => {
+                    let (Some(l), Some(h)) = (
+                        self.const_of(lo, "the body loop's start"),
+                        self.const_of(hi, "the body loop's end"),
+                    ) else {
+                        return;
+                    };
+                    self.loop_var = Some(*var);
+                    self.loop_range = Interval {
+                        lo: l,
+                        hi: (h - 1).max(l),
+                    };
+                    let mut inner = Vec::new();
+                    self.nodes(body, is_async, false, &mut inner);
+                    out.push(Item::Loop {
+                        var: *var,
+                        lo: l,
+                        hi: h,
+                        body: inner,
+                    });
+                }
+                Node::For {
+                    var, lo, hi, body, ..
+                } => {
+                    let (Some(l), Some(h)) = (
+                        self.const_of(lo, "an inner loop's start"),
+                        self.const_of(hi, "an inner loop's end"),
+                    ) else {
+                        return;
+                    };
+                    if h - l > 4096 {
+                        self.error.get_or_insert_with(|| {
+                            "an inner loop has more than 4096 iterations; not unrolled".into()
+                        });
+                        return;
+                    }
+                    for v in l..h {
+                        self.env.insert(*var, v);
+                        self.nodes(body, is_async, false, out);
+                    }
+                    self.env.remove(var);
+                }
+                Node::If { cond, body, .. } => {
+                    let mut c = cond.clone();
+                    for (v, x) in &self.env {
+                        c = crate::simplify::substitute_cond(&c, *v, &IExpr::Const(*x));
+                    }
+                    match c.eval(&[]) {
+                        Some(true) => self.nodes(body, is_async, top, out),
+                        Some(false) => {}
+                        None => {
+                            self.error.get_or_insert_with(|| "a guard depends on the loop variable; emit the peeled form of a constant extent".into());
+                        }
+                    }
+                }
+                Node::Commit { queue, body, .. } => {
+                    self.nodes(body, is_async, false, out);
+                    out.push(Item::Commit(*queue));
+                }
+                Node::AsyncScope { body, .. } => self.nodes(body, true, false, out),
+                Node::Wait {
+                    queue,
+                    count,
+                    body,
+                    wait,
+                    ..
+                } => {
+                    let Some(n) = self.const_of(count, "a wait count") else {
+                        return;
+                    };
+                    out.push(Item::Wait {
+                        queue: *queue,
+                        count: n.max(0),
+                        id: *wait,
+                    });
+                    self.nodes(body, is_async, false, out);
+                }
+                Node::Assign(a) => {
+                    let bind_access = |f: &Self, x: &Access| Access {
+                        buffer: x.buffer,
+                        indices: x.indices.iter().map(|i| f.bind(i)).collect(),
+                        span: x.span,
+                    };
+                    let value = bind_value(self, &a.value);
+                    let assign = Assign {
+                        stmt: a.stmt,
+                        iteration: a.iteration.clone(),
+                        target: bind_access(self, &a.target),
+                        value,
+                        span: a.span,
+                    };
+                    out.push(Item::Stmt(Stmt { assign, is_async }));
+                }
+            }
+        }
+        let _ = self.program;
+    }
+}
+
+fn bind_value(f: &Flattener<'_>, v: &VExpr) -> VExpr {
+    match v {
+        VExpr::Lit(x) => VExpr::Lit(*x),
+        VExpr::Read(a) => VExpr::Read(Access {
+            buffer: a.buffer,
+            indices: a.indices.iter().map(|i| f.bind(i)).collect(),
+            span: a.span,
+        }),
+        VExpr::Index(e) => VExpr::Index(f.bind(e)),
+        VExpr::Neg(x) => VExpr::Neg(Box::new(bind_value(f, x))),
+        VExpr::Bin(op, a, b) => {
+            VExpr::Bin(*op, Box::new(bind_value(f, a)), Box::new(bind_value(f, b)))
+        }
+        VExpr::Call(func, args) => {
+            VExpr::Call(*func, args.iter().map(|a| bind_value(f, a)).collect())
+        }
+    }
+}
+
+pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Result<Flat, String> {
+    let mut env = BTreeMap::new();
+    for (id, v) in program.params() {
+        env.insert(
+            id,
+            params
+                .get(&v.name)
+                .copied()
+                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
+        );
+    }
+    let mut f = Flattener {
+        program,
+        env,
+        loop_var: None,
+        loop_range: Interval::point(0),
+        error: None,
+    };
+    let mut items = Vec::new();
+    f.nodes(&program.body, false, true, &mut items);
+    if let Some(e) = f.error {
+        return Err(e);
+    }
+    // Shapes: declared ones, and implicit globals from the intervals their indices cover.
+    let range = f.loop_range;
+    let var = f.loop_var;
+    let look = |v: VarId| if Some(v) == var { range } else { Interval::ALL };
+    let mut shapes: Vec<Vec<i64>> = program
+        .buffers
+        .iter()
+        .map(|b| b.shape.clone().unwrap_or_default())
+        .collect();
+    let mut visit = |a: &Access| {
+        if program.buffer(a.buffer).is_some_and(|b| b.shape.is_none()) {
+            if let Some(s) = shapes.get_mut(a.buffer as usize) {
+                if s.len() < a.indices.len() {
+                    s.resize(a.indices.len(), 1);
+                }
+                for (d, e) in s.iter_mut().zip(&a.indices) {
+                    let iv = interval(e, &look);
+                    if iv.is_bounded() {
+                        *d = (*d).max(iv.hi + 1);
+                    }
+                }
+            }
+        }
+    };
+    walk_accesses(&items, &mut visit);
+    Ok(Flat {
+        items,
+        shapes,
+        loop_var: var,
+    })
+}
+
+fn walk_accesses(items: &[Item], f: &mut impl FnMut(&Access)) {
+    for it in items {
+        match it {
+            Item::Stmt(s) => {
+                f(&s.assign.target);
+                for_each_read(&s.assign.value, &mut |r| f(r));
+            }
+            Item::Loop { body, .. } => walk_accesses(body, f),
+            _ => {}
+        }
+    }
+}
+
+/// Flat element index of an access as an index expression (row-major over the full shape).
+pub(crate) fn element(shapes: &[Vec<i64>], a: &Access) -> IExpr {
+    let shape = shapes.get(a.buffer as usize).cloned().unwrap_or_default();
+    let mut e = IExpr::Const(0);
+    for (k, idx) in a.indices.iter().enumerate() {
+        let stride: i64 = shape.iter().skip(k + 1).product();
+        e = IExpr::bin(
+            IOp::Add,
+            e,
+            IExpr::bin(IOp::Mul, idx.clone(), IExpr::Const(stride)),
+        );
+    }
+    simplify(&e)
+}
+
+pub(crate) fn elements(shapes: &[Vec<i64>], b: BufId) -> i64 {
+    shapes
+        .get(b as usize)
+        .map_or(1, |s| s.iter().product::<i64>().max(1))
+}
+
+/// Is this statement a global→shared copy the hardware can do asynchronously?
+pub(crate) fn is_async_copy(program: &Program, s: &Stmt) -> Option<Access> {
+    if !s.is_async {
+        return None;
+    }
+    let VExpr::Read(src) = &s.assign.value else {
+        return None;
+    };
+    let scope = |b: BufId| program.buffer(b).map(|b| b.scope);
+    (scope(src.buffer) == Some(Scope::Global)
+        && scope(s.assign.target.buffer) == Some(Scope::Shared))
+    .then(|| src.clone())
+}
+
+/// Emits `program` (a peeled pipelined program) for `target`. Never panics: anything the target
+/// cannot express becomes a note or an error in the result.
+pub fn emit(
+    program: &Program,
+    params: &BTreeMap<String, i64>,
+    target: Target,
+    opts: &EmitOptions,
+) -> Emitted {
+    let flat = match flatten(program, params) {
+        Ok(f) => f,
+        Err(e) => {
+            return Emitted {
+                target: target.name().into(),
+                error: Some(e),
+                ..Emitted::default()
+            }
+        }
+    };
+    let mut out = match target {
+        Target::Ptx => ptx::emit(program, &flat, opts),
+        Target::Amdgpu => amdgpu::emit(program, &flat, opts.amd_lanes, false),
+        Target::AmdgpuGfx950 => amdgpu::emit(program, &flat, opts.amd_lanes, true),
+        Target::AmdgpuIr => llvm::emit(program, &flat, opts.amd_lanes),
+    };
+    out.target = target.name().into();
+    out.notes.dedup();
+    out
+}
+
+/// Text with a statement id per line, built line by line.
+#[derive(Default)]
+pub(crate) struct Lines {
+    pub text: String,
+    pub stmts: Vec<Option<StmtId>>,
+    pub current: Option<StmtId>,
+}
+
+impl Lines {
+    pub fn line(&mut self, s: impl AsRef<str>) {
+        self.text.push_str(s.as_ref());
+        self.text.push('\n');
+        self.stmts.push(self.current);
+    }
+}
