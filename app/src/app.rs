@@ -661,32 +661,39 @@ fn SpacePane() -> impl IntoView {
     }
 }
 
-/// The printed program as text to copy (more targets come with the emitters).
+/// Machine code per target and the printed TIR, with copy.
 #[component]
 fn CodePane() -> impl IntoView {
     let ctx = expect_context::<Ctx>();
-    let text = move || {
-        ctx.good
-            .get()
-            .and_then(|ex| {
-                if ctx.st.with(|s| s.form == "peeled") {
-                    ex.peeled.clone()
-                } else {
-                    ex.rolled.clone()
-                }
-            })
-            .map(|p| p.text)
-            .unwrap_or_default()
+    let target = move || ctx.st.with(|s| s.target.clone());
+    let code = move || {
+        let ex = ctx.good.get()?;
+        let t = target();
+        if t == "tir" {
+            let printed = if ctx.st.with(|s| s.form == "peeled") { ex.peeled.clone() } else { ex.rolled.clone() };
+            return printed.map(|p| (p.text, Vec::new(), None));
+        }
+        ex.code.iter().find(|c| c.target == t).map(|c| (c.text.clone(), c.notes.clone(), c.error.clone()))
     };
     let copy = move |_| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.navigator().clipboard().write_text(&text());
+        if let (Some(w), Some((text, _, _))) = (web_sys::window(), code()) {
+            let _ = w.navigator().clipboard().write_text(&text);
         }
     };
+    let targets = [("tir", "TIR (Python)"), ("ptx", "PTX sm_80"), ("amdgpu", "AMDGPU gfx942"), ("amdgpu-gfx950", "AMDGPU gfx950"), ("amdgpu-ir", "AMDGPU LLVM IR")];
     view! {
         <div id="code">
-            <div class="controls"><span>"TIR (runnable Python)"</span><button on:click=copy>"Copy"</button></div>
-            <pre class="code">{text}</pre>
+            <div class="controls">
+                <select id="target" on:change=move |ev| { let v = event_target_value(&ev); ctx.st.update(|s| s.target = v); }>
+                    {targets.iter().map(|(id, label)| view! { <option value=*id selected=move || target() == *id>{*label}</option> }).collect_view()}
+                </select>
+                <button on:click=copy>"Copy"</button>
+            </div>
+            {move || code().map(|(text, notes, error)| view! {
+                {error.map(|e| view! { <div class="banner warn">{e}</div> })}
+                <ul class="notes">{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+                <pre class="code">{text}</pre>
+            })}
         </div>
     }
 }

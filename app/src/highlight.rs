@@ -123,7 +123,12 @@ mod tests {
                 _ => {}
             }
         }
-        let plain = plain.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&");
+        let plain = plain
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&");
         assert_eq!(plain, format!("{text} "));
     }
 }

@@ -105,7 +105,11 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let s = State { form: "peeled".into(), params: [("N".to_string(), 7)].into(), ..State::default() };
+        let s = State {
+            form: "peeled".into(),
+            params: [("N".to_string(), 7)].into(),
+            ..State::default()
+        };
         assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
     }
 
