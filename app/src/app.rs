@@ -680,12 +680,12 @@ fn CodePane() -> impl IntoView {
             let _ = w.navigator().clipboard().write_text(&text);
         }
     };
-    let targets = [("tir", "TIR (Python)"), ("ptx", "PTX sm_80"), ("amdgpu", "AMDGPU gfx942"), ("amdgpu-gfx950", "AMDGPU gfx950"), ("amdgpu-ir", "AMDGPU LLVM IR")];
+    const TARGETS: [(&str, &str); 5] = [("tir", "TIR (Python)"), ("ptx", "PTX sm_80"), ("amdgpu", "AMDGPU gfx942"), ("amdgpu-gfx950", "AMDGPU gfx950"), ("amdgpu-ir", "AMDGPU LLVM IR")];
     view! {
         <div id="code">
             <div class="controls">
                 <select id="target" on:change=move |ev| { let v = event_target_value(&ev); ctx.st.update(|s| s.target = v); }>
-                    {targets.iter().map(|(id, label)| view! { <option value=*id selected=move || target() == *id>{*label}</option> }).collect_view()}
+                    {TARGETS.iter().map(|(id, label)| view! { <option value=*id selected=move || target() == *id>{*label}</option> }).collect_view()}
                 </select>
                 <button on:click=copy>"Copy"</button>
             </div>
