@@ -111,3 +111,21 @@ fn rfc_a_lex_only(bencher: divan::Bencher) {
     let text = EXAMPLES[0].1;
     bencher.bench(|| stagecraft::lexer::lex(divan::black_box(text)).tokens.len());
 }
+
+/// Every emitter on the nested GEMM (the largest example), from the peeled program.
+#[divan::bench(args = ["ptx", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"])]
+fn emit_gemm(bencher: divan::Bencher, target: &str) {
+    let ex = explore(
+        EXAMPLES[4].1,
+        &Options {
+            verify: false,
+            timeline: false,
+            emit: false,
+            ..Options::default()
+        },
+    );
+    let programs = ex.programs.unwrap();
+    let t = stagecraft::emit::Target::parse(target).unwrap();
+    let opts = stagecraft::emit::EmitOptions::default();
+    bencher.bench(|| stagecraft::emit::emit(&programs.peeled, &programs.params, t, &opts));
+}

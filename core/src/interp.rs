@@ -175,6 +175,8 @@ pub struct Run {
     #[serde(skip)]
     pub memory: BTreeMap<String, BufferState>,
     pub pending_at_end: u64,
+    /// Why the run could not start (e.g. a buffer beyond the size limit).
+    pub aborted: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1317,16 +1319,18 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
         let total = match total {
             Some(t) if t <= crate::limits::MAX_BUFFER_ELEMENTS => t as usize,
             _ => {
+                let message = format!(
+                    "`{}` would have more than {} elements; not interpreted",
+                    b.name,
+                    crate::limits::MAX_BUFFER_ELEMENTS
+                );
                 problems.push(Problem {
                     span: b.span,
-                    message: format!(
-                        "`{}` would have more than {} elements; not interpreted",
-                        b.name,
-                        crate::limits::MAX_BUFFER_ELEMENTS
-                    ),
+                    message: message.clone(),
                 });
                 return Run {
                     problems,
+                    aborted: Some(message),
                     ..Run::default()
                 };
             }

@@ -203,6 +203,10 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         random_races: Vec::new(),
         params: opts.params.clone(),
     };
+    if let Some(why) = orig.aborted.as_ref().or(main.aborted.as_ref()) {
+        v.summary = format!("not verified: {why}; choose a smaller extent");
+        return v;
+    }
     if v.truncated {
         v.summary = format!(
             "not verified: the run stopped after {} statement instances (limit {}); choose a smaller extent",
@@ -222,6 +226,9 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         v.random_races.push((seed, r.races.len()));
     }
     let racy = !v.races.is_empty();
+    // Judging re-runs the program a few times per wait; keep the whole verification bounded.
+    let mut judge_budget = crate::limits::MAX_JUDGE_INSTANCES;
+    let mut over_budget = 0;
     for st in &main.waits {
         let judgement = if st.instances == 0 {
             Judgement::NeverRan
@@ -237,15 +244,20 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             || main.instances > crate::limits::MAX_JUDGED_INSTANCES
         {
             Judgement::NotJudged
+        } else if judge_budget < main.instances.saturating_mul(2) {
+            over_budget += 1;
+            Judgement::NotJudged
         } else {
-            judge(
+            let (j, runs) = judge(
                 original_outputs(&orig),
                 pipelined,
                 &base,
                 st.index,
                 st.max_in_flight,
                 st.forcing_instances,
-            )
+            );
+            judge_budget = judge_budget.saturating_sub(main.instances.saturating_mul(runs));
+            j
         };
         v.waits.push(WaitVerdict {
             index: st.index,
@@ -280,6 +292,12 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         Verdict::Equivalent if v.waits.is_empty() => {
             format!("equivalent: same outputs, no race, no waits needed ({} statement instances)", v.instances)
         }
+        Verdict::Equivalent if over_budget > 0 => format!(
+            "equivalent: same outputs, no race; {} of {} waits judged tight, {over_budget} not judged (interpretation budget) ({} statement instances)",
+            v.waits.len() - over_budget,
+            v.waits.len(),
+            v.instances
+        ),
         Verdict::Equivalent => format!(
             "equivalent: same outputs, no race, all {} wait{} tight ({} statement instances)",
             v.waits.len(),
@@ -306,8 +324,23 @@ fn judge(
     index: usize,
     max_in_flight: u64,
     forcing: u64,
+) -> (Judgement, u64) {
+    let runs = std::cell::Cell::new(0u64);
+    let j = judge_runs(orig, pipelined, base, index, max_in_flight, forcing, &runs);
+    (j, runs.get())
+}
+
+fn judge_runs(
+    orig: &Run,
+    pipelined: &Program,
+    base: &RunOptions,
+    index: usize,
+    max_in_flight: u64,
+    forcing: u64,
+    runs: &std::cell::Cell<u64>,
 ) -> Judgement {
     let safe = |delta: i64| {
+        runs.set(runs.get() + 1);
         let mut o = base.clone();
         o.count_delta.insert(index, delta);
         let r = run(pipelined, &o);

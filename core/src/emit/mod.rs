@@ -172,7 +172,7 @@ impl Flattener<'_> {
                     ) else {
                         return;
                     };
-                    if h - l > 4096 {
+                    if h - l > crate::limits::MAX_UNROLLED_INNER {
                         self.error.get_or_insert_with(|| {
                             "an inner loop has more than 4096 iterations; not unrolled".into()
                         });
