@@ -377,7 +377,7 @@ fn Problems() -> impl IntoView {
                 ex.diagnostics.iter().map(|d| {
                     let (line, col) = stagecraft::diagnostic::line_col(&text, d.span.start as usize);
                     let (start, end) = (d.span.start, d.span.end);
-                    let sev = format!("{:?}", d.severity).to_lowercase();
+                    let sev = format!("{:?}", d.severity).to_ascii_lowercase();
                     view! {
                         <li class=sev.clone() on:click=move |_| jump(start, end)>
                             <span class="where">{format!("{line}:{col}")}</span>" "{d.message.clone()}
@@ -485,7 +485,7 @@ fn VerificationPane() -> impl IntoView {
     view! {
         <div id="verification">
             {move || ctx.good.get().and_then(|ex| ex.verification.clone()).map(|v| {
-                let class = format!("verdict {:?}", v.verdict).to_lowercase();
+                let class = format!("verdict {:?}", v.verdict).to_ascii_lowercase();
                 view! {
                     <div class=class id="verdict">{v.summary.clone()}</div>
                     <h3>"Races"</h3>
@@ -502,7 +502,7 @@ fn VerificationPane() -> impl IntoView {
                         <tr><th>"wait"</th><th>"queue"</th><th>"instances"</th><th>"judgement"</th></tr>
                         {v.waits.iter().map(|w| view! {
                             <tr><td>{w.id.map_or("—".to_string(), |i| format!("#{i}"))}</td><td>{w.queue}</td><td>{w.instances}</td>
-                                <td>{format!("{:?}", w.judgement).to_lowercase()}</td></tr>
+                                <td>{format!("{:?}", w.judgement).to_ascii_lowercase()}</td></tr>
                         }).collect_view()}
                     </table>
                     {(!v.differences.is_empty()).then(|| view! {
@@ -670,17 +670,30 @@ fn CodePane() -> impl IntoView {
         let ex = ctx.good.get()?;
         let t = target();
         if t == "tir" {
-            let printed = if ctx.st.with(|s| s.form == "peeled") { ex.peeled.clone() } else { ex.rolled.clone() };
+            let printed = if ctx.st.with(|s| s.form == "peeled") {
+                ex.peeled.clone()
+            } else {
+                ex.rolled.clone()
+            };
             return printed.map(|p| (p.text, Vec::new(), None));
         }
-        ex.code.iter().find(|c| c.target == t).map(|c| (c.text.clone(), c.notes.clone(), c.error.clone()))
+        ex.code
+            .iter()
+            .find(|c| c.target == t)
+            .map(|c| (c.text.clone(), c.notes.clone(), c.error.clone()))
     };
     let copy = move |_| {
         if let (Some(w), Some((text, _, _))) = (web_sys::window(), code()) {
             let _ = w.navigator().clipboard().write_text(&text);
         }
     };
-    const TARGETS: [(&str, &str); 5] = [("tir", "TIR (Python)"), ("ptx", "PTX sm_80"), ("amdgpu", "AMDGPU gfx942"), ("amdgpu-gfx950", "AMDGPU gfx950"), ("amdgpu-ir", "AMDGPU LLVM IR")];
+    const TARGETS: [(&str, &str); 5] = [
+        ("tir", "TIR (Python)"),
+        ("ptx", "PTX sm_80"),
+        ("amdgpu", "AMDGPU gfx942"),
+        ("amdgpu-gfx950", "AMDGPU gfx950"),
+        ("amdgpu-ir", "AMDGPU LLVM IR"),
+    ];
     view! {
         <div id="code">
             <div class="controls">
