@@ -25,12 +25,13 @@ after(async () => { await ctx?.close(); });
 /** Opens the explorer; unless `keep`, with this browser's saved text cleared first. */
 async function open(url = BASE, keep = false) {
   const page = await ctx.newPage();
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
   if (!keep) {
-    await page.goto(BASE + 'index.html#');
+    // A page of the same origin that is not the app (a 404), so nothing writes the storage back.
+    await page.goto(BASE + 'no-app-here.txt');
     await page.evaluate(() => localStorage.clear());
   }
+  page.on('pageerror', e => errors.push(String(e)));
+  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url);
   await page.waitForSelector('#program .line', { timeout: 30000, state: 'attached' });
   return page;
