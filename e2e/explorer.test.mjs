@@ -101,6 +101,19 @@ test('timeline, iteration space and code panes render', async () => {
   await page.close();
 });
 
+test('latencies edited in the timeline pane become annotations and change the cycles', async () => {
+  const page = await open();
+  await page.click('#tab-timeline');
+  const before = Number(await page.locator('#total-cycles').textContent());
+  await page.click('details.costs summary');
+  const latency = page.locator('#costs input').first();
+  await latency.fill('100');
+  await latency.dispatchEvent('change');
+  await page.waitForFunction(() => document.querySelector('#source').value.includes('"stagecraft_latency", [100, -1]'));
+  await page.waitForFunction(b => Number(document.querySelector('#total-cycles').textContent) < b, before);
+  await page.close();
+});
+
 test('a shared link restores text, form and pane exactly', async () => {
   const page = await open();
   const source = (await page.inputValue('#source')).replace('range(16)', 'range(12)');

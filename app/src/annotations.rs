@@ -71,10 +71,91 @@ pub fn rewrite(
     out
 }
 
+/// Sets (or removes, when every entry is −1) one per-statement list annotation such as
+/// `stagecraft_latency`, keeping the rest of the text as written.
+pub fn set_list(
+    text: &str,
+    annotations: &[AnnotationInfo],
+    var: &str,
+    key: &str,
+    values: &[i64],
+) -> String {
+    let mut out = text.to_string();
+    let mut mine: Vec<&AnnotationInfo> = annotations
+        .iter()
+        .filter(|a| a.loop_var == var && a.key == key)
+        .collect();
+    mine.sort_by_key(|a| std::cmp::Reverse(a.span.start));
+    let line = format!(
+        "sch.annotate({var}, \"{key}\", [{}])",
+        values
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let keep = values.iter().any(|v| *v != -1);
+    let mut placed = false;
+    for a in mine {
+        let (start, end) = (a.span.start as usize, a.span.end as usize);
+        if end > out.len() || !out.is_char_boundary(start) || !out.is_char_boundary(end) {
+            continue;
+        }
+        if keep && !placed {
+            out.replace_range(start..end, &line);
+            placed = true;
+        } else {
+            let end = if out[end..].starts_with('\n') {
+                end + 1
+            } else {
+                end
+            };
+            out.replace_range(start..end, "");
+        }
+    }
+    if keep && !placed {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use stagecraft::explore::{explore, Options};
+
+    #[test]
+    fn cost_lists_are_set_replaced_and_removed() {
+        let text = "for i in range(4):\n    C[i] = A[i]\n";
+        let ex = explore(
+            text,
+            &Options {
+                verify: false,
+                timeline: false,
+                emit: false,
+                ..Options::default()
+            },
+        );
+        let once = set_list(text, &ex.annotations, "i", "stagecraft_latency", &[700]);
+        assert!(once.ends_with("sch.annotate(i, \"stagecraft_latency\", [700])\n"));
+        let ex = explore(
+            &once,
+            &Options {
+                verify: false,
+                timeline: false,
+                emit: false,
+                ..Options::default()
+            },
+        );
+        assert_eq!(
+            set_list(&once, &ex.annotations, "i", "stagecraft_latency", &[-1]),
+            text
+        );
+    }
 
     #[test]
     fn rewrites_in_place_and_appends_missing_keys() {

@@ -2,8 +2,10 @@
 
 use crate::{annotations, highlight, presets, state};
 use leptos::prelude::*;
+use stagecraft::diagnostic::Severity;
 use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::pipelined::Form;
+use stagecraft::verify::{Judgement, Verdict};
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
 
@@ -12,7 +14,7 @@ const STORAGE_KEY: &str = "stagecraft.v1.text";
 /// A panic in wasm would silently kill the page: show it in a banner instead.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
+        leptos::logging::error!("{info}");
         if let Some(el) = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.get_element_by_id("panic"))
@@ -224,7 +226,7 @@ fn Header() -> impl IntoView {
                 }
             }).collect_view()}
             <button id="copy-link" on:click=copy_link>{move || if copied.get() { "Link copied" } else { "Copy link" }}</button>
-            <span class="timing" title="time of the last recomputation">{move || format!("{:.1} ms", ctx.recompute_ms.get())}</span>
+            <span class="timing" title="time of the last recomputation">{move || format!("{} ms", fixed(ctx.recompute_ms.get(), 1))}</span>
         </header>
     }
 }
@@ -377,9 +379,9 @@ fn Problems() -> impl IntoView {
                 ex.diagnostics.iter().map(|d| {
                     let (line, col) = stagecraft::diagnostic::line_col(&text, d.span.start as usize);
                     let (start, end) = (d.span.start, d.span.end);
-                    let sev = format!("{:?}", d.severity).to_ascii_lowercase();
+                    let sev = match d.severity { Severity::Error => "error", Severity::Warning => "warning", Severity::Note => "note" };
                     view! {
-                        <li class=sev.clone() on:click=move |_| jump(start, end)>
+                        <li class=sev on:click=move |_| jump(start, end)>
                             <span class="where">{format!("{line}:{col}")}</span>" "{d.message.clone()}
                             {d.hint.clone().map(|h| view! { <div class="hint">{h}</div> })}
                         </li>
@@ -485,7 +487,13 @@ fn VerificationPane() -> impl IntoView {
     view! {
         <div id="verification">
             {move || ctx.good.get().and_then(|ex| ex.verification.clone()).map(|v| {
-                let class = format!("verdict {:?}", v.verdict).to_ascii_lowercase();
+                let class = match v.verdict {
+                    Verdict::Equivalent => "verdict equivalent",
+                    Verdict::SafeButLoose => "verdict safebutloose",
+                    Verdict::Racy => "verdict racy",
+                    Verdict::Different => "verdict different",
+                    Verdict::NotRun => "verdict notrun",
+                };
                 view! {
                     <div class=class id="verdict">{v.summary.clone()}</div>
                     <h3>"Races"</h3>
@@ -502,17 +510,39 @@ fn VerificationPane() -> impl IntoView {
                         <tr><th>"wait"</th><th>"queue"</th><th>"instances"</th><th>"judgement"</th></tr>
                         {v.waits.iter().map(|w| view! {
                             <tr><td>{w.id.map_or("—".to_string(), |i| format!("#{i}"))}</td><td>{w.queue}</td><td>{w.instances}</td>
-                                <td>{format!("{:?}", w.judgement).to_ascii_lowercase()}</td></tr>
+                                <td>{judgement_text(w.judgement)}</td></tr>
                         }).collect_view()}
                     </table>
                     {(!v.differences.is_empty()).then(|| view! {
                         <h3>"Differences"</h3>
-                        <ul>{v.differences.iter().map(|d| view! { <li>{format!("{}{:?}: loop {} — pipelined {:?}", d.buffer, d.element, d.expected, d.got)}</li> }).collect_view()}</ul>
+                        <ul>{v.differences.iter().map(|d| view! { <li>{format!("{}{}: loop {} — pipelined {}", d.buffer, index_text(&d.element), d.expected, d.got.map_or("nothing".to_string(), |g| g.to_string()))}</li> }).collect_view()}</ul>
                     })}
                 }
             })}
         </div>
     }
+}
+
+fn judgement_text(j: Judgement) -> String {
+    match j {
+        Judgement::Tight => "tight".into(),
+        Judgement::LooseBy { k } => format!("loose by {k}"),
+        Judgement::Redundant => "redundant".into(),
+        Judgement::Racy => "racy".into(),
+        Judgement::NeverRan => "never ran".into(),
+        Judgement::NotJudged => "not judged".into(),
+    }
+}
+
+fn index_text(index: &[i64]) -> String {
+    format!(
+        "[{}]",
+        index
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// A Gantt chart: one row per lane, stalls in red, zoomable, exportable.
@@ -552,17 +582,92 @@ fn TimelinePane() -> impl IntoView {
                 let m = &t.metrics;
                 view! {
                     <table class="metrics">
-                        <tr><td>"total cycles"</td><td id="total-cycles">{m.total_cycles}</td><td>"unpipelined"</td><td>{m.unpipelined_cycles}</td><td>"speedup"</td><td>{format!("{:.2}×", m.speedup)}</td></tr>
-                        <tr><td>"steady cycles / iteration"</td><td>{m.steady_cycles_per_iteration.map_or("—".into(), |v| format!("{v:.1}"))}</td>
+                        <tr><td>"total cycles"</td><td id="total-cycles">{m.total_cycles}</td><td>"unpipelined"</td><td>{m.unpipelined_cycles}</td><td>"speedup"</td><td>{format!("{}×", fixed(m.speedup, 2))}</td></tr>
+                        <tr><td>"steady cycles / iteration"</td><td>{m.steady_cycles_per_iteration.map_or("—".into(), |v| fixed(v, 1))}</td>
                             <td>"stall cycles"</td><td>{m.stall_cycles}</td><td>"ring buffers"</td><td>{m.ring_bytes.iter().map(|(k, v)| format!("{k} {v} B")).collect::<Vec<_>>().join(", ")}</td></tr>
                     </table>
                 }
             })}
+            <CostEditor/>
+            <style>{move || ctx.hovered.get().map(|s| format!(".svgwrap rect.st{s} {{ stroke: #000; stroke-width: 2; }}")).unwrap_or_default()}</style>
             <div class="svgwrap" node_ref=svg_ref inner_html=move || {
                 let zoom = ctx.st.with(|s| s.zoom);
                 ctx.good.get().and_then(|ex| ex.timeline.clone()).map(|t| gantt_svg(&t, zoom)).unwrap_or_default()
             }></div>
         </div>
+    }
+}
+
+/// Latency and issue cost per statement of the pipelined loop; editing writes the
+/// `stagecraft_latency` / `stagecraft_issue` annotations into the text (the text stays the truth).
+#[component]
+fn CostEditor() -> impl IntoView {
+    let ctx = expect_context::<Ctx>();
+    let set = move |key: &'static str, unit: usize, value: i64| {
+        let Some(ex) = ctx.good.get_untracked() else {
+            return;
+        };
+        let (Some(p), Some(cost)) = (ex.pipeline.clone(), ex.cost.clone()) else {
+            return;
+        };
+        // Current values: overrides where present, −1 (default) elsewhere.
+        let mut values: Vec<i64> = p
+            .units
+            .iter()
+            .map(|u| {
+                let annotated = ex
+                    .annotations
+                    .iter()
+                    .any(|a| a.loop_var == p.loop_var && a.key == key);
+                match u.stmts.first().and_then(|s| cost.overrides.get(s)) {
+                    Some(c) if annotated => {
+                        if key == "stagecraft_latency" {
+                            c.latency as i64
+                        } else {
+                            c.issue as i64
+                        }
+                    }
+                    _ => -1,
+                }
+            })
+            .collect();
+        if let Some(v) = values.get_mut(unit) {
+            *v = value;
+        }
+        let text = ctx.st.get_untracked().text;
+        let new = annotations::set_list(&text, &ex.annotations, &p.loop_var, key, &values);
+        ctx.st.update(|s| s.text = new);
+    };
+    view! {
+        <details class="costs"><summary>"Latencies (cycles; issue costs: the stagecraft_issue annotation)"</summary>
+        <table id="costs">
+            <tr><th>"statement"</th><th>"latency"</th></tr>
+            {move || ctx.good.get().and_then(|ex| {
+                let p = ex.pipeline.clone()?;
+                Some(p.units.iter().zip(ex.unit_costs.iter()).enumerate().map(|(k, (u, c))| {
+                    let lat = c.latency;
+                    view! { <tr>
+                        <td><code>{u.label.clone()}</code></td>
+                        <td><input type="number" min="0" max="100000" prop:value=lat.to_string()
+                            on:change=move |ev| set("stagecraft_latency", k, event_target_value(&ev).parse().unwrap_or(-1))/></td>
+                    </tr> }
+                }).collect_view())
+            })}
+        </table></details>
+    }
+}
+
+/// `x` with `decimals` digits after the point, without the float formatting machinery (which alone
+/// costs kilobytes of the bundle).
+fn fixed(x: f64, decimals: u32) -> String {
+    let scale = 10i64.pow(decimals);
+    let n = (x * scale as f64).round() as i64;
+    let sign = if n < 0 { "-" } else { "" };
+    let (whole, frac) = (n.abs() / scale, n.abs() % scale);
+    if decimals == 0 {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{frac:0width$}", width = decimals as usize)
     }
 }
 
@@ -583,32 +688,37 @@ fn gantt_svg(t: &stagecraft::timeline::Timeline, zoom: u32) -> String {
     let width = label_w + end as f64 * scale + 20.0;
     let height = row * t.lanes.len() as f64 + 24.0;
     let lane_y = |l: &Lane| t.lanes.iter().position(|x| x == l).unwrap_or(0) as f64 * row;
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" font-family=\"monospace\" font-size=\"11\">");
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"11\">",
+        fixed(width, 0),
+        fixed(height, 0)
+    );
     for l in &t.lanes {
         let name = match l {
             Lane::Compute => "compute".to_string(),
             Lane::Queue(q) => format!("queue {q}"),
         };
         s.push_str(&format!(
-            "<text x=\"4\" y=\"{:.0}\">{name}</text>",
-            lane_y(l) + 18.0
+            "<text x=\"4\" y=\"{}\">{name}</text>",
+            fixed(lane_y(l) + 18.0, 0)
         ));
     }
     for st in &t.stalls {
         s.push_str(&format!(
-            "<rect class=\"stall\" x=\"{:.1}\" y=\"2\" width=\"{:.1}\" height=\"{:.0}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles: wait #{} on queue {} for group {}</title></rect>",
-            label_w + st.start as f64 * scale, ((st.end - st.start) as f64 * scale).max(1.0), row - 4.0, st.end - st.start, st.wait.map_or("?".into(), |w| w.to_string()), st.queue, st.group
+            "<rect class=\"stall\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles: wait #{} on queue {} for group {}</title></rect>",
+            fixed(label_w + st.start as f64 * scale, 1), fixed(((st.end - st.start) as f64 * scale).max(1.0), 1), fixed(row - 4.0, 0), st.end - st.start, st.wait.map_or("?".into(), |w| w.to_string()), st.queue, st.group
         ));
     }
     for sp in &t.spans {
         let hue = (sp.stmt % 10) * 36 + 200;
         s.push_str(&format!(
-            "<rect class=\"span s{}\" x=\"{:.1}\" y=\"{:.0}\" width=\"{:.1}\" height=\"{:.0}\" fill=\"hsl({hue},60%,60%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>statement {} iteration {} ({}) step {}: {}–{}</title></rect>",
+            "<rect class=\"span s{} st{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({hue},60%,60%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>statement {} iteration {} ({}) step {}: {}–{}</title></rect>",
             sp.stmt % 10,
-            label_w + sp.start as f64 * scale,
-            lane_y(&sp.lane) + 4.0,
-            ((sp.end - sp.start) as f64 * scale).max(1.0),
-            row - 8.0,
+            sp.stmt,
+            fixed(label_w + sp.start as f64 * scale, 1),
+            fixed(lane_y(&sp.lane) + 4.0, 0),
+            fixed(((sp.end - sp.start) as f64 * scale).max(1.0), 1),
+            fixed(row - 8.0, 0),
             sp.stmt,
             sp.iteration.map_or("—".into(), |i| i.to_string()),
             sp.section.map_or("", |s| s.name()),
@@ -618,8 +728,8 @@ fn gantt_svg(t: &stagecraft::timeline::Timeline, zoom: u32) -> String {
         ));
     }
     s.push_str(&format!(
-        "<text x=\"{label_w}\" y=\"{:.0}\" fill=\"#666\">steps {}–{} of {}{}</text>",
-        height - 6.0,
+        "<text x=\"{label_w}\" y=\"{}\" fill=\"#666\">steps {}–{} of {}{}</text>",
+        fixed(height - 6.0, 0),
         t.window.0 + 1,
         t.window.1.min(t.metrics.steps),
         t.metrics.steps,

@@ -72,6 +72,8 @@ pub struct Exploration {
     pub code: Vec<crate::emit::Emitted>,
     /// The cost model in effect (defaults, options and source annotations combined).
     pub cost: Option<crate::cost::CostModel>,
+    /// Cost in effect for each unit of the pipelined loop (its first statement), for editing.
+    pub unit_costs: Vec<crate::cost::Cost>,
     pub notes: Vec<String>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
     #[serde(skip)]
@@ -481,6 +483,20 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             Form::Rolled => &rolled,
             Form::Peeled => &peeled,
         };
+        ex.unit_costs = p
+            .sched
+            .units
+            .iter()
+            .map(|u| {
+                u.stmts.first().and_then(|s| assigns.get(s)).map_or(
+                    crate::cost::Cost {
+                        issue: 1,
+                        latency: 0,
+                    },
+                    |a| model.cost(&original, a),
+                )
+            })
+            .collect();
         ex.timeline = Some(crate::timeline::simulate(
             &original,
             pipelined,
