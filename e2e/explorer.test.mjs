@@ -168,5 +168,6 @@ test('presets load and undo', async () => {
 });
 
 test('no script errors on any page', () => {
+  console.log(JSON.stringify(errors));
   assert.deepEqual(errors.filter(e => !/clipboard|Clipboard|Write permission/.test(e)), []);
 });
