@@ -190,6 +190,33 @@ pub struct BufferState {
 
 const MAX_RACES: usize = 64;
 
+/// Row-major strides of a shape.
+pub fn strides_of(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        let next =
+            strides.get(k + 1).copied().unwrap_or(1) * shape.get(k + 1).copied().unwrap_or(1);
+        if let Some(s) = strides.get_mut(k) {
+            *s = next;
+        }
+    }
+    strides
+}
+
+/// The multi-dimensional index of a flat offset.
+pub fn unflatten(strides: &[i64], off: usize) -> Vec<i64> {
+    let mut rest = off as i64;
+    strides
+        .iter()
+        .map(|s| {
+            let s = (*s).max(1);
+            let i = rest / s;
+            rest %= s;
+            i
+        })
+        .collect()
+}
+
 /// The deterministic input value of element `index` of global buffer `name`.
 pub fn input_value(name: &str, index: &[i64], seed: u64) -> f64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -707,18 +734,9 @@ impl Machine<'_> {
 
     /// The multi-dimensional index of an element offset (for reports).
     fn index_of(&self, buf: u32, off: usize) -> Vec<i64> {
-        let Some(b) = self.bufs.get(buf as usize) else {
-            return Vec::new();
-        };
-        let mut rest = off as i64;
-        b.strides
-            .iter()
-            .map(|s| {
-                let i = rest / s.max(&1);
-                rest %= s.max(&1);
-                i
-            })
-            .collect()
+        self.bufs
+            .get(buf as usize)
+            .map_or_else(Vec::new, |b| unflatten(&b.strides, off))
     }
 
     /// The original iteration of a pipelined copy, or (hand-written and source programs) the value
@@ -1335,29 +1353,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
                 };
             }
         };
-        let mut strides = vec![1i64; shape.len()];
-        for k in (0..shape.len().saturating_sub(1)).rev() {
-            let next =
-                strides.get(k + 1).copied().unwrap_or(1) * shape.get(k + 1).copied().unwrap_or(1);
-            if let Some(s) = strides.get_mut(k) {
-                *s = next;
-            }
-        }
+        let strides = strides_of(&shape);
         let global = b.scope == Scope::Global;
         let values: Vec<f64> = if global {
             (0..total)
-                .map(|off| {
-                    let mut rest = off as i64;
-                    let index: Vec<i64> = strides
-                        .iter()
-                        .map(|s| {
-                            let i = rest / s;
-                            rest %= s;
-                            i
-                        })
-                        .collect();
-                    input_value(&b.name, &index, opts.seed)
-                })
+                .map(|off| input_value(&b.name, &unflatten(&strides, off), opts.seed))
                 .collect()
         } else {
             vec![0.0; total]

@@ -115,27 +115,12 @@ pub fn compare(original: &Run, pipelined: &Run) -> Vec<Difference> {
         if !(a.global || (a.versions == 1 && b.versions == 1 && a.shape == b.shape)) {
             continue;
         }
-        let mut strides = vec![1i64; a.shape.len()];
-        for k in (0..a.shape.len().saturating_sub(1)).rev() {
-            let next =
-                strides.get(k + 1).copied().unwrap_or(1) * a.shape.get(k + 1).copied().unwrap_or(1);
-            if let Some(s) = strides.get_mut(k) {
-                *s = next;
-            }
-        }
+        let strides = crate::interp::strides_of(&a.shape);
         for (off, (&value, &written)) in a.values.iter().zip(&a.written).enumerate() {
             if !written {
                 continue;
             }
-            let mut rest = off as i64;
-            let index: Vec<i64> = strides
-                .iter()
-                .map(|s| {
-                    let i = rest / s;
-                    rest %= s;
-                    i
-                })
-                .collect();
+            let index = crate::interp::unflatten(&strides, off);
             let got = offset(&b.shape, &index).and_then(|o| {
                 let w = b.written.get(o).copied().unwrap_or(false);
                 w.then(|| b.values.get(o).copied()).flatten()

@@ -167,7 +167,7 @@ fn every_example_and_golden_case_is_accepted_by_the_assemblers() {
         }
         accepted += judge(&name, &source, &dir).unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(accepted >= 4 * 18, "only {accepted} outputs judged");
+    assert!(accepted >= 4 * 15, "only {accepted} outputs judged");
 }
 
 /// A deterministic stream of random valid schedules over copy / compute statement templates.

@@ -112,7 +112,9 @@ fn golden_cases() {
         let source = std::fs::read_to_string(path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let actual = render(&name, &source, &explore(&source, &Options::default()));
-        let expected_path = path.with_extension("out");
+        let expected_path = cases_dir()
+            .join(path.file_name().unwrap())
+            .with_extension("out");
         if bless {
             std::fs::write(&expected_path, &actual).unwrap();
             continue;

@@ -23,6 +23,11 @@ fn printed_programs_run_as_python_and_compute_what_the_loop_computes() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
+    entries.extend(
+        std::fs::read_dir(root.join("examples"))
+            .unwrap()
+            .map(|e| e.unwrap().path()),
+    );
     entries.sort();
     for case in entries
         .iter()

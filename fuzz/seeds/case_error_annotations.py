@@ -1,7 +1,0 @@
-B = alloc([1])
-for i in range(16):
-    B[0] = A[i] + 1
-    C[i] = B[0] + 1
-
-sch.annotate(i, "software_pipeline_stage", [0, 1, 2])
-sch.annotate(i, "software_pipeline_order", [0, 0])

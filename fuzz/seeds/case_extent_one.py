@@ -1,8 +1,0 @@
-B = alloc([1])
-for i in range(1):
-    B[0] = A[i] + 1
-    C[i] = B[0] * 2
-
-sch.annotate(i, "software_pipeline_stage", [0, 1])
-sch.annotate(i, "software_pipeline_order", [0, 1])
-sch.annotate(i, "software_pipeline_async_stages", [0])

@@ -1,9 +1,0 @@
-# RFC 0077, example (d): the consumer is in the same stage as its async producer.
-B = alloc([1])
-for i in range(16):
-    B[0] = A[i] + 1
-    C[i] = B[0] + 1
-
-sch.annotate(i, "software_pipeline_stage", [0, 0])
-sch.annotate(i, "software_pipeline_order", [0, 1])
-sch.annotate(i, "software_pipeline_async_stages", [0])

@@ -1,2 +1,0 @@
-for i in range(4):
-    C[i] = A[i] * 2
