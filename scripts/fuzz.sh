@@ -19,6 +19,8 @@ log="$(mktemp)"
 (cd fuzz && cargo +nightly fuzz run "$target" "corpus/$target" -- "${limit[@]}" -rss_limit_mb=4096 -timeout=10 \
     -artifact_prefix="artifacts/$target/" 2>&1) | tee "$log" | grep -E "^#[0-9]+ +(pulse|DONE)|Done|ERROR|panicked" || true
 runs="$(grep -Eo 'Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' | tail -1 || true)"
+# Interrupted runs print no summary: take the last status line's count.
+[ -n "$runs" ] || runs="$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)"
 crashes="$(find "fuzz/artifacts/$target" -type f | wc -l)"
 echo "fuzz $target: ${runs:-?} executions, $crashes crash artifact(s)"
 [ "$crashes" -eq 0 ]
