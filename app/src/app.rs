@@ -589,7 +589,6 @@ fn TimelinePane() -> impl IntoView {
                 }
             })}
             <CostEditor/>
-            <style>{move || ctx.hovered.get().map(|s| format!(".svgwrap rect.st{s} {{ stroke: #000; stroke-width: 2; }}")).unwrap_or_default()}</style>
             <div class="svgwrap" node_ref=svg_ref inner_html=move || {
                 let zoom = ctx.st.with(|s| s.zoom);
                 ctx.good.get().and_then(|ex| ex.timeline.clone()).map(|t| gantt_svg(&t, zoom)).unwrap_or_default()
