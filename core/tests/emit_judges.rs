@@ -127,6 +127,20 @@ fn judge(name: &str, source: &str, dir: &Path) -> Result<usize, String> {
     Ok(accepted)
 }
 
+/// Only what the transform needs: is this a valid schedule?
+fn accepted_schedule(source: &str) -> bool {
+    explore(
+        source,
+        &Options {
+            verify: false,
+            timeline: false,
+            emit: false,
+            ..Options::default()
+        },
+    )
+    .ok
+}
+
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("stagecraft-judges-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -152,17 +166,7 @@ fn every_example_and_golden_case_is_accepted_by_the_assemblers() {
     {
         let source = std::fs::read_to_string(f).unwrap();
         let name = f.file_stem().unwrap().to_string_lossy().to_string();
-        if !explore(
-            &source,
-            &Options {
-                verify: false,
-                timeline: false,
-                emit: false,
-                ..Options::default()
-            },
-        )
-        .ok
-        {
+        if !accepted_schedule(&source) {
             continue;
         }
         accepted += judge(&name, &source, &dir).unwrap_or_else(|e| panic!("{e}"));
@@ -242,17 +246,7 @@ fn two_hundred_random_schedules_are_accepted_by_the_assemblers() {
     while schedules < 200 && seed < 5000 {
         seed += 1;
         let source = random_schedule(seed);
-        if !explore(
-            &source,
-            &Options {
-                verify: false,
-                timeline: false,
-                emit: false,
-                ..Options::default()
-            },
-        )
-        .ok
-        {
+        if !accepted_schedule(&source) {
             continue;
         }
         schedules += 1;
