@@ -270,11 +270,6 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                     span,
                 } if has_stage_annotation(&program, *var, &lowered.annotations) => {
                     let mut diags = Vec::new();
-                    let outer_var = match program.body.get(top) {
-                        Some(Node::For { var, .. }) => *var,
-                        _ => 0,
-                    };
-                    let _ = outer_var;
                     let Some(sched) = schedule::schedule_loop(
                         &program,
                         source,

@@ -1018,9 +1018,6 @@ impl Machine<'_> {
                         n = 0;
                     }
                     let in_flight = self.in_flight.get(queue).map_or(0, |q| q.len()) as u64;
-                    if self.committed.get(queue).copied().unwrap_or(0) == 0 && n > 0 {
-                        // Waiting on a queue that never committed is harmless; nothing to report.
-                    }
                     let mut forced = Vec::new();
                     while self.in_flight.get(queue).map_or(0, |q| q.len()) as i64 > n {
                         let Some(g) = self.in_flight.get(queue).and_then(|q| q.front()).copied()

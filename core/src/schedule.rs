@@ -610,7 +610,8 @@ pub fn validate_order(
             _ => "TVM's check misses loop-carried dependences: reduce the stage difference between the two statements",
         };
         diags.push(
-            Diagnostic::error(from.span.to(to.span).min_start(to.span, from.span), message)
+            // The underline goes on the statement that runs second, not over the whole loop.
+            Diagnostic::error(to.span, message)
                 .with_hint(hint)
                 .with_related(from.span, "runs first in the original loop")
                 .with_related(to.span, "runs second in the original loop"),
@@ -666,17 +667,6 @@ pub fn check_bounds(program: &Program, sched: &LoopSchedule, diags: &mut Vec<Dia
         }
     }
     ok
-}
-
-trait MinStart {
-    fn min_start(self, a: Span, b: Span) -> Span;
-}
-
-impl MinStart for Span {
-    /// Points a pairwise diagnostic at the later statement only, so the underline is not the whole loop.
-    fn min_start(self, later: Span, _earlier: Span) -> Span {
-        later
-    }
 }
 
 /// Earliest physical distance at which `from` and `to` meet (for synchronization), if any.

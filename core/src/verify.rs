@@ -234,7 +234,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             Judgement::NotJudged
         } else {
             let (j, runs) = judge(
-                original_outputs(&orig),
+                &orig,
                 pipelined,
                 &base,
                 st.index,
@@ -295,10 +295,6 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         Verdict::NotRun => "not run".into(),
     };
     v
-}
-
-fn original_outputs(run: &Run) -> &Run {
-    run
 }
 
 /// Tight if count+1 races or changes the result; otherwise the largest safe increase.

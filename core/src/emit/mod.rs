@@ -111,15 +111,14 @@ pub(crate) struct Flat {
     pub loop_var: Option<VarId>,
 }
 
-struct Flattener<'a> {
-    program: &'a Program,
+struct Flattener {
     env: BTreeMap<VarId, i64>,
     loop_var: Option<VarId>,
     loop_range: Interval,
     error: Option<String>,
 }
 
-impl Flattener<'_> {
+impl Flattener {
     fn bind(&self, e: &IExpr) -> IExpr {
         let mut e = e.clone();
         for (v, x) in &self.env {
@@ -237,11 +236,10 @@ impl Flattener<'_> {
                 }
             }
         }
-        let _ = self.program;
     }
 }
 
-fn bind_value(f: &Flattener<'_>, v: &VExpr) -> VExpr {
+fn bind_value(f: &Flattener, v: &VExpr) -> VExpr {
     match v {
         VExpr::Lit(x) => VExpr::Lit(*x),
         VExpr::Read(a) => VExpr::Read(Access {
@@ -272,7 +270,6 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         );
     }
     let mut f = Flattener {
-        program,
         env,
         loop_var: None,
         loop_range: Interval::point(0),
