@@ -385,7 +385,14 @@ pub fn emit(
         Target::AmdgpuIr => llvm::emit(program, &flat, opts.amd_lanes),
     };
     out.target = target.name().into();
-    out.notes.dedup();
+    // Each note once, in the order first met (a note per statement instance would repeat).
+    let mut kept: Vec<String> = Vec::new();
+    for n in std::mem::take(&mut out.notes) {
+        if !kept.contains(&n) {
+            kept.push(n);
+        }
+    }
+    out.notes = kept;
     out
 }
 
