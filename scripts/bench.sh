@@ -55,7 +55,7 @@ for n in ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"]:
     row(f"explore (everything) {n}", f"example/{n}", 16000, "16 ms")
 row("explore synthetic 32", "synthetic_async_loop/32", 16000, "16 ms")
 row("explore synthetic 128", "synthetic_async_loop/128", 16000, "16 ms")
-for t in ["ptx", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
+for t in ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
     row(f"emit {t} (nested GEMM)", f"emit_gemm/{t}")
 row("interpreter, RFC (a) 10^5 iterations", "rfc_a_100k", rate=10e6, budget="10 M/s")
 row("interpreter, 32-statement chain", "chain_32", rate=10e6, budget="10 M/s")

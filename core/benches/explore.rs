@@ -113,7 +113,7 @@ fn rfc_a_lex_only(bencher: divan::Bencher) {
 }
 
 /// Every emitter on the nested GEMM (the largest example), from the peeled program.
-#[divan::bench(args = ["ptx", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"])]
+#[divan::bench(args = ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"])]
 fn emit_gemm(bencher: divan::Bencher, target: &str) {
     let ex = explore(
         EXAMPLES[4].1,

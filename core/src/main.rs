@@ -23,7 +23,7 @@ macro_rules! out {
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
+  stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
       (run the loop and the pipelined program; exit 3 when they race or differ)
   stagecraft time FILE      (mean time of parse + transform + waits; STAGECRAFT_TIME_REPS runs)
@@ -153,7 +153,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                             }
                         }
                     }
-                    None => return Err(format!("--emit takes tir, json, ptx, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
+                    None => return Err(format!("--emit takes tir, json, ptx, ptx-sm90, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
                 },
             }
             Ok(if ok {

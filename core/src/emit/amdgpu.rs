@@ -351,6 +351,7 @@ impl Gen<'_> {
         for it in items {
             match it {
                 Item::Stmt(s) => self.stmt(s),
+                Item::Open(_) => {}
                 Item::Commit(q) => {
                     self.emit(format!("; commit group (queue {q})"));
                     self.events.push(Ev::Commit(*q));

@@ -238,6 +238,7 @@ impl Gen<'_> {
         for it in items {
             match it {
                 Item::Stmt(s) => self.stmt(s),
+                Item::Open(_) => {}
                 Item::Commit(_) => self.emit("call void @llvm.amdgcn.asyncmark()"),
                 Item::Wait { count, .. } => self.emit(format!(
                     "call void @llvm.amdgcn.wait.asyncmark(i16 {})",
