@@ -88,6 +88,10 @@ fn from_linear(c: i64, terms: &Terms) -> IExpr {
 }
 
 pub fn simplify(e: &IExpr) -> IExpr {
+    // Leaves are already simple; they are most indices, so skip the linear form for them.
+    if let IExpr::Const(_) | IExpr::Var(_) = e {
+        return e.clone();
+    }
     match linear(e) {
         Some((c, terms)) => from_linear(c, &terms),
         None => simplify_nonlinear(e),

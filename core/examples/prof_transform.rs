@@ -1,0 +1,36 @@
+//! Runs `transform` on a file N times: a fixed workload for profilers (callgrind, perf).
+//! PHASE=parse|lower limits the work to those phases.
+//! `cargo run --release -p stagecraft-core --example prof_transform -- FILE [N]`
+
+fn main() {
+    let text =
+        std::fs::read_to_string(std::env::args().nth(1).unwrap_or_default()).unwrap_or_default();
+    let n: usize = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    let options = stagecraft::explore::Options::default();
+    let mut ok = 0;
+    let phase = std::env::var("PHASE").unwrap_or_default();
+    for _ in 0..n {
+        ok += match phase.as_str() {
+            "parse" => usize::from(
+                stagecraft::parser::parse(std::hint::black_box(&text))
+                    .diagnostics
+                    .is_empty(),
+            ),
+            "lower" => {
+                let parsed = stagecraft::parser::parse(std::hint::black_box(&text));
+                usize::from(
+                    stagecraft::lower::lower(&parsed.file)
+                        .diagnostics
+                        .is_empty(),
+                )
+            }
+            _ => usize::from(
+                stagecraft::explore::transform(std::hint::black_box(&text), &options).ok,
+            ),
+        };
+    }
+    println!("{ok} of {n} runs produced a program");
+}
