@@ -183,7 +183,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             .map(|a| AnnotationInfo {
                 loop_var: a.var.clone(),
                 key: a.key.clone(),
-                value: a.raw_value.clone(),
+                value: written(source, a.value_span),
                 known: schedule::is_known_key(&a.key),
                 span: a.span,
                 value_span: a.value_span,
@@ -290,7 +290,8 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                         ex.diagnostics.extend(diags);
                         return ex;
                     };
-                    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+                    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags, present)
+                    else {
                         ex.diagnostics.extend(diags);
                         return ex;
                     };
@@ -390,7 +391,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     };
     fill_statement_info(&mut ex.statements, &sched);
     let info = present.then(|| pipeline_info(&program, &sched, inner_names));
-    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags, present) else {
         ex.diagnostics.extend(diags);
         ex.pipeline = info;
         return ex;
@@ -535,6 +536,14 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex
 }
 
+/// Text as the user wrote it, on one line (an annotation's value may span lines).
+fn written(source: &str, span: Span) -> String {
+    let text = source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation]) -> bool {
     let name = program.var_name(var);
     annotations
@@ -546,9 +555,10 @@ fn pipeline_and_sync(
     program: &Program,
     sched: LoopSchedule,
     diags: &mut Vec<Diagnostic>,
+    explain: bool,
 ) -> Option<(Pipeline, Sync)> {
     let p = pipeline::build(program, sched, diags)?;
-    let s = sync::derive(program, &p, diags)?;
+    let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
 }
 

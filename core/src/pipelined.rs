@@ -282,6 +282,7 @@ impl Builder<'_> {
                 Some((g, gr)) => {
                     let mut k = i;
                     let mut inner = Vec::new();
+                    let mut first_guard = None;
                     while let Some((u, w)) = items.get(k) {
                         if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
                             break;
@@ -293,12 +294,16 @@ impl Builder<'_> {
                             body: vec![node],
                             span: self.p.sched.span,
                         }];
-                        if let Some(c) = guards(*u).inside().cloned() {
+                        let guard = guards(*u);
+                        if let Some(c) = guard.inside().cloned() {
                             n = vec![Node::If {
                                 cond: c,
                                 body: n,
                                 span: self.p.sched.span,
                             }];
+                        }
+                        if k == i {
+                            first_guard = Some(guard);
                         }
                         if k == i {
                             inner.extend(n);
@@ -313,7 +318,8 @@ impl Builder<'_> {
                         span: self.p.sched.span,
                     };
                     let mut nodes = self.wrap_waits(*unit, waits, vec![commit]);
-                    if let Some(c) = guards(*unit).outside().cloned() {
+                    let guard = first_guard.unwrap_or_else(|| guards(*unit));
+                    if let Some(c) = guard.outside().cloned() {
                         nodes = vec![Node::If {
                             cond: c,
                             body: nodes,
