@@ -1,5 +1,5 @@
 //! Runs `transform` on a file N times: a fixed workload for profilers (callgrind, perf).
-//! PHASE=parse|lower limits the work to those phases.
+//! PHASE=parse|lower limits the work to those phases; PHASE=explore runs everything instead.
 //! `cargo run --release -p stagecraft-core --example prof_transform -- FILE [N]`
 
 fn main() {
@@ -19,6 +19,9 @@ fn main() {
                     .diagnostics
                     .is_empty(),
             ),
+            "explore" => {
+                usize::from(stagecraft::explore::explore(std::hint::black_box(&text), &options).ok)
+            }
             "lower" => {
                 let parsed = stagecraft::parser::parse(std::hint::black_box(&text));
                 usize::from(

@@ -30,8 +30,10 @@ pub struct Options {
     /// Steps of the timeline whose spans are returned: [from, to).
     pub timeline_window: (u64, u64),
     pub timeline: bool,
-    /// Emit machine code for every target (PTX, AMDGPU ISA and IR).
+    /// Emit machine code (PTX, AMDGPU ISA and IR) for the targets in `targets`.
     pub emit: bool,
+    /// The targets `emit` produces; the app asks only for the one it shows.
+    pub targets: Vec<crate::emit::Target>,
 }
 
 impl Default for Options {
@@ -45,6 +47,7 @@ impl Default for Options {
             timeline_window: (0, 64),
             timeline: true,
             emit: true,
+            targets: crate::emit::Target::ALL.to_vec(),
         }
     }
 }
@@ -509,7 +512,8 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     }
     if options.emit {
         let opts = crate::emit::EmitOptions::default();
-        ex.code = crate::emit::Target::ALL
+        ex.code = options
+            .targets
             .iter()
             .map(|t| crate::emit::emit(&peeled, &params, *t, &opts))
             .collect();

@@ -18,7 +18,7 @@ pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
 /// Waits are judged (re-runs with raised counts) only when one run takes at most this many instances.
 pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Statement instances all judging re-runs of one verification may execute together.
-pub const MAX_JUDGE_INSTANCES: u64 = 150_000;
+pub const MAX_JUDGE_INSTANCES: u64 = 40_000;
 /// Elements in one buffer.
 pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
 /// Default concrete value of a symbolic extent for interpretation and simulation.

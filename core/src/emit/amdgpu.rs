@@ -46,7 +46,7 @@ const S_LOOP: u32 = 3;
 
 impl Gen<'_> {
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("  {}", s.as_ref()));
+        self.out.indented("  ", s.as_ref());
     }
     fn s(&mut self) -> u32 {
         let r = self.s_next;
@@ -384,6 +384,30 @@ impl Gen<'_> {
     }
 }
 
+/// Replaces each `@W{k}@` placeholder with wait k's count, in one pass over the text.
+fn fill_waits(text: &str, counts: &[u32]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("@W") {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let after = rest.get(at + 2..).unwrap_or("");
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
+        match (k, after.get(digits..digits + 1)) {
+            (Some(k), Some("@")) => {
+                out.push_str(&counts.get(k).copied().unwrap_or(0).to_string());
+                rest = after.get(digits + 1..).unwrap_or("");
+            }
+            _ => {
+                out.push_str("@W");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Instruction counts for every wait: the execution stream is the prologue, the body twice (the
 /// first body iteration and a steady one) and the epilogue; a wait takes the smallest count over its
 /// occurrences, so it is right at every instance.
@@ -463,9 +487,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     };
     g.items(&flat.items);
     let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
-    let mut body = g.out.text.clone();
+    let body = fill_waits(&g.out.text, &counts);
     for (k, c) in counts.iter().enumerate() {
-        body = body.replace(&format!("@W{k}@"), &c.to_string());
         if let Some(l) = loosest.get(k).filter(|l| *l > c) {
             g.notes.push(format!(
                 "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
@@ -528,9 +551,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     ));
     let mut line_stmts = head.stmts;
     line_stmts.extend(g.out.stmts);
-    while line_stmts.len() < text.lines().count() {
-        line_stmts.push(None);
-    }
+    line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
     Emitted {
         text,
         notes: g.notes,

@@ -23,7 +23,7 @@ fn float(x: f64) -> String {
 
 impl Gen<'_> {
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("  {}", s.as_ref()));
+        self.out.indented("  ", s.as_ref());
     }
     fn fresh(&mut self) -> String {
         self.n += 1;

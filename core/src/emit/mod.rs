@@ -426,7 +426,12 @@ pub(crate) struct Lines {
 
 impl Lines {
     pub fn line(&mut self, s: impl AsRef<str>) {
-        self.text.push_str(s.as_ref());
+        self.indented("", s.as_ref());
+    }
+
+    pub fn indented(&mut self, indent: &str, s: &str) {
+        self.text.push_str(indent);
+        self.text.push_str(s);
         self.text.push('\n');
         self.stmts.push(self.current);
     }

@@ -81,7 +81,7 @@ impl Gen<'_> {
         format!("%p{}", self.p)
     }
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("    {}", s.as_ref()));
+        self.out.indented("    ", s.as_ref());
     }
 
     fn reg_of(&mut self, o: Op) -> String {
