@@ -1305,7 +1305,7 @@ fn round(v: f64, dtype: DType) -> f64 {
 pub fn run(program: &Program, opts: &RunOptions) -> Run {
     match prepare(program, opts) {
         Ok(prepared) => prepared.run(opts),
-        Err(aborted) => aborted,
+        Err(aborted) => *aborted,
     }
 }
 
@@ -1321,7 +1321,7 @@ pub struct Prepared {
 
 /// Compiles `program` and builds its initial memory from `opts.params` and `opts.seed`; a program
 /// that cannot run (a buffer too large) is returned as its aborted run.
-pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Run> {
+pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run>> {
     let mut problems = Vec::new();
     let env: Vec<i64> = program
         .vars
@@ -1363,11 +1363,11 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Run> {
                     span: b.span,
                     message: message.clone(),
                 });
-                return Err(Run {
+                return Err(Box::new(Run {
                     problems,
                     aborted: Some(message),
                     ..Run::default()
-                });
+                }));
             }
         };
         let strides = strides_of(&shape);

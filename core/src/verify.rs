@@ -171,7 +171,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     let prepared = prepare(pipelined, &base);
     let run_pipelined = |o: &RunOptions| match &prepared {
         Ok(p) => p.run(o),
-        Err(aborted) => aborted.clone(),
+        Err(aborted) => Run::clone(aborted),
     };
     let main = run_pipelined(&RunOptions {
         trace: opts.trace,
