@@ -6,6 +6,10 @@
 
 use stagecraft::explore::{explore, transform, Options};
 
+/// See core/Cargo.toml: the native tools allocate with mimalloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

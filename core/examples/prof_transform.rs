@@ -37,3 +37,7 @@ fn main() {
     }
     println!("{ok} of {n} runs produced a program");
 }
+
+/// Like the command line and the benchmarks (core/Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -22,6 +22,10 @@ macro_rules! out {
 }
 use std::process::ExitCode;
 
+/// See core/Cargo.toml: the native tools allocate with mimalloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage:
   stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
