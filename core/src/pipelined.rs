@@ -6,7 +6,7 @@
 use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
-use crate::simplify::{simplify, simplify_cond, substitute, substitute_cond};
+use crate::simplify::{offset, simplify, simplify_cond, substitute, substitute_cond};
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
             .collect(),
         (Extent::Symbolic(_), Form::Rolled) => {
             let start = p.epilogue_start();
-            let end = simplify(&IExpr::bin(IOp::Add, start.clone(), IExpr::Const(s)));
+            let end = offset(&start, s);
             match sync.epilogue.first() {
                 Some(plan) if s > 0 => {
                     let body = b.step_nodes(plan, &IExpr::Var(b.var));
@@ -194,7 +194,7 @@ impl Builder<'_> {
     /// The unit's node at step `t`: its iteration is `t − stage`.
     fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
         let u = self.p.sched.units.get(unit)?;
-        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(u.stage)));
+        let j = offset(t, -u.stage);
         let value = simplify(&IExpr::bin(IOp::Add, self.p.sched.lo.clone(), j.clone()));
         Some(rewrite(&u.node, self.var, &value, &j, self.p))
     }
@@ -202,7 +202,7 @@ impl Builder<'_> {
     /// Guard for a unit at step `t`. `lower` says whether `t >= stage` can fail in this context.
     fn guard(&self, unit: usize, t: &IExpr, lower_can_fail: bool) -> Guard {
         let s = self.stage(unit);
-        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(s)));
+        let j = offset(t, -s);
         let lower = if lower_can_fail {
             simplify_cond(&Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s)))
         } else {
