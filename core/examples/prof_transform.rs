@@ -1,5 +1,6 @@
 //! Runs `transform` on a file N times: a fixed workload for profilers (callgrind, perf).
-//! PHASE=parse|lower limits the work to those phases; PHASE=explore runs everything instead.
+//! PHASE=parse|lower limits the work to those phases; PHASE=explore runs everything instead;
+//! TARGETS=ptx,... chooses the emitted targets.
 //! `cargo run --release -p stagecraft-core --example prof_transform -- FILE [N]`
 
 fn main() {
@@ -9,7 +10,14 @@ fn main() {
         .nth(2)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1000);
-    let options = stagecraft::explore::Options::default();
+    let mut options = stagecraft::explore::Options::default();
+    // TARGETS=ptx,amdgpu limits the emitted targets (the app asks for the one it shows).
+    if let Ok(list) = std::env::var("TARGETS") {
+        options.targets = list
+            .split(',')
+            .filter_map(stagecraft::emit::Target::parse)
+            .collect();
+    }
     let mut ok = 0;
     let phase = std::env::var("PHASE").unwrap_or_default();
     for _ in 0..n {

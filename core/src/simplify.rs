@@ -91,9 +91,10 @@ fn from_linear(c: i64, terms: &Terms) -> IExpr {
 pub fn offset(e: &IExpr, k: i64) -> IExpr {
     match e {
         _ if k == 0 => simplify(e),
-        IExpr::Const(c) => c
-            .checked_add(k)
-            .map_or_else(|| simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))), IExpr::Const),
+        IExpr::Const(c) => c.checked_add(k).map_or_else(
+            || simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
+            IExpr::Const,
+        ),
         _ => simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
     }
 }

@@ -485,20 +485,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         labels: 0,
         notes: Vec::new(),
     };
-    g.items(&flat.items);
-    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
-    let body = fill_waits(&g.out.text, &counts);
-    for (k, c) in counts.iter().enumerate() {
-        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
-            g.notes.push(format!(
-                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
-            ));
-        }
-    }
     let cpu = if gfx950 { "gfx950" } else { "gfx942" };
-    if gfx950 {
-        g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
-    }
+    // Refused before any code is generated: a kernel that cannot launch is not worth the time.
     let lds: i64 = program
         .buffers
         .iter()
@@ -514,6 +502,19 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
             )),
             ..Emitted::default()
         };
+    }
+    g.items(&flat.items);
+    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
+    let body = fill_waits(&g.out.text, &counts);
+    for (k, c) in counts.iter().enumerate() {
+        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
+            g.notes.push(format!(
+                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
+            ));
+        }
+    }
+    if gfx950 {
+        g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
     }
     let mut head = Lines::default();
     head.line(format!(

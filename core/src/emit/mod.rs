@@ -126,6 +126,8 @@ struct Flattener {
     loop_var: Option<VarId>,
     loop_range: Interval,
     commit_queue: Option<i64>,
+    /// Statement instances emitted so far, against `limits::MAX_EMITTED_INSTANCES`.
+    instances: usize,
     error: Option<String>,
 }
 
@@ -233,6 +235,14 @@ impl Flattener {
                     self.nodes(body, is_async, false, out);
                 }
                 Node::Assign(a) => {
+                    self.instances += 1;
+                    if self.instances > crate::limits::MAX_EMITTED_INSTANCES {
+                        self.error.get_or_insert_with(|| format!(
+                            "the kernel would have more than {} statement instances (inner loops are unrolled into every prologue, body and epilogue copy); not emitted",
+                            crate::limits::MAX_EMITTED_INSTANCES
+                        ));
+                        return;
+                    }
                     let bind_access = |f: &Self, x: &Access| Access {
                         buffer: x.buffer,
                         indices: x.indices.iter().map(|i| f.bind(i)).collect(),
@@ -292,6 +302,7 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         loop_var: None,
         loop_range: Interval::point(0),
         commit_queue: None,
+        instances: 0,
         error: None,
     };
     let mut items = Vec::new();

@@ -631,6 +631,30 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             ..Emitted::default()
         };
     }
+    let (sm, shared_limit_kb) = match arch {
+        Arch::Sm80 => ("sm_80", 163),
+        Arch::Sm90 => ("sm_90a", 227),
+    };
+    // Refused before any code is generated: a kernel that cannot launch is not worth the time.
+    let barrier_bytes: i64 = hopper
+        .as_ref()
+        .map_or(0, |h| h.plan.slots.values().sum::<i64>() * 8);
+    let shared_bytes: i64 = program
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.scope == Scope::Shared)
+        .map(|(id, _)| elements(&flat.shapes, id as BufId) * lanes * 4)
+        .sum();
+    if shared_bytes + barrier_bytes > shared_limit_kb * 1024 {
+        return Emitted {
+            error: Some(format!(
+                "the shared buffers need {} bytes; {sm} allows {shared_limit_kb} KB per block",
+                shared_bytes + barrier_bytes
+            )),
+            ..Emitted::default()
+        };
+    }
     let mut g = Gen {
         program,
         flat,
@@ -662,10 +686,6 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             ));
         }
     }
-    let (sm, shared_limit_kb) = match arch {
-        Arch::Sm80 => ("sm_80", 163),
-        Arch::Sm90 => ("sm_90a", 227),
-    };
     let mut head = Lines::default();
     head.line("//");
     head.line(format!(
@@ -717,28 +737,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
     head.line("{");
     head.line(format!("    .reg .pred %p<{}>;", g.p + 1));
     let mut extra = Vec::new();
-    let barrier_bytes: i64 = g
-        .hopper
-        .as_ref()
-        .map_or(0, |h| h.plan.slots.values().sum::<i64>() * 8);
-    let shared_bytes: i64 = program
-        .buffers
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.scope == Scope::Shared)
-        .map(|(id, _)| elements(&flat.shapes, id as BufId) * g.lanes * 4)
-        .sum();
     // Above 48 KB a block must use dynamic shared memory (and opt in at launch).
     let dynamic = shared_bytes + barrier_bytes > 48 * 1024;
-    if shared_bytes + barrier_bytes > shared_limit_kb * 1024 {
-        return Emitted {
-            error: Some(format!(
-                "the shared buffers need {} bytes; {sm} allows {shared_limit_kb} KB per block",
-                shared_bytes + barrier_bytes
-            )),
-            ..Emitted::default()
-        };
-    }
     if dynamic {
         head.line("    .reg .b32 %r_dyn;");
         extra.push("    mov.u32 %r_dyn, dyn_smem;".to_string());
