@@ -93,6 +93,30 @@ fn example(bencher: divan::Bencher, name: &str) {
     bencher.bench(|| explore(divan::black_box(text), &options));
 }
 
+/// What the app computes per keystroke: everything but only the code target on screen (PTX here).
+#[divan::bench(args = ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"])]
+fn app_example(bencher: divan::Bencher, name: &str) {
+    let text = EXAMPLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, t)| t);
+    let options = Options {
+        targets: vec![stagecraft::emit::Target::Ptx],
+        ..Options::default()
+    };
+    bencher.bench(|| explore(divan::black_box(text), &options));
+}
+
+#[divan::bench(args = [32, 128])]
+fn app_synthetic(bencher: divan::Bencher, n: usize) {
+    let text = synthetic(n, 8);
+    let options = Options {
+        targets: vec![stagecraft::emit::Target::Ptx],
+        ..Options::default()
+    };
+    bencher.bench(|| explore(divan::black_box(&text), &options));
+}
+
 #[divan::bench(args = [32, 128])]
 fn synthetic_async_loop(bencher: divan::Bencher, n: usize) {
     let text = synthetic(n, 8);
