@@ -7,6 +7,14 @@
 //! Every target starts from the same flattened form: the peeled program with parameters bound,
 //! inner loops of statements unrolled, and the body loop kept as a real loop.
 
+/// `emit!(gen, "fmt", args…)`: one indented line written straight into the output, without an
+/// intermediate `String` (each emitter's `emit_args` adds its indentation).
+macro_rules! emit {
+    ($g:expr, $($arg:tt)*) => {
+        $g.emit_args(format_args!($($arg)*))
+    };
+}
+
 mod amdgpu;
 mod llvm;
 mod ptx;
@@ -438,6 +446,14 @@ pub(crate) struct Lines {
 impl Lines {
     pub fn line(&mut self, s: impl AsRef<str>) {
         self.indented("", s.as_ref());
+    }
+
+    pub fn indented_args(&mut self, indent: &str, args: std::fmt::Arguments<'_>) {
+        use std::fmt::Write;
+        self.text.push_str(indent);
+        let _ = self.text.write_fmt(args);
+        self.text.push('\n');
+        self.stmts.push(self.current);
     }
 
     pub fn indented(&mut self, indent: &str, s: &str) {

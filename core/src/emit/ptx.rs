@@ -83,13 +83,16 @@ impl Gen<'_> {
     fn emit(&mut self, s: impl AsRef<str>) {
         self.out.indented("    ", s.as_ref());
     }
+    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
+        self.out.indented_args("    ", args);
+    }
 
     fn reg_of(&mut self, o: Op) -> String {
         match o {
             Op::Reg(r) => r,
             Op::Imm(v) => {
                 let r = self.r();
-                self.emit(format!("mov.s32 {r}, {v};"));
+                emit!(self, "mov.s32 {r}, {v};");
                 r
             }
         }
@@ -109,26 +112,26 @@ impl Gen<'_> {
                 let b = b.text();
                 let d = self.r();
                 match op {
-                    IOp::Add => self.emit(format!("add.s32 {d}, {a}, {b};")),
-                    IOp::Sub => self.emit(format!("sub.s32 {d}, {a}, {b};")),
-                    IOp::Mul => self.emit(format!("mul.lo.s32 {d}, {a}, {b};")),
-                    IOp::Min => self.emit(format!("min.s32 {d}, {a}, {b};")),
-                    IOp::Max => self.emit(format!("max.s32 {d}, {a}, {b};")),
+                    IOp::Add => emit!(self, "add.s32 {d}, {a}, {b};"),
+                    IOp::Sub => emit!(self, "sub.s32 {d}, {a}, {b};"),
+                    IOp::Mul => emit!(self, "mul.lo.s32 {d}, {a}, {b};"),
+                    IOp::Min => emit!(self, "min.s32 {d}, {a}, {b};"),
+                    IOp::Max => emit!(self, "max.s32 {d}, {a}, {b};"),
                     IOp::Mod => {
                         // Floor modulo for a positive divisor: rem, then add the divisor if negative.
                         let (t, p) = (self.r(), self.p());
-                        self.emit(format!("rem.s32 {t}, {a}, {b};"));
-                        self.emit(format!("setp.lt.s32 {p}, {t}, 0;"));
-                        self.emit(format!("add.s32 {d}, {t}, {b};"));
-                        self.emit(format!("selp.s32 {d}, {d}, {t}, {p};"));
+                        emit!(self, "rem.s32 {t}, {a}, {b};");
+                        emit!(self, "setp.lt.s32 {p}, {t}, 0;");
+                        emit!(self, "add.s32 {d}, {t}, {b};");
+                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
                     }
                     IOp::FloorDiv => {
                         let (t, m, p) = (self.r(), self.r(), self.p());
-                        self.emit(format!("div.s32 {t}, {a}, {b};"));
-                        self.emit(format!("mul.lo.s32 {m}, {t}, {b};"));
-                        self.emit(format!("setp.gt.s32 {p}, {m}, {a};"));
-                        self.emit(format!("sub.s32 {d}, {t}, 1;"));
-                        self.emit(format!("selp.s32 {d}, {d}, {t}, {p};"));
+                        emit!(self, "div.s32 {t}, {a}, {b};");
+                        emit!(self, "mul.lo.s32 {m}, {t}, {b};");
+                        emit!(self, "setp.gt.s32 {p}, {m}, {a};");
+                        emit!(self, "sub.s32 {d}, {t}, 1;");
+                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
                     }
                 }
                 Op::Reg(d)
@@ -138,7 +141,7 @@ impl Gen<'_> {
                 let (a, b) = (self.int(a), self.int(b));
                 let (a, b) = (self.reg_of(a), self.reg_of(b));
                 let d = self.r();
-                self.emit(format!("selp.s32 {d}, {a}, {b}, {p};"));
+                emit!(self, "selp.s32 {d}, {a}, {b}, {p};");
                 Op::Reg(d)
             }
         }
@@ -158,12 +161,12 @@ impl Gen<'_> {
                     CmpOp::Eq => "eq",
                     CmpOp::Ne => "ne",
                 };
-                self.emit(format!("setp.{cmp}.s32 {p}, {a}, {};", b.text()));
+                emit!(self, "setp.{cmp}.s32 {p}, {a}, {};", b.text());
             }
-            Cond::True => self.emit(format!("setp.eq.s32 {p}, 0, 0;")),
+            Cond::True => emit!(self, "setp.eq.s32 {p}, 0, 0;"),
             Cond::Not(x) => {
                 let q = self.cond(x);
-                self.emit(format!("not.pred {p}, {q};"));
+                emit!(self, "not.pred {p}, {q};");
             }
             Cond::And(x, y) | Cond::Or(x, y) => {
                 let (a, b) = (self.cond(x), self.cond(y));
@@ -172,7 +175,7 @@ impl Gen<'_> {
                 } else {
                     "or"
                 };
-                self.emit(format!("{op}.pred {p}, {a}, {b};"));
+                emit!(self, "{op}.pred {p}, {a}, {b};");
             }
         }
         p
@@ -199,33 +202,37 @@ impl Gen<'_> {
                     Op::Imm(v) => Op::Imm(v * 4),
                     Op::Reg(r) => {
                         let t = self.r();
-                        self.emit(format!("shl.b32 {t}, {r}, 2;"));
+                        emit!(self, "shl.b32 {t}, {r}, 2;");
                         Op::Reg(t)
                     }
                 };
                 let (w, d) = (self.rd(), self.rd());
                 let bytes = self.reg_of_text(bytes);
-                self.emit(format!("cvt.s64.s32 {w}, {bytes};"));
-                self.emit(format!("add.s64 {d}, %rd_{}, {w};", self.name(a.buffer)));
+                emit!(self, "cvt.s64.s32 {w}, {bytes};");
+                emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
                 d
             }
             scope => {
                 let lane = self.r();
                 match elem {
-                    Op::Imm(v) => self.emit(format!("add.s32 {lane}, %r0, {};", v * self.lanes)),
+                    Op::Imm(v) => {
+                        let offset = v * self.lanes;
+                        emit!(self, "add.s32 {lane}, %r0, {offset};")
+                    }
                     Op::Reg(r) => {
-                        self.emit(format!("mad.lo.s32 {lane}, {r}, {}, %r0;", self.lanes))
+                        let lanes = self.lanes;
+                        emit!(self, "mad.lo.s32 {lane}, {r}, {lanes}, %r0;")
                     }
                 }
                 if scope == Scope::Shared {
                     let (t, d) = (self.r(), self.r());
-                    self.emit(format!("shl.b32 {t}, {lane}, 2;"));
-                    self.emit(format!("add.s32 {d}, %r_{}, {t};", self.name(a.buffer)));
+                    emit!(self, "shl.b32 {t}, {lane}, 2;");
+                    emit!(self, "add.s32 {d}, %r_{}, {t};", self.name(a.buffer));
                     d
                 } else {
                     let (w, d) = (self.rd(), self.rd());
-                    self.emit(format!("mul.wide.s32 {w}, {lane}, 4;"));
-                    self.emit(format!("add.s64 {d}, %rd_{}, {w};", self.name(a.buffer)));
+                    emit!(self, "mul.wide.s32 {w}, {lane}, 4;");
+                    emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
                     d
                 }
             }
@@ -248,26 +255,26 @@ impl Gen<'_> {
         match v {
             VExpr::Lit(x) => {
                 let d = self.f();
-                self.emit(format!("mov.f32 {d}, 0f{:08X};", (*x as f32).to_bits()));
+                emit!(self, "mov.f32 {d}, 0f{:08X};", (*x as f32).to_bits());
                 d
             }
             VExpr::Read(a) => {
                 let addr = self.address(a);
                 let d = self.f();
-                self.emit(format!("ld.{}.f32 {d}, [{addr}];", self.space(a.buffer)));
+                emit!(self, "ld.{}.f32 {d}, [{addr}];", self.space(a.buffer));
                 d
             }
             VExpr::Index(e) => {
                 let i = self.int(e);
                 let i = self.reg_of(i);
                 let d = self.f();
-                self.emit(format!("cvt.rn.f32.s32 {d}, {i};"));
+                emit!(self, "cvt.rn.f32.s32 {d}, {i};");
                 d
             }
             VExpr::Neg(x) => {
                 let x = self.value(x);
                 let d = self.f();
-                self.emit(format!("neg.f32 {d}, {x};"));
+                emit!(self, "neg.f32 {d}, {x};");
                 d
             }
             VExpr::Bin(op, a, b) => {
@@ -279,7 +286,7 @@ impl Gen<'_> {
                     VOp::Mul => "mul.f32",
                     VOp::Div => "div.rn.f32",
                 };
-                self.emit(format!("{ins} {d}, {a}, {b};"));
+                emit!(self, "{ins} {d}, {a}, {b};");
                 d
             }
             VExpr::Call(func, args) => {
@@ -291,7 +298,7 @@ impl Gen<'_> {
                     Func::Fma => "fma.rn.f32",
                     Func::Abs => "abs.f32",
                 };
-                self.emit(format!("{ins} {d}, {};", regs.join(", ")));
+                emit!(self, "{ins} {d}, {};", regs.join(", "));
                 d
             }
         }
@@ -305,22 +312,24 @@ impl Gen<'_> {
         if self.scope(a.buffer) == Scope::Shared {
             let d = self.r();
             match elem {
-                Op::Imm(v) => self.emit(format!(
+                Op::Imm(v) => emit!(
+                    self,
                     "add.s32 {d}, %r_{}, {};",
                     self.name(a.buffer),
                     v * tile
-                )),
-                Op::Reg(r) => self.emit(format!(
+                ),
+                Op::Reg(r) => emit!(
+                    self,
                     "mad.lo.s32 {d}, {r}, {tile}, %r_{};",
                     self.name(a.buffer)
-                )),
+                ),
             }
             d
         } else {
             let (w, d) = (self.rd(), self.rd());
             let e = self.reg_of(elem);
-            self.emit(format!("mul.wide.s32 {w}, {e}, {tile};"));
-            self.emit(format!("add.s64 {d}, %rd_{}, {w};", self.name(a.buffer)));
+            emit!(self, "mul.wide.s32 {w}, {e}, {tile};");
+            emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
             d
         }
     }
@@ -337,13 +346,13 @@ impl Gen<'_> {
         });
         if let (true, Some(src), Some(bar)) = (bulk, is_async_copy(self.program, s), barrier) {
             let (g, d) = (self.tile_address(&src), self.tile_address(&s.assign.target));
-            self.emit(format!(
+            emit!(self, 
                 "@%p_lead cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{g}], {}, [{bar}];",
                 self.lanes * 4
-            ));
+            );
         } else if let (None, Some(src)) = (&self.hopper, is_async_copy(self.program, s)) {
             let (g, d) = (self.address(&src), self.address(&s.assign.target));
-            self.emit(format!("cp.async.ca.shared.global [{d}], [{g}], 4;"));
+            emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
         } else {
             if s.is_async {
                 let arch = if self.hopper.is_some() {
@@ -351,7 +360,7 @@ impl Gen<'_> {
                 } else {
                     "sm_80"
                 };
-                self.emit(format!("// asynchronous in the schedule, but only global->shared copies are async on {arch}: issued synchronously"));
+                emit!(self, "// asynchronous in the schedule, but only global->shared copies are async on {arch}: issued synchronously");
                 self.notes.push(format!(
                     "statement {} is in an async stage but is not a global->shared copy; {arch} runs it synchronously (its commit group is empty)",
                     s.assign.stmt
@@ -359,10 +368,11 @@ impl Gen<'_> {
             }
             let v = self.value(&s.assign.value);
             let addr = self.address(&s.assign.target);
-            self.emit(format!(
+            emit!(
+                self,
                 "st.{}.f32 [{addr}], {v};",
                 self.space(s.assign.target.buffer)
-            ));
+            );
         }
         self.out.current = None;
     }
@@ -383,10 +393,10 @@ impl Gen<'_> {
                     self.hopper_wait(*queue, *count, *id)
                 }
                 Item::Wait { queue, count, id } => {
-                    self.emit(format!(
+                    emit!(self, 
                         "cp.async.wait_group {count};  // wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())
-                    ));
+                    );
                 }
                 Item::Loop { lo, hi, body, .. } => {
                     self.labels += 1;
@@ -396,13 +406,13 @@ impl Gen<'_> {
                     );
                     let p = self.p();
                     self.enter_loop();
-                    self.emit(format!("mov.s32 %r1, {lo};"));
+                    emit!(self, "mov.s32 %r1, {lo};");
                     self.out.line(format!("{head}:"));
-                    self.emit(format!("setp.ge.s32 {p}, %r1, {hi};"));
-                    self.emit(format!("@{p} bra.uni {end};"));
+                    emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
+                    emit!(self, "@{p} bra.uni {end};");
                     self.items(body);
                     self.emit("add.s32 %r1, %r1, 1;");
-                    self.emit(format!("bra.uni {head};"));
+                    emit!(self, "bra.uni {head};");
                     self.out.line(format!("{end}:"));
                     if let Some(h) = &mut self.hopper {
                         h.state = Some(h.plan.after_loop.clone());
@@ -459,9 +469,10 @@ impl Gen<'_> {
             }
         }
         if copies == 0 {
-            self.emit(format!(
+            emit!(
+                self,
                 "// group of queue {queue}: no bulk copy, so no barrier to arm or wait on"
-            ));
+            );
             return;
         }
         let bytes = copies * self.lanes * 4;
@@ -477,16 +488,17 @@ impl Gen<'_> {
             }
             None => {
                 let (slot, addr) = (self.r(), self.r());
-                self.emit(format!("rem.s32 {slot}, %cq{queue}, {k};"));
-                self.emit(format!("mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};"));
+                emit!(self, "rem.s32 {slot}, %cq{queue}, {k};");
+                emit!(self, "mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};");
                 addr
             }
         };
         self.emit("fence.proxy.async;  // this block's earlier ordinary stores are ordered before the bulk copies");
         self.emit("bar.sync 0;  // every thread is done with the slot being refilled and has passed its earlier waits");
-        self.emit(format!(
+        emit!(
+            self,
             "@%p_lead mbarrier.arrive.expect_tx.shared::cta.b64 %rd_state, [{bar}], {bytes};"
-        ));
+        );
         if let Some(h) = &mut self.hopper {
             h.open.push((queue, bar));
         }
@@ -500,7 +512,7 @@ impl Gen<'_> {
         h.open.remove(at);
         match h.state.as_mut() {
             Some(state) => state.entry(queue).or_default().committed += 1,
-            None => self.emit(format!("add.s32 %cq{queue}, %cq{queue}, 1;  // commit")),
+            None => emit!(self, "add.s32 %cq{queue}, %cq{queue}, 1;  // commit"),
         }
     }
 
@@ -523,13 +535,13 @@ impl Gen<'_> {
         });
         let name = id.map_or("-".into(), |i| i.to_string());
         let Some(k) = slots else {
-            self.emit(format!("// wait #{name} (queue {queue}, {count}): queue {queue} issues no bulk copy, nothing to wait for"));
+            emit!(self, "// wait #{name} (queue {queue}, {count}): queue {queue} issues no bulk copy, nothing to wait for");
             return;
         };
         if loose {
             self.notes.push(format!("wait #{name} (queue {queue}) keeps {keep} barrier group(s) in flight at every instance; some instances could keep more"));
         }
-        self.emit(format!("// wait #{name} (queue {queue}): at most {count} group(s) in flight, {keep} of them with a barrier"));
+        emit!(self, "// wait #{name} (queue {queue}): at most {count} group(s) in flight, {keep} of them with a barrier");
         if let Some((from, to)) = known {
             for g in from..to {
                 self.await_group(queue, g, k);
@@ -546,23 +558,24 @@ impl Gen<'_> {
         );
         let (target, slot, addr, parity, bit) = (self.r(), self.r(), self.r(), self.r(), self.r());
         let (p, ready) = (self.p(), self.p());
-        self.emit(format!("sub.s32 {target}, %cq{queue}, {keep};"));
+        emit!(self, "sub.s32 {target}, %cq{queue}, {keep};");
         self.out.line(format!("{next}:"));
-        self.emit(format!("setp.ge.s32 {p}, %wq{queue}, {target};"));
-        self.emit(format!("@{p} bra {done};"));
-        self.emit(format!("rem.s32 {slot}, %wq{queue}, {k};"));
-        self.emit(format!("mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};"));
-        self.emit(format!("shr.b32 {parity}, %ph{queue}, {slot};"));
-        self.emit(format!("and.b32 {parity}, {parity}, 1;"));
+        emit!(self, "setp.ge.s32 {p}, %wq{queue}, {target};");
+        emit!(self, "@{p} bra {done};");
+        emit!(self, "rem.s32 {slot}, %wq{queue}, {k};");
+        emit!(self, "mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};");
+        emit!(self, "shr.b32 {parity}, %ph{queue}, {slot};");
+        emit!(self, "and.b32 {parity}, {parity}, 1;");
         self.out.line(format!("{spin}:"));
-        self.emit(format!(
+        emit!(
+            self,
             "mbarrier.try_wait.parity.shared::cta.b64 {ready}, [{addr}], {parity};"
-        ));
-        self.emit(format!("@!{ready} bra {spin};"));
-        self.emit(format!("shl.b32 {bit}, 1, {slot};"));
-        self.emit(format!("xor.b32 %ph{queue}, %ph{queue}, {bit};"));
-        self.emit(format!("add.s32 %wq{queue}, %wq{queue}, 1;"));
-        self.emit(format!("bra {next};"));
+        );
+        emit!(self, "@!{ready} bra {spin};");
+        emit!(self, "shl.b32 {bit}, 1, {slot};");
+        emit!(self, "xor.b32 %ph{queue}, %ph{queue}, {bit};");
+        emit!(self, "add.s32 %wq{queue}, %wq{queue}, 1;");
+        emit!(self, "bra {next};");
         self.out.line(format!("{done}:"));
     }
 
@@ -576,11 +589,12 @@ impl Gen<'_> {
         self.out.line(format!(
             "{spin}:  // group {g} of queue {queue}: slot {slot}, phase {parity}"
         ));
-        self.emit(format!(
+        emit!(
+            self,
             "mbarrier.try_wait.parity.shared::cta.b64 {ready}, [{}], {parity};",
             barrier_operand(queue, slot)
-        ));
-        self.emit(format!("@!{ready} bra {spin};"));
+        );
+        emit!(self, "@!{ready} bra {spin};");
     }
 
     /// A block must not exit while a bulk copy still writes its shared memory.
@@ -594,7 +608,7 @@ impl Gen<'_> {
             .filter_map(|(q, s)| h.plan.slots.get(q).map(|k| (*q, *s, *k)))
             .collect();
         for (q, s, k) in pending {
-            self.emit(format!("// queue {q}: groups still in flight at the end are awaited before the block exits"));
+            emit!(self, "// queue {q}: groups still in flight at the end are awaited before the block exits");
             for g in s.awaited..s.committed {
                 self.await_group(q, g, k);
             }
