@@ -364,7 +364,7 @@ impl Gen<'_> {
                     let k = self.waits;
                     self.waits += 1;
                     self.events.push(Ev::Wait(k, *queue, *count));
-                    emit!(self, 
+                    emit!(self,
                         "s_waitcnt vmcnt(@W{k}@)  ; wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())
                     );

@@ -346,7 +346,7 @@ impl Gen<'_> {
         });
         if let (true, Some(src), Some(bar)) = (bulk, is_async_copy(self.program, s), barrier) {
             let (g, d) = (self.tile_address(&src), self.tile_address(&s.assign.target));
-            emit!(self, 
+            emit!(self,
                 "@%p_lead cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{g}], {}, [{bar}];",
                 self.lanes * 4
             );
@@ -393,7 +393,7 @@ impl Gen<'_> {
                     self.hopper_wait(*queue, *count, *id)
                 }
                 Item::Wait { queue, count, id } => {
-                    emit!(self, 
+                    emit!(self,
                         "cp.async.wait_group {count};  // wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())
                     );
