@@ -303,24 +303,29 @@ mod tests {
         QueueState { committed, awaited }
     }
 
+    fn open(queue: i64) -> Ev {
+        Ev::Open {
+            queue,
+            barrier: true,
+        }
+    }
+
+    fn commit(queue: i64, barrier: bool) -> Ev {
+        Ev::Commit { queue, barrier }
+    }
+
+    fn wait(queue: i64, count: i64) -> Ev {
+        Ev::Wait {
+            site: 0,
+            queue,
+            count,
+        }
+    }
+
     /// RFC (a): one group in the prologue, then per iteration a group and `wait(0, 1)`.
     #[test]
     fn closed_form_matches_stepping_iterations() {
-        let body = [
-            Ev::Open {
-                queue: 0,
-                barrier: true,
-            },
-            Ev::Commit {
-                queue: 0,
-                barrier: true,
-            },
-            Ev::Wait {
-                site: 0,
-                queue: 0,
-                count: 1,
-            },
-        ];
+        let body = [open(0), commit(0, true), wait(0, 1)];
         let keep = [1];
         let entry: BTreeMap<i64, QueueState> = [(0, state(1, 0))].into();
         let mut sim = Sim {
@@ -341,18 +346,8 @@ mod tests {
 
     #[test]
     fn a_queue_never_awaited_in_the_body_needs_a_slot_per_iteration() {
-        let body = [
-            Ev::Open {
-                queue: 1,
-                barrier: true,
-            },
-            Ev::Commit {
-                queue: 1,
-                barrier: true,
-            },
-        ];
-        let entry = BTreeMap::new();
-        let after = iteration_entry(&entry, &body, &[], 5);
+        let body = [open(1), commit(1, true)];
+        let after = iteration_entry(&BTreeMap::new(), &body, &[], 5);
         assert_eq!(after[&1], state(5, 0));
     }
 
@@ -432,23 +427,10 @@ mod tests {
     #[test]
     fn empty_groups_are_not_counted_in_what_a_wait_keeps() {
         let stream = [
-            Ev::Commit {
-                queue: 0,
-                barrier: true,
-            },
-            Ev::Commit {
-                queue: 0,
-                barrier: false,
-            },
-            Ev::Commit {
-                queue: 0,
-                barrier: true,
-            },
-            Ev::Wait {
-                site: 0,
-                queue: 0,
-                count: 2,
-            },
+            commit(0, true),
+            commit(0, false),
+            commit(0, true),
+            wait(0, 2),
         ];
         assert_eq!(kept_barrier_groups(&stream, 3, 0, 2), 1);
         assert_eq!(kept_barrier_groups(&stream, 3, 0, 3), 2);
