@@ -278,3 +278,17 @@ fn a_race_names_its_timeline_step_and_its_wait_line() {
         }
     }
 }
+
+/// Past the judging limit the waits are not judged, and the summary says so instead of calling them
+/// tight.
+#[test]
+fn waits_not_judged_for_size_are_not_called_tight() {
+    let text = "B = alloc([1], scope=\"shared\")\nfor i in range(12000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let ex = explore(text, &Options::default());
+    let v = ex.verification.expect("verified");
+    assert!(v.instances > stagecraft::limits::MAX_JUDGED_INSTANCES);
+    assert_eq!(v.verdict, Verdict::Equivalent, "{}", v.summary);
+    assert!(v.waits.iter().all(|w| w.judgement == Judgement::NotJudged));
+    assert!(v.summary.contains("not judged"), "{}", v.summary);
+    assert!(!v.summary.contains("all"), "{}", v.summary);
+}
