@@ -1,0 +1,133 @@
+//! The right-hand side: notices about skipped or slow work, the tabs, and the five panes. Every pane
+//! stays in the page (hidden when not shown) and remembers its scroll position across tab switches.
+
+mod code;
+mod costs;
+mod program;
+mod space;
+mod timeline;
+mod verification;
+
+use crate::app::FRAME_MS;
+use crate::ctx::ctx;
+use crate::dom;
+use crate::format::fixed;
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+use stagecraft::verify::Verdict;
+use std::collections::BTreeMap;
+
+pub const PANES: [(&str, &str); 5] = [
+    ("program", "Pipelined program"),
+    ("verification", "Verification"),
+    ("timeline", "Timeline"),
+    ("space", "Iteration space"),
+    ("code", "Code"),
+];
+
+/// Plain sentences about what was skipped, cut short or slow, and why.
+pub fn notices(ex: Option<&Exploration>, recompute_ms: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    if recompute_ms > FRAME_MS {
+        out.push(format!(
+            "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
+            fixed(recompute_ms, 0),
+            fixed(FRAME_MS, 0)
+        ));
+    }
+    let Some(ex) = ex else { return out };
+    if let Some(v) = &ex.verification {
+        if v.verdict == Verdict::NotRun {
+            out.push(format!("Verification skipped — {}.", v.summary));
+        } else if v.summary.contains("not judged") {
+            out.push(format!(
+                "Some waits were not judged for tightness (the interpreter's budget): {}.",
+                v.summary
+            ));
+        }
+    }
+    if let Some(t) = &ex.timeline {
+        if t.metrics.steps > t.window.1 {
+            let (from, to) = crate::focus::shown_steps(t);
+            out.push(format!(
+                "The timeline draws steps {from}–{to} of {}; the metrics cover all of them.",
+                t.metrics.steps
+            ));
+        }
+    }
+    out.extend(ex.notes.iter().cloned());
+    out
+}
+
+#[component]
+pub fn Panes() -> impl IntoView {
+    let ctx = ctx();
+    let stale = move || ctx.current.with(|ex| ex.as_ref().is_some_and(|ex| !ex.ok));
+    let notes = move || {
+        let ms = if ctx.slow.get() {
+            ctx.recompute_ms.get()
+        } else {
+            0.0
+        };
+        ctx.good
+            .with(|ex| notices(ex.as_deref(), ms))
+            .into_iter()
+            .map(|n| view! { <li>{n}</li> })
+            .collect_view()
+    };
+    // Scroll positions by pane: a hidden pane loses its offsets, so they are put back when shown.
+    let scrolls = StoredValue::new(BTreeMap::<String, (i32, i32)>::new());
+    let remember = move |ev: leptos::ev::Event| {
+        if let Some(el) = dom::target_element(&ev) {
+            let pane = el.id().trim_start_matches("pane-").to_string();
+            if ctx.pane.with_untracked(|p| *p == pane) {
+                scrolls.update_value(|s| {
+                    s.insert(pane, (el.scroll_top(), el.scroll_left()));
+                });
+            }
+        }
+    };
+    Effect::new(move |previous: Option<String>| {
+        let pane = ctx.pane.get();
+        if previous.is_some_and(|p| p != pane) {
+            // The element under the pointer is gone from view: it no longer hovers anything.
+            ctx.hover(None);
+            let pane = pane.clone();
+            request_animation_frame(move || {
+                if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
+                    dom::scroll_into_view(&selector);
+                } else if let Some(el) = dom::by_id(&format!("pane-{pane}")) {
+                    let (top, left) =
+                        scrolls.with_value(|s| s.get(&pane).copied().unwrap_or((0, 0)));
+                    el.set_scroll_top(top);
+                    el.set_scroll_left(left);
+                }
+            });
+        }
+        pane
+    });
+    let tab = move |id: &'static str, label: &'static str| {
+        view! {
+            <button class="tab" id=format!("tab-{id}") class:active=move || ctx.shown(id)
+                on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button>
+        }
+    };
+    let pane_class =
+        move |id: &'static str| move || if ctx.shown(id) { "pane" } else { "pane hidden" };
+    view! {
+        <ul class="notices">
+            {move || stale().then(|| view! { <li class="stale">"Showing the last good result: fix the problems on the left."</li> })}
+            {notes}
+        </ul>
+        <nav class="tabs">
+            {PANES.iter().map(|(id, label)| tab(id, label)).collect_view()}
+        </nav>
+        <div class="panes" class:dim=stale>
+            <div id="pane-program" class=pane_class("program") on:scroll=remember><program::ProgramPane/></div>
+            <div id="pane-verification" class=pane_class("verification") on:scroll=remember><verification::VerificationPane/></div>
+            <div id="pane-timeline" class=pane_class("timeline") on:scroll=remember><timeline::TimelinePane/></div>
+            <div id="pane-space" class=pane_class("space") on:scroll=remember><space::SpacePane/></div>
+            <div id="pane-code" class=pane_class("code") on:scroll=remember><code::CodePane/></div>
+        </div>
+    }
+}
