@@ -131,3 +131,21 @@ pub fn Panes() -> impl IntoView {
         </div>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stagecraft::explore::{explore, Options};
+
+    #[test]
+    fn skipped_cut_short_and_slow_work_is_said_plainly() {
+        let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+        let ex = explore(text, &Options::default());
+        let said = notices(Some(&ex), 40.0).join("\n");
+        assert!(said.contains("Recomputing took 40 ms"), "{said}");
+        assert!(said.contains("Verification skipped"), "{said}");
+        assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
+        let small = explore(crate::presets::DEFAULT, &Options::default());
+        assert!(notices(Some(&small), 3.0).is_empty());
+    }
+}
