@@ -6,7 +6,7 @@ out="$(mktemp)"
 # The small transform benchmarks run in their own process: after the large ones, a fragmented heap
 # makes these allocation-bound microseconds several times slower.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
-cargo bench -q -p stagecraft-core --bench explore -- example synthetic_async emit_ 2>/dev/null >> "$out"
+cargo bench -q -p stagecraft-core --bench explore -- "::example" "::synthetic_async" "::app_" "::emit_" 2>/dev/null >> "$out"
 for b in interp timeline; do
     cargo bench -q -p stagecraft-core --bench "$b" 2>/dev/null >> "$out"
 done
@@ -55,7 +55,11 @@ for n in ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"]:
     row(f"explore (everything) {n}", f"example/{n}", 16000, "16 ms")
 row("explore synthetic 32", "synthetic_async_loop/32", 16000, "16 ms")
 row("explore synthetic 128", "synthetic_async_loop/128", 16000, "16 ms")
-for t in ["ptx", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
+for n in ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"]:
+    row(f"explore as the app (one target) {n}", f"app_example/{n}", 16000, "16 ms")
+row("explore as the app, synthetic 32", "app_synthetic/32", 16000, "16 ms")
+row("explore as the app, synthetic 128", "app_synthetic/128", 16000, "16 ms")
+for t in ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
     row(f"emit {t} (nested GEMM)", f"emit_gemm/{t}")
 row("interpreter, RFC (a) 10^5 iterations", "rfc_a_100k", rate=10e6, budget="10 M/s")
 row("interpreter, 32-statement chain", "chain_32", rate=10e6, budget="10 M/s")

@@ -5,6 +5,6 @@ cd "$(dirname "$0")/.."
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal || { echo "fuzz-smoke: no nightly toolchain available; skipped"; exit 0; }
 fi
-for target in parse explore structured; do
+for target in parse explore structured url_state; do
     ./scripts/fuzz.sh "$target" --time "${FUZZ_SMOKE_SECONDS:-30}"
 done

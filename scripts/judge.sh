@@ -26,6 +26,7 @@ for f in "$@"; do
         ok=$((ok + 1))
     }
     check ptx "$tmp/$b.ptx" "$PTXAS" -arch=sm_80 "$tmp/$b.ptx" -o "$tmp/$b.cubin"
+    check ptx-sm90 "$tmp/$b.90.ptx" "$PTXAS" -arch=sm_90a "$tmp/$b.90.ptx" -o "$tmp/$b.90.cubin"
     check amdgpu "$tmp/$b.s" llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj "$tmp/$b.s" -o "$tmp/$b.o"
     check amdgpu-gfx950 "$tmp/$b.950.s" llvm-mc-22 -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj "$tmp/$b.950.s" -o "$tmp/$b.950.o"
     check amdgpu-ir "$tmp/$b.ll" sh -c "llvm-as-22 '$tmp/$b.ll' -o '$tmp/$b.bc' && opt-22 -passes=verify '$tmp/$b.bc' -o /dev/null"

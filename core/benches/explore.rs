@@ -6,6 +6,10 @@
 
 use stagecraft::explore::{explore, transform, Options};
 
+/// See core/Cargo.toml: the native tools allocate with mimalloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }
@@ -89,6 +93,30 @@ fn example(bencher: divan::Bencher, name: &str) {
     bencher.bench(|| explore(divan::black_box(text), &options));
 }
 
+/// What the app computes per keystroke: everything but only the code target on screen (PTX here).
+#[divan::bench(args = ["rfc_a", "rfc_b", "rfc_c", "rfc_d", "rfc_e"])]
+fn app_example(bencher: divan::Bencher, name: &str) {
+    let text = EXAMPLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or("", |(_, t)| t);
+    let options = Options {
+        targets: vec![stagecraft::emit::Target::Ptx],
+        ..Options::default()
+    };
+    bencher.bench(|| explore(divan::black_box(text), &options));
+}
+
+#[divan::bench(args = [32, 128])]
+fn app_synthetic(bencher: divan::Bencher, n: usize) {
+    let text = synthetic(n, 8);
+    let options = Options {
+        targets: vec![stagecraft::emit::Target::Ptx],
+        ..Options::default()
+    };
+    bencher.bench(|| explore(divan::black_box(&text), &options));
+}
+
 #[divan::bench(args = [32, 128])]
 fn synthetic_async_loop(bencher: divan::Bencher, n: usize) {
     let text = synthetic(n, 8);
@@ -113,7 +141,7 @@ fn rfc_a_lex_only(bencher: divan::Bencher) {
 }
 
 /// Every emitter on the nested GEMM (the largest example), from the peeled program.
-#[divan::bench(args = ["ptx", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"])]
+#[divan::bench(args = ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"])]
 fn emit_gemm(bencher: divan::Bencher, target: &str) {
     let ex = explore(
         EXAMPLES[4].1,

@@ -7,6 +7,10 @@ use stagecraft::explore::{explore, Options};
 use stagecraft::interp::{run, RunOptions};
 use stagecraft::ir::Program;
 
+/// See core/Cargo.toml: the native tools allocate with mimalloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

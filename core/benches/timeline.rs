@@ -7,6 +7,10 @@ use stagecraft::cost::CostModel;
 use stagecraft::explore::{explore, Options};
 use stagecraft::timeline::simulate;
 
+/// See core/Cargo.toml: the native tools allocate with mimalloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

@@ -30,8 +30,10 @@ pub struct Options {
     /// Steps of the timeline whose spans are returned: [from, to).
     pub timeline_window: (u64, u64),
     pub timeline: bool,
-    /// Emit machine code for every target (PTX, AMDGPU ISA and IR).
+    /// Emit machine code (PTX, AMDGPU ISA and IR) for the targets in `targets`.
     pub emit: bool,
+    /// The targets `emit` produces; the app asks only for the one it shows.
+    pub targets: Vec<crate::emit::Target>,
 }
 
 impl Default for Options {
@@ -45,6 +47,7 @@ impl Default for Options {
             timeline_window: (0, 64),
             timeline: true,
             emit: true,
+            targets: crate::emit::Target::ALL.to_vec(),
         }
     }
 }
@@ -172,49 +175,48 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let parsed = parser::parse(source);
     ex.diagnostics.extend(parsed.diagnostics);
     let lowered = lower(&parsed.file);
-    ex.diagnostics.extend(lowered.diagnostics.iter().cloned());
-    ex.annotations = lowered
-        .annotations
-        .iter()
-        .map(|a| AnnotationInfo {
-            loop_var: a.var.clone(),
-            key: a.key.clone(),
-            value: a.raw_value.clone(),
-            known: schedule::is_known_key(&a.key),
-            span: a.span,
-            value_span: a.value_span,
-        })
-        .collect();
-    ex.statements = lowered
-        .stmt_spans
-        .iter()
-        .enumerate()
-        .map(|(id, span)| StatementInfo {
-            id: id as StmtId,
-            span: *span,
-            text: source
-                .get(span.start as usize..span.end as usize)
-                .unwrap_or("")
-                .trim()
-                .to_string(),
-            unit: None,
-            stage: None,
-            order: None,
-            is_async: false,
-        })
-        .collect();
-    let mut program = lowered.program.clone();
-    ex.buffers = buffer_infos(&program, &[]);
+    let crate::lower::Lowered {
+        mut program,
+        annotations,
+        diagnostics,
+        stmt_spans,
+    } = lowered;
+    ex.diagnostics.extend(diagnostics);
+    if present {
+        ex.annotations = annotations
+            .iter()
+            .map(|a| AnnotationInfo {
+                loop_var: a.var.clone(),
+                key: a.key.clone(),
+                value: written(source, a.value_span),
+                known: schedule::is_known_key(&a.key),
+                span: a.span,
+                value_span: a.value_span,
+            })
+            .collect();
+        ex.statements = stmt_spans
+            .iter()
+            .enumerate()
+            .map(|(id, span)| StatementInfo {
+                id: id as StmtId,
+                span: *span,
+                text: source
+                    .get(span.start as usize..span.end as usize)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string(),
+                unit: None,
+                stage: None,
+                order: None,
+                is_async: false,
+            })
+            .collect();
+        ex.buffers = buffer_infos(&program, &[]);
+    }
     if ex.diagnostics.iter().any(Diagnostic::is_error) {
         return ex;
     }
-    let loops: Vec<usize> = program
-        .body
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| matches!(n, Node::For { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let mut top = None;
     for (i, n) in program.body.iter().enumerate() {
         if !matches!(n, Node::For { .. }) {
             ex.diagnostics.push(
@@ -224,7 +226,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                 )
                 .with_hint("move it into the loop, or delete it"),
             );
-        } else if loops.first() != Some(&i) {
+        } else if top.is_some() {
             ex.diagnostics.push(
                 Diagnostic::error(
                     schedule::node_span(n),
@@ -232,9 +234,11 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                 )
                 .with_hint("nest it inside the first loop, or explore it separately"),
             );
+        } else {
+            top = Some(i);
         }
     }
-    let Some(&top) = loops.first() else {
+    let Some(top) = top else {
         ex.diagnostics.push(
             Diagnostic::error(Span::new(0, 0), "there is no loop to pipeline")
                 .with_hint("write `for i in range(16):` followed by indented statements"),
@@ -244,19 +248,24 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     if ex.diagnostics.iter().any(Diagnostic::is_error) {
         return ex;
     }
-    let original = program.clone();
-
+    // The source loop, for the interpreter, timeline and emitters (display only).
+    let original = present.then(|| program.clone());
     // Inner loops with their own annotations are pipelined first, as TVM does.
     let mut inner_names = Vec::new();
     let mut inner_versions = Vec::new();
-    if let Some(Node::For {
-        body,
-        var: outer_var,
-        ..
-    }) = program.body.get(top).cloned()
+    let has_inner_pipeline = matches!(program.body.get(top), Some(Node::For { body, .. })
+        if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(&program, *var, &annotations))));
+    if let (
+        true,
+        Some(Node::For {
+            body,
+            var: outer_var,
+            ..
+        }),
+    ) = (has_inner_pipeline, program.body.get(top).cloned())
     {
         let outer_name = program.var_name(outer_var).to_string();
-        let outer_has_async = lowered.annotations.iter().any(|a| {
+        let outer_has_async = annotations.iter().any(|a| {
             a.var == outer_name
                 && a.key == schedule::ASYNC_KEY
                 && a.values.as_ref().is_some_and(|v| !v.is_empty())
@@ -270,7 +279,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                     hi,
                     body: inner_body,
                     span,
-                } if has_stage_annotation(&program, *var, &lowered.annotations) => {
+                } if has_stage_annotation(&program, *var, &annotations) => {
                     let mut diags = Vec::new();
                     let Some(sched) = schedule::schedule_loop(
                         &program,
@@ -280,13 +289,14 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                         hi,
                         inner_body,
                         *span,
-                        &lowered.annotations,
+                        &annotations,
                         &mut diags,
                     ) else {
                         ex.diagnostics.extend(diags);
                         return ex;
                     };
-                    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+                    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags, present)
+                    else {
                         ex.diagnostics.extend(diags);
                         return ex;
                     };
@@ -363,20 +373,21 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         hi,
         body,
         span,
-    }) = program.body.get(top).cloned()
+    }) = program.body.get(top)
     else {
         return ex;
     };
+    let var = *var;
     let mut diags = Vec::new();
     let sched = schedule::schedule_loop(
         &program,
         source,
         var,
-        &lo,
-        &hi,
-        &body,
-        span,
-        &lowered.annotations,
+        lo,
+        hi,
+        body,
+        *span,
+        &annotations,
         &mut diags,
     );
     let Some(sched) = sched else {
@@ -384,10 +395,10 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         return ex;
     };
     fill_statement_info(&mut ex.statements, &sched);
-    let info = pipeline_info(&program, &sched, inner_names);
-    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags) else {
+    let info = present.then(|| pipeline_info(&program, &sched, inner_names));
+    let Some((p, s)) = pipeline_and_sync(&program, sched, &mut diags, present) else {
         ex.diagnostics.extend(diags);
-        ex.pipeline = Some(info);
+        ex.pipeline = info;
         return ex;
     };
     ex.diagnostics.extend(diags);
@@ -407,6 +418,9 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         ex.ok = true;
         return ex;
     }
+    let Some(original) = original else {
+        return ex;
+    };
     let peeled = pipelined::build(&program, &p, &s, Form::Peeled);
     ex.buffers = buffer_infos(&rolled, &all_versions);
     let mut params = BTreeMap::new();
@@ -441,7 +455,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex.groups = s.groups.clone();
     ex.needs = s.needs.clone();
     ex.waits = s.sites.clone();
-    ex.pipeline = Some(info);
+    ex.pipeline = info;
     ex.ok = true;
     if options.timeline {
         let mut model = options.cost.clone();
@@ -469,12 +483,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             )
         };
         let mut cost_diags = Vec::new();
-        model.apply_annotations(
-            &lowered.annotations,
-            &loop_stmts,
-            &defaults,
-            &mut cost_diags,
-        );
+        model.apply_annotations(&annotations, &loop_stmts, &defaults, &mut cost_diags);
         ex.diagnostics.extend(cost_diags);
         let pipelined = match options.form {
             Form::Rolled => &rolled,
@@ -495,7 +504,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             })
             .collect();
         ex.unit_annotated_costs = crate::cost::annotated_costs(
-            &lowered.annotations,
+            &annotations,
             program.var_name(p.sched.var),
             p.sched.units.len(),
         );
@@ -510,7 +519,8 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     }
     if options.emit {
         let opts = crate::emit::EmitOptions::default();
-        ex.code = crate::emit::Target::ALL
+        ex.code = options
+            .targets
             .iter()
             .map(|t| crate::emit::emit(&peeled, &params, *t, &opts))
             .collect();
@@ -537,6 +547,14 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex
 }
 
+/// Text as the user wrote it, on one line (an annotation's value may span lines).
+fn written(source: &str, span: Span) -> String {
+    let text = source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation]) -> bool {
     let name = program.var_name(var);
     annotations
@@ -548,9 +566,10 @@ fn pipeline_and_sync(
     program: &Program,
     sched: LoopSchedule,
     diags: &mut Vec<Diagnostic>,
+    explain: bool,
 ) -> Option<(Pipeline, Sync)> {
     let p = pipeline::build(program, sched, diags)?;
-    let s = sync::derive(program, &p, diags)?;
+    let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
 }
 

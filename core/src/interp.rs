@@ -573,6 +573,7 @@ fn walk_shapes(
 
 // ---------------------------------------------------------------- machine
 
+#[derive(Clone)]
 struct Buf {
     name: String,
     shape: Vec<i64>,
@@ -1333,6 +1334,25 @@ fn round(v: f64, dtype: DType) -> f64 {
 
 /// Runs the program. Never panics; problems are reported in the result.
 pub fn run(program: &Program, opts: &RunOptions) -> Run {
+    match prepare(program, opts) {
+        Ok(prepared) => prepared.run(opts),
+        Err(aborted) => *aborted,
+    }
+}
+
+/// A program compiled with its initial memory, to run several times (the verifier re-runs the
+/// pipelined program with raised wait counts and random completion orders).
+pub struct Prepared {
+    problems: Vec<Problem>,
+    env: Vec<i64>,
+    bufs: Vec<Buf>,
+    code: Vec<CNode>,
+    wait_refs: Vec<(Option<u32>, i64, Span)>,
+}
+
+/// Compiles `program` and builds its initial memory from `opts.params` and `opts.seed`; a program
+/// that cannot run (a buffer too large) is returned as its aborted run.
+pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run>> {
     let mut problems = Vec::new();
     let env: Vec<i64> = program
         .vars
@@ -1374,11 +1394,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
                     span: b.span,
                     message: message.clone(),
                 });
-                return Run {
+                return Err(Box::new(Run {
                     problems,
                     aborted: Some(message),
                     ..Run::default()
-                };
+                }));
             }
         };
         let strides = strides_of(&shape);
@@ -1405,6 +1425,37 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
     }
     let mut wait_refs = Vec::new();
     let code = compile(&program.body, &mut wait_refs);
+    Ok(Prepared {
+        problems,
+        env,
+        bufs,
+        code,
+        wait_refs,
+    })
+}
+
+impl Prepared {
+    /// Runs from the initial memory. Of `opts`, the policy, instance cap, trace and count deltas
+    /// apply; parameters and input seed were fixed by `prepare`.
+    pub fn run(&self, opts: &RunOptions) -> Run {
+        run_prepared(self, opts)
+    }
+}
+
+fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
+    let Prepared {
+        problems,
+        env,
+        bufs,
+        code,
+        wait_refs,
+    } = prepared;
+    let (problems, env, bufs, wait_refs) = (
+        problems.clone(),
+        env.clone(),
+        bufs.clone(),
+        wait_refs.clone(),
+    );
     let seed = match opts.policy {
         Policy::Random { seed } => seed | 1,
         _ => 1,
@@ -1447,7 +1498,7 @@ pub fn run(program: &Program, opts: &RunOptions) -> Run {
         nest: 0,
         step: 0,
     };
-    let _ = m.exec(&code);
+    let _ = m.exec(code);
     m.run.pending_at_end = m.in_flight.values().map(|q| q.len() as u64).sum();
     for b in m.bufs {
         m.run.memory.insert(

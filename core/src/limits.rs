@@ -13,12 +13,14 @@ pub const MAX_STAGE: i64 = 64;
 pub const MAX_EXTENT: i64 = 1 << 30;
 /// Iterations of an inner loop the emitters unroll.
 pub const MAX_UNROLLED_INNER: i64 = 4096;
+/// Statement instances in one emitted kernel (inner loops unrolled, prologue and epilogue written out).
+pub const MAX_EMITTED_INSTANCES: usize = 4096;
 /// Statement instances the interpreter executes per program before it stops and says so.
 pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
 /// Waits are judged (re-runs with raised counts) only when one run takes at most this many instances.
 pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Statement instances all judging re-runs of one verification may execute together.
-pub const MAX_JUDGE_INSTANCES: u64 = 150_000;
+pub const MAX_JUDGE_INSTANCES: u64 = 40_000;
 /// Elements in one buffer.
 pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
 /// Default concrete value of a symbolic extent for interpretation and simulation.

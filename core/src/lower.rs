@@ -16,8 +16,6 @@ pub struct Annotation {
     pub key_span: Span,
     /// The value when it is a list of integers (all pipeline annotations are).
     pub values: Option<Vec<i64>>,
-    /// The value as written, for unknown keys.
-    pub raw_value: String,
     pub value_span: Span,
     pub span: Span,
 }
@@ -279,7 +277,6 @@ impl Lowerer {
             key: key_text.clone(),
             key_span: key.span,
             values,
-            raw_value: crate::printer::print_expr(value),
             value_span: value.span,
             span,
         });

@@ -27,7 +27,9 @@ pub fn parse(text: &str) -> Parsed {
             diagnostics: vec![d],
         };
     }
-    let lexed = lex(text);
+    let mut lexed = lex(text);
+    // Comments matter to the highlighter only; without them, peeking is indexing.
+    lexed.tokens.retain(|t| t.kind != TokenKind::Comment);
     let mut p = Parser {
         text,
         tokens: lexed.tokens,
@@ -58,22 +60,13 @@ impl<'a> Parser<'a> {
     }
 
     fn peek_n(&self, n: usize) -> Token {
-        let mut i = self.pos;
-        let mut seen = 0;
-        while let Some(t) = self.tokens.get(i) {
-            if t.kind != TokenKind::Comment {
-                if seen == n {
-                    return *t;
-                }
-                seen += 1;
+        self.tokens.get(self.pos + n).copied().unwrap_or_else(|| {
+            let end = self.text.len();
+            Token {
+                kind: TokenKind::Eof,
+                span: Span::new(end, end),
             }
-            i += 1;
-        }
-        let end = self.text.len();
-        Token {
-            kind: TokenKind::Eof,
-            span: Span::new(end, end),
-        }
+        })
     }
 
     fn text_of(&self, t: Token) -> &'a str {
@@ -83,13 +76,11 @@ impl<'a> Parser<'a> {
     }
 
     fn bump(&mut self) -> Token {
-        while let Some(t) = self.tokens.get(self.pos) {
+        let t = self.peek_tok();
+        if self.pos < self.tokens.len() {
             self.pos += 1;
-            if t.kind != TokenKind::Comment {
-                return *t;
-            }
         }
-        self.peek_tok()
+        t
     }
 
     fn at(&self, s: &str) -> bool {
@@ -469,110 +460,65 @@ impl<'a> Parser<'a> {
     }
 
     fn or_expr(&mut self) -> PResult<Expr> {
-        let mut lhs = self.and_expr()?;
-        while self.eat("or") {
-            let rhs = self.and_expr()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(
-                ExprKind::Bool(BoolOp::Or, Box::new(lhs), Box::new(rhs)),
-                span,
-            );
-        }
-        Ok(lhs)
+        self.binary(Prec::Or)
     }
 
-    fn and_expr(&mut self) -> PResult<Expr> {
-        let mut lhs = self.not_expr()?;
-        while self.eat("and") {
-            let rhs = self.not_expr()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(
-                ExprKind::Bool(BoolOp::And, Box::new(lhs), Box::new(rhs)),
-                span,
-            );
-        }
-        Ok(lhs)
-    }
-
-    fn not_expr(&mut self) -> PResult<Expr> {
-        if self.at("not") {
+    /// Binary operators by precedence climbing: one loop for every level from `or` to `*`.
+    /// `not` is a prefix between `and` and the comparisons; comparisons do not chain.
+    fn binary(&mut self, min: Prec) -> PResult<Expr> {
+        let mut lhs = if min <= Prec::Not && self.at("not") {
             let t = self.bump();
-            let inner = self.not_expr()?;
-            let span = t.span.to(inner.span);
-            return Ok(Expr::new(ExprKind::Not(Box::new(inner)), span));
-        }
-        self.comparison()
-    }
-
-    fn comparison(&mut self) -> PResult<Expr> {
-        let lhs = self.arith()?;
-        let op = match self.text_of(self.peek_tok()) {
-            "<" => CmpOp::Lt,
-            "<=" => CmpOp::Le,
-            ">" => CmpOp::Gt,
-            ">=" => CmpOp::Ge,
-            "==" => CmpOp::Eq,
-            "!=" => CmpOp::Ne,
-            _ => return Ok(lhs),
-        };
-        if self.peek_tok().kind != TokenKind::Op {
-            return Ok(lhs);
-        }
-        self.bump();
-        let rhs = self.arith()?;
-        let span = lhs.span.to(rhs.span);
-        if matches!(
-            self.text_of(self.peek_tok()),
-            "<" | "<=" | ">" | ">=" | "==" | "!="
-        ) {
-            let t = self.peek_tok();
-            self.error_at(
-                t,
-                "chained comparisons are not supported".into(),
-                Some("join two comparisons with `and`"),
-            );
-            return Err(());
-        }
-        Ok(Expr::new(
-            ExprKind::Compare(op, Box::new(lhs), Box::new(rhs)),
-            span,
-        ))
-    }
-
-    fn arith(&mut self) -> PResult<Expr> {
-        let mut lhs = self.term()?;
-        loop {
-            let op = if self.at("+") {
-                BinOp::Add
-            } else if self.at("-") {
-                BinOp::Sub
+            self.depth += 1;
+            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+                self.error_at(t, "this expression is nested too deeply".into(), None);
+                Err(())
             } else {
+                self.binary(Prec::Not)
+            };
+            self.depth -= 1;
+            let inner = inner?;
+            let span = t.span.to(inner.span);
+            Expr::new(ExprKind::Not(Box::new(inner)), span)
+        } else {
+            self.unary()?
+        };
+        loop {
+            let t = self.peek_tok();
+            let Some((prec, op)) = infix(t.kind, self.text_of(t)) else {
                 return Ok(lhs);
             };
-            self.bump();
-            let rhs = self.term()?;
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
-        }
-    }
-
-    fn term(&mut self) -> PResult<Expr> {
-        let mut lhs = self.unary()?;
-        loop {
-            let op = match self.text_of(self.peek_tok()) {
-                "*" => BinOp::Mul,
-                "/" => BinOp::Div,
-                "//" => BinOp::FloorDiv,
-                "%" => BinOp::Mod,
-                _ => return Ok(lhs),
-            };
-            if self.peek_tok().kind != TokenKind::Op {
+            if prec < min {
                 return Ok(lhs);
             }
             self.bump();
-            let rhs = self.unary()?;
+            let rhs = match prec.next() {
+                Some(next) => self.binary(next)?,
+                None => self.unary()?,
+            };
             let span = lhs.span.to(rhs.span);
-            lhs = Expr::new(ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span);
+            let (l, r) = (Box::new(lhs), Box::new(rhs));
+            lhs = Expr::new(
+                match op {
+                    Infix::Bool(op) => ExprKind::Bool(op, l, r),
+                    Infix::Compare(op) => ExprKind::Compare(op, l, r),
+                    Infix::Arith(op) => ExprKind::Binary(op, l, r),
+                },
+                span,
+            );
+            if prec == Prec::Compare {
+                let next = self.peek_tok();
+                if matches!(
+                    infix(next.kind, self.text_of(next)),
+                    Some((Prec::Compare, _))
+                ) {
+                    self.error_at(
+                        next,
+                        "chained comparisons are not supported".into(),
+                        Some("join two comparisons with `and`"),
+                    );
+                    return Err(());
+                }
+            }
         }
     }
 
@@ -603,8 +549,13 @@ impl<'a> Parser<'a> {
         match t.kind {
             TokenKind::Int => {
                 self.bump();
-                let digits: String = self.text_of(t).chars().filter(|c| *c != '_').collect();
-                match digits.parse::<i64>() {
+                let text = self.text_of(t);
+                let value = if text.contains('_') {
+                    text.replace('_', "").parse::<i64>()
+                } else {
+                    text.parse::<i64>()
+                };
+                match value {
                     Ok(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
                     Err(_) => {
                         self.error_at(t, "this integer does not fit in 64 bits".into(), None);
@@ -719,6 +670,57 @@ impl<'a> Parser<'a> {
                 Err(())
             }
         }
+    }
+}
+
+/// Binding strength of the binary levels, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Or,
+    And,
+    Not,
+    Compare,
+    Sum,
+    Product,
+}
+
+impl Prec {
+    /// The level of a right operand, one stronger (every binary operator here is
+    /// left-associative); `None` above products, where operands are unary expressions.
+    fn next(self) -> Option<Prec> {
+        match self {
+            Prec::Or => Some(Prec::And),
+            Prec::And => Some(Prec::Not),
+            Prec::Not | Prec::Compare => Some(Prec::Sum),
+            Prec::Sum => Some(Prec::Product),
+            Prec::Product => None,
+        }
+    }
+}
+
+enum Infix {
+    Bool(BoolOp),
+    Compare(CmpOp),
+    Arith(BinOp),
+}
+
+fn infix(kind: TokenKind, text: &str) -> Option<(Prec, Infix)> {
+    match (kind, text) {
+        (TokenKind::Keyword, "or") => Some((Prec::Or, Infix::Bool(BoolOp::Or))),
+        (TokenKind::Keyword, "and") => Some((Prec::And, Infix::Bool(BoolOp::And))),
+        (TokenKind::Op, "<") => Some((Prec::Compare, Infix::Compare(CmpOp::Lt))),
+        (TokenKind::Op, "<=") => Some((Prec::Compare, Infix::Compare(CmpOp::Le))),
+        (TokenKind::Op, ">") => Some((Prec::Compare, Infix::Compare(CmpOp::Gt))),
+        (TokenKind::Op, ">=") => Some((Prec::Compare, Infix::Compare(CmpOp::Ge))),
+        (TokenKind::Op, "==") => Some((Prec::Compare, Infix::Compare(CmpOp::Eq))),
+        (TokenKind::Op, "!=") => Some((Prec::Compare, Infix::Compare(CmpOp::Ne))),
+        (TokenKind::Op, "+") => Some((Prec::Sum, Infix::Arith(BinOp::Add))),
+        (TokenKind::Op, "-") => Some((Prec::Sum, Infix::Arith(BinOp::Sub))),
+        (TokenKind::Op, "*") => Some((Prec::Product, Infix::Arith(BinOp::Mul))),
+        (TokenKind::Op, "/") => Some((Prec::Product, Infix::Arith(BinOp::Div))),
+        (TokenKind::Op, "//") => Some((Prec::Product, Infix::Arith(BinOp::FloorDiv))),
+        (TokenKind::Op, "%") => Some((Prec::Product, Infix::Arith(BinOp::Mod))),
+        _ => None,
     }
 }
 

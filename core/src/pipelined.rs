@@ -6,7 +6,7 @@
 use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
-use crate::simplify::{simplify, simplify_cond, substitute, substitute_cond};
+use crate::simplify::{offset, simplify, simplify_cond, substitute, substitute_cond};
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
             .collect(),
         (Extent::Symbolic(_), Form::Rolled) => {
             let start = p.epilogue_start();
-            let end = simplify(&IExpr::bin(IOp::Add, start.clone(), IExpr::Const(s)));
+            let end = offset(&start, s);
             match sync.epilogue.first() {
                 Some(plan) if s > 0 => {
                     let body = b.step_nodes(plan, &IExpr::Var(b.var));
@@ -194,7 +194,7 @@ impl Builder<'_> {
     /// The unit's node at step `t`: its iteration is `t − stage`.
     fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
         let u = self.p.sched.units.get(unit)?;
-        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(u.stage)));
+        let j = offset(t, -u.stage);
         let value = simplify(&IExpr::bin(IOp::Add, self.p.sched.lo.clone(), j.clone()));
         Some(rewrite(&u.node, self.var, &value, &j, self.p))
     }
@@ -202,7 +202,7 @@ impl Builder<'_> {
     /// Guard for a unit at step `t`. `lower` says whether `t >= stage` can fail in this context.
     fn guard(&self, unit: usize, t: &IExpr, lower_can_fail: bool) -> Guard {
         let s = self.stage(unit);
-        let j = simplify(&IExpr::bin(IOp::Sub, t.clone(), IExpr::Const(s)));
+        let j = offset(t, -s);
         let lower = if lower_can_fail {
             simplify_cond(&Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s)))
         } else {
@@ -282,6 +282,7 @@ impl Builder<'_> {
                 Some((g, gr)) => {
                     let mut k = i;
                     let mut inner = Vec::new();
+                    let mut first_guard = None;
                     while let Some((u, w)) = items.get(k) {
                         if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
                             break;
@@ -293,12 +294,16 @@ impl Builder<'_> {
                             body: vec![node],
                             span: self.p.sched.span,
                         }];
-                        if let Some(c) = guards(*u).inside().cloned() {
+                        let guard = guards(*u);
+                        if let Some(c) = guard.inside().cloned() {
                             n = vec![Node::If {
                                 cond: c,
                                 body: n,
                                 span: self.p.sched.span,
                             }];
+                        }
+                        if k == i {
+                            first_guard = Some(guard);
                         }
                         if k == i {
                             inner.extend(n);
@@ -313,7 +318,8 @@ impl Builder<'_> {
                         span: self.p.sched.span,
                     };
                     let mut nodes = self.wrap_waits(*unit, waits, vec![commit]);
-                    if let Some(c) = guards(*unit).outside().cloned() {
+                    let guard = first_guard.unwrap_or_else(|| guards(*unit));
+                    if let Some(c) = guard.outside().cloned() {
                         nodes = vec![Node::If {
                             cond: c,
                             body: nodes,

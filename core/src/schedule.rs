@@ -5,7 +5,7 @@
 
 use crate::affine::Dim;
 use crate::dependence::{conflict_distances, first_distance, unit_accesses, Distances, UnitAccess};
-use crate::diagnostic::{line_col, Diagnostic, Span};
+use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, Scope, StmtId, VarId};
 use crate::limits;
 use crate::lower::Annotation;
@@ -105,13 +105,23 @@ pub fn quote(source: &str, span: Span) -> String {
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
     let first = text.lines().next().unwrap_or("").trim();
-    let short: String = first.chars().take(48).collect();
-    let (line, _) = line_col(source, span.start as usize);
-    if short.len() < first.len() {
-        format!("`{short}…` (line {line})")
-    } else {
-        format!("`{short}` (line {line})")
+    // At most 48 characters, cut at a character boundary.
+    let cut = first.char_indices().nth(48).map_or(first.len(), |(i, _)| i);
+    let short = first.get(..cut).unwrap_or(first);
+    let line = 1 + source
+        .as_bytes()
+        .get(..span.start as usize)
+        .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count());
+    let mut out = String::with_capacity(short.len() + 20);
+    out.push('`');
+    out.push_str(short);
+    if cut < first.len() {
+        out.push('…');
     }
+    out.push_str("` (line ");
+    out.push_str(&line.to_string());
+    out.push(')');
+    out
 }
 
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming

@@ -87,7 +87,23 @@ fn from_linear(c: i64, terms: &Terms) -> IExpr {
     }
 }
 
+/// `simplify(e + k)`, without building the sum when `e` is a constant or `k` is zero.
+pub fn offset(e: &IExpr, k: i64) -> IExpr {
+    match e {
+        _ if k == 0 => simplify(e),
+        IExpr::Const(c) => c.checked_add(k).map_or_else(
+            || simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
+            IExpr::Const,
+        ),
+        _ => simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
+    }
+}
+
 pub fn simplify(e: &IExpr) -> IExpr {
+    // Leaves are already simple; they are most indices, so skip the linear form for them.
+    if let IExpr::Const(_) | IExpr::Var(_) = e {
+        return e.clone();
+    }
     match linear(e) {
         Some((c, terms)) => from_linear(c, &terms),
         None => simplify_nonlinear(e),

@@ -130,10 +130,13 @@ pub struct Sync {
 /// A large virtual step for uniform counts: counts are differences, independent of it.
 const T_REP: i64 = 1 << 24;
 
+/// `explain`: write each wait's summary and head arithmetic (display text; counts, forced and
+/// left-in-flight groups are derived either way).
 pub fn derive(
     program: &crate::ir::Program,
     p: &Pipeline,
     diags: &mut Vec<Diagnostic>,
+    explain: bool,
 ) -> Option<Sync> {
     let units = &p.sched.units;
     let extent = p.sched.extent.as_const();
@@ -241,6 +244,7 @@ pub fn derive(
         closed_before: &closed_before,
         failed: false,
         quiet: false,
+        explain,
         diags,
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
@@ -419,6 +423,8 @@ struct Planner<'a> {
     failed: bool,
     /// Planning a trial step: record no wait sites.
     quiet: bool,
+    /// Write the display text of sites and instances.
+    explain: bool,
     diags: &'a mut Vec<Diagnostic>,
 }
 
@@ -587,19 +593,22 @@ impl Planner<'_> {
             return s.id;
         }
         let id = self.sites.len() as u32;
-        let label = self
-            .p
-            .sched
-            .units
-            .get(before)
-            .map_or(String::new(), |u| u.label.clone());
+        let summary = match self.p.sched.units.get(before) {
+            Some(u) if self.explain => {
+                format!(
+                    "{} uses data produced asynchronously on queue {queue}",
+                    u.label
+                )
+            }
+            _ => String::new(),
+        };
         self.sites.push(WaitSite {
             id,
             queue,
             section,
             before: Some(before),
             instances: Vec::new(),
-            summary: format!("{label} uses data produced asynchronously on queue {queue}"),
+            summary,
         });
         id
     }
@@ -645,6 +654,7 @@ impl Planner<'_> {
         let j = t - u.map_or(0, |u| u.stage);
         let g = self.g(q);
         let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
+            _ if !self.explain || self.quiet => String::new(),
             (true, Some(n)) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let before = committed - g * (t - q);

@@ -3,7 +3,7 @@
 //! with its count raised. This is how Stagecraft proves its own waits and shows TVM's races.
 
 use crate::diagnostic::Span;
-use crate::interp::{run, Policy, Problem, Race, Run, RunOptions};
+use crate::interp::{prepare, run, Policy, Prepared, Problem, Race, Run, RunOptions};
 use crate::ir::{Program, StmtId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -167,13 +167,16 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         ..RunOptions::default()
     };
     let orig = run(original, &base);
-    let main = run(
-        pipelined,
-        &RunOptions {
-            trace: opts.trace,
-            ..base.clone()
-        },
-    );
+    // The pipelined program is run again and again (random orders, judging): compile it once.
+    let prepared = prepare(pipelined, &base);
+    let run_pipelined = |o: &RunOptions| match &prepared {
+        Ok(p) => p.run(o),
+        Err(aborted) => Run::clone(aborted),
+    };
+    let main = run_pipelined(&RunOptions {
+        trace: opts.trace,
+        ..base.clone()
+    });
     let mut v = Verification {
         verdict: Verdict::NotRun,
         summary: String::new(),
@@ -201,13 +204,10 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     }
     v.differences = compare(&orig, &main);
     for seed in 1..=u64::from(opts.random_runs) {
-        let r = run(
-            pipelined,
-            &RunOptions {
-                policy: Policy::Random { seed },
-                ..base.clone()
-            },
-        );
+        let r = run_pipelined(&RunOptions {
+            policy: Policy::Random { seed },
+            ..base.clone()
+        });
         v.random_races.push((seed, r.races.len()));
     }
     let racy = !v.races.is_empty();
@@ -232,10 +232,10 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             // The summary must not call a wait tight that was never judged.
             over_budget += 1;
             Judgement::NotJudged
-        } else {
+        } else if let Ok(prepared) = &prepared {
             let (j, runs) = judge(
                 &orig,
-                pipelined,
+                prepared,
                 &base,
                 st.index,
                 st.max_in_flight,
@@ -243,6 +243,8 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             );
             judge_budget = judge_budget.saturating_sub(main.instances.saturating_mul(runs));
             j
+        } else {
+            Judgement::NotJudged
         };
         v.waits.push(WaitVerdict {
             index: st.index,
@@ -300,7 +302,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
 /// Tight if count+1 races or changes the result; otherwise the largest safe increase.
 fn judge(
     orig: &Run,
-    pipelined: &Program,
+    pipelined: &Prepared,
     base: &RunOptions,
     index: usize,
     max_in_flight: u64,
@@ -313,7 +315,7 @@ fn judge(
 
 fn judge_runs(
     orig: &Run,
-    pipelined: &Program,
+    pipelined: &Prepared,
     base: &RunOptions,
     index: usize,
     max_in_flight: u64,
@@ -324,7 +326,7 @@ fn judge_runs(
         runs.set(runs.get() + 1);
         let mut o = base.clone();
         o.count_delta.insert(index, delta);
-        let r = run(pipelined, &o);
+        let r = pipelined.run(&o);
         r.races.is_empty() && compare(orig, &r).is_empty()
     };
     if !safe(1) {

@@ -1,5 +1,5 @@
 //! Emitted code is judged by the real tools: every example and golden case, and 200 random valid
-//! schedules, through ptxas (sm_80), llvm-mc-22 (gfx942, gfx950) and llvm-as-22 + opt-22 (IR).
+//! schedules, through ptxas (sm_80, sm_90a), llvm-mc-22 (gfx942, gfx950) and llvm-as-22 + opt-22 (IR).
 //! The tools come from scripts/setup.sh; a missing tool fails the test with that instruction.
 
 #![allow(
@@ -83,7 +83,11 @@ fn judge(name: &str, source: &str, dir: &Path) -> Result<usize, String> {
         let result = match target {
             Target::Ptx => run(
                 Command::new(ptxas()).args(["-arch=sm_80", f, "-o", &o]),
-                "ptxas",
+                "ptxas (sm_80)",
+            ),
+            Target::PtxSm90 => run(
+                Command::new(ptxas()).args(["-arch=sm_90a", f, "-o", &o]),
+                "ptxas (sm_90a)",
             ),
             Target::Amdgpu => run(
                 Command::new("llvm-mc-22").args([
@@ -171,7 +175,10 @@ fn every_example_and_golden_case_is_accepted_by_the_assemblers() {
         }
         accepted += judge(&name, &source, &dir).unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(accepted >= 4 * 15, "only {accepted} outputs judged");
+    assert!(
+        accepted >= Target::ALL.len() * 15,
+        "only {accepted} outputs judged"
+    );
 }
 
 /// A deterministic stream of random valid schedules over copy / compute statement templates.
@@ -257,5 +264,5 @@ fn two_hundred_random_schedules_are_accepted_by_the_assemblers() {
         schedules, 200,
         "the generator should yield 200 valid schedules"
     );
-    assert_eq!(accepted, 800);
+    assert_eq!(accepted, 200 * Target::ALL.len());
 }

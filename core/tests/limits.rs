@@ -110,3 +110,21 @@ fn the_interpreter_stops_at_its_instance_cap() {
     let ex = explore(text, &Options::default());
     assert!(ex.verification.unwrap().truncated);
 }
+
+#[test]
+fn emitted_statement_instances() {
+    let text = "C = alloc([2048])\nfor i in range(4):\n    for k in range(2048):\n        C[k] = A[k]\n    D[i] = C[0]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\n";
+    let ex = explore(text, &Options::default());
+    assert!(ex.ok, "{:?}", ex.diagnostics);
+    for code in &ex.code {
+        let error = code.error.as_deref().unwrap_or("");
+        assert!(
+            error.contains(&format!(
+                "more than {} statement instances",
+                limits::MAX_EMITTED_INSTANCES
+            )),
+            "{}: {error}",
+            code.target
+        );
+    }
+}

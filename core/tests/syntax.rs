@@ -225,3 +225,51 @@ proptest! {
         }
     }
 }
+
+/// Operators of one level group to the left, and each level binds as Python's does.
+#[test]
+fn binary_operators_group_left_and_by_precedence() {
+    let parsed = parse("x = a - b - c * d / e % f\ny = not p < q and r or s\n");
+    assert!(parsed.diagnostics.is_empty());
+    expect![[r#"
+        x = a - b - c * d / e % f
+        y = not p < q and r or s
+    "#]]
+    .assert_eq(&print_file(&parsed.file));
+    let StmtKind::Assign { value, .. } = &parsed.file.stmts[0].kind else {
+        panic!("an assignment")
+    };
+    let ExprKind::Binary(BinOp::Sub, lhs, rhs) = &value.kind else {
+        panic!("the last `-` is the root: {value:?}")
+    };
+    assert!(matches!(lhs.kind, ExprKind::Binary(BinOp::Sub, _, _)));
+    assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mod, _, _)));
+    let StmtKind::Assign { value, .. } = &parsed.file.stmts[1].kind else {
+        panic!("an assignment")
+    };
+    let ExprKind::Bool(BoolOp::Or, lhs, _) = &value.kind else {
+        panic!("`or` is the root: {value:?}")
+    };
+    let ExprKind::Bool(BoolOp::And, not, _) = &lhs.kind else {
+        panic!("`and` binds tighter than `or`")
+    };
+    assert!(
+        matches!(&not.kind, ExprKind::Not(inner) if matches!(inner.kind, ExprKind::Compare(..)))
+    );
+}
+
+/// A long run of prefix operators is refused plainly instead of exhausting the stack.
+#[test]
+fn deeply_nested_prefix_operators_are_refused() {
+    for op in ["not ", "-"] {
+        let text = format!("x = {}1\n", op.repeat(40_000 / op.len()));
+        let parsed = parse(&text);
+        assert!(
+            parsed
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("nested too deeply")),
+            "{op}"
+        );
+    }
+}

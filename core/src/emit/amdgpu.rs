@@ -46,7 +46,10 @@ const S_LOOP: u32 = 3;
 
 impl Gen<'_> {
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("  {}", s.as_ref()));
+        self.out.indented("  ", s.as_ref());
+    }
+    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
+        self.out.indented_args("  ", args);
     }
     fn s(&mut self) -> u32 {
         let r = self.s_next;
@@ -75,7 +78,7 @@ impl Gen<'_> {
             S::Reg(r) => r,
             S::Imm(v) => {
                 let r = self.s();
-                self.emit(format!("s_mov_b32 s{r}, {v}"));
+                emit!(self, "s_mov_b32 s{r}, {v}");
                 r
             }
         }
@@ -102,27 +105,27 @@ impl Gen<'_> {
                 let d = self.s();
                 let bt = Self::text(&b);
                 match op {
-                    IOp::Add => self.emit(format!("s_add_i32 s{d}, s{a}, {bt}")),
-                    IOp::Sub => self.emit(format!("s_sub_i32 s{d}, s{a}, {bt}")),
-                    IOp::Mul => self.emit(format!("s_mul_i32 s{d}, s{a}, {bt}")),
-                    IOp::Min => self.emit(format!("s_min_i32 s{d}, s{a}, {bt}")),
-                    IOp::Max => self.emit(format!("s_max_i32 s{d}, s{a}, {bt}")),
+                    IOp::Add => emit!(self, "s_add_i32 s{d}, s{a}, {bt}"),
+                    IOp::Sub => emit!(self, "s_sub_i32 s{d}, s{a}, {bt}"),
+                    IOp::Mul => emit!(self, "s_mul_i32 s{d}, s{a}, {bt}"),
+                    IOp::Min => emit!(self, "s_min_i32 s{d}, s{a}, {bt}"),
+                    IOp::Max => emit!(self, "s_max_i32 s{d}, s{a}, {bt}"),
                     IOp::Mod | IOp::FloorDiv => {
                         // Division by a constant through a multiply-high: exact for dividends in
                         // [0, 65536) and divisors up to 256, which ring indices are.
                         let S::Imm(div) = b else {
                             self.notes.push("a division by a non-constant index is not supported on AMDGPU; emitted as 0".into());
-                            self.emit(format!("s_mov_b32 s{d}, 0"));
+                            emit!(self, "s_mov_b32 s{d}, 0");
                             return S::Reg(d);
                         };
                         let div = div.clamp(1, 256);
                         let magic = (1u64 << 32).div_ceil(div as u64);
                         let q = if *op == IOp::FloorDiv { d } else { self.s() };
-                        self.emit(format!("s_mul_hi_u32 s{q}, s{a}, 0x{:x}", magic as u32));
+                        emit!(self, "s_mul_hi_u32 s{q}, s{a}, 0x{:x}", magic as u32);
                         if *op == IOp::Mod {
                             let t = self.s();
-                            self.emit(format!("s_mul_i32 s{t}, s{q}, {div}"));
-                            self.emit(format!("s_sub_i32 s{d}, s{a}, s{t}"));
+                            emit!(self, "s_mul_i32 s{t}, s{q}, {div}");
+                            emit!(self, "s_sub_i32 s{d}, s{a}, s{t}");
                         }
                         self.notes.push("ring indices use a multiply-high division, exact for non-negative indices below 65536".into());
                     }
@@ -134,7 +137,7 @@ impl Gen<'_> {
                 let (a, b) = (self.sreg(a), self.sreg(b));
                 self.scc(c);
                 let d = self.s();
-                self.emit(format!("s_cselect_b32 s{d}, s{a}, s{b}"));
+                emit!(self, "s_cselect_b32 s{d}, s{a}, s{b}");
                 S::Reg(d)
             }
         }
@@ -154,7 +157,7 @@ impl Gen<'_> {
                     CmpOp::Eq => "eq",
                     CmpOp::Ne => "lg",
                 };
-                self.emit(format!("s_cmp_{cmp}_i32 s{a}, {}", Self::text(&b)));
+                emit!(self, "s_cmp_{cmp}_i32 s{a}, {}", Self::text(&b));
             }
             _ => {
                 self.notes
@@ -177,9 +180,9 @@ impl Gen<'_> {
             S::Imm(v) => S::Imm(lds_base + v * self.lanes * 4),
             S::Reg(r) => {
                 let d = self.s();
-                self.emit(format!("s_mul_i32 s{d}, s{r}, {}", self.lanes * 4));
+                emit!(self, "s_mul_i32 s{d}, s{r}, {}", self.lanes * 4);
                 if lds_base != 0 {
-                    self.emit(format!("s_add_i32 s{d}, s{d}, {lds_base}"));
+                    emit!(self, "s_add_i32 s{d}, s{d}, {lds_base}");
                 }
                 S::Reg(d)
             }
@@ -207,12 +210,12 @@ impl Gen<'_> {
     fn lane_address(&mut self, a: &Access) -> u32 {
         let tile = self.tile_offset(a);
         let v = self.v();
-        self.emit(format!("v_lshlrev_b32 v{v}, 2, v0"));
+        emit!(self, "v_lshlrev_b32 v{v}, 2, v0");
         match tile {
             S::Imm(0) => {}
             t => {
                 let t = self.sreg(t);
-                self.emit(format!("v_add_u32 v{v}, s{t}, v{v}"));
+                emit!(self, "v_add_u32 v{v}, s{t}, v{v}");
             }
         }
         v
@@ -223,9 +226,9 @@ impl Gen<'_> {
         let off = self.lane_address(a);
         let base = self.global_base(a.buffer);
         let p = self.v2();
-        self.emit(format!("v_mov_b32 v{}, s{}", p + 1, base + 1));
-        self.emit(format!("v_add_co_u32 v{p}, vcc, s{base}, v{off}"));
-        self.emit(format!("v_addc_co_u32 v{}, vcc, 0, v{}, vcc", p + 1, p + 1));
+        emit!(self, "v_mov_b32 v{}, s{}", p + 1, base + 1);
+        emit!(self, "v_add_co_u32 v{p}, vcc, s{base}, v{off}");
+        emit!(self, "v_addc_co_u32 v{}, vcc, 0, v{}, vcc", p + 1, p + 1);
         p
     }
 
@@ -244,14 +247,14 @@ impl Gen<'_> {
         let d = self.v();
         if self.scope(a.buffer) == Scope::Global {
             let p = self.global_address(a);
-            self.emit(format!("global_load_dword v{d}, v[{}:{}], off", p, p + 1));
+            emit!(self, "global_load_dword v{d}, v[{}:{}], off", p, p + 1);
             self.events.push(Ev::Vmem);
             // vmcnt retires in order: waiting for this load waits for everything issued before it.
             self.emit("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
             self.notes.push("a synchronous global load waits with vmcnt(0), which also completes every LDS DMA in flight (vmcnt retires in order)".into());
         } else {
             let addr = self.lane_address(a);
-            self.emit(format!("ds_read_b32 v{d}, v{addr}"));
+            emit!(self, "ds_read_b32 v{d}, v{addr}");
             self.emit("s_waitcnt lgkmcnt(0)");
         }
         d
@@ -261,7 +264,7 @@ impl Gen<'_> {
         match v {
             VExpr::Lit(x) => {
                 let d = self.v();
-                self.emit(format!("v_mov_b32 v{d}, 0x{:08x}", (*x as f32).to_bits()));
+                emit!(self, "v_mov_b32 v{d}, 0x{:08x}", (*x as f32).to_bits());
                 d
             }
             VExpr::Read(a) => self.load(a),
@@ -269,23 +272,23 @@ impl Gen<'_> {
                 let i = self.int(e);
                 let i = self.sreg(i);
                 let d = self.v();
-                self.emit(format!("v_cvt_f32_i32 v{d}, s{i}"));
+                emit!(self, "v_cvt_f32_i32 v{d}, s{i}");
                 d
             }
             VExpr::Neg(x) => {
                 let x = self.value(x);
-                self.emit(format!("v_xor_b32 v{x}, 0x80000000, v{x}"));
+                emit!(self, "v_xor_b32 v{x}, 0x80000000, v{x}");
                 x
             }
             VExpr::Bin(op, a, b) => {
                 let (a, b) = (self.value(a), self.value(b));
                 match op {
-                    VOp::Add => self.emit(format!("v_add_f32 v{a}, v{a}, v{b}")),
-                    VOp::Sub => self.emit(format!("v_sub_f32 v{a}, v{a}, v{b}")),
-                    VOp::Mul => self.emit(format!("v_mul_f32 v{a}, v{a}, v{b}")),
+                    VOp::Add => emit!(self, "v_add_f32 v{a}, v{a}, v{b}"),
+                    VOp::Sub => emit!(self, "v_sub_f32 v{a}, v{a}, v{b}"),
+                    VOp::Mul => emit!(self, "v_mul_f32 v{a}, v{a}, v{b}"),
                     VOp::Div => {
-                        self.emit(format!("v_rcp_f32 v{b}, v{b}"));
-                        self.emit(format!("v_mul_f32 v{a}, v{a}, v{b}"));
+                        emit!(self, "v_rcp_f32 v{b}, v{b}");
+                        emit!(self, "v_mul_f32 v{a}, v{a}, v{b}");
                         self.notes.push(
                             "division is emitted as a multiplication by v_rcp_f32 (1 ulp)".into(),
                         );
@@ -301,10 +304,10 @@ impl Gen<'_> {
                     r.get(2).copied().unwrap_or(0),
                 );
                 match func {
-                    Func::Max => self.emit(format!("v_max_f32 v{a}, v{a}, v{b}")),
-                    Func::Min => self.emit(format!("v_min_f32 v{a}, v{a}, v{b}")),
-                    Func::Fma => self.emit(format!("v_fma_f32 v{a}, v{a}, v{b}, v{c}")),
-                    Func::Abs => self.emit(format!("v_and_b32 v{a}, 0x7fffffff, v{a}")),
+                    Func::Max => emit!(self, "v_max_f32 v{a}, v{a}, v{b}"),
+                    Func::Min => emit!(self, "v_min_f32 v{a}, v{a}, v{b}"),
+                    Func::Fma => emit!(self, "v_fma_f32 v{a}, v{a}, v{b}, v{c}"),
+                    Func::Abs => emit!(self, "v_and_b32 v{a}, 0x7fffffff, v{a}"),
                 }
                 a
             }
@@ -317,15 +320,16 @@ impl Gen<'_> {
         if let Some(src) = is_async_copy(self.program, s) {
             let tile = self.tile_offset(&s.assign.target);
             match tile {
-                S::Imm(v) => self.emit(format!("s_add_u32 m0, s{S_WAVE}, {v}")),
-                S::Reg(r) => self.emit(format!("s_add_u32 m0, s{S_WAVE}, s{r}")),
+                S::Imm(v) => emit!(self, "s_add_u32 m0, s{S_WAVE}, {v}"),
+                S::Reg(r) => emit!(self, "s_add_u32 m0, s{S_WAVE}, s{r}"),
             }
             let p = self.global_address(&src);
-            self.emit(format!(
+            emit!(
+                self,
                 "global_load_lds_dword v[{}:{}], off  ; LDS DMA: lands at M0 + 4 * lane",
                 p,
                 p + 1
-            ));
+            );
             self.events.push(Ev::Vmem);
         } else {
             if s.is_async {
@@ -335,11 +339,11 @@ impl Gen<'_> {
             let v = self.value(&s.assign.value);
             if self.scope(s.assign.target.buffer) == Scope::Global {
                 let p = self.global_address(&s.assign.target);
-                self.emit(format!("global_store_dword v[{}:{}], v{v}, off", p, p + 1));
+                emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
                 self.events.push(Ev::Vmem);
             } else {
                 let addr = self.lane_address(&s.assign.target);
-                self.emit(format!("ds_write_b32 v{addr}, v{v}"));
+                emit!(self, "ds_write_b32 v{addr}, v{v}");
             }
         }
         self.s_next = s_mark;
@@ -351,36 +355,61 @@ impl Gen<'_> {
         for it in items {
             match it {
                 Item::Stmt(s) => self.stmt(s),
+                Item::Open(_) => {}
                 Item::Commit(q) => {
-                    self.emit(format!("; commit group (queue {q})"));
+                    emit!(self, "; commit group (queue {q})");
                     self.events.push(Ev::Commit(*q));
                 }
                 Item::Wait { queue, count, id } => {
                     let k = self.waits;
                     self.waits += 1;
                     self.events.push(Ev::Wait(k, *queue, *count));
-                    self.emit(format!(
+                    emit!(self,
                         "s_waitcnt vmcnt(@W{k}@)  ; wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())
-                    ));
+                    );
                 }
                 Item::Loop { lo, hi, body, .. } => {
                     self.labels += 1;
                     let n = self.labels;
-                    self.emit(format!("s_mov_b32 s{S_LOOP}, {lo}"));
+                    emit!(self, "s_mov_b32 s{S_LOOP}, {lo}");
                     self.out.line(format!(".Lbody{n}:"));
-                    self.emit(format!("s_cmp_ge_i32 s{S_LOOP}, {hi}"));
-                    self.emit(format!("s_cbranch_scc1 .Lend{n}"));
+                    emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
+                    emit!(self, "s_cbranch_scc1 .Lend{n}");
                     self.events.push(Ev::LoopStart);
                     self.items(body);
                     self.events.push(Ev::LoopEnd);
-                    self.emit(format!("s_add_i32 s{S_LOOP}, s{S_LOOP}, 1"));
-                    self.emit(format!("s_branch .Lbody{n}"));
+                    emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
+                    emit!(self, "s_branch .Lbody{n}");
                     self.out.line(format!(".Lend{n}:"));
                 }
             }
         }
     }
+}
+
+/// Replaces each `@W{k}@` placeholder with wait k's count, in one pass over the text.
+fn fill_waits(text: &str, counts: &[u32]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("@W") {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let after = rest.get(at + 2..).unwrap_or("");
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
+        match (k, after.get(digits..digits + 1)) {
+            (Some(k), Some("@")) => {
+                out.push_str(&counts.get(k).copied().unwrap_or(0).to_string());
+                rest = after.get(digits + 1..).unwrap_or("");
+            }
+            _ => {
+                out.push_str("@W");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Instruction counts for every wait: the execution stream is the prologue, the body twice (the
@@ -460,21 +489,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         labels: 0,
         notes: Vec::new(),
     };
-    g.items(&flat.items);
-    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
-    let mut body = g.out.text.clone();
-    for (k, c) in counts.iter().enumerate() {
-        body = body.replace(&format!("@W{k}@"), &c.to_string());
-        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
-            g.notes.push(format!(
-                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
-            ));
-        }
-    }
     let cpu = if gfx950 { "gfx950" } else { "gfx942" };
-    if gfx950 {
-        g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
-    }
+    // Refused before any code is generated: a kernel that cannot launch is not worth the time.
     let lds: i64 = program
         .buffers
         .iter()
@@ -490,6 +506,19 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
             )),
             ..Emitted::default()
         };
+    }
+    g.items(&flat.items);
+    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
+    let body = fill_waits(&g.out.text, &counts);
+    for (k, c) in counts.iter().enumerate() {
+        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
+            g.notes.push(format!(
+                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
+            ));
+        }
+    }
+    if gfx950 {
+        g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
     }
     let mut head = Lines::default();
     head.line(format!(
@@ -527,9 +556,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     ));
     let mut line_stmts = head.stmts;
     line_stmts.extend(g.out.stmts);
-    while line_stmts.len() < text.lines().count() {
-        line_stmts.push(None);
-    }
+    line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
     Emitted {
         text,
         notes: g.notes,

@@ -23,7 +23,10 @@ fn float(x: f64) -> String {
 
 impl Gen<'_> {
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("  {}", s.as_ref()));
+        self.out.indented("  ", s.as_ref());
+    }
+    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
+        self.out.indented_args("  ", args);
     }
     fn fresh(&mut self) -> String {
         self.n += 1;
@@ -42,30 +45,30 @@ impl Gen<'_> {
                 let (a, b) = (self.int(a), self.int(b));
                 let d = self.fresh();
                 match op {
-                    IOp::Add => self.emit(format!("{d} = add i32 {a}, {b}")),
-                    IOp::Sub => self.emit(format!("{d} = sub i32 {a}, {b}")),
-                    IOp::Mul => self.emit(format!("{d} = mul i32 {a}, {b}")),
+                    IOp::Add => emit!(self, "{d} = add i32 {a}, {b}"),
+                    IOp::Sub => emit!(self, "{d} = sub i32 {a}, {b}"),
+                    IOp::Mul => emit!(self, "{d} = mul i32 {a}, {b}"),
                     IOp::Min => {
-                        self.emit(format!("{d} = call i32 @llvm.smin.i32(i32 {a}, i32 {b})"))
+                        emit!(self, "{d} = call i32 @llvm.smin.i32(i32 {a}, i32 {b})")
                     }
                     IOp::Max => {
-                        self.emit(format!("{d} = call i32 @llvm.smax.i32(i32 {a}, i32 {b})"))
+                        emit!(self, "{d} = call i32 @llvm.smax.i32(i32 {a}, i32 {b})")
                     }
                     IOp::Mod => {
                         let (r, neg, adj) = (self.fresh(), self.fresh(), self.fresh());
-                        self.emit(format!("{r} = srem i32 {a}, {b}"));
-                        self.emit(format!("{neg} = icmp slt i32 {r}, 0"));
-                        self.emit(format!("{adj} = add i32 {r}, {b}"));
-                        self.emit(format!("{d} = select i1 {neg}, i32 {adj}, i32 {r}"));
+                        emit!(self, "{r} = srem i32 {a}, {b}");
+                        emit!(self, "{neg} = icmp slt i32 {r}, 0");
+                        emit!(self, "{adj} = add i32 {r}, {b}");
+                        emit!(self, "{d} = select i1 {neg}, i32 {adj}, i32 {r}");
                     }
                     IOp::FloorDiv => {
                         let (q, m, gt, dec) =
                             (self.fresh(), self.fresh(), self.fresh(), self.fresh());
-                        self.emit(format!("{q} = sdiv i32 {a}, {b}"));
-                        self.emit(format!("{m} = mul i32 {q}, {b}"));
-                        self.emit(format!("{gt} = icmp sgt i32 {m}, {a}"));
-                        self.emit(format!("{dec} = sub i32 {q}, 1"));
-                        self.emit(format!("{d} = select i1 {gt}, i32 {dec}, i32 {q}"));
+                        emit!(self, "{q} = sdiv i32 {a}, {b}");
+                        emit!(self, "{m} = mul i32 {q}, {b}");
+                        emit!(self, "{gt} = icmp sgt i32 {m}, {a}");
+                        emit!(self, "{dec} = sub i32 {q}, 1");
+                        emit!(self, "{d} = select i1 {gt}, i32 {dec}, i32 {q}");
                     }
                 }
                 d
@@ -74,7 +77,7 @@ impl Gen<'_> {
                 let c = self.cond(c);
                 let (a, b) = (self.int(a), self.int(b));
                 let d = self.fresh();
-                self.emit(format!("{d} = select i1 {c}, i32 {a}, i32 {b}"));
+                emit!(self, "{d} = select i1 {c}, i32 {a}, i32 {b}");
                 d
             }
         }
@@ -94,13 +97,13 @@ impl Gen<'_> {
                     CmpOp::Eq => "eq",
                     CmpOp::Ne => "ne",
                 };
-                self.emit(format!("{d} = icmp {p} i32 {a}, {b}"));
+                emit!(self, "{d} = icmp {p} i32 {a}, {b}");
                 d
             }
             Cond::Not(x) => {
                 let x = self.cond(x);
                 let d = self.fresh();
-                self.emit(format!("{d} = xor i1 {x}, true"));
+                emit!(self, "{d} = xor i1 {x}, true");
                 d
             }
             Cond::And(x, y) | Cond::Or(x, y) => {
@@ -111,7 +114,7 @@ impl Gen<'_> {
                 } else {
                     "or"
                 };
-                self.emit(format!("{d} = {op} i1 {a}, {b}"));
+                emit!(self, "{d} = {op} i1 {a}, {b}");
                 d
             }
         }
@@ -134,21 +137,24 @@ impl Gen<'_> {
         let e = element(&self.flat.shapes, a);
         let elem = self.int(&e);
         let scaled = self.fresh();
-        self.emit(format!("{scaled} = mul i32 {elem}, {}", self.lanes));
+        let lanes = self.lanes;
+        emit!(self, "{scaled} = mul i32 {elem}, {lanes}");
         let lane = self.fresh();
-        self.emit(format!("{lane} = add i32 {scaled}, %tid"));
+        emit!(self, "{lane} = add i32 {scaled}, %tid");
         let p = self.fresh();
         if self.global(a.buffer) {
-            self.emit(format!(
+            emit!(
+                self,
                 "{p} = getelementptr float, ptr addrspace(1) %{}, i32 {lane}",
                 self.name(a.buffer)
-            ));
+            );
         } else {
             let n = elements(&self.flat.shapes, a.buffer) * self.lanes;
-            self.emit(format!(
+            emit!(
+                self,
                 "{p} = getelementptr [{n} x float], ptr addrspace(3) @lds_{}, i32 0, i32 {lane}",
                 self.name(a.buffer)
-            ));
+            );
         }
         p
     }
@@ -167,22 +173,23 @@ impl Gen<'_> {
             VExpr::Read(a) => {
                 let p = self.pointer(a);
                 let d = self.fresh();
-                self.emit(format!(
+                emit!(
+                    self,
                     "{d} = load float, ptr addrspace({}) {p}, align 4",
                     self.space(a.buffer)
-                ));
+                );
                 d
             }
             VExpr::Index(e) => {
                 let i = self.int(e);
                 let d = self.fresh();
-                self.emit(format!("{d} = sitofp i32 {i} to float"));
+                emit!(self, "{d} = sitofp i32 {i} to float");
                 d
             }
             VExpr::Neg(x) => {
                 let x = self.value(x);
                 let d = self.fresh();
-                self.emit(format!("{d} = fneg float {x}"));
+                emit!(self, "{d} = fneg float {x}");
                 d
             }
             VExpr::Bin(op, a, b) => {
@@ -194,7 +201,7 @@ impl Gen<'_> {
                     VOp::Mul => "fmul",
                     VOp::Div => "fdiv",
                 };
-                self.emit(format!("{d} = {ins} float {a}, {b}"));
+                emit!(self, "{d} = {ins} float {a}, {b}");
                 d
             }
             VExpr::Call(func, args) => {
@@ -209,7 +216,7 @@ impl Gen<'_> {
                     Func::Fma => "llvm.fma.f32",
                     Func::Abs => "llvm.fabs.f32",
                 };
-                self.emit(format!("{d} = call float @{f}({})", r.join(", ")));
+                emit!(self, "{d} = call float @{f}({})", r.join(", "));
                 d
             }
         }
@@ -219,17 +226,18 @@ impl Gen<'_> {
         self.out.current = Some(s.assign.stmt);
         if let Some(src) = is_async_copy(self.program, s) {
             let (g, l) = (self.pointer(&src), self.pointer(&s.assign.target));
-            self.emit(format!("call void @llvm.amdgcn.global.load.async.lds(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 4, i32 0, i32 0)"));
+            emit!(self, "call void @llvm.amdgcn.global.load.async.lds(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 4, i32 0, i32 0)");
         } else {
             if s.is_async {
                 self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it is emitted synchronously", s.assign.stmt));
             }
             let v = self.value(&s.assign.value);
             let p = self.pointer(&s.assign.target);
-            self.emit(format!(
+            emit!(
+                self,
                 "store float {v}, ptr addrspace({}) {p}, align 4",
                 self.space(s.assign.target.buffer)
-            ));
+            );
         }
         self.out.current = None;
     }
@@ -238,27 +246,30 @@ impl Gen<'_> {
         for it in items {
             match it {
                 Item::Stmt(s) => self.stmt(s),
+                Item::Open(_) => {}
                 Item::Commit(_) => self.emit("call void @llvm.amdgcn.asyncmark()"),
-                Item::Wait { count, .. } => self.emit(format!(
+                Item::Wait { count, .. } => emit!(
+                    self,
                     "call void @llvm.amdgcn.wait.asyncmark(i16 {})",
                     (*count).min(i64::from(i16::MAX))
-                )),
+                ),
                 Item::Loop { lo, hi, body, .. } => {
                     self.loops += 1;
                     let k = self.loops;
                     let from = self.block.clone();
-                    self.emit(format!("br label %head{k}"));
+                    emit!(self, "br label %head{k}");
                     self.out.line(format!("head{k}:"));
-                    self.emit(format!(
+                    emit!(
+                        self,
                         "%i{k} = phi i32 [ {lo}, %{from} ], [ %next{k}, %body{k} ]"
-                    ));
-                    self.emit(format!("%more{k} = icmp slt i32 %i{k}, {hi}"));
-                    self.emit(format!("br i1 %more{k}, label %body{k}, label %exit{k}"));
+                    );
+                    emit!(self, "%more{k} = icmp slt i32 %i{k}, {hi}");
+                    emit!(self, "br i1 %more{k}, label %body{k}, label %exit{k}");
                     self.out.line(format!("body{k}:"));
                     self.block = format!("body{k}");
                     self.items(body);
-                    self.emit(format!("%next{k} = add i32 %i{k}, 1"));
-                    self.emit(format!("br label %head{k}"));
+                    emit!(self, "%next{k} = add i32 %i{k}, 1");
+                    emit!(self, "br label %head{k}");
                     self.out.line(format!("exit{k}:"));
                     self.block = format!("exit{k}");
                 }

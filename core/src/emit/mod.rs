@@ -1,14 +1,24 @@
-//! Machine code for a pipelined program: PTX for sm_80 (cp.async groups), AMDGPU ISA for gfx942 /
-//! gfx950 (LDS DMA with `s_waitcnt vmcnt` counting instructions) and AMDGPU LLVM IR (asyncmarks).
+//! Machine code for a pipelined program: PTX for sm_80 (cp.async groups) and sm_90a (bulk copies
+//! with per-slot mbarriers), AMDGPU ISA for gfx942 / gfx950 (LDS DMA with `s_waitcnt vmcnt`
+//! counting instructions) and AMDGPU LLVM IR (asyncmarks).
 //! The execution model — one thread block, every buffer element a tile of `lanes` values, thread t
 //! owning value t — is in docs/execution-model.md.
 //!
 //! Every target starts from the same flattened form: the peeled program with parameters bound,
 //! inner loops of statements unrolled, and the body loop kept as a real loop.
 
+/// `emit!(gen, "fmt", args…)`: one indented line written straight into the output, without an
+/// intermediate `String` (each emitter's `emit_args` adds its indentation).
+macro_rules! emit {
+    ($g:expr, $($arg:tt)*) => {
+        $g.emit_args(format_args!($($arg)*))
+    };
+}
+
 mod amdgpu;
 mod llvm;
 mod ptx;
+mod slots;
 
 use crate::affine::{interval, Interval};
 use crate::ir::*;
@@ -21,6 +31,8 @@ use std::collections::BTreeMap;
 pub enum Target {
     /// PTX for sm_80: cp.async, commit_group, wait_group.
     Ptx,
+    /// PTX for sm_90a: cp.async.bulk with one mbarrier per ring slot.
+    PtxSm90,
     /// AMDGPU ISA for gfx942: LDS DMA and s_waitcnt vmcnt.
     Amdgpu,
     /// AMDGPU ISA for gfx950 (dwordx4 LDS DMA available).
@@ -30,8 +42,9 @@ pub enum Target {
 }
 
 impl Target {
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::Ptx,
+        Target::PtxSm90,
         Target::Amdgpu,
         Target::AmdgpuGfx950,
         Target::AmdgpuIr,
@@ -40,6 +53,7 @@ impl Target {
     pub fn name(self) -> &'static str {
         match self {
             Target::Ptx => "ptx",
+            Target::PtxSm90 => "ptx-sm90",
             Target::Amdgpu => "amdgpu",
             Target::AmdgpuGfx950 => "amdgpu-gfx950",
             Target::AmdgpuIr => "amdgpu-ir",
@@ -84,6 +98,8 @@ pub struct Emitted {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Item {
     Stmt(Stmt),
+    /// A commit scope of this queue opens (its group's statements follow, then `Commit`).
+    Open(i64),
     Commit(i64),
     Wait {
         queue: i64,
@@ -102,6 +118,8 @@ pub(crate) enum Item {
 pub(crate) struct Stmt {
     pub assign: Assign,
     pub is_async: bool,
+    /// The queue of the innermost commit scope around the statement, if any.
+    pub queue: Option<i64>,
 }
 
 pub(crate) struct Flat {
@@ -115,6 +133,9 @@ struct Flattener {
     env: BTreeMap<VarId, i64>,
     loop_var: Option<VarId>,
     loop_range: Interval,
+    commit_queue: Option<i64>,
+    /// Statement instances emitted so far, against `limits::MAX_EMITTED_INSTANCES`.
+    instances: usize,
     error: Option<String>,
 }
 
@@ -197,7 +218,10 @@ impl Flattener {
                     }
                 }
                 Node::Commit { queue, body, .. } => {
+                    let outer = self.commit_queue.replace(*queue);
+                    out.push(Item::Open(*queue));
                     self.nodes(body, is_async, false, out);
+                    self.commit_queue = outer;
                     out.push(Item::Commit(*queue));
                 }
                 Node::AsyncScope { body, .. } => self.nodes(body, true, false, out),
@@ -219,6 +243,14 @@ impl Flattener {
                     self.nodes(body, is_async, false, out);
                 }
                 Node::Assign(a) => {
+                    self.instances += 1;
+                    if self.instances > crate::limits::MAX_EMITTED_INSTANCES {
+                        self.error.get_or_insert_with(|| format!(
+                            "the kernel would have more than {} statement instances (inner loops are unrolled into every prologue, body and epilogue copy); not emitted",
+                            crate::limits::MAX_EMITTED_INSTANCES
+                        ));
+                        return;
+                    }
                     let bind_access = |f: &Self, x: &Access| Access {
                         buffer: x.buffer,
                         indices: x.indices.iter().map(|i| f.bind(i)).collect(),
@@ -232,7 +264,11 @@ impl Flattener {
                         value,
                         span: a.span,
                     };
-                    out.push(Item::Stmt(Stmt { assign, is_async }));
+                    out.push(Item::Stmt(Stmt {
+                        assign,
+                        is_async,
+                        queue: self.commit_queue,
+                    }));
                 }
             }
         }
@@ -273,6 +309,8 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         env,
         loop_var: None,
         loop_range: Interval::point(0),
+        commit_queue: None,
+        instances: 0,
         error: None,
     };
     let mut items = Vec::new();
@@ -379,7 +417,8 @@ pub fn emit(
         }
     };
     let mut out = match target {
-        Target::Ptx => ptx::emit(program, &flat, opts),
+        Target::Ptx => ptx::emit(program, &flat, opts, ptx::Arch::Sm80),
+        Target::PtxSm90 => ptx::emit(program, &flat, opts, ptx::Arch::Sm90),
         Target::Amdgpu => amdgpu::emit(program, &flat, opts.amd_lanes, false),
         Target::AmdgpuGfx950 => amdgpu::emit(program, &flat, opts.amd_lanes, true),
         Target::AmdgpuIr => llvm::emit(program, &flat, opts.amd_lanes),
@@ -406,7 +445,20 @@ pub(crate) struct Lines {
 
 impl Lines {
     pub fn line(&mut self, s: impl AsRef<str>) {
-        self.text.push_str(s.as_ref());
+        self.indented("", s.as_ref());
+    }
+
+    pub fn indented_args(&mut self, indent: &str, args: std::fmt::Arguments<'_>) {
+        use std::fmt::Write;
+        self.text.push_str(indent);
+        let _ = self.text.write_fmt(args);
+        self.text.push('\n');
+        self.stmts.push(self.current);
+    }
+
+    pub fn indented(&mut self, indent: &str, s: &str) {
+        self.text.push_str(indent);
+        self.text.push_str(s);
         self.text.push('\n');
         self.stmts.push(self.current);
     }

@@ -1,11 +1,38 @@
-//! PTX for sm_80: a complete `.entry` kernel. Global→shared copies in async stages become
-//! `cp.async.ca.shared.global` (4 bytes per thread and element), every commit scope one
-//! `cp.async.commit_group` (empty groups included, so the counts are the IR's), every wait a
-//! `cp.async.wait_group N` with the immediate the peeled program carries.
+//! PTX: a complete `.entry` kernel, for two generations of asynchronous copies.
+//!
+//! - sm_80: global→shared copies in async stages become `cp.async.ca.shared.global` (4 bytes per
+//!   thread and element), every commit scope one `cp.async.commit_group` (empty groups included, so
+//!   the counts are the IR's), every wait a `cp.async.wait_group N` with the peeled program's count.
+//! - sm_90a: the same copies become one `cp.async.bulk` per element tile, issued by thread 0 and
+//!   tracked by one `mbarrier` per ring slot of the queue (plan in `slots.rs`); a wait completes the
+//!   barriers of the groups it needs, the phase bit of each slot tracked in a register in the body
+//!   loop and known statically outside it.
 
+use super::slots::{self, Plan, QueueState};
 use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
 use crate::emit::EmitOptions;
 use crate::ir::*;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arch {
+    Sm80,
+    Sm90,
+}
+
+/// The sm_90 barrier bookkeeping while emitting.
+struct Hopper {
+    plan: Plan,
+    /// Per queue, outside the body loop; `None` inside it, where registers hold the state.
+    state: Option<BTreeMap<i64, QueueState>>,
+    next_wait: usize,
+    /// The barrier operand of each open barrier group (innermost last).
+    open: Vec<(i64, String)>,
+    labels: u32,
+}
+
+/// Most bytes one mbarrier phase can expect (the tx-count field).
+const MAX_TX_BYTES: i64 = (1 << 20) - 1;
 
 enum Op {
     Imm(i64),
@@ -32,6 +59,8 @@ struct Gen<'a> {
     p: u32,
     labels: u32,
     notes: Vec<String>,
+    hopper: Option<Hopper>,
+    error: Option<String>,
 }
 
 impl Gen<'_> {
@@ -52,7 +81,10 @@ impl Gen<'_> {
         format!("%p{}", self.p)
     }
     fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.line(format!("    {}", s.as_ref()));
+        self.out.indented("    ", s.as_ref());
+    }
+    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
+        self.out.indented_args("    ", args);
     }
 
     fn reg_of(&mut self, o: Op) -> String {
@@ -60,7 +92,7 @@ impl Gen<'_> {
             Op::Reg(r) => r,
             Op::Imm(v) => {
                 let r = self.r();
-                self.emit(format!("mov.s32 {r}, {v};"));
+                emit!(self, "mov.s32 {r}, {v};");
                 r
             }
         }
@@ -80,26 +112,26 @@ impl Gen<'_> {
                 let b = b.text();
                 let d = self.r();
                 match op {
-                    IOp::Add => self.emit(format!("add.s32 {d}, {a}, {b};")),
-                    IOp::Sub => self.emit(format!("sub.s32 {d}, {a}, {b};")),
-                    IOp::Mul => self.emit(format!("mul.lo.s32 {d}, {a}, {b};")),
-                    IOp::Min => self.emit(format!("min.s32 {d}, {a}, {b};")),
-                    IOp::Max => self.emit(format!("max.s32 {d}, {a}, {b};")),
+                    IOp::Add => emit!(self, "add.s32 {d}, {a}, {b};"),
+                    IOp::Sub => emit!(self, "sub.s32 {d}, {a}, {b};"),
+                    IOp::Mul => emit!(self, "mul.lo.s32 {d}, {a}, {b};"),
+                    IOp::Min => emit!(self, "min.s32 {d}, {a}, {b};"),
+                    IOp::Max => emit!(self, "max.s32 {d}, {a}, {b};"),
                     IOp::Mod => {
                         // Floor modulo for a positive divisor: rem, then add the divisor if negative.
                         let (t, p) = (self.r(), self.p());
-                        self.emit(format!("rem.s32 {t}, {a}, {b};"));
-                        self.emit(format!("setp.lt.s32 {p}, {t}, 0;"));
-                        self.emit(format!("add.s32 {d}, {t}, {b};"));
-                        self.emit(format!("selp.s32 {d}, {d}, {t}, {p};"));
+                        emit!(self, "rem.s32 {t}, {a}, {b};");
+                        emit!(self, "setp.lt.s32 {p}, {t}, 0;");
+                        emit!(self, "add.s32 {d}, {t}, {b};");
+                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
                     }
                     IOp::FloorDiv => {
                         let (t, m, p) = (self.r(), self.r(), self.p());
-                        self.emit(format!("div.s32 {t}, {a}, {b};"));
-                        self.emit(format!("mul.lo.s32 {m}, {t}, {b};"));
-                        self.emit(format!("setp.gt.s32 {p}, {m}, {a};"));
-                        self.emit(format!("sub.s32 {d}, {t}, 1;"));
-                        self.emit(format!("selp.s32 {d}, {d}, {t}, {p};"));
+                        emit!(self, "div.s32 {t}, {a}, {b};");
+                        emit!(self, "mul.lo.s32 {m}, {t}, {b};");
+                        emit!(self, "setp.gt.s32 {p}, {m}, {a};");
+                        emit!(self, "sub.s32 {d}, {t}, 1;");
+                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
                     }
                 }
                 Op::Reg(d)
@@ -109,7 +141,7 @@ impl Gen<'_> {
                 let (a, b) = (self.int(a), self.int(b));
                 let (a, b) = (self.reg_of(a), self.reg_of(b));
                 let d = self.r();
-                self.emit(format!("selp.s32 {d}, {a}, {b}, {p};"));
+                emit!(self, "selp.s32 {d}, {a}, {b}, {p};");
                 Op::Reg(d)
             }
         }
@@ -129,12 +161,12 @@ impl Gen<'_> {
                     CmpOp::Eq => "eq",
                     CmpOp::Ne => "ne",
                 };
-                self.emit(format!("setp.{cmp}.s32 {p}, {a}, {};", b.text()));
+                emit!(self, "setp.{cmp}.s32 {p}, {a}, {};", b.text());
             }
-            Cond::True => self.emit(format!("setp.eq.s32 {p}, 0, 0;")),
+            Cond::True => emit!(self, "setp.eq.s32 {p}, 0, 0;"),
             Cond::Not(x) => {
                 let q = self.cond(x);
-                self.emit(format!("not.pred {p}, {q};"));
+                emit!(self, "not.pred {p}, {q};");
             }
             Cond::And(x, y) | Cond::Or(x, y) => {
                 let (a, b) = (self.cond(x), self.cond(y));
@@ -143,7 +175,7 @@ impl Gen<'_> {
                 } else {
                     "or"
                 };
-                self.emit(format!("{op}.pred {p}, {a}, {b};"));
+                emit!(self, "{op}.pred {p}, {a}, {b};");
             }
         }
         p
@@ -170,33 +202,37 @@ impl Gen<'_> {
                     Op::Imm(v) => Op::Imm(v * 4),
                     Op::Reg(r) => {
                         let t = self.r();
-                        self.emit(format!("shl.b32 {t}, {r}, 2;"));
+                        emit!(self, "shl.b32 {t}, {r}, 2;");
                         Op::Reg(t)
                     }
                 };
                 let (w, d) = (self.rd(), self.rd());
                 let bytes = self.reg_of_text(bytes);
-                self.emit(format!("cvt.s64.s32 {w}, {bytes};"));
-                self.emit(format!("add.s64 {d}, %rd_{}, {w};", self.name(a.buffer)));
+                emit!(self, "cvt.s64.s32 {w}, {bytes};");
+                emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
                 d
             }
             scope => {
                 let lane = self.r();
                 match elem {
-                    Op::Imm(v) => self.emit(format!("add.s32 {lane}, %r0, {};", v * self.lanes)),
+                    Op::Imm(v) => {
+                        let offset = v * self.lanes;
+                        emit!(self, "add.s32 {lane}, %r0, {offset};")
+                    }
                     Op::Reg(r) => {
-                        self.emit(format!("mad.lo.s32 {lane}, {r}, {}, %r0;", self.lanes))
+                        let lanes = self.lanes;
+                        emit!(self, "mad.lo.s32 {lane}, {r}, {lanes}, %r0;")
                     }
                 }
                 if scope == Scope::Shared {
                     let (t, d) = (self.r(), self.r());
-                    self.emit(format!("shl.b32 {t}, {lane}, 2;"));
-                    self.emit(format!("add.s32 {d}, %r_{}, {t};", self.name(a.buffer)));
+                    emit!(self, "shl.b32 {t}, {lane}, 2;");
+                    emit!(self, "add.s32 {d}, %r_{}, {t};", self.name(a.buffer));
                     d
                 } else {
                     let (w, d) = (self.rd(), self.rd());
-                    self.emit(format!("mul.wide.s32 {w}, {lane}, 4;"));
-                    self.emit(format!("add.s64 {d}, %rd_{}, {w};", self.name(a.buffer)));
+                    emit!(self, "mul.wide.s32 {w}, {lane}, 4;");
+                    emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
                     d
                 }
             }
@@ -219,26 +255,26 @@ impl Gen<'_> {
         match v {
             VExpr::Lit(x) => {
                 let d = self.f();
-                self.emit(format!("mov.f32 {d}, 0f{:08X};", (*x as f32).to_bits()));
+                emit!(self, "mov.f32 {d}, 0f{:08X};", (*x as f32).to_bits());
                 d
             }
             VExpr::Read(a) => {
                 let addr = self.address(a);
                 let d = self.f();
-                self.emit(format!("ld.{}.f32 {d}, [{addr}];", self.space(a.buffer)));
+                emit!(self, "ld.{}.f32 {d}, [{addr}];", self.space(a.buffer));
                 d
             }
             VExpr::Index(e) => {
                 let i = self.int(e);
                 let i = self.reg_of(i);
                 let d = self.f();
-                self.emit(format!("cvt.rn.f32.s32 {d}, {i};"));
+                emit!(self, "cvt.rn.f32.s32 {d}, {i};");
                 d
             }
             VExpr::Neg(x) => {
                 let x = self.value(x);
                 let d = self.f();
-                self.emit(format!("neg.f32 {d}, {x};"));
+                emit!(self, "neg.f32 {d}, {x};");
                 d
             }
             VExpr::Bin(op, a, b) => {
@@ -250,7 +286,7 @@ impl Gen<'_> {
                     VOp::Mul => "mul.f32",
                     VOp::Div => "div.rn.f32",
                 };
-                self.emit(format!("{ins} {d}, {a}, {b};"));
+                emit!(self, "{ins} {d}, {a}, {b};");
                 d
             }
             VExpr::Call(func, args) => {
@@ -262,45 +298,105 @@ impl Gen<'_> {
                     Func::Fma => "fma.rn.f32",
                     Func::Abs => "abs.f32",
                 };
-                self.emit(format!("{ins} {d}, {};", regs.join(", ")));
+                emit!(self, "{ins} {d}, {};", regs.join(", "));
                 d
             }
         }
     }
 
+    /// The shared (32-bit) or global (64-bit) address of a whole element tile: what a bulk copy moves.
+    fn tile_address(&mut self, a: &Access) -> String {
+        let e = element(&self.flat.shapes, a);
+        let tile = self.lanes * 4;
+        let elem = self.int(&e);
+        if self.scope(a.buffer) == Scope::Shared {
+            let d = self.r();
+            match elem {
+                Op::Imm(v) => emit!(
+                    self,
+                    "add.s32 {d}, %r_{}, {};",
+                    self.name(a.buffer),
+                    v * tile
+                ),
+                Op::Reg(r) => emit!(
+                    self,
+                    "mad.lo.s32 {d}, {r}, {tile}, %r_{};",
+                    self.name(a.buffer)
+                ),
+            }
+            d
+        } else {
+            let (w, d) = (self.rd(), self.rd());
+            let e = self.reg_of(elem);
+            emit!(self, "mul.wide.s32 {w}, {e}, {tile};");
+            emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
+            d
+        }
+    }
+
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
-        if let Some(src) = is_async_copy(self.program, s) {
+        let bulk = self.hopper.is_some() && slots::is_bulk_copy(self.program, s);
+        let barrier = self.hopper.as_ref().and_then(|h| {
+            h.open
+                .iter()
+                .rev()
+                .find(|(q, _)| Some(*q) == s.queue)
+                .map(|(_, b)| b.clone())
+        });
+        if let (true, Some(src), Some(bar)) = (bulk, is_async_copy(self.program, s), barrier) {
+            let (g, d) = (self.tile_address(&src), self.tile_address(&s.assign.target));
+            emit!(self,
+                "@%p_lead cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [{g}], {}, [{bar}];",
+                self.lanes * 4
+            );
+        } else if let (None, Some(src)) = (&self.hopper, is_async_copy(self.program, s)) {
             let (g, d) = (self.address(&src), self.address(&s.assign.target));
-            self.emit(format!("cp.async.ca.shared.global [{d}], [{g}], 4;"));
+            emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
         } else {
             if s.is_async {
-                self.emit("// asynchronous in the schedule, but only global->shared copies are async on sm_80: issued synchronously");
+                let arch = if self.hopper.is_some() {
+                    "sm_90"
+                } else {
+                    "sm_80"
+                };
+                emit!(self, "// asynchronous in the schedule, but only global->shared copies are async on {arch}: issued synchronously");
                 self.notes.push(format!(
-                    "statement {} is in an async stage but is not a global->shared copy; sm_80 runs it synchronously (its commit group is empty)",
+                    "statement {} is in an async stage but is not a global->shared copy; {arch} runs it synchronously (its commit group is empty)",
                     s.assign.stmt
                 ));
             }
             let v = self.value(&s.assign.value);
             let addr = self.address(&s.assign.target);
-            self.emit(format!(
+            emit!(
+                self,
                 "st.{}.f32 [{addr}], {v};",
                 self.space(s.assign.target.buffer)
-            ));
+            );
         }
         self.out.current = None;
     }
 
     fn items(&mut self, items: &[Item]) {
-        for it in items {
+        for (at, it) in items.iter().enumerate() {
             match it {
                 Item::Stmt(s) => self.stmt(s),
+                Item::Open(q) => {
+                    if self.hopper.is_some() {
+                        let rest = items.get(at + 1..).unwrap_or(&[]);
+                        self.hopper_open(*q, rest);
+                    }
+                }
+                Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
                 Item::Commit(_) => self.emit("cp.async.commit_group;"),
+                Item::Wait { queue, count, id } if self.hopper.is_some() => {
+                    self.hopper_wait(*queue, *count, *id)
+                }
                 Item::Wait { queue, count, id } => {
-                    self.emit(format!(
+                    emit!(self,
                         "cp.async.wait_group {count};  // wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())
-                    ));
+                    );
                 }
                 Item::Loop { lo, hi, body, .. } => {
                     self.labels += 1;
@@ -309,25 +405,274 @@ impl Gen<'_> {
                         format!("$L_end_{}", self.labels),
                     );
                     let p = self.p();
-                    self.emit(format!("mov.s32 %r1, {lo};"));
+                    self.enter_loop();
+                    emit!(self, "mov.s32 %r1, {lo};");
                     self.out.line(format!("{head}:"));
-                    self.emit(format!("setp.ge.s32 {p}, %r1, {hi};"));
-                    self.emit(format!("@{p} bra.uni {end};"));
+                    emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
+                    emit!(self, "@{p} bra.uni {end};");
                     self.items(body);
                     self.emit("add.s32 %r1, %r1, 1;");
-                    self.emit(format!("bra.uni {head};"));
+                    emit!(self, "bra.uni {head};");
                     self.out.line(format!("{end}:"));
+                    if let Some(h) = &mut self.hopper {
+                        h.state = Some(h.plan.after_loop.clone());
+                    }
                 }
+            }
+        }
+    }
+
+    /// Entering the body loop, the barrier state moves from constants into registers.
+    fn enter_loop(&mut self) {
+        let Some(h) = &mut self.hopper else { return };
+        let state = h.state.take().unwrap_or_default();
+        let mut lines = Vec::new();
+        for (q, k) in &h.plan.slots {
+            let s = state.get(q).copied().unwrap_or_default();
+            // Bit j: the parity of the next phase to await on slot j.
+            let mut phases = 0u32;
+            for slot in 0..*k {
+                let next = s.awaited + (slot - s.awaited).rem_euclid(*k);
+                if (next / k) % 2 == 1 {
+                    phases |= 1 << slot;
+                }
+            }
+            lines.push(format!(
+                "mov.s32 %cq{q}, {};  // queue {q}: barrier groups committed",
+                s.committed
+            ));
+            lines.push(format!(
+                "mov.s32 %wq{q}, {};  // queue {q}: barrier groups awaited",
+                s.awaited
+            ));
+            lines.push(format!(
+                "mov.b32 %ph{q}, {phases};  // queue {q}: phase bit of each slot"
+            ));
+        }
+        for l in lines {
+            self.emit(l);
+        }
+    }
+
+    /// A commit scope opens: if its group issues bulk copies, arm the group's barrier with the bytes
+    /// they will deliver, once every thread is done with the slot being refilled.
+    fn hopper_open(&mut self, queue: i64, rest: &[Item]) {
+        let mut copies = 0i64;
+        let mut depth = 0;
+        for it in rest {
+            match it {
+                Item::Open(_) => depth += 1,
+                Item::Commit(_) if depth == 0 => break,
+                Item::Commit(_) => depth -= 1,
+                Item::Stmt(s) if depth == 0 && slots::is_bulk_copy(self.program, s) => copies += 1,
+                _ => {}
+            }
+        }
+        if copies == 0 {
+            emit!(
+                self,
+                "// group of queue {queue}: no bulk copy, so no barrier to arm or wait on"
+            );
+            return;
+        }
+        let bytes = copies * self.lanes * 4;
+        if bytes > MAX_TX_BYTES {
+            self.error.get_or_insert_with(|| format!("a commit group of queue {queue} moves {bytes} bytes; one mbarrier phase counts at most {MAX_TX_BYTES}"));
+        }
+        let Some(h) = &self.hopper else { return };
+        let k = h.plan.slots.get(&queue).copied().unwrap_or(1);
+        let bar = match h.state.as_ref() {
+            Some(state) => {
+                let slot = state.get(&queue).map_or(0, |s| s.committed.rem_euclid(k));
+                barrier_operand(queue, slot)
+            }
+            None => {
+                let (slot, addr) = (self.r(), self.r());
+                emit!(self, "rem.s32 {slot}, %cq{queue}, {k};");
+                emit!(self, "mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};");
+                addr
+            }
+        };
+        self.emit("fence.proxy.async;  // this block's earlier ordinary stores are ordered before the bulk copies");
+        self.emit("bar.sync 0;  // every thread is done with the slot being refilled and has passed its earlier waits");
+        emit!(
+            self,
+            "@%p_lead mbarrier.arrive.expect_tx.shared::cta.b64 %rd_state, [{bar}], {bytes};"
+        );
+        if let Some(h) = &mut self.hopper {
+            h.open.push((queue, bar));
+        }
+    }
+
+    fn hopper_commit(&mut self, queue: i64) {
+        let Some(h) = &mut self.hopper else { return };
+        let Some(at) = h.open.iter().rposition(|(q, _)| *q == queue) else {
+            return;
+        };
+        h.open.remove(at);
+        match h.state.as_mut() {
+            Some(state) => state.entry(queue).or_default().committed += 1,
+            None => emit!(self, "add.s32 %cq{queue}, %cq{queue}, 1;  // commit"),
+        }
+    }
+
+    /// `wait(queue, count)`: complete, oldest first, every barrier group but the newest ones the
+    /// plan lets stay in flight. The mbarrier phase completing also makes the bulk-copied tile
+    /// visible to the waiting thread, so no `bar.sync` follows.
+    fn hopper_wait(&mut self, queue: i64, count: i64, id: Option<u32>) {
+        let Some(h) = &mut self.hopper else { return };
+        let site = h.next_wait;
+        h.next_wait += 1;
+        let keep = h.plan.keep.get(site).copied().unwrap_or(0);
+        let loose = h.plan.loose.get(site).copied().unwrap_or(false);
+        let slots = h.plan.slots.get(&queue).copied();
+        // Outside the loop the groups to await are known: [awaited, committed - keep).
+        let known = h.state.as_mut().map(|state| {
+            let s = state.entry(queue).or_default();
+            let range = (s.awaited, s.committed - keep);
+            s.awaited = s.awaited.max(range.1);
+            range
+        });
+        let name = id.map_or("-".into(), |i| i.to_string());
+        let Some(k) = slots else {
+            emit!(self, "// wait #{name} (queue {queue}, {count}): queue {queue} issues no bulk copy, nothing to wait for");
+            return;
+        };
+        if loose {
+            self.notes.push(format!("wait #{name} (queue {queue}) keeps {keep} barrier group(s) in flight at every instance; some instances could keep more"));
+        }
+        emit!(self, "// wait #{name} (queue {queue}): at most {count} group(s) in flight, {keep} of them with a barrier");
+        if let Some((from, to)) = known {
+            for g in from..to {
+                self.await_group(queue, g, k);
+            }
+            return;
+        }
+        let Some(h) = &mut self.hopper else { return };
+        h.labels += 1;
+        let n = h.labels;
+        let (next, done, spin) = (
+            format!("$W{n}_next"),
+            format!("$W{n}_done"),
+            format!("$W{n}_spin"),
+        );
+        let (target, slot, addr, parity, bit) = (self.r(), self.r(), self.r(), self.r(), self.r());
+        let (p, ready) = (self.p(), self.p());
+        emit!(self, "sub.s32 {target}, %cq{queue}, {keep};");
+        self.out.line(format!("{next}:"));
+        emit!(self, "setp.ge.s32 {p}, %wq{queue}, {target};");
+        emit!(self, "@{p} bra {done};");
+        emit!(self, "rem.s32 {slot}, %wq{queue}, {k};");
+        emit!(self, "mad.lo.s32 {addr}, {slot}, 8, %r_mbar_q{queue};");
+        emit!(self, "shr.b32 {parity}, %ph{queue}, {slot};");
+        emit!(self, "and.b32 {parity}, {parity}, 1;");
+        self.out.line(format!("{spin}:"));
+        emit!(
+            self,
+            "mbarrier.try_wait.parity.shared::cta.b64 {ready}, [{addr}], {parity};"
+        );
+        emit!(self, "@!{ready} bra {spin};");
+        emit!(self, "shl.b32 {bit}, 1, {slot};");
+        emit!(self, "xor.b32 %ph{queue}, %ph{queue}, {bit};");
+        emit!(self, "add.s32 %wq{queue}, %wq{queue}, 1;");
+        emit!(self, "bra {next};");
+        self.out.line(format!("{done}:"));
+    }
+
+    /// Waits for barrier group `g` of `queue` where its slot and phase are known statically.
+    fn await_group(&mut self, queue: i64, g: i64, k: i64) {
+        let (slot, parity) = (g.rem_euclid(k), (g / k) % 2);
+        let Some(h) = &mut self.hopper else { return };
+        h.labels += 1;
+        let spin = format!("$W{}_spin", h.labels);
+        let ready = self.p();
+        self.out.line(format!(
+            "{spin}:  // group {g} of queue {queue}: slot {slot}, phase {parity}"
+        ));
+        emit!(
+            self,
+            "mbarrier.try_wait.parity.shared::cta.b64 {ready}, [{}], {parity};",
+            barrier_operand(queue, slot)
+        );
+        emit!(self, "@!{ready} bra {spin};");
+    }
+
+    /// A block must not exit while a bulk copy still writes its shared memory.
+    fn drain(&mut self) {
+        let Some(h) = &self.hopper else { return };
+        let pending: Vec<(i64, QueueState, i64)> = h
+            .state
+            .iter()
+            .flatten()
+            .filter(|(_, s)| s.in_flight() > 0)
+            .filter_map(|(q, s)| h.plan.slots.get(q).map(|k| (*q, *s, *k)))
+            .collect();
+        for (q, s, k) in pending {
+            emit!(self, "// queue {q}: groups still in flight at the end are awaited before the block exits");
+            for g in s.awaited..s.committed {
+                self.await_group(q, g, k);
             }
         }
     }
 }
 
-pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions) -> Emitted {
+fn barrier_operand(queue: i64, slot: i64) -> String {
+    if slot == 0 {
+        format!("mbar_q{queue}")
+    } else {
+        format!("mbar_q{queue}+{}", slot * 8)
+    }
+}
+
+pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arch) -> Emitted {
+    let lanes = i64::from(opts.lanes.max(1));
+    let hopper = (arch == Arch::Sm90).then(|| {
+        let plan = slots::plan(program, &flat.items);
+        Hopper {
+            state: Some(BTreeMap::new()),
+            plan,
+            next_wait: 0,
+            open: Vec::new(),
+            labels: 0,
+        }
+    });
+    if hopper.is_some() && (lanes * 4) % 16 != 0 {
+        return Emitted {
+            error: Some(format!(
+                "a tile of {lanes} values is {} bytes; bulk copies move multiples of 16 bytes (use a multiple of 4 threads)",
+                lanes * 4
+            )),
+            ..Emitted::default()
+        };
+    }
+    let (sm, shared_limit_kb) = match arch {
+        Arch::Sm80 => ("sm_80", 163),
+        Arch::Sm90 => ("sm_90a", 227),
+    };
+    // Refused before any code is generated: a kernel that cannot launch is not worth the time.
+    let barrier_bytes: i64 = hopper
+        .as_ref()
+        .map_or(0, |h| h.plan.slots.values().sum::<i64>() * 8);
+    let shared_bytes: i64 = program
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.scope == Scope::Shared)
+        .map(|(id, _)| elements(&flat.shapes, id as BufId) * lanes * 4)
+        .sum();
+    if shared_bytes + barrier_bytes > shared_limit_kb * 1024 {
+        return Emitted {
+            error: Some(format!(
+                "the shared buffers need {} bytes; {sm} allows {shared_limit_kb} KB per block",
+                shared_bytes + barrier_bytes
+            )),
+            ..Emitted::default()
+        };
+    }
     let mut g = Gen {
         program,
         flat,
-        lanes: i64::from(opts.lanes.max(1)),
+        lanes,
         out: Lines::default(),
         r: 1,
         rd: 0,
@@ -335,8 +680,17 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions) -> Emitte
         p: 0,
         labels: 0,
         notes: Vec::new(),
+        hopper,
+        error: None,
     };
     g.items(&flat.items);
+    g.drain();
+    if let Some(e) = g.error.take() {
+        return Emitted {
+            error: Some(e),
+            ..Emitted::default()
+        };
+    }
     for b in &program.buffers {
         if b.dtype != DType::Float32 {
             g.notes.push(format!(
@@ -348,17 +702,31 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions) -> Emitte
     }
     let mut head = Lines::default();
     head.line("//");
-    head.line(
-        "// Generated by Stagecraft for sm_80. One thread block; every buffer element is a tile of",
-    );
     head.line(format!(
-        "// {} values, thread t owning value t (docs/execution-model.md). Each thread reads only",
-        g.lanes
+        "// Generated by Stagecraft for {sm}. One thread block; every buffer element is a tile of"
     ));
-    head.line("// the values it copied itself, so no barrier is needed after a wait.");
+    match arch {
+        Arch::Sm80 => {
+            head.line(format!(
+                "// {} values, thread t owning value t (docs/execution-model.md). Each thread reads only",
+                g.lanes
+            ));
+            head.line("// the values it copied itself, so no barrier is needed after a wait.");
+        }
+        Arch::Sm90 => {
+            head.line(format!(
+                "// {} values, thread t owning value t (docs/execution-model.md).",
+                g.lanes
+            ));
+            head.line("// Thread 0 bulk-copies whole tiles; each commit group arrives on one mbarrier of its");
+            head.line("// queue's ring of slots, and every thread waits on that barrier, which also makes the tile");
+            head.line("// visible to it. A bar.sync before refilling a slot keeps it from being overwritten while");
+            head.line("// another thread still reads it.");
+        }
+    }
     head.line("//");
     head.line(".version 8.0");
-    head.line(".target sm_80");
+    head.line(format!(".target {sm}"));
     head.line(".address_size 64");
     head.line("");
     head.line(".extern .shared .align 16 .b8 dyn_smem[];");
@@ -383,23 +751,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions) -> Emitte
     head.line("{");
     head.line(format!("    .reg .pred %p<{}>;", g.p + 1));
     let mut extra = Vec::new();
-    let shared_bytes: i64 = program
-        .buffers
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.scope == Scope::Shared)
-        .map(|(id, _)| elements(&flat.shapes, id as BufId) * g.lanes * 4)
-        .sum();
     // Above 48 KB a block must use dynamic shared memory (and opt in at launch).
-    let dynamic = shared_bytes > 48 * 1024;
-    if shared_bytes > 163 * 1024 {
-        return Emitted {
-            error: Some(format!(
-                "the shared buffers need {shared_bytes} bytes; sm_80 allows 163 KB per block"
-            )),
-            ..Emitted::default()
-        };
-    }
+    let dynamic = shared_bytes + barrier_bytes > 48 * 1024;
     if dynamic {
         head.line("    .reg .b32 %r_dyn;");
         extra.push("    mov.u32 %r_dyn, dyn_smem;".to_string());
@@ -439,6 +792,28 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions) -> Emitte
                 extra.push(format!("    ld.param.u64 %rd_{0}, [param_{0}];", b.name));
                 extra.push(format!("    cvta.to.global.u64 %rd_{0}, %rd_{0};", b.name));
             }
+        }
+    }
+    if let Some(h) = &g.hopper {
+        head.line("    .reg .pred %p_lead;");
+        head.line("    .reg .b64 %rd_state;");
+        extra.push("    setp.eq.u32 %p_lead, %r0, 0;  // thread 0 issues the bulk copies and arms the barriers".into());
+        for (q, k) in &h.plan.slots {
+            head.line(format!("    .shared .align 8 .b64 mbar_q{q}[{k}];  // queue {q}: one barrier per ring slot"));
+            head.line(format!(
+                "    .reg .b32 %r_mbar_q{q}, %cq{q}, %wq{q}, %ph{q};"
+            ));
+            extra.push(format!("    mov.u32 %r_mbar_q{q}, mbar_q{q};"));
+            for slot in 0..*k {
+                extra.push(format!(
+                    "    @%p_lead mbarrier.init.shared::cta.b64 [{}], 1;",
+                    barrier_operand(*q, slot)
+                ));
+            }
+        }
+        if !h.plan.slots.is_empty() {
+            extra.push("    fence.mbarrier_init.release.cluster;".into());
+            extra.push("    bar.sync 0;  // every thread sees the initialized barriers".into());
         }
     }
     head.line(format!("    .reg .b32 %r<{}>;", g.r + 1));
