@@ -5,8 +5,12 @@
 use base64::Engine;
 use std::collections::BTreeMap;
 
+// Explicit paths: fuzz/fuzz_targets/url_state.rs compiles this file on its own by path.
+#[path = "state/deflate.rs"]
 mod deflate;
+#[path = "state/inflate.rs"]
 mod inflate;
+#[path = "state/json.rs"]
 mod json;
 
 pub const MAX_HASH_BYTES: usize = stagecraft::limits::MAX_URL_HASH_BYTES;
