@@ -1,10 +1,13 @@
 //! The root component: where the state comes from, when it is explored again, and the page layout.
 
 use crate::ctx::Ctx;
+use crate::state::State;
 use crate::{dom, editor, focus, grid, header, panes, persist, problems};
 use leptos::prelude::*;
+use stagecraft::emit::Target;
 use stagecraft::explore::{explore, Options};
 use stagecraft::pipelined::Form;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A recomputation longer than a frame, run on every frame of typing, would make typing stutter:
@@ -24,26 +27,58 @@ pub fn install_panic_hook() {
     }));
 }
 
-fn options_for(params: &std::collections::BTreeMap<String, i64>, form: &str) -> Options {
-    Options {
-        params: params.clone(),
-        form: if form == "peeled" {
-            Form::Peeled
-        } else {
-            Form::Rolled
-        },
-        ..Options::default()
+/// What an exploration is computed from. The code target counts only while the Code pane shows
+/// it: emitting every target on every keystroke was most of the cost of a large loop.
+#[derive(Clone, PartialEq)]
+struct Inputs {
+    text: String,
+    form: String,
+    params: BTreeMap<String, i64>,
+    emitted: Option<String>,
+}
+
+impl Inputs {
+    fn of(s: &State) -> Inputs {
+        Inputs {
+            text: s.text.clone(),
+            form: s.form.clone(),
+            params: s.params.clone(),
+            emitted: (s.pane == "code" && s.target != "tir").then(|| s.target.clone()),
+        }
+    }
+
+    fn options(&self) -> Options {
+        let targets: Vec<Target> = self
+            .emitted
+            .as_deref()
+            .and_then(Target::parse)
+            .into_iter()
+            .collect();
+        Options {
+            params: self.params.clone(),
+            form: if self.form == "peeled" {
+                Form::Peeled
+            } else {
+                Form::Rolled
+            },
+            emit: !targets.is_empty(),
+            targets,
+            ..Options::default()
+        }
+    }
+
+    /// Whether races, waits and lines of `self` still mean the same as those of `other`.
+    fn same_program(&self, other: &Inputs) -> bool {
+        self.text == other.text && self.form == other.form && self.params == other.params
     }
 }
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM.
-fn recompute(ctx: Ctx) {
+fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
-    let (text, options) = ctx
-        .st
-        .with_untracked(|s| (s.text.clone(), options_for(&s.params, &s.form)));
+    let inputs = ctx.st.with_untracked(Inputs::of);
     let t0 = dom::now_ms();
-    let ex = Arc::new(explore(&text, &options));
+    let ex = Arc::new(explore(&inputs.text, &inputs.options()));
     let ms = dom::now_ms() - t0;
     let first = ctx.current.with_untracked(|c| c.is_none());
     ctx.recompute_ms.set(ms);
@@ -52,10 +87,12 @@ fn recompute(ctx: Ctx) {
         ctx.slow.set(slow);
     }
     if ex.ok {
-        // Race and wait indices belong to the exploration they came from.
-        if ctx.selection.get_untracked().is_some() {
+        // Race and wait indices belong to the program they came from.
+        let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(&inputs)));
+        if !same && ctx.selection.get_untracked().is_some() {
             ctx.selection.set(None);
         }
+        last.set_value(Some(inputs));
         ctx.good.set(Some(ex.clone()));
     }
     ctx.current.set(Some(ex));
@@ -81,13 +118,11 @@ fn recompute(ctx: Ctx) {
     );
 }
 
-/// Recomputes when the text, form or parameters change: on the next frame while that is fast,
+/// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
 /// after a pause in typing once it is not (typing never waits for a slow recomputation).
 fn schedule_recomputes(ctx: Ctx) {
-    let inputs = Memo::new(move |_| {
-        ctx.st
-            .with(|s| (s.text.clone(), s.form.clone(), s.params.clone()))
-    });
+    let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
+    let last = StoredValue::new(None::<Inputs>);
     let frame_requested = StoredValue::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
     Effect::new(move |_| {
@@ -102,7 +137,7 @@ fn schedule_recomputes(ctx: Ctx) {
             let handle = set_timeout_with_handle(
                 move || {
                     pending.set_value(None);
-                    recompute(ctx);
+                    recompute(ctx, last);
                 },
                 std::time::Duration::from_millis(wait),
             )
@@ -112,7 +147,7 @@ fn schedule_recomputes(ctx: Ctx) {
             frame_requested.set_value(true);
             request_animation_frame(move || {
                 frame_requested.set_value(false);
-                recompute(ctx);
+                recompute(ctx, last);
             });
         }
     });

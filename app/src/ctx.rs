@@ -1,6 +1,8 @@
 //! The app's state, shared by every component as signals. The text (in `st`) is the one source of
 //! truth; everything else shown is the latest `Exploration` of it.
 
+use crate::dom;
+use crate::panes::PANES;
 use crate::state::State;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
@@ -22,6 +24,10 @@ pub struct Ctx {
     pub text: Memo<String>,
     /// The pane shown.
     pub pane: Memo<String>,
+    /// The peeled form is shown (else the rolled one).
+    pub peeled: Memo<bool>,
+    /// The code target chosen.
+    pub target: Memo<String>,
     /// The latest exploration, and the last one that produced a program (shown while the text has
     /// errors).
     pub current: RwSignal<Option<Arc<Exploration>>>,
@@ -39,6 +45,83 @@ pub struct Ctx {
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
     /// pane's remembered scroll).
     pub reveal: StoredValue<Option<String>>,
+    pub scroll: ScrollMemory,
+}
+
+/// Scroll offsets of the panes. A hidden pane loses its offsets, so they are put back when it is
+/// shown again: once it is displayed, and again after each render until they are reached (a pane
+/// may render only when shown, or after the exploration it asked for), for a short while.
+#[derive(Clone, Copy)]
+pub struct ScrollMemory {
+    /// (top, left) per pane, in the order of `panes::PANES`.
+    saved: StoredValue<[(i32, i32); PANES.len()]>,
+    /// The pane being restored, until when (ms on the performance clock).
+    restoring: StoredValue<Option<(String, f64)>>,
+}
+
+fn pane_index(pane: &str) -> Option<usize> {
+    PANES.iter().position(|(id, _)| *id == pane)
+}
+
+/// How long a shown pane's content may take to arrive.
+const RESTORE_MS: f64 = 2000.0;
+
+impl ScrollMemory {
+    fn new() -> Self {
+        ScrollMemory {
+            saved: StoredValue::new([(0, 0); PANES.len()]),
+            restoring: StoredValue::new(None),
+        }
+    }
+
+    /// Records a pane's offsets (scroll events), except those of the restoring itself.
+    pub fn remember(&self, pane: &str, el: &web_sys::Element) {
+        let restoring = self.restoring.with_value(|r| {
+            r.as_ref()
+                .is_some_and(|(p, until)| p == pane && dom::now_ms() < *until)
+        });
+        if let (false, Some(k)) = (restoring, pane_index(pane)) {
+            self.saved.update_value(|s| {
+                if let Some(slot) = s.get_mut(k) {
+                    *slot = (el.scroll_top(), el.scroll_left());
+                }
+            });
+        }
+    }
+
+    pub fn start_restoring(&self, pane: String) {
+        self.restoring
+            .set_value(Some((pane, dom::now_ms() + RESTORE_MS)));
+        self.restore();
+    }
+
+    pub fn stop_restoring(&self) {
+        self.restoring.set_value(None);
+    }
+
+    /// Puts the restoring pane's offsets back, and stops once they are reached (or too late).
+    pub fn restore(&self) {
+        let Some((pane, until)) = self.restoring.get_value() else {
+            return;
+        };
+        if dom::now_ms() > until {
+            self.stop_restoring();
+            return;
+        }
+        let Some(el) = dom::by_id(&format!("pane-{pane}")) else {
+            return;
+        };
+        let (top, left) = pane_index(&pane)
+            .and_then(|k| self.saved.with_value(|s| s.get(k).copied()))
+            .unwrap_or((0, 0));
+        el.set_scroll_top(top);
+        el.set_scroll_left(left);
+        // A pane still hidden reports whatever it was given: only a displayed one has arrived.
+        let displayed = el.client_height() > 0;
+        if displayed && (el.scroll_top() - top).abs() <= 1 && (el.scroll_left() - left).abs() <= 1 {
+            self.stop_restoring();
+        }
+    }
 }
 
 impl Ctx {
@@ -48,6 +131,8 @@ impl Ctx {
             st,
             text: Memo::new(move |_| st.with(|s| s.text.clone())),
             pane: Memo::new(move |_| st.with(|s| s.pane.clone())),
+            peeled: Memo::new(move |_| st.with(|s| s.form == "peeled")),
+            target: Memo::new(move |_| st.with(|s| s.target.clone())),
             current: RwSignal::new(None),
             good: RwSignal::new(None),
             hovered: RwSignal::new(None),
@@ -56,6 +141,7 @@ impl Ctx {
             recompute_ms: RwSignal::new(0.0),
             slow: RwSignal::new(false),
             reveal: StoredValue::new(None),
+            scroll: ScrollMemory::new(),
         }
     }
 

@@ -85,11 +85,12 @@ pub fn render_while_visible(
     visible: impl Fn() -> bool + 'static,
     render: impl Fn() -> String + 'static,
 ) {
-    // One effect type for every pane: a generic effect per pane cost kilobytes of the bundle each.
-    keep_rendered(node, Box::new(visible), Box::new(render));
+    // One effect type for every use: a generic effect per pane cost kilobytes of the bundle each.
+    keep_rendered(crate::ctx::ctx(), node, Box::new(visible), Box::new(render));
 }
 
 fn keep_rendered(
+    ctx: Ctx,
     node: NodeRef<leptos::html::Div>,
     visible: Box<dyn Fn() -> bool>,
     render: Box<dyn Fn() -> String>,
@@ -104,6 +105,8 @@ fn keep_rendered(
         if last.with_value(|l| *l != html) {
             el.set_inner_html(&html);
             last.set_value(html);
+            // New content may be what a pane being shown again needed to reach its offsets.
+            ctx.scroll.restore();
         }
     });
 }

@@ -3,7 +3,24 @@
 
 use crate::ctx::ctx;
 use crate::format::fixed;
+use crate::html::{self, Html};
 use crate::{dom, presets, state};
+use std::collections::BTreeMap;
+
+/// An input per symbolic extent; `data-param` names it for the delegated change handler.
+fn params_html(params: &BTreeMap<String, i64>) -> String {
+    let mut h = Html::default();
+    for (name, value) in params {
+        h.raw("<label class=\"param\" data-param=\"")
+            .text(name)
+            .raw("\">")
+            .text(name)
+            .raw(" = <input type=\"number\" min=\"1\" max=\"4096\" value=\"")
+            .num(value)
+            .raw("\"></label>");
+    }
+    h.finish()
+}
 use leptos::prelude::*;
 
 #[component]
@@ -53,27 +70,22 @@ pub fn Header() -> impl IntoView {
             s.params.insert(name, v);
         });
     };
-    let params = move || {
-        ctx.current
-            .with(|ex| {
-                ex.as_ref()
-                    .and_then(|ex| ex.programs.as_ref())
-                    .map(|p| p.params.clone())
-            })
-            .unwrap_or_default()
-    };
-    let param_inputs = move || {
-        params()
-            .into_iter()
-            .map(|(name, value)| {
-                view! {
-                    <label class="param" data-param=name.clone()>{name.clone()}" = "
-                        <input type="number" min="1" max="4096" prop:value=value.to_string()/>
-                    </label>
-                }
-            })
-            .collect_view()
-    };
+    let params = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        params,
+        || true,
+        move || {
+            ctx.current
+                .with(|ex| {
+                    let p = ex.as_deref()?.programs.as_ref()?;
+                    Some(params_html(&p.params))
+                })
+                .unwrap_or_default()
+        },
+    );
+    let mut presets = vec![("", "Load an example…")];
+    presets.extend(presets::PRESETS.iter().map(|(name, _)| (*name, *name)));
+    let presets = html::options(&presets, "");
     let set_peeled = move |ev: leptos::ev::Event| {
         let on = event_target_checked(&ev);
         ctx.st
@@ -84,17 +96,14 @@ pub fn Header() -> impl IntoView {
         <header>
             <h1>"Stagecraft"</h1>
             <span class="tagline">"software pipelines with asynchronous stages"</span>
-            <select id="presets" on:change=load>
-                <option value="">"Load an example…"</option>
-                {presets::PRESETS.iter().map(|(n, _)| view! { <option value=*n>{*n}</option> }).collect_view()}
-            </select>
+            <select id="presets" on:change=load inner_html=presets></select>
             <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
             <label class="toggle">
                 <input id="peeled" type="checkbox" prop:checked=move || ctx.st.with(|s| s.form == "peeled")
                     on:change=set_peeled/>
                 "peeled"
             </label>
-            <span class="params" on:change=set_param>{param_inputs}</span>
+            <div class="params" node_ref=params on:change=set_param></div>
             <button id="copy-link" on:click=copy_link>{move || if copied.get() { "Link copied" } else { "Copy link" }}</button>
             <span class="timing" title="time of the last recomputation">{timing}</span>
         </header>

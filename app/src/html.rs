@@ -44,6 +44,19 @@ impl Html {
     }
 }
 
+/// `<option>`s of a `<select>`, the one with value `selected` selected.
+pub fn options(options: &[(&str, &str)], selected: &str) -> String {
+    let mut h = Html::default();
+    for (value, label) in options {
+        h.raw("<option value=\"").text(value).raw("\"");
+        if *value == selected {
+            h.raw(" selected");
+        }
+        h.raw(">").text(label).raw("</option>");
+    }
+    h.finish()
+}
+
 pub fn escape_into(out: &mut String, s: &str) {
     // Most text has nothing to escape: copy runs between special characters at once.
     let mut rest = s;

@@ -5,7 +5,7 @@
 use crate::ctx::ctx;
 use crate::dom;
 use crate::focus;
-use crate::html::Html;
+use crate::html::{self, Html};
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 
@@ -64,9 +64,13 @@ pub fn code_html(ex: &Exploration, target: &str, peeled: bool) -> String {
             .iter()
             .find(|(id, _)| *id == target)
             .map_or(target, |(_, label)| label);
-        h.raw("<p class=\"unavailable\">")
-            .text(label)
-            .raw(" is not available in this build of Stagecraft.</p>");
+        h.raw("<p class=\"unavailable\">").text(label);
+        if stagecraft::emit::Target::parse(target).is_some() {
+            // Asked for when the pane shows it: the next exploration brings it.
+            h.raw(": generating (from a text without errors)…</p>");
+        } else {
+            h.raw(" is not available in this build of Stagecraft.</p>");
+        }
         return h.finish();
     };
     if let Some(e) = &c.error {
@@ -87,16 +91,31 @@ pub fn code_html(ex: &Exploration, target: &str, peeled: bool) -> String {
 pub fn CodePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    let target = Memo::new(move |_| ctx.st.with(|s| s.target.clone()));
-    let peeled = Memo::new(move |_| ctx.st.with(|s| s.form == "peeled"));
+    let (target, peeled) = (ctx.target, ctx.peeled);
+    let shown_code = StoredValue::new((String::new(), String::new()));
     dom::render_while_visible(
         node,
         move || ctx.shown("code"),
         move || {
             let (target, peeled) = (target.get(), peeled.get());
-            ctx.good
+            let html = ctx
+                .good
                 .with(|ex| ex.as_deref().map(|ex| code_html(ex, &target, peeled)))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            // The code of a target is emitted only while this pane shows it: coming back to the
+            // pane, the previous code stays until the exploration that emits it again arrives
+            // (instead of a placeholder, which would also lose the pane's scroll).
+            let pending = !ctx.good.with(|ex| {
+                ex.as_deref()
+                    .is_some_and(|ex| target == "tir" || ex.code.iter().any(|c| c.target == target))
+            });
+            shown_code.update_value(|(t, last)| {
+                if !(pending && *t == target && !last.is_empty()) {
+                    *t = target;
+                    *last = html;
+                }
+            });
+            shown_code.with_value(|(_, last)| last.clone())
         },
     );
     let copy = move |_| {
@@ -119,11 +138,7 @@ pub fn CodePane() -> impl IntoView {
     view! {
         <div id="code">
             <div class="controls">
-                <select id="target" on:change=choose>
-                    {TARGETS.iter().map(|(id, label)| view! {
-                        <option value=*id selected=move || target.with(|t| t == id)>{*label}</option>
-                    }).collect_view()}
-                </select>
+                <select id="target" on:change=choose inner_html=move || target.with(|t| html::options(&TARGETS, t))></select>
                 <button on:click=copy>"Copy"</button>
             </div>
             <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
@@ -149,9 +164,15 @@ mod tests {
             .find(|c| c.target == "ptx")
             .map_or(0, |c| c.text.lines().count());
         assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
-        if !ex.code.iter().any(|c| c.target == "ptx-sm90") {
-            assert!(code_html(&ex, "ptx-sm90", false).contains("not available in this build"));
-        }
+        assert!(code_html(&ex, "ptx-sm91", false).contains("not available in this build"));
+        let only_ptx = stagecraft::explore::explore(
+            crate::presets::DEFAULT,
+            &stagecraft::explore::Options {
+                targets: vec![stagecraft::emit::Target::Ptx],
+                ..Default::default()
+            },
+        );
+        assert!(code_html(&only_ptx, "amdgpu", false).contains("generating"));
         assert!(code_html(&ex, "tir", true).contains("async_commit_queue"));
     }
 }

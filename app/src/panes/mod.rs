@@ -12,10 +12,10 @@ use crate::app::FRAME_MS;
 use crate::ctx::ctx;
 use crate::dom;
 use crate::format::fixed;
+use crate::html::Html;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::verify::Verdict;
-use std::collections::BTreeMap;
 
 pub const PANES: [(&str, &str); 5] = [
     ("program", "Pipelined program"),
@@ -63,27 +63,34 @@ pub fn notices(ex: Option<&Exploration>, recompute_ms: f64) -> Vec<String> {
 pub fn Panes() -> impl IntoView {
     let ctx = ctx();
     let stale = move || ctx.current.with(|ex| ex.as_ref().is_some_and(|ex| !ex.ok));
-    let notes = move || {
-        let ms = if ctx.slow.get() {
-            ctx.recompute_ms.get()
-        } else {
-            0.0
-        };
-        ctx.good
-            .with(|ex| notices(ex.as_deref(), ms))
-            .into_iter()
-            .map(|n| view! { <li>{n}</li> })
-            .collect_view()
-    };
-    // Scroll positions by pane: a hidden pane loses its offsets, so they are put back when shown.
-    let scrolls = StoredValue::new(BTreeMap::<String, (i32, i32)>::new());
+    let notes = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        notes,
+        || true,
+        move || {
+            let ms = if ctx.slow.get() {
+                ctx.recompute_ms.get()
+            } else {
+                0.0
+            };
+            let mut h = Html::default();
+            h.raw("<ul class=\"notices\">");
+            if stale() {
+                h.raw("<li class=\"stale\">Showing the last good result: fix the problems on the left.</li>");
+            }
+            for n in ctx.good.with(|ex| notices(ex.as_deref(), ms)) {
+                h.raw("<li>").text(&n).raw("</li>");
+            }
+            h.raw("</ul>");
+            h.finish()
+        },
+    );
     let remember = move |ev: leptos::ev::Event| {
         if let Some(el) = dom::target_element(&ev) {
-            let pane = el.id().trim_start_matches("pane-").to_string();
-            if ctx.pane.with_untracked(|p| *p == pane) {
-                scrolls.update_value(|s| {
-                    s.insert(pane, (el.scroll_top(), el.scroll_left()));
-                });
+            let id = el.id();
+            let pane = id.trim_start_matches("pane-");
+            if ctx.pane.with_untracked(|p| p == pane) {
+                ctx.scroll.remember(pane, &el);
             }
         }
     };
@@ -92,15 +99,15 @@ pub fn Panes() -> impl IntoView {
         if previous.is_some_and(|p| p != pane) {
             // The element under the pointer is gone from view: it no longer hovers anything.
             ctx.hover(None);
-            let pane = pane.clone();
+            // From now on (before the browser reports the shown pane's reset offsets as scrolls)
+            // its remembered offsets are being put back: after it renders, and on the next frame.
+            ctx.scroll.start_restoring(pane.clone());
             request_animation_frame(move || {
                 if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
+                    ctx.scroll.stop_restoring();
                     dom::scroll_into_view(&selector);
-                } else if let Some(el) = dom::by_id(&format!("pane-{pane}")) {
-                    let (top, left) =
-                        scrolls.with_value(|s| s.get(&pane).copied().unwrap_or((0, 0)));
-                    el.set_scroll_top(top);
-                    el.set_scroll_left(left);
+                } else {
+                    ctx.scroll.restore();
                 }
             });
         }
@@ -115,10 +122,7 @@ pub fn Panes() -> impl IntoView {
     let pane_class =
         move |id: &'static str| move || if ctx.shown(id) { "pane" } else { "pane hidden" };
     view! {
-        <ul class="notices">
-            {move || stale().then(|| view! { <li class="stale">"Showing the last good result: fix the problems on the left."</li> })}
-            {notes}
-        </ul>
+        <div node_ref=notes></div>
         <nav class="tabs">
             {PANES.iter().map(|(id, label)| tab(id, label)).collect_view()}
         </nav>

@@ -84,7 +84,7 @@ fn pane_html(ex: &Exploration, peeled: bool) -> String {
 pub fn ProgramPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    let peeled = Memo::new(move |_| ctx.st.with(|s| s.form == "peeled"));
+    let peeled = ctx.peeled;
     dom::render_while_visible(
         node,
         move || ctx.shown("program"),

@@ -179,7 +179,7 @@ pub fn verification_html(
 pub fn VerificationPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    let peeled = Memo::new(move |_| ctx.st.with(|s| s.form == "peeled"));
+    let peeled = ctx.peeled;
     dom::render_while_visible(
         node,
         move || ctx.shown("verification"),
