@@ -9,7 +9,54 @@ pub const KEYS: [&str; 3] = [
     "software_pipeline_async_stages",
 ];
 
-/// Replaces the pipeline annotations of `var` with the given lists (appended where none were).
+/// `sch.annotate(var, "key", [v, …])`
+fn annotate_line(var: &str, key: &str, values: &[i64]) -> String {
+    let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    format!("sch.annotate({var}, \"{key}\", [{}])", list.join(", "))
+}
+
+/// Rewrites `text` in one forward pass over `mine` (annotations in text order, as lowering lists
+/// them): annotation `k` becomes `replacement(k)`, or disappears with its line break for `None`. An
+/// annotation out of order or off the text is left as written.
+fn splice<'a>(
+    text: &str,
+    mine: &[&AnnotationInfo],
+    replacement: impl Fn(usize) -> Option<&'a str>,
+) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut copied = 0;
+    for (k, a) in mine.iter().enumerate() {
+        let (start, end) = (a.span.start as usize, a.span.end as usize);
+        let (Some(before), Some(after)) = (text.get(copied..start), text.get(end..)) else {
+            continue;
+        };
+        if start > end {
+            continue;
+        }
+        out.push_str(before);
+        copied = match replacement(k) {
+            Some(line) => {
+                out.push_str(line);
+                end
+            }
+            None => end + usize::from(after.starts_with('\n')),
+        };
+    }
+    out.push_str(text.get(copied..).unwrap_or(""));
+    out
+}
+
+/// `line` on a line of its own at the end of `text`.
+fn append_line(text: &mut String, line: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+}
+
+/// Replaces the pipeline annotations of `var` with the given lists (appended where none were). When
+/// a key is annotated twice, the last one (the one in effect) is replaced and the others removed.
 pub fn rewrite(
     text: &str,
     annotations: &[AnnotationInfo],
@@ -18,55 +65,28 @@ pub fn rewrite(
     orders: &[i64],
     asyncs: &[i64],
 ) -> String {
-    let list = |v: &[i64]| {
-        v.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let lines = [
-        format!("sch.annotate({var}, \"{}\", [{}])", KEYS[0], list(stages)),
-        format!("sch.annotate({var}, \"{}\", [{}])", KEYS[1], list(orders)),
-        format!("sch.annotate({var}, \"{}\", [{}])", KEYS[2], list(asyncs)),
+        annotate_line(var, KEYS[0], stages),
+        annotate_line(var, KEYS[1], orders),
+        annotate_line(var, KEYS[2], asyncs),
     ];
-    let mut out = text.to_string();
-    let mut pending: Vec<(usize, &String)> = lines.iter().enumerate().collect();
-    // Replace in place, last span first so earlier offsets stay valid.
-    let mut mine: Vec<&AnnotationInfo> = annotations
+    let mine: Vec<&AnnotationInfo> = annotations
         .iter()
         .filter(|a| a.loop_var == var && KEYS.contains(&a.key.as_str()))
         .collect();
-    mine.sort_by_key(|a| std::cmp::Reverse(a.span.start));
-    for a in mine {
-        let (start, end) = (a.span.start as usize, a.span.end as usize);
-        if end > out.len()
-            || start > end
-            || !out.is_char_boundary(start)
-            || !out.is_char_boundary(end)
-        {
-            continue;
+    let last_of = |key: &str| mine.iter().rposition(|a| a.key == key);
+    let kept: Vec<Option<usize>> = KEYS.iter().map(|k| last_of(k)).collect();
+    let mut out = splice(text, &mine, |k| {
+        let this = mine.get(k)?;
+        let key = KEYS.iter().position(|key| *key == this.key)?;
+        (kept.get(key).copied().flatten() == Some(k))
+            .then(|| lines.get(key).map(String::as_str))
+            .flatten()
+    });
+    for (line, kept) in lines.iter().zip(&kept) {
+        if kept.is_none() {
+            append_line(&mut out, line);
         }
-        let k = KEYS.iter().position(|k| *k == a.key).unwrap_or(0);
-        if let Some(i) = pending.iter().position(|(j, _)| *j == k) {
-            let (_, line) = pending.remove(i);
-            out.replace_range(start..end, line);
-        } else {
-            // A duplicate annotation: remove it with its line break.
-            let end = if out[end..].starts_with('\n') {
-                end + 1
-            } else {
-                end
-            };
-            out.replace_range(start..end, "");
-        }
-    }
-    pending.sort_by_key(|(j, _)| *j);
-    for (_, line) in pending {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(line);
-        out.push('\n');
     }
     out
 }
@@ -80,45 +100,21 @@ pub fn set_list(
     key: &str,
     values: &[i64],
 ) -> String {
-    let mut out = text.to_string();
-    let mut mine: Vec<&AnnotationInfo> = annotations
+    let mine: Vec<&AnnotationInfo> = annotations
         .iter()
         .filter(|a| a.loop_var == var && a.key == key)
         .collect();
-    mine.sort_by_key(|a| std::cmp::Reverse(a.span.start));
-    let line = format!(
-        "sch.annotate({var}, \"{key}\", [{}])",
-        values
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let line = annotate_line(var, key, values);
     let keep = values.iter().any(|v| *v != -1);
-    let mut placed = false;
-    for a in mine {
-        let (start, end) = (a.span.start as usize, a.span.end as usize);
-        if end > out.len() || !out.is_char_boundary(start) || !out.is_char_boundary(end) {
-            continue;
-        }
-        if keep && !placed {
-            out.replace_range(start..end, &line);
-            placed = true;
-        } else {
-            let end = if out[end..].starts_with('\n') {
-                end + 1
-            } else {
-                end
-            };
-            out.replace_range(start..end, "");
-        }
-    }
-    if keep && !placed {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(&line);
-        out.push('\n');
+    // The last one is in effect: it becomes the new line, the others go.
+    let kept = if keep {
+        mine.len().checked_sub(1)
+    } else {
+        None
+    };
+    let mut out = splice(text, &mine, |k| (Some(k) == kept).then_some(line.as_str()));
+    if keep && kept.is_none() {
+        append_line(&mut out, &line);
     }
     out
 }
@@ -172,6 +168,25 @@ mod tests {
         assert_eq!(
             out,
             "B = alloc([1])\nfor i in range(4):\n    B[0] = A[i]\n    C[i] = B[0]\n# keep me\nsch.annotate(i, \"software_pipeline_stage\", [0, 2])\nsch.annotate(i, \"software_pipeline_order\", [1, 0])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n"
+        );
+    }
+
+    #[test]
+    fn duplicates_keep_the_last_one_replaced_and_lose_the_others() {
+        let text = "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", [1])\nsch.annotate(i, \"software_pipeline_stage\", [0])\n# end\n";
+        let ex = explore(
+            text,
+            &Options {
+                verify: false,
+                timeline: false,
+                emit: false,
+                ..Options::default()
+            },
+        );
+        let out = rewrite(text, &ex.annotations, "i", &[0], &[0], &[]);
+        assert_eq!(
+            out,
+            "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", [0])\n# end\nsch.annotate(i, \"software_pipeline_order\", [0])\nsch.annotate(i, \"software_pipeline_async_stages\", [])\n"
         );
     }
 }

@@ -1,24 +1,10 @@
-//! HTML for the editor's highlighted overlay and the program panes: tokens coloured by kind,
-//! diagnostics underlined at their spans, statements tinted on hover. Pure functions, tested natively.
+//! HTML for the editor's highlighted overlay: tokens coloured by kind, diagnostics underlined at their
+//! spans, statements marked for the focus style sheet. Pure functions, tested natively.
 
+use crate::html::Html;
 use stagecraft::diagnostic::{Diagnostic, Severity};
 use stagecraft::explore::StatementInfo;
 use stagecraft::lexer::{Token, TokenKind};
-
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 fn class_of(kind: TokenKind) -> &'static str {
     match kind {
@@ -33,72 +19,100 @@ fn class_of(kind: TokenKind) -> &'static str {
     }
 }
 
-/// The editor overlay: every byte of `text` appears once, wrapped in spans.
+/// The editor overlay: every byte of `text` appears once, wrapped in spans. Each statement is wrapped
+/// in a span with its `st{id}` class so that hovering a statement anywhere tints it here through the focus style sheet,
+/// without rebuilding the overlay.
 pub fn editor_html(
     text: &str,
     tokens: &[Token],
     diagnostics: &[Diagnostic],
     statements: &[StatementInfo],
-    hovered: Option<u32>,
 ) -> String {
     // Boundaries where a span may open or close.
-    let mut marks: Vec<usize> = vec![0, text.len()];
+    let mut marks: Vec<usize> = Vec::with_capacity(2 * (tokens.len() + statements.len()) + 2);
+    marks.extend([0, text.len()]);
     for t in tokens {
-        marks.push(t.span.start as usize);
-        marks.push(t.span.end as usize);
+        marks.extend([t.span.start as usize, t.span.end as usize]);
     }
     for d in diagnostics {
-        marks.push(d.span.start as usize);
-        marks.push((d.span.end.max(d.span.start + 1)) as usize);
+        marks.extend([
+            d.span.start as usize,
+            (d.span.end.max(d.span.start + 1)) as usize,
+        ]);
     }
     for s in statements {
-        marks.push(s.span.start as usize);
-        marks.push(s.span.end as usize);
+        marks.extend([s.span.start as usize, s.span.end as usize]);
     }
     marks.retain(|m| *m <= text.len() && text.is_char_boundary(*m));
     marks.sort_unstable();
     marks.dedup();
-    let mut out = String::with_capacity(text.len() * 2);
+    // Tokens and statements come in text order without overlap: one forward sweep finds the one
+    // covering each piece (a search per piece made long texts quadratic).
+    let (mut tk, mut st) = (0, 0);
+    let mut out = Html::with_capacity(text.len() * 2);
+    let mut classes = String::new();
+    let mut open_until: Option<usize> = None;
     for w in marks.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let piece = &text[a..b];
-        let mut classes = Vec::new();
+        let &[a, b] = w else { continue };
+        let Some(piece) = text.get(a..b) else {
+            continue;
+        };
+        classes.clear();
+        while tokens.get(tk).is_some_and(|t| (t.span.end as usize) <= a) {
+            tk += 1;
+        }
         if let Some(t) = tokens
-            .iter()
-            .find(|t| (t.span.start as usize) <= a && b <= t.span.end as usize)
+            .get(tk)
+            .filter(|t| (t.span.start as usize) <= a && b <= t.span.end as usize)
         {
-            classes.push(class_of(t.kind).to_string());
+            classes.push_str(class_of(t.kind));
         }
         if let Some(d) = diagnostics.iter().find(|d| {
             (d.span.start as usize) <= a && b <= (d.span.end.max(d.span.start + 1)) as usize
         }) {
-            classes.push(if d.severity == Severity::Error {
-                "diag-err".into()
+            classes.push_str(if d.severity == Severity::Error {
+                " diag-err"
             } else {
-                "diag-warn".into()
+                " diag-warn"
             });
         }
-        if let Some(s) = statements
-            .iter()
-            .find(|s| (s.span.start as usize) <= a && b <= s.span.end as usize)
+        while statements
+            .get(st)
+            .is_some_and(|s| (s.span.end as usize) <= a)
         {
-            if hovered == Some(s.id) {
-                classes.push(format!("hl s{}", s.id % 10));
+            st += 1;
+        }
+        // A statement is one span around its pieces, so its highlight is one unbroken box.
+        if open_until.is_some_and(|end| a >= end) {
+            out.raw("</span>");
+            open_until = None;
+        }
+        if open_until.is_none() {
+            if let Some(s) = statements
+                .get(st)
+                .filter(|s| s.span.start as usize == a && s.span.end as usize > a)
+            {
+                out.raw("<span class=\"st").num(s.id).raw("\">");
+                open_until = Some(s.span.end as usize);
             }
         }
-        let escaped = escape(piece);
+        let classes = classes.trim();
         if classes.is_empty() {
-            out.push_str(&escaped);
+            out.text(piece);
         } else {
-            out.push_str(&format!(
-                "<span class=\"{}\">{escaped}</span>",
-                classes.join(" ")
-            ));
+            out.raw("<span class=\"")
+                .raw(classes)
+                .raw("\">")
+                .text(piece)
+                .raw("</span>");
         }
     }
+    if open_until.is_some() {
+        out.raw("</span>");
+    }
     // A trailing newline needs a character after it to keep the overlay's height.
-    out.push(' ');
-    out
+    out.raw(" ");
+    out.finish()
 }
 
 #[cfg(test)]
@@ -109,7 +123,7 @@ mod tests {
     fn every_byte_once_and_escaped() {
         let text = "B[0] = A[i] < 1 # x\n";
         let ex = stagecraft::explore::explore(text, &Default::default());
-        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements, None);
+        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
         assert!(html.contains("&lt;"));
         assert!(html.contains("tk-com"));
         // Tags removed and entities decoded, the overlay is the text itself (plus one space).
@@ -130,5 +144,16 @@ mod tests {
             .replace("&#39;", "'")
             .replace("&amp;", "&");
         assert_eq!(plain, format!("{text} "));
+    }
+
+    #[test]
+    fn statements_carry_their_id_class() {
+        let text = "for i in range(4):\n    C[i] = A[i]\n";
+        let ex = stagecraft::explore::explore(text, &Default::default());
+        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        assert!(
+            html.contains("<span class=\"st0\"><span class=\"tk-id\">C</span>"),
+            "{html}"
+        );
     }
 }

@@ -3,8 +3,19 @@
 
 mod annotations;
 mod app;
+mod ctx;
+mod dom;
+mod editor;
+mod focus;
+mod format;
+mod grid;
+mod header;
 mod highlight;
+mod html;
+mod panes;
+mod persist;
 mod presets;
+mod problems;
 mod state;
 
 fn main() {

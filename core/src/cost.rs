@@ -17,6 +17,46 @@ pub struct Cost {
     pub latency: u64,
 }
 
+pub const LATENCY_KEY: &str = "stagecraft_latency";
+pub const ISSUE_KEY: &str = "stagecraft_issue";
+/// Largest cycle count an annotation may give.
+const MAX_ANNOTATED_CYCLES: i64 = 1_000_000;
+
+/// What the source's cost annotations set for one unit of the pipelined loop; `None` where the
+/// annotation is absent or says −1 (the default applies).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnnotatedCost {
+    pub issue: Option<u64>,
+    pub latency: Option<u64>,
+}
+
+/// Per unit of the loop over `var` (`units` of them), the values its well-formed
+/// `stagecraft_latency` / `stagecraft_issue` annotations set, as `CostModel::apply_annotations`
+/// applies them: a later annotation overrides an earlier one, −1 and invalid lists set nothing.
+pub fn annotated_costs(annotations: &[Annotation], var: &str, units: usize) -> Vec<AnnotatedCost> {
+    let mut out = vec![AnnotatedCost::default(); units];
+    for a in annotations.iter().filter(|a| a.var == var) {
+        let Some(values) = a.values.as_ref().filter(|v| v.len() == units) else {
+            continue;
+        };
+        for (slot, v) in out.iter_mut().zip(values) {
+            // An out-of-range entry is reported by apply_annotations and sets nothing.
+            let Ok(cycles) = u64::try_from(*v) else {
+                continue;
+            };
+            if *v > MAX_ANNOTATED_CYCLES {
+                continue;
+            }
+            match a.key.as_str() {
+                LATENCY_KEY => slot.latency = Some(cycles),
+                ISSUE_KEY => slot.issue = Some(cycles),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StmtKind {
@@ -129,7 +169,7 @@ impl CostModel {
     ) {
         for a in annotations
             .iter()
-            .filter(|a| a.key == "stagecraft_latency" || a.key == "stagecraft_issue")
+            .filter(|a| a.key == LATENCY_KEY || a.key == ISSUE_KEY)
         {
             let Some(units) = loop_stmts.get(&a.var) else {
                 diags.push(Diagnostic::warning(
@@ -169,7 +209,7 @@ impl CostModel {
                 continue;
             }
             for (v, stmts) in values.iter().zip(units) {
-                if *v < -1 || *v > 1_000_000 {
+                if *v < -1 || *v > MAX_ANNOTATED_CYCLES {
                     diags.push(Diagnostic::error(
                         a.value_span,
                         format!("{v} cycles is out of range (-1 or 0..=1000000)"),
@@ -181,7 +221,7 @@ impl CostModel {
                 }
                 for s in stmts {
                     let entry = self.overrides.entry(*s).or_insert_with(|| defaults(*s));
-                    if a.key == "stagecraft_latency" {
+                    if a.key == LATENCY_KEY {
                         entry.latency = *v as u64;
                     } else {
                         entry.issue = *v as u64;

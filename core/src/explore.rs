@@ -77,6 +77,8 @@ pub struct Exploration {
     pub cost: Option<crate::cost::CostModel>,
     /// Cost in effect for each unit of the pipelined loop (its first statement), for editing.
     pub unit_costs: Vec<crate::cost::Cost>,
+    /// Per unit (as `unit_costs`), the values the source's cost annotations set; the rest are defaults.
+    pub unit_annotated_costs: Vec<crate::cost::AnnotatedCost>,
     pub notes: Vec<String>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
     #[serde(skip)]
@@ -501,6 +503,11 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                 )
             })
             .collect();
+        ex.unit_annotated_costs = crate::cost::annotated_costs(
+            &annotations,
+            program.var_name(p.sched.var),
+            p.sched.units.len(),
+        );
         ex.timeline = Some(crate::timeline::simulate(
             &original,
             pipelined,

@@ -100,6 +100,10 @@ pub struct Race {
     pub group: PendingGroup,
     /// The last wait on that queue executed before the racing access (static index and id), if any.
     pub wait: Option<WaitRef>,
+    /// The top-level step of the racing access, numbered from 1 as the timeline numbers its spans'
+    /// steps (every iteration of a top-level loop, and every other top-level statement or scope).
+    #[serde(default)]
+    pub step: u64,
     pub message: String,
 }
 
@@ -613,6 +617,10 @@ struct Machine<'a> {
     scratch_values: Vec<f64>,
     for_depth: usize,
     current_outer: Option<u32>,
+    /// Loops and scopes entered (sections and guards do not count): 0 at the top level.
+    nest: usize,
+    /// Top-level steps begun so far, counted as `timeline` counts them.
+    step: u64,
 }
 
 enum Stop {
@@ -829,6 +837,7 @@ impl Machine<'_> {
             slot,
             group: pending,
             wait,
+            step: self.step,
             message,
         });
     }
@@ -881,6 +890,12 @@ impl Machine<'_> {
         self.trace(Event::Complete { queue, seq });
     }
 
+    fn begin_step_at_top(&mut self) {
+        if self.nest == 0 {
+            self.step += 1;
+        }
+    }
+
     fn trace(&mut self, e: Event) {
         if self.opts.trace && self.run.trace.len() < self.opts.max_trace_events {
             self.run.trace.push(e);
@@ -931,16 +946,22 @@ impl Machine<'_> {
                     if outermost {
                         self.current_outer = Some(*var);
                     }
+                    let top = self.nest == 0;
                     self.for_depth += 1;
+                    self.nest += 1;
                     let saved = self.env.get(*var as usize).copied();
                     let mut v = l;
                     while v < h {
                         if let Some(slot) = self.env.get_mut(*var as usize) {
                             *slot = v;
                         }
+                        if top {
+                            self.step += 1;
+                        }
                         self.exec(body)?;
                         v += 1;
                     }
+                    self.nest -= 1;
                     if let (Some(slot), Some(s)) = (self.env.get_mut(*var as usize), saved) {
                         *slot = s;
                     }
@@ -955,6 +976,7 @@ impl Machine<'_> {
                     }
                 }
                 CNode::Commit { queue, body, .. } => {
+                    self.begin_step_at_top();
                     let seq = self.committed.get(queue).copied().unwrap_or(0);
                     let g = match self.free_groups.pop() {
                         Some(g) => {
@@ -978,7 +1000,9 @@ impl Machine<'_> {
                         }
                     };
                     self.open.push(g);
+                    self.nest += 1;
                     let r = self.exec(body);
+                    self.nest -= 1;
                     self.open.pop();
                     self.committed.insert(*queue, seq + 1);
                     self.in_flight.entry(*queue).or_default().push_back(g);
@@ -995,7 +1019,9 @@ impl Machine<'_> {
                 }
                 CNode::Async { body } => {
                     self.async_depth += 1;
+                    self.nest += 1;
                     let r = self.exec(body);
+                    self.nest -= 1;
                     self.async_depth -= 1;
                     r?;
                 }
@@ -1006,6 +1032,7 @@ impl Machine<'_> {
                     body,
                     span,
                 } => {
+                    self.begin_step_at_top();
                     let Some(mut n) = self.eval(count) else {
                         self.problem(*span, "this wait count divides by zero or overflows".into());
                         continue;
@@ -1053,9 +1080,13 @@ impl Machine<'_> {
                         in_flight,
                         forced,
                     });
-                    self.exec(body)?;
+                    self.nest += 1;
+                    let r = self.exec(body);
+                    self.nest -= 1;
+                    r?;
                 }
                 CNode::Assign(a) => {
+                    self.begin_step_at_top();
                     self.run.instances += 1;
                     if self.run.instances > self.opts.max_instances {
                         self.run.truncated = true;
@@ -1464,6 +1495,8 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         scratch_values: Vec::new(),
         for_depth: 0,
         current_outer: None,
+        nest: 0,
+        step: 0,
     };
     let _ = m.exec(code);
     m.run.pending_at_end = m.in_flight.values().map(|q| q.len() as u64).sum();

@@ -13,6 +13,10 @@ pub struct LineInfo {
     pub stmt: Option<StmtId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait: Option<u32>,
+    /// Pre-order index of the wait node printed on this line: in the peeled form one derived wait
+    /// is printed once per step, and the interpreter's races and the timeline's stalls name the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_index: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<SectionKind>,
 }
@@ -28,6 +32,7 @@ pub fn print(program: &Program) -> Printed {
         program,
         out: Printed::default(),
         section: None,
+        waits_seen: 0,
     };
     let implicit: Vec<String> = program
         .buffers
@@ -74,6 +79,8 @@ struct Printer<'a> {
     program: &'a Program,
     out: Printed,
     section: Option<SectionKind>,
+    /// Wait nodes printed so far: the next one's pre-order index, numbered as `interp` does.
+    waits_seen: usize,
 }
 
 impl Printer<'_> {
@@ -157,8 +164,10 @@ impl Printer<'_> {
             } => {
                 let info = LineInfo {
                     wait: *wait,
+                    wait_index: Some(self.waits_seen),
                     ..LineInfo::default()
                 };
+                self.waits_seen += 1;
                 self.line(
                     indent,
                     &format!("with async_wait_queue({queue}, {}):", self.ix(count)),

@@ -223,13 +223,13 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             .any(|r| r.wait.is_some_and(|w| w.index == st.index))
         {
             Judgement::Racy
-        } else if racy
-            || !v.differences.is_empty()
-            || !opts.judge_waits
-            || main.instances > crate::limits::MAX_JUDGED_INSTANCES
-        {
+        } else if racy || !v.differences.is_empty() {
             Judgement::NotJudged
-        } else if judge_budget < main.instances.saturating_mul(2) {
+        } else if !opts.judge_waits
+            || main.instances > crate::limits::MAX_JUDGED_INSTANCES
+            || judge_budget < main.instances.saturating_mul(2)
+        {
+            // The summary must not call a wait tight that was never judged.
             over_budget += 1;
             Judgement::NotJudged
         } else if let Ok(prepared) = &prepared {

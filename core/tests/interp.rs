@@ -221,3 +221,74 @@ fn inputs_are_deterministic_and_shared_by_name() {
         .collect();
     assert!(distinct.len() > 8);
 }
+
+/// A race names the step the timeline draws its instance in, and the printed line of the wait that
+/// should have covered it: the app marks both without re-deriving anything.
+#[test]
+fn a_race_names_its_timeline_step_and_its_wait_line() {
+    for name in ["rfc_c_tvm_merged_prologue.py", "rfc_b_tvm_two_versions.py"] {
+        let example = if name.starts_with("rfc_c") {
+            "rfc_c_interleaved.py"
+        } else {
+            "rfc_b_two_async_stages.py"
+        };
+        let orig = original(example);
+        let racy = pipelined(name);
+        let v = verify(&orig, &racy, &VerifyOptions::default());
+        assert!(!v.races.is_empty(), "{name}");
+        let timeline = stagecraft::timeline::simulate(
+            &orig,
+            &racy,
+            &stagecraft::cost::CostModel::default(),
+            &Default::default(),
+            (0, 1000),
+        );
+        let printed = stagecraft::tir::print(&racy);
+        for r in &v.races {
+            assert!(r.step >= 1, "{name}: steps count from 1");
+            assert!(
+                timeline
+                    .spans
+                    .iter()
+                    // A hand-written program has no original iterations: the interpreter reports
+                    // its loop variable instead, the timeline nothing.
+                    .any(|s| s.step == r.step
+                        && s.stmt == r.stmt
+                        && (s.iteration.is_none() || s.iteration == r.iteration)),
+                "{name}: no span of statement {} iteration {:?} at step {}",
+                r.stmt,
+                r.iteration,
+                r.step
+            );
+            if let Some(w) = r.wait {
+                let lines: Vec<usize> = printed
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.wait_index == Some(w.index))
+                    .map(|(k, _)| k)
+                    .collect();
+                assert_eq!(lines.len(), 1, "{name}: one line per wait node");
+                let text = printed.text.lines().nth(lines[0]).unwrap();
+                assert!(
+                    text.contains(&format!("async_wait_queue({}", r.group.queue)),
+                    "{name}: {text}"
+                );
+            }
+        }
+    }
+}
+
+/// Past the judging limit the waits are not judged, and the summary says so instead of calling them
+/// tight.
+#[test]
+fn waits_not_judged_for_size_are_not_called_tight() {
+    let text = "B = alloc([1], scope=\"shared\")\nfor i in range(12000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let ex = explore(text, &Options::default());
+    let v = ex.verification.expect("verified");
+    assert!(v.instances > stagecraft::limits::MAX_JUDGED_INSTANCES);
+    assert_eq!(v.verdict, Verdict::Equivalent, "{}", v.summary);
+    assert!(v.waits.iter().all(|w| w.judgement == Judgement::NotJudged));
+    assert!(v.summary.contains("not judged"), "{}", v.summary);
+    assert!(!v.summary.contains("all"), "{}", v.summary);
+}

@@ -156,3 +156,29 @@ fn ring_bytes_and_peak_groups() {
     assert_eq!(m.ring_bytes["shared"], 4 * 4, "4 versions of one float32");
     assert_eq!(m.peak_groups_in_flight[&0], 4);
 }
+
+/// The cost annotations of each unit come back as written (−1: absent), merged as the model applies
+/// them, so the app's cost editor never works them out itself.
+#[test]
+fn annotated_costs_are_reported_per_unit() {
+    let text = format!(
+        "{}sch.annotate(i, \"stagecraft_latency\", [100, -1])\nsch.annotate(i, \"stagecraft_issue\", [-1, 7])\n",
+        copy_compute(1, true, 8)
+    );
+    let ex = explore(&text, &Options::default());
+    let annotated = &ex.unit_annotated_costs;
+    assert_eq!(annotated.len(), 2);
+    assert_eq!(
+        (annotated[0].latency, annotated[0].issue),
+        (Some(100), None)
+    );
+    assert_eq!((annotated[1].latency, annotated[1].issue), (None, Some(7)));
+    // The effective cost of unit 1 has an override (its issue) but its latency is the default.
+    assert_eq!(ex.unit_costs[1].issue, 7);
+    let plain = explore(&copy_compute(1, true, 8), &Options::default());
+    assert_eq!(ex.unit_costs[1].latency, plain.unit_costs[1].latency);
+    assert!(plain
+        .unit_annotated_costs
+        .iter()
+        .all(|c| c.latency.is_none() && c.issue.is_none()));
+}

@@ -1,0 +1,178 @@
+//! The app's state, shared by every component as signals. The text (in `st`) is the one source of
+//! truth; everything else shown is the latest `Exploration` of it.
+
+use crate::dom;
+use crate::panes::PANES;
+use crate::state::State;
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+use std::sync::Arc;
+
+/// What the user picked in the Verification pane, to be shown in the other panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// A race, by its position in `Verification::races`.
+    Race(usize),
+    /// A wait node, by its pre-order index (`WaitVerdict::index`, `LineInfo::wait_index`).
+    Wait(usize),
+}
+
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    pub st: RwSignal<State>,
+    /// The text alone, to depend on it without depending on the pane, zoom or target.
+    pub text: Memo<String>,
+    /// The pane shown.
+    pub pane: Memo<String>,
+    /// The peeled form is shown (else the rolled one).
+    pub peeled: Memo<bool>,
+    /// The code target chosen.
+    pub target: Memo<String>,
+    /// The latest exploration, and the last one that produced a program (shown while the text has
+    /// errors).
+    pub current: RwSignal<Option<Arc<Exploration>>>,
+    pub good: RwSignal<Option<Arc<Exploration>>>,
+    /// The source statement under the pointer, in any pane.
+    pub hovered: RwSignal<Option<u32>>,
+    pub selection: RwSignal<Option<Selection>>,
+    /// Texts replaced by loading a preset, most recent last.
+    pub undo: RwSignal<Vec<String>>,
+    /// Milliseconds the last `explore` took.
+    pub recompute_ms: RwSignal<f64>,
+    /// The last recomputation took longer than a frame (the first one, which also warms the
+    /// WebAssembly code up, does not count).
+    pub slow: RwSignal<bool>,
+    /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
+    /// pane's remembered scroll).
+    pub reveal: StoredValue<Option<String>>,
+    pub scroll: ScrollMemory,
+}
+
+/// Scroll offsets of the panes. A hidden pane loses its offsets, so they are put back when it is
+/// shown again: once it is displayed, and again after each render until they are reached (a pane
+/// may render only when shown, or after the exploration it asked for), for a short while.
+#[derive(Clone, Copy)]
+pub struct ScrollMemory {
+    /// (top, left) per pane, in the order of `panes::PANES`.
+    saved: StoredValue<[(i32, i32); PANES.len()]>,
+    /// The pane being restored, until when (ms on the performance clock).
+    restoring: StoredValue<Option<(String, f64)>>,
+}
+
+fn pane_index(pane: &str) -> Option<usize> {
+    PANES.iter().position(|(id, _)| *id == pane)
+}
+
+/// How long a shown pane's content may take to arrive.
+const RESTORE_MS: f64 = 2000.0;
+
+impl ScrollMemory {
+    fn new() -> Self {
+        ScrollMemory {
+            saved: StoredValue::new([(0, 0); PANES.len()]),
+            restoring: StoredValue::new(None),
+        }
+    }
+
+    /// Records a pane's offsets (scroll events), except those of the restoring itself.
+    pub fn remember(&self, pane: &str, el: &web_sys::Element) {
+        let restoring = self.restoring.with_value(|r| {
+            r.as_ref()
+                .is_some_and(|(p, until)| p == pane && dom::now_ms() < *until)
+        });
+        if let (false, Some(k)) = (restoring, pane_index(pane)) {
+            self.saved.update_value(|s| {
+                if let Some(slot) = s.get_mut(k) {
+                    *slot = (el.scroll_top(), el.scroll_left());
+                }
+            });
+        }
+    }
+
+    pub fn start_restoring(&self, pane: String) {
+        self.restoring
+            .set_value(Some((pane, dom::now_ms() + RESTORE_MS)));
+        self.restore();
+    }
+
+    pub fn stop_restoring(&self) {
+        self.restoring.set_value(None);
+    }
+
+    /// Puts the restoring pane's offsets back, and stops once they are reached (or too late).
+    pub fn restore(&self) {
+        let Some((pane, until)) = self.restoring.get_value() else {
+            return;
+        };
+        if dom::now_ms() > until {
+            self.stop_restoring();
+            return;
+        }
+        let Some(el) = dom::by_id(&format!("pane-{pane}")) else {
+            return;
+        };
+        let (top, left) = pane_index(&pane)
+            .and_then(|k| self.saved.with_value(|s| s.get(k).copied()))
+            .unwrap_or((0, 0));
+        el.set_scroll_top(top);
+        el.set_scroll_left(left);
+        // A pane still hidden reports whatever it was given: only a displayed one has arrived.
+        let displayed = el.client_height() > 0;
+        if displayed && (el.scroll_top() - top).abs() <= 1 && (el.scroll_left() - left).abs() <= 1 {
+            self.stop_restoring();
+        }
+    }
+}
+
+impl Ctx {
+    pub fn new(initial: State) -> Self {
+        let st = RwSignal::new(initial);
+        Ctx {
+            st,
+            text: Memo::new(move |_| st.with(|s| s.text.clone())),
+            pane: Memo::new(move |_| st.with(|s| s.pane.clone())),
+            peeled: Memo::new(move |_| st.with(|s| s.form == "peeled")),
+            target: Memo::new(move |_| st.with(|s| s.target.clone())),
+            current: RwSignal::new(None),
+            good: RwSignal::new(None),
+            hovered: RwSignal::new(None),
+            selection: RwSignal::new(None),
+            undo: RwSignal::new(Vec::new()),
+            recompute_ms: RwSignal::new(0.0),
+            slow: RwSignal::new(false),
+            reveal: StoredValue::new(None),
+            scroll: ScrollMemory::new(),
+        }
+    }
+
+    /// Sets the hovered statement, notifying only on a change (pointer moves fire often).
+    pub fn hover(&self, stmt: Option<u32>) {
+        if self.hovered.get_untracked() != stmt {
+            self.hovered.set(stmt);
+        }
+    }
+
+    /// Replaces the source text (an edit through the grid, the cost table or a preset).
+    pub fn set_text(&self, text: String) {
+        self.st.update(|s| s.text = text);
+    }
+
+    /// Whether `pane` is the one shown (tracked).
+    pub fn shown(&self, pane: &str) -> bool {
+        self.pane.with(|p| p == pane)
+    }
+
+    /// Shows `pane`, scrolled so that `selector` (inside it) is in view.
+    pub fn show(&self, pane: &str, selector: String) {
+        self.reveal.set_value(Some(selector));
+        if self.st.with_untracked(|s| s.pane == pane) {
+            crate::dom::reveal_now(*self);
+        } else {
+            self.st.update(|s| s.pane = pane.to_string());
+        }
+    }
+}
+
+pub fn ctx() -> Ctx {
+    expect_context::<Ctx>()
+}

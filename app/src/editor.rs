@@ -1,0 +1,40 @@
+//! The source editor: a transparent textarea over a highlighted copy of the same text.
+
+use crate::ctx::ctx;
+use crate::{dom, highlight, html};
+use leptos::prelude::*;
+
+#[component]
+pub fn Editor() -> impl IntoView {
+    let ctx = ctx();
+    let overlay = NodeRef::<leptos::html::Pre>::new();
+    // Rebuilt when the text or its exploration changes, never on hover (the focus style sheet
+    // tints statements through their classes).
+    let overlay_html = move || {
+        let text = ctx.text.get();
+        ctx.current.with(|ex| match ex {
+            Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements),
+            None => html::escape(&text),
+        })
+    };
+    let sync_scroll = move |ev: leptos::ev::Event| {
+        if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
+            pre.set_scroll_top(t.scroll_top());
+            pre.set_scroll_left(t.scroll_left());
+        }
+    };
+    let on_input = move |ev: leptos::ev::Event| {
+        dom::mark("stagecraft:edit");
+        let v = event_target_value(&ev);
+        ctx.set_text(v);
+    };
+    view! {
+        <div class="editor">
+            <pre class="overlay" node_ref=overlay aria-hidden="true" inner_html=overlay_html></pre>
+            <textarea id="source" spellcheck="false" autocomplete="off"
+                prop:value=move || ctx.text.get()
+                on:input=on_input
+                on:scroll=sync_scroll></textarea>
+        </div>
+    }
+}

@@ -1,0 +1,61 @@
+//! Small text formatting shared by the panes, kept out of the views.
+
+use stagecraft::verify::Judgement;
+
+/// `x` with `decimals` digits after the point, without the float formatting machinery (which alone
+/// costs kilobytes of the bundle).
+pub fn fixed(x: f64, decimals: u32) -> String {
+    let scale = 10i64.pow(decimals);
+    let n = (x * scale as f64).round() as i64;
+    let sign = if n < 0 { "-" } else { "" };
+    let (whole, frac) = (n.abs() / scale, n.abs() % scale);
+    if decimals == 0 {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{frac:0width$}", width = decimals as usize)
+    }
+}
+
+pub fn judgement(j: Judgement) -> String {
+    match j {
+        Judgement::Tight => "tight".into(),
+        Judgement::LooseBy { k } => format!("loose by {k}"),
+        Judgement::Redundant => "redundant".into(),
+        Judgement::Racy => "racy".into(),
+        Judgement::NeverRan => "never ran".into(),
+        Judgement::NotJudged => "not judged".into(),
+    }
+}
+
+/// `[1, 2]`
+pub fn index(index: &[i64]) -> String {
+    let parts: Vec<String> = index.iter().map(|i| i.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// An output value as the interpreter computed it (small integers in practice), without the float
+/// formatting machinery.
+pub fn value(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        (v as i64).to_string()
+    } else {
+        fixed(v, 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_rounds_and_signs() {
+        assert_eq!(fixed(2.345, 2), "2.35");
+        assert_eq!(fixed(-0.5, 1), "-0.5");
+        assert_eq!(fixed(12.0, 0), "12");
+        assert_eq!(value(-8.0), "-8");
+        assert_eq!(value(0.25), "0.2500");
+        assert_eq!(index(&[1, -2]), "[1, -2]");
+    }
+}

@@ -1,0 +1,205 @@
+//! The annotation grid: one row per unit of the pipelined loop with its stage and order, and per
+//! stage an async toggle. Editing it rewrites the `sch.annotate` lines of the text (the text stays
+//! the one source of truth).
+
+use crate::ctx::{ctx, Ctx};
+use crate::html::Html;
+use crate::{annotations, dom};
+use leptos::prelude::*;
+use stagecraft::explore::PipelineInfo;
+
+/// The grid's markup; controls carry `data-unit` / `data-move` / `data-stage` for the delegated
+/// handlers, rows their statement's `st{id}` class for highlighting.
+/// `editable` is false while the text has errors: the last good grid is shown, read-only.
+pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
+    let max_stage = p.units.iter().map(|u| u.stage).max().unwrap_or(0) + 1;
+    let mut h = Html::with_capacity(256 * p.units.len() + 512);
+    if !editable {
+        h.raw("<fieldset class=\"readonly\" disabled>");
+    }
+    h.raw("<table id=\"grid\"><tr><th>statement</th><th>stage</th><th>order</th></tr>");
+    for (k, u) in p.units.iter().enumerate() {
+        h.raw("<tr data-unit=\"").num(k).raw("\"");
+        if let Some(s) = u.stmts.first() {
+            h.raw(" data-st=\"")
+                .num(s)
+                .raw("\" class=\"st")
+                .num(s)
+                .raw("\"");
+        }
+        h.raw("><td class=\"label\">");
+        if let Some(s) = u.stmts.first() {
+            h.raw("<span class=\"dot s").num(s % 10).raw("\"></span>");
+        }
+        h.raw("<code>").text(&u.label).raw("</code></td>");
+        h.raw("<td><input class=\"stage\" type=\"number\" min=\"0\" max=\"64\" value=\"")
+            .num(u.stage)
+            .raw("\"></td><td class=\"order\">")
+            .num(u.order)
+            .raw("<button data-move=\"-1\" title=\"earlier in the step\">↑</button>")
+            .raw("<button data-move=\"1\" title=\"later in the step\">↓</button></td></tr>");
+    }
+    h.raw("</table><div class=\"asyncs\">async stages: ");
+    for s in 0..max_stage {
+        h.raw("<label class=\"async-toggle\"><input type=\"checkbox\" id=\"async-")
+            .num(s)
+            .raw("\" data-stage=\"")
+            .num(s)
+            .raw("\"");
+        if p.async_stages.contains(&s) {
+            h.raw(" checked");
+        }
+        h.raw(">stage ").num(s).raw("</label>");
+    }
+    h.raw("</div><p class=\"hint\">")
+        .num(p.units.len())
+        .raw(" statements, stages 0–")
+        .num(max_stage - 1)
+        .raw(if editable {
+            "; editing the grid rewrites the sch.annotate lines</p>"
+        } else {
+            "; fix the problems below to edit the grid again</p></fieldset>"
+        });
+    h.finish()
+}
+
+/// Changes (stages, orders, async stages) of the loop being edited.
+type GridEdit<'a> = &'a dyn Fn(&mut [i64], &mut [i64], &mut Vec<i64>);
+
+/// Applies a change to the schedule and writes it back into the text. The exploration of the text
+/// as it is now is used: its annotation spans are those of this text.
+fn edit(ctx: Ctx, f: GridEdit) {
+    let Some(ex) = ctx.current.get_untracked() else {
+        return;
+    };
+    let Some(p) = ex.pipeline.as_ref() else {
+        return;
+    };
+    let mut stages: Vec<i64> = p.units.iter().map(|u| u.stage).collect();
+    let mut orders: Vec<i64> = p.units.iter().map(|u| u.order).collect();
+    let mut asyncs = p.async_stages.clone();
+    f(&mut stages, &mut orders, &mut asyncs);
+    asyncs.sort_unstable();
+    asyncs.dedup();
+    let text = ctx.st.with_untracked(|s| s.text.clone());
+    let new = annotations::rewrite(
+        &text,
+        &ex.annotations,
+        &p.loop_var,
+        &stages,
+        &orders,
+        &asyncs,
+    );
+    ctx.set_text(new);
+}
+
+/// Swaps unit `k`'s order with the neighbour `dir` positions away in step order.
+pub fn move_order(orders: &mut [i64], k: usize, dir: i64) {
+    let Some(&mine) = orders.get(k) else { return };
+    let mut sorted: Vec<i64> = orders.to_vec();
+    sorted.sort_unstable();
+    let Some(pos) = sorted.iter().position(|o| *o == mine) else {
+        return;
+    };
+    let Some(&target) = sorted.get((pos as i64 + dir).max(0) as usize) else {
+        return;
+    };
+    if let Some(j) = orders.iter().position(|o| *o == target) {
+        orders.swap(k, j);
+    }
+}
+
+fn data_num<T: std::str::FromStr>(ev: &web_sys::Event, attr: &str) -> Option<T> {
+    dom::closest_data(ev, attr)?.parse().ok()
+}
+
+#[component]
+pub fn Grid() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        node,
+        || true,
+        move || {
+            let now = ctx.current.with(|ex| {
+                let p = ex.as_deref()?.pipeline.as_ref()?;
+                Some(grid_html(p, true))
+            });
+            now.or_else(|| {
+                ctx.good.with(|ex| {
+                    let p = ex.as_deref()?.pipeline.as_ref()?;
+                    Some(grid_html(p, false))
+                })
+            })
+            .unwrap_or_default()
+        },
+    );
+    let on_change = move |ev: leptos::ev::Event| {
+        if let Some(stage) = data_num::<i64>(&ev, "data-stage") {
+            let on = event_target_checked(&ev);
+            edit(ctx, &|_, _, a| {
+                if on {
+                    a.push(stage)
+                } else {
+                    a.retain(|x| *x != stage)
+                }
+            });
+        } else if let Some(k) = data_num::<usize>(&ev, "data-unit") {
+            let v = dom::target_value(&ev)
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0)
+                .clamp(0, 64);
+            edit(ctx, &|s, _, _| {
+                if let Some(x) = s.get_mut(k) {
+                    *x = v
+                }
+            });
+        }
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let (Some(dir), Some(k)) = (
+            data_num::<i64>(&ev, "data-move"),
+            data_num::<usize>(&ev, "data-unit"),
+        ) {
+            edit(ctx, &|_, o, _| move_order(o, k, dir));
+        }
+    };
+    let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
+    view! {
+        <div class="grid" node_ref=node on:change=on_change on:click=on_click
+            on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_rows_carry_units_statements_and_escaped_labels() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let html = grid_html(ex.pipeline.as_ref().expect("a pipeline"), true);
+        assert!(!html.contains("disabled"));
+        assert!(
+            html.contains("data-unit=\"1\" data-st=\"1\" class=\"st1\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("id=\"async-0\" data-stage=\"0\" checked"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("<code>B[0, 0] = A[i] <"),
+            "labels are escaped"
+        );
+    }
+
+    #[test]
+    fn move_order_swaps_neighbours_and_stops_at_the_ends() {
+        let mut o = vec![0, 1, 2];
+        move_order(&mut o, 0, -1);
+        assert_eq!(o, [0, 1, 2]);
+        move_order(&mut o, 0, 1);
+        assert_eq!(o, [1, 0, 2]);
+    }
+}

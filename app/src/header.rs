@@ -1,0 +1,111 @@
+//! Title, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
+//! time of the last recomputation.
+
+use crate::ctx::ctx;
+use crate::format::fixed;
+use crate::html::{self, Html};
+use crate::{dom, presets, state};
+use std::collections::BTreeMap;
+
+/// An input per symbolic extent; `data-param` names it for the delegated change handler.
+fn params_html(params: &BTreeMap<String, i64>) -> String {
+    let mut h = Html::default();
+    for (name, value) in params {
+        h.raw("<label class=\"param\" data-param=\"")
+            .text(name)
+            .raw("\">")
+            .text(name)
+            .raw(" = <input type=\"number\" min=\"1\" max=\"4096\" value=\"")
+            .num(value)
+            .raw("\"></label>");
+    }
+    h.finish()
+}
+use leptos::prelude::*;
+
+#[component]
+pub fn Header() -> impl IntoView {
+    let ctx = ctx();
+    let copied = RwSignal::new(false);
+    let copy_link = move |_| {
+        let hash = state::encode(&ctx.st.get_untracked());
+        if let Some(w) = dom::window() {
+            let _ = w.history().and_then(|h| {
+                h.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("#{hash}")),
+                )
+            });
+            let url = w.location().href().unwrap_or_default();
+            let _ = w.navigator().clipboard().write_text(&url);
+        }
+        copied.set(true);
+        set_timeout(
+            move || copied.set(false),
+            std::time::Duration::from_millis(1500),
+        );
+    };
+    let load = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev);
+        if let Some((_, text)) = presets::PRESETS.iter().find(|(n, _)| *n == name) {
+            let old = ctx.st.get_untracked().text;
+            ctx.undo.update(|u| u.push(old));
+            ctx.set_text(text.to_string());
+        }
+    };
+    let undo = move |_| {
+        if let Some(prev) = ctx.undo.try_update(|u| u.pop()).flatten() {
+            ctx.set_text(prev);
+        }
+    };
+    let set_param = move |ev: leptos::ev::Event| {
+        let (Some(name), Some(value)) =
+            (dom::closest_data(&ev, "data-param"), dom::target_value(&ev))
+        else {
+            return;
+        };
+        let v = value.parse::<i64>().unwrap_or(16).clamp(1, 4096);
+        ctx.st.update(|s| {
+            s.params.insert(name, v);
+        });
+    };
+    let params = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        params,
+        || true,
+        move || {
+            ctx.current
+                .with(|ex| {
+                    let p = ex.as_deref()?.programs.as_ref()?;
+                    Some(params_html(&p.params))
+                })
+                .unwrap_or_default()
+        },
+    );
+    let mut presets = vec![("", "Load an example…")];
+    presets.extend(presets::PRESETS.iter().map(|(name, _)| (*name, *name)));
+    let presets = html::options(&presets, "");
+    let set_peeled = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        ctx.st
+            .update(|s| s.form = if on { "peeled" } else { "rolled" }.to_string());
+    };
+    let timing = move || format!("{} ms", fixed(ctx.recompute_ms.get(), 1));
+    view! {
+        <header>
+            <h1>"Stagecraft"</h1>
+            <span class="tagline">"software pipelines with asynchronous stages"</span>
+            <select id="presets" on:change=load inner_html=presets></select>
+            <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
+            <label class="toggle">
+                <input id="peeled" type="checkbox" prop:checked=move || ctx.st.with(|s| s.form == "peeled")
+                    on:change=set_peeled/>
+                "peeled"
+            </label>
+            <div class="params" node_ref=params on:change=set_param></div>
+            <button id="copy-link" on:click=copy_link>{move || if copied.get() { "Link copied" } else { "Copy link" }}</button>
+            <span class="timing" title="time of the last recomputation">{timing}</span>
+        </header>
+    }
+}

@@ -1,0 +1,99 @@
+//! Markup written as strings. The large, read-only outputs (printed programs, machine code, tables,
+//! the Gantt chart) become one `innerHTML` per exploration: a reactive node per line would cost
+//! kilobytes of bundle per view shape and milliseconds per update, for text that never changes
+//! between explorations. Interaction on them is delegated (`dom::closest_data`).
+
+use std::fmt::Write;
+
+/// A string of markup under construction.
+#[derive(Default)]
+pub struct Html(pub String);
+
+impl Html {
+    pub fn with_capacity(n: usize) -> Self {
+        Html(String::with_capacity(n))
+    }
+
+    /// Markup written as is (tags, attributes built from trusted parts).
+    pub fn raw(&mut self, s: &str) -> &mut Self {
+        self.0.push_str(s);
+        self
+    }
+
+    /// Text, escaped for element content and attribute values.
+    pub fn text(&mut self, s: &str) -> &mut Self {
+        escape_into(&mut self.0, s);
+        self
+    }
+
+    /// A number (or anything displayed without markup characters).
+    pub fn num(&mut self, n: impl std::fmt::Display) -> &mut Self {
+        let _ = write!(self.0, "{n}");
+        self
+    }
+
+    /// `<tag>text</tag>` with the text escaped.
+    pub fn elem(&mut self, tag: &str, text: &str) -> &mut Self {
+        self.raw("<").raw(tag).raw(">").text(text).raw("</");
+        // The closing tag is the first word (attributes are allowed in `tag`).
+        self.raw(tag.split(' ').next().unwrap_or(tag)).raw(">")
+    }
+
+    pub fn finish(self) -> String {
+        self.0
+    }
+}
+
+/// `<option>`s of a `<select>`, the one with value `selected` selected.
+pub fn options(options: &[(&str, &str)], selected: &str) -> String {
+    let mut h = Html::default();
+    for (value, label) in options {
+        h.raw("<option value=\"").text(value).raw("\"");
+        if *value == selected {
+            h.raw(" selected");
+        }
+        h.raw(">").text(label).raw("</option>");
+    }
+    h.finish()
+}
+
+pub fn escape_into(out: &mut String, s: &str) {
+    // Most text has nothing to escape: copy runs between special characters at once.
+    let mut rest = s;
+    while let Some(k) = rest.find(['<', '>', '&', '"', '\'']) {
+        let (plain, tail) = rest.split_at(k);
+        out.push_str(plain);
+        let mut chars = tail.chars();
+        out.push_str(match chars.next() {
+            Some('<') => "&lt;",
+            Some('>') => "&gt;",
+            Some('&') => "&amp;",
+            Some('"') => "&quot;",
+            _ => "&#39;",
+        });
+        rest = chars.as_str();
+    }
+    out.push_str(rest);
+}
+
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    escape_into(&mut out, s);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_every_markup_character_and_keeps_the_rest() {
+        assert_eq!(
+            escape("a<b>&\"c'd é"),
+            "a&lt;b&gt;&amp;&quot;c&#39;d é".to_string()
+        );
+        let mut h = Html::default();
+        h.elem("td class=\"x\"", "1 < 2").num(3);
+        assert_eq!(h.finish(), "<td class=\"x\">1 &lt; 2</td>3");
+    }
+}

@@ -1,0 +1,178 @@
+//! Machine code per target, and the printed TIR. Lines are tinted by the source statement they come
+//! from (as Compiler Explorer does); hovering a line highlights that statement everywhere, and
+//! hovering a statement elsewhere highlights its lines here, through the focus style sheet.
+
+use crate::ctx::ctx;
+use crate::dom;
+use crate::focus;
+use crate::html::{self, Html};
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+
+/// Targets in the order offered; core may not produce every one of them (yet).
+pub const TARGETS: [(&str, &str); 6] = [
+    ("tir", "TIR (Python)"),
+    ("ptx", "PTX sm_80"),
+    ("ptx-sm90", "PTX sm_90 (bulk + mbarrier)"),
+    ("amdgpu", "AMDGPU gfx942"),
+    ("amdgpu-gfx950", "AMDGPU gfx950"),
+    ("amdgpu-ir", "AMDGPU LLVM IR"),
+];
+
+/// Lines of code, each with its statement's palette and identity classes.
+fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
+    h.raw("<pre class=\"code\">");
+    for (k, line) in text.lines().enumerate() {
+        match stmts.get(k).copied().flatten() {
+            Some(s) => h
+                .raw("<div class=\"cl s")
+                .num(s % 10)
+                .raw(" st")
+                .num(s)
+                .raw("\" data-st=\"")
+                .num(s)
+                .raw("\">"),
+            None => h.raw("<div class=\"cl\">"),
+        };
+        h.text(line).raw("</div>");
+    }
+    h.raw("</pre>");
+}
+
+/// The text of `target` for copying, if this build produces it.
+fn code_text(ex: &Exploration, target: &str, peeled: bool) -> Option<String> {
+    if target == "tir" {
+        return focus::printed(ex, peeled).map(|p| p.text.clone());
+    }
+    ex.code
+        .iter()
+        .find(|c| c.target == target)
+        .map(|c| c.text.clone())
+}
+
+pub fn code_html(ex: &Exploration, target: &str, peeled: bool) -> String {
+    let mut h = Html::default();
+    if target == "tir" {
+        if let Some(p) = focus::printed(ex, peeled) {
+            let stmts: Vec<Option<u32>> = p.lines.iter().map(|l| l.stmt).collect();
+            lines_html(&mut h, &p.text, &stmts);
+        }
+        return h.finish();
+    }
+    let Some(c) = ex.code.iter().find(|c| c.target == target) else {
+        let label = TARGETS
+            .iter()
+            .find(|(id, _)| *id == target)
+            .map_or(target, |(_, label)| label);
+        h.raw("<p class=\"unavailable\">").text(label);
+        if stagecraft::emit::Target::parse(target).is_some() {
+            // Asked for when the pane shows it: the next exploration brings it.
+            h.raw(": generating (from a text without errors)…</p>");
+        } else {
+            h.raw(" is not available in this build of Stagecraft.</p>");
+        }
+        return h.finish();
+    };
+    if let Some(e) = &c.error {
+        h.raw("<div class=\"banner warn\">").text(e).raw("</div>");
+    }
+    if !c.notes.is_empty() {
+        h.raw("<ul class=\"notes\">");
+        for n in &c.notes {
+            h.raw("<li>").text(n).raw("</li>");
+        }
+        h.raw("</ul>");
+    }
+    lines_html(&mut h, &c.text, &c.line_stmts);
+    h.finish()
+}
+
+#[component]
+pub fn CodePane() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    let (target, peeled) = (ctx.target, ctx.peeled);
+    let shown_code = StoredValue::new((String::new(), String::new()));
+    dom::render_while_visible(
+        node,
+        move || ctx.shown("code"),
+        move || {
+            let (target, peeled) = (target.get(), peeled.get());
+            let html = ctx
+                .good
+                .with(|ex| ex.as_deref().map(|ex| code_html(ex, &target, peeled)))
+                .unwrap_or_default();
+            // The code of a target is emitted only while this pane shows it: coming back to the
+            // pane, the previous code stays until the exploration that emits it again arrives
+            // (instead of a placeholder, which would also lose the pane's scroll).
+            let pending = !ctx.good.with(|ex| {
+                ex.as_deref()
+                    .is_some_and(|ex| target == "tir" || ex.code.iter().any(|c| c.target == target))
+            });
+            shown_code.update_value(|(t, last)| {
+                if !(pending && *t == target && !last.is_empty()) {
+                    *t = target;
+                    *last = html;
+                }
+            });
+            shown_code.with_value(|(_, last)| last.clone())
+        },
+    );
+    let copy = move |_| {
+        let text = ctx.good.with_untracked(|ex| {
+            ex.as_deref()
+                .and_then(|ex| code_text(ex, &target.get_untracked(), peeled.get_untracked()))
+        });
+        if let (Some(w), Some(text)) = (dom::window(), text) {
+            let _ = w.navigator().clipboard().write_text(&text);
+        }
+    };
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
+    };
+    let choose = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        ctx.hover(None);
+        ctx.st.update(|s| s.target = v);
+    };
+    view! {
+        <div id="code">
+            <div class="controls">
+                <select id="target" on:change=choose inner_html=move || target.with(|t| html::options(&TARGETS, t))></select>
+                <button on:click=copy>"Copy"</button>
+            </div>
+            <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_lines_are_tied_to_statements_and_missing_targets_say_so() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ptx = code_html(&ex, "ptx", false);
+        assert!(
+            ptx.contains("<div class=\"cl s0 st0\" data-st=\"0\">"),
+            "{ptx}"
+        );
+        let lines = ex
+            .code
+            .iter()
+            .find(|c| c.target == "ptx")
+            .map_or(0, |c| c.text.lines().count());
+        assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
+        assert!(code_html(&ex, "ptx-sm91", false).contains("not available in this build"));
+        let only_ptx = stagecraft::explore::explore(
+            crate::presets::DEFAULT,
+            &stagecraft::explore::Options {
+                targets: vec![stagecraft::emit::Target::Ptx],
+                ..Default::default()
+            },
+        );
+        assert!(code_html(&only_ptx, "amdgpu", false).contains("generating"));
+        assert!(code_html(&ex, "tir", true).contains("async_commit_queue"));
+    }
+}

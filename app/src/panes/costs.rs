@@ -1,0 +1,110 @@
+//! Latency and issue cost per unit of the pipelined loop. Editing a value writes the
+//! `stagecraft_latency` / `stagecraft_issue` annotation into the text; which values are annotated
+//! (and which are defaults) comes from the exploration.
+
+use crate::annotations;
+use crate::ctx::Ctx;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::cost::{ISSUE_KEY, LATENCY_KEY};
+use stagecraft::explore::Exploration;
+
+/// The cost table (inside a `<details>`, open when `open`).
+pub fn costs_html(ex: &Exploration, open: bool) -> String {
+    let Some(p) = ex.pipeline.as_ref() else {
+        return String::new();
+    };
+    let mut h = Html::default();
+    h.raw("<details class=\"costs\"");
+    if open {
+        h.raw(" open");
+    }
+    h.raw("><summary>Cost per statement (cycles): latency and issue</summary>")
+        .raw("<table id=\"costs\"><tr><th>statement</th><th>latency</th><th>issue</th></tr>");
+    let rows = p
+        .units
+        .iter()
+        .zip(&ex.unit_costs)
+        .zip(&ex.unit_annotated_costs);
+    for (k, ((u, cost), annotated)) in rows.enumerate() {
+        h.raw("<tr");
+        if let Some(s) = u.stmts.first() {
+            h.raw(" class=\"st")
+                .num(s)
+                .raw("\" data-st=\"")
+                .num(s)
+                .raw("\"");
+        }
+        h.raw("><td><code>").text(&u.label).raw("</code></td>");
+        for (key, value, set) in [
+            (LATENCY_KEY, cost.latency, annotated.latency.is_some()),
+            (ISSUE_KEY, cost.issue, annotated.issue.is_some()),
+        ] {
+            h.raw("<td><input type=\"number\" min=\"0\" max=\"1000000\" data-unit=\"")
+                .num(k)
+                .raw("\" data-key=\"")
+                .raw(key)
+                .raw("\" value=\"")
+                .num(value)
+                .raw("\"");
+            if set {
+                h.raw(" class=\"annotated\" title=\"set by ")
+                    .raw(key)
+                    .raw("; clear to use the default\"");
+            } else {
+                h.raw(" title=\"the default of the cost model\"");
+            }
+            h.raw("></td>");
+        }
+        h.raw("</tr>");
+    }
+    h.raw("</table><p class=\"hint\">Bold values come from annotations in the text; clear a field to go back to the default.</p></details>");
+    h.finish()
+}
+
+/// Sets unit `unit`'s value for `key` (`None`: back to the default) and writes the annotation.
+pub fn set_cost(ctx: Ctx, key: &str, unit: usize, value: Option<u64>) {
+    let Some(ex) = ctx.good.get_untracked() else {
+        return;
+    };
+    let Some(p) = ex.pipeline.as_ref() else {
+        return;
+    };
+    let key = if key == ISSUE_KEY {
+        ISSUE_KEY
+    } else {
+        LATENCY_KEY
+    };
+    let mut values: Vec<i64> = ex
+        .unit_annotated_costs
+        .iter()
+        .map(|a| {
+            let v = if key == ISSUE_KEY { a.issue } else { a.latency };
+            v.map_or(-1, |v| v as i64)
+        })
+        .collect();
+    if let Some(v) = values.get_mut(unit) {
+        *v = value.map_or(-1, |v| v.min(1_000_000) as i64);
+    }
+    let text = ctx.st.with_untracked(|s| s.text.clone());
+    let new = annotations::set_list(&text, &ex.annotations, &p.loop_var, key, &values);
+    ctx.set_text(new);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotated_values_are_marked_and_defaults_are_not() {
+        let text = format!(
+            "{}sch.annotate(i, \"stagecraft_latency\", [100, -1])\n",
+            crate::presets::DEFAULT
+        );
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let html = costs_html(&ex, true);
+        assert!(html.contains("<details class=\"costs\" open>"));
+        assert_eq!(html.matches("class=\"annotated\"").count(), 1, "{html}");
+        assert!(html.contains("data-key=\"stagecraft_latency\" value=\"100\" class=\"annotated\""));
+    }
+}

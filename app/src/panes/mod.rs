@@ -1,0 +1,155 @@
+//! The right-hand side: notices about skipped or slow work, the tabs, and the five panes. Every pane
+//! stays in the page (hidden when not shown) and remembers its scroll position across tab switches.
+
+mod code;
+mod costs;
+mod program;
+mod space;
+mod timeline;
+mod verification;
+
+use crate::app::FRAME_MS;
+use crate::ctx::ctx;
+use crate::dom;
+use crate::format::fixed;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+use stagecraft::verify::Verdict;
+
+pub const PANES: [(&str, &str); 5] = [
+    ("program", "Pipelined program"),
+    ("verification", "Verification"),
+    ("timeline", "Timeline"),
+    ("space", "Iteration space"),
+    ("code", "Code"),
+];
+
+/// Plain sentences about what was skipped, cut short or slow, and why.
+pub fn notices(ex: Option<&Exploration>, recompute_ms: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    if recompute_ms > FRAME_MS {
+        out.push(format!(
+            "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
+            fixed(recompute_ms, 0),
+            fixed(FRAME_MS, 0)
+        ));
+    }
+    let Some(ex) = ex else { return out };
+    if let Some(v) = &ex.verification {
+        if v.verdict == Verdict::NotRun {
+            out.push(format!("Verification skipped — {}.", v.summary));
+        } else if v.summary.contains("not judged") {
+            out.push(format!(
+                "Some waits were not judged for tightness (the interpreter's budget): {}.",
+                v.summary
+            ));
+        }
+    }
+    if let Some(t) = &ex.timeline {
+        if t.metrics.steps > t.window.1 {
+            let (from, to) = crate::focus::shown_steps(t);
+            out.push(format!(
+                "The timeline draws steps {from}–{to} of {}; the metrics cover all of them.",
+                t.metrics.steps
+            ));
+        }
+    }
+    out.extend(ex.notes.iter().cloned());
+    out
+}
+
+#[component]
+pub fn Panes() -> impl IntoView {
+    let ctx = ctx();
+    let stale = move || ctx.current.with(|ex| ex.as_ref().is_some_and(|ex| !ex.ok));
+    let notes = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        notes,
+        || true,
+        move || {
+            let ms = if ctx.slow.get() {
+                ctx.recompute_ms.get()
+            } else {
+                0.0
+            };
+            let mut h = Html::default();
+            h.raw("<ul class=\"notices\">");
+            if stale() {
+                h.raw("<li class=\"stale\">Showing the last good result: fix the problems on the left.</li>");
+            }
+            for n in ctx.good.with(|ex| notices(ex.as_deref(), ms)) {
+                h.raw("<li>").text(&n).raw("</li>");
+            }
+            h.raw("</ul>");
+            h.finish()
+        },
+    );
+    let remember = move |ev: leptos::ev::Event| {
+        if let Some(el) = dom::target_element(&ev) {
+            let id = el.id();
+            let pane = id.trim_start_matches("pane-");
+            if ctx.pane.with_untracked(|p| p == pane) {
+                ctx.scroll.remember(pane, &el);
+            }
+        }
+    };
+    Effect::new(move |previous: Option<String>| {
+        let pane = ctx.pane.get();
+        if previous.is_some_and(|p| p != pane) {
+            // The element under the pointer is gone from view: it no longer hovers anything.
+            ctx.hover(None);
+            // From now on (before the browser reports the shown pane's reset offsets as scrolls)
+            // its remembered offsets are being put back: after it renders, and on the next frame.
+            ctx.scroll.start_restoring(pane.clone());
+            request_animation_frame(move || {
+                if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
+                    ctx.scroll.stop_restoring();
+                    dom::scroll_into_view(&selector);
+                } else {
+                    ctx.scroll.restore();
+                }
+            });
+        }
+        pane
+    });
+    let tab = move |id: &'static str, label: &'static str| {
+        view! {
+            <button class="tab" id=format!("tab-{id}") class:active=move || ctx.shown(id)
+                on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button>
+        }
+    };
+    let pane_class =
+        move |id: &'static str| move || if ctx.shown(id) { "pane" } else { "pane hidden" };
+    view! {
+        <div node_ref=notes></div>
+        <nav class="tabs">
+            {PANES.iter().map(|(id, label)| tab(id, label)).collect_view()}
+        </nav>
+        <div class="panes" class:dim=stale>
+            <div id="pane-program" class=pane_class("program") on:scroll=remember><program::ProgramPane/></div>
+            <div id="pane-verification" class=pane_class("verification") on:scroll=remember><verification::VerificationPane/></div>
+            <div id="pane-timeline" class=pane_class("timeline") on:scroll=remember><timeline::TimelinePane/></div>
+            <div id="pane-space" class=pane_class("space") on:scroll=remember><space::SpacePane/></div>
+            <div id="pane-code" class=pane_class("code") on:scroll=remember><code::CodePane/></div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stagecraft::explore::{explore, Options};
+
+    #[test]
+    fn skipped_cut_short_and_slow_work_is_said_plainly() {
+        let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+        let ex = explore(text, &Options::default());
+        let said = notices(Some(&ex), 40.0).join("\n");
+        assert!(said.contains("Recomputing took 40 ms"), "{said}");
+        assert!(said.contains("Verification skipped"), "{said}");
+        assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
+        let small = explore(crate::presets::DEFAULT, &Options::default());
+        assert!(notices(Some(&small), 3.0).is_empty());
+    }
+}

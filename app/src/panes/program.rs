@@ -1,0 +1,121 @@
+//! The pipelined program: sections set apart, each statement line tied to its source statement, each
+//! wait line explained on hover and marked by its node index (`w{index}`) for the selection.
+
+use crate::ctx::ctx;
+use crate::html::Html;
+use crate::{dom, focus};
+use leptos::prelude::*;
+use stagecraft::explore::{BufferInfo, Exploration};
+use stagecraft::sync::WaitSite;
+use stagecraft::tir::Printed;
+
+/// Lines of a printed program; `waits` explain the wait lines.
+pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
+    let mut h = Html::with_capacity(printed.text.len() * 3);
+    h.raw("<pre id=\"program\" class=\"program\">");
+    for (line, info) in printed.text.lines().zip(&printed.lines) {
+        h.raw("<div class=\"line");
+        if let Some(s) = info.section {
+            h.raw(" sec-").raw(s.name());
+        }
+        if let Some(id) = info.stmt {
+            h.raw(" st").num(id);
+        }
+        if let Some(w) = info.wait_index {
+            h.raw(" wait w").num(w);
+        }
+        h.raw("\"");
+        if let Some(id) = info.stmt {
+            h.raw(" data-st=\"").num(id).raw("\"");
+        }
+        if let Some(site) = info.wait.and_then(|w| waits.iter().find(|x| x.id == w)) {
+            h.raw(" title=\"").text(&wait_explanation(site)).raw("\"");
+        }
+        h.raw(">").text(line).raw("</div>");
+    }
+    h.raw("</pre>");
+    h.finish()
+}
+
+/// Why a wait has its count: the derivation's summary and its arithmetic per instance.
+fn wait_explanation(site: &WaitSite) -> String {
+    let mut t = site.summary.clone();
+    for i in site.instances.iter().take(4) {
+        t.push('\n');
+        t.push_str(&i.arithmetic);
+        if !i.leaves.is_empty() {
+            t.push_str("\nleaves ");
+            t.push_str(&i.leaves.len().to_string());
+            t.push_str(" group(s) in flight");
+        }
+    }
+    t
+}
+
+/// Ring buffers and why each got its versions.
+pub fn buffers_html(buffers: &[BufferInfo]) -> String {
+    let mut h = Html::default();
+    h.raw("<table class=\"buffers\"><tr><th>buffer</th><th>scope</th><th>versions</th><th>why</th></tr>");
+    for b in buffers.iter().filter(|b| b.declared) {
+        h.raw("<tr><td><code>")
+            .text(&b.name)
+            .raw("</code></td>")
+            .elem("td", b.scope.name())
+            .raw("<td>")
+            .num(b.versions)
+            .raw("</td>")
+            .elem("td", b.reason.as_deref().unwrap_or(""))
+            .raw("</tr>");
+    }
+    h.raw("</table>");
+    h.finish()
+}
+
+fn pane_html(ex: &Exploration, peeled: bool) -> String {
+    let Some(printed) = focus::printed(ex, peeled) else {
+        return String::new();
+    };
+    let mut out = program_html(printed, &ex.waits);
+    out.push_str(&buffers_html(&ex.buffers));
+    out
+}
+
+#[component]
+pub fn ProgramPane() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    let peeled = ctx.peeled;
+    dom::render_while_visible(
+        node,
+        move || ctx.shown("program"),
+        move || {
+            let peeled = peeled.get();
+            ctx.good
+                .with(|ex| ex.as_deref().map(|ex| pane_html(ex, peeled)))
+                .unwrap_or_default()
+        },
+    );
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
+    };
+    view! { <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_carry_statements_sections_and_wait_nodes() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let html = pane_html(&ex, false);
+        assert!(html.contains("<div class=\"line sec-body wait w"), "{html}");
+        assert!(html.contains("data-st=\"1\""));
+        assert!(html.contains("title=\""), "wait lines are explained");
+        assert!(html.contains("<table class=\"buffers\">"));
+        assert_eq!(
+            html.matches("<div class=\"line").count(),
+            ex.rolled.as_ref().map_or(0, |p| p.lines.len())
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! The iteration space: per step of the pipelined loop, which iteration each unit computes.
+
+use crate::ctx::ctx;
+use crate::dom;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::pipeline::IterationSpace;
+
+pub fn space_html(sp: &IterationSpace) -> String {
+    let mut h = Html::with_capacity(64 * sp.rows.len() * (sp.units.len() + 1) + 256);
+    h.raw("<table class=\"space\"><tr><th>step</th>");
+    for u in &sp.units {
+        h.raw("<th>unit ")
+            .num(u.unit)
+            .raw(" (stage ")
+            .num(u.stage)
+            .raw(if u.is_async { ", async)" } else { ")" })
+            .raw("</th>");
+    }
+    h.raw("</tr>");
+    for r in &sp.rows {
+        if let Some((from, to)) = sp.elided.filter(|(a, _)| *a == r.step) {
+            h.raw("<tr class=\"elided\"><td colspan=\"99\">… steps ")
+                .num(from)
+                .raw("–")
+                .num(to - 1)
+                .raw(" …</td></tr>");
+        }
+        h.raw("<tr class=\"sec-")
+            .raw(r.section.name())
+            .raw("\"><td>")
+            .num(r.step)
+            .raw("</td>");
+        for (it, u) in r.iterations.iter().zip(&sp.units) {
+            match it {
+                Some(i) => h
+                    .raw("<td class=\"cell stage")
+                    .num(u.stage % 8)
+                    .raw("\">")
+                    .num(i)
+                    .raw("</td>"),
+                None => h.raw("<td class=\"cell idle\"></td>"),
+            };
+        }
+        h.raw("</tr>");
+    }
+    h.raw("</table>");
+    h.finish()
+}
+
+#[component]
+pub fn SpacePane() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        node,
+        move || ctx.shown("space"),
+        move || {
+            ctx.good
+                .with(|ex| ex.as_deref()?.iteration_space.as_ref().map(space_html))
+                .unwrap_or_default()
+        },
+    );
+    view! { <div id="space" node_ref=node></div> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_cell_per_unit_and_step() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let sp = ex.iteration_space.as_ref().expect("space");
+        let html = space_html(sp);
+        assert_eq!(
+            html.matches("<td class=\"cell").count(),
+            sp.rows.len() * sp.units.len()
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! The timeline: metrics, the cost table, and a Gantt chart with one row per lane, stalls in red,
+//! the selection marked, zoomable and exportable as SVG.
+
+use super::costs;
+use crate::ctx::ctx;
+use crate::dom;
+use crate::focus::{self, hue, Point};
+use crate::format::fixed;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+use stagecraft::timeline::{Lane, Timeline};
+use wasm_bindgen::JsCast;
+
+pub fn metrics_html(t: &Timeline) -> String {
+    let m = &t.metrics;
+    let mut h = Html::default();
+    h.raw("<table class=\"metrics\"><tr><td>total cycles</td><td id=\"total-cycles\">")
+        .num(m.total_cycles)
+        .raw("</td><td>unpipelined</td><td>")
+        .num(m.unpipelined_cycles)
+        .raw("</td><td>speedup</td><td>")
+        .text(&fixed(m.speedup, 2))
+        .raw("×</td></tr><tr><td>steady cycles / iteration</td><td>")
+        .text(
+            &m.steady_cycles_per_iteration
+                .map_or("—".into(), |v| fixed(v, 1)),
+        )
+        .raw("</td><td>stall cycles</td><td>")
+        .num(m.stall_cycles)
+        .raw("</td><td>ring buffers</td><td>");
+    for (k, (scope, bytes)) in m.ring_bytes.iter().enumerate() {
+        if k > 0 {
+            h.raw(", ");
+        }
+        h.text(scope).raw(" ").num(bytes).raw(" B");
+    }
+    h.raw("</td></tr></table>");
+    h.finish()
+}
+
+const ROW: f64 = 28.0;
+const LABEL_W: f64 = 90.0;
+
+/// The chart as SVG markup (also what "Export SVG" saves); `point` is marked when drawn. At zoom 10
+/// the chart is `fit_px` wide.
+pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String {
+    let end = t
+        .spans
+        .iter()
+        .map(|s| s.end)
+        .chain(t.stalls.iter().map(|s| s.end))
+        .max()
+        .unwrap_or(0);
+    // Each step of the zoom slider is 10% of the fitting scale.
+    let lanes_px = (fit_px - LABEL_W - 20.0).max(200.0);
+    let scale = lanes_px / (end.max(1) as f64) * f64::from(zoom) / 10.0;
+    let x = |cycle: u64| fixed(LABEL_W + cycle as f64 * scale, 1);
+    let w = |from: u64, to: u64| fixed((to.saturating_sub(from) as f64 * scale).max(1.0), 1);
+    let width = LABEL_W + end as f64 * scale + 20.0;
+    // Below the lanes: a band for the marker's label, then one for the steps shown.
+    let lanes_h = ROW * t.lanes.len() as f64;
+    let height = lanes_h + 36.0;
+    let lane_y = |l: &Lane| t.lanes.iter().position(|x| x == l).unwrap_or(0) as f64 * ROW;
+    let mut h = Html::with_capacity(160 * t.spans.len() + 512);
+    h.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+        .raw(&fixed(width, 0))
+        .raw("\" height=\"")
+        .raw(&fixed(height, 0))
+        .raw("\" font-family=\"monospace\" font-size=\"11\">");
+    for l in &t.lanes {
+        h.raw("<text x=\"4\" y=\"")
+            .raw(&fixed(lane_y(l) + 18.0, 0))
+            .raw("\">");
+        match l {
+            Lane::Compute => h.raw("compute"),
+            Lane::Queue(q) => h.raw("queue ").num(q),
+        };
+        h.raw("</text>");
+    }
+    for st in &t.stalls {
+        h.raw("<rect class=\"stall wi")
+            .num(st.wait_index)
+            .raw("\" x=\"")
+            .raw(&x(st.start))
+            .raw("\" y=\"2\" width=\"")
+            .raw(&w(st.start, st.end))
+            .raw("\" height=\"")
+            .raw(&fixed(ROW - 4.0, 0))
+            .raw("\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall ")
+            .num(st.end - st.start)
+            .raw(" cycles: wait ");
+        match st.wait {
+            Some(id) => h.raw("#").num(id),
+            None => h.raw("?"),
+        };
+        h.raw(" on queue ")
+            .num(st.queue)
+            .raw(" for group ")
+            .num(st.group)
+            .raw("</title></rect>");
+    }
+    for sp in &t.spans {
+        h.raw("<rect class=\"span s")
+            .num(sp.stmt % 10)
+            .raw(" st")
+            .num(sp.stmt)
+            .raw("\" data-st=\"")
+            .num(sp.stmt)
+            .raw("\" x=\"")
+            .raw(&x(sp.start))
+            .raw("\" y=\"")
+            .raw(&fixed(lane_y(&sp.lane) + 4.0, 0))
+            .raw("\" width=\"")
+            .raw(&w(sp.start, sp.end))
+            .raw("\" height=\"")
+            .raw(&fixed(ROW - 8.0, 0))
+            .raw("\" fill=\"hsl(")
+            .num(hue(sp.stmt))
+            .raw(",60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>statement ")
+            .num(sp.stmt)
+            .raw(" iteration ");
+        match sp.iteration {
+            Some(i) => h.num(i),
+            None => h.raw("—"),
+        };
+        h.raw(" (")
+            .raw(sp.section.map_or("", |s| s.name()))
+            .raw(") step ")
+            .num(sp.step)
+            .raw(": ")
+            .num(sp.start)
+            .raw("–")
+            .num(sp.end)
+            .raw("</title></rect>");
+    }
+    if let Point::At {
+        step,
+        lane,
+        start,
+        end,
+    } = point
+    {
+        // A line through every lane at the instance, and a frame around it on its lane.
+        h.raw("<g id=\"focus-marker\"><line x1=\"")
+            .raw(&x(*start))
+            .raw("\" x2=\"")
+            .raw(&x(*start))
+            .raw("\" y1=\"0\" y2=\"")
+            .raw(&fixed(lanes_h + 4.0, 0))
+            .raw("\" stroke=\"#d93f3f\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/><rect x=\"")
+            .raw(&x(*start))
+            .raw("\" y=\"")
+            .raw(&fixed(lane_y(lane) + 2.0, 0))
+            .raw("\" width=\"")
+            .raw(&w(*start, *end))
+            .raw("\" height=\"")
+            .raw(&fixed(ROW - 4.0, 0))
+            .raw("\" fill=\"none\" stroke=\"#d93f3f\" stroke-width=\"2\"/><text x=\"")
+            .raw(&x(*start))
+            .raw("\" y=\"")
+            .raw(&fixed(lanes_h + 15.0, 0))
+            .raw("\" fill=\"#d93f3f\">▲ step ")
+            .num(step)
+            .raw("</text></g>");
+    }
+    let (from, to) = focus::shown_steps(t);
+    h.raw("<text x=\"4\" y=\"")
+        .raw(&fixed(height - 5.0, 0))
+        .raw("\" fill=\"#666\">steps ")
+        .num(from)
+        .raw("–")
+        .num(to)
+        .raw(" of ")
+        .num(t.metrics.steps)
+        .raw("</text></svg>");
+    h.finish()
+}
+
+/// Everything below the controls.
+fn body_html(ex: &Exploration, zoom: u32, fit_px: f64, point: &Point, costs_open: bool) -> String {
+    let Some(t) = ex.timeline.as_ref() else {
+        return String::new();
+    };
+    let mut out = metrics_html(t);
+    out.push_str(&costs::costs_html(ex, costs_open));
+    if let Point::Outside { step, shown } = point {
+        out.push_str(&format!(
+            "<p class=\"focus-note\" id=\"focus-outside\">The selected instance ran at step {step}, outside the steps drawn ({}–{}).</p>",
+            shown.0, shown.1
+        ));
+    }
+    out.push_str("<div class=\"svgwrap\">");
+    out.push_str(&gantt_svg(t, zoom, fit_px, point));
+    out.push_str("</div>");
+    out
+}
+
+fn export_svg() {
+    let Some(markup) = dom::by_id("timeline")
+        .and_then(|t| t.query_selector(".svgwrap").ok().flatten())
+        .map(|div| div.inner_html())
+    else {
+        return;
+    };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(&markup));
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type("image/svg+xml");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(a) = dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download("stagecraft-timeline.svg");
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+#[component]
+pub fn TimelinePane() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    let costs_open = StoredValue::new(false);
+    let zoom = Memo::new(move |_| ctx.st.with(|s| s.zoom));
+    dom::render_while_visible(
+        node,
+        move || ctx.shown("timeline"),
+        move || {
+            let (zoom, selection) = (zoom.get(), ctx.selection.get());
+            // The pane is visible when this runs: fit the chart to its width (minus the frame).
+            let fit_px = node
+                .get_untracked()
+                .map_or(0, |el| el.client_width() - 4)
+                .max(0);
+            let fit_px = if fit_px > 0 { f64::from(fit_px) } else { 900.0 };
+            ctx.good
+                .with(|ex| {
+                    let ex = ex.as_deref()?;
+                    let point = focus::focus(ex, selection).point;
+                    Some(body_html(ex, zoom, fit_px, &point, costs_open.get_value()))
+                })
+                .unwrap_or_default()
+        },
+    );
+    let on_change = move |ev: leptos::ev::Event| {
+        let (Some(key), Some(unit)) = (
+            dom::closest_data(&ev, "data-key"),
+            dom::closest_data(&ev, "data-unit").and_then(|u| u.parse::<usize>().ok()),
+        ) else {
+            return;
+        };
+        let value = dom::target_value(&ev).and_then(|v| v.trim().parse::<u64>().ok());
+        costs::set_cost(ctx, &key, unit, value);
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        // The cost table's <details> is rebuilt with each exploration: remember whether it is open.
+        if let Some(el) = dom::target_element(&ev) {
+            if el.tag_name().eq_ignore_ascii_case("summary") {
+                costs_open.update_value(|o| *o = !*o);
+            }
+        }
+    };
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
+    };
+    let set_zoom = move |ev: leptos::ev::Event| {
+        let z: u32 = event_target_value(&ev).parse().unwrap_or(10);
+        ctx.st.update(|s| s.zoom = z.clamp(1, 100));
+    };
+    view! {
+        <div id="timeline">
+            <div class="controls">
+                <label>"zoom "<input type="range" min="1" max="100" prop:value=move || zoom.get().to_string()
+                    on:input=set_zoom/></label>
+                <button on:click=move |_| export_svg()>"Export SVG"</button>
+            </div>
+            <div node_ref=node on:change=on_change on:click=on_click on:mouseover=on_over
+                on:mouseleave=move |_| ctx.hover(None)></div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chart_marks_a_point_and_its_stalls_carry_their_wait() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let t = ex.timeline.as_ref().expect("timeline");
+        let plain = gantt_svg(t, 10, 900.0, &Point::Nothing);
+        assert!(!plain.contains("focus-marker"));
+        assert!(plain.contains("class=\"span s0 st0\""), "{plain}");
+        if let Some(stall) = t.stalls.first() {
+            assert!(plain.contains(&format!("class=\"stall wi{}\"", stall.wait_index)));
+        }
+        let marked = gantt_svg(
+            t,
+            10,
+            900.0,
+            &Point::At {
+                step: 2,
+                lane: Lane::Compute,
+                start: 10,
+                end: 20,
+            },
+        );
+        assert!(marked.contains("<g id=\"focus-marker\">"));
+        assert!(marked.contains("step 2"));
+    }
+}

@@ -1,0 +1,242 @@
+//! The interpreter's verdict: races, per-wait judgements and output differences. Clicking a race or a
+//! wait selects it: its statement lights up in the editor, and the detail box says (and links to)
+//! the wait line in the program and the point on the timeline.
+
+use crate::ctx::{ctx, Selection};
+use crate::dom;
+use crate::focus::{self, Focus, Point};
+use crate::format;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::explore::Exploration;
+use stagecraft::timeline::Lane;
+use stagecraft::verify::{Verdict, Verification};
+
+fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Equivalent => "verdict equivalent",
+        Verdict::SafeButLoose => "verdict safebutloose",
+        Verdict::Racy => "verdict racy",
+        Verdict::Different => "verdict different",
+        Verdict::NotRun => "verdict notrun",
+    }
+}
+
+/// 1-based line of the wait node `index` in the printed program shown, and its text.
+fn wait_line(ex: &Exploration, peeled: bool, index: usize) -> Option<(usize, &str)> {
+    let printed = focus::printed(ex, peeled)?;
+    let k = printed
+        .lines
+        .iter()
+        .position(|l| l.wait_index == Some(index))?;
+    Some((k + 1, printed.text.lines().nth(k)?.trim()))
+}
+
+/// The selection's detail: what it is and where it shows, with buttons that go there.
+fn detail_html(h: &mut Html, ex: &Exploration, peeled: bool, selection: Selection, f: &Focus) {
+    h.raw("<div class=\"detail\" id=\"selection-detail\">");
+    match selection {
+        Selection::Race(k) => {
+            h.raw("<b>Race ").num(k + 1).raw("</b>");
+            if let Some(s) = f.stmt.and_then(|s| ex.statements.get(s as usize)) {
+                h.raw(" at <code>").text(&s.text).raw("</code>");
+            }
+            h.raw(". ");
+        }
+        Selection::Wait(_) => {
+            h.raw("<b>Wait</b> ");
+        }
+    }
+    match f.wait_index.and_then(|w| wait_line(ex, peeled, w)) {
+        Some((line, text)) => {
+            if matches!(selection, Selection::Race(_)) {
+                h.raw("The wait that should have covered it: ");
+            }
+            h.raw("<code>")
+                .text(text)
+                .raw("</code>, line ")
+                .num(line)
+                .raw(" of the pipelined program ")
+                .raw("<button data-goto=\"program\">Show in program</button>");
+        }
+        None => {
+            h.raw("No wait on its queue ran before this access.");
+        }
+    }
+    h.raw("<br>");
+    match &f.point {
+        Point::At {
+            step,
+            lane,
+            start,
+            end,
+        } => {
+            h.raw("On the timeline: step ")
+                .num(step)
+                .raw(", cycles ")
+                .num(start)
+                .raw("–")
+                .num(end);
+            if let Lane::Queue(q) = lane {
+                h.raw(" on queue ").num(q);
+            }
+            if matches!(selection, Selection::Wait(_)) {
+                h.raw(" (its first stall)");
+            }
+            h.raw(" <button data-goto=\"timeline\">Show on timeline</button>");
+        }
+        Point::Outside { step, shown } => {
+            h.raw("On the timeline: step ")
+                .num(step)
+                .raw(", outside the steps drawn (")
+                .num(shown.0)
+                .raw("–")
+                .num(shown.1)
+                .raw(").");
+        }
+        Point::NoStall => {
+            h.raw("On the timeline: it never stalls in the steps drawn.");
+        }
+        Point::Nothing => {}
+    }
+    h.raw("</div>");
+}
+
+pub fn verification_html(
+    ex: &Exploration,
+    v: &Verification,
+    peeled: bool,
+    selection: Option<Selection>,
+) -> String {
+    let mut h = Html::default();
+    h.raw("<div class=\"")
+        .raw(verdict_class(v.verdict))
+        .raw("\" id=\"verdict\">")
+        .text(&v.summary)
+        .raw("</div>");
+    if let Some(sel) = selection {
+        detail_html(&mut h, ex, peeled, sel, &focus::focus(ex, Some(sel)));
+    }
+    h.raw("<h3>Races</h3><ul class=\"races\">");
+    for (k, r) in v.races.iter().enumerate() {
+        h.raw("<li id=\"race-")
+            .num(k)
+            .raw("\" data-race=\"")
+            .num(k)
+            .raw("\"><span class=\"dot s")
+            .num(r.stmt % 10)
+            .raw("\"></span>")
+            .text(&r.message)
+            .raw("</li>");
+    }
+    if v.races.is_empty() {
+        h.raw("<li class=\"none\">none</li>");
+    }
+    h.raw("</ul><h3>Waits</h3><p class=\"hint\">Click a wait to see its line and its stalls.</p>")
+        .raw("<table class=\"waits\"><tr><th>wait</th><th>line</th><th>queue</th><th>instances</th><th>judgement</th></tr>");
+    for w in &v.waits {
+        h.raw("<tr id=\"wait-row-")
+            .num(w.index)
+            .raw("\" data-wait=\"")
+            .num(w.index)
+            .raw("\"><td>");
+        match w.id {
+            Some(id) => h.raw("#").num(id),
+            None => h.raw("—"),
+        };
+        h.raw("</td><td>");
+        if let Some((line, _)) = wait_line(ex, peeled, w.index) {
+            h.num(line);
+        }
+        h.raw("</td><td>")
+            .num(w.queue)
+            .raw("</td><td>")
+            .num(w.instances)
+            .raw("</td>")
+            .elem("td", &format::judgement(w.judgement))
+            .raw("</tr>");
+    }
+    h.raw("</table>");
+    if !v.differences.is_empty() {
+        h.raw("<h3>Differences</h3><ul>");
+        for d in &v.differences {
+            let got = d.got.map_or("nothing".to_string(), format::value);
+            h.raw("<li>")
+                .text(&d.buffer)
+                .text(&format::index(&d.element))
+                .raw(": loop ")
+                .text(&format::value(d.expected))
+                .raw(" — pipelined ")
+                .text(&got)
+                .raw("</li>");
+        }
+        h.raw("</ul>");
+    }
+    h.finish()
+}
+
+#[component]
+pub fn VerificationPane() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    let peeled = ctx.peeled;
+    dom::render_while_visible(
+        node,
+        move || ctx.shown("verification"),
+        move || {
+            let (peeled, selection) = (peeled.get(), ctx.selection.get());
+            ctx.good
+                .with(|ex| {
+                    let ex = ex.as_deref()?;
+                    let v = ex.verification.as_ref()?;
+                    Some(verification_html(ex, v, peeled, selection))
+                })
+                .unwrap_or_default()
+        },
+    );
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let Some(to) = dom::closest_data(&ev, "data-goto") {
+            let Some(f) = ctx.good.with_untracked(|ex| {
+                ex.as_deref()
+                    .map(|ex| focus::focus(ex, ctx.selection.get_untracked()))
+            }) else {
+                return;
+            };
+            match (to.as_str(), f.wait_index) {
+                ("program", Some(w)) => ctx.show("program", format!("#program .w{w}")),
+                ("timeline", _) => ctx.show("timeline", "#focus-marker".to_string()),
+                _ => {}
+            }
+            return;
+        }
+        let picked = if let Some(k) = dom::closest_data(&ev, "data-race") {
+            k.parse().ok().map(Selection::Race)
+        } else {
+            dom::closest_data(&ev, "data-wait")
+                .and_then(|w| w.parse().ok())
+                .map(Selection::Wait)
+        };
+        if picked.is_some() {
+            ctx.selection.set(picked);
+        }
+    };
+    view! { <div id="verification" node_ref=node on:click=on_click></div> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selected_wait_names_its_line_and_timeline_point() {
+        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let v = ex.verification.clone().expect("verified");
+        let w = v.waits.first().expect("a wait").index;
+        let html = verification_html(&ex, &v, false, Some(Selection::Wait(w)));
+        assert!(html.contains("id=\"selection-detail\""), "{html}");
+        assert!(html.contains("async_wait_queue(0, 1)"), "{html}");
+        assert!(html.contains("data-goto=\"program\""), "{html}");
+        assert!(html.contains(&format!("id=\"wait-row-{w}\" data-wait=\"{w}\"")));
+        assert!(html.contains("On the timeline"), "{html}");
+    }
+}

@@ -1,0 +1,80 @@
+//! Errors and warnings with their place; clicking one selects its span in the editor.
+
+use crate::ctx::ctx;
+use crate::dom;
+use crate::html::Html;
+use leptos::prelude::*;
+use stagecraft::diagnostic::{line_col, Diagnostic, Severity};
+use wasm_bindgen::JsCast;
+
+pub fn problems_html(text: &str, diagnostics: &[Diagnostic]) -> String {
+    let mut h = Html::default();
+    h.raw("<ul id=\"problems\" class=\"problems\">");
+    for d in diagnostics {
+        let (line, col) = line_col(text, d.span.start as usize);
+        let severity = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        h.raw("<li class=\"")
+            .raw(severity)
+            .raw("\" data-span=\"")
+            .num(d.span.start)
+            .raw(" ")
+            .num(d.span.end)
+            .raw("\"><span class=\"where\">")
+            .num(line)
+            .raw(":")
+            .num(col)
+            .raw("</span> ")
+            .text(&d.message);
+        if let Some(hint) = &d.hint {
+            h.raw("<div class=\"hint\">").text(hint).raw("</div>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+    h.finish()
+}
+
+/// Selects bytes `start..end` of the text in the editor (the textarea counts UTF-16 units).
+fn select_in_editor(text: &str, start: u32, end: u32) {
+    let Some(t) =
+        dom::by_id("source").and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+    else {
+        return;
+    };
+    let to_utf16 = |b: u32| {
+        text.get(..b as usize)
+            .map_or(0, |p| p.encode_utf16().count()) as u32
+    };
+    let _ = t.focus();
+    let _ = t.set_selection_range(to_utf16(start), to_utf16(end));
+}
+
+#[component]
+pub fn Problems() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    dom::render_while_visible(
+        node,
+        || true,
+        move || {
+            let text = ctx.text.get();
+            ctx.current
+                .with(|ex| ex.as_ref().map(|ex| problems_html(&text, &ex.diagnostics)))
+                .unwrap_or_default()
+        },
+    );
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(span) = dom::closest_data(&ev, "data-span") else {
+            return;
+        };
+        let mut parts = span.split(' ').map(|p| p.parse::<u32>().unwrap_or(0));
+        let (start, end) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        ctx.st
+            .with_untracked(|s| select_in_editor(&s.text, start, end));
+    };
+    view! { <div class="problems-wrap" node_ref=node on:click=on_click></div> }
+}
