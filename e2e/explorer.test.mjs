@@ -345,6 +345,46 @@ test('edit → updated DOM, per preset (printed, not asserted; budget 16 ms)', a
   await page.close();
 });
 
+/** The benchmarks' synthetic chain: `n` statements over 8 stages, every other stage asynchronous. */
+function synthetic(n) {
+  let s = '';
+  for (let k = 0; k < n; k++) s += `T${k} = alloc([4])\n`;
+  s += 'for i in range(64):\n';
+  for (let k = 0; k < n; k++) s += `    T${k}[${k % 4}] = ${k === 0 ? 'A[i, 0]' : `T${k - 1}[${k % 4}]`} * 2 + ${k}\n`;
+  s += `    C[i] = T${n - 1}[${(n - 1) % 4}]\n`;
+  const list = f => Array.from({ length: n + 1 }, (_, k) => f(k)).join(', ');
+  s += `sch.annotate(i, "software_pipeline_stage", [${list(k => Math.floor(k * 8 / (n + 1)))}])\n`;
+  s += `sch.annotate(i, "software_pipeline_order", [${list(k => k)}])\n`;
+  s += 'sch.annotate(i, "software_pipeline_async_stages", [0, 2, 4, 6])\n';
+  return s;
+}
+
+test('long tasks while typing into large loops (printed, not asserted; budget 50 ms)', async () => {
+  const page = await open();
+  const rows = [];
+  for (const [n, pane] of [[64, 'program'], [128, 'program'], [128, 'code'], [250, 'program']]) {
+    await page.click(`#tab-${pane}`);
+    await andExplored(page, () => page.fill('#source', synthetic(n)));
+    await page.evaluate(() => {
+      window.__longTasks = [];
+      new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+        .observe({ type: 'longtask', buffered: false });
+    });
+    // Ten keystrokes at the end of a statement, as a person types.
+    await page.locator('#source').focus();
+    await page.keyboard.press('Control+End');
+    for (let k = 0; k < 10; k++) await page.keyboard.type(k % 2 ? ' ' : '#', { delay: 30 });
+    await page.waitForTimeout(800);
+    const tasks = await page.evaluate(() => window.__longTasks);
+    rows.push({ statements: n, pane, long_tasks: tasks.length, longest_ms: tasks.length ? Math.max(...tasks).toFixed(0) : '—',
+      explore_ms: await page.locator('.timing').textContent() });
+  }
+  await page.screenshot({ path: SHOTS + 'large-loop.png' });
+  console.log('long tasks (> 50 ms) while typing 10 characters:');
+  console.table(rows);
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   console.log(JSON.stringify(errors));
   // The 404 is the deliberate non-app page used to clear storage; its message can arrive late.
