@@ -12,24 +12,27 @@ for b in interp timeline; do
 done
 python3 - "$out" <<'PY'
 import re, sys
-# divan prints a tree: group lines carry no figures; leaf lines carry fastest │ slowest │ median │ …,
-# and throughput benches add a second line with the items/s figures.
+# divan prints a tree: group lines carry no figures; leaf lines carry fastest │ slowest │ median │ …
+# after the name (nested leaves start with │), and throughput benches add a line of items/s figures.
 results, group, last = {}, None, None
+def figures(text):
+    """fastest │ slowest │ median │ … → the median; tree drawing before the first figure is dropped."""
+    cols = [c.strip() for c in text.split("│")]
+    while cols and not re.match(r"[\d.]+ ?\S+", cols[0]):
+        cols.pop(0)
+    return cols[2] if len(cols) > 2 else "?"
 for line in open(sys.argv[1]).read().splitlines():
     m = re.match(r"^[│ ]*[├╰]─ (\S+)\s*(.*)$", line)
     if m:
         name, rest = m.group(1), m.group(2)
-        cols = [c.strip() for c in line.split("│")]
-        figures = re.match(r"[\d.]+ \S+", rest.strip())
-        if figures is None:
+        if re.match(r"[\d.]+ \S+", rest.strip()) is None:
             group = name
             continue
         key = f"{group}/{name}" if line.startswith((" ", "│")) else name
-        results[key] = {"median": cols[2] if len(cols) > 2 else "?"}
+        results[key] = {"median": figures(rest)}
         last = key
     elif last and "item/s" in line:
-        cols = [c.strip() for c in line.split("│")]
-        results[last]["rate"] = cols[2] if len(cols) > 2 else "?"
+        results[last]["rate"] = figures(line)
         last = None
 def us(v):
     m = re.match(r"([\d.]+)\s*(ns|µs|ms|s)$", v or "")
