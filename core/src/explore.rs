@@ -568,7 +568,7 @@ fn pipeline_and_sync(
     diags: &mut Vec<Diagnostic>,
     explain: bool,
 ) -> Option<(Pipeline, Sync)> {
-    let p = pipeline::build(program, sched, diags)?;
+    let p = pipeline::build(program, sched, diags, explain)?;
     let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
 }

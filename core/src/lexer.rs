@@ -131,7 +131,11 @@ pub fn lex(text: &str) -> Lexed {
         let c = byte(pos);
         let start = pos;
         match c {
-            b' ' | b'\t' | b'\r' => pos += 1,
+            b' ' | b'\t' | b'\r' => {
+                while matches!(byte(pos), b' ' | b'\t' | b'\r') {
+                    pos += 1;
+                }
+            }
             b'\\' if byte(pos + 1) == b'\n' => pos += 2,
             b'\n' => {
                 pos += 1;
@@ -163,8 +167,7 @@ pub fn lex(text: &str) -> Lexed {
                 while byte(pos).is_ascii_alphanumeric() || byte(pos) == b'_' {
                     pos += 1;
                 }
-                let word = text.get(start..pos).unwrap_or("");
-                let kind = if KEYWORDS.contains(&word) {
+                let kind = if is_keyword(bytes.get(start..pos).unwrap_or_default()) {
                     TokenKind::Keyword
                 } else {
                     TokenKind::Ident
@@ -208,9 +211,12 @@ pub fn lex(text: &str) -> Lexed {
             }
             b'"' | b'\'' => {
                 pos += 1;
-                while pos < bytes.len() && byte(pos) != c && byte(pos) != b'\n' {
-                    pos += 1;
-                }
+                pos += bytes
+                    .get(pos..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|&b| b == c || b == b'\n')
+                    .unwrap_or(bytes.len().saturating_sub(pos));
                 if byte(pos) == c {
                     pos += 1;
                 } else {
@@ -315,6 +321,14 @@ pub fn lex(text: &str) -> Lexed {
     }
 }
 
+/// `KEYWORDS.contains`, as one match the compiler turns into a length switch.
+fn is_keyword(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"for" | b"in" | b"if" | b"else" | b"with" | b"and" | b"or" | b"not" | b"pass"
+    )
+}
+
 fn starts_statement(line: &str) -> bool {
     let t = line.trim_start_matches([' ', '\t']);
     ["for ", "with ", "if ", "sch.", "pass"]
@@ -326,4 +340,19 @@ fn starts_statement(line: &str) -> bool {
             && t.split(" = ").next().is_some_and(|lhs| {
                 lhs.ends_with(']') || lhs.chars().all(|c| c.is_alphanumeric() || c == '_')
             }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_match_is_the_keyword_list() {
+        for k in KEYWORDS {
+            assert!(is_keyword(k.as_bytes()), "{k}");
+        }
+        for w in ["fo", "form", "range", "sch", "If", "passes", ""] {
+            assert!(!is_keyword(w.as_bytes()), "{w}");
+        }
+    }
 }

@@ -88,7 +88,11 @@ impl<'a> Parser<'a> {
         matches!(
             t.kind,
             TokenKind::Op | TokenKind::Punct | TokenKind::Keyword
-        ) && self.text_of(t) == s
+        ) && self
+            .text
+            .as_bytes()
+            .get(t.span.start as usize..t.span.end as usize)
+            == Some(s.as_bytes())
     }
 
     fn eat(&mut self, s: &str) -> bool {

@@ -50,9 +50,10 @@ pub fn build(
     program: &Program,
     sched: LoopSchedule,
     diags: &mut Vec<Diagnostic>,
+    explain: bool,
 ) -> Option<Pipeline> {
     let deps = schedule::dependences(&sched.units);
-    let versions = schedule::choose_versions(program, &sched, &deps);
+    let versions = schedule::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);
     let order_ok = schedule::validate_order(program, &sched, &deps, &versions, diags);
     if !(bounds_ok && order_ok) {

@@ -128,7 +128,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
             body: epilogue,
         });
     }
-    out.body = replace_loop(&program.body, p.sched.span, &nodes);
+    out.body = replace_loop(&program.body, p.sched.span, nodes);
     out
 }
 
@@ -140,11 +140,12 @@ fn step_of(plan: &StepPlan) -> i64 {
 }
 
 /// Replaces the pipelined loop (found by span) with the new nodes, keeping everything else.
-fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: &[Node]) -> Vec<Node> {
-    let mut out = Vec::new();
+fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) -> Vec<Node> {
+    let mut out = Vec::with_capacity(nodes.len() + with.len());
+    let mut with = Some(with);
     for n in nodes {
         match n {
-            Node::For { span: s, .. } if *s == span => out.extend(with.iter().cloned()),
+            Node::For { span: s, .. } if *s == span => out.extend(with.take().unwrap_or_default()),
             other => out.push(other.clone()),
         }
     }
@@ -507,16 +508,24 @@ fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
 fn rewrite(node: &Node, var: VarId, value: &IExpr, j: &IExpr, p: &Pipeline) -> Node {
-    let ix = |e: &IExpr| simplify(&substitute(e, var, value));
+    let ix = |e: &IExpr| match e {
+        IExpr::Var(v) if *v == var => value.clone(),
+        _ if !e.mentions(var) => simplify(e),
+        _ => simplify(&substitute(e, var, value)),
+    };
     let access = |a: &Access| {
-        let mut indices: Vec<IExpr> = a.indices.iter().map(ix).collect();
         let v = p.versions_of(a.buffer);
+        let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
-            indices.insert(
-                0,
-                simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
-            );
+            indices.push(match j.as_const() {
+                Some(c) => crate::ir::floor_mod(c, v).map_or_else(
+                    || simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
+                    IExpr::Const,
+                ),
+                None => simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
+            });
         }
+        indices.extend(a.indices.iter().map(ix));
         Access {
             buffer: a.buffer,
             indices,

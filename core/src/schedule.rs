@@ -100,7 +100,9 @@ impl DepKind {
     }
 }
 
-pub fn quote(source: &str, span: Span) -> String {
+/// `` `text` (line N)``: how messages name a statement. `lines` carries the line count from one
+/// call to the next, so naming every unit of a long loop reads the text once.
+pub fn quote(source: &str, span: Span, lines: &mut LineCursor) -> String {
     let text = source
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
@@ -108,20 +110,38 @@ pub fn quote(source: &str, span: Span) -> String {
     // At most 48 characters, cut at a character boundary.
     let cut = first.char_indices().nth(48).map_or(first.len(), |(i, _)| i);
     let short = first.get(..cut).unwrap_or(first);
-    let line = 1 + source
-        .as_bytes()
-        .get(..span.start as usize)
-        .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count());
+    let line = lines.line_of(source, span.start as usize);
     let mut out = String::with_capacity(short.len() + 20);
     out.push('`');
     out.push_str(short);
     if cut < first.len() {
         out.push('…');
     }
-    out.push_str("` (line ");
-    out.push_str(&line.to_string());
-    out.push(')');
+    use std::fmt::Write;
+    let _ = write!(out, "` (line {line})");
     out
+}
+
+/// 1-based line numbers of increasing offsets, counting each newline once.
+#[derive(Default)]
+pub struct LineCursor {
+    offset: usize,
+    newlines: usize,
+}
+
+impl LineCursor {
+    pub fn line_of(&mut self, source: &str, offset: usize) -> usize {
+        if offset < self.offset {
+            *self = LineCursor::default();
+        }
+        let between = source
+            .as_bytes()
+            .get(self.offset..offset)
+            .unwrap_or_default();
+        self.newlines += between.iter().filter(|c| **c == b'\n').count();
+        self.offset = offset.max(self.offset);
+        1 + self.newlines
+    }
 }
 
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
@@ -165,7 +185,8 @@ pub fn schedule_loop(
         None => Extent::Symbolic(extent_expr),
     };
 
-    let mut units: Vec<Unit> = Vec::new();
+    let mut units: Vec<Unit> = Vec::with_capacity(body.len());
+    let mut lines = LineCursor::default();
     for (pos, node) in body.iter().enumerate() {
         let mut stmts = Vec::new();
         for_each_assign(std::slice::from_ref(node), &mut |a| stmts.push(a.stmt));
@@ -179,7 +200,7 @@ pub fn schedule_loop(
             order: pos as i64,
             is_async: false,
             accesses: unit_accesses(node, var),
-            label: quote(source, span),
+            label: quote(source, span, &mut lines),
         });
     }
 
@@ -430,11 +451,15 @@ pub fn carried_buffers(units: &[Unit], deps: &[Dependence]) -> Vec<BufId> {
 }
 
 /// Chooses ring versions: TVM's rule first, then what correctness additionally needs.
+/// `explain` writes each decision's reason (display only; the transform alone skips it).
 pub fn choose_versions(
     program: &Program,
     sched: &LoopSchedule,
     deps: &[Dependence],
+    explain: bool,
 ) -> Vec<VersionDecision> {
+    // Reasons are built only when shown: formatting them is a tenth of a small transform.
+    let say = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
     let carried = carried_buffers(&sched.units, deps);
     let mut out = Vec::new();
     for (id, buf) in program.buffers.iter().enumerate() {
@@ -459,7 +484,7 @@ pub fn choose_versions(
             out.push(VersionDecision {
                 buffer: id,
                 versions: 1,
-                reason: format!("`{}` carries values from one iteration to the next, so every iteration must use the same storage", buf.name),
+                reason: say(&|| format!("`{}` carries values from one iteration to the next, so every iteration must use the same storage", buf.name)),
             });
             continue;
         }
@@ -471,11 +496,13 @@ pub fn choose_versions(
             .unwrap_or(def)
             .max(def);
         let mut versions = used - def + 1;
-        let mut reason = if versions == 1 {
-            format!("written and read in stage {def}: one copy suffices")
-        } else {
-            format!("written in stage {def}, read up to stage {used}: {used} − {def} + 1 = {versions} versions")
-        };
+        let mut reason = say(&|| {
+            if versions == 1 {
+                format!("written and read in stage {def}: one copy suffices")
+            } else {
+                format!("written in stage {def}, read up to stage {used}: {used} − {def} + 1 = {versions} versions")
+            }
+        });
         if versions == 2 {
             let needed = writers.iter().any(|w| {
                 readers.iter().any(|r| {
@@ -494,9 +521,11 @@ pub fn choose_versions(
             });
             if !needed {
                 versions = 1;
-                reason = format!(
+                reason = say(&|| {
+                    format!(
                     "written in stage {def}, read in stage {used}, but every reader runs before the writer in the pipelined body, so one copy suffices (TVM's rule)"
-                );
+                )
+                });
             }
         }
         // Async readers may read until their group completes: keep their slot until it is awaited.
@@ -517,10 +546,12 @@ pub fn choose_versions(
             if let Some(sc) = consumers_stage {
                 let need = sc - def + 1;
                 if need > versions {
-                    reason = format!(
+                    reason = say(&|| {
+                        format!(
                         "{reason}; {} reads it asynchronously and its group is awaited only in stage {sc}, so the slot must survive until then: {sc} − {def} + 1 = {need} versions (TVM keeps {versions}, which races)",
                         r.label
-                    );
+                    )
+                    });
                     versions = need;
                 }
             }
@@ -542,11 +573,13 @@ pub fn choose_versions(
             match bad {
                 Some(d) if versions <= sched.max_stage => {
                     versions += 1;
-                    let (f, t) = (label(sched, d.from), label(sched, d.to));
-                    reason = format!(
-                        "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
-                        d.kind.describe()
-                    );
+                    reason = say(&|| {
+                        let (f, t) = (label(sched, d.from), label(sched, d.to));
+                        format!(
+                            "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
+                            d.kind.describe()
+                        )
+                    });
                 }
                 _ => break,
             }

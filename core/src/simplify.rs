@@ -1,6 +1,8 @@
 //! Index-expression simplification for printing and folding: constants fold, sums of the same
 //! variable collect, `x % 1` and `x * 1` disappear. Only transformations valid for all integers.
 
+#[cfg(test)]
+use crate::ir::CmpOp;
 use crate::ir::{floor_div, floor_mod, Cond, IExpr, IOp, VarId};
 
 /// Linear form: constant + Σ coef·atom, where an atom is a variable or any non-linear
@@ -56,7 +58,55 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
     }
 }
 
-fn from_linear(c: i64, terms: &Terms) -> IExpr {
+/// `c + k·v` when `e` is affine in at most one variable — nearly every index — found without
+/// allocating; `None` for anything else (the general linear form handles it).
+fn affine1(e: &IExpr) -> Option<(i64, Option<(VarId, i64)>)> {
+    match e {
+        IExpr::Const(c) => Some((*c, None)),
+        IExpr::Var(v) => Some((0, Some((*v, 1)))),
+        IExpr::Bin(op @ (IOp::Add | IOp::Sub), a, b) => {
+            let (ca, ta) = affine1(a)?;
+            let (cb, tb) = affine1(b)?;
+            let (c, tb) = if *op == IOp::Add {
+                (ca.checked_add(cb)?, tb)
+            } else {
+                (ca.checked_sub(cb)?, tb.map(|(v, k)| (v, -k)))
+            };
+            let term = match (ta, tb) {
+                (None, t) | (t, None) => t,
+                (Some((va, ka)), Some((vb, kb))) if va == vb => {
+                    Some((va, ka.checked_add(kb)?)).filter(|t| t.1 != 0)
+                }
+                _ => return None,
+            };
+            Some((c, term))
+        }
+        IExpr::Bin(IOp::Mul, a, b) => {
+            let (ca, ta) = affine1(a)?;
+            let (cb, tb) = affine1(b)?;
+            let (scale, term) = match (ta, tb) {
+                (None, t) => (ca, t),
+                (t, None) => (cb, t),
+                _ => return None,
+            };
+            let term = match term {
+                Some((v, k)) => Some((v, k.checked_mul(scale)?)).filter(|t| t.1 != 0),
+                None => None,
+            };
+            Some((ca.checked_mul(cb)?, term))
+        }
+        _ => None,
+    }
+}
+
+fn from_affine1(c: i64, term: Option<(VarId, i64)>) -> IExpr {
+    match term {
+        None => IExpr::Const(c),
+        Some((v, k)) => from_linear(c, &[(IExpr::Var(v), k)]),
+    }
+}
+
+fn from_linear(c: i64, terms: &[(IExpr, i64)]) -> IExpr {
     // `17 - i` reads better than `-i + 17`.
     let lead_negative = terms.first().is_some_and(|(_, k)| *k < 0);
     let mut acc: Option<IExpr> = if c > 0 && lead_negative {
@@ -89,6 +139,11 @@ fn from_linear(c: i64, terms: &Terms) -> IExpr {
 
 /// `simplify(e + k)`, without building the sum when `e` is a constant or `k` is zero.
 pub fn offset(e: &IExpr, k: i64) -> IExpr {
+    if let Some((c, term)) = affine1(e) {
+        if let Some(c) = c.checked_add(k) {
+            return from_affine1(c, term);
+        }
+    }
     match e {
         _ if k == 0 => simplify(e),
         IExpr::Const(c) => c.checked_add(k).map_or_else(
@@ -104,6 +159,14 @@ pub fn simplify(e: &IExpr) -> IExpr {
     if let IExpr::Const(_) | IExpr::Var(_) = e {
         return e.clone();
     }
+    if let Some((c, term)) = affine1(e) {
+        return from_affine1(c, term);
+    }
+    simplify_general(e)
+}
+
+/// `simplify` without the one-variable shortcut (the shortcut must agree with it: see the tests).
+fn simplify_general(e: &IExpr) -> IExpr {
     match linear(e) {
         Some((c, terms)) => from_linear(c, &terms),
         None => simplify_nonlinear(e),
@@ -176,6 +239,20 @@ pub fn simplify_cond(c: &Cond) -> Cond {
     match c {
         Cond::True => Cond::True,
         Cond::Cmp(op, a, b) => {
+            if let (Some((ca, ta)), Some((cb, tb))) = (affine1(a), affine1(b)) {
+                // The common case, decided without building the difference.
+                if ta == tb {
+                    if let Some(diff) = ca.checked_sub(cb) {
+                        let holds = Cond::Cmp(*op, IExpr::Const(diff), IExpr::Const(0)).eval(&[]);
+                        return if holds == Some(true) {
+                            Cond::True
+                        } else {
+                            falsity()
+                        };
+                    }
+                }
+                return Cond::Cmp(*op, from_affine1(ca, ta), from_affine1(cb, tb));
+            }
             let (a, b) = (simplify(a), simplify(b));
             // Compare through the difference so `i - 1 < i` folds too.
             let diff = simplify(&IExpr::bin(IOp::Sub, a.clone(), b.clone()));
@@ -206,4 +283,60 @@ pub fn simplify_cond(c: &Cond) -> Cond {
 
 pub fn is_false(c: &Cond) -> bool {
     matches!(c, Cond::Not(x) if **x == Cond::True)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use proptest::prelude::*;
+
+    fn expr() -> impl Strategy<Value = IExpr> {
+        let leaf = prop_oneof![
+            (-20i64..20).prop_map(IExpr::Const),
+            (0u32..2).prop_map(IExpr::Var)
+        ];
+        leaf.prop_recursive(4, 24, 2, |inner| {
+            (
+                prop_oneof![
+                    Just(IOp::Add),
+                    Just(IOp::Sub),
+                    Just(IOp::Mul),
+                    Just(IOp::Mod),
+                    Just(IOp::FloorDiv),
+                    Just(IOp::Max)
+                ],
+                inner.clone(),
+                inner,
+            )
+                .prop_map(|(op, a, b)| IExpr::bin(op, a, b))
+        })
+    }
+
+    proptest! {
+        /// The allocation-free shortcut writes exactly what the general linear form writes.
+        #[test]
+        fn one_variable_shortcut_agrees_with_the_linear_form(e in expr()) {
+            prop_assert_eq!(simplify(&e), simplify_general(&e));
+            let k = 3;
+            prop_assert_eq!(offset(&e, k), simplify_general(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))));
+        }
+
+        /// Simplifying never changes a value or a comparison's outcome.
+        #[test]
+        fn simplification_keeps_values(a in expr(), b in expr(), x in -9i64..9, y in -9i64..9) {
+            let env = [x, y];
+            // (Only where the expression is defined: `0 * (x % 0)` may fold to 0.)
+            if let Some(v) = a.eval(&env) {
+                prop_assert_eq!(simplify(&a).eval(&env), Some(v));
+            }
+            for op in [CmpOp::Lt, CmpOp::Le, CmpOp::Eq, CmpOp::Ne, CmpOp::Ge] {
+                let c = Cond::Cmp(op, a.clone(), b.clone());
+                if let Some(v) = c.eval(&env) {
+                    let folded = simplify_cond(&c);
+                    prop_assert_eq!(folded.eval(&env), Some(v), "{:?} → {:?}", c, folded);
+                }
+            }
+        }
+    }
 }
