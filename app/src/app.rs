@@ -5,7 +5,7 @@ use crate::state::State;
 use crate::{dom, editor, focus, grid, header, panes, persist, problems};
 use leptos::prelude::*;
 use stagecraft::emit::Target;
-use stagecraft::explore::{explore, Options};
+use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::pipelined::Form;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -86,6 +86,21 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     if ctx.slow.get_untracked() != slow {
         ctx.slow.set(slow);
     }
+    if slow {
+        // The DOM update is a task of its own after a long exploration: the two together would
+        // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
+        // keystroke can be handled between them.
+        set_timeout(
+            move || publish(ctx, last, inputs, ex),
+            std::time::Duration::ZERO,
+        );
+    } else {
+        publish(ctx, last, inputs, ex);
+    }
+}
+
+/// Shows a new exploration: the panes' effects update the DOM; marks the time to the updated DOM.
+fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, ex: Arc<Exploration>) {
     if ex.ok {
         // Race and wait indices belong to the program they came from.
         let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(&inputs)));

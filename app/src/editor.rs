@@ -8,10 +8,22 @@ use leptos::prelude::*;
 pub fn Editor() -> impl IntoView {
     let ctx = ctx();
     let overlay = NodeRef::<leptos::html::Pre>::new();
-    // Rebuilt when the text or its exploration changes, never on hover (the focus style sheet
-    // tints statements through their classes).
+    // The text the overlay highlights: the text itself, except while a large text is typed
+    // (explorations are deferred then, and rebuilding the overlay per keystroke costs more than a
+    // frame): it follows the explorations, and the textarea shows its own text meanwhile.
+    let highlighted = Memo::new(move |_| {
+        ctx.current.track();
+        if ctx.slow.get() {
+            ctx.text.get_untracked()
+        } else {
+            ctx.text.get()
+        }
+    });
+    let plain = move || ctx.text.with(|t| highlighted.with(|h| h != t));
+    // Rebuilt when the highlighted text or its exploration changes, never on hover (the focus
+    // style sheet tints statements through their classes).
     let overlay_html = move || {
-        let text = ctx.text.get();
+        let text = highlighted.get();
         ctx.current.with(|ex| match ex {
             Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements),
             None => html::escape(&text),
@@ -29,7 +41,7 @@ pub fn Editor() -> impl IntoView {
         ctx.set_text(v);
     };
     view! {
-        <div class="editor">
+        <div class="editor" class:plain=plain>
             <pre class="overlay" node_ref=overlay aria-hidden="true" inner_html=overlay_html></pre>
             <textarea id="source" spellcheck="false" autocomplete="off"
                 prop:value=move || ctx.text.get()

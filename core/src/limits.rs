@@ -6,7 +6,7 @@ pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
 /// Blocks and expressions nest at most this deep (protects the recursive parser's stack).
 pub const MAX_NESTING: usize = 32;
 /// Statements (assignments) in one program.
-pub const MAX_STATEMENTS: usize = 256;
+pub const MAX_STATEMENTS: usize = 160;
 /// Largest stage number.
 pub const MAX_STAGE: i64 = 64;
 /// Constant extents above this are refused (they would only be simulated partially anyway).
