@@ -132,7 +132,7 @@ mod tests {
             &Options {
                 verify: false,
                 timeline: false,
-                emit: false,
+                targets: Vec::new(),
                 ..Options::default()
             },
         );
@@ -143,7 +143,7 @@ mod tests {
             &Options {
                 verify: false,
                 timeline: false,
-                emit: false,
+                targets: Vec::new(),
                 ..Options::default()
             },
         );
@@ -179,7 +179,7 @@ mod tests {
             &Options {
                 verify: false,
                 timeline: false,
-                emit: false,
+                targets: Vec::new(),
                 ..Options::default()
             },
         );

@@ -61,7 +61,6 @@ impl Inputs {
             } else {
                 Form::Rolled
             },
-            emit: !targets.is_empty(),
             targets,
             ..Options::default()
         }

@@ -151,7 +151,7 @@ fn emit_gemm(bencher: divan::Bencher, target: &str) {
         &Options {
             verify: false,
             timeline: false,
-            emit: false,
+            targets: Vec::new(),
             ..Options::default()
         },
     );

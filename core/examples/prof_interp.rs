@@ -6,7 +6,7 @@ fn main() {
     let options = stagecraft::explore::Options {
         verify: false,
         timeline: false,
-        emit: false,
+        targets: Vec::new(),
         ..Default::default()
     };
     let ex = stagecraft::explore::explore(text, &options);

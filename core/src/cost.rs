@@ -30,33 +30,6 @@ pub struct AnnotatedCost {
     pub latency: Option<u64>,
 }
 
-/// Per unit of the loop over `var` (`units` of them), the values its well-formed
-/// `stagecraft_latency` / `stagecraft_issue` annotations set, as `CostModel::apply_annotations`
-/// applies them: a later annotation overrides an earlier one, −1 and invalid lists set nothing.
-pub fn annotated_costs(annotations: &[Annotation], var: &str, units: usize) -> Vec<AnnotatedCost> {
-    let mut out = vec![AnnotatedCost::default(); units];
-    for a in annotations.iter().filter(|a| a.var == var) {
-        let Some(values) = a.values.as_ref().filter(|v| v.len() == units) else {
-            continue;
-        };
-        for (slot, v) in out.iter_mut().zip(values) {
-            // An out-of-range entry is reported by apply_annotations and sets nothing.
-            let Ok(cycles) = u64::try_from(*v) else {
-                continue;
-            };
-            if *v > MAX_ANNOTATED_CYCLES {
-                continue;
-            }
-            match a.key.as_str() {
-                LATENCY_KEY => slot.latency = Some(cycles),
-                ISSUE_KEY => slot.issue = Some(cycles),
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StmtKind {
@@ -159,14 +132,17 @@ impl CostModel {
     }
 
     /// Reads `stagecraft_latency` / `stagecraft_issue` (one entry per statement of the annotated loop,
-    /// in text order; −1 keeps the default). `loop_stmts` maps the loop variable to its statements.
+    /// in text order; −1 keeps the default). `loop_stmts` maps the loop variable to its units'
+    /// statements. Returns, per loop and unit, the values that were applied (a later annotation
+    /// overrides an earlier one; −1, invalid lists and out-of-range entries set nothing).
     pub fn apply_annotations(
         &mut self,
         annotations: &[Annotation],
         loop_stmts: &BTreeMap<String, Vec<Vec<StmtId>>>,
         defaults: &dyn Fn(StmtId) -> Cost,
         diags: &mut Vec<Diagnostic>,
-    ) {
+    ) -> BTreeMap<String, Vec<AnnotatedCost>> {
+        let mut applied: BTreeMap<String, Vec<AnnotatedCost>> = BTreeMap::new();
         for a in annotations
             .iter()
             .filter(|a| a.key == LATENCY_KEY || a.key == ISSUE_KEY)
@@ -208,7 +184,10 @@ impl CostModel {
                 );
                 continue;
             }
-            for (v, stmts) in values.iter().zip(units) {
+            let slots = applied
+                .entry(a.var.clone())
+                .or_insert_with(|| vec![AnnotatedCost::default(); units.len()]);
+            for ((v, stmts), slot) in values.iter().zip(units).zip(slots.iter_mut()) {
                 if *v < -1 || *v > MAX_ANNOTATED_CYCLES {
                     diags.push(Diagnostic::error(
                         a.value_span,
@@ -219,15 +198,22 @@ impl CostModel {
                 if *v == -1 {
                     continue;
                 }
+                let cycles = *v as u64;
+                if a.key == LATENCY_KEY {
+                    slot.latency = Some(cycles);
+                } else {
+                    slot.issue = Some(cycles);
+                }
                 for s in stmts {
                     let entry = self.overrides.entry(*s).or_insert_with(|| defaults(*s));
                     if a.key == LATENCY_KEY {
-                        entry.latency = *v as u64;
+                        entry.latency = cycles;
                     } else {
-                        entry.issue = *v as u64;
+                        entry.issue = cycles;
                     }
                 }
             }
         }
+        applied
     }
 }

@@ -30,9 +30,8 @@ pub struct Options {
     /// Steps of the timeline whose spans are returned: [from, to).
     pub timeline_window: (u64, u64),
     pub timeline: bool,
-    /// Emit machine code (PTX, AMDGPU ISA and IR) for the targets in `targets`.
-    pub emit: bool,
-    /// The targets `emit` produces; the app asks only for the one it shows.
+    /// The machine-code targets to emit (PTX, AMDGPU ISA and IR); none skips emission. The app
+    /// asks only for the one it shows.
     pub targets: Vec<crate::emit::Target>,
 }
 
@@ -46,7 +45,6 @@ impl Default for Options {
             cost: crate::cost::CostModel::default(),
             timeline_window: (0, 64),
             timeline: true,
-            emit: true,
             targets: crate::emit::Target::ALL.to_vec(),
         }
     }
@@ -483,7 +481,12 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             )
         };
         let mut cost_diags = Vec::new();
-        model.apply_annotations(&annotations, &loop_stmts, &defaults, &mut cost_diags);
+        let var_name = program.var_name(p.sched.var);
+        let mut applied =
+            model.apply_annotations(&annotations, &loop_stmts, &defaults, &mut cost_diags);
+        ex.unit_annotated_costs = applied
+            .remove(var_name)
+            .unwrap_or_else(|| vec![crate::cost::AnnotatedCost::default(); p.sched.units.len()]);
         ex.diagnostics.extend(cost_diags);
         let pipelined = match options.form {
             Form::Rolled => &rolled,
@@ -503,11 +506,6 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                 )
             })
             .collect();
-        ex.unit_annotated_costs = crate::cost::annotated_costs(
-            &annotations,
-            program.var_name(p.sched.var),
-            p.sched.units.len(),
-        );
         ex.timeline = Some(crate::timeline::simulate(
             &original,
             pipelined,
@@ -517,7 +515,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         ));
         ex.cost = Some(model);
     }
-    if options.emit {
+    if !options.targets.is_empty() {
         let opts = crate::emit::EmitOptions::default();
         ex.code = options
             .targets

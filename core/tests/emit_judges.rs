@@ -57,7 +57,7 @@ fn judge(name: &str, source: &str, dir: &Path) -> Result<usize, String> {
         &Options {
             verify: false,
             timeline: false,
-            emit: false,
+            targets: Vec::new(),
             ..Options::default()
         },
     );
@@ -138,7 +138,7 @@ fn accepted_schedule(source: &str) -> bool {
         &Options {
             verify: false,
             timeline: false,
-            emit: false,
+            targets: Vec::new(),
             ..Options::default()
         },
     )
