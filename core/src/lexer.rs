@@ -167,7 +167,8 @@ pub fn lex(text: &str) -> Lexed {
                 while byte(pos).is_ascii_alphanumeric() || byte(pos) == b'_' {
                     pos += 1;
                 }
-                let kind = if is_keyword(bytes.get(start..pos).unwrap_or_default()) {
+                let word = text.get(start..pos).unwrap_or("");
+                let kind = if KEYWORDS.contains(&word) {
                     TokenKind::Keyword
                 } else {
                     TokenKind::Ident
@@ -321,14 +322,6 @@ pub fn lex(text: &str) -> Lexed {
     }
 }
 
-/// `KEYWORDS.contains`, as one match the compiler turns into a length switch.
-fn is_keyword(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"for" | b"in" | b"if" | b"else" | b"with" | b"and" | b"or" | b"not" | b"pass"
-    )
-}
-
 fn starts_statement(line: &str) -> bool {
     let t = line.trim_start_matches([' ', '\t']);
     ["for ", "with ", "if ", "sch.", "pass"]
@@ -340,19 +333,4 @@ fn starts_statement(line: &str) -> bool {
             && t.split(" = ").next().is_some_and(|lhs| {
                 lhs.ends_with(']') || lhs.chars().all(|c| c.is_alphanumeric() || c == '_')
             }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keyword_match_is_the_keyword_list() {
-        for k in KEYWORDS {
-            assert!(is_keyword(k.as_bytes()), "{k}");
-        }
-        for w in ["fo", "form", "range", "sch", "If", "passes", ""] {
-            assert!(!is_keyword(w.as_bytes()), "{w}");
-        }
-    }
 }

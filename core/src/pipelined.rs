@@ -305,8 +305,6 @@ impl Builder<'_> {
                         }
                         if k == i {
                             first_guard = Some(guard);
-                        }
-                        if k == i {
                             inner.extend(n);
                         } else {
                             inner.extend(self.wrap_waits(*u, w, n));
@@ -517,13 +515,15 @@ fn rewrite(node: &Node, var: VarId, value: &IExpr, j: &IExpr, p: &Pipeline) -> N
         let v = p.versions_of(a.buffer);
         let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
-            indices.push(match j.as_const() {
-                Some(c) => crate::ir::floor_mod(c, v).map_or_else(
-                    || simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
-                    IExpr::Const,
-                ),
-                None => simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
-            });
+            // The slot: a constant in peeled steps, folded without building `j % v` first.
+            indices.push(
+                j.as_const()
+                    .and_then(|c| crate::ir::floor_mod(c, v))
+                    .map_or_else(
+                        || simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
+                        IExpr::Const,
+                    ),
+            );
         }
         indices.extend(a.indices.iter().map(ix));
         Access {

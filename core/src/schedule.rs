@@ -5,7 +5,7 @@
 
 use crate::affine::Dim;
 use crate::dependence::{conflict_distances, first_distance, unit_accesses, Distances, UnitAccess};
-use crate::diagnostic::{Diagnostic, Span};
+use crate::diagnostic::{line_col, Diagnostic, Span};
 use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, Scope, StmtId, VarId};
 use crate::limits;
 use crate::lower::Annotation;
@@ -100,9 +100,8 @@ impl DepKind {
     }
 }
 
-/// `` `text` (line N)``: how messages name a statement. `lines` carries the line count from one
-/// call to the next, so naming every unit of a long loop reads the text once.
-pub fn quote(source: &str, span: Span, lines: &mut LineCursor) -> String {
+/// `` `text` (line N)``: how messages name a statement.
+pub fn quote(source: &str, span: Span) -> String {
     let text = source
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
@@ -110,7 +109,7 @@ pub fn quote(source: &str, span: Span, lines: &mut LineCursor) -> String {
     // At most 48 characters, cut at a character boundary.
     let cut = first.char_indices().nth(48).map_or(first.len(), |(i, _)| i);
     let short = first.get(..cut).unwrap_or(first);
-    let line = lines.line_of(source, span.start as usize);
+    let (line, _) = line_col(source, span.start as usize);
     let mut out = String::with_capacity(short.len() + 20);
     out.push('`');
     out.push_str(short);
@@ -120,28 +119,6 @@ pub fn quote(source: &str, span: Span, lines: &mut LineCursor) -> String {
     use std::fmt::Write;
     let _ = write!(out, "` (line {line})");
     out
-}
-
-/// 1-based line numbers of increasing offsets, counting each newline once.
-#[derive(Default)]
-pub struct LineCursor {
-    offset: usize,
-    newlines: usize,
-}
-
-impl LineCursor {
-    pub fn line_of(&mut self, source: &str, offset: usize) -> usize {
-        if offset < self.offset {
-            *self = LineCursor::default();
-        }
-        let between = source
-            .as_bytes()
-            .get(self.offset..offset)
-            .unwrap_or_default();
-        self.newlines += between.iter().filter(|c| **c == b'\n').count();
-        self.offset = offset.max(self.offset);
-        1 + self.newlines
-    }
 }
 
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
@@ -186,7 +163,6 @@ pub fn schedule_loop(
     };
 
     let mut units: Vec<Unit> = Vec::with_capacity(body.len());
-    let mut lines = LineCursor::default();
     for (pos, node) in body.iter().enumerate() {
         let mut stmts = Vec::new();
         for_each_assign(std::slice::from_ref(node), &mut |a| stmts.push(a.stmt));
@@ -200,7 +176,7 @@ pub fn schedule_loop(
             order: pos as i64,
             is_async: false,
             accesses: unit_accesses(node, var),
-            label: quote(source, span, &mut lines),
+            label: quote(source, span),
         });
     }
 

@@ -137,32 +137,20 @@ fn from_linear(c: i64, terms: &[(IExpr, i64)]) -> IExpr {
     }
 }
 
-/// `simplify(e + k)`, without building the sum when `e` is a constant or `k` is zero.
+/// `simplify(e + k)`, without building the sum when `e` is affine in at most one variable.
 pub fn offset(e: &IExpr, k: i64) -> IExpr {
-    if let Some((c, term)) = affine1(e) {
-        if let Some(c) = c.checked_add(k) {
-            return from_affine1(c, term);
-        }
-    }
-    match e {
-        _ if k == 0 => simplify(e),
-        IExpr::Const(c) => c.checked_add(k).map_or_else(
-            || simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
-            IExpr::Const,
-        ),
-        _ => simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
+    match affine1(e).and_then(|(c, term)| Some((c.checked_add(k)?, term))) {
+        Some((c, term)) => from_affine1(c, term),
+        None if k == 0 => simplify(e),
+        None => simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
     }
 }
 
 pub fn simplify(e: &IExpr) -> IExpr {
-    // Leaves are already simple; they are most indices, so skip the linear form for them.
-    if let IExpr::Const(_) | IExpr::Var(_) = e {
-        return e.clone();
+    match affine1(e) {
+        Some((c, term)) => from_affine1(c, term),
+        None => simplify_general(e),
     }
-    if let Some((c, term)) = affine1(e) {
-        return from_affine1(c, term);
-    }
-    simplify_general(e)
 }
 
 /// `simplify` without the one-variable shortcut (the shortcut must agree with it: see the tests).
