@@ -122,33 +122,28 @@ pub fn set_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stagecraft::explore::{explore, Options};
+    use stagecraft::explore::{explore, AnnotationInfo, Options};
+
+    /// The annotations as the app receives them (nothing else computed).
+    fn annotations(text: &str) -> Vec<AnnotationInfo> {
+        let only_text = Options {
+            verify: false,
+            timeline: false,
+            targets: Vec::new(),
+            ..Options::default()
+        };
+        explore(text, &only_text).annotations
+    }
 
     #[test]
     fn cost_lists_are_set_replaced_and_removed() {
         let text = "for i in range(4):\n    C[i] = A[i]\n";
-        let ex = explore(
-            text,
-            &Options {
-                verify: false,
-                timeline: false,
-                targets: Vec::new(),
-                ..Options::default()
-            },
-        );
-        let once = set_list(text, &ex.annotations, "i", "stagecraft_latency", &[700]);
+        let ann = annotations(text);
+        let once = set_list(text, &ann, "i", "stagecraft_latency", &[700]);
         assert!(once.ends_with("sch.annotate(i, \"stagecraft_latency\", [700])\n"));
-        let ex = explore(
-            &once,
-            &Options {
-                verify: false,
-                timeline: false,
-                targets: Vec::new(),
-                ..Options::default()
-            },
-        );
+        let ann = annotations(&once);
         assert_eq!(
-            set_list(&once, &ex.annotations, "i", "stagecraft_latency", &[-1]),
+            set_list(&once, &ann, "i", "stagecraft_latency", &[-1]),
             text
         );
     }
@@ -156,15 +151,8 @@ mod tests {
     #[test]
     fn rewrites_in_place_and_appends_missing_keys() {
         let text = "B = alloc([1])\nfor i in range(4):\n    B[0] = A[i]\n    C[i] = B[0]\n# keep me\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\n";
-        let ex = explore(
-            text,
-            &Options {
-                verify: false,
-                timeline: false,
-                ..Options::default()
-            },
-        );
-        let out = rewrite(text, &ex.annotations, "i", &[0, 2], &[1, 0], &[0]);
+        let ann = annotations(text);
+        let out = rewrite(text, &ann, "i", &[0, 2], &[1, 0], &[0]);
         assert_eq!(
             out,
             "B = alloc([1])\nfor i in range(4):\n    B[0] = A[i]\n    C[i] = B[0]\n# keep me\nsch.annotate(i, \"software_pipeline_stage\", [0, 2])\nsch.annotate(i, \"software_pipeline_order\", [1, 0])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n"
@@ -174,16 +162,8 @@ mod tests {
     #[test]
     fn duplicates_keep_the_last_one_replaced_and_lose_the_others() {
         let text = "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", [1])\nsch.annotate(i, \"software_pipeline_stage\", [0])\n# end\n";
-        let ex = explore(
-            text,
-            &Options {
-                verify: false,
-                timeline: false,
-                targets: Vec::new(),
-                ..Options::default()
-            },
-        );
-        let out = rewrite(text, &ex.annotations, "i", &[0], &[0], &[]);
+        let ann = annotations(text);
+        let out = rewrite(text, &ann, "i", &[0], &[0], &[]);
         assert_eq!(
             out,
             "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", [0])\n# end\nsch.annotate(i, \"software_pipeline_order\", [0])\nsch.annotate(i, \"software_pipeline_async_stages\", [])\n"

@@ -100,6 +100,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
 
 /// Shows a new exploration: the panes' effects update the DOM; marks the time to the updated DOM.
 fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, ex: Arc<Exploration>) {
+    ctx.explored_text.set(inputs.text.clone());
     if ex.ok {
         // Race and wait indices belong to the program they came from.
         let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(&inputs)));

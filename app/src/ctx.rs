@@ -22,6 +22,9 @@ pub struct Ctx {
     pub st: RwSignal<State>,
     /// The text alone, to depend on it without depending on the pane, zoom or target.
     pub text: Memo<String>,
+    /// The text `current` was computed from: what views of its tokens and diagnostics (editor
+    /// overlay, problems) show, so that spans always meet the text they came from.
+    pub explored_text: RwSignal<String>,
     /// The pane shown.
     pub pane: Memo<String>,
     /// The peeled form is shown (else the rolled one).
@@ -127,9 +130,12 @@ impl ScrollMemory {
 impl Ctx {
     pub fn new(initial: State) -> Self {
         let st = RwSignal::new(initial);
+        let text = Memo::new(move |_| st.with(|s| s.text.clone()));
+        let explored_text = RwSignal::new(st.with_untracked(|s| s.text.clone()));
         Ctx {
             st,
-            text: Memo::new(move |_| st.with(|s| s.text.clone())),
+            text,
+            explored_text,
             pane: Memo::new(move |_| st.with(|s| s.pane.clone())),
             peeled: Memo::new(move |_| st.with(|s| s.form == "peeled")),
             target: Memo::new(move |_| st.with(|s| s.target.clone())),

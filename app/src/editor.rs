@@ -8,22 +8,13 @@ use leptos::prelude::*;
 pub fn Editor() -> impl IntoView {
     let ctx = ctx();
     let overlay = NodeRef::<leptos::html::Pre>::new();
-    // The text the overlay highlights: the text itself, except while a large text is typed
-    // (explorations are deferred then, and rebuilding the overlay per keystroke costs more than a
-    // frame): it follows the explorations, and the textarea shows its own text meanwhile.
-    let highlighted = Memo::new(move |_| {
-        ctx.current.track();
-        if ctx.slow.get() {
-            ctx.text.get_untracked()
-        } else {
-            ctx.text.get()
-        }
-    });
-    let plain = move || ctx.text.with(|t| highlighted.with(|h| h != t));
-    // Rebuilt when the highlighted text or its exploration changes, never on hover (the focus
+    // Between an edit and its exploration the textarea shows its own text: rebuilding the overlay
+    // per keystroke would pair the new text with the old tokens, and costs ≈ 50 ms on a large text.
+    let plain = move || ctx.text.with(|t| ctx.explored_text.with(|h| h != t));
+    // Rebuilt with each exploration, never on hover (the focus
     // style sheet tints statements through their classes).
     let overlay_html = move || {
-        let text = highlighted.get();
+        let text = ctx.explored_text.get();
         ctx.current.with(|ex| match ex {
             Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements),
             None => html::escape(&text),

@@ -61,14 +61,7 @@ pub fn Problems() -> impl IntoView {
         node,
         || true,
         move || {
-            // Diagnostics belong to the explored text; a large text being typed is explored
-            // later, and its list is rebuilt then rather than per keystroke.
-            ctx.current.track();
-            let text = if ctx.slow.get() {
-                ctx.text.get_untracked()
-            } else {
-                ctx.text.get()
-            };
+            let text = ctx.explored_text.get();
             ctx.current
                 .with(|ex| ex.as_ref().map(|ex| problems_html(&text, &ex.diagnostics)))
                 .unwrap_or_default()
