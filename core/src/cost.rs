@@ -131,23 +131,24 @@ impl CostModel {
         }
     }
 
-    /// Reads `stagecraft_latency` / `stagecraft_issue` (one entry per statement of the annotated loop,
-    /// in text order; −1 keeps the default). `loop_stmts` maps the loop variable to its units'
-    /// statements. Returns, per loop and unit, the values that were applied (a later annotation
-    /// overrides an earlier one; −1, invalid lists and out-of-range entries set nothing).
+    /// Reads `stagecraft_latency` / `stagecraft_issue` (one entry per statement of the pipelined loop
+    /// over `var`, in text order; −1 keeps the default). `units` are its units' statements. Returns,
+    /// per unit, the values that were applied (a later annotation overrides an earlier one; −1,
+    /// invalid lists and out-of-range entries set nothing).
     pub fn apply_annotations(
         &mut self,
         annotations: &[Annotation],
-        loop_stmts: &BTreeMap<String, Vec<Vec<StmtId>>>,
+        var: &str,
+        units: &[Vec<StmtId>],
         defaults: &dyn Fn(StmtId) -> Cost,
         diags: &mut Vec<Diagnostic>,
-    ) -> BTreeMap<String, Vec<AnnotatedCost>> {
-        let mut applied: BTreeMap<String, Vec<AnnotatedCost>> = BTreeMap::new();
+    ) -> Vec<AnnotatedCost> {
+        let mut applied = vec![AnnotatedCost::default(); units.len()];
         for a in annotations
             .iter()
             .filter(|a| a.key == LATENCY_KEY || a.key == ISSUE_KEY)
         {
-            let Some(units) = loop_stmts.get(&a.var) else {
+            if a.var != var {
                 diags.push(Diagnostic::warning(
                     a.var_span,
                     format!(
@@ -156,7 +157,7 @@ impl CostModel {
                     ),
                 ));
                 continue;
-            };
+            }
             let Some(values) = &a.values else {
                 diags.push(Diagnostic::error(
                     a.value_span,
@@ -184,10 +185,7 @@ impl CostModel {
                 );
                 continue;
             }
-            let slots = applied
-                .entry(a.var.clone())
-                .or_insert_with(|| vec![AnnotatedCost::default(); units.len()]);
-            for ((v, stmts), slot) in values.iter().zip(units).zip(slots.iter_mut()) {
+            for ((v, stmts), slot) in values.iter().zip(units).zip(applied.iter_mut()) {
                 if *v < -1 || *v > MAX_ANNOTATED_CYCLES {
                     diags.push(Diagnostic::error(
                         a.value_span,

@@ -457,15 +457,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     ex.ok = true;
     if options.timeline {
         let mut model = options.cost.clone();
-        let mut loop_stmts = BTreeMap::new();
-        loop_stmts.insert(
-            program.var_name(p.sched.var).to_string(),
-            p.sched
-                .units
-                .iter()
-                .map(|u| u.stmts.clone())
-                .collect::<Vec<_>>(),
-        );
+        let unit_stmts: Vec<Vec<StmtId>> = p.sched.units.iter().map(|u| u.stmts.clone()).collect();
         let mut assigns: BTreeMap<StmtId, crate::ir::Assign> = BTreeMap::new();
         crate::ir::for_each_assign(&original.body, &mut |a| {
             assigns.insert(a.stmt, a.clone());
@@ -481,12 +473,13 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             )
         };
         let mut cost_diags = Vec::new();
-        let var_name = program.var_name(p.sched.var);
-        let mut applied =
-            model.apply_annotations(&annotations, &loop_stmts, &defaults, &mut cost_diags);
-        ex.unit_annotated_costs = applied
-            .remove(var_name)
-            .unwrap_or_else(|| vec![crate::cost::AnnotatedCost::default(); p.sched.units.len()]);
+        ex.unit_annotated_costs = model.apply_annotations(
+            &annotations,
+            program.var_name(p.sched.var),
+            &unit_stmts,
+            &defaults,
+            &mut cost_diags,
+        );
         ex.diagnostics.extend(cost_diags);
         let pipelined = match options.form {
             Form::Rolled => &rolled,
