@@ -119,6 +119,32 @@ test('latencies edited in the timeline pane become annotations and change the cy
   await page.close();
 });
 
+test('while the text has errors, the costs are read-only and an edit never splices old spans into the text', async () => {
+  const page = await open();
+  await page.click('#tab-timeline');
+  await page.click('details.costs summary');
+  const latency = page.locator('#costs input').first();
+  await latency.fill('100');
+  await latency.dispatchEvent('change');
+  await page.waitForFunction(() => document.querySelector('#source').value.includes('"stagecraft_latency", [100, -1]'));
+  // An error on the first line shifts every later byte: the last good exploration's annotation
+  // spans no longer point at the annotations of this text.
+  const broken = 'x = (\n' + await page.inputValue('#source');
+  await setSource(page, broken);
+  await page.waitForSelector('.problems li');
+  // A change event straight from script, as if the input were still editable.
+  await page.evaluate(() => {
+    const input = document.querySelector('#costs input');
+    input.value = '200';
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await page.waitForTimeout(300);
+  assert.equal(await page.inputValue('#source'), broken, 'the text is left as the user wrote it');
+  assert.ok(await latency.isDisabled(), 'the cost table is read-only while the text has errors');
+  await page.screenshot({ path: SHOTS + 'costs-readonly.png' });
+  await page.close();
+});
+
 test('a shared link restores text, form and pane exactly', async () => {
   const page = await open();
   const source = (await page.inputValue('#source')).replace('range(16)', 'range(12)');

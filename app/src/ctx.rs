@@ -158,6 +158,17 @@ impl Ctx {
         }
     }
 
+    /// The latest exploration, if it was computed from the text as it is now: edits that splice
+    /// annotation lines need spans that are offsets into this very text. `None` while the text is
+    /// ahead of its exploration (a large text being typed).
+    pub fn explored_now(&self) -> Option<Arc<Exploration>> {
+        let current = self.current.get_untracked()?;
+        let same = self
+            .st
+            .with_untracked(|s| self.explored_text.with_untracked(|t| *t == s.text));
+        same.then_some(current)
+    }
+
     /// Replaces the source text (an edit through the grid, the cost table or a preset).
     pub fn set_text(&self, text: String) {
         self.st.update(|s| s.text = text);

@@ -69,7 +69,7 @@ type GridEdit<'a> = &'a dyn Fn(&mut [i64], &mut [i64], &mut Vec<i64>);
 /// Applies a change to the schedule and writes it back into the text. The exploration of the text
 /// as it is now is used: its annotation spans are those of this text.
 fn edit(ctx: Ctx, f: GridEdit) {
-    let Some(ex) = ctx.current.get_untracked() else {
+    let Some(ex) = ctx.explored_now() else {
         return;
     };
     let Some(p) = ex.pipeline.as_ref() else {

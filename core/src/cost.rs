@@ -20,7 +20,7 @@ pub struct Cost {
 pub const LATENCY_KEY: &str = "stagecraft_latency";
 pub const ISSUE_KEY: &str = "stagecraft_issue";
 /// Largest cycle count an annotation may give.
-const MAX_ANNOTATED_CYCLES: i64 = 1_000_000;
+pub const MAX_ANNOTATED_CYCLES: i64 = 1_000_000;
 
 /// What the source's cost annotations set for one unit of the pipelined loop; `None` where the
 /// annotation is absent or says −1 (the default applies).

@@ -6,11 +6,12 @@ use crate::annotations;
 use crate::ctx::Ctx;
 use crate::html::Html;
 use leptos::prelude::*;
-use stagecraft::cost::{ISSUE_KEY, LATENCY_KEY};
+use stagecraft::cost::{ISSUE_KEY, LATENCY_KEY, MAX_ANNOTATED_CYCLES};
 use stagecraft::explore::Exploration;
 
-/// The cost table (inside a `<details>`, open when `open`).
-pub fn costs_html(ex: &Exploration, open: bool) -> String {
+/// The cost table (inside a `<details>`, open when `open`). `editable` is false while the text has
+/// errors: the last good values are shown, read-only, as the grid does.
+pub fn costs_html(ex: &Exploration, open: bool, editable: bool) -> String {
     let Some(p) = ex.pipeline.as_ref() else {
         return String::new();
     };
@@ -19,8 +20,11 @@ pub fn costs_html(ex: &Exploration, open: bool) -> String {
     if open {
         h.raw(" open");
     }
-    h.raw("><summary>Cost per statement (cycles): latency and issue</summary>")
-        .raw("<table id=\"costs\"><tr><th>statement</th><th>latency</th><th>issue</th></tr>");
+    h.raw("><summary>Cost per statement (cycles): latency and issue</summary>");
+    if !editable {
+        h.raw("<fieldset class=\"readonly\" disabled>");
+    }
+    h.raw("<table id=\"costs\"><tr><th>statement</th><th>latency</th><th>issue</th></tr>");
     let rows = p
         .units
         .iter()
@@ -58,13 +62,19 @@ pub fn costs_html(ex: &Exploration, open: bool) -> String {
         }
         h.raw("</tr>");
     }
-    h.raw("</table><p class=\"hint\">Bold values come from annotations in the text; clear a field to go back to the default.</p></details>");
+    h.raw(if editable {
+        "</table><p class=\"hint\">Bold values come from annotations in the text; clear a field to go back to the default.</p></details>"
+    } else {
+        "</table><p class=\"hint\">Fix the problems in the text to edit the costs again.</p></fieldset></details>"
+    });
     h.finish()
 }
 
 /// Sets unit `unit`'s value for `key` (`None`: back to the default) and writes the annotation.
+/// Only from the exploration of the text as it is now: the last good one, shown while the text has
+/// errors, has the spans of an older text, and splicing at them would garble this one.
 pub fn set_cost(ctx: Ctx, key: &str, unit: usize, value: Option<u64>) {
-    let Some(ex) = ctx.good.get_untracked() else {
+    let Some(ex) = ctx.explored_now() else {
         return;
     };
     let Some(p) = ex.pipeline.as_ref() else {
@@ -84,7 +94,7 @@ pub fn set_cost(ctx: Ctx, key: &str, unit: usize, value: Option<u64>) {
         })
         .collect();
     if let Some(v) = values.get_mut(unit) {
-        *v = value.map_or(-1, |v| v.min(1_000_000) as i64);
+        *v = value.map_or(-1, |v| v.min(MAX_ANNOTATED_CYCLES as u64) as i64);
     }
     let text = ctx.st.with_untracked(|s| s.text.clone());
     let new = annotations::set_list(&text, &ex.annotations, &p.loop_var, key, &values);
@@ -102,7 +112,7 @@ mod tests {
             crate::presets::DEFAULT
         );
         let ex = stagecraft::explore::explore(&text, &Default::default());
-        let html = costs_html(&ex, true);
+        let html = costs_html(&ex, true, true);
         assert!(html.contains("<details class=\"costs\" open>"));
         assert_eq!(html.matches("class=\"annotated\"").count(), 1, "{html}");
         assert!(html.contains("data-key=\"stagecraft_latency\" value=\"100\" class=\"annotated\""));

@@ -178,12 +178,19 @@ pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String 
 }
 
 /// Everything below the controls.
-fn body_html(ex: &Exploration, zoom: u32, fit_px: f64, point: &Point, costs_open: bool) -> String {
+fn body_html(
+    ex: &Exploration,
+    zoom: u32,
+    fit_px: f64,
+    point: &Point,
+    costs_open: bool,
+    editable: bool,
+) -> String {
     let Some(t) = ex.timeline.as_ref() else {
         return String::new();
     };
     let mut out = metrics_html(t);
-    out.push_str(&costs::costs_html(ex, costs_open));
+    out.push_str(&costs::costs_html(ex, costs_open, editable));
     if let Point::Outside { step, shown } = point {
         out.push_str(&format!(
             "<p class=\"focus-note\" id=\"focus-outside\">The selected instance ran at step {step}, outside the steps drawn ({}–{}).</p>",
@@ -230,11 +237,14 @@ pub fn TimelinePane() -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let costs_open = StoredValue::new(false);
     let zoom = Memo::new(move |_| ctx.st.with(|s| s.zoom));
+    // The costs are editable while the exploration shown is the text's own (a memo: the chart is
+    // not redrawn on every keystroke of a text with errors).
+    let editable = Memo::new(move |_| ctx.current.with(|c| c.as_ref().is_some_and(|c| c.ok)));
     dom::render_while_visible(
         node,
         move || ctx.shown("timeline"),
         move || {
-            let (zoom, selection) = (zoom.get(), ctx.selection.get());
+            let (zoom, selection, editable) = (zoom.get(), ctx.selection.get(), editable.get());
             // The pane is visible when this runs: fit the chart to its width (minus the frame).
             let fit_px = node
                 .get_untracked()
@@ -245,7 +255,14 @@ pub fn TimelinePane() -> impl IntoView {
                 .with(|ex| {
                     let ex = ex.as_deref()?;
                     let point = focus::focus(ex, selection).point;
-                    Some(body_html(ex, zoom, fit_px, &point, costs_open.get_value()))
+                    Some(body_html(
+                        ex,
+                        zoom,
+                        fit_px,
+                        &point,
+                        costs_open.get_value(),
+                        editable,
+                    ))
                 })
                 .unwrap_or_default()
         },
