@@ -5,6 +5,7 @@ use crate::ctx::ctx;
 use crate::format::fixed;
 use crate::html::{self, Html};
 use crate::{dom, presets, state};
+use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 /// An input per symbolic extent; `data-param` names it for the delegated change handler.
@@ -21,7 +22,6 @@ fn params_html(params: &BTreeMap<String, i64>) -> String {
     }
     h.finish()
 }
-use leptos::prelude::*;
 
 #[component]
 pub fn Header() -> impl IntoView {
@@ -99,7 +99,7 @@ pub fn Header() -> impl IntoView {
             <select id="presets" on:change=load inner_html=presets></select>
             <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
             <label class="toggle">
-                <input id="peeled" type="checkbox" prop:checked=move || ctx.st.with(|s| s.form == "peeled")
+                <input id="peeled" type="checkbox" prop:checked=move || ctx.peeled.get()
                     on:change=set_peeled/>
                 "peeled"
             </label>

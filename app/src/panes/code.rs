@@ -7,17 +7,15 @@ use crate::dom;
 use crate::focus;
 use crate::html::{self, Html};
 use leptos::prelude::*;
+use stagecraft::emit::Target;
 use stagecraft::explore::Exploration;
 
-/// Targets in the order offered; core may not produce every one of them (yet).
-pub const TARGETS: [(&str, &str); 6] = [
-    ("tir", "TIR (Python)"),
-    ("ptx", "PTX sm_80"),
-    ("ptx-sm90", "PTX sm_90 (bulk + mbarrier)"),
-    ("amdgpu", "AMDGPU gfx942"),
-    ("amdgpu-gfx950", "AMDGPU gfx950"),
-    ("amdgpu-ir", "AMDGPU LLVM IR"),
-];
+/// Targets in the order offered: the printed program, then core's machine targets.
+fn targets() -> Vec<(&'static str, &'static str)> {
+    std::iter::once(("tir", "TIR (Python)"))
+        .chain(Target::ALL.iter().map(|t| (t.name(), t.label())))
+        .collect()
+}
 
 /// Lines of code, each with its statement's palette and identity classes.
 fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
@@ -60,17 +58,18 @@ pub fn code_html(ex: &Exploration, target: &str, peeled: bool) -> String {
         return h.finish();
     }
     let Some(c) = ex.code.iter().find(|c| c.target == target) else {
-        let label = TARGETS
-            .iter()
-            .find(|(id, _)| *id == target)
-            .map_or(target, |(_, label)| label);
-        h.raw("<p class=\"unavailable\">").text(label);
-        if stagecraft::emit::Target::parse(target).is_some() {
+        match Target::parse(target) {
             // Asked for when the pane shows it: the next exploration brings it.
-            h.raw(": generating (from a text without errors)…</p>");
-        } else {
-            h.raw(" is not available in this build of Stagecraft.</p>");
-        }
+            Some(t) => h
+                .raw("<p class=\"unavailable\">")
+                .text(t.label())
+                .raw(": generating (from a text without errors)…</p>"),
+            // A target named by a link of a later version.
+            None => h
+                .raw("<p class=\"unavailable\">")
+                .text(target)
+                .raw(" is not available in this build of Stagecraft.</p>"),
+        };
         return h.finish();
     };
     if let Some(e) = &c.error {
@@ -138,7 +137,7 @@ pub fn CodePane() -> impl IntoView {
     view! {
         <div id="code">
             <div class="controls">
-                <select id="target" on:change=choose inner_html=move || target.with(|t| html::options(&TARGETS, t))></select>
+                <select id="target" on:change=choose inner_html=move || target.with(|t| html::options(&targets(), t))></select>
                 <button on:click=copy>"Copy"</button>
             </div>
             <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>

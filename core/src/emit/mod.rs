@@ -60,6 +60,17 @@ impl Target {
         }
     }
 
+    /// The target as a person names it (the app's target menu).
+    pub fn label(self) -> &'static str {
+        match self {
+            Target::Ptx => "PTX sm_80",
+            Target::PtxSm90 => "PTX sm_90 (bulk + mbarrier)",
+            Target::Amdgpu => "AMDGPU gfx942",
+            Target::AmdgpuGfx950 => "AMDGPU gfx950",
+            Target::AmdgpuIr => "AMDGPU LLVM IR",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.name() == s)
     }
