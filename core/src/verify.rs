@@ -100,6 +100,10 @@ pub struct Verification {
     /// Races found under random completion orders (seed → count), beyond the latest-policy run.
     pub random_races: Vec<(u64, usize)>,
     pub params: BTreeMap<String, i64>,
+    /// Waits of an equivalent, race-free run left unjudged: judging was off, or would have exceeded
+    /// the interpretation budget.
+    #[serde(default)]
+    pub unjudged_for_budget: usize,
 }
 
 const MAX_DIFFERENCES: usize = 16;
@@ -190,6 +194,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         trace: main.trace.clone(),
         random_races: Vec::new(),
         params: opts.params.clone(),
+        unjudged_for_budget: 0,
     };
     if let Some(why) = orig.aborted.as_ref().or(main.aborted.as_ref()) {
         v.summary = format!("not verified: {why}; choose a smaller extent");
@@ -275,6 +280,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     } else {
         Verdict::Equivalent
     };
+    v.unjudged_for_budget = over_budget;
     v.summary = match v.verdict {
         Verdict::Equivalent if v.waits.is_empty() => {
             format!("equivalent: same outputs, no race, no waits needed ({} statement instances)", v.instances)

@@ -291,4 +291,5 @@ fn waits_not_judged_for_size_are_not_called_tight() {
     assert!(v.waits.iter().all(|w| w.judgement == Judgement::NotJudged));
     assert!(v.summary.contains("not judged"), "{}", v.summary);
     assert!(!v.summary.contains("all"), "{}", v.summary);
+    assert_eq!(v.unjudged_for_budget, v.waits.len());
 }

@@ -39,7 +39,7 @@ pub fn notices(ex: Option<&Exploration>, recompute_ms: f64) -> Vec<String> {
     if let Some(v) = &ex.verification {
         if v.verdict == Verdict::NotRun {
             out.push(format!("Verification skipped — {}.", v.summary));
-        } else if v.summary.contains("not judged") {
+        } else if v.unjudged_for_budget > 0 {
             out.push(format!(
                 "Some waits were not judged for tightness (the interpreter's budget): {}.",
                 v.summary
