@@ -111,19 +111,33 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, ex: Arc<
         ctx.good.set(Some(ex.clone()));
     }
     ctx.current.set(Some(ex));
-    // Effects update the DOM in microtasks; a timeout runs after all of them.
+    // The panes' effects were woken by the signals set above and run as tasks of Leptos's executor,
+    // in the order woken; a task spawned now runs after them (the second tick lets effects woken by
+    // those effects run too). There the DOM is written: the "edit → updated DOM".
+    leptos::task::spawn_local(async {
+        leptos::task::tick().await;
+        leptos::task::tick().await;
+        dom::mark("stagecraft:dom");
+        dom::measure(
+            "stagecraft:recompute-to-dom",
+            "stagecraft:recompute",
+            "stagecraft:dom",
+        );
+        dom::measure(
+            "stagecraft:edit-to-dom",
+            "stagecraft:edit",
+            "stagecraft:dom",
+        );
+    });
+    // A timeout runs after the browser has also styled, laid out and painted that DOM (when the
+    // recomputation ran in an animation frame).
     set_timeout(
         || {
-            dom::mark("stagecraft:dom");
+            dom::mark("stagecraft:painted");
             dom::measure(
-                "stagecraft:recompute-to-dom",
-                "stagecraft:recompute",
-                "stagecraft:dom",
-            );
-            dom::measure(
-                "stagecraft:edit-to-dom",
+                "stagecraft:edit-to-painted",
                 "stagecraft:edit",
-                "stagecraft:dom",
+                "stagecraft:painted",
             );
             // The next measure starts from the next keystroke, not this one.
             dom::clear_mark("stagecraft:edit");
