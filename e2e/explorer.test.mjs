@@ -45,6 +45,9 @@ test('the default example is pipelined with its waits', async () => {
   assert.match(text, /with async_wait_queue\(0, 1\):/);
   assert.match(text, /# prologue/);
   assert.match(await page.locator('.left').innerText(), /software_pipeline_stage/);
+  // Marks count from the navigation's start: the first exploration's DOM is the first render.
+  const firstRender = await page.evaluate(() => performance.getEntriesByName('stagecraft:dom')[0]?.startTime ?? NaN);
+  console.log(`first render (navigation start → the default example's DOM written): ${firstRender.toFixed(0)} ms (budget 1000 ms)`);
   await page.screenshot({ path: SHOTS + 'program.png' });
   await page.close();
 });
