@@ -26,12 +26,156 @@ pub enum TokenKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Token {
     pub kind: TokenKind,
+    /// Which keyword, operator or punctuation this is, so the parser compares a byte, not text.
+    #[serde(skip)]
+    pub sym: Sym,
     pub span: Span,
 }
 
-pub const KEYWORDS: &[&str] = &[
-    "for", "in", "if", "else", "with", "and", "or", "not", "pass",
-];
+impl Token {
+    pub fn new(kind: TokenKind, span: Span) -> Token {
+        Token {
+            kind,
+            sym: Sym::None,
+            span,
+        }
+    }
+}
+
+/// Keywords, operators and punctuation, as the parser matches them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Sym {
+    /// Any other token (names, numbers, strings, layout).
+    #[default]
+    None,
+    For,
+    In,
+    If,
+    Else,
+    With,
+    And,
+    Or,
+    Not,
+    Pass,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Dot,
+    Assign,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    SlashSlash,
+    Percent,
+    /// `+=`, `-=`, `*=`, `/=`, `%=`: lexed whole so the parser can say they are not supported.
+    AugAssign,
+}
+
+impl Sym {
+    /// The keyword a word is, if it is one.
+    pub fn keyword(word: &str) -> Option<Sym> {
+        Some(match word {
+            "for" => Sym::For,
+            "in" => Sym::In,
+            "if" => Sym::If,
+            "else" => Sym::Else,
+            "with" => Sym::With,
+            "and" => Sym::And,
+            "or" => Sym::Or,
+            "not" => Sym::Not,
+            "pass" => Sym::Pass,
+            _ => return None,
+        })
+    }
+
+    /// The text of a keyword, operator or punctuation (for messages).
+    pub fn text(self) -> &'static str {
+        match self {
+            Sym::None => "",
+            Sym::For => "for",
+            Sym::In => "in",
+            Sym::If => "if",
+            Sym::Else => "else",
+            Sym::With => "with",
+            Sym::And => "and",
+            Sym::Or => "or",
+            Sym::Not => "not",
+            Sym::Pass => "pass",
+            Sym::LParen => "(",
+            Sym::RParen => ")",
+            Sym::LBracket => "[",
+            Sym::RBracket => "]",
+            Sym::LBrace => "{",
+            Sym::RBrace => "}",
+            Sym::Comma => ",",
+            Sym::Colon => ":",
+            Sym::Dot => ".",
+            Sym::Assign => "=",
+            Sym::Eq => "==",
+            Sym::Ne => "!=",
+            Sym::Lt => "<",
+            Sym::Le => "<=",
+            Sym::Gt => ">",
+            Sym::Ge => ">=",
+            Sym::Plus => "+",
+            Sym::Minus => "-",
+            Sym::Star => "*",
+            Sym::Slash => "/",
+            Sym::SlashSlash => "//",
+            Sym::Percent => "%",
+            Sym::AugAssign => "+=",
+        }
+    }
+
+    /// The operator or punctuation that starts with byte `c` (followed by `next`), and its length.
+    fn operator(c: u8, next: u8) -> Option<(Sym, usize)> {
+        let two = |sym| Some((sym, 2));
+        let one = |sym| Some((sym, 1));
+        match (c, next) {
+            (b'=', b'=') => two(Sym::Eq),
+            (b'!', b'=') => two(Sym::Ne),
+            (b'<', b'=') => two(Sym::Le),
+            (b'>', b'=') => two(Sym::Ge),
+            (b'/', b'/') => two(Sym::SlashSlash),
+            (b'+' | b'-' | b'*' | b'/' | b'%', b'=') => two(Sym::AugAssign),
+            (b'=', _) => one(Sym::Assign),
+            (b'<', _) => one(Sym::Lt),
+            (b'>', _) => one(Sym::Gt),
+            (b'+', _) => one(Sym::Plus),
+            (b'-', _) => one(Sym::Minus),
+            (b'*', _) => one(Sym::Star),
+            (b'/', _) => one(Sym::Slash),
+            (b'%', _) => one(Sym::Percent),
+            (b'(', _) => one(Sym::LParen),
+            (b')', _) => one(Sym::RParen),
+            (b'[', _) => one(Sym::LBracket),
+            (b']', _) => one(Sym::RBracket),
+            (b'{', _) => one(Sym::LBrace),
+            (b'}', _) => one(Sym::RBrace),
+            (b',', _) => one(Sym::Comma),
+            (b':', _) => one(Sym::Colon),
+            (b'.', _) => one(Sym::Dot),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a word is reserved (it cannot name a buffer or a loop variable).
+pub fn is_keyword(word: &str) -> bool {
+    Sym::keyword(word).is_some()
+}
 
 pub struct Lexed {
     pub tokens: Vec<Token>,
@@ -80,10 +224,7 @@ pub fn lex(text: &str) -> Lexed {
                         .get(p..)
                         .and_then(|s| s.find('\n'))
                         .map_or(bytes.len(), |e| p + e);
-                    tokens.push(Token {
-                        kind: TokenKind::Comment,
-                        span: Span::new(p, end),
-                    });
+                    tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
                     pos = end;
                 }
                 if byte(pos) == b'\r' {
@@ -97,17 +238,11 @@ pub fn lex(text: &str) -> Lexed {
             let current = indents.last().copied().unwrap_or(0);
             if col > current {
                 indents.push(col);
-                tokens.push(Token {
-                    kind: TokenKind::Indent,
-                    span: Span::new(p, p),
-                });
+                tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
             } else {
                 while col < indents.last().copied().unwrap_or(0) {
                     indents.pop();
-                    tokens.push(Token {
-                        kind: TokenKind::Dedent,
-                        span: Span::new(p, p),
-                    });
+                    tokens.push(Token::new(TokenKind::Dedent, Span::new(p, p)));
                 }
                 if col != indents.last().copied().unwrap_or(0) {
                     diagnostics.push(
@@ -118,10 +253,7 @@ pub fn lex(text: &str) -> Lexed {
                         .with_hint("indent it exactly like the line it belongs with"),
                     );
                     indents.push(col);
-                    tokens.push(Token {
-                        kind: TokenKind::Indent,
-                        span: Span::new(p, p),
-                    });
+                    tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
                 }
             }
             pos = p;
@@ -145,10 +277,7 @@ pub fn lex(text: &str) -> Lexed {
                     depth = 0;
                 }
                 if depth == 0 {
-                    tokens.push(Token {
-                        kind: TokenKind::Newline,
-                        span: Span::new(start, pos),
-                    });
+                    tokens.push(Token::new(TokenKind::Newline, Span::new(start, pos)));
                     at_line_start = true;
                 }
             }
@@ -157,10 +286,7 @@ pub fn lex(text: &str) -> Lexed {
                     .get(pos..)
                     .and_then(|s| s.find('\n'))
                     .map_or(bytes.len(), |e| pos + e);
-                tokens.push(Token {
-                    kind: TokenKind::Comment,
-                    span: Span::new(pos, end),
-                });
+                tokens.push(Token::new(TokenKind::Comment, Span::new(pos, end)));
                 pos = end;
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
@@ -168,13 +294,14 @@ pub fn lex(text: &str) -> Lexed {
                     pos += 1;
                 }
                 let word = text.get(start..pos).unwrap_or("");
-                let kind = if KEYWORDS.contains(&word) {
-                    TokenKind::Keyword
-                } else {
-                    TokenKind::Ident
-                };
+                let sym = Sym::keyword(word);
                 tokens.push(Token {
-                    kind,
+                    kind: if sym.is_some() {
+                        TokenKind::Keyword
+                    } else {
+                        TokenKind::Ident
+                    },
+                    sym: sym.unwrap_or(Sym::None),
                     span: Span::new(start, pos),
                 });
             }
@@ -205,10 +332,7 @@ pub fn lex(text: &str) -> Lexed {
                 } else {
                     TokenKind::Int
                 };
-                tokens.push(Token {
-                    kind,
-                    span: Span::new(start, pos),
-                });
+                tokens.push(Token::new(kind, Span::new(start, pos)));
             }
             b'"' | b'\'' => {
                 pos += 1;
@@ -226,57 +350,46 @@ pub fn lex(text: &str) -> Lexed {
                             .with_hint(format!("end it with {}", c as char)),
                     );
                 }
-                tokens.push(Token {
-                    kind: TokenKind::Str,
-                    span: Span::new(start, pos),
-                });
+                tokens.push(Token::new(TokenKind::Str, Span::new(start, pos)));
             }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                pos += 1;
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    span: Span::new(start, pos),
-                });
-            }
-            b')' | b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                pos += 1;
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    span: Span::new(start, pos),
-                });
-            }
-            b',' | b':' | b'.' => {
-                pos += 1;
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    span: Span::new(start, pos),
-                });
-            }
-            b'=' | b'!' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
-                pos += 1;
-                let two = matches!(
-                    (c, byte(pos)),
-                    (b'=' | b'!' | b'<' | b'>', b'=') | (b'/', b'/')
-                );
-                if two {
-                    pos += 1;
+            b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' | b'=' | b'<' | b'>'
+            | b'+' | b'-' | b'*' | b'/' | b'%' => {
+                let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
+                pos += len;
+                match c {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
                 }
-                if c == b'!' && !two {
+                let kind = if matches!(
+                    c,
+                    b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.'
+                ) {
+                    TokenKind::Punct
+                } else {
+                    TokenKind::Op
+                };
+                tokens.push(Token {
+                    kind,
+                    sym,
+                    span: Span::new(start, pos),
+                });
+            }
+            b'!' => {
+                if byte(pos + 1) == b'=' {
+                    pos += 2;
+                    tokens.push(Token {
+                        kind: TokenKind::Op,
+                        sym: Sym::Ne,
+                        span: Span::new(start, pos),
+                    });
+                } else {
+                    pos += 1;
                     diagnostics.push(
                         Diagnostic::error(Span::new(start, pos), "unexpected `!`")
                             .with_hint("use `not` or `!=`"),
                     );
-                    tokens.push(Token {
-                        kind: TokenKind::Unknown,
-                        span: Span::new(start, pos),
-                    });
-                } else {
-                    tokens.push(Token {
-                        kind: TokenKind::Op,
-                        span: Span::new(start, pos),
-                    });
+                    tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
                 }
             }
             _ => {
@@ -291,31 +404,19 @@ pub fn lex(text: &str) -> Lexed {
                     Span::new(start, pos),
                     format!("unexpected character `{shown}`"),
                 ));
-                tokens.push(Token {
-                    kind: TokenKind::Unknown,
-                    span: Span::new(start, pos),
-                });
+                tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
             }
         }
     }
     let end = bytes.len();
     if !at_line_start {
-        tokens.push(Token {
-            kind: TokenKind::Newline,
-            span: Span::new(end, end),
-        });
+        tokens.push(Token::new(TokenKind::Newline, Span::new(end, end)));
     }
     while indents.len() > 1 {
         indents.pop();
-        tokens.push(Token {
-            kind: TokenKind::Dedent,
-            span: Span::new(end, end),
-        });
+        tokens.push(Token::new(TokenKind::Dedent, Span::new(end, end)));
     }
-    tokens.push(Token {
-        kind: TokenKind::Eof,
-        span: Span::new(end, end),
-    });
+    tokens.push(Token::new(TokenKind::Eof, Span::new(end, end)));
     Lexed {
         tokens,
         diagnostics,

@@ -2,7 +2,7 @@
 //! line becomes `StmtKind::Error`, and parsing resumes at the next line.
 
 use crate::diagnostic::{Diagnostic, Span};
-use crate::lexer::{lex, Token, TokenKind};
+use crate::lexer::{lex, Sym, Token, TokenKind};
 use crate::limits;
 use crate::syntax::*;
 
@@ -62,16 +62,17 @@ impl<'a> Parser<'a> {
     fn peek_n(&self, n: usize) -> Token {
         self.tokens.get(self.pos + n).copied().unwrap_or_else(|| {
             let end = self.text.len();
-            Token {
-                kind: TokenKind::Eof,
-                span: Span::new(end, end),
-            }
+            Token::new(TokenKind::Eof, Span::new(end, end))
         })
     }
 
     fn text_of(&self, t: Token) -> &'a str {
+        self.text_of_span(t.span)
+    }
+
+    fn text_of_span(&self, span: Span) -> &'a str {
         self.text
-            .get(t.span.start as usize..t.span.end as usize)
+            .get(span.start as usize..span.end as usize)
             .unwrap_or("")
     }
 
@@ -83,20 +84,12 @@ impl<'a> Parser<'a> {
         t
     }
 
-    fn at(&self, s: &str) -> bool {
-        let t = self.peek_tok();
-        matches!(
-            t.kind,
-            TokenKind::Op | TokenKind::Punct | TokenKind::Keyword
-        ) && self
-            .text
-            .as_bytes()
-            .get(t.span.start as usize..t.span.end as usize)
-            == Some(s.as_bytes())
+    fn at(&self, sym: Sym) -> bool {
+        self.tokens.get(self.pos).is_some_and(|t| t.sym == sym)
     }
 
-    fn eat(&mut self, s: &str) -> bool {
-        if self.at(s) {
+    fn eat(&mut self, sym: Sym) -> bool {
+        if self.at(sym) {
             self.bump();
             true
         } else {
@@ -104,15 +97,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect(&mut self, s: &str, what: &str) -> PResult<Token> {
-        if self.at(s) {
+    fn expect(&mut self, sym: Sym, what: &str) -> PResult<Token> {
+        if self.at(sym) {
             Ok(self.bump())
         } else {
             let t = self.peek_tok();
             let found = describe(t, self.text_of(t));
             self.diagnostics.push(Diagnostic::error(
                 t.span,
-                format!("expected `{s}` {what}, found {found}"),
+                format!("expected `{}` {what}, found {found}", sym.text()),
             ));
             Err(())
         }
@@ -271,7 +264,7 @@ impl<'a> Parser<'a> {
     }
 
     fn suite(&mut self, header: Span) -> PResult<Vec<Stmt>> {
-        self.expect(":", "to end the block header")?;
+        self.expect(Sym::Colon, "to end the block header")?;
         let t = self.peek_tok();
         if t.kind != TokenKind::Newline {
             // One-line block: `for i in range(4): A[i] = 0`.
@@ -294,11 +287,10 @@ impl<'a> Parser<'a> {
 
     fn statement_inner(&mut self) -> PResult<Stmt> {
         let first = self.peek_tok();
-        let word = self.text_of(first);
         if first.kind == TokenKind::Keyword {
-            match word {
-                "for" => return self.for_stmt(),
-                "with" => {
+            match first.sym {
+                Sym::For => return self.for_stmt(),
+                Sym::With => {
                     self.bump();
                     let item = self.expr()?;
                     let body = self.suite(first.span.to(item.span))?;
@@ -308,11 +300,11 @@ impl<'a> Parser<'a> {
                         span,
                     });
                 }
-                "if" => {
+                Sym::If => {
                     self.bump();
                     let cond = self.expr()?;
                     let body = self.suite(first.span.to(cond.span))?;
-                    if self.at("else") {
+                    if self.at(Sym::Else) {
                         let t = self.peek_tok();
                         self.error_at(
                             t,
@@ -327,7 +319,7 @@ impl<'a> Parser<'a> {
                         span,
                     });
                 }
-                "pass" => {
+                Sym::Pass => {
                     self.bump();
                     self.end_of_line()?;
                     return Ok(Stmt {
@@ -339,7 +331,7 @@ impl<'a> Parser<'a> {
             }
         }
         let lhs = self.expr()?;
-        if self.eat("=") {
+        if self.eat(Sym::Assign) {
             let value = self.expr()?;
             let span = lhs.span.to(value.span);
             self.end_of_line()?;
@@ -354,12 +346,18 @@ impl<'a> Parser<'a> {
                 span,
             });
         }
-        if self.at("+=") || self.at("-=") {
+        if self.at(Sym::AugAssign) {
             let t = self.peek_tok();
+            let target = self.text_of_span(lhs.span);
+            let op = self.text_of(t).trim_end_matches('=');
+            let hint = format!("write `{target} = {target} {op} …`");
             self.error_at(
                 t,
-                "augmented assignment is not supported".into(),
-                Some("write `C[0] = C[0] + x`"),
+                format!(
+                    "`{}` (augmented assignment) is not supported",
+                    self.text_of(t)
+                ),
+                Some(&hint),
             );
             return Err(());
         }
@@ -388,7 +386,7 @@ impl<'a> Parser<'a> {
             text: self.text_of(var_tok).to_string(),
             span: var_tok.span,
         };
-        self.expect("in", "after the loop variable")?;
+        self.expect(Sym::In, "after the loop variable")?;
         let range_tok = self.peek_tok();
         if self.text_of(range_tok) != "range" {
             self.error_at(
@@ -399,17 +397,17 @@ impl<'a> Parser<'a> {
             return Err(());
         }
         self.bump();
-        self.expect("(", "after `range`")?;
+        self.expect(Sym::LParen, "after `range`")?;
         let mut range = Vec::new();
-        if !self.at(")") {
+        if !self.at(Sym::RParen) {
             loop {
                 range.push(self.expr()?);
-                if !self.eat(",") || self.at(")") {
+                if !self.eat(Sym::Comma) || self.at(Sym::RParen) {
                     break;
                 }
             }
         }
-        let close = self.expect(")", "to close `range(`")?;
+        let close = self.expect(Sym::RParen, "to close `range(`")?;
         if range.is_empty() || range.len() > 2 {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -446,9 +444,9 @@ impl<'a> Parser<'a> {
 
     fn if_else(&mut self) -> PResult<Expr> {
         let then = self.or_expr()?;
-        if self.eat("if") {
+        if self.eat(Sym::If) {
             let cond = self.or_expr()?;
-            self.expect("else", "in a conditional expression")?;
+            self.expect(Sym::Else, "in a conditional expression")?;
             let otherwise = self.expr()?;
             let span = then.span.to(otherwise.span);
             return Ok(Expr::new(
@@ -470,7 +468,7 @@ impl<'a> Parser<'a> {
     /// Binary operators by precedence climbing: one loop for every level from `or` to `*`.
     /// `not` is a prefix between `and` and the comparisons; comparisons do not chain.
     fn binary(&mut self, min: Prec) -> PResult<Expr> {
-        let mut lhs = if min <= Prec::Not && self.at("not") {
+        let mut lhs = if min <= Prec::Not && self.at(Sym::Not) {
             let t = self.bump();
             self.depth += 1;
             let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
@@ -488,7 +486,7 @@ impl<'a> Parser<'a> {
         };
         loop {
             let t = self.peek_tok();
-            let Some((prec, op)) = infix(t.kind, self.text_of(t)) else {
+            let Some((prec, op)) = infix(t.sym) else {
                 return Ok(lhs);
             };
             if prec < min {
@@ -511,10 +509,7 @@ impl<'a> Parser<'a> {
             );
             if prec == Prec::Compare {
                 let next = self.peek_tok();
-                if matches!(
-                    infix(next.kind, self.text_of(next)),
-                    Some((Prec::Compare, _))
-                ) {
+                if matches!(infix(next.sym), Some((Prec::Compare, _))) {
                     self.error_at(
                         next,
                         "chained comparisons are not supported".into(),
@@ -527,7 +522,7 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self) -> PResult<Expr> {
-        if self.at("-") {
+        if self.at(Sym::Minus) {
             let t = self.bump();
             self.depth += 1;
             let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
@@ -541,7 +536,7 @@ impl<'a> Parser<'a> {
             let span = t.span.to(inner.span);
             return Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span));
         }
-        if self.at("+") {
+        if self.at(Sym::Plus) {
             self.bump();
             return self.unary();
         }
@@ -586,7 +581,7 @@ impl<'a> Parser<'a> {
                 let mut text = self.text_of(t).to_string();
                 let mut span = t.span;
                 // Dotted names (`sch.annotate`, `T.float32`) are one callee name.
-                while self.at(".") && self.peek_n(1).kind == TokenKind::Ident {
+                while self.at(Sym::Dot) && self.peek_n(1).kind == TokenKind::Ident {
                     self.bump();
                     let part = self.bump();
                     text.push('.');
@@ -594,13 +589,12 @@ impl<'a> Parser<'a> {
                     span = span.to(part.span);
                 }
                 let name = Name { text, span };
-                if self.at("(") {
+                if self.at(Sym::LParen) {
                     self.bump();
                     let mut args = Vec::new();
-                    while !self.at(")") {
+                    while !self.at(Sym::RParen) {
                         let key = if self.peek_tok().kind == TokenKind::Ident
-                            && self.text_of(self.peek_n(1)) == "="
-                            && self.peek_n(1).kind == TokenKind::Op
+                            && self.peek_n(1).sym == Sym::Assign
                         {
                             let k = self.bump();
                             self.bump();
@@ -613,24 +607,24 @@ impl<'a> Parser<'a> {
                         };
                         let value = self.expr()?;
                         args.push(Arg { name: key, value });
-                        if !self.eat(",") {
+                        if !self.eat(Sym::Comma) {
                             break;
                         }
                     }
-                    let close = self.expect(")", "to close the call")?;
+                    let close = self.expect(Sym::RParen, "to close the call")?;
                     let span = name.span.to(close.span);
                     return Ok(Expr::new(ExprKind::Call { func: name, args }, span));
                 }
-                if self.at("[") {
+                if self.at(Sym::LBracket) {
                     self.bump();
                     let mut indices = Vec::new();
-                    while !self.at("]") {
+                    while !self.at(Sym::RBracket) {
                         indices.push(self.expr()?);
-                        if !self.eat(",") {
+                        if !self.eat(Sym::Comma) {
                             break;
                         }
                     }
-                    let close = self.expect("]", "to close the subscript")?;
+                    let close = self.expect(Sym::RBracket, "to close the subscript")?;
                     if indices.is_empty() {
                         self.error_at(
                             close,
@@ -649,23 +643,23 @@ impl<'a> Parser<'a> {
                 }
                 Ok(Expr::new(ExprKind::Name(name.text), name.span))
             }
-            TokenKind::Punct if self.text_of(t) == "(" => {
+            TokenKind::Punct if t.sym == Sym::LParen => {
                 self.bump();
                 let mut inner = self.expr()?;
-                let close = self.expect(")", "to close the parenthesis")?;
+                let close = self.expect(Sym::RParen, "to close the parenthesis")?;
                 inner.span = t.span.to(close.span);
                 Ok(inner)
             }
-            TokenKind::Punct if self.text_of(t) == "[" => {
+            TokenKind::Punct if t.sym == Sym::LBracket => {
                 self.bump();
                 let mut items = Vec::new();
-                while !self.at("]") {
+                while !self.at(Sym::RBracket) {
                     items.push(self.expr()?);
-                    if !self.eat(",") {
+                    if !self.eat(Sym::Comma) {
                         break;
                     }
                 }
-                let close = self.expect("]", "to close the list")?;
+                let close = self.expect(Sym::RBracket, "to close the list")?;
                 Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
             }
             _ => {
@@ -708,24 +702,24 @@ enum Infix {
     Arith(BinOp),
 }
 
-fn infix(kind: TokenKind, text: &str) -> Option<(Prec, Infix)> {
-    match (kind, text) {
-        (TokenKind::Keyword, "or") => Some((Prec::Or, Infix::Bool(BoolOp::Or))),
-        (TokenKind::Keyword, "and") => Some((Prec::And, Infix::Bool(BoolOp::And))),
-        (TokenKind::Op, "<") => Some((Prec::Compare, Infix::Compare(CmpOp::Lt))),
-        (TokenKind::Op, "<=") => Some((Prec::Compare, Infix::Compare(CmpOp::Le))),
-        (TokenKind::Op, ">") => Some((Prec::Compare, Infix::Compare(CmpOp::Gt))),
-        (TokenKind::Op, ">=") => Some((Prec::Compare, Infix::Compare(CmpOp::Ge))),
-        (TokenKind::Op, "==") => Some((Prec::Compare, Infix::Compare(CmpOp::Eq))),
-        (TokenKind::Op, "!=") => Some((Prec::Compare, Infix::Compare(CmpOp::Ne))),
-        (TokenKind::Op, "+") => Some((Prec::Sum, Infix::Arith(BinOp::Add))),
-        (TokenKind::Op, "-") => Some((Prec::Sum, Infix::Arith(BinOp::Sub))),
-        (TokenKind::Op, "*") => Some((Prec::Product, Infix::Arith(BinOp::Mul))),
-        (TokenKind::Op, "/") => Some((Prec::Product, Infix::Arith(BinOp::Div))),
-        (TokenKind::Op, "//") => Some((Prec::Product, Infix::Arith(BinOp::FloorDiv))),
-        (TokenKind::Op, "%") => Some((Prec::Product, Infix::Arith(BinOp::Mod))),
-        _ => None,
-    }
+fn infix(sym: Sym) -> Option<(Prec, Infix)> {
+    Some(match sym {
+        Sym::Or => (Prec::Or, Infix::Bool(BoolOp::Or)),
+        Sym::And => (Prec::And, Infix::Bool(BoolOp::And)),
+        Sym::Lt => (Prec::Compare, Infix::Compare(CmpOp::Lt)),
+        Sym::Le => (Prec::Compare, Infix::Compare(CmpOp::Le)),
+        Sym::Gt => (Prec::Compare, Infix::Compare(CmpOp::Gt)),
+        Sym::Ge => (Prec::Compare, Infix::Compare(CmpOp::Ge)),
+        Sym::Eq => (Prec::Compare, Infix::Compare(CmpOp::Eq)),
+        Sym::Ne => (Prec::Compare, Infix::Compare(CmpOp::Ne)),
+        Sym::Plus => (Prec::Sum, Infix::Arith(BinOp::Add)),
+        Sym::Minus => (Prec::Sum, Infix::Arith(BinOp::Sub)),
+        Sym::Star => (Prec::Product, Infix::Arith(BinOp::Mul)),
+        Sym::Slash => (Prec::Product, Infix::Arith(BinOp::Div)),
+        Sym::SlashSlash => (Prec::Product, Infix::Arith(BinOp::FloorDiv)),
+        Sym::Percent => (Prec::Product, Infix::Arith(BinOp::Mod)),
+        _ => return None,
+    })
 }
 
 fn span_to_body(head: Span, body: &[Stmt]) -> Span {

@@ -111,8 +111,7 @@ fn arb_expr() -> BoxedStrategy<Expr> {
         (0i64..1000).prop_map(ExprKind::Int),
         (0u32..1000).prop_map(|v| ExprKind::Float(f64::from(v) / 8.0)),
         "[a-z][a-z0-9_]{0,3}"
-            .prop_filter("keyword", |s| !stagecraft::lexer::KEYWORDS
-                .contains(&s.as_str()))
+            .prop_filter("keyword", |s| !stagecraft::lexer::is_keyword(s))
             .prop_map(ExprKind::Name),
     ]
     .prop_map(|k| Expr::new(k, Default::default()));
