@@ -8,7 +8,7 @@ use stagecraft::explore::{explore, transform, Options};
 
 /// See core/Cargo.toml: the native tools allocate with mimalloc.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
 
 fn main() {
     divan::main();

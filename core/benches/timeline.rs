@@ -9,7 +9,7 @@ use stagecraft::timeline::simulate;
 
 /// See core/Cargo.toml: the native tools allocate with mimalloc.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
 
 fn main() {
     divan::main();

@@ -48,4 +48,4 @@ fn main() {
 
 /// Like the command line and the benchmarks (core/Cargo.toml).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;

@@ -13,6 +13,8 @@ pub mod ir;
 pub mod lexer;
 pub mod limits;
 pub mod lower;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native_alloc;
 pub mod parser;
 pub mod pipeline;
 pub mod pipelined;

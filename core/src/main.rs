@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 /// See core/Cargo.toml: the native tools allocate with mimalloc.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
 
 const USAGE: &str = "usage:
   stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
