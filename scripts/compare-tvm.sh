@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs apache-tvm into .tools/tvm-venv (if missing), builds Stagecraft (release) and prints the
+# Installs apache-tvm into .tools/tvm-venv (if missing), builds Stagecraft (the benchmarks' profile:
+# release with whole-program optimisation; cargo puts it in target/release) and prints the
 # side-by-side timing table of scripts/compare-tvm.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .tools/tvm-venv/bin/python ] || python3 -m venv .tools/tvm-venv
 .tools/tvm-venv/bin/python -c "import tvm" 2>/dev/null || .tools/tvm-venv/bin/pip install -q apache-tvm
-cargo build -q --release -p stagecraft-core
+cargo build -q --profile bench -p stagecraft-core --bin stagecraft
 exec .tools/tvm-venv/bin/python scripts/compare-tvm.py target/release/stagecraft
