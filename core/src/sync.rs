@@ -234,10 +234,14 @@ pub fn derive(
             .count() as i64
     };
 
+    // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
+    let queues: Vec<i64> = per_step.keys().copied().collect();
+    let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
     let mut cx = Planner {
         p,
         groups: &groups,
-        per_step: &per_step,
+        queues: &queues,
+        gs: &gs,
         needs: &needs,
         sites: Vec::new(),
         extent,
@@ -248,8 +252,7 @@ pub fn derive(
         diags,
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
-    let nothing: BTreeMap<i64, i64> = per_step.keys().map(|&q| (q, -1)).collect();
-    let mut covered = nothing.clone();
+    let mut covered: Vec<i64> = vec![-1; queues.len()];
     let mut prologue = Vec::new();
     for t in 0..s_max {
         let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, &covered);
@@ -263,15 +266,10 @@ pub fn derive(
     if body_exists {
         // One plan must serve every body step: the first inherits the prologue's coverage, later ones
         // the previous body step's. Start from the prologue's and weaken until both are served.
-        let gs: BTreeMap<i64, i64> = per_step.iter().map(|(&q, &g)| (q, i64::from(g))).collect();
-        let shift = |m: &BTreeMap<i64, i64>, by: i64| -> BTreeMap<i64, i64> {
+        let shift = |m: &[i64], by: i64| -> Vec<i64> {
             m.iter()
-                .map(|(&q, &c)| {
-                    (
-                        q,
-                        c.saturating_add(gs.get(&q).copied().unwrap_or(0).saturating_mul(by)),
-                    )
-                })
+                .zip(&gs)
+                .map(|(&c, &g)| c.saturating_add(g.saturating_mul(by)))
                 .collect()
         };
         let mut input = shift(&covered, T_REP - s_max);
@@ -285,10 +283,7 @@ pub fn derive(
                 &input,
             );
             let steady = shift(&out, -1);
-            let next: BTreeMap<i64, i64> = input
-                .iter()
-                .map(|(&q, &c)| (q, c.min(steady.get(&q).copied().unwrap_or(c))))
-                .collect();
+            let next: Vec<i64> = input.iter().zip(&steady).map(|(&c, &s)| c.min(s)).collect();
             if next == input {
                 result = Some((plan, out));
                 break;
@@ -298,7 +293,7 @@ pub fn derive(
         let (_, out) = match result {
             Some(r) => r,
             None => {
-                input = nothing.keys().map(|&q| (q, i64::MIN / 4)).collect();
+                input = vec![i64::MIN / 4; queues.len()];
                 cx.plan_quiet(
                     StepTime::Uniform {
                         epilogue_offset: None,
@@ -334,8 +329,7 @@ pub fn derive(
         }
         None => {
             // The epilogue may follow the body or (for a short extent) the prologue: assume nothing.
-            let mut covered: BTreeMap<i64, i64> =
-                per_step.keys().map(|&q| (q, i64::MIN / 4)).collect();
+            let mut covered: Vec<i64> = vec![i64::MIN / 4; queues.len()];
             for k in 0..s_max {
                 let (plan, out) = cx.plan(
                     StepTime::Uniform {
@@ -350,13 +344,15 @@ pub fn derive(
         }
     }
     // Queues whose last groups no wait has forced (unknown under a symbolic extent).
-    let undrained: Vec<i64> = per_step
+    let undrained: Vec<i64> = queues
         .iter()
-        .filter(|(q, g)| match extent {
-            Some(e) => covered.get(q).copied().unwrap_or(-1) < i64::from(**g) * e - 1,
+        .zip(&gs)
+        .zip(&covered)
+        .filter(|((_, &g), &c)| match extent {
+            Some(e) => c < g * e - 1,
             None => true,
         })
-        .map(|(q, _)| *q)
+        .map(|((&q, _), _)| q)
         .collect();
     // Async writes land only when awaited, and nothing completes by itself at the end of the
     // program: drain every queue whose last groups no wait has forced.
@@ -415,7 +411,10 @@ pub fn derive(
 struct Planner<'a> {
     p: &'a Pipeline,
     groups: &'a [Group],
-    per_step: &'a BTreeMap<i64, u32>,
+    /// The async queues, ascending; every per-queue vector below is aligned with it.
+    queues: &'a [i64],
+    /// Groups per step of each queue (g_q).
+    gs: &'a [i64],
     needs: &'a [Need],
     sites: Vec<WaitSite>,
     extent: Option<i64>,
@@ -430,7 +429,12 @@ struct Planner<'a> {
 
 impl Planner<'_> {
     fn g(&self, q: i64) -> i64 {
-        i64::from(self.per_step.get(&q).copied().unwrap_or(0))
+        self.queues
+            .iter()
+            .position(|&x| x == q)
+            .and_then(|i| self.gs.get(i))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Step number used in count arithmetic.
@@ -477,8 +481,8 @@ impl Planner<'_> {
         &mut self,
         time: StepTime,
         section: SectionKind,
-        covered: &BTreeMap<i64, i64>,
-    ) -> (StepPlan, BTreeMap<i64, i64>) {
+        covered: &[i64],
+    ) -> (StepPlan, Vec<i64>) {
         let n = self.diags.len();
         let failed = self.failed;
         self.quiet = true;
@@ -493,12 +497,12 @@ impl Planner<'_> {
         &mut self,
         time: StepTime,
         section: SectionKind,
-        covered_in: &BTreeMap<i64, i64>,
-    ) -> (StepPlan, BTreeMap<i64, i64>) {
+        covered_in: &[i64],
+    ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
         let t = self.t_of(time);
         let mut items = Vec::new();
-        let mut covered = covered_in.clone();
+        let mut covered = covered_in.to_vec();
         for (idx, &pos) in self.p.step_order.iter().enumerate() {
             let Some(u) = self.p.sched.units.get(pos) else {
                 continue;
@@ -508,12 +512,12 @@ impl Planner<'_> {
             }
             let j = t - u.stage;
             let committed: Vec<(i64, i64)> = self
-                .per_step
-                .keys()
+                .queues
+                .iter()
                 .map(|&q| (q, self.committed(q, t, idx, uniform)))
                 .collect();
-            // Newest needed group per queue.
-            let mut newest: BTreeMap<i64, (i64, Vec<usize>)> = BTreeMap::new();
+            // Newest needed group per queue: (queue index, group, the needs it serves).
+            let mut newest: Vec<(usize, i64, Vec<usize>)> = Vec::new();
             for (k, n) in self
                 .needs
                 .iter()
@@ -521,20 +525,28 @@ impl Planner<'_> {
                 .filter(|(_, n)| n.consumer == pos)
             {
                 let jp = j - n.distance;
+                let Some(qi) = self.queues.iter().position(|&x| x == n.queue) else {
+                    continue;
+                };
                 if jp < 0 {
                     continue;
                 }
                 let group = self.g(n.queue) * jp + i64::from(n.slot);
-                let e = newest.entry(n.queue).or_insert((i64::MIN, Vec::new()));
-                if group > e.0 {
-                    *e = (group, vec![k]);
-                } else if group == e.0 {
-                    e.1.push(k);
+                match newest.iter_mut().find(|e| e.0 == qi) {
+                    Some(e) if group > e.1 => *e = (qi, group, vec![k]),
+                    Some(e) if group == e.1 => e.2.push(k),
+                    Some(_) => {}
+                    None => newest.push((qi, group, vec![k])),
                 }
             }
+            // Waits in queue order.
+            newest.sort_unstable_by_key(|e| e.0);
             let mut waits = Vec::new();
-            for (q, (group, need_ids)) in newest {
-                if covered.get(&q).is_some_and(|&c| c >= group) {
+            for (qi, group, need_ids) in newest {
+                let Some(&q) = self.queues.get(qi) else {
+                    continue;
+                };
+                if covered.get(qi).is_some_and(|&c| c >= group) {
                     continue;
                 }
                 let c = self.committed(q, t, idx, uniform);
@@ -554,7 +566,9 @@ impl Planner<'_> {
                     self.failed = true;
                     continue;
                 }
-                covered.insert(q, group);
+                if let Some(c) = covered.get_mut(qi) {
+                    *c = group;
+                }
                 if self.quiet {
                     waits.push((0, q, count));
                     continue;
