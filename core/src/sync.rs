@@ -501,7 +501,7 @@ impl Planner<'_> {
     ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
         let t = self.t_of(time);
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(self.p.step_order.len());
         let mut covered = covered_in.to_vec();
         for (idx, &pos) in self.p.step_order.iter().enumerate() {
             let Some(u) = self.p.sched.units.get(pos) else {
@@ -541,7 +541,7 @@ impl Planner<'_> {
             }
             // Waits in queue order.
             newest.sort_unstable_by_key(|e| e.0);
-            let mut waits = Vec::new();
+            let mut waits = Vec::with_capacity(newest.len());
             for (qi, group, need_ids) in newest {
                 let Some(&q) = self.queues.get(qi) else {
                     continue;
