@@ -124,7 +124,16 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     match command.as_str() {
         "explore" => {
-            let a = parse_args(rest)?;
+            let mut a = parse_args(rest)?;
+            // Emit only what is printed: the JSON carries every target, tir none, a target itself.
+            a.options.targets = match a.emit.as_str() {
+                "json" => a.options.targets,
+                "tir" => Vec::new(),
+                other => match stagecraft::emit::Target::parse(other) {
+                    Some(t) => vec![t],
+                    None => return Err(format!("--emit takes tir, json, ptx, ptx-sm90, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
+                },
+            };
             let source = read_source(&a.file)?;
             let ex = explore(&source, &a.options);
             let ok = report(&ex, &a.file, &source);
