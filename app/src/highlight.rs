@@ -152,9 +152,6 @@ mod tests {
         let text = "for i in range(4):\n    C[i] = A[i]\n";
         let ex = stagecraft::explore::explore(text, &Default::default());
         let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
-        assert!(
-            html.contains("<span class=\"st0\">C["),
-            "{html}"
-        );
+        assert!(html.contains("<span class=\"st0\">C["), "{html}");
     }
 }

@@ -3,7 +3,7 @@
 //! completion; a wait stalls the compute lane until the groups it forces have completed.
 //! docs/cost-model.md gives the model and the closed form the tests check.
 
-use crate::cost::CostModel;
+use crate::cost::{Cost, CostModel};
 use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -103,6 +103,9 @@ struct Sim<'a> {
     out: Timeline,
     /// Static pre-order index of every wait node (by address), as the interpreter numbers them.
     wait_ids: HashMap<*const Node, usize>,
+    /// Cost of each source statement, filled on first use: every copy of a statement costs the
+    /// same, and classifying one walks its expression (a tenth of a large exploration, per instance).
+    costs: Vec<Option<Cost>>,
 }
 
 impl Sim<'_> {
@@ -271,7 +274,21 @@ impl Sim<'_> {
     }
 
     fn assign(&mut self, a: &Assign) {
-        let cost = self.model.cost(self.program, a);
+        let id = a.stmt as usize;
+        let cost = match self.costs.get(id) {
+            Some(Some(c)) => *c,
+            _ => {
+                let c = self.model.cost(self.program, a);
+                if self.costs.len() <= id {
+                    // Ids are dense from 0 (lowering numbers statements in text order).
+                    self.costs.resize(id + 1, None);
+                }
+                if let Some(slot) = self.costs.get_mut(id) {
+                    *slot = Some(c);
+                }
+                c
+            }
+        };
         let iteration = a.iteration.as_ref().and_then(|e| e.eval(&self.env));
         let start = self.now;
         let record = self.record();
@@ -381,6 +398,7 @@ fn run_sim<'a>(
         stop: false,
         out: Timeline::default(),
         wait_ids,
+        costs: Vec::new(),
     };
     sim.nodes(&program.body);
     // Whatever is still in flight lands eventually: the loop is done when the last group is.
