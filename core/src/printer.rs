@@ -70,12 +70,14 @@ fn precedence(e: &Expr) -> u8 {
     }
 }
 
-fn wrap(e: &Expr, min: u8) -> String {
-    let s = print_expr(e);
+/// Writes `e`, in parentheses when it binds looser than `min`.
+fn wrap(out: &mut String, e: &Expr, min: u8) {
     if precedence(e) < min {
-        format!("({s})")
+        out.push('(');
+        write_expr(out, e);
+        out.push(')');
     } else {
-        s
+        write_expr(out, e);
     }
 }
 
@@ -99,62 +101,101 @@ pub fn print_float(v: f64) -> String {
 }
 
 pub fn print_expr(e: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(&mut out, e);
+    out
+}
+
+fn write_list(out: &mut String, items: &[Expr]) {
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, item);
+    }
+}
+
+/// Appends the text of `e` to `out`: one buffer for a whole program, where a string per node
+/// made printing a large pipelined program a tenth of its exploration.
+pub fn write_expr(out: &mut String, e: &Expr) {
+    use std::fmt::Write;
     match &e.kind {
-        ExprKind::Int(v) => v.to_string(),
-        ExprKind::Float(v) => print_float(*v),
-        ExprKind::Str(s) => format!("\"{s}\""),
-        ExprKind::Name(n) => n.clone(),
+        ExprKind::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        ExprKind::Float(v) => out.push_str(&print_float(*v)),
+        ExprKind::Str(s) => {
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        ExprKind::Name(n) => out.push_str(n),
         ExprKind::List(items) => {
-            format!(
-                "[{}]",
-                items.iter().map(print_expr).collect::<Vec<_>>().join(", ")
-            )
+            out.push('[');
+            write_list(out, items);
+            out.push(']');
         }
         ExprKind::Subscript { base, indices } => {
-            format!(
-                "{}[{}]",
-                base.text,
-                indices
-                    .iter()
-                    .map(print_expr)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            out.push_str(&base.text);
+            out.push('[');
+            write_list(out, indices);
+            out.push(']');
         }
         ExprKind::Call { func, args } => {
-            let args: Vec<String> = args
-                .iter()
-                .map(|a| match &a.name {
-                    Some(n) => format!("{}={}", n.text, print_expr(&a.value)),
-                    None => print_expr(&a.value),
-                })
-                .collect();
-            format!("{}({})", func.text, args.join(", "))
+            out.push_str(&func.text);
+            out.push('(');
+            for (k, a) in args.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                if let Some(n) = &a.name {
+                    out.push_str(&n.text);
+                    out.push('=');
+                }
+                write_expr(out, &a.value);
+            }
+            out.push(')');
         }
-        ExprKind::Neg(x) => format!("-{}", wrap(x, 8)),
-        ExprKind::Not(x) => format!("not {}", wrap(x, 4)),
+        ExprKind::Neg(x) => {
+            out.push('-');
+            wrap(out, x, 8);
+        }
+        ExprKind::Not(x) => {
+            out.push_str("not ");
+            wrap(out, x, 4);
+        }
         ExprKind::Binary(op, l, r) => {
             let p = precedence(e);
-            format!("{} {} {}", wrap(l, p), op.symbol(), wrap(r, p + 1))
+            wrap(out, l, p);
+            out.push(' ');
+            out.push_str(op.symbol());
+            out.push(' ');
+            wrap(out, r, p + 1);
         }
-        ExprKind::Compare(op, l, r) => format!("{} {} {}", wrap(l, 6), op.symbol(), wrap(r, 6)),
+        ExprKind::Compare(op, l, r) => {
+            wrap(out, l, 6);
+            out.push(' ');
+            out.push_str(op.symbol());
+            out.push(' ');
+            wrap(out, r, 6);
+        }
         ExprKind::Bool(op, l, r) => {
             let p = precedence(e);
-            let word = if *op == BoolOp::And { "and" } else { "or" };
-            format!("{} {word} {}", wrap(l, p), wrap(r, p + 1))
+            wrap(out, l, p);
+            out.push_str(if *op == BoolOp::And { " and " } else { " or " });
+            wrap(out, r, p + 1);
         }
         ExprKind::IfElse {
             cond,
             then,
             otherwise,
         } => {
-            format!(
-                "{} if {} else {}",
-                wrap(then, 2),
-                wrap(cond, 2),
-                wrap(otherwise, 1)
-            )
+            wrap(out, then, 2);
+            out.push_str(" if ");
+            wrap(out, cond, 2);
+            out.push_str(" else ");
+            wrap(out, otherwise, 1);
         }
-        ExprKind::Error => "None".into(),
+        ExprKind::Error => out.push_str("None"),
     }
 }

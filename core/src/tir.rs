@@ -3,7 +3,7 @@
 //! Every line records which source statement or wait it comes from, for highlighting.
 
 use crate::ir::*;
-use crate::printer::print_expr;
+use crate::printer::{print_expr, write_expr};
 use crate::syntax::{self, Expr, ExprKind};
 use serde::{Deserialize, Serialize};
 
@@ -88,7 +88,9 @@ impl Printer<'_> {
         if info.section.is_none() {
             info.section = self.section;
         }
-        self.out.text.push_str(&"    ".repeat(indent));
+        for _ in 0..indent {
+            self.out.text.push_str("    ");
+        }
         self.out.text.push_str(text);
         self.out.text.push('\n');
         self.out.lines.push(info);
@@ -176,11 +178,10 @@ impl Printer<'_> {
                 self.nodes(body, indent + 1);
             }
             Node::Assign(a) => {
-                let text = format!(
-                    "{} = {}",
-                    print_expr(&access_expr(self.program, &a.target)),
-                    print_expr(&value_expr(self.program, &a.value))
-                );
+                let mut text = String::with_capacity(64);
+                write_expr(&mut text, &access_expr(self.program, &a.target));
+                text.push_str(" = ");
+                write_expr(&mut text, &value_expr(self.program, &a.value));
                 self.line(
                     indent,
                     &text,
