@@ -2,7 +2,7 @@
 //! line becomes `StmtKind::Error`, and parsing resumes at the next line.
 
 use crate::diagnostic::{Diagnostic, Span};
-use crate::lexer::{lex, Sym, Token, TokenKind};
+use crate::lexer::{lex_code, Sym, Token, TokenKind};
 use crate::limits;
 use crate::syntax::*;
 
@@ -27,9 +27,8 @@ pub fn parse(text: &str) -> Parsed {
             diagnostics: vec![d],
         };
     }
-    let mut lexed = lex(text);
     // Comments matter to the highlighter only; without them, peeking is indexing.
-    lexed.tokens.retain(|t| t.kind != TokenKind::Comment);
+    let lexed = lex_code(text);
     let mut p = Parser {
         text,
         tokens: lexed.tokens,
