@@ -153,7 +153,8 @@ impl<'a> Parser<'a> {
     }
 
     fn block_until_eof(&mut self) -> Vec<Stmt> {
-        let mut stmts = Vec::new();
+        // Room for a typical file (buffers, a loop nest, its annotations) without regrowing.
+        let mut stmts = Vec::with_capacity(16);
         loop {
             let t = self.peek_tok();
             match t.kind {
@@ -181,7 +182,8 @@ impl<'a> Parser<'a> {
 
     /// Statements until the matching Dedent (consumed).
     fn block_body(&mut self) -> Vec<Stmt> {
-        let mut stmts = Vec::new();
+        // Loop bodies are short; allocating once beats growing from one.
+        let mut stmts = Vec::with_capacity(4);
         loop {
             let t = self.peek_tok();
             match t.kind {
@@ -397,15 +399,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.expect(Sym::LParen, "after `range`")?;
-        let mut range = Vec::new();
-        if !self.at(Sym::RParen) {
-            loop {
-                range.push(self.expr()?);
-                if !self.eat(Sym::Comma) || self.at(Sym::RParen) {
-                    break;
-                }
-            }
-        }
+        let range = self.comma_list(Sym::RParen, Self::expr)?;
         let close = self.expect(Sym::RParen, "to close `range(`")?;
         if range.is_empty() || range.len() > 2 {
             self.diagnostics.push(
@@ -542,20 +536,85 @@ impl<'a> Parser<'a> {
         self.postfix()
     }
 
+    /// Items separated by commas (a trailing comma allowed) up to `close`, which is left for the
+    /// caller. The vector is allocated once, at its size when there is one item.
+    fn comma_list<T>(
+        &mut self,
+        close: Sym,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        if self.at(close) {
+            return Ok(Vec::new());
+        }
+        let first = item(self)?;
+        if !self.eat(Sym::Comma) {
+            return Ok(vec![first]);
+        }
+        // Calls, subscripts and lists of the loop language rarely have more than four items.
+        let mut items = Vec::with_capacity(4);
+        items.push(first);
+        while !self.at(close) {
+            items.push(item(self)?);
+            if !self.eat(Sym::Comma) {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    /// A call argument, `value` or `name=value`.
+    fn arg(&mut self) -> PResult<Arg> {
+        let name = if self.peek_tok().kind == TokenKind::Ident && self.peek_n(1).sym == Sym::Assign
+        {
+            let k = self.bump();
+            self.bump();
+            Some(Name {
+                text: self.text_of(k).to_string(),
+                span: k.span,
+            })
+        } else {
+            None
+        };
+        let value = self.expr()?;
+        Ok(Arg { name, value })
+    }
+
+    /// A name starting at `first` (already consumed): dotted names such as `sch.annotate` and
+    /// `T.float32` are one callee name.
+    fn dotted_name(&mut self, first: Token) -> Name {
+        let after_first = self.pos;
+        let mut span = first.span;
+        let mut touching = true;
+        while self.at(Sym::Dot) && self.peek_n(1).kind == TokenKind::Ident {
+            let dot = self.bump();
+            let part = self.bump();
+            touching &= dot.span.start == span.end && part.span.start == dot.span.end;
+            span = span.to(part.span);
+        }
+        let text = if touching {
+            // The usual case: the name is one slice of the text, copied once.
+            self.text_of_span(span).to_string()
+        } else {
+            // `sch . annotate`: the parts without what lies between them.
+            let mut text = self.text_of(first).to_string();
+            let dots_and_parts = self.tokens.get(after_first..self.pos).unwrap_or_default();
+            for part in dots_and_parts.iter().skip(1).step_by(2) {
+                text.push('.');
+                text.push_str(self.text_of(*part));
+            }
+            text
+        };
+        Name { text, span }
+    }
+
     fn postfix(&mut self) -> PResult<Expr> {
         let t = self.peek_tok();
         match t.kind {
             TokenKind::Int => {
                 self.bump();
-                let text = self.text_of(t);
-                let value = if text.contains('_') {
-                    text.replace('_', "").parse::<i64>()
-                } else {
-                    text.parse::<i64>()
-                };
-                match value {
-                    Ok(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
-                    Err(_) => {
+                match int_value(self.text_of(t)) {
+                    Some(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
+                    None => {
                         self.error_at(t, "this integer does not fit in 64 bits".into(), None);
                         Err(())
                     }
@@ -577,52 +636,17 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Ident => {
                 self.bump();
-                let mut text = self.text_of(t).to_string();
-                let mut span = t.span;
-                // Dotted names (`sch.annotate`, `T.float32`) are one callee name.
-                while self.at(Sym::Dot) && self.peek_n(1).kind == TokenKind::Ident {
-                    self.bump();
-                    let part = self.bump();
-                    text.push('.');
-                    text.push_str(self.text_of(part));
-                    span = span.to(part.span);
-                }
-                let name = Name { text, span };
+                let name = self.dotted_name(t);
                 if self.at(Sym::LParen) {
                     self.bump();
-                    let mut args = Vec::new();
-                    while !self.at(Sym::RParen) {
-                        let key = if self.peek_tok().kind == TokenKind::Ident
-                            && self.peek_n(1).sym == Sym::Assign
-                        {
-                            let k = self.bump();
-                            self.bump();
-                            Some(Name {
-                                text: self.text_of(k).to_string(),
-                                span: k.span,
-                            })
-                        } else {
-                            None
-                        };
-                        let value = self.expr()?;
-                        args.push(Arg { name: key, value });
-                        if !self.eat(Sym::Comma) {
-                            break;
-                        }
-                    }
+                    let args = self.comma_list(Sym::RParen, Self::arg)?;
                     let close = self.expect(Sym::RParen, "to close the call")?;
                     let span = name.span.to(close.span);
                     return Ok(Expr::new(ExprKind::Call { func: name, args }, span));
                 }
                 if self.at(Sym::LBracket) {
                     self.bump();
-                    let mut indices = Vec::new();
-                    while !self.at(Sym::RBracket) {
-                        indices.push(self.expr()?);
-                        if !self.eat(Sym::Comma) {
-                            break;
-                        }
-                    }
+                    let indices = self.comma_list(Sym::RBracket, Self::expr)?;
                     let close = self.expect(Sym::RBracket, "to close the subscript")?;
                     if indices.is_empty() {
                         self.error_at(
@@ -651,13 +675,7 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Punct if t.sym == Sym::LBracket => {
                 self.bump();
-                let mut items = Vec::new();
-                while !self.at(Sym::RBracket) {
-                    items.push(self.expr()?);
-                    if !self.eat(Sym::Comma) {
-                        break;
-                    }
-                }
+                let items = self.comma_list(Sym::RBracket, Self::expr)?;
                 let close = self.expect(Sym::RBracket, "to close the list")?;
                 Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
             }
@@ -718,6 +736,14 @@ fn infix(sym: Sym) -> Option<(Prec, Infix)> {
         Sym::SlashSlash => (Prec::Product, Infix::Arith(BinOp::FloorDiv)),
         Sym::Percent => (Prec::Product, Infix::Arith(BinOp::Mod)),
         _ => return None,
+    })
+}
+
+/// The value of an integer literal (digits and `_` separators), if it fits in 64 bits.
+fn int_value(text: &str) -> Option<i64> {
+    text.bytes().filter(|&b| b != b'_').try_fold(0i64, |n, b| {
+        n.checked_mul(10)?
+            .checked_add(i64::from(b.wrapping_sub(b'0')))
     })
 }
 
