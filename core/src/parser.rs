@@ -83,6 +83,10 @@ impl<'a> Parser<'a> {
         t
     }
 
+    fn peek_sym(&self) -> Sym {
+        self.tokens.get(self.pos).map_or(Sym::None, |t| t.sym)
+    }
+
     fn at(&self, sym: Sym) -> bool {
         self.tokens.get(self.pos).is_some_and(|t| t.sym == sym)
     }
@@ -100,14 +104,20 @@ impl<'a> Parser<'a> {
         if self.at(sym) {
             Ok(self.bump())
         } else {
-            let t = self.peek_tok();
-            let found = describe(t, self.text_of(t));
-            self.diagnostics.push(Diagnostic::error(
-                t.span,
-                format!("expected `{}` {what}, found {found}", sym.text()),
-            ));
-            Err(())
+            self.expected(sym, what)
         }
+    }
+
+    /// The error of `expect`, apart so that the hot path stays small.
+    #[cold]
+    fn expected(&mut self, sym: Sym, what: &str) -> PResult<Token> {
+        let t = self.peek_tok();
+        let found = describe(t, self.text_of(t));
+        self.diagnostics.push(Diagnostic::error(
+            t.span,
+            format!("expected `{}` {what}, found {found}", sym.text()),
+        ));
+        Err(())
     }
 
     fn error_at(&mut self, t: Token, message: String, hint: Option<&str>) {
@@ -428,6 +438,8 @@ impl<'a> Parser<'a> {
                 Some("simplify it"),
             );
             Err(())
+        } else if self.at_lone_operand() {
+            self.lone_operand()
         } else {
             self.if_else()
         };
@@ -436,9 +448,9 @@ impl<'a> Parser<'a> {
     }
 
     fn if_else(&mut self) -> PResult<Expr> {
-        let then = self.or_expr()?;
+        let then = self.binary(Prec::Or)?;
         if self.eat(Sym::If) {
-            let cond = self.or_expr()?;
+            let cond = self.binary(Prec::Or)?;
             self.expect(Sym::Else, "in a conditional expression")?;
             let otherwise = self.expr()?;
             let span = then.span.to(otherwise.span);
@@ -454,29 +466,27 @@ impl<'a> Parser<'a> {
         Ok(then)
     }
 
-    fn or_expr(&mut self) -> PResult<Expr> {
-        self.binary(Prec::Or)
-    }
-
     /// Binary operators by precedence climbing: one loop for every level from `or` to `*`.
     /// `not` is a prefix between `and` and the comparisons; comparisons do not chain.
     fn binary(&mut self, min: Prec) -> PResult<Expr> {
-        let mut lhs = if min <= Prec::Not && self.at(Sym::Not) {
-            let t = self.bump();
-            self.depth += 1;
-            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
-                self.error_at(t, "this expression is nested too deeply".into(), None);
-                Err(())
-            } else {
-                self.binary(Prec::Not)
-            };
-            self.depth -= 1;
-            let inner = inner?;
-            let span = t.span.to(inner.span);
-            Expr::new(ExprKind::Not(Box::new(inner)), span)
+        if self.at_lone_operand() {
+            return self.lone_operand();
+        }
+        let lhs = if min <= Prec::Not && self.at(Sym::Not) {
+            self.not_expr()?
         } else {
             self.unary()?
         };
+        // Most operands stand alone (`i`, `B[0]`, a string): they skip the operator loop.
+        if infix(self.peek_sym()).is_some_and(|(prec, _)| prec >= min) {
+            self.binary_operators(lhs, min)
+        } else {
+            Ok(lhs)
+        }
+    }
+
+    /// The operators (at least as strong as `min`) that follow `lhs`, and their operands.
+    fn binary_operators(&mut self, mut lhs: Expr, min: Prec) -> PResult<Expr> {
         loop {
             let t = self.peek_tok();
             let Some((prec, op)) = infix(t.sym) else {
@@ -514,26 +524,45 @@ impl<'a> Parser<'a> {
         }
     }
 
+    fn not_expr(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        self.depth += 1;
+        let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+            self.error_at(t, "this expression is nested too deeply".into(), None);
+            Err(())
+        } else {
+            self.binary(Prec::Not)
+        };
+        self.depth -= 1;
+        let inner = inner?;
+        let span = t.span.to(inner.span);
+        Ok(Expr::new(ExprKind::Not(Box::new(inner)), span))
+    }
+
     fn unary(&mut self) -> PResult<Expr> {
+        // A unary plus changes nothing; a loop, not recursion, so a long run of them cannot
+        // exhaust the stack.
+        while self.eat(Sym::Plus) {}
         if self.at(Sym::Minus) {
-            let t = self.bump();
-            self.depth += 1;
-            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
-                self.error_at(t, "this expression is nested too deeply".into(), None);
-                Err(())
-            } else {
-                self.unary()
-            };
-            self.depth -= 1;
-            let inner = inner?;
-            let span = t.span.to(inner.span);
-            return Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span));
+            self.negation()
+        } else {
+            self.postfix()
         }
-        if self.at(Sym::Plus) {
-            self.bump();
-            return self.unary();
-        }
-        self.postfix()
+    }
+
+    fn negation(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        self.depth += 1;
+        let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+            self.error_at(t, "this expression is nested too deeply".into(), None);
+            Err(())
+        } else {
+            self.unary()
+        };
+        self.depth -= 1;
+        let inner = inner?;
+        let span = t.span.to(inner.span);
+        Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span))
     }
 
     /// Items separated by commas (a trailing comma allowed) up to `close`, which is left for the
@@ -607,33 +636,50 @@ impl<'a> Parser<'a> {
         Name { text, span }
     }
 
+    /// Whether the next token is a literal or a plain name that ends its expression, as most
+    /// operands do (`i`, `0`, the `B` of `B = ...`, a string argument). The one-token check
+    /// spares them the operator levels.
+    fn at_lone_operand(&self) -> bool {
+        let next = self.peek_n(1);
+        matches!(
+            self.peek_tok().kind,
+            TokenKind::Int | TokenKind::Float | TokenKind::Str | TokenKind::Ident
+        ) && (matches!(
+            next.kind,
+            TokenKind::Newline | TokenKind::Dedent | TokenKind::Eof
+        ) || matches!(
+            next.sym,
+            Sym::Comma | Sym::RParen | Sym::RBracket | Sym::Colon | Sym::Assign
+        ))
+    }
+
+    /// A literal, or a name without dots, call or subscript (the token has been checked).
+    fn lone_operand(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        let text = self.text_of(t);
+        let kind = match t.kind {
+            TokenKind::Int => match int_value(text) {
+                Some(v) => ExprKind::Int(v),
+                None => {
+                    self.error_at(t, "this integer does not fit in 64 bits".into(), None);
+                    return Err(());
+                }
+            },
+            TokenKind::Float => ExprKind::Float(text.parse::<f64>().unwrap_or(f64::NAN)),
+            TokenKind::Str => ExprKind::Str(
+                text.get(1..text.len().saturating_sub(1).max(1))
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            _ => ExprKind::Name(text.to_string()),
+        };
+        Ok(Expr::new(kind, t.span))
+    }
+
     fn postfix(&mut self) -> PResult<Expr> {
         let t = self.peek_tok();
         match t.kind {
-            TokenKind::Int => {
-                self.bump();
-                match int_value(self.text_of(t)) {
-                    Some(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
-                    None => {
-                        self.error_at(t, "this integer does not fit in 64 bits".into(), None);
-                        Err(())
-                    }
-                }
-            }
-            TokenKind::Float => {
-                self.bump();
-                let v = self.text_of(t).parse::<f64>().unwrap_or(f64::NAN);
-                Ok(Expr::new(ExprKind::Float(v), t.span))
-            }
-            TokenKind::Str => {
-                self.bump();
-                let raw = self.text_of(t);
-                let inner = raw
-                    .get(1..raw.len().saturating_sub(1).max(1))
-                    .unwrap_or("")
-                    .to_string();
-                Ok(Expr::new(ExprKind::Str(inner), t.span))
-            }
+            TokenKind::Int | TokenKind::Float | TokenKind::Str => self.lone_operand(),
             TokenKind::Ident => {
                 self.bump();
                 let name = self.dotted_name(t);
