@@ -214,197 +214,201 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     let mut at_line_start = true;
     let byte = |i: usize| bytes.get(i).copied().unwrap_or(0);
 
-    while let Some(&c) = bytes.get(pos) {
-        if at_line_start && depth == 0 {
-            // Measure indentation; blank and comment-only lines do not change it.
-            let mut col = 0usize;
-            let mut p = pos;
-            while matches!(byte(p), b' ' | b'\t') {
-                col += if byte(p) == b'\t' { 8 - col % 8 } else { 1 };
-                p += 1;
+    // One turn per line that starts a statement (so at bracket depth 0): its indentation, then
+    // its tokens.
+    'lines: while pos < bytes.len() {
+        // Measure indentation; blank and comment-only lines do not change it.
+        let mut col = 0usize;
+        let mut p = pos;
+        while matches!(byte(p), b' ' | b'\t') {
+            col += if byte(p) == b'\t' { 8 - col % 8 } else { 1 };
+            p += 1;
+        }
+        let c = byte(p);
+        if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
+            pos = p;
+            if c == b'#' {
+                let end = skip_while(bytes, p, |b| b != b'\n');
+                if keep_comments {
+                    tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
+                }
+                pos = end;
             }
-            let c = byte(p);
-            if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
-                pos = p;
-                if c == b'#' {
-                    let end = skip_while(bytes, p, |b| b != b'\n');
-                    if keep_comments {
-                        tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
-                    }
-                    pos = end;
-                }
-                if byte(pos) == b'\r' {
-                    pos += 1;
-                }
-                if byte(pos) == b'\n' {
-                    pos += 1;
-                }
-                continue;
+            if byte(pos) == b'\r' {
+                pos += 1;
             }
-            if col > indents.last().copied().unwrap_or(0) {
+            if byte(pos) == b'\n' {
+                pos += 1;
+            }
+            continue 'lines;
+        }
+        if col > indents.last().copied().unwrap_or(0) {
+            indents.push(col);
+            tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
+        } else {
+            while col < indents.last().copied().unwrap_or(0) {
+                indents.pop();
+                tokens.push(Token::new(TokenKind::Dedent, Span::new(p, p)));
+            }
+            if col != indents.last().copied().unwrap_or(0) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Span::new(pos, p),
+                        "this line's indentation matches no enclosing block",
+                    )
+                    .with_hint("indent it exactly like the line it belongs with"),
+                );
                 indents.push(col);
                 tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
-            } else {
-                while col < indents.last().copied().unwrap_or(0) {
-                    indents.pop();
-                    tokens.push(Token::new(TokenKind::Dedent, Span::new(p, p)));
-                }
-                if col != indents.last().copied().unwrap_or(0) {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            Span::new(pos, p),
-                            "this line's indentation matches no enclosing block",
-                        )
-                        .with_hint("indent it exactly like the line it belongs with"),
-                    );
-                    indents.push(col);
-                    tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
-                }
             }
-            pos = p;
-            at_line_start = false;
-            continue;
         }
-        let start = pos;
-        match c {
-            b' ' | b'\t' | b'\r' => {
-                pos = skip_while(bytes, pos + 1, |b| matches!(b, b' ' | b'\t' | b'\r'));
-            }
-            b'\\' if byte(pos + 1) == b'\n' => pos += 2,
-            b'\n' => {
-                pos += 1;
-                if depth > 0 && starts_statement(text.get(pos..).unwrap_or("")) {
-                    // An unclosed bracket would swallow the rest of the file; a line that
-                    // starts a statement ends it instead, so one typo costs one line.
-                    depth = 0;
-                }
-                if depth == 0 {
-                    tokens.push(Token::new(TokenKind::Newline, Span::new(start, pos)));
-                    at_line_start = true;
-                }
-            }
-            b'#' => {
-                pos = skip_while(bytes, pos, |b| b != b'\n');
-                if keep_comments {
-                    tokens.push(Token::new(TokenKind::Comment, Span::new(start, pos)));
-                }
-            }
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                pos = skip_while(bytes, pos + 1, is_word_byte);
-                let (kind, sym) = match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
-                    Some(sym) => (TokenKind::Keyword, sym),
-                    None => (TokenKind::Ident, Sym::None),
-                };
-                tokens.push(Token {
-                    kind,
-                    sym,
-                    span: Span::new(start, pos),
-                });
-            }
-            b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
-                let mut float = false;
-                while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
+        pos = p;
+        at_line_start = false;
+        while let Some(&c) = bytes.get(pos) {
+            let start = pos;
+            match c {
+                // Mostly single spaces between tokens: a step costs less than a scan.
+                b' ' | b'\t' | b'\r' => pos += 1,
+                b'\\' if byte(pos + 1) == b'\n' => pos += 2,
+                b'\n' => {
                     pos += 1;
-                }
-                if byte(pos) == b'.' && byte(pos + 1) != b'.' {
-                    float = true;
-                    pos += 1;
-                    while byte(pos).is_ascii_digit() {
-                        pos += 1;
+                    if depth > 0 && starts_statement(text.get(pos..).unwrap_or("")) {
+                        // An unclosed bracket would swallow the rest of the file; a line that
+                        // starts a statement ends it instead, so one typo costs one line.
+                        depth = 0;
+                    }
+                    if depth == 0 {
+                        tokens.push(Token::new(TokenKind::Newline, Span::new(start, pos)));
+                        at_line_start = true;
+                        continue 'lines;
                     }
                 }
-                if matches!(byte(pos), b'e' | b'E')
-                    && (byte(pos + 1).is_ascii_digit()
-                        || (matches!(byte(pos + 1), b'+' | b'-') && byte(pos + 2).is_ascii_digit()))
-                {
-                    float = true;
-                    pos += 2;
-                    while byte(pos).is_ascii_digit() {
-                        pos += 1;
+                b'#' => {
+                    pos = skip_while(bytes, pos, |b| b != b'\n');
+                    if keep_comments {
+                        tokens.push(Token::new(TokenKind::Comment, Span::new(start, pos)));
                     }
                 }
-                let kind = if float {
-                    TokenKind::Float
-                } else {
-                    TokenKind::Int
-                };
-                tokens.push(Token::new(kind, Span::new(start, pos)));
-            }
-            b'"' | b'\'' => {
-                pos = skip_while(bytes, pos + 1, |b| b != c && b != b'\n');
-                if byte(pos) == c {
-                    pos += 1;
-                } else {
-                    diagnostics.push(
-                        Diagnostic::error(Span::new(start, pos), "this string is not closed")
-                            .with_hint(format!("end it with {}", c as char)),
-                    );
-                }
-                tokens.push(Token::new(TokenKind::Str, Span::new(start, pos)));
-            }
-            b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
-                pos += 1;
-                let sym = match c {
-                    b'(' => Sym::LParen,
-                    b'[' => Sym::LBracket,
-                    b'{' => Sym::LBrace,
-                    b')' => Sym::RParen,
-                    b']' => Sym::RBracket,
-                    b'}' => Sym::RBrace,
-                    b',' => Sym::Comma,
-                    b':' => Sym::Colon,
-                    _ => Sym::Dot,
-                };
-                match sym {
-                    Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
-                    Sym::RParen | Sym::RBracket | Sym::RBrace => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    sym,
-                    span: Span::new(start, pos),
-                });
-            }
-            b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
-                let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
-                pos += len;
-                tokens.push(Token {
-                    kind: TokenKind::Op,
-                    sym,
-                    span: Span::new(start, pos),
-                });
-            }
-            b'!' => {
-                if byte(pos + 1) == b'=' {
-                    pos += 2;
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                    pos = skip_while(bytes, pos + 1, is_word_byte);
+                    let (kind, sym) = match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
+                        Some(sym) => (TokenKind::Keyword, sym),
+                        None => (TokenKind::Ident, Sym::None),
+                    };
                     tokens.push(Token {
-                        kind: TokenKind::Op,
-                        sym: Sym::Ne,
+                        kind,
+                        sym,
                         span: Span::new(start, pos),
                     });
-                } else {
+                }
+                b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
+                    let mut float = false;
+                    while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
+                        pos += 1;
+                    }
+                    if byte(pos) == b'.' && byte(pos + 1) != b'.' {
+                        float = true;
+                        pos += 1;
+                        while byte(pos).is_ascii_digit() {
+                            pos += 1;
+                        }
+                    }
+                    if matches!(byte(pos), b'e' | b'E')
+                        && (byte(pos + 1).is_ascii_digit()
+                            || (matches!(byte(pos + 1), b'+' | b'-')
+                                && byte(pos + 2).is_ascii_digit()))
+                    {
+                        float = true;
+                        pos += 2;
+                        while byte(pos).is_ascii_digit() {
+                            pos += 1;
+                        }
+                    }
+                    let kind = if float {
+                        TokenKind::Float
+                    } else {
+                        TokenKind::Int
+                    };
+                    tokens.push(Token::new(kind, Span::new(start, pos)));
+                }
+                b'"' | b'\'' => {
+                    pos = skip_while(bytes, pos + 1, |b| b != c && b != b'\n');
+                    if byte(pos) == c {
+                        pos += 1;
+                    } else {
+                        diagnostics.push(
+                            Diagnostic::error(Span::new(start, pos), "this string is not closed")
+                                .with_hint(format!("end it with {}", c as char)),
+                        );
+                    }
+                    tokens.push(Token::new(TokenKind::Str, Span::new(start, pos)));
+                }
+                b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
                     pos += 1;
-                    diagnostics.push(
-                        Diagnostic::error(Span::new(start, pos), "unexpected `!`")
-                            .with_hint("use `not` or `!=`"),
-                    );
+                    let sym = match c {
+                        b'(' => Sym::LParen,
+                        b'[' => Sym::LBracket,
+                        b'{' => Sym::LBrace,
+                        b')' => Sym::RParen,
+                        b']' => Sym::RBracket,
+                        b'}' => Sym::RBrace,
+                        b',' => Sym::Comma,
+                        b':' => Sym::Colon,
+                        _ => Sym::Dot,
+                    };
+                    match sym {
+                        Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
+                        Sym::RParen | Sym::RBracket | Sym::RBrace => {
+                            depth = depth.saturating_sub(1)
+                        }
+                        _ => {}
+                    }
+                    tokens.push(Token {
+                        kind: TokenKind::Punct,
+                        sym,
+                        span: Span::new(start, pos),
+                    });
+                }
+                b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
+                    let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
+                    pos += len;
+                    tokens.push(Token {
+                        kind: TokenKind::Op,
+                        sym,
+                        span: Span::new(start, pos),
+                    });
+                }
+                b'!' => {
+                    if byte(pos + 1) == b'=' {
+                        pos += 2;
+                        tokens.push(Token {
+                            kind: TokenKind::Op,
+                            sym: Sym::Ne,
+                            span: Span::new(start, pos),
+                        });
+                    } else {
+                        pos += 1;
+                        diagnostics.push(
+                            Diagnostic::error(Span::new(start, pos), "unexpected `!`")
+                                .with_hint("use `not` or `!=`"),
+                        );
+                        tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
+                    }
+                }
+                _ => {
+                    // Skip a whole UTF-8 character so spans stay on character boundaries.
+                    let len = text
+                        .get(pos..)
+                        .and_then(|s| s.chars().next())
+                        .map_or(1, char::len_utf8);
+                    pos += len;
+                    let shown = text.get(start..pos).unwrap_or("?");
+                    diagnostics.push(Diagnostic::error(
+                        Span::new(start, pos),
+                        format!("unexpected character `{shown}`"),
+                    ));
                     tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
                 }
-            }
-            _ => {
-                // Skip a whole UTF-8 character so spans stay on character boundaries.
-                let len = text
-                    .get(pos..)
-                    .and_then(|s| s.chars().next())
-                    .map_or(1, char::len_utf8);
-                pos += len;
-                let shown = text.get(start..pos).unwrap_or("?");
-                diagnostics.push(Diagnostic::error(
-                    Span::new(start, pos),
-                    format!("unexpected character `{shown}`"),
-                ));
-                tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
             }
         }
     }
@@ -428,8 +432,24 @@ fn skip_while(bytes: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
     from + rest.iter().position(|&b| !pred(b)).unwrap_or(rest.len())
 }
 
+/// Whether a byte continues a name: a table lookup, because names are most of the text.
 fn is_word_byte(b: u8) -> bool {
-    matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_')
+    WORD_BYTES.get(usize::from(b)).copied().unwrap_or(false)
+}
+
+static WORD_BYTES: [bool; 256] = word_bytes();
+
+// Evaluated at compile time, where an index out of bounds is a build error, not a panic.
+#[allow(clippy::indexing_slicing)]
+const fn word_bytes() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] = b.is_ascii_alphanumeric() || b == b'_';
+        i += 1;
+    }
+    table
 }
 
 fn starts_statement(line: &str) -> bool {
