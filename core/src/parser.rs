@@ -448,7 +448,14 @@ impl<'a> Parser<'a> {
     }
 
     fn if_else(&mut self) -> PResult<Expr> {
-        let then = self.binary(Prec::Or)?;
+        let then = if matches!(self.peek_sym(), Sym::Not | Sym::Minus | Sym::Plus) {
+            self.binary(Prec::Or)?
+        } else {
+            // Without a prefix the first operand is a postfix expression; parsing it here
+            // saves a call level for every call, subscript and list.
+            let operand = self.postfix()?;
+            self.operators_after(operand, Prec::Or)?
+        };
         if self.eat(Sym::If) {
             let cond = self.binary(Prec::Or)?;
             self.expect(Sym::Else, "in a conditional expression")?;
@@ -477,7 +484,12 @@ impl<'a> Parser<'a> {
         } else {
             self.unary()?
         };
-        // Most operands stand alone (`i`, `B[0]`, a string): they skip the operator loop.
+        self.operators_after(lhs, min)
+    }
+
+    /// `lhs` and the operators at least as strong as `min` that follow it. Most operands stand
+    /// alone (`B[0]`, a call): they skip the operator loop.
+    fn operators_after(&mut self, lhs: Expr, min: Prec) -> PResult<Expr> {
         if infix(self.peek_sym()).is_some_and(|(prec, _)| prec >= min) {
             self.binary_operators(lhs, min)
         } else {
