@@ -228,7 +228,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
         if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
             pos = p;
             if c == b'#' {
-                let end = skip_while(bytes, p, |b| b != b'\n');
+                let end = line_end(text, p);
                 if keep_comments {
                     tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
                 }
@@ -284,7 +284,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                     }
                 }
                 b'#' => {
-                    pos = skip_while(bytes, pos, |b| b != b'\n');
+                    pos = line_end(text, pos);
                     if keep_comments {
                         tokens.push(Token::new(TokenKind::Comment, Span::new(start, pos)));
                     }
@@ -424,6 +424,14 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
         tokens,
         diagnostics,
     }
+}
+
+/// Where the line that `from` is on ends (its `\n`, or the end of the text). `find` searches a
+/// word at a time, and comments are long.
+fn line_end(text: &str, from: usize) -> usize {
+    text.get(from..)
+        .and_then(|rest| rest.find('\n'))
+        .map_or(text.len(), |end| from + end)
 }
 
 /// The first position from `from` on whose byte is not `pred`, or the end of the text.
