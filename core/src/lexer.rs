@@ -86,16 +86,20 @@ pub enum Sym {
 impl Sym {
     /// The keyword a word is, if it is one.
     pub fn keyword(word: &str) -> Option<Sym> {
+        Sym::keyword_bytes(word.as_bytes())
+    }
+
+    fn keyword_bytes(word: &[u8]) -> Option<Sym> {
         Some(match word {
-            "for" => Sym::For,
-            "in" => Sym::In,
-            "if" => Sym::If,
-            "else" => Sym::Else,
-            "with" => Sym::With,
-            "and" => Sym::And,
-            "or" => Sym::Or,
-            "not" => Sym::Not,
-            "pass" => Sym::Pass,
+            b"for" => Sym::For,
+            b"in" => Sym::In,
+            b"if" => Sym::If,
+            b"else" => Sym::Else,
+            b"with" => Sym::With,
+            b"and" => Sym::And,
+            b"or" => Sym::Or,
+            b"not" => Sym::Not,
+            b"pass" => Sym::Pass,
             _ => return None,
         })
     }
@@ -139,7 +143,7 @@ impl Sym {
         }
     }
 
-    /// The operator or punctuation that starts with byte `c` (followed by `next`), and its length.
+    /// The operator that starts with byte `c` (followed by `next`), and its length.
     fn operator(c: u8, next: u8) -> Option<(Sym, usize)> {
         let two = |sym| Some((sym, 2));
         let one = |sym| Some((sym, 1));
@@ -158,15 +162,6 @@ impl Sym {
             (b'*', _) => one(Sym::Star),
             (b'/', _) => one(Sym::Slash),
             (b'%', _) => one(Sym::Percent),
-            (b'(', _) => one(Sym::LParen),
-            (b')', _) => one(Sym::RParen),
-            (b'[', _) => one(Sym::LBracket),
-            (b']', _) => one(Sym::RBracket),
-            (b'{', _) => one(Sym::LBrace),
-            (b'}', _) => one(Sym::RBrace),
-            (b',', _) => one(Sym::Comma),
-            (b':', _) => one(Sym::Colon),
-            (b'.', _) => one(Sym::Dot),
             _ => None,
         }
     }
@@ -197,214 +192,223 @@ pub fn highlight_tokens(text: &str) -> Vec<Token> {
 }
 
 pub fn lex(text: &str) -> Lexed {
+    lex_with(text, true)
+}
+
+/// `lex` without the comment tokens, which the parser has no use for: not making them costs
+/// less than removing them afterwards.
+pub(crate) fn lex_code(text: &str) -> Lexed {
+    lex_with(text, false)
+}
+
+fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     let bytes = text.as_bytes();
     // About one token per four bytes in practice; growing the vector costs more than the slack.
     let mut tokens = Vec::with_capacity(text.len() / 3 + 8);
     let mut diagnostics = Vec::new();
-    let mut indents: Vec<usize> = vec![0];
+    // Columns of the open blocks. The outermost, column 0, is left implicit: a file without
+    // blocks then allocates nothing.
+    let mut indents: Vec<usize> = Vec::new();
     let mut depth = 0usize; // bracket nesting
     let mut pos = 0usize;
     let mut at_line_start = true;
     let byte = |i: usize| bytes.get(i).copied().unwrap_or(0);
 
-    while pos < bytes.len() {
-        if at_line_start && depth == 0 {
-            // Measure indentation; blank and comment-only lines do not change it.
-            let mut col = 0usize;
-            let mut p = pos;
-            while matches!(byte(p), b' ' | b'\t') {
-                col += if byte(p) == b'\t' { 8 - col % 8 } else { 1 };
-                p += 1;
-            }
-            let c = byte(p);
-            if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
-                pos = p;
-                if c == b'#' {
-                    let end = text
-                        .get(p..)
-                        .and_then(|s| s.find('\n'))
-                        .map_or(bytes.len(), |e| p + e);
-                    tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
-                    pos = end;
-                }
-                if byte(pos) == b'\r' {
-                    pos += 1;
-                }
-                if byte(pos) == b'\n' {
-                    pos += 1;
-                }
-                continue;
-            }
-            let current = indents.last().copied().unwrap_or(0);
-            if col > current {
-                indents.push(col);
-                tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
-            } else {
-                while col < indents.last().copied().unwrap_or(0) {
-                    indents.pop();
-                    tokens.push(Token::new(TokenKind::Dedent, Span::new(p, p)));
-                }
-                if col != indents.last().copied().unwrap_or(0) {
-                    diagnostics.push(
-                        Diagnostic::error(
-                            Span::new(pos, p),
-                            "this line's indentation matches no enclosing block",
-                        )
-                        .with_hint("indent it exactly like the line it belongs with"),
-                    );
-                    indents.push(col);
-                    tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
-                }
-            }
-            pos = p;
-            at_line_start = false;
-            continue;
+    // One turn per line that starts a statement (so at bracket depth 0): its indentation, then
+    // its tokens.
+    'lines: while pos < bytes.len() {
+        // Measure indentation; blank and comment-only lines do not change it.
+        let mut col = 0usize;
+        let mut p = pos;
+        while matches!(byte(p), b' ' | b'\t') {
+            col += if byte(p) == b'\t' { 8 - col % 8 } else { 1 };
+            p += 1;
         }
-        let c = byte(pos);
-        let start = pos;
-        match c {
-            b' ' | b'\t' | b'\r' => {
-                while matches!(byte(pos), b' ' | b'\t' | b'\r') {
-                    pos += 1;
+        let c = byte(p);
+        if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
+            pos = p;
+            if c == b'#' {
+                let end = line_end(text, p);
+                if keep_comments {
+                    tokens.push(Token::new(TokenKind::Comment, Span::new(p, end)));
                 }
-            }
-            b'\\' if byte(pos + 1) == b'\n' => pos += 2,
-            b'\n' => {
-                pos += 1;
-                if depth > 0 && starts_statement(text.get(pos..).unwrap_or("")) {
-                    // An unclosed bracket would swallow the rest of the file; a line that
-                    // starts a statement ends it instead, so one typo costs one line.
-                    depth = 0;
-                }
-                if depth == 0 {
-                    tokens.push(Token::new(TokenKind::Newline, Span::new(start, pos)));
-                    at_line_start = true;
-                }
-            }
-            b'#' => {
-                let end = text
-                    .get(pos..)
-                    .and_then(|s| s.find('\n'))
-                    .map_or(bytes.len(), |e| pos + e);
-                tokens.push(Token::new(TokenKind::Comment, Span::new(pos, end)));
                 pos = end;
             }
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                while byte(pos).is_ascii_alphanumeric() || byte(pos) == b'_' {
-                    pos += 1;
-                }
-                let word = text.get(start..pos).unwrap_or("");
-                let sym = Sym::keyword(word);
-                tokens.push(Token {
-                    kind: if sym.is_some() {
-                        TokenKind::Keyword
-                    } else {
-                        TokenKind::Ident
-                    },
-                    sym: sym.unwrap_or(Sym::None),
-                    span: Span::new(start, pos),
-                });
-            }
-            b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
-                let mut float = false;
-                while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
-                    pos += 1;
-                }
-                if byte(pos) == b'.' && byte(pos + 1) != b'.' {
-                    float = true;
-                    pos += 1;
-                    while byte(pos).is_ascii_digit() {
-                        pos += 1;
-                    }
-                }
-                if matches!(byte(pos), b'e' | b'E')
-                    && (byte(pos + 1).is_ascii_digit()
-                        || (matches!(byte(pos + 1), b'+' | b'-') && byte(pos + 2).is_ascii_digit()))
-                {
-                    float = true;
-                    pos += 2;
-                    while byte(pos).is_ascii_digit() {
-                        pos += 1;
-                    }
-                }
-                let kind = if float {
-                    TokenKind::Float
-                } else {
-                    TokenKind::Int
-                };
-                tokens.push(Token::new(kind, Span::new(start, pos)));
-            }
-            b'"' | b'\'' => {
+            if byte(pos) == b'\r' {
                 pos += 1;
-                pos += bytes
-                    .get(pos..)
-                    .unwrap_or_default()
-                    .iter()
-                    .position(|&b| b == c || b == b'\n')
-                    .unwrap_or(bytes.len().saturating_sub(pos));
-                if byte(pos) == c {
+            }
+            if byte(pos) == b'\n' {
+                pos += 1;
+            }
+            continue 'lines;
+        }
+        if col > indents.last().copied().unwrap_or(0) {
+            indents.push(col);
+            tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
+        } else {
+            while col < indents.last().copied().unwrap_or(0) {
+                indents.pop();
+                tokens.push(Token::new(TokenKind::Dedent, Span::new(p, p)));
+            }
+            if col != indents.last().copied().unwrap_or(0) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Span::new(pos, p),
+                        "this line's indentation matches no enclosing block",
+                    )
+                    .with_hint("indent it exactly like the line it belongs with"),
+                );
+                indents.push(col);
+                tokens.push(Token::new(TokenKind::Indent, Span::new(p, p)));
+            }
+        }
+        pos = p;
+        at_line_start = false;
+        while let Some(&c) = bytes.get(pos) {
+            let start = pos;
+            match c {
+                // Mostly single spaces between tokens: a step costs less than a scan.
+                b' ' | b'\t' | b'\r' => pos += 1,
+                b'\\' if byte(pos + 1) == b'\n' => pos += 2,
+                b'\n' => {
                     pos += 1;
-                } else {
-                    diagnostics.push(
-                        Diagnostic::error(Span::new(start, pos), "this string is not closed")
-                            .with_hint(format!("end it with {}", c as char)),
-                    );
+                    if depth > 0 && starts_statement(text.get(pos..).unwrap_or("")) {
+                        // An unclosed bracket would swallow the rest of the file; a line that
+                        // starts a statement ends it instead, so one typo costs one line.
+                        depth = 0;
+                    }
+                    if depth == 0 {
+                        tokens.push(Token::new(TokenKind::Newline, Span::new(start, pos)));
+                        at_line_start = true;
+                        continue 'lines;
+                    }
                 }
-                tokens.push(Token::new(TokenKind::Str, Span::new(start, pos)));
-            }
-            b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' | b'=' | b'<' | b'>'
-            | b'+' | b'-' | b'*' | b'/' | b'%' => {
-                let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
-                pos += len;
-                match c {
-                    b'(' | b'[' | b'{' => depth += 1,
-                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                    _ => {}
+                b'#' => {
+                    pos = line_end(text, pos);
+                    if keep_comments {
+                        tokens.push(Token::new(TokenKind::Comment, Span::new(start, pos)));
+                    }
                 }
-                let kind = if matches!(
-                    c,
-                    b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.'
-                ) {
-                    TokenKind::Punct
-                } else {
-                    TokenKind::Op
-                };
-                tokens.push(Token {
-                    kind,
-                    sym,
-                    span: Span::new(start, pos),
-                });
-            }
-            b'!' => {
-                if byte(pos + 1) == b'=' {
-                    pos += 2;
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                    pos = skip_while(bytes, pos + 1, is_word_byte);
+                    let (kind, sym) = match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
+                        Some(sym) => (TokenKind::Keyword, sym),
+                        None => (TokenKind::Ident, Sym::None),
+                    };
                     tokens.push(Token {
-                        kind: TokenKind::Op,
-                        sym: Sym::Ne,
+                        kind,
+                        sym,
                         span: Span::new(start, pos),
                     });
-                } else {
+                }
+                b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
+                    let mut float = false;
+                    while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
+                        pos += 1;
+                    }
+                    if byte(pos) == b'.' && byte(pos + 1) != b'.' {
+                        float = true;
+                        pos += 1;
+                        while byte(pos).is_ascii_digit() {
+                            pos += 1;
+                        }
+                    }
+                    if matches!(byte(pos), b'e' | b'E')
+                        && (byte(pos + 1).is_ascii_digit()
+                            || (matches!(byte(pos + 1), b'+' | b'-')
+                                && byte(pos + 2).is_ascii_digit()))
+                    {
+                        float = true;
+                        pos += 2;
+                        while byte(pos).is_ascii_digit() {
+                            pos += 1;
+                        }
+                    }
+                    let kind = if float {
+                        TokenKind::Float
+                    } else {
+                        TokenKind::Int
+                    };
+                    tokens.push(Token::new(kind, Span::new(start, pos)));
+                }
+                b'"' | b'\'' => {
+                    pos = skip_while(bytes, pos + 1, |b| b != c && b != b'\n');
+                    if byte(pos) == c {
+                        pos += 1;
+                    } else {
+                        diagnostics.push(
+                            Diagnostic::error(Span::new(start, pos), "this string is not closed")
+                                .with_hint(format!("end it with {}", c as char)),
+                        );
+                    }
+                    tokens.push(Token::new(TokenKind::Str, Span::new(start, pos)));
+                }
+                b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
                     pos += 1;
-                    diagnostics.push(
-                        Diagnostic::error(Span::new(start, pos), "unexpected `!`")
-                            .with_hint("use `not` or `!=`"),
-                    );
+                    let sym = match c {
+                        b'(' => Sym::LParen,
+                        b'[' => Sym::LBracket,
+                        b'{' => Sym::LBrace,
+                        b')' => Sym::RParen,
+                        b']' => Sym::RBracket,
+                        b'}' => Sym::RBrace,
+                        b',' => Sym::Comma,
+                        b':' => Sym::Colon,
+                        _ => Sym::Dot,
+                    };
+                    match sym {
+                        Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
+                        Sym::RParen | Sym::RBracket | Sym::RBrace => {
+                            depth = depth.saturating_sub(1)
+                        }
+                        _ => {}
+                    }
+                    tokens.push(Token {
+                        kind: TokenKind::Punct,
+                        sym,
+                        span: Span::new(start, pos),
+                    });
+                }
+                b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
+                    let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
+                    pos += len;
+                    tokens.push(Token {
+                        kind: TokenKind::Op,
+                        sym,
+                        span: Span::new(start, pos),
+                    });
+                }
+                b'!' => {
+                    if byte(pos + 1) == b'=' {
+                        pos += 2;
+                        tokens.push(Token {
+                            kind: TokenKind::Op,
+                            sym: Sym::Ne,
+                            span: Span::new(start, pos),
+                        });
+                    } else {
+                        pos += 1;
+                        diagnostics.push(
+                            Diagnostic::error(Span::new(start, pos), "unexpected `!`")
+                                .with_hint("use `not` or `!=`"),
+                        );
+                        tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
+                    }
+                }
+                _ => {
+                    // Skip a whole UTF-8 character so spans stay on character boundaries.
+                    let len = text
+                        .get(pos..)
+                        .and_then(|s| s.chars().next())
+                        .map_or(1, char::len_utf8);
+                    pos += len;
+                    let shown = text.get(start..pos).unwrap_or("?");
+                    diagnostics.push(Diagnostic::error(
+                        Span::new(start, pos),
+                        format!("unexpected character `{shown}`"),
+                    ));
                     tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
                 }
-            }
-            _ => {
-                // Skip a whole UTF-8 character so spans stay on character boundaries.
-                let len = text
-                    .get(pos..)
-                    .and_then(|s| s.chars().next())
-                    .map_or(1, char::len_utf8);
-                pos += len;
-                let shown = text.get(start..pos).unwrap_or("?");
-                diagnostics.push(Diagnostic::error(
-                    Span::new(start, pos),
-                    format!("unexpected character `{shown}`"),
-                ));
-                tokens.push(Token::new(TokenKind::Unknown, Span::new(start, pos)));
             }
         }
     }
@@ -412,8 +416,7 @@ pub fn lex(text: &str) -> Lexed {
     if !at_line_start {
         tokens.push(Token::new(TokenKind::Newline, Span::new(end, end)));
     }
-    while indents.len() > 1 {
-        indents.pop();
+    for _ in indents.drain(..) {
         tokens.push(Token::new(TokenKind::Dedent, Span::new(end, end)));
     }
     tokens.push(Token::new(TokenKind::Eof, Span::new(end, end)));
@@ -421,6 +424,40 @@ pub fn lex(text: &str) -> Lexed {
         tokens,
         diagnostics,
     }
+}
+
+/// Where the line that `from` is on ends (its `\n`, or the end of the text). `find` searches a
+/// word at a time, and comments are long.
+fn line_end(text: &str, from: usize) -> usize {
+    text.get(from..)
+        .and_then(|rest| rest.find('\n'))
+        .map_or(text.len(), |end| from + end)
+}
+
+/// The first position from `from` on whose byte is not `pred`, or the end of the text.
+fn skip_while(bytes: &[u8], from: usize, pred: impl Fn(u8) -> bool) -> usize {
+    let rest = bytes.get(from..).unwrap_or_default();
+    from + rest.iter().position(|&b| !pred(b)).unwrap_or(rest.len())
+}
+
+/// Whether a byte continues a name: a table lookup, because names are most of the text.
+fn is_word_byte(b: u8) -> bool {
+    WORD_BYTES.get(usize::from(b)).copied().unwrap_or(false)
+}
+
+static WORD_BYTES: [bool; 256] = word_bytes();
+
+// Evaluated at compile time, where an index out of bounds is a build error, not a panic.
+#[allow(clippy::indexing_slicing)]
+const fn word_bytes() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] = b.is_ascii_alphanumeric() || b == b'_';
+        i += 1;
+    }
+    table
 }
 
 fn starts_statement(line: &str) -> bool {

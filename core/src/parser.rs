@@ -2,7 +2,7 @@
 //! line becomes `StmtKind::Error`, and parsing resumes at the next line.
 
 use crate::diagnostic::{Diagnostic, Span};
-use crate::lexer::{lex, Sym, Token, TokenKind};
+use crate::lexer::{lex_code, Sym, Token, TokenKind};
 use crate::limits;
 use crate::syntax::*;
 
@@ -27,9 +27,8 @@ pub fn parse(text: &str) -> Parsed {
             diagnostics: vec![d],
         };
     }
-    let mut lexed = lex(text);
     // Comments matter to the highlighter only; without them, peeking is indexing.
-    lexed.tokens.retain(|t| t.kind != TokenKind::Comment);
+    let lexed = lex_code(text);
     let mut p = Parser {
         text,
         tokens: lexed.tokens,
@@ -84,6 +83,10 @@ impl<'a> Parser<'a> {
         t
     }
 
+    fn peek_sym(&self) -> Sym {
+        self.tokens.get(self.pos).map_or(Sym::None, |t| t.sym)
+    }
+
     fn at(&self, sym: Sym) -> bool {
         self.tokens.get(self.pos).is_some_and(|t| t.sym == sym)
     }
@@ -101,14 +104,20 @@ impl<'a> Parser<'a> {
         if self.at(sym) {
             Ok(self.bump())
         } else {
-            let t = self.peek_tok();
-            let found = describe(t, self.text_of(t));
-            self.diagnostics.push(Diagnostic::error(
-                t.span,
-                format!("expected `{}` {what}, found {found}", sym.text()),
-            ));
-            Err(())
+            self.expected(sym, what)
         }
+    }
+
+    /// The error of `expect`, apart so that the hot path stays small.
+    #[cold]
+    fn expected(&mut self, sym: Sym, what: &str) -> PResult<Token> {
+        let t = self.peek_tok();
+        let found = describe(t, self.text_of(t));
+        self.diagnostics.push(Diagnostic::error(
+            t.span,
+            format!("expected `{}` {what}, found {found}", sym.text()),
+        ));
+        Err(())
     }
 
     fn error_at(&mut self, t: Token, message: String, hint: Option<&str>) {
@@ -154,7 +163,8 @@ impl<'a> Parser<'a> {
     }
 
     fn block_until_eof(&mut self) -> Vec<Stmt> {
-        let mut stmts = Vec::new();
+        // Room for a typical file (buffers, a loop nest, its annotations) without regrowing.
+        let mut stmts = Vec::with_capacity(16);
         loop {
             let t = self.peek_tok();
             match t.kind {
@@ -182,7 +192,8 @@ impl<'a> Parser<'a> {
 
     /// Statements until the matching Dedent (consumed).
     fn block_body(&mut self) -> Vec<Stmt> {
-        let mut stmts = Vec::new();
+        // Loop bodies are short; allocating once beats growing from one.
+        let mut stmts = Vec::with_capacity(4);
         loop {
             let t = self.peek_tok();
             match t.kind {
@@ -398,15 +409,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.expect(Sym::LParen, "after `range`")?;
-        let mut range = Vec::new();
-        if !self.at(Sym::RParen) {
-            loop {
-                range.push(self.expr()?);
-                if !self.eat(Sym::Comma) || self.at(Sym::RParen) {
-                    break;
-                }
-            }
-        }
+        let range = self.comma_list(Sym::RParen, Self::expr)?;
         let close = self.expect(Sym::RParen, "to close `range(`")?;
         if range.is_empty() || range.len() > 2 {
             self.diagnostics.push(
@@ -435,6 +438,8 @@ impl<'a> Parser<'a> {
                 Some("simplify it"),
             );
             Err(())
+        } else if self.at_lone_operand() {
+            self.lone_operand()
         } else {
             self.if_else()
         };
@@ -443,9 +448,16 @@ impl<'a> Parser<'a> {
     }
 
     fn if_else(&mut self) -> PResult<Expr> {
-        let then = self.or_expr()?;
+        let then = if matches!(self.peek_sym(), Sym::Not | Sym::Minus | Sym::Plus) {
+            self.binary(Prec::Or)?
+        } else {
+            // Without a prefix the first operand is a postfix expression; parsing it here
+            // saves a call level for every call, subscript and list.
+            let operand = self.postfix()?;
+            self.operators_after(operand, Prec::Or)?
+        };
         if self.eat(Sym::If) {
-            let cond = self.or_expr()?;
+            let cond = self.binary(Prec::Or)?;
             self.expect(Sym::Else, "in a conditional expression")?;
             let otherwise = self.expr()?;
             let span = then.span.to(otherwise.span);
@@ -461,29 +473,32 @@ impl<'a> Parser<'a> {
         Ok(then)
     }
 
-    fn or_expr(&mut self) -> PResult<Expr> {
-        self.binary(Prec::Or)
-    }
-
     /// Binary operators by precedence climbing: one loop for every level from `or` to `*`.
     /// `not` is a prefix between `and` and the comparisons; comparisons do not chain.
     fn binary(&mut self, min: Prec) -> PResult<Expr> {
-        let mut lhs = if min <= Prec::Not && self.at(Sym::Not) {
-            let t = self.bump();
-            self.depth += 1;
-            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
-                self.error_at(t, "this expression is nested too deeply".into(), None);
-                Err(())
-            } else {
-                self.binary(Prec::Not)
-            };
-            self.depth -= 1;
-            let inner = inner?;
-            let span = t.span.to(inner.span);
-            Expr::new(ExprKind::Not(Box::new(inner)), span)
+        if self.at_lone_operand() {
+            return self.lone_operand();
+        }
+        let lhs = if min <= Prec::Not && self.at(Sym::Not) {
+            self.not_expr()?
         } else {
             self.unary()?
         };
+        self.operators_after(lhs, min)
+    }
+
+    /// `lhs` and the operators at least as strong as `min` that follow it. Most operands stand
+    /// alone (`B[0]`, a call): they skip the operator loop.
+    fn operators_after(&mut self, lhs: Expr, min: Prec) -> PResult<Expr> {
+        if infix(self.peek_sym()).is_some_and(|(prec, _)| prec >= min) {
+            self.binary_operators(lhs, min)
+        } else {
+            Ok(lhs)
+        }
+    }
+
+    /// The operators (at least as strong as `min`) that follow `lhs`, and their operands.
+    fn binary_operators(&mut self, mut lhs: Expr, min: Prec) -> PResult<Expr> {
         loop {
             let t = self.peek_tok();
             let Some((prec, op)) = infix(t.sym) else {
@@ -521,109 +536,175 @@ impl<'a> Parser<'a> {
         }
     }
 
+    fn not_expr(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        self.depth += 1;
+        let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+            self.error_at(t, "this expression is nested too deeply".into(), None);
+            Err(())
+        } else {
+            self.binary(Prec::Not)
+        };
+        self.depth -= 1;
+        let inner = inner?;
+        let span = t.span.to(inner.span);
+        Ok(Expr::new(ExprKind::Not(Box::new(inner)), span))
+    }
+
     fn unary(&mut self) -> PResult<Expr> {
+        // A unary plus changes nothing; a loop, not recursion, so a long run of them cannot
+        // exhaust the stack.
+        while self.eat(Sym::Plus) {}
         if self.at(Sym::Minus) {
-            let t = self.bump();
-            self.depth += 1;
-            let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
-                self.error_at(t, "this expression is nested too deeply".into(), None);
-                Err(())
-            } else {
-                self.unary()
-            };
-            self.depth -= 1;
-            let inner = inner?;
-            let span = t.span.to(inner.span);
-            return Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span));
+            self.negation()
+        } else {
+            self.postfix()
         }
-        if self.at(Sym::Plus) {
+    }
+
+    fn negation(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        self.depth += 1;
+        let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
+            self.error_at(t, "this expression is nested too deeply".into(), None);
+            Err(())
+        } else {
+            self.unary()
+        };
+        self.depth -= 1;
+        let inner = inner?;
+        let span = t.span.to(inner.span);
+        Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span))
+    }
+
+    /// Items separated by commas (a trailing comma allowed) up to `close`, which is left for the
+    /// caller. The vector is allocated once, at its size when there is one item.
+    fn comma_list<T>(
+        &mut self,
+        close: Sym,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        if self.at(close) {
+            return Ok(Vec::new());
+        }
+        let first = item(self)?;
+        if !self.eat(Sym::Comma) {
+            return Ok(vec![first]);
+        }
+        // Calls, subscripts and lists of the loop language rarely have more than four items.
+        let mut items = Vec::with_capacity(4);
+        items.push(first);
+        while !self.at(close) {
+            items.push(item(self)?);
+            if !self.eat(Sym::Comma) {
+                break;
+            }
+        }
+        Ok(items)
+    }
+
+    /// A call argument, `value` or `name=value`.
+    fn arg(&mut self) -> PResult<Arg> {
+        let name = if self.peek_tok().kind == TokenKind::Ident && self.peek_n(1).sym == Sym::Assign
+        {
+            let k = self.bump();
             self.bump();
-            return self.unary();
+            Some(Name {
+                text: self.text_of(k).to_string(),
+                span: k.span,
+            })
+        } else {
+            None
+        };
+        let value = self.expr()?;
+        Ok(Arg { name, value })
+    }
+
+    /// A name starting at `first` (already consumed): dotted names such as `sch.annotate` and
+    /// `T.float32` are one callee name.
+    fn dotted_name(&mut self, first: Token) -> Name {
+        let after_first = self.pos;
+        let mut span = first.span;
+        let mut touching = true;
+        while self.at(Sym::Dot) && self.peek_n(1).kind == TokenKind::Ident {
+            let dot = self.bump();
+            let part = self.bump();
+            touching &= dot.span.start == span.end && part.span.start == dot.span.end;
+            span = span.to(part.span);
         }
-        self.postfix()
+        let text = if touching {
+            // The usual case: the name is one slice of the text, copied once.
+            self.text_of_span(span).to_string()
+        } else {
+            // `sch . annotate`: the parts without what lies between them.
+            let mut text = self.text_of(first).to_string();
+            let dots_and_parts = self.tokens.get(after_first..self.pos).unwrap_or_default();
+            for part in dots_and_parts.iter().skip(1).step_by(2) {
+                text.push('.');
+                text.push_str(self.text_of(*part));
+            }
+            text
+        };
+        Name { text, span }
+    }
+
+    /// Whether the next token is a literal or a plain name that ends its expression, as most
+    /// operands do (`i`, `0`, the `B` of `B = ...`, a string argument). The one-token check
+    /// spares them the operator levels.
+    fn at_lone_operand(&self) -> bool {
+        let next = self.peek_n(1);
+        matches!(
+            self.peek_tok().kind,
+            TokenKind::Int | TokenKind::Float | TokenKind::Str | TokenKind::Ident
+        ) && (matches!(
+            next.kind,
+            TokenKind::Newline | TokenKind::Dedent | TokenKind::Eof
+        ) || matches!(
+            next.sym,
+            Sym::Comma | Sym::RParen | Sym::RBracket | Sym::Colon | Sym::Assign
+        ))
+    }
+
+    /// A literal, or a name without dots, call or subscript (the token has been checked).
+    fn lone_operand(&mut self) -> PResult<Expr> {
+        let t = self.bump();
+        let text = self.text_of(t);
+        let kind = match t.kind {
+            TokenKind::Int => match int_value(text) {
+                Some(v) => ExprKind::Int(v),
+                None => {
+                    self.error_at(t, "this integer does not fit in 64 bits".into(), None);
+                    return Err(());
+                }
+            },
+            TokenKind::Float => ExprKind::Float(text.parse::<f64>().unwrap_or(f64::NAN)),
+            TokenKind::Str => ExprKind::Str(
+                text.get(1..text.len().saturating_sub(1).max(1))
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+            _ => ExprKind::Name(text.to_string()),
+        };
+        Ok(Expr::new(kind, t.span))
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
         let t = self.peek_tok();
         match t.kind {
-            TokenKind::Int => {
-                self.bump();
-                let text = self.text_of(t);
-                let value = if text.contains('_') {
-                    text.replace('_', "").parse::<i64>()
-                } else {
-                    text.parse::<i64>()
-                };
-                match value {
-                    Ok(v) => Ok(Expr::new(ExprKind::Int(v), t.span)),
-                    Err(_) => {
-                        self.error_at(t, "this integer does not fit in 64 bits".into(), None);
-                        Err(())
-                    }
-                }
-            }
-            TokenKind::Float => {
-                self.bump();
-                let v = self.text_of(t).parse::<f64>().unwrap_or(f64::NAN);
-                Ok(Expr::new(ExprKind::Float(v), t.span))
-            }
-            TokenKind::Str => {
-                self.bump();
-                let raw = self.text_of(t);
-                let inner = raw
-                    .get(1..raw.len().saturating_sub(1).max(1))
-                    .unwrap_or("")
-                    .to_string();
-                Ok(Expr::new(ExprKind::Str(inner), t.span))
-            }
+            TokenKind::Int | TokenKind::Float | TokenKind::Str => self.lone_operand(),
             TokenKind::Ident => {
                 self.bump();
-                let mut text = self.text_of(t).to_string();
-                let mut span = t.span;
-                // Dotted names (`sch.annotate`, `T.float32`) are one callee name.
-                while self.at(Sym::Dot) && self.peek_n(1).kind == TokenKind::Ident {
-                    self.bump();
-                    let part = self.bump();
-                    text.push('.');
-                    text.push_str(self.text_of(part));
-                    span = span.to(part.span);
-                }
-                let name = Name { text, span };
+                let name = self.dotted_name(t);
                 if self.at(Sym::LParen) {
                     self.bump();
-                    let mut args = Vec::new();
-                    while !self.at(Sym::RParen) {
-                        let key = if self.peek_tok().kind == TokenKind::Ident
-                            && self.peek_n(1).sym == Sym::Assign
-                        {
-                            let k = self.bump();
-                            self.bump();
-                            Some(Name {
-                                text: self.text_of(k).to_string(),
-                                span: k.span,
-                            })
-                        } else {
-                            None
-                        };
-                        let value = self.expr()?;
-                        args.push(Arg { name: key, value });
-                        if !self.eat(Sym::Comma) {
-                            break;
-                        }
-                    }
+                    let args = self.comma_list(Sym::RParen, Self::arg)?;
                     let close = self.expect(Sym::RParen, "to close the call")?;
                     let span = name.span.to(close.span);
                     return Ok(Expr::new(ExprKind::Call { func: name, args }, span));
                 }
                 if self.at(Sym::LBracket) {
                     self.bump();
-                    let mut indices = Vec::new();
-                    while !self.at(Sym::RBracket) {
-                        indices.push(self.expr()?);
-                        if !self.eat(Sym::Comma) {
-                            break;
-                        }
-                    }
+                    let indices = self.comma_list(Sym::RBracket, Self::expr)?;
                     let close = self.expect(Sym::RBracket, "to close the subscript")?;
                     if indices.is_empty() {
                         self.error_at(
@@ -652,13 +733,7 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Punct if t.sym == Sym::LBracket => {
                 self.bump();
-                let mut items = Vec::new();
-                while !self.at(Sym::RBracket) {
-                    items.push(self.expr()?);
-                    if !self.eat(Sym::Comma) {
-                        break;
-                    }
-                }
+                let items = self.comma_list(Sym::RBracket, Self::expr)?;
                 let close = self.expect(Sym::RBracket, "to close the list")?;
                 Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
             }
@@ -719,6 +794,14 @@ fn infix(sym: Sym) -> Option<(Prec, Infix)> {
         Sym::SlashSlash => (Prec::Product, Infix::Arith(BinOp::FloorDiv)),
         Sym::Percent => (Prec::Product, Infix::Arith(BinOp::Mod)),
         _ => return None,
+    })
+}
+
+/// The value of an integer literal (digits and `_` separators), if it fits in 64 bits.
+fn int_value(text: &str) -> Option<i64> {
+    text.bytes().filter(|&b| b != b'_').try_fold(0i64, |n, b| {
+        n.checked_mul(10)?
+            .checked_add(i64::from(b.wrapping_sub(b'0')))
     })
 }
 
