@@ -6,7 +6,9 @@
 use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
-use crate::simplify::{offset, simplify, simplify_cond, substitute, substitute_cond};
+use crate::simplify::{
+    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
+};
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
 
@@ -196,8 +198,15 @@ impl Builder<'_> {
     fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
         let u = self.p.sched.units.get(unit)?;
         let j = offset(t, -u.stage);
-        let value = simplify(&IExpr::bin(IOp::Add, self.p.sched.lo.clone(), j.clone()));
-        Some(rewrite(&u.node, self.var, &value, &j, self.p))
+        let value = sum(&self.p.sched.lo, &j);
+        let rewrite = Rewrite {
+            var: self.var,
+            value: &value,
+            sub: Substitution::new(self.var, &value),
+            j: &j,
+            p: self.p,
+        };
+        Some(rewrite.node(&u.node))
     }
 
     /// Guard for a unit at step `t`. `lower` says whether `t >= stage` can fail in this context.
@@ -205,11 +214,14 @@ impl Builder<'_> {
         let s = self.stage(unit);
         let j = offset(t, -s);
         let lower = if lower_can_fail {
-            simplify_cond(&Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s)))
+            simplify_cmp(CmpOp::Ge, t, &IExpr::Const(s))
         } else {
             Cond::True
         };
-        let upper = simplify_cond(&Cond::Cmp(CmpOp::Lt, j, self.p.extent_expr()));
+        let upper = match &self.p.sched.extent {
+            Extent::Const(e) => simplify_cmp(CmpOp::Lt, &j, &IExpr::Const(*e)),
+            Extent::Symbolic(e) => simplify_cmp(CmpOp::Lt, &j, e),
+        };
         match &self.p.sched.extent {
             Extent::Const(_) => match simplify_cond(&Cond::and(lower, upper)) {
                 Cond::True => Guard::None,
@@ -505,106 +517,110 @@ fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
 }
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
-fn rewrite(node: &Node, var: VarId, value: &IExpr, j: &IExpr, p: &Pipeline) -> Node {
-    let ix = |e: &IExpr| match e {
-        IExpr::Var(v) if *v == var => value.clone(),
-        _ if !e.mentions(var) => simplify(e),
-        _ => simplify(&substitute(e, var, value)),
-    };
-    let access = |a: &Access| {
-        let v = p.versions_of(a.buffer);
+struct Rewrite<'a> {
+    var: VarId,
+    /// The loop variable's value, `lo + j`, simplified.
+    value: &'a IExpr,
+    sub: Substitution<'a>,
+    /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
+    /// ring slot.
+    j: &'a IExpr,
+    p: &'a Pipeline,
+}
+
+impl Rewrite<'_> {
+    fn ix(&self, e: &IExpr) -> IExpr {
+        match e {
+            // `value` is simplified already.
+            IExpr::Var(v) if *v == self.var => self.value.clone(),
+            _ => self.sub.apply(e),
+        }
+    }
+
+    fn access(&self, a: &Access) -> Access {
+        let v = self.p.versions_of(a.buffer);
         let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
-            // The slot: a constant in peeled steps, folded without building `j % v` first.
-            indices.push(
-                j.as_const()
-                    .and_then(|c| crate::ir::floor_mod(c, v))
-                    .map_or_else(
-                        || simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
-                        IExpr::Const,
-                    ),
-            );
+            indices.push(modulo(self.j, v));
         }
-        indices.extend(a.indices.iter().map(ix));
+        indices.extend(a.indices.iter().map(|e| self.ix(e)));
         Access {
             buffer: a.buffer,
             indices,
             span: a.span,
         }
-    };
-    match node {
-        Node::Assign(a) => Node::Assign(Assign {
-            stmt: a.stmt,
-            iteration: Some(j.clone()),
-            target: access(&a.target),
-            value: rewrite_value(&a.value, &access, &ix),
-            span: a.span,
-        }),
-        Node::For {
-            var: v,
-            lo,
-            hi,
-            body,
-            span,
-        } => Node::For {
-            var: *v,
-            lo: ix(lo),
-            hi: ix(hi),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::If { cond, body, span } => Node::If {
-            cond: simplify_cond(&substitute_cond(cond, var, value)),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::Commit { queue, body, span } => Node::Commit {
-            queue: *queue,
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::AsyncScope { body, span } => Node::AsyncScope {
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::Wait {
-            queue,
-            count,
-            body,
-            wait,
-            span,
-        } => Node::Wait {
-            queue: *queue,
-            count: ix(count),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            wait: *wait,
-            span: *span,
-        },
-        Node::Section { kind, body } => Node::Section {
-            kind: *kind,
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-        },
     }
-}
 
-fn rewrite_value(
-    v: &VExpr,
-    access: &dyn Fn(&Access) -> Access,
-    ix: &dyn Fn(&IExpr) -> IExpr,
-) -> VExpr {
-    match v {
-        VExpr::Lit(x) => VExpr::Lit(*x),
-        VExpr::Read(a) => VExpr::Read(access(a)),
-        VExpr::Index(e) => VExpr::Index(ix(e)),
-        VExpr::Neg(x) => VExpr::Neg(Box::new(rewrite_value(x, access, ix))),
-        VExpr::Bin(op, a, b) => VExpr::Bin(
-            *op,
-            Box::new(rewrite_value(a, access, ix)),
-            Box::new(rewrite_value(b, access, ix)),
-        ),
-        VExpr::Call(f, args) => VExpr::Call(
-            *f,
-            args.iter().map(|a| rewrite_value(a, access, ix)).collect(),
-        ),
+    fn nodes(&self, body: &[Node]) -> Vec<Node> {
+        body.iter().map(|n| self.node(n)).collect()
+    }
+
+    fn node(&self, node: &Node) -> Node {
+        match node {
+            Node::Assign(a) => Node::Assign(Assign {
+                stmt: a.stmt,
+                iteration: Some(self.j.clone()),
+                target: self.access(&a.target),
+                value: self.value(&a.value),
+                span: a.span,
+            }),
+            Node::For {
+                var: v,
+                lo,
+                hi,
+                body,
+                span,
+            } => Node::For {
+                var: *v,
+                lo: self.ix(lo),
+                hi: self.ix(hi),
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::If { cond, body, span } => Node::If {
+                cond: simplify_cond(&substitute_cond(cond, self.var, self.value)),
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::Commit { queue, body, span } => Node::Commit {
+                queue: *queue,
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::AsyncScope { body, span } => Node::AsyncScope {
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                span,
+            } => Node::Wait {
+                queue: *queue,
+                count: self.ix(count),
+                body: self.nodes(body),
+                wait: *wait,
+                span: *span,
+            },
+            Node::Section { kind, body } => Node::Section {
+                kind: *kind,
+                body: self.nodes(body),
+            },
+        }
+    }
+
+    fn value(&self, v: &VExpr) -> VExpr {
+        match v {
+            VExpr::Lit(x) => VExpr::Lit(*x),
+            VExpr::Read(a) => VExpr::Read(self.access(a)),
+            VExpr::Index(e) => VExpr::Index(self.ix(e)),
+            VExpr::Neg(x) => VExpr::Neg(Box::new(self.value(x))),
+            VExpr::Bin(op, a, b) => {
+                VExpr::Bin(*op, Box::new(self.value(a)), Box::new(self.value(b)))
+            }
+            VExpr::Call(f, args) => VExpr::Call(*f, args.iter().map(|a| self.value(a)).collect()),
+        }
     }
 }
