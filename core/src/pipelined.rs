@@ -154,8 +154,15 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) 
     out
 }
 
-/// A unit and the waits `(site, queue, count)` placed right before it.
-type PlacedUnit = (usize, Vec<(u32, i64, IExpr)>);
+/// The waits `(site, queue, count)` placed right before a unit: the plan's own counts, or in a
+/// rolled loop counts that are expressions of the step variable.
+enum Waits<'a> {
+    Plan(&'a [(u32, i64, i64)]),
+    Rolled(Vec<(u32, i64, IExpr)>),
+}
+
+/// A unit and the waits placed right before it.
+type PlacedUnit<'a> = (usize, Waits<'a>);
 
 struct Builder<'a> {
     p: &'a Pipeline,
@@ -174,17 +181,13 @@ enum Guard {
 }
 
 impl Guard {
-    fn outside(&self) -> Option<&Cond> {
+    /// The conditions (outside, inside).
+    fn split(self) -> (Option<Cond>, Option<Cond>) {
         match self {
-            Guard::Outside(c) | Guard::Both(c, _) => Some(c),
-            _ => None,
-        }
-    }
-
-    fn inside(&self) -> Option<&Cond> {
-        match self {
-            Guard::Inside(c) | Guard::Both(_, c) => Some(c),
-            _ => None,
+            Guard::None => (None, None),
+            Guard::Outside(c) => (Some(c), None),
+            Guard::Inside(c) => (None, Some(c)),
+            Guard::Both(o, i) => (Some(o), Some(i)),
         }
     }
 }
@@ -239,39 +242,47 @@ impl Builder<'_> {
     }
 
     /// Wraps `inner` in the waits; each wait's span is its consumer's, so races point at it.
-    fn wrap_waits(&self, unit: usize, waits: &[(u32, i64, IExpr)], inner: Vec<Node>) -> Vec<Node> {
+    fn wrap_waits(&self, unit: usize, waits: &Waits, inner: Node) -> Node {
         let span = self
             .p
             .sched
             .units
             .get(unit)
             .map_or(self.p.sched.span, |u| u.span);
-        let mut body = inner;
-        for (id, q, count) in waits.iter().rev() {
-            body = vec![Node::Wait {
-                queue: *q,
-                count: count.clone(),
-                body,
-                wait: Some(*id),
-                span,
-            }];
+        let wait = |body: Node, id: u32, queue: i64, count: IExpr| Node::Wait {
+            queue,
+            count,
+            body: vec![body],
+            wait: Some(id),
+            span,
+        };
+        match waits {
+            Waits::Plan(w) => w.iter().rev().fold(inner, |body, &(id, q, c)| {
+                wait(body, id, q, IExpr::Const(c))
+            }),
+            Waits::Rolled(w) => w
+                .iter()
+                .rev()
+                .fold(inner, |body, (id, q, c)| wait(body, *id, *q, c.clone())),
         }
-        body
+    }
+
+    fn guarded(&self, cond: Option<Cond>, node: Node) -> Node {
+        match cond {
+            Some(cond) => Node::If {
+                cond,
+                body: vec![node],
+                span: self.p.sched.span,
+            },
+            None => node,
+        }
     }
 
     fn step_nodes(&self, plan: &StepPlan, t: &IExpr) -> Vec<Node> {
         let items: Vec<PlacedUnit> = plan
             .items
             .iter()
-            .map(|it: &PlanUnit| {
-                (
-                    it.unit,
-                    it.waits
-                        .iter()
-                        .map(|(id, q, c)| (*id, *q, IExpr::Const(*c)))
-                        .collect(),
-                )
-            })
+            .map(|it: &PlanUnit| (it.unit, Waits::Plan(&it.waits)))
             .collect();
         let guards = |unit: usize| match plan.time {
             StepTime::Uniform {
@@ -287,7 +298,8 @@ impl Builder<'_> {
 
     /// Emits units with their waits, opening one commit scope per group.
     fn emit(&self, items: &[PlacedUnit], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
-        let mut out = Vec::new();
+        // Each node written takes at least one item.
+        let mut out = Vec::with_capacity(items.len());
         let mut i = 0;
         while let Some((unit, waits)) = items.get(i) {
             let group = self.sync.unit_group.get(*unit).copied().flatten();
@@ -295,7 +307,7 @@ impl Builder<'_> {
                 Some((g, gr)) => {
                     let mut k = i;
                     let mut inner = Vec::new();
-                    let mut first_guard = None;
+                    let mut first_outside = None;
                     while let Some((u, w)) = items.get(k) {
                         if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
                             break;
@@ -303,23 +315,17 @@ impl Builder<'_> {
                         let Some(node) = self.unit_node(*u, t) else {
                             break;
                         };
-                        let mut n = vec![Node::AsyncScope {
+                        let scope = Node::AsyncScope {
                             body: vec![node],
                             span: self.p.sched.span,
-                        }];
-                        let guard = guards(*u);
-                        if let Some(c) = guard.inside().cloned() {
-                            n = vec![Node::If {
-                                cond: c,
-                                body: n,
-                                span: self.p.sched.span,
-                            }];
-                        }
+                        };
+                        let (outside, inside) = guards(*u).split();
+                        let n = self.guarded(inside, scope);
                         if k == i {
-                            first_guard = Some(guard);
-                            inner.extend(n);
+                            first_outside = Some(outside);
+                            inner.push(n);
                         } else {
-                            inner.extend(self.wrap_waits(*u, w, n));
+                            inner.push(self.wrap_waits(*u, w, n));
                         }
                         k += 1;
                     }
@@ -328,38 +334,17 @@ impl Builder<'_> {
                         body: inner,
                         span: self.p.sched.span,
                     };
-                    let mut nodes = self.wrap_waits(*unit, waits, vec![commit]);
-                    let guard = first_guard.unwrap_or_else(|| guards(*unit));
-                    if let Some(c) = guard.outside().cloned() {
-                        nodes = vec![Node::If {
-                            cond: c,
-                            body: nodes,
-                            span: self.p.sched.span,
-                        }];
-                    }
-                    out.extend(nodes);
+                    let node = self.wrap_waits(*unit, waits, commit);
+                    let outside = first_outside.unwrap_or_else(|| guards(*unit).split().0);
+                    out.push(self.guarded(outside, node));
                     i = k.max(i + 1);
                 }
                 None => {
                     if let Some(node) = self.unit_node(*unit, t) {
-                        let mut nodes = vec![node];
-                        let guard = guards(*unit);
-                        if let Some(c) = guard.inside() {
-                            nodes = vec![Node::If {
-                                cond: c.clone(),
-                                body: nodes,
-                                span: self.p.sched.span,
-                            }];
-                        }
-                        nodes = self.wrap_waits(*unit, waits, nodes);
-                        if let Some(c) = guard.outside().cloned() {
-                            nodes = vec![Node::If {
-                                cond: c,
-                                body: nodes,
-                                span: self.p.sched.span,
-                            }];
-                        }
-                        out.extend(nodes);
+                        let (outside, inside) = guards(*unit).split();
+                        let node = self.guarded(inside, node);
+                        let node = self.wrap_waits(*unit, waits, node);
+                        out.push(self.guarded(outside, node));
                     }
                     i += 1;
                 }
@@ -424,7 +409,7 @@ impl Builder<'_> {
                         (id, q, count_expr(&values, self.var))
                     })
                     .collect();
-                (pos, waits)
+                (pos, Waits::Rolled(waits))
             })
             .collect();
         let guards = |unit: usize| {
