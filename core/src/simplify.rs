@@ -61,8 +61,14 @@ type Affine1 = (i64, Option<(VarId, i64)>);
 
 /// `c + k·v` when `e` is affine in at most one variable — nearly every index — found without
 /// allocating; `None` for anything else (the general linear form handles it).
+#[inline]
 fn affine1(e: &IExpr) -> Option<Affine1> {
-    affine1_with(e, None)
+    // Most expressions asked about are leaves (a step, a bound, a stage): no call for those.
+    match e {
+        IExpr::Const(c) => Some((*c, None)),
+        IExpr::Var(v) => Some((0, Some((*v, 1)))),
+        _ => affine1_with(e, None),
+    }
 }
 
 /// `affine1(substitute(e, var, with))` from `affine1(with)`, without building the substituted tree:
