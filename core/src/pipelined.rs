@@ -158,11 +158,37 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) 
 /// rolled loop counts that are expressions of the step variable.
 enum Waits<'a> {
     Plan(&'a [(u32, i64, i64)]),
-    Rolled(Vec<(u32, i64, IExpr)>),
+    Rolled(&'a [(u32, i64, IExpr)]),
 }
 
-/// A unit and the waits placed right before it.
-type PlacedUnit<'a> = (usize, Waits<'a>);
+/// A unit to emit and the waits placed right before it.
+trait Placed {
+    fn unit(&self) -> usize;
+    fn waits(&self) -> Waits<'_>;
+}
+
+impl Placed for PlanUnit {
+    fn unit(&self) -> usize {
+        self.unit
+    }
+
+    fn waits(&self) -> Waits<'_> {
+        Waits::Plan(&self.waits)
+    }
+}
+
+/// A unit of a rolled loop and its waits.
+type RolledUnit = (usize, Vec<(u32, i64, IExpr)>);
+
+impl Placed for RolledUnit {
+    fn unit(&self) -> usize {
+        self.0
+    }
+
+    fn waits(&self) -> Waits<'_> {
+        Waits::Rolled(&self.1)
+    }
+}
 
 struct Builder<'a> {
     p: &'a Pipeline,
@@ -226,9 +252,13 @@ impl Builder<'_> {
             Extent::Symbolic(e) => simplify_cmp(CmpOp::Lt, &j, e),
         };
         match &self.p.sched.extent {
-            Extent::Const(_) => match simplify_cond(&Cond::and(lower, upper)) {
-                Cond::True => Guard::None,
-                c => Guard::Outside(c),
+            Extent::Const(_) => match (lower, upper) {
+                // The usual case, without combining and folding the two again.
+                (Cond::True, Cond::True) => Guard::None,
+                (lower, upper) => match simplify_cond(&Cond::and(lower, upper)) {
+                    Cond::True => Guard::None,
+                    c => Guard::Outside(c),
+                },
             },
             // A symbolic extent commits even when the instance is predicated off, so the
             // extent-dependent guard goes inside the commit scope.
@@ -242,7 +272,7 @@ impl Builder<'_> {
     }
 
     /// Wraps `inner` in the waits; each wait's span is its consumer's, so races point at it.
-    fn wrap_waits(&self, unit: usize, waits: &Waits, inner: Node) -> Node {
+    fn wrap_waits(&self, unit: usize, waits: Waits, inner: Node) -> Node {
         let span = self
             .p
             .sched
@@ -279,11 +309,6 @@ impl Builder<'_> {
     }
 
     fn step_nodes(&self, plan: &StepPlan, t: &IExpr) -> Vec<Node> {
-        let items: Vec<PlacedUnit> = plan
-            .items
-            .iter()
-            .map(|it: &PlanUnit| (it.unit, Waits::Plan(&it.waits)))
-            .collect();
         let guards = |unit: usize| match plan.time {
             StepTime::Uniform {
                 epilogue_offset: None,
@@ -293,39 +318,41 @@ impl Builder<'_> {
             } => self.guard(unit, t, false),
             StepTime::Const(_) => self.guard(unit, t, true),
         };
-        self.emit(&items, t, &guards)
+        self.emit(&plan.items, t, &guards)
     }
 
     /// Emits units with their waits, opening one commit scope per group.
-    fn emit(&self, items: &[PlacedUnit], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
+    fn emit(&self, items: &[impl Placed], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
         // Each node written takes at least one item.
         let mut out = Vec::with_capacity(items.len());
         let mut i = 0;
-        while let Some((unit, waits)) = items.get(i) {
-            let group = self.sync.unit_group.get(*unit).copied().flatten();
+        while let Some(item) = items.get(i) {
+            let unit = item.unit();
+            let group = self.sync.unit_group.get(unit).copied().flatten();
             match group.and_then(|g| self.sync.groups.get(g).map(|gr| (g, gr))) {
                 Some((g, gr)) => {
                     let mut k = i;
                     let mut inner = Vec::new();
                     let mut first_outside = None;
-                    while let Some((u, w)) = items.get(k) {
-                        if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
+                    while let Some(other) = items.get(k) {
+                        let u = other.unit();
+                        if self.sync.unit_group.get(u).copied().flatten() != Some(g) {
                             break;
                         }
-                        let Some(node) = self.unit_node(*u, t) else {
+                        let Some(node) = self.unit_node(u, t) else {
                             break;
                         };
                         let scope = Node::AsyncScope {
                             body: vec![node],
                             span: self.p.sched.span,
                         };
-                        let (outside, inside) = guards(*u).split();
+                        let (outside, inside) = guards(u).split();
                         let n = self.guarded(inside, scope);
                         if k == i {
                             first_outside = Some(outside);
                             inner.push(n);
                         } else {
-                            inner.push(self.wrap_waits(*u, w, n));
+                            inner.push(self.wrap_waits(u, other.waits(), n));
                         }
                         k += 1;
                     }
@@ -334,16 +361,16 @@ impl Builder<'_> {
                         body: inner,
                         span: self.p.sched.span,
                     };
-                    let node = self.wrap_waits(*unit, waits, commit);
-                    let outside = first_outside.unwrap_or_else(|| guards(*unit).split().0);
+                    let node = self.wrap_waits(unit, item.waits(), commit);
+                    let outside = first_outside.unwrap_or_else(|| guards(unit).split().0);
                     out.push(self.guarded(outside, node));
                     i = k.max(i + 1);
                 }
                 None => {
-                    if let Some(node) = self.unit_node(*unit, t) {
-                        let (outside, inside) = guards(*unit).split();
+                    if let Some(node) = self.unit_node(unit, t) {
+                        let (outside, inside) = guards(unit).split();
                         let node = self.guarded(inside, node);
-                        let node = self.wrap_waits(*unit, waits, node);
+                        let node = self.wrap_waits(unit, item.waits(), node);
                         out.push(self.guarded(outside, node));
                     }
                     i += 1;
@@ -376,7 +403,7 @@ impl Builder<'_> {
             }
         }
         let var = IExpr::Var(self.var);
-        let items: Vec<PlacedUnit> = units
+        let items: Vec<RolledUnit> = units
             .iter()
             .map(|&pos| {
                 let mut sites: Vec<(u32, i64)> = Vec::new();
@@ -409,7 +436,7 @@ impl Builder<'_> {
                         (id, q, count_expr(&values, self.var))
                     })
                     .collect();
-                (pos, Waits::Rolled(waits))
+                (pos, waits)
             })
             .collect();
         let guards = |unit: usize| {
