@@ -31,7 +31,11 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
         if let Some(b) = out.buffers.get_mut(v.buffer as usize) {
             if v.versions > 1 {
                 if let Some(shape) = &mut b.shape {
-                    shape.insert(0, i64::from(v.versions));
+                    // Built anew: inserting would grow the clone's exactly sized allocation.
+                    let mut ring = Vec::with_capacity(shape.len() + 1);
+                    ring.push(i64::from(v.versions));
+                    ring.extend_from_slice(shape);
+                    *shape = ring;
                 }
                 b.versions = v.versions;
             }
@@ -42,7 +46,8 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
         sync,
         var: p.sched.var,
     };
-    let mut nodes = Vec::new();
+    // Prologue, body, epilogue.
+    let mut nodes = Vec::with_capacity(3);
     let s = p.stages();
     // Prologue.
     if !sync.prologue.is_empty() {
@@ -223,6 +228,11 @@ impl Builder<'_> {
         self.p.sched.units.get(unit).map_or(0, |u| u.stage)
     }
 
+    /// The unit's commit group, if it is asynchronous.
+    fn group(&self, unit: usize) -> Option<usize> {
+        self.sync.unit_group.get(unit).copied().flatten()
+    }
+
     /// The unit's node at step `t`: its iteration is `t − stage`.
     fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
         let u = self.p.sched.units.get(unit)?;
@@ -328,15 +338,20 @@ impl Builder<'_> {
         let mut i = 0;
         while let Some(item) = items.get(i) {
             let unit = item.unit();
-            let group = self.sync.unit_group.get(unit).copied().flatten();
+            let group = self.group(unit);
             match group.and_then(|g| self.sync.groups.get(g).map(|gr| (g, gr))) {
                 Some((g, gr)) => {
                     let mut k = i;
-                    let mut inner = Vec::new();
+                    let run = items
+                        .iter()
+                        .skip(i)
+                        .take_while(|it| self.group(it.unit()) == Some(g))
+                        .count();
+                    let mut inner = Vec::with_capacity(run);
                     let mut first_outside = None;
                     while let Some(other) = items.get(k) {
                         let u = other.unit();
-                        if self.sync.unit_group.get(u).copied().flatten() != Some(g) {
+                        if self.group(u) != Some(g) {
                             break;
                         }
                         let Some(node) = self.unit_node(u, t) else {
@@ -545,6 +560,9 @@ impl Rewrite<'_> {
         match e {
             // `value` is simplified already.
             IExpr::Var(v) if *v == self.var => self.value.clone(),
+            // Other leaves simplify to themselves.
+            IExpr::Const(c) => IExpr::Const(*c),
+            IExpr::Var(v) => IExpr::Var(*v),
             _ => self.sub.apply(e),
         }
     }
