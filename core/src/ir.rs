@@ -343,21 +343,24 @@ impl IExpr {
     }
 }
 
+impl CmpOp {
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+        }
+    }
+}
+
 impl Cond {
     pub fn eval(&self, env: &[i64]) -> Option<bool> {
         match self {
             Cond::True => Some(true),
-            Cond::Cmp(op, a, b) => {
-                let (a, b) = (a.eval(env)?, b.eval(env)?);
-                Some(match op {
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                })
-            }
+            Cond::Cmp(op, a, b) => Some(op.holds(a.eval(env)?, b.eval(env)?)),
             Cond::And(a, b) => Some(a.eval(env)? && b.eval(env)?),
             Cond::Or(a, b) => Some(a.eval(env)? || b.eval(env)?),
             Cond::Not(a) => Some(!a.eval(env)?),

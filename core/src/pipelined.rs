@@ -6,7 +6,9 @@
 use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
-use crate::simplify::{offset, simplify, simplify_cond, substitute, substitute_cond};
+use crate::simplify::{
+    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
+};
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +31,11 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
         if let Some(b) = out.buffers.get_mut(v.buffer as usize) {
             if v.versions > 1 {
                 if let Some(shape) = &mut b.shape {
-                    shape.insert(0, i64::from(v.versions));
+                    // Built anew: inserting would grow the clone's exactly sized allocation.
+                    let mut ring = Vec::with_capacity(shape.len() + 1);
+                    ring.push(i64::from(v.versions));
+                    ring.extend_from_slice(shape);
+                    *shape = ring;
                 }
                 b.versions = v.versions;
             }
@@ -40,7 +46,8 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
         sync,
         var: p.sched.var,
     };
-    let mut nodes = Vec::new();
+    // Prologue, body, epilogue.
+    let mut nodes = Vec::with_capacity(3);
     let s = p.stages();
     // Prologue.
     if !sync.prologue.is_empty() {
@@ -152,8 +159,41 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) 
     out
 }
 
-/// A unit and the waits `(site, queue, count)` placed right before it.
-type PlacedUnit = (usize, Vec<(u32, i64, IExpr)>);
+/// The waits `(site, queue, count)` placed right before a unit: the plan's own counts, or in a
+/// rolled loop counts that are expressions of the step variable.
+enum Waits<'a> {
+    Plan(&'a [(u32, i64, i64)]),
+    Rolled(&'a [(u32, i64, IExpr)]),
+}
+
+/// A unit to emit and the waits placed right before it.
+trait Placed {
+    fn unit(&self) -> usize;
+    fn waits(&self) -> Waits<'_>;
+}
+
+impl Placed for PlanUnit {
+    fn unit(&self) -> usize {
+        self.unit
+    }
+
+    fn waits(&self) -> Waits<'_> {
+        Waits::Plan(&self.waits)
+    }
+}
+
+/// A unit of a rolled loop and its waits.
+type RolledUnit = (usize, Vec<(u32, i64, IExpr)>);
+
+impl Placed for RolledUnit {
+    fn unit(&self) -> usize {
+        self.0
+    }
+
+    fn waits(&self) -> Waits<'_> {
+        Waits::Rolled(&self.1)
+    }
+}
 
 struct Builder<'a> {
     p: &'a Pipeline,
@@ -172,17 +212,13 @@ enum Guard {
 }
 
 impl Guard {
-    fn outside(&self) -> Option<&Cond> {
+    /// The conditions (outside, inside).
+    fn split(self) -> (Option<Cond>, Option<Cond>) {
         match self {
-            Guard::Outside(c) | Guard::Both(c, _) => Some(c),
-            _ => None,
-        }
-    }
-
-    fn inside(&self) -> Option<&Cond> {
-        match self {
-            Guard::Inside(c) | Guard::Both(_, c) => Some(c),
-            _ => None,
+            Guard::None => (None, None),
+            Guard::Outside(c) => (Some(c), None),
+            Guard::Inside(c) => (None, Some(c)),
+            Guard::Both(o, i) => (Some(o), Some(i)),
         }
     }
 }
@@ -192,12 +228,24 @@ impl Builder<'_> {
         self.p.sched.units.get(unit).map_or(0, |u| u.stage)
     }
 
+    /// The unit's commit group, if it is asynchronous.
+    fn group(&self, unit: usize) -> Option<usize> {
+        self.sync.unit_group.get(unit).copied().flatten()
+    }
+
     /// The unit's node at step `t`: its iteration is `t − stage`.
     fn unit_node(&self, unit: usize, t: &IExpr) -> Option<Node> {
         let u = self.p.sched.units.get(unit)?;
         let j = offset(t, -u.stage);
-        let value = simplify(&IExpr::bin(IOp::Add, self.p.sched.lo.clone(), j.clone()));
-        Some(rewrite(&u.node, self.var, &value, &j, self.p))
+        let value = sum(&self.p.sched.lo, &j);
+        let rewrite = Rewrite {
+            var: self.var,
+            value: &value,
+            sub: Substitution::new(self.var, &value),
+            j: &j,
+            p: self.p,
+        };
+        Some(rewrite.node(&u.node))
     }
 
     /// Guard for a unit at step `t`. `lower` says whether `t >= stage` can fail in this context.
@@ -205,15 +253,22 @@ impl Builder<'_> {
         let s = self.stage(unit);
         let j = offset(t, -s);
         let lower = if lower_can_fail {
-            simplify_cond(&Cond::Cmp(CmpOp::Ge, t.clone(), IExpr::Const(s)))
+            simplify_cmp(CmpOp::Ge, t, &IExpr::Const(s))
         } else {
             Cond::True
         };
-        let upper = simplify_cond(&Cond::Cmp(CmpOp::Lt, j, self.p.extent_expr()));
+        let upper = match &self.p.sched.extent {
+            Extent::Const(e) => simplify_cmp(CmpOp::Lt, &j, &IExpr::Const(*e)),
+            Extent::Symbolic(e) => simplify_cmp(CmpOp::Lt, &j, e),
+        };
         match &self.p.sched.extent {
-            Extent::Const(_) => match simplify_cond(&Cond::and(lower, upper)) {
-                Cond::True => Guard::None,
-                c => Guard::Outside(c),
+            Extent::Const(_) => match (lower, upper) {
+                // The usual case, without combining and folding the two again.
+                (Cond::True, Cond::True) => Guard::None,
+                (lower, upper) => match simplify_cond(&Cond::and(lower, upper)) {
+                    Cond::True => Guard::None,
+                    c => Guard::Outside(c),
+                },
             },
             // A symbolic extent commits even when the instance is predicated off, so the
             // extent-dependent guard goes inside the commit scope.
@@ -227,40 +282,43 @@ impl Builder<'_> {
     }
 
     /// Wraps `inner` in the waits; each wait's span is its consumer's, so races point at it.
-    fn wrap_waits(&self, unit: usize, waits: &[(u32, i64, IExpr)], inner: Vec<Node>) -> Vec<Node> {
+    fn wrap_waits(&self, unit: usize, waits: Waits, inner: Node) -> Node {
         let span = self
             .p
             .sched
             .units
             .get(unit)
             .map_or(self.p.sched.span, |u| u.span);
-        let mut body = inner;
-        for (id, q, count) in waits.iter().rev() {
-            body = vec![Node::Wait {
-                queue: *q,
-                count: count.clone(),
-                body,
-                wait: Some(*id),
-                span,
-            }];
+        let wait = |body: Node, id: u32, queue: i64, count: IExpr| Node::Wait {
+            queue,
+            count,
+            body: vec![body],
+            wait: Some(id),
+            span,
+        };
+        match waits {
+            Waits::Plan(w) => w.iter().rev().fold(inner, |body, &(id, q, c)| {
+                wait(body, id, q, IExpr::Const(c))
+            }),
+            Waits::Rolled(w) => w
+                .iter()
+                .rev()
+                .fold(inner, |body, (id, q, c)| wait(body, *id, *q, c.clone())),
         }
-        body
+    }
+
+    fn guarded(&self, cond: Option<Cond>, node: Node) -> Node {
+        match cond {
+            Some(cond) => Node::If {
+                cond,
+                body: vec![node],
+                span: self.p.sched.span,
+            },
+            None => node,
+        }
     }
 
     fn step_nodes(&self, plan: &StepPlan, t: &IExpr) -> Vec<Node> {
-        let items: Vec<PlacedUnit> = plan
-            .items
-            .iter()
-            .map(|it: &PlanUnit| {
-                (
-                    it.unit,
-                    it.waits
-                        .iter()
-                        .map(|(id, q, c)| (*id, *q, IExpr::Const(*c)))
-                        .collect(),
-                )
-            })
-            .collect();
         let guards = |unit: usize| match plan.time {
             StepTime::Uniform {
                 epilogue_offset: None,
@@ -270,44 +328,46 @@ impl Builder<'_> {
             } => self.guard(unit, t, false),
             StepTime::Const(_) => self.guard(unit, t, true),
         };
-        self.emit(&items, t, &guards)
+        self.emit(&plan.items, t, &guards)
     }
 
     /// Emits units with their waits, opening one commit scope per group.
-    fn emit(&self, items: &[PlacedUnit], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
-        let mut out = Vec::new();
+    fn emit(&self, items: &[impl Placed], t: &IExpr, guards: &dyn Fn(usize) -> Guard) -> Vec<Node> {
+        // Each node written takes at least one item.
+        let mut out = Vec::with_capacity(items.len());
         let mut i = 0;
-        while let Some((unit, waits)) = items.get(i) {
-            let group = self.sync.unit_group.get(*unit).copied().flatten();
+        while let Some(item) = items.get(i) {
+            let unit = item.unit();
+            let group = self.group(unit);
             match group.and_then(|g| self.sync.groups.get(g).map(|gr| (g, gr))) {
                 Some((g, gr)) => {
                     let mut k = i;
-                    let mut inner = Vec::new();
-                    let mut first_guard = None;
-                    while let Some((u, w)) = items.get(k) {
-                        if self.sync.unit_group.get(*u).copied().flatten() != Some(g) {
+                    let run = items
+                        .iter()
+                        .skip(i)
+                        .take_while(|it| self.group(it.unit()) == Some(g))
+                        .count();
+                    let mut inner = Vec::with_capacity(run);
+                    let mut first_outside = None;
+                    while let Some(other) = items.get(k) {
+                        let u = other.unit();
+                        if self.group(u) != Some(g) {
                             break;
                         }
-                        let Some(node) = self.unit_node(*u, t) else {
+                        let Some(node) = self.unit_node(u, t) else {
                             break;
                         };
-                        let mut n = vec![Node::AsyncScope {
+                        let scope = Node::AsyncScope {
                             body: vec![node],
                             span: self.p.sched.span,
-                        }];
-                        let guard = guards(*u);
-                        if let Some(c) = guard.inside().cloned() {
-                            n = vec![Node::If {
-                                cond: c,
-                                body: n,
-                                span: self.p.sched.span,
-                            }];
-                        }
+                        };
+                        let (outside, inside) = guards(u).split();
+                        let n = self.guarded(inside, scope);
                         if k == i {
-                            first_guard = Some(guard);
-                            inner.extend(n);
+                            first_outside = Some(outside);
+                            inner.push(n);
                         } else {
-                            inner.extend(self.wrap_waits(*u, w, n));
+                            inner.push(self.wrap_waits(u, other.waits(), n));
                         }
                         k += 1;
                     }
@@ -316,38 +376,17 @@ impl Builder<'_> {
                         body: inner,
                         span: self.p.sched.span,
                     };
-                    let mut nodes = self.wrap_waits(*unit, waits, vec![commit]);
-                    let guard = first_guard.unwrap_or_else(|| guards(*unit));
-                    if let Some(c) = guard.outside().cloned() {
-                        nodes = vec![Node::If {
-                            cond: c,
-                            body: nodes,
-                            span: self.p.sched.span,
-                        }];
-                    }
-                    out.extend(nodes);
+                    let node = self.wrap_waits(unit, item.waits(), commit);
+                    let outside = first_outside.unwrap_or_else(|| guards(unit).split().0);
+                    out.push(self.guarded(outside, node));
                     i = k.max(i + 1);
                 }
                 None => {
-                    if let Some(node) = self.unit_node(*unit, t) {
-                        let mut nodes = vec![node];
-                        let guard = guards(*unit);
-                        if let Some(c) = guard.inside() {
-                            nodes = vec![Node::If {
-                                cond: c.clone(),
-                                body: nodes,
-                                span: self.p.sched.span,
-                            }];
-                        }
-                        nodes = self.wrap_waits(*unit, waits, nodes);
-                        if let Some(c) = guard.outside().cloned() {
-                            nodes = vec![Node::If {
-                                cond: c,
-                                body: nodes,
-                                span: self.p.sched.span,
-                            }];
-                        }
-                        out.extend(nodes);
+                    if let Some(node) = self.unit_node(unit, t) {
+                        let (outside, inside) = guards(unit).split();
+                        let node = self.guarded(inside, node);
+                        let node = self.wrap_waits(unit, item.waits(), node);
+                        out.push(self.guarded(outside, node));
                     }
                     i += 1;
                 }
@@ -379,7 +418,7 @@ impl Builder<'_> {
             }
         }
         let var = IExpr::Var(self.var);
-        let items: Vec<PlacedUnit> = units
+        let items: Vec<RolledUnit> = units
             .iter()
             .map(|&pos| {
                 let mut sites: Vec<(u32, i64)> = Vec::new();
@@ -505,106 +544,113 @@ fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
 }
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
-fn rewrite(node: &Node, var: VarId, value: &IExpr, j: &IExpr, p: &Pipeline) -> Node {
-    let ix = |e: &IExpr| match e {
-        IExpr::Var(v) if *v == var => value.clone(),
-        _ if !e.mentions(var) => simplify(e),
-        _ => simplify(&substitute(e, var, value)),
-    };
-    let access = |a: &Access| {
-        let v = p.versions_of(a.buffer);
+struct Rewrite<'a> {
+    var: VarId,
+    /// The loop variable's value, `lo + j`, simplified.
+    value: &'a IExpr,
+    sub: Substitution<'a>,
+    /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
+    /// ring slot.
+    j: &'a IExpr,
+    p: &'a Pipeline,
+}
+
+impl Rewrite<'_> {
+    fn ix(&self, e: &IExpr) -> IExpr {
+        match e {
+            // `value` is simplified already.
+            IExpr::Var(v) if *v == self.var => self.value.clone(),
+            // Other leaves simplify to themselves.
+            IExpr::Const(c) => IExpr::Const(*c),
+            IExpr::Var(v) => IExpr::Var(*v),
+            _ => self.sub.apply(e),
+        }
+    }
+
+    fn access(&self, a: &Access) -> Access {
+        let v = self.p.versions_of(a.buffer);
         let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
-            // The slot: a constant in peeled steps, folded without building `j % v` first.
-            indices.push(
-                j.as_const()
-                    .and_then(|c| crate::ir::floor_mod(c, v))
-                    .map_or_else(
-                        || simplify(&IExpr::bin(IOp::Mod, j.clone(), IExpr::Const(v))),
-                        IExpr::Const,
-                    ),
-            );
+            indices.push(modulo(self.j, v));
         }
-        indices.extend(a.indices.iter().map(ix));
+        indices.extend(a.indices.iter().map(|e| self.ix(e)));
         Access {
             buffer: a.buffer,
             indices,
             span: a.span,
         }
-    };
-    match node {
-        Node::Assign(a) => Node::Assign(Assign {
-            stmt: a.stmt,
-            iteration: Some(j.clone()),
-            target: access(&a.target),
-            value: rewrite_value(&a.value, &access, &ix),
-            span: a.span,
-        }),
-        Node::For {
-            var: v,
-            lo,
-            hi,
-            body,
-            span,
-        } => Node::For {
-            var: *v,
-            lo: ix(lo),
-            hi: ix(hi),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::If { cond, body, span } => Node::If {
-            cond: simplify_cond(&substitute_cond(cond, var, value)),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::Commit { queue, body, span } => Node::Commit {
-            queue: *queue,
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::AsyncScope { body, span } => Node::AsyncScope {
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            span: *span,
-        },
-        Node::Wait {
-            queue,
-            count,
-            body,
-            wait,
-            span,
-        } => Node::Wait {
-            queue: *queue,
-            count: ix(count),
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-            wait: *wait,
-            span: *span,
-        },
-        Node::Section { kind, body } => Node::Section {
-            kind: *kind,
-            body: body.iter().map(|n| rewrite(n, var, value, j, p)).collect(),
-        },
     }
-}
 
-fn rewrite_value(
-    v: &VExpr,
-    access: &dyn Fn(&Access) -> Access,
-    ix: &dyn Fn(&IExpr) -> IExpr,
-) -> VExpr {
-    match v {
-        VExpr::Lit(x) => VExpr::Lit(*x),
-        VExpr::Read(a) => VExpr::Read(access(a)),
-        VExpr::Index(e) => VExpr::Index(ix(e)),
-        VExpr::Neg(x) => VExpr::Neg(Box::new(rewrite_value(x, access, ix))),
-        VExpr::Bin(op, a, b) => VExpr::Bin(
-            *op,
-            Box::new(rewrite_value(a, access, ix)),
-            Box::new(rewrite_value(b, access, ix)),
-        ),
-        VExpr::Call(f, args) => VExpr::Call(
-            *f,
-            args.iter().map(|a| rewrite_value(a, access, ix)).collect(),
-        ),
+    fn nodes(&self, body: &[Node]) -> Vec<Node> {
+        body.iter().map(|n| self.node(n)).collect()
+    }
+
+    fn node(&self, node: &Node) -> Node {
+        match node {
+            Node::Assign(a) => Node::Assign(Assign {
+                stmt: a.stmt,
+                iteration: Some(self.j.clone()),
+                target: self.access(&a.target),
+                value: self.value(&a.value),
+                span: a.span,
+            }),
+            Node::For {
+                var: v,
+                lo,
+                hi,
+                body,
+                span,
+            } => Node::For {
+                var: *v,
+                lo: self.ix(lo),
+                hi: self.ix(hi),
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::If { cond, body, span } => Node::If {
+                cond: simplify_cond(&substitute_cond(cond, self.var, self.value)),
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::Commit { queue, body, span } => Node::Commit {
+                queue: *queue,
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::AsyncScope { body, span } => Node::AsyncScope {
+                body: self.nodes(body),
+                span: *span,
+            },
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                span,
+            } => Node::Wait {
+                queue: *queue,
+                count: self.ix(count),
+                body: self.nodes(body),
+                wait: *wait,
+                span: *span,
+            },
+            Node::Section { kind, body } => Node::Section {
+                kind: *kind,
+                body: self.nodes(body),
+            },
+        }
+    }
+
+    fn value(&self, v: &VExpr) -> VExpr {
+        match v {
+            VExpr::Lit(x) => VExpr::Lit(*x),
+            VExpr::Read(a) => VExpr::Read(self.access(a)),
+            VExpr::Index(e) => VExpr::Index(self.ix(e)),
+            VExpr::Neg(x) => VExpr::Neg(Box::new(self.value(x))),
+            VExpr::Bin(op, a, b) => {
+                VExpr::Bin(*op, Box::new(self.value(a)), Box::new(self.value(b)))
+            }
+            VExpr::Call(f, args) => VExpr::Call(*f, args.iter().map(|a| self.value(a)).collect()),
+        }
     }
 }

@@ -1,9 +1,7 @@
 //! Index-expression simplification for printing and folding: constants fold, sums of the same
 //! variable collect, `x % 1` and `x * 1` disappear. Only transformations valid for all integers.
 
-#[cfg(test)]
-use crate::ir::CmpOp;
-use crate::ir::{floor_div, floor_mod, Cond, IExpr, IOp, VarId};
+use crate::ir::{floor_div, floor_mod, CmpOp, Cond, IExpr, IOp, VarId};
 
 /// Linear form: constant + Σ coef·atom, where an atom is a variable or any non-linear
 /// subexpression (such as `max(N, 2)`), compared structurally.
@@ -58,16 +56,42 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
     }
 }
 
+/// `c + k·v`: an expression affine in at most one variable.
+type Affine1 = (i64, Option<(VarId, i64)>);
+
 /// `c + k·v` when `e` is affine in at most one variable — nearly every index — found without
 /// allocating; `None` for anything else (the general linear form handles it).
-fn affine1(e: &IExpr) -> Option<(i64, Option<(VarId, i64)>)> {
+#[inline]
+fn affine1(e: &IExpr) -> Option<Affine1> {
+    // Most expressions asked about are leaves (a step, a bound, a stage): no call for those.
     match e {
         IExpr::Const(c) => Some((*c, None)),
         IExpr::Var(v) => Some((0, Some((*v, 1)))),
-        IExpr::Bin(op @ (IOp::Add | IOp::Sub), a, b) => {
-            let (ca, ta) = affine1(a)?;
-            let (cb, tb) = affine1(b)?;
-            let (c, tb) = if *op == IOp::Add {
+        _ => affine1_with(e, None),
+    }
+}
+
+/// `affine1(substitute(e, var, with))` from `affine1(with)`, without building the substituted tree:
+/// each node's form depends only on its children's, so this is the same recursion.
+fn affine1_with(e: &IExpr, sub: Option<(VarId, Option<Affine1>)>) -> Option<Affine1> {
+    match e {
+        IExpr::Const(c) => Some((*c, None)),
+        IExpr::Var(v) => match sub {
+            Some((var, with)) if var == *v => with,
+            _ => Some((0, Some((*v, 1)))),
+        },
+        IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), a, b) => {
+            combine1(*op, affine1_with(a, sub)?, affine1_with(b, sub)?)
+        }
+        _ => None,
+    }
+}
+
+/// The form of `a op b` from those of `a` and `b` (`op` is `+`, `−` or `·`).
+fn combine1(op: IOp, (ca, ta): Affine1, (cb, tb): Affine1) -> Option<Affine1> {
+    match op {
+        IOp::Add | IOp::Sub => {
+            let (c, tb) = if op == IOp::Add {
                 (ca.checked_add(cb)?, tb)
             } else {
                 (ca.checked_sub(cb)?, tb.map(|(v, k)| (v, -k)))
@@ -81,9 +105,7 @@ fn affine1(e: &IExpr) -> Option<(i64, Option<(VarId, i64)>)> {
             };
             Some((c, term))
         }
-        IExpr::Bin(IOp::Mul, a, b) => {
-            let (ca, ta) = affine1(a)?;
-            let (cb, tb) = affine1(b)?;
+        IOp::Mul => {
             let (scale, term) = match (ta, tb) {
                 (None, t) => (ca, t),
                 (t, None) => (cb, t),
@@ -99,10 +121,29 @@ fn affine1(e: &IExpr) -> Option<(i64, Option<(VarId, i64)>)> {
     }
 }
 
+/// What `from_linear(c, &[(Var(v), k)])` writes, built without cloning the variable.
 fn from_affine1(c: i64, term: Option<(VarId, i64)>) -> IExpr {
-    match term {
-        None => IExpr::Const(c),
-        Some((v, k)) => from_linear(c, &[(IExpr::Var(v), k)]),
+    let Some((v, k)) = term else {
+        return IExpr::Const(c);
+    };
+    let term = if k.abs() == 1 {
+        IExpr::Var(v)
+    } else {
+        IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), IExpr::Var(v))
+    };
+    if c > 0 && k < 0 {
+        // `17 - i` reads better than `-i + 17`.
+        return IExpr::bin(IOp::Sub, IExpr::Const(c), term);
+    }
+    let acc = if k < 0 {
+        IExpr::bin(IOp::Sub, IExpr::Const(0), term)
+    } else {
+        term
+    };
+    match c {
+        c if c > 0 => IExpr::bin(IOp::Add, acc, IExpr::Const(c)),
+        c if c < 0 => IExpr::bin(IOp::Sub, acc, IExpr::Const(-c)),
+        _ => acc,
     }
 }
 
@@ -143,6 +184,59 @@ pub fn offset(e: &IExpr, k: i64) -> IExpr {
         Some((c, term)) => from_affine1(c, term),
         None if k == 0 => simplify(e),
         None => simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))),
+    }
+}
+
+/// `simplify(a + b)`, without building the sum when it is affine in at most one variable.
+pub fn sum(a: &IExpr, b: &IExpr) -> IExpr {
+    match affine1(a)
+        .zip(affine1(b))
+        .and_then(|(x, y)| combine1(IOp::Add, x, y))
+    {
+        Some((c, term)) => from_affine1(c, term),
+        None => simplify_general(&IExpr::bin(IOp::Add, a.clone(), b.clone())),
+    }
+}
+
+/// `simplify(e % m)`, without building the remainder first.
+pub fn modulo(e: &IExpr, m: i64) -> IExpr {
+    // `e % m` is one atom of the linear form, so simplifying it is simplifying inside it.
+    let a = simplify(e);
+    match a.as_const() {
+        Some(x) => floor_mod(x, m).map_or_else(|| modulo_node(a, m), IExpr::Const),
+        None if m == 1 => IExpr::Const(0),
+        None => modulo_node(a, m),
+    }
+}
+
+fn modulo_node(a: IExpr, m: i64) -> IExpr {
+    IExpr::bin(IOp::Mod, a, IExpr::Const(m))
+}
+
+/// `var := with` applied to many expressions, each simplified: `apply(e)` is
+/// `simplify(&substitute(e, var, with))`, without building the substituted tree when the result
+/// is affine in at most one variable.
+pub struct Substitution<'a> {
+    var: VarId,
+    with: &'a IExpr,
+    affine: Option<Affine1>,
+}
+
+impl<'a> Substitution<'a> {
+    pub fn new(var: VarId, with: &'a IExpr) -> Substitution<'a> {
+        Substitution {
+            var,
+            with,
+            affine: affine1(with),
+        }
+    }
+
+    pub fn apply(&self, e: &IExpr) -> IExpr {
+        match affine1_with(e, Some((self.var, self.affine))) {
+            Some((c, term)) => from_affine1(c, term),
+            None if e.mentions(self.var) => simplify_general(&substitute(e, self.var, self.with)),
+            None => simplify_general(e),
+        }
     }
 }
 
@@ -226,30 +320,7 @@ pub fn simplify_cond(c: &Cond) -> Cond {
     let falsity = || Cond::Not(Box::new(Cond::True));
     match c {
         Cond::True => Cond::True,
-        Cond::Cmp(op, a, b) => {
-            if let (Some((ca, ta)), Some((cb, tb))) = (affine1(a), affine1(b)) {
-                // The common case, decided without building the difference.
-                if ta == tb {
-                    if let Some(diff) = ca.checked_sub(cb) {
-                        let holds = Cond::Cmp(*op, IExpr::Const(diff), IExpr::Const(0)).eval(&[]);
-                        return if holds == Some(true) {
-                            Cond::True
-                        } else {
-                            falsity()
-                        };
-                    }
-                }
-                return Cond::Cmp(*op, from_affine1(ca, ta), from_affine1(cb, tb));
-            }
-            let (a, b) = (simplify(a), simplify(b));
-            // Compare through the difference so `i - 1 < i` folds too.
-            let diff = simplify(&IExpr::bin(IOp::Sub, a.clone(), b.clone()));
-            match Cond::Cmp(*op, diff.clone(), IExpr::Const(0)).eval(&[]) {
-                Some(true) if diff.as_const().is_some() => Cond::True,
-                Some(false) if diff.as_const().is_some() => falsity(),
-                _ => Cond::Cmp(*op, a, b),
-            }
-        }
+        Cond::Cmp(op, a, b) => simplify_cmp(*op, a, b),
         Cond::And(a, b) => match (simplify_cond(a), simplify_cond(b)) {
             (Cond::True, x) | (x, Cond::True) => x,
             (x, _) if is_false(&x) => falsity(),
@@ -266,6 +337,33 @@ pub fn simplify_cond(c: &Cond) -> Cond {
             Cond::Not(x) => *x,
             x => Cond::Not(Box::new(x)),
         },
+    }
+}
+
+/// `simplify_cond(&Cond::Cmp(op, a, b))`, from borrowed sides.
+pub fn simplify_cmp(op: CmpOp, a: &IExpr, b: &IExpr) -> Cond {
+    let decided = |holds: bool| {
+        if holds {
+            Cond::True
+        } else {
+            Cond::Not(Box::new(Cond::True))
+        }
+    };
+    if let (Some((ca, ta)), Some((cb, tb))) = (affine1(a), affine1(b)) {
+        // The common case, decided without building the difference.
+        if ta == tb {
+            if let Some(diff) = ca.checked_sub(cb) {
+                return decided(op.holds(diff, 0));
+            }
+        }
+        return Cond::Cmp(op, from_affine1(ca, ta), from_affine1(cb, tb));
+    }
+    let (a, b) = (simplify(a), simplify(b));
+    // Compare through the difference so `i - 1 < i` folds too.
+    let diff = simplify(&IExpr::bin(IOp::Sub, a.clone(), b.clone()));
+    match diff.as_const() {
+        Some(d) => decided(op.holds(d, 0)),
+        None => Cond::Cmp(op, a, b),
     }
 }
 
@@ -308,6 +406,15 @@ mod tests {
             prop_assert_eq!(simplify(&e), simplify_general(&e));
             let k = 3;
             prop_assert_eq!(offset(&e, k), simplify_general(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))));
+        }
+
+        /// The helpers that skip building a tree write what simplifying the tree writes.
+        #[test]
+        fn helpers_agree_with_simplifying_the_tree(a in expr(), b in expr(), m in -3i64..5) {
+            prop_assert_eq!(sum(&a, &b), simplify(&IExpr::bin(IOp::Add, a.clone(), b.clone())));
+            prop_assert_eq!(modulo(&a, m), simplify(&IExpr::bin(IOp::Mod, a.clone(), IExpr::Const(m))));
+            let sub = Substitution::new(0, &b);
+            prop_assert_eq!(sub.apply(&a), simplify(&substitute(&a, 0, &b)));
         }
 
         /// Simplifying never changes a value or a comparison's outcome.
