@@ -150,7 +150,12 @@ fn div_floor(a: i64, b: i64) -> i64 {
 }
 
 fn div_ceil(a: i64, b: i64) -> i64 {
-    -div_floor(-a, b)
+    // Not `-div_floor(-a, b)`: `-a` overflows for i64::MIN.
+    match (crate::ir::floor_div(a, b), a.checked_rem(b)) {
+        (Some(q), Some(r)) if r != 0 => q.saturating_add(1),
+        (Some(q), _) => q,
+        _ => 0,
+    }
 }
 
 /// The smallest distance `d >= min` in `set` with `d % period == 0`, if any.

@@ -641,14 +641,44 @@ pub fn validate_order(
 
 /// The element touched may be outside the declared shape (checked over every iteration).
 pub fn check_bounds(program: &Program, sched: &LoopSchedule, diags: &mut Vec<Diagnostic>) -> bool {
+    let mut ok = true;
     let Some(extent) = sched.extent.as_const() else {
-        return true;
+        // Without an extent, at least keep every coefficient and offset within a buffer's reach:
+        // the emitters multiply them by lanes and strides.
+        for a in sched.units.iter().flat_map(|u| &u.accesses) {
+            for (k, dim) in a.dims.iter().enumerate() {
+                let Dim::Affine { coef, rest } = dim else {
+                    continue;
+                };
+                let reach = [*coef, rest.lo, rest.hi]
+                    .into_iter()
+                    .filter(|_| rest.is_bounded())
+                    .map(i64::unsigned_abs)
+                    .max()
+                    .unwrap_or(0);
+                if reach > limits::MAX_BUFFER_ELEMENTS.unsigned_abs() {
+                    ok = false;
+                    let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
+                    diags.push(Diagnostic::error(
+                        a.span,
+                        format!(
+                            "index {k} of `{name}` uses {reach}; Stagecraft's buffers hold at most {} elements",
+                            limits::MAX_BUFFER_ELEMENTS
+                        ),
+                    ));
+                }
+            }
+        }
+        return ok;
     };
     let lo = sched.lo.as_const().unwrap_or(0);
-    let mut ok = true;
     for u in &sched.units {
         for a in &u.accesses {
-            let Some(Some(shape)) = program.buffer(a.buffer).map(|b| b.shape.as_ref()) else {
+            let Some(buffer) = program.buffer(a.buffer) else {
+                continue;
+            };
+            let Some(shape) = buffer.shape.as_ref() else {
+                ok &= check_global_reach(buffer, a, lo, extent, diags);
                 continue;
             };
             let versions = program.buffer(a.buffer).map_or(1, |b| b.versions);
@@ -683,6 +713,52 @@ pub fn check_bounds(program: &Program, sched: &LoopSchedule, diags: &mut Vec<Dia
                     );
                 }
             }
+        }
+    }
+    ok
+}
+
+/// A buffer that is never allocated is a global one, indexed from 0 and sized by what the loop
+/// touches: refuse negative indices and sizes beyond the buffer limit, before the interpreter
+/// or an emitter meets them.
+fn check_global_reach(
+    buffer: &crate::ir::Buffer,
+    a: &UnitAccess,
+    lo: i64,
+    extent: i64,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut ok = true;
+    for (k, dim) in a.dims.iter().enumerate() {
+        let Dim::Affine { coef, rest } = dim else {
+            continue;
+        };
+        if !rest.is_bounded() {
+            continue;
+        }
+        let (j0, j1) = (lo, lo.saturating_add(extent - 1));
+        let (a0, a1) = (coef.saturating_mul(j0), coef.saturating_mul(j1));
+        let min = a0.min(a1).saturating_add(rest.lo);
+        let max = a0.max(a1).saturating_add(rest.hi);
+        let name = &buffer.name;
+        if min < 0 {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    a.span,
+                    format!("index {k} of `{name}` reaches {min}; `{name}` is not allocated, so it is a global buffer indexed from 0"),
+                )
+                .with_hint("keep the index at 0 or above for every iteration (start the loop later, or offset the index)"),
+            );
+        } else if max >= limits::MAX_BUFFER_ELEMENTS {
+            ok = false;
+            diags.push(Diagnostic::error(
+                a.span,
+                format!(
+                    "index {k} of `{name}` reaches {max}; Stagecraft's buffers hold at most {} elements",
+                    limits::MAX_BUFFER_ELEMENTS
+                ),
+            ));
         }
     }
     ok

@@ -94,7 +94,11 @@ fn combine1(op: IOp, (ca, ta): Affine1, (cb, tb): Affine1) -> Option<Affine1> {
             let (c, tb) = if op == IOp::Add {
                 (ca.checked_add(cb)?, tb)
             } else {
-                (ca.checked_sub(cb)?, tb.map(|(v, k)| (v, -k)))
+                let tb = match tb {
+                    Some((v, k)) => Some((v, k.checked_neg()?)),
+                    None => None,
+                };
+                (ca.checked_sub(cb)?, tb)
             };
             let term = match (ta, tb) {
                 (None, t) | (t, None) => t,
@@ -126,30 +130,44 @@ fn from_affine1(c: i64, term: Option<(VarId, i64)>) -> IExpr {
     let Some((v, k)) = term else {
         return IExpr::Const(c);
     };
-    let term = if k.abs() == 1 {
-        IExpr::Var(v)
-    } else {
-        IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), IExpr::Var(v))
-    };
-    if c > 0 && k < 0 {
+    let (negative, term) = scaled_term(k, IExpr::Var(v));
+    if c > 0 && negative {
         // `17 - i` reads better than `-i + 17`.
         return IExpr::bin(IOp::Sub, IExpr::Const(c), term);
     }
-    let acc = if k < 0 {
+    let acc = if negative {
         IExpr::bin(IOp::Sub, IExpr::Const(0), term)
     } else {
         term
     };
+    plus_constant(acc, c)
+}
+
+/// `k · v` as a magnitude term and whether it is subtracted. `i64::MIN` has no magnitude in i64:
+/// it stays a (negative) factor, added.
+fn scaled_term(k: i64, v: IExpr) -> (bool, IExpr) {
+    match k.checked_abs() {
+        Some(1) => (k < 0, v),
+        Some(m) => (k < 0, IExpr::bin(IOp::Mul, IExpr::Const(m), v)),
+        None => (false, IExpr::bin(IOp::Mul, IExpr::Const(k), v)),
+    }
+}
+
+/// `acc + c`, written `acc - |c|` for a negative `c` whose magnitude fits.
+fn plus_constant(acc: IExpr, c: i64) -> IExpr {
     match c {
+        0 => acc,
         c if c > 0 => IExpr::bin(IOp::Add, acc, IExpr::Const(c)),
-        c if c < 0 => IExpr::bin(IOp::Sub, acc, IExpr::Const(-c)),
-        _ => acc,
+        c => match c.checked_neg() {
+            Some(m) => IExpr::bin(IOp::Sub, acc, IExpr::Const(m)),
+            None => IExpr::bin(IOp::Add, acc, IExpr::Const(c)),
+        },
     }
 }
 
 fn from_linear(c: i64, terms: &[(IExpr, i64)]) -> IExpr {
     // `17 - i` reads better than `-i + 17`.
-    let lead_negative = terms.first().is_some_and(|(_, k)| *k < 0);
+    let lead_negative = terms.first().is_some_and(|(_, k)| *k < 0 && *k != i64::MIN);
     let mut acc: Option<IExpr> = if c > 0 && lead_negative {
         Some(IExpr::Const(c))
     } else {
@@ -157,24 +175,17 @@ fn from_linear(c: i64, terms: &[(IExpr, i64)]) -> IExpr {
     };
     let c = if acc.is_some() { 0 } else { c };
     for (v, k) in terms {
-        let k = *k;
-        let term = if k.abs() == 1 {
-            v.clone()
-        } else {
-            IExpr::bin(IOp::Mul, IExpr::Const(k.abs()), v.clone())
-        };
+        let (negative, term) = scaled_term(*k, v.clone());
         acc = Some(match acc {
-            None if k < 0 => IExpr::bin(IOp::Sub, IExpr::Const(0), term),
+            None if negative => IExpr::bin(IOp::Sub, IExpr::Const(0), term),
             None => term,
-            Some(a) if k < 0 => IExpr::bin(IOp::Sub, a, term),
+            Some(a) if negative => IExpr::bin(IOp::Sub, a, term),
             Some(a) => IExpr::bin(IOp::Add, a, term),
         });
     }
     match acc {
         None => IExpr::Const(c),
-        Some(a) if c > 0 => IExpr::bin(IOp::Add, a, IExpr::Const(c)),
-        Some(a) if c < 0 => IExpr::bin(IOp::Sub, a, IExpr::Const(-c)),
-        Some(a) => a,
+        Some(a) => plus_constant(a, c),
     }
 }
 

@@ -128,3 +128,48 @@ fn emitted_statement_instances() {
         );
     }
 }
+
+#[test]
+fn global_buffers_are_indexed_from_zero_and_within_the_element_limit() {
+    let negative = messages("for i in range(4):\n    C[i] = A[i - 5]\n");
+    assert!(
+        negative
+            .iter()
+            .any(|m| m.contains("reaches -5") && m.contains("indexed from 0")),
+        "{negative:?}"
+    );
+    let far = messages("for i in range(4):\n    C[i] = A[i * 1000000000000]\n");
+    assert!(
+        far.iter()
+            .any(|m| m.contains("reaches 3000000000000") && m.contains("at most")),
+        "{far:?}"
+    );
+    let symbolic = messages("for i in range(N):\n    C[i] = A[i * 1000000000000]\n");
+    assert!(
+        symbolic.iter().any(|m| m.contains("uses 1000000000000")),
+        "{symbolic:?}"
+    );
+}
+
+/// Constants near i64::MIN fold without overflow (a debug build used to panic negating them), and
+/// no emitter is handed an address it would overflow computing.
+#[test]
+fn extreme_index_constants_neither_overflow_nor_reach_an_emitter() {
+    let text = "for i in range(4):
+    C[0 - 9223372036854775807 - 1 + i] = A[i]
+    D[i] = A[(0 - 9223372036854775807 - 1) * i]
+    E[i] = A[0 - (0 - 9223372036854775807 - 1) * i]
+sch.annotate(i, \"software_pipeline_stage\", [0, 1, 1])
+sch.annotate(i, \"software_pipeline_order\", [0, 1, 2])
+sch.annotate(i, \"software_pipeline_async_stages\", [0])
+";
+    let ex = explore(text, &Options::default());
+    for code in &ex.code {
+        let error = code.error.as_deref().unwrap_or("");
+        assert!(
+            error.contains("beyond any buffer"),
+            "{}: {error}",
+            code.target
+        );
+    }
+}

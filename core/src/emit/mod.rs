@@ -338,7 +338,25 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         .iter()
         .map(|b| b.shape.clone().unwrap_or_default())
         .collect();
+    let mut out_of_reach = None;
     let mut visit = |a: &Access| {
+        // Addresses are lanes × strides × indices: a constant beyond any buffer's size would
+        // overflow them (validation refuses such indices wherever it can bound them).
+        if let Some(c) = a
+            .indices
+            .iter()
+            .map(largest_constant)
+            .max()
+            .filter(|&c| c > crate::limits::MAX_BUFFER_ELEMENTS.unsigned_abs())
+        {
+            let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
+            out_of_reach.get_or_insert_with(|| {
+                format!(
+                    "an index of `{name}` uses the constant {c}, beyond any buffer ({} elements at most)",
+                    crate::limits::MAX_BUFFER_ELEMENTS
+                )
+            });
+        }
         if program.buffer(a.buffer).is_some_and(|b| b.shape.is_none()) {
             if let Some(s) = shapes.get_mut(a.buffer as usize) {
                 if s.len() < a.indices.len() {
@@ -354,11 +372,25 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         }
     };
     walk_accesses(&items, &mut visit);
+    if let Some(e) = out_of_reach {
+        return Err(e);
+    }
     Ok(Flat {
         items,
         shapes,
         loop_var: var,
     })
+}
+
+/// The largest magnitude of a constant in an index expression (conditions excluded: they are
+/// compared, never scaled).
+fn largest_constant(e: &IExpr) -> u64 {
+    match e {
+        IExpr::Const(c) => c.unsigned_abs(),
+        IExpr::Var(_) => 0,
+        IExpr::Bin(_, a, b) => largest_constant(a).max(largest_constant(b)),
+        IExpr::Select(_, a, b) => largest_constant(a).max(largest_constant(b)),
+    }
 }
 
 fn walk_accesses(items: &[Item], f: &mut impl FnMut(&Access)) {
