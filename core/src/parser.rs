@@ -439,7 +439,7 @@ impl<'a> Parser<'a> {
             );
             Err(())
         } else if self.at_lone_operand() {
-            self.lone_operand()
+            self.simple_operand()
         } else {
             self.if_else()
         };
@@ -477,7 +477,7 @@ impl<'a> Parser<'a> {
     /// `not` is a prefix between `and` and the comparisons; comparisons do not chain.
     fn binary(&mut self, min: Prec) -> PResult<Expr> {
         if self.at_lone_operand() {
-            return self.lone_operand();
+            return self.simple_operand();
         }
         let lhs = if min <= Prec::Not && self.at(Sym::Not) {
             self.not_expr()?
@@ -665,8 +665,9 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A literal, or a name without dots, call or subscript (the token has been checked).
-    fn lone_operand(&mut self) -> PResult<Expr> {
+    /// The current token, a literal or a name, as an expression. For a name the caller has
+    /// checked that no dot, call or subscript follows.
+    fn simple_operand(&mut self) -> PResult<Expr> {
         let t = self.bump();
         let text = self.text_of(t);
         let kind = match t.kind {
@@ -691,7 +692,7 @@ impl<'a> Parser<'a> {
     fn postfix(&mut self) -> PResult<Expr> {
         let t = self.peek_tok();
         match t.kind {
-            TokenKind::Int | TokenKind::Float | TokenKind::Str => self.lone_operand(),
+            TokenKind::Int | TokenKind::Float | TokenKind::Str => self.simple_operand(),
             TokenKind::Ident => {
                 self.bump();
                 let name = self.dotted_name(t);
