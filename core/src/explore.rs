@@ -253,14 +253,14 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let mut inner_versions = Vec::new();
     let has_inner_pipeline = matches!(program.body.get(top), Some(Node::For { body, .. })
         if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(&program, *var, &annotations))));
-    if let (
-        true,
-        Some(Node::For {
-            body,
-            var: outer_var,
-            ..
-        }),
-    ) = (has_inner_pipeline, program.body.get(top).cloned())
+    // The loop is copied only when an inner pipeline rewrites it (a tuple would copy it always).
+    if let Some(Node::For {
+        body,
+        var: outer_var,
+        ..
+    }) = has_inner_pipeline
+        .then(|| program.body.get(top).cloned())
+        .flatten()
     {
         let outer_name = program.var_name(outer_var).to_string();
         let outer_has_async = annotations.iter().any(|a| {
@@ -285,7 +285,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                         *var,
                         lo,
                         hi,
-                        inner_body,
+                        inner_body.clone(),
                         *span,
                         &annotations,
                         &mut diags,
@@ -365,26 +365,29 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         }
     }
 
+    // The loop's statements move into the schedule's units: the pipelined programs are built
+    // from those, and everything that shows the source loop took its copy above.
     let Some(Node::For {
         var,
         lo,
         hi,
         body,
         span,
-    }) = program.body.get(top)
+    }) = program.body.get_mut(top)
     else {
         return ex;
     };
-    let var = *var;
+    let (var, lo, hi, span) = (*var, lo.clone(), hi.clone(), *span);
+    let body = std::mem::take(body);
     let mut diags = Vec::new();
     let sched = schedule::schedule_loop(
         &program,
         source,
         var,
-        lo,
-        hi,
+        &lo,
+        &hi,
         body,
-        *span,
+        span,
         &annotations,
         &mut diags,
     );

@@ -130,7 +130,7 @@ pub fn schedule_loop(
     var: VarId,
     lo: &IExpr,
     hi: &IExpr,
-    body: &[Node],
+    body: Vec<Node>,
     span: Span,
     annotations: &[Annotation],
     diags: &mut Vec<Diagnostic>,
@@ -163,19 +163,20 @@ pub fn schedule_loop(
     };
 
     let mut units: Vec<Unit> = Vec::with_capacity(body.len());
-    for (pos, node) in body.iter().enumerate() {
+    for (pos, node) in body.into_iter().enumerate() {
         let mut stmts = Vec::new();
-        for_each_assign(std::slice::from_ref(node), &mut |a| stmts.push(a.stmt));
-        let span = node_span(node);
+        for_each_assign(std::slice::from_ref(&node), &mut |a| stmts.push(a.stmt));
+        let span = node_span(&node);
+        let accesses = unit_accesses(&node, var);
         units.push(Unit {
             pos,
-            node: node.clone(),
+            node,
             stmts,
             span,
             stage: 0,
             order: pos as i64,
             is_async: false,
-            accesses: unit_accesses(node, var),
+            accesses,
             label: quote(source, span),
         });
     }
