@@ -116,9 +116,31 @@ pub fn quote(source: &str, span: Span) -> String {
     if cut < first.len() {
         out.push('…');
     }
-    use std::fmt::Write;
-    let _ = write!(out, "` (line {line})");
+    out.push_str("` (line ");
+    push_decimal(&mut out, line);
+    out.push(')');
     out
+}
+
+/// `n` in decimal, without the formatting machinery (labels are built for every statement of
+/// every transform; `write!` was a tenth of scheduling a small loop).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        if let Some(d) = digits.get_mut(k) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || k == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(k..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
 }
 
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
@@ -768,4 +790,16 @@ fn check_global_reach(
 /// Earliest physical distance at which `from` and `to` meet (for synchronization), if any.
 pub fn first_physical_distance(d: &Dependence, versions: i64) -> Option<i64> {
     first_distance(d.distances, 0, versions.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn decimal_digits() {
+        for n in [0, 7, 10, 99, 12345, usize::MAX] {
+            let mut s = String::from("x");
+            super::push_decimal(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
 }

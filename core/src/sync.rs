@@ -247,7 +247,6 @@ pub fn derive(
         extent,
         closed_before: &closed_before,
         failed: false,
-        quiet: false,
         explain,
         diags,
     };
@@ -275,7 +274,10 @@ pub fn derive(
         let mut input = shift(&covered, T_REP - s_max);
         let mut result = None;
         for _ in 0..8 {
-            let (plan, out) = cx.plan_quiet(
+            // Planned for real: the first trial nearly always is the fixpoint, and then it is the
+            // body's plan; otherwise its sites and diagnostics are taken back.
+            let mark = cx.mark();
+            let (plan, out) = cx.plan(
                 StepTime::Uniform {
                     epilogue_offset: None,
                 },
@@ -288,13 +290,14 @@ pub fn derive(
                 result = Some((plan, out));
                 break;
             }
+            cx.take_back(mark);
             input = next;
         }
-        let (_, out) = match result {
+        let (plan, out) = match result {
             Some(r) => r,
             None => {
                 input = vec![i64::MIN / 4; queues.len()];
-                cx.plan_quiet(
+                cx.plan(
                     StepTime::Uniform {
                         epilogue_offset: None,
                     },
@@ -303,13 +306,6 @@ pub fn derive(
                 )
             }
         };
-        let (plan, _) = cx.plan(
-            StepTime::Uniform {
-                epilogue_offset: None,
-            },
-            SectionKind::Body,
-            &input,
-        );
         body = Some(plan);
         // The last body step ends where the epilogue begins.
         if let Some(e) = extent {
@@ -420,8 +416,6 @@ struct Planner<'a> {
     extent: Option<i64>,
     closed_before: &'a dyn Fn(i64, usize) -> i64,
     failed: bool,
-    /// Planning a trial step: record no wait sites.
-    quiet: bool,
     /// Write the display text of sites and instances.
     explain: bool,
     diags: &'a mut Vec<Diagnostic>,
@@ -476,21 +470,17 @@ impl Planner<'_> {
         }
     }
 
-    /// Plans without recording wait sites (used while searching the body's fixpoint).
-    fn plan_quiet(
-        &mut self,
-        time: StepTime,
-        section: SectionKind,
-        covered: &[i64],
-    ) -> (StepPlan, Vec<i64>) {
-        let n = self.diags.len();
-        let failed = self.failed;
-        self.quiet = true;
-        let r = self.plan(time, section, covered);
-        self.quiet = false;
-        self.diags.truncate(n);
+    /// What planning has recorded so far, to take back a trial plan.
+    fn mark(&self) -> (usize, usize, bool) {
+        (self.sites.len(), self.diags.len(), self.failed)
+    }
+
+    /// Forgets the sites (a trial only creates sites of its own section, which no earlier step
+    /// has) and diagnostics recorded since `mark`.
+    fn take_back(&mut self, (sites, diags, failed): (usize, usize, bool)) {
+        self.sites.truncate(sites);
+        self.diags.truncate(diags);
         self.failed = failed;
-        r
     }
 
     fn plan(
@@ -568,10 +558,6 @@ impl Planner<'_> {
                 }
                 if let Some(c) = covered.get_mut(qi) {
                     *c = group;
-                }
-                if self.quiet {
-                    waits.push((0, q, count));
-                    continue;
                 }
                 let id = self.site(section, pos, q);
                 let instance = self.instance(
@@ -668,7 +654,7 @@ impl Planner<'_> {
         let j = t - u.map_or(0, |u| u.stage);
         let g = self.g(q);
         let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
-            _ if !self.explain || self.quiet => String::new(),
+            _ if !self.explain => String::new(),
             (true, Some(n)) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let before = committed - g * (t - q);
