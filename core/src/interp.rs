@@ -280,7 +280,18 @@ fn int_op(op: IOp, a: i64, b: i64) -> Option<i64> {
 
 /// The value of `code` with variables bound by `env`; `None` on division by zero, overflow or an
 /// unknown variable.
+#[inline]
 fn eval(code: &Code, env: &[i64]) -> Option<i64> {
+    // Inlined into the callers for the commonest shapes: a call costs more than these.
+    match code {
+        Code::Const(c) => Some(*c),
+        Code::Var(v) => env.get(*v as usize).copied(),
+        Code::VarConst(op, v, c) => int_op(*op, *env.get(*v as usize)?, *c),
+        _ => eval_tree(code, env),
+    }
+}
+
+fn eval_tree(code: &Code, env: &[i64]) -> Option<i64> {
     Some(match code {
         Code::Const(c) => *c,
         Code::Var(v) => *env.get(*v as usize)?,
@@ -318,6 +329,91 @@ fn eval(code: &Code, env: &[i64]) -> Option<i64> {
     })
 }
 
+/// A statement's value as a tree over its reads, loaded before the value is computed.
+#[derive(Clone, Debug)]
+enum Value {
+    Lit(f64),
+    /// The k-th read of the statement.
+    Read(u32),
+    Index(Code),
+    Neg(Box<Value>),
+    Bin(VOp, Box<Value>, Box<Value>),
+    Abs(Box<Value>),
+    Max(Box<Value>, Box<Value>),
+    Min(Box<Value>, Box<Value>),
+    Fma(Box<Value>, Box<Value>, Box<Value>),
+}
+
+#[derive(Clone, Debug)]
+enum ValueCode {
+    Tree(Value),
+    /// Postfix code, kept for a call with the wrong number of arguments (a program not made by
+    /// `lower`): its operations pop whatever the stack holds, which no tree expresses.
+    Stack {
+        ops: Vec<VOpc>,
+        indices: Vec<Code>,
+    },
+}
+
+/// The tree of `v`, numbering reads in the order `compile_value` does; `None` when a call has the
+/// wrong number of arguments.
+fn value_tree(v: &VExpr, reads: &mut u32) -> Option<Value> {
+    let mut tree = |x: &VExpr| value_tree(x, reads).map(Box::new);
+    Some(match v {
+        VExpr::Lit(x) => Value::Lit(*x),
+        VExpr::Read(_) => {
+            *reads += 1;
+            Value::Read(*reads - 1)
+        }
+        VExpr::Index(e) => Value::Index(code_i(e)),
+        VExpr::Neg(x) => Value::Neg(tree(x)?),
+        VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a)?, tree(b)?),
+        VExpr::Call(f, args) => match (f, args.as_slice()) {
+            (Func::Abs, [x]) => Value::Abs(tree(x)?),
+            (Func::Max, [x, y]) => Value::Max(tree(x)?, tree(y)?),
+            (Func::Min, [x, y]) => Value::Min(tree(x)?, tree(y)?),
+            (Func::Fma, [x, y, z]) => Value::Fma(tree(x)?, tree(y)?, tree(z)?),
+            _ => return None,
+        },
+    })
+}
+
+/// Operands that are leaves are read without a call.
+#[inline]
+fn operand(v: &Value, reads: &[f64], env: &[i64]) -> f64 {
+    match v {
+        Value::Lit(x) => *x,
+        Value::Read(k) => reads.get(*k as usize).copied().unwrap_or(0.0),
+        _ => value_of(v, reads, env),
+    }
+}
+
+fn value_of(v: &Value, reads: &[f64], env: &[i64]) -> f64 {
+    let op = |x: &Value| operand(x, reads, env);
+    match v {
+        Value::Lit(x) => *x,
+        Value::Read(k) => reads.get(*k as usize).copied().unwrap_or(0.0),
+        Value::Index(c) => eval(c, env).unwrap_or(0) as f64,
+        Value::Neg(x) => -op(x),
+        Value::Bin(o, a, b) => {
+            let (x, y) = (op(a), op(b));
+            match o {
+                VOp::Add => x + y,
+                VOp::Sub => x - y,
+                VOp::Mul => x * y,
+                VOp::Div => x / y,
+            }
+        }
+        Value::Abs(x) => op(x).abs(),
+        Value::Max(a, b) => op(a).max(op(b)),
+        Value::Min(a, b) => op(a).min(op(b)),
+        Value::Fma(a, b, c) => {
+            let (x, y, z) = (op(a), op(b), op(c));
+            x.mul_add(y, z)
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum VOpc {
     Lit(f64),
@@ -332,12 +428,23 @@ enum VOpc {
 #[derive(Clone, Debug)]
 struct CAccess {
     buf: u32,
-    /// (index, extent, stride) per dimension of the buffer that the access indexes.
-    dims: Vec<(Code, i64, i64)>,
+    /// The offset contributed by constant indices within their extents (the `0` of `T[i % 2, 0]`).
+    base: i64,
+    /// The other dimensions of the buffer that the access indexes.
+    dims: Vec<Dim>,
     /// The first index beyond the buffer's dimensions, if any: it is evaluated (it may report a
     /// problem) and the access is dropped.
     extra: Option<Code>,
     span: Span,
+}
+
+#[derive(Clone, Debug)]
+struct Dim {
+    index: Code,
+    /// Which dimension (for reports).
+    k: usize,
+    size: i64,
+    stride: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -347,8 +454,7 @@ struct CAssign {
     iteration: Option<Code>,
     target: CAccess,
     reads: Vec<CAccess>,
-    indices: Vec<Code>,
-    value: Vec<VOpc>,
+    value: ValueCode,
 }
 
 #[derive(Clone, Debug)]
@@ -414,11 +520,21 @@ fn compile_access(a: &Access, bufs: &[Buf]) -> CAccess {
     let (shape, strides) = bufs
         .get(a.buffer as usize)
         .map_or((&[][..], &[][..]), |b| (&b.shape[..], &b.strides[..]));
+    let mut base = 0;
     let mut dims = Vec::with_capacity(a.indices.len());
     let mut extra = None;
     for (k, e) in a.indices.iter().enumerate() {
         match (shape.get(k), strides.get(k)) {
-            (Some(&size), Some(&stride)) => dims.push((code_i(e), size, stride)),
+            (Some(&size), Some(&stride)) => match code_i(e) {
+                // Cannot fail: no report is skipped by adding it in advance.
+                Code::Const(c) if (0..size).contains(&c) => base += c * stride,
+                index => dims.push(Dim {
+                    index,
+                    k,
+                    size,
+                    stride,
+                }),
+            },
             _ => {
                 extra = Some(code_i(e));
                 break;
@@ -427,6 +543,7 @@ fn compile_access(a: &Access, bufs: &[Buf]) -> CAccess {
     }
     CAccess {
         buf: a.buffer,
+        base,
         dims,
         extra,
         span: a.span,
@@ -540,13 +657,19 @@ fn compile(
                 let mut indices = Vec::new();
                 let mut value = Vec::new();
                 compile_value(&a.value, bufs, &mut reads, &mut indices, &mut value);
+                let value = match value_tree(&a.value, &mut 0) {
+                    Some(tree) => ValueCode::Tree(tree),
+                    None => ValueCode::Stack {
+                        ops: value,
+                        indices,
+                    },
+                };
                 out.push(CNode::Assign(Box::new(CAssign {
                     stmt: a.stmt,
                     span: a.span,
                     iteration: a.iteration.as_ref().map(code_i),
                     target: compile_access(&a.target, bufs),
                     reads,
-                    indices,
                     value,
                 })));
             }
@@ -736,18 +859,19 @@ impl Machine<'_> {
     }
 
     /// Element offset of an access, or a located problem. Allocation-free on the hot path.
+    #[inline]
     fn locate(&mut self, a: &CAccess) -> Option<usize> {
-        let mut off: i64 = 0;
-        for (k, (c, size, stride)) in a.dims.iter().enumerate() {
-            let Some(i) = eval(c, &self.env) else {
+        let mut off = a.base;
+        for d in &a.dims {
+            let Some(i) = eval(&d.index, &self.env) else {
                 self.problem(a.span, "an index divides by zero or overflows".into());
                 return None;
             };
-            if i < 0 || i >= *size {
-                self.out_of_bounds(a, k, i);
+            if i < 0 || i >= d.size {
+                self.out_of_bounds(a, d.k, i);
                 return None;
             }
-            off += i * stride;
+            off += i * d.stride;
         }
         if let Some(c) = &a.extra {
             if eval(c, &self.env).is_none() {
@@ -885,11 +1009,10 @@ impl Machine<'_> {
             return;
         }
         group.done = true;
-        let mut writes = std::mem::take(&mut group.writes);
-        let mut reads = std::mem::take(&mut group.reads);
         let (queue, q, seq) = (group.queue, group.q, group.seq);
-        for &(b, off, v) in &writes {
-            if let Some(buf) = self.bufs.get_mut(b as usize) {
+        let bufs = &mut self.bufs;
+        for &(b, off, v) in &group.writes {
+            if let Some(buf) = bufs.get_mut(b as usize) {
                 if let Some(x) = buf.values.get_mut(off) {
                     *x = v;
                 }
@@ -901,15 +1024,18 @@ impl Machine<'_> {
                 }
             }
         }
-        for &(b, off) in &reads {
-            if let Some(p) = self
-                .bufs
+        for &(b, off) in &group.reads {
+            if let Some(p) = bufs
                 .get_mut(b as usize)
                 .and_then(|buf| buf.pending_reads.get_mut(off))
             {
                 *p = p.saturating_sub(1);
             }
         }
+        // Recycle the slot and its buffers: long runs commit many groups.
+        group.writes.clear();
+        group.reads.clear();
+        group.members.clear();
         if let Some(q) = self.in_flight.get_mut(q) {
             // Waits and the random policy complete the oldest group.
             if q.front() == Some(&g) {
@@ -917,14 +1043,6 @@ impl Machine<'_> {
             } else {
                 q.retain(|x| *x != g);
             }
-        }
-        // Recycle the slot and its buffers: long runs commit many groups.
-        writes.clear();
-        reads.clear();
-        if let Some(group) = self.groups.get_mut(g) {
-            group.writes = writes;
-            group.reads = reads;
-            group.members.clear();
         }
         self.free_groups.push(g);
         if self.opts.trace {
@@ -1224,50 +1342,10 @@ impl Machine<'_> {
             read_offsets.push((r.buf, off));
             read_values.push(value);
         }
-        // Value.
-        let mut idx_values = Vec::with_capacity(a.indices.len());
-        for c in &a.indices {
-            idx_values.push(self.eval(c).unwrap_or(0));
-        }
-        self.vstack.clear();
-        for op in &a.value {
-            let v = match *op {
-                VOpc::Lit(x) => x,
-                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
-                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
-                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
-                VOpc::Bin(op) => {
-                    let b = self.vstack.pop().unwrap_or(0.0);
-                    let x = self.vstack.pop().unwrap_or(0.0);
-                    match op {
-                        VOp::Add => x + b,
-                        VOp::Sub => x - b,
-                        VOp::Mul => x * b,
-                        VOp::Div => x / b,
-                    }
-                }
-                VOpc::Call(f) => match f {
-                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
-                    Func::Max | Func::Min => {
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        if f == Func::Max {
-                            x.max(b)
-                        } else {
-                            x.min(b)
-                        }
-                    }
-                    Func::Fma => {
-                        let c = self.vstack.pop().unwrap_or(0.0);
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        x.mul_add(b, c)
-                    }
-                },
-            };
-            self.vstack.push(v);
-        }
-        let value = self.vstack.pop().unwrap_or(0.0);
+        let value = match &a.value {
+            ValueCode::Tree(v) => value_of(v, read_values, &self.env),
+            ValueCode::Stack { ops, indices } => self.value_by_stack(ops, indices, read_values),
+        };
         // Write.
         let Some(off) = self.locate(&a.target) else {
             return;
@@ -1359,6 +1437,52 @@ impl Machine<'_> {
                 target: (name, self.index_of(a.target.buf, off)),
             });
         }
+    }
+
+    fn value_by_stack(&mut self, ops: &[VOpc], indices: &[Code], read_values: &[f64]) -> f64 {
+        let mut idx_values = Vec::with_capacity(indices.len());
+        for c in indices {
+            idx_values.push(self.eval(c).unwrap_or(0));
+        }
+        self.vstack.clear();
+        for op in ops {
+            let v = match *op {
+                VOpc::Lit(x) => x,
+                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
+                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
+                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
+                VOpc::Bin(op) => {
+                    let b = self.vstack.pop().unwrap_or(0.0);
+                    let x = self.vstack.pop().unwrap_or(0.0);
+                    match op {
+                        VOp::Add => x + b,
+                        VOp::Sub => x - b,
+                        VOp::Mul => x * b,
+                        VOp::Div => x / b,
+                    }
+                }
+                VOpc::Call(f) => match f {
+                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
+                    Func::Max | Func::Min => {
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        if f == Func::Max {
+                            x.max(b)
+                        } else {
+                            x.min(b)
+                        }
+                    }
+                    Func::Fma => {
+                        let c = self.vstack.pop().unwrap_or(0.0);
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        x.mul_add(b, c)
+                    }
+                },
+            };
+            self.vstack.push(v);
+        }
+        self.vstack.pop().unwrap_or(0.0)
     }
 
     fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
