@@ -335,7 +335,8 @@ enum Value {
     Lit(f64),
     /// The k-th read of the statement.
     Read(u32),
-    Index(Code),
+    /// Boxed: an inline `Code` lends `Value` its tag layout, which makes every match dearer.
+    Index(Box<Code>),
     Neg(Box<Value>),
     Bin(VOp, Box<Value>, Box<Value>),
     Abs(Box<Value>),
@@ -365,7 +366,7 @@ fn value_tree(v: &VExpr, reads: &mut u32) -> Option<Value> {
             *reads += 1;
             Value::Read(*reads - 1)
         }
-        VExpr::Index(e) => Value::Index(code_i(e)),
+        VExpr::Index(e) => Value::Index(Box::new(code_i(e))),
         VExpr::Neg(x) => Value::Neg(tree(x)?),
         VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a)?, tree(b)?),
         VExpr::Call(f, args) => match (f, args.as_slice()) {
