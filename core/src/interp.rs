@@ -2,9 +2,10 @@
 //! Stagecraft or edited by hand — on a machine with asynchronous queues, and reports every race on
 //! in-flight data. docs/interpreter.md states the model.
 //!
-//! The program is compiled once into a flat form (index expressions as small stack code, element
-//! offsets from precomputed strides) so that the hot loop does no allocation: per element it keeps
-//! counts of pending async writes and reads, which makes each race check O(1).
+//! The program is compiled once (index expressions and values as small trees, each access with its
+//! extents, strides and constant offset resolved, queues numbered densely) so that the hot loop
+//! does no allocation and no map lookup: per element it keeps counts of pending async writes and
+//! reads, which makes each race check O(1).
 
 use crate::affine::{interval, Interval};
 use crate::diagnostic::Span;
