@@ -2,9 +2,10 @@
 //! Stagecraft or edited by hand — on a machine with asynchronous queues, and reports every race on
 //! in-flight data. docs/interpreter.md states the model.
 //!
-//! The program is compiled once into a flat form (index expressions as small stack code, element
-//! offsets from precomputed strides) so that the hot loop does no allocation: per element it keeps
-//! counts of pending async writes and reads, which makes each race check O(1).
+//! The program is compiled once (index expressions and values as small trees, each access with its
+//! extents, strides and constant offset resolved, queues numbered densely) so that the hot loop
+//! does no allocation and no map lookup: per element it keeps counts of pending async writes and
+//! reads, which makes each race check O(1).
 
 use crate::affine::{interval, Interval};
 use crate::diagnostic::Span;
@@ -223,10 +224,19 @@ pub fn unflatten(strides: &[i64], off: usize) -> Vec<i64> {
 
 /// The deterministic input value of element `index` of global buffer `name`.
 pub fn input_value(name: &str, index: &[i64], seed: u64) -> f64 {
+    input_value_after(name_hash(name, seed), index)
+}
+
+/// The part of `input_value` that depends on the buffer only, computed once per buffer.
+fn name_hash(name: &str, seed: u64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     for b in name.bytes() {
         h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
     }
+    h
+}
+
+fn input_value_after(mut h: u64, index: &[i64]) -> f64 {
     for &i in index {
         h = (h ^ (i as u64)).wrapping_mul(0x100_0000_01b3);
         h ^= h >> 29;
@@ -237,21 +247,174 @@ pub fn input_value(name: &str, index: &[i64], seed: u64) -> f64 {
 
 // ---------------------------------------------------------------- compilation
 
-#[derive(Clone, Copy, Debug)]
-enum Op {
+/// An index expression or condition (1 or 0) as a tree. Every operand is evaluated, as the
+/// unselected branch of a `Select` too: any division by zero or overflow makes the whole
+/// expression fail. The commonest index shapes (`i ± c`, `i % c`, `(i - 1) % c`) get their own
+/// variants so that they cost one dispatch.
+#[derive(Clone, Debug)]
+enum Code {
     Const(i64),
     Var(u32),
-    Bin(IOp),
-    Cmp(CmpOp),
-    And,
-    Or,
-    Not,
-    /// Pops else, then, cond.
-    Select,
+    /// `v op c`.
+    VarConst(IOp, u32, i64),
+    /// `e op c`.
+    ExprConst(IOp, Box<Code>, i64),
+    Bin(IOp, Box<Code>, Box<Code>),
+    Select(Box<Code>, Box<Code>, Box<Code>),
+    Cmp(CmpOp, Box<Code>, Box<Code>),
+    And(Box<Code>, Box<Code>),
+    Or(Box<Code>, Box<Code>),
+    Not(Box<Code>),
 }
 
-#[derive(Clone, Debug, Default)]
-struct Code(Vec<Op>);
+fn int_op(op: IOp, a: i64, b: i64) -> Option<i64> {
+    match op {
+        IOp::Add => a.checked_add(b),
+        IOp::Sub => a.checked_sub(b),
+        IOp::Mul => a.checked_mul(b),
+        IOp::FloorDiv => floor_div(a, b),
+        IOp::Mod => floor_mod(a, b),
+        IOp::Min => Some(a.min(b)),
+        IOp::Max => Some(a.max(b)),
+    }
+}
+
+/// The value of `code` with variables bound by `env`; `None` on division by zero, overflow or an
+/// unknown variable.
+#[inline]
+fn eval(code: &Code, env: &[i64]) -> Option<i64> {
+    // Inlined into the callers for the commonest shapes: a call costs more than these.
+    match code {
+        Code::Const(c) => Some(*c),
+        Code::Var(v) => env.get(*v as usize).copied(),
+        Code::VarConst(op, v, c) => int_op(*op, *env.get(*v as usize)?, *c),
+        _ => eval_tree(code, env),
+    }
+}
+
+fn eval_tree(code: &Code, env: &[i64]) -> Option<i64> {
+    Some(match code {
+        Code::Const(c) => *c,
+        Code::Var(v) => *env.get(*v as usize)?,
+        Code::VarConst(op, v, c) => int_op(*op, *env.get(*v as usize)?, *c)?,
+        Code::ExprConst(op, e, c) => int_op(*op, eval(e, env)?, *c)?,
+        Code::Bin(op, a, b) => int_op(*op, eval(a, env)?, eval(b, env)?)?,
+        Code::Select(c, t, e) => {
+            let (c, t, e) = (eval(c, env)?, eval(t, env)?, eval(e, env)?);
+            if c != 0 {
+                t
+            } else {
+                e
+            }
+        }
+        Code::Cmp(op, a, b) => {
+            let (a, b) = (eval(a, env)?, eval(b, env)?);
+            i64::from(match op {
+                CmpOp::Lt => a < b,
+                CmpOp::Le => a <= b,
+                CmpOp::Gt => a > b,
+                CmpOp::Ge => a >= b,
+                CmpOp::Eq => a == b,
+                CmpOp::Ne => a != b,
+            })
+        }
+        Code::And(a, b) => {
+            let (a, b) = (eval(a, env)?, eval(b, env)?);
+            i64::from(a != 0 && b != 0)
+        }
+        Code::Or(a, b) => {
+            let (a, b) = (eval(a, env)?, eval(b, env)?);
+            i64::from(a != 0 || b != 0)
+        }
+        Code::Not(a) => i64::from(eval(a, env)? == 0),
+    })
+}
+
+/// A statement's value as a tree over its reads, loaded before the value is computed.
+#[derive(Clone, Debug)]
+enum Value {
+    Lit(f64),
+    /// The k-th read of the statement.
+    Read(u32),
+    /// Boxed: an inline `Code` lends `Value` its tag layout, which makes every match dearer.
+    Index(Box<Code>),
+    Neg(Box<Value>),
+    Bin(VOp, Box<Value>, Box<Value>),
+    Abs(Box<Value>),
+    Max(Box<Value>, Box<Value>),
+    Min(Box<Value>, Box<Value>),
+    Fma(Box<Value>, Box<Value>, Box<Value>),
+}
+
+#[derive(Clone, Debug)]
+enum ValueCode {
+    Tree(Value),
+    /// Postfix code, kept for a call with the wrong number of arguments (a program not made by
+    /// `lower`): its operations pop whatever the stack holds, which no tree expresses.
+    Stack {
+        ops: Vec<VOpc>,
+        indices: Vec<Code>,
+    },
+}
+
+/// The tree of `v`, numbering reads in the order `compile_value` does; `None` when a call has the
+/// wrong number of arguments.
+fn value_tree(v: &VExpr, reads: &mut u32) -> Option<Value> {
+    let mut tree = |x: &VExpr| value_tree(x, reads).map(Box::new);
+    Some(match v {
+        VExpr::Lit(x) => Value::Lit(*x),
+        VExpr::Read(_) => {
+            *reads += 1;
+            Value::Read(*reads - 1)
+        }
+        VExpr::Index(e) => Value::Index(Box::new(code_i(e))),
+        VExpr::Neg(x) => Value::Neg(tree(x)?),
+        VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a)?, tree(b)?),
+        VExpr::Call(f, args) => match (f, args.as_slice()) {
+            (Func::Abs, [x]) => Value::Abs(tree(x)?),
+            (Func::Max, [x, y]) => Value::Max(tree(x)?, tree(y)?),
+            (Func::Min, [x, y]) => Value::Min(tree(x)?, tree(y)?),
+            (Func::Fma, [x, y, z]) => Value::Fma(tree(x)?, tree(y)?, tree(z)?),
+            _ => return None,
+        },
+    })
+}
+
+/// Operands that are leaves are read without a call.
+#[inline]
+fn operand(v: &Value, reads: &[f64], env: &[i64]) -> f64 {
+    match v {
+        Value::Lit(x) => *x,
+        Value::Read(k) => reads.get(*k as usize).copied().unwrap_or(0.0),
+        _ => value_of(v, reads, env),
+    }
+}
+
+fn value_of(v: &Value, reads: &[f64], env: &[i64]) -> f64 {
+    let op = |x: &Value| operand(x, reads, env);
+    match v {
+        Value::Lit(x) => *x,
+        Value::Read(k) => reads.get(*k as usize).copied().unwrap_or(0.0),
+        Value::Index(c) => eval(c, env).unwrap_or(0) as f64,
+        Value::Neg(x) => -op(x),
+        Value::Bin(o, a, b) => {
+            let (x, y) = (op(a), op(b));
+            match o {
+                VOp::Add => x + y,
+                VOp::Sub => x - y,
+                VOp::Mul => x * y,
+                VOp::Div => x / y,
+            }
+        }
+        Value::Abs(x) => op(x).abs(),
+        Value::Max(a, b) => op(a).max(op(b)),
+        Value::Min(a, b) => op(a).min(op(b)),
+        Value::Fma(a, b, c) => {
+            let (x, y, z) = (op(a), op(b), op(c));
+            x.mul_add(y, z)
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 enum VOpc {
@@ -263,11 +426,27 @@ enum VOpc {
     Call(Func),
 }
 
+/// An access with the extent and stride of each dimension resolved at compile time.
 #[derive(Clone, Debug)]
 struct CAccess {
     buf: u32,
-    idx: Vec<Code>,
+    /// The offset contributed by constant indices within their extents (the `0` of `T[i % 2, 0]`).
+    base: i64,
+    /// The other dimensions of the buffer that the access indexes.
+    dims: Vec<Dim>,
+    /// The first index beyond the buffer's dimensions, if any: it is evaluated (it may report a
+    /// problem) and the access is dropped.
+    extra: Option<Code>,
     span: Span,
+}
+
+#[derive(Clone, Debug)]
+struct Dim {
+    index: Code,
+    /// Which dimension (for reports).
+    k: usize,
+    size: i64,
+    stride: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -277,8 +456,7 @@ struct CAssign {
     iteration: Option<Code>,
     target: CAccess,
     reads: Vec<CAccess>,
-    indices: Vec<Code>,
-    value: Vec<VOpc>,
+    value: ValueCode,
 }
 
 #[derive(Clone, Debug)]
@@ -295,6 +473,8 @@ enum CNode {
     },
     Commit {
         queue: i64,
+        /// Dense number of the queue (queues in increasing order), indexing the machine's queues.
+        q: usize,
         body: Vec<CNode>,
     },
     Async {
@@ -302,6 +482,7 @@ enum CNode {
     },
     Wait {
         queue: i64,
+        q: usize,
         count: Code,
         index: usize,
         body: Vec<CNode>,
@@ -310,71 +491,70 @@ enum CNode {
     Assign(Box<CAssign>),
 }
 
-fn compile_i(e: &IExpr, out: &mut Vec<Op>) {
-    match e {
-        IExpr::Const(c) => out.push(Op::Const(*c)),
-        IExpr::Var(v) => out.push(Op::Var(*v)),
-        IExpr::Bin(op, a, b) => {
-            compile_i(a, out);
-            compile_i(b, out);
-            out.push(Op::Bin(*op));
-        }
-        IExpr::Select(c, a, b) => {
-            compile_c(c, out);
-            compile_i(a, out);
-            compile_i(b, out);
-            out.push(Op::Select);
-        }
-    }
-}
-
-fn compile_c(c: &Cond, out: &mut Vec<Op>) {
-    match c {
-        Cond::True => out.push(Op::Const(1)),
-        Cond::Cmp(op, a, b) => {
-            compile_i(a, out);
-            compile_i(b, out);
-            out.push(Op::Cmp(*op));
-        }
-        Cond::And(a, b) => {
-            compile_c(a, out);
-            compile_c(b, out);
-            out.push(Op::And);
-        }
-        Cond::Or(a, b) => {
-            compile_c(a, out);
-            compile_c(b, out);
-            out.push(Op::Or);
-        }
-        Cond::Not(a) => {
-            compile_c(a, out);
-            out.push(Op::Not);
-        }
-    }
-}
-
 fn code_i(e: &IExpr) -> Code {
-    let mut v = Vec::new();
-    compile_i(e, &mut v);
-    Code(v)
+    match e {
+        IExpr::Const(c) => Code::Const(*c),
+        IExpr::Var(v) => Code::Var(*v),
+        IExpr::Bin(op, a, b) => match (code_i(a), code_i(b)) {
+            (Code::Var(v), Code::Const(c)) => Code::VarConst(*op, v, c),
+            (a, Code::Const(c)) => Code::ExprConst(*op, Box::new(a), c),
+            (a, b) => Code::Bin(*op, Box::new(a), Box::new(b)),
+        },
+        IExpr::Select(c, a, b) => Code::Select(
+            Box::new(code_c(c)),
+            Box::new(code_i(a)),
+            Box::new(code_i(b)),
+        ),
+    }
 }
 
 fn code_c(c: &Cond) -> Code {
-    let mut v = Vec::new();
-    compile_c(c, &mut v);
-    Code(v)
+    match c {
+        Cond::True => Code::Const(1),
+        Cond::Cmp(op, a, b) => Code::Cmp(*op, Box::new(code_i(a)), Box::new(code_i(b))),
+        Cond::And(a, b) => Code::And(Box::new(code_c(a)), Box::new(code_c(b))),
+        Cond::Or(a, b) => Code::Or(Box::new(code_c(a)), Box::new(code_c(b))),
+        Cond::Not(a) => Code::Not(Box::new(code_c(a))),
+    }
 }
 
-fn compile_access(a: &Access) -> CAccess {
+fn compile_access(a: &Access, bufs: &[Buf]) -> CAccess {
+    let (shape, strides) = bufs
+        .get(a.buffer as usize)
+        .map_or((&[][..], &[][..]), |b| (&b.shape[..], &b.strides[..]));
+    let mut base = 0;
+    let mut dims = Vec::with_capacity(a.indices.len());
+    let mut extra = None;
+    for (k, e) in a.indices.iter().enumerate() {
+        match (shape.get(k), strides.get(k)) {
+            (Some(&size), Some(&stride)) => match code_i(e) {
+                // Cannot fail: no report is skipped by adding it in advance.
+                Code::Const(c) if (0..size).contains(&c) => base += c * stride,
+                index => dims.push(Dim {
+                    index,
+                    k,
+                    size,
+                    stride,
+                }),
+            },
+            _ => {
+                extra = Some(code_i(e));
+                break;
+            }
+        }
+    }
     CAccess {
         buf: a.buffer,
-        idx: a.indices.iter().map(code_i).collect(),
+        base,
+        dims,
+        extra,
         span: a.span,
     }
 }
 
 fn compile_value(
     v: &VExpr,
+    bufs: &[Buf],
     reads: &mut Vec<CAccess>,
     indices: &mut Vec<Code>,
     out: &mut Vec<VOpc>,
@@ -383,31 +563,55 @@ fn compile_value(
         VExpr::Lit(x) => out.push(VOpc::Lit(*x)),
         VExpr::Read(a) => {
             out.push(VOpc::Read(reads.len() as u32));
-            reads.push(compile_access(a));
+            reads.push(compile_access(a, bufs));
         }
         VExpr::Index(e) => {
             out.push(VOpc::Index(indices.len() as u32));
             indices.push(code_i(e));
         }
         VExpr::Neg(x) => {
-            compile_value(x, reads, indices, out);
+            compile_value(x, bufs, reads, indices, out);
             out.push(VOpc::Neg);
         }
         VExpr::Bin(op, a, b) => {
-            compile_value(a, reads, indices, out);
-            compile_value(b, reads, indices, out);
+            compile_value(a, bufs, reads, indices, out);
+            compile_value(b, bufs, reads, indices, out);
             out.push(VOpc::Bin(*op));
         }
         VExpr::Call(f, args) => {
             for a in args {
-                compile_value(a, reads, indices, out);
+                compile_value(a, bufs, reads, indices, out);
             }
             out.push(VOpc::Call(*f));
         }
     }
 }
 
-fn compile(nodes: &[Node], waits: &mut Vec<(Option<u32>, i64, Span)>) -> Vec<CNode> {
+/// Every queue that the program commits to or waits on, in increasing order: the machine keeps its
+/// queues in a vector in this order, which iterates them as a map keyed by queue would.
+fn queues_of(nodes: &[Node], out: &mut Vec<i64>) {
+    for n in nodes {
+        match n {
+            Node::Commit { queue, body, .. } | Node::Wait { queue, body, .. } => {
+                out.push(*queue);
+                queues_of(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => queues_of(body, out),
+            Node::Assign(_) => {}
+        }
+    }
+}
+
+fn compile(
+    nodes: &[Node],
+    bufs: &[Buf],
+    queues: &[i64],
+    waits: &mut Vec<(Option<u32>, i64, Span)>,
+) -> Vec<CNode> {
+    let dense = |queue: i64| queues.binary_search(&queue).unwrap_or(0);
     let mut out = Vec::new();
     for n in nodes {
         match n {
@@ -417,18 +621,19 @@ fn compile(nodes: &[Node], waits: &mut Vec<(Option<u32>, i64, Span)>) -> Vec<CNo
                 var: *var,
                 lo: code_i(lo),
                 hi: code_i(hi),
-                body: compile(body, waits),
+                body: compile(body, bufs, queues, waits),
             }),
             Node::If { cond, body, .. } => out.push(CNode::If {
                 cond: code_c(cond),
-                body: compile(body, waits),
+                body: compile(body, bufs, queues, waits),
             }),
             Node::Commit { queue, body, .. } => out.push(CNode::Commit {
                 queue: *queue,
-                body: compile(body, waits),
+                q: dense(*queue),
+                body: compile(body, bufs, queues, waits),
             }),
             Node::AsyncScope { body, .. } => out.push(CNode::Async {
-                body: compile(body, waits),
+                body: compile(body, bufs, queues, waits),
             }),
             Node::Wait {
                 queue,
@@ -441,25 +646,32 @@ fn compile(nodes: &[Node], waits: &mut Vec<(Option<u32>, i64, Span)>) -> Vec<CNo
                 waits.push((*wait, *queue, *span));
                 out.push(CNode::Wait {
                     queue: *queue,
+                    q: dense(*queue),
                     count: code_i(count),
                     index,
-                    body: compile(body, waits),
+                    body: compile(body, bufs, queues, waits),
                     span: *span,
                 })
             }
-            Node::Section { body, .. } => out.extend(compile(body, waits)),
+            Node::Section { body, .. } => out.extend(compile(body, bufs, queues, waits)),
             Node::Assign(a) => {
                 let mut reads = Vec::new();
                 let mut indices = Vec::new();
                 let mut value = Vec::new();
-                compile_value(&a.value, &mut reads, &mut indices, &mut value);
+                compile_value(&a.value, bufs, &mut reads, &mut indices, &mut value);
+                let value = match value_tree(&a.value, &mut 0) {
+                    Some(tree) => ValueCode::Tree(tree),
+                    None => ValueCode::Stack {
+                        ops: value,
+                        indices,
+                    },
+                };
                 out.push(CNode::Assign(Box::new(CAssign {
                     stmt: a.stmt,
                     span: a.span,
                     iteration: a.iteration.as_ref().map(code_i),
-                    target: compile_access(&a.target),
+                    target: compile_access(&a.target, bufs),
                     reads,
-                    indices,
                     value,
                 })));
             }
@@ -589,6 +801,7 @@ struct Buf {
 
 struct Group {
     queue: i64,
+    q: usize,
     seq: u64,
     writes: Vec<(u32, usize, f64)>,
     reads: Vec<(u32, usize)>,
@@ -602,13 +815,16 @@ struct Machine<'a> {
     env: Vec<i64>,
     groups: Vec<Group>,
     open: Vec<usize>,
-    in_flight: BTreeMap<i64, VecDeque<usize>>,
-    committed: BTreeMap<i64, u64>,
-    last_wait: BTreeMap<i64, WaitRef>,
+    /// Per dense queue number: groups committed and not completed, oldest first.
+    in_flight: Vec<VecDeque<usize>>,
+    /// Per dense queue number: groups committed so far.
+    committed: Vec<u64>,
+    last_wait: Vec<Option<WaitRef>>,
+    /// `opts.count_delta` per wait index.
+    count_delta: Vec<i64>,
     wait_refs: Vec<(Option<u32>, i64, Span)>,
     run: Run,
     async_depth: usize,
-    stack: Vec<i64>,
     vstack: Vec<f64>,
     rng: u64,
     stopped: bool,
@@ -628,74 +844,8 @@ enum Stop {
 }
 
 impl Machine<'_> {
-    fn eval(&mut self, code: &Code) -> Option<i64> {
-        // Most indices are `v`, `c` or `v ± c`: evaluate those without the stack.
-        match code.0.as_slice() {
-            [Op::Const(c)] => return Some(*c),
-            [Op::Var(v)] => return self.env.get(*v as usize).copied(),
-            [Op::Var(v), Op::Const(c), Op::Bin(IOp::Add)] => {
-                return self.env.get(*v as usize)?.checked_add(*c)
-            }
-            [Op::Var(v), Op::Const(c), Op::Bin(IOp::Sub)] => {
-                return self.env.get(*v as usize)?.checked_sub(*c)
-            }
-            _ => {}
-        }
-        self.stack.clear();
-        for op in &code.0 {
-            let v = match *op {
-                Op::Const(c) => c,
-                Op::Var(v) => *self.env.get(v as usize)?,
-                Op::Bin(op) => {
-                    let b = self.stack.pop()?;
-                    let a = self.stack.pop()?;
-                    match op {
-                        IOp::Add => a.checked_add(b)?,
-                        IOp::Sub => a.checked_sub(b)?,
-                        IOp::Mul => a.checked_mul(b)?,
-                        IOp::FloorDiv => floor_div(a, b)?,
-                        IOp::Mod => floor_mod(a, b)?,
-                        IOp::Min => a.min(b),
-                        IOp::Max => a.max(b),
-                    }
-                }
-                Op::Cmp(op) => {
-                    let b = self.stack.pop()?;
-                    let a = self.stack.pop()?;
-                    i64::from(match op {
-                        CmpOp::Lt => a < b,
-                        CmpOp::Le => a <= b,
-                        CmpOp::Gt => a > b,
-                        CmpOp::Ge => a >= b,
-                        CmpOp::Eq => a == b,
-                        CmpOp::Ne => a != b,
-                    })
-                }
-                Op::And => {
-                    let b = self.stack.pop()?;
-                    let a = self.stack.pop()?;
-                    i64::from(a != 0 && b != 0)
-                }
-                Op::Or => {
-                    let b = self.stack.pop()?;
-                    let a = self.stack.pop()?;
-                    i64::from(a != 0 || b != 0)
-                }
-                Op::Not => i64::from(self.stack.pop()? == 0),
-                Op::Select => {
-                    let e = self.stack.pop()?;
-                    let t = self.stack.pop()?;
-                    let c = self.stack.pop()?;
-                    if c != 0 {
-                        t
-                    } else {
-                        e
-                    }
-                }
-            };
-            self.stack.push(v);
-        }
-        self.stack.pop()
+    fn eval(&self, code: &Code) -> Option<i64> {
+        eval(code, &self.env)
     }
 
     fn problem(&mut self, span: Span, message: String) {
@@ -710,35 +860,46 @@ impl Machine<'_> {
         }
     }
 
-    /// Element offset and index of an access, or a located problem.
     /// Element offset of an access, or a located problem. Allocation-free on the hot path.
+    #[inline]
     fn locate(&mut self, a: &CAccess) -> Option<usize> {
-        let mut off: i64 = 0;
-        for (k, c) in a.idx.iter().enumerate() {
-            let Some(i) = self.eval(c) else {
+        let mut off = a.base;
+        for d in &a.dims {
+            let Some(i) = eval(&d.index, &self.env) else {
                 self.problem(a.span, "an index divides by zero or overflows".into());
                 return None;
             };
-            let buf = self.bufs.get(a.buf as usize)?;
-            let (Some(&size), Some(&stride)) = (buf.shape.get(k), buf.strides.get(k)) else {
-                return None;
-            };
-            if i < 0 || i >= size {
-                let name = buf.name.clone();
-                let shape = buf.shape.clone();
-                let iter = self.iteration_of(None);
-                self.problem(
-                    a.span,
-                    format!(
-                        "index {k} of `{name}` is {i}, outside 0..{size} (shape {shape:?}{})",
-                        iter.map_or(String::new(), |j| format!(", iteration {j}"))
-                    ),
-                );
+            if i < 0 || i >= d.size {
+                self.out_of_bounds(a, d.k, i);
                 return None;
             }
-            off += i * stride;
+            off += i * d.stride;
+        }
+        if let Some(c) = &a.extra {
+            if eval(c, &self.env).is_none() {
+                self.problem(a.span, "an index divides by zero or overflows".into());
+            }
+            return None;
         }
         Some(off as usize)
+    }
+
+    #[cold]
+    fn out_of_bounds(&mut self, a: &CAccess, k: usize, i: i64) {
+        let Some(buf) = self.bufs.get(a.buf as usize) else {
+            return;
+        };
+        let name = buf.name.clone();
+        let shape = buf.shape.clone();
+        let size = shape.get(k).copied().unwrap_or(0);
+        let iter = self.iteration_of(None);
+        self.problem(
+            a.span,
+            format!(
+                "index {k} of `{name}` is {i}, outside 0..{size} (shape {shape:?}{})",
+                iter.map_or(String::new(), |j| format!(", iteration {j}"))
+            ),
+        );
     }
 
     /// The multi-dimensional index of an element offset (for reports).
@@ -761,7 +922,7 @@ impl Machine<'_> {
 
     fn pending_group_of(&self, queue_filter: impl Fn(&Group) -> bool) -> Option<usize> {
         self.in_flight
-            .values()
+            .iter()
             .flat_map(|q| q.iter())
             .copied()
             .find(|&g| {
@@ -792,7 +953,7 @@ impl Machine<'_> {
             seq: g.seq,
             members: g.members.clone(),
         };
-        let wait = self.last_wait.get(&g.queue).copied();
+        let wait = self.last_wait.get(g.q).copied().flatten();
         let (name, versions) = self
             .bufs
             .get(buf as usize)
@@ -850,11 +1011,10 @@ impl Machine<'_> {
             return;
         }
         group.done = true;
-        let mut writes = std::mem::take(&mut group.writes);
-        let mut reads = std::mem::take(&mut group.reads);
-        let (queue, seq) = (group.queue, group.seq);
-        for &(b, off, v) in &writes {
-            if let Some(buf) = self.bufs.get_mut(b as usize) {
+        let (queue, q, seq) = (group.queue, group.q, group.seq);
+        let bufs = &mut self.bufs;
+        for &(b, off, v) in &group.writes {
+            if let Some(buf) = bufs.get_mut(b as usize) {
                 if let Some(x) = buf.values.get_mut(off) {
                     *x = v;
                 }
@@ -866,28 +1026,30 @@ impl Machine<'_> {
                 }
             }
         }
-        for &(b, off) in &reads {
-            if let Some(p) = self
-                .bufs
+        for &(b, off) in &group.reads {
+            if let Some(p) = bufs
                 .get_mut(b as usize)
                 .and_then(|buf| buf.pending_reads.get_mut(off))
             {
                 *p = p.saturating_sub(1);
             }
         }
-        if let Some(q) = self.in_flight.get_mut(&queue) {
-            q.retain(|x| *x != g);
-        }
         // Recycle the slot and its buffers: long runs commit many groups.
-        writes.clear();
-        reads.clear();
-        if let Some(group) = self.groups.get_mut(g) {
-            group.writes = writes;
-            group.reads = reads;
-            group.members.clear();
+        group.writes.clear();
+        group.reads.clear();
+        group.members.clear();
+        if let Some(q) = self.in_flight.get_mut(q) {
+            // Waits and the random policy complete the oldest group.
+            if q.front() == Some(&g) {
+                q.pop_front();
+            } else {
+                q.retain(|x| *x != g);
+            }
         }
         self.free_groups.push(g);
-        self.trace(Event::Complete { queue, seq });
+        if self.opts.trace {
+            self.trace(Event::Complete { queue, seq });
+        }
     }
 
     fn begin_step_at_top(&mut self) {
@@ -913,18 +1075,19 @@ impl Machine<'_> {
     fn maybe_complete(&mut self) {
         if let Policy::Random { .. } = self.opts.policy {
             if self.random().is_multiple_of(4) {
-                let queues: Vec<i64> = self
+                let queues: Vec<usize> = self
                     .in_flight
                     .iter()
+                    .enumerate()
                     .filter(|(_, v)| !v.is_empty())
-                    .map(|(q, _)| *q)
+                    .map(|(q, _)| q)
                     .collect();
                 if !queues.is_empty() {
                     let q = queues
                         .get((self.random() as usize) % queues.len())
                         .copied()
                         .unwrap_or(0);
-                    if let Some(&g) = self.in_flight.get(&q).and_then(|v| v.front()) {
+                    if let Some(&g) = self.in_flight.get(q).and_then(|v| v.front()) {
                         self.complete(g);
                     }
                 }
@@ -975,13 +1138,14 @@ impl Machine<'_> {
                         self.exec(body)?;
                     }
                 }
-                CNode::Commit { queue, body, .. } => {
+                CNode::Commit { queue, q, body } => {
                     self.begin_step_at_top();
-                    let seq = self.committed.get(queue).copied().unwrap_or(0);
+                    let seq = self.committed.get(*q).copied().unwrap_or(0);
                     let g = match self.free_groups.pop() {
                         Some(g) => {
                             if let Some(x) = self.groups.get_mut(g) {
                                 x.queue = *queue;
+                                x.q = *q;
                                 x.seq = seq;
                                 x.done = false;
                             }
@@ -990,6 +1154,7 @@ impl Machine<'_> {
                         None => {
                             self.groups.push(Group {
                                 queue: *queue,
+                                q: *q,
                                 seq,
                                 writes: Vec::new(),
                                 reads: Vec::new(),
@@ -1004,14 +1169,20 @@ impl Machine<'_> {
                     let r = self.exec(body);
                     self.nest -= 1;
                     self.open.pop();
-                    self.committed.insert(*queue, seq + 1);
-                    self.in_flight.entry(*queue).or_default().push_back(g);
-                    let size = self.groups.get(g).map_or(0, |x| x.members.len());
-                    self.trace(Event::Commit {
-                        queue: *queue,
-                        seq,
-                        size,
-                    });
+                    if let Some(c) = self.committed.get_mut(*q) {
+                        *c = seq + 1;
+                    }
+                    if let Some(f) = self.in_flight.get_mut(*q) {
+                        f.push_back(g);
+                    }
+                    if self.opts.trace {
+                        let size = self.groups.get(g).map_or(0, |x| x.members.len());
+                        self.trace(Event::Commit {
+                            queue: *queue,
+                            seq,
+                            size,
+                        });
+                    }
                     if self.opts.policy == Policy::Earliest {
                         self.complete(g);
                     }
@@ -1027,6 +1198,7 @@ impl Machine<'_> {
                 }
                 CNode::Wait {
                     queue,
+                    q,
                     count,
                     index,
                     body,
@@ -1037,7 +1209,7 @@ impl Machine<'_> {
                         self.problem(*span, "this wait count divides by zero or overflows".into());
                         continue;
                     };
-                    n += self.opts.count_delta.get(index).copied().unwrap_or(0);
+                    n += self.count_delta.get(*index).copied().unwrap_or(0);
                     if n < 0 {
                         self.problem(
                             *span,
@@ -1045,41 +1217,47 @@ impl Machine<'_> {
                         );
                         n = 0;
                     }
-                    let in_flight = self.in_flight.get(queue).map_or(0, |q| q.len()) as u64;
+                    let in_flight = self.in_flight.get(*q).map_or(0, VecDeque::len) as u64;
+                    // The commit numbers of the forced groups are only kept for the trace.
                     let mut forced = Vec::new();
-                    while self.in_flight.get(queue).map_or(0, |q| q.len()) as i64 > n {
-                        let Some(g) = self.in_flight.get(queue).and_then(|q| q.front()).copied()
+                    let mut forcing = false;
+                    while self.in_flight.get(*q).map_or(0, VecDeque::len) as i64 > n {
+                        let Some(g) = self.in_flight.get(*q).and_then(VecDeque::front).copied()
                         else {
                             break;
                         };
-                        forced.push(self.groups.get(g).map_or(0, |x| x.seq));
+                        if self.opts.trace {
+                            forced.push(self.groups.get(g).map_or(0, |x| x.seq));
+                        }
+                        forcing = true;
                         self.complete(g);
                     }
                     if let Some(st) = self.run.waits.get_mut(*index) {
                         st.instances += 1;
                         st.max_in_flight = st.max_in_flight.max(in_flight);
-                        if !forced.is_empty() {
+                        if forcing {
                             st.forcing_instances += 1;
                         }
                         let slack = in_flight as i64 - n;
                         st.min_slack = Some(st.min_slack.map_or(slack, |m| m.min(slack)));
                     }
                     let id = self.wait_refs.get(*index).and_then(|w| w.0);
-                    self.last_wait.insert(
-                        *queue,
-                        WaitRef {
+                    if let Some(w) = self.last_wait.get_mut(*q) {
+                        *w = Some(WaitRef {
                             index: *index,
                             id,
                             span: *span,
-                        },
-                    );
-                    self.trace(Event::Wait {
-                        index: *index,
-                        queue: *queue,
-                        count: n,
-                        in_flight,
-                        forced,
-                    });
+                        });
+                    }
+                    if self.opts.trace {
+                        self.trace(Event::Wait {
+                            index: *index,
+                            queue: *queue,
+                            count: n,
+                            in_flight,
+                            forced,
+                        });
+                    }
                     self.nest += 1;
                     let r = self.exec(body);
                     self.nest -= 1;
@@ -1166,50 +1344,10 @@ impl Machine<'_> {
             read_offsets.push((r.buf, off));
             read_values.push(value);
         }
-        // Value.
-        let mut idx_values = Vec::with_capacity(a.indices.len());
-        for c in &a.indices {
-            idx_values.push(self.eval(c).unwrap_or(0));
-        }
-        self.vstack.clear();
-        for op in &a.value {
-            let v = match *op {
-                VOpc::Lit(x) => x,
-                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
-                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
-                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
-                VOpc::Bin(op) => {
-                    let b = self.vstack.pop().unwrap_or(0.0);
-                    let x = self.vstack.pop().unwrap_or(0.0);
-                    match op {
-                        VOp::Add => x + b,
-                        VOp::Sub => x - b,
-                        VOp::Mul => x * b,
-                        VOp::Div => x / b,
-                    }
-                }
-                VOpc::Call(f) => match f {
-                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
-                    Func::Max | Func::Min => {
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        if f == Func::Max {
-                            x.max(b)
-                        } else {
-                            x.min(b)
-                        }
-                    }
-                    Func::Fma => {
-                        let c = self.vstack.pop().unwrap_or(0.0);
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        x.mul_add(b, c)
-                    }
-                },
-            };
-            self.vstack.push(v);
-        }
-        let value = self.vstack.pop().unwrap_or(0.0);
+        let value = match &a.value {
+            ValueCode::Tree(v) => value_of(v, read_values, &self.env),
+            ValueCode::Stack { ops, indices } => self.value_by_stack(ops, indices, read_values),
+        };
         // Write.
         let Some(off) = self.locate(&a.target) else {
             return;
@@ -1303,13 +1441,59 @@ impl Machine<'_> {
         }
     }
 
+    fn value_by_stack(&mut self, ops: &[VOpc], indices: &[Code], read_values: &[f64]) -> f64 {
+        let mut idx_values = Vec::with_capacity(indices.len());
+        for c in indices {
+            idx_values.push(self.eval(c).unwrap_or(0));
+        }
+        self.vstack.clear();
+        for op in ops {
+            let v = match *op {
+                VOpc::Lit(x) => x,
+                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
+                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
+                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
+                VOpc::Bin(op) => {
+                    let b = self.vstack.pop().unwrap_or(0.0);
+                    let x = self.vstack.pop().unwrap_or(0.0);
+                    match op {
+                        VOp::Add => x + b,
+                        VOp::Sub => x - b,
+                        VOp::Mul => x * b,
+                        VOp::Div => x / b,
+                    }
+                }
+                VOpc::Call(f) => match f {
+                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
+                    Func::Max | Func::Min => {
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        if f == Func::Max {
+                            x.max(b)
+                        } else {
+                            x.min(b)
+                        }
+                    }
+                    Func::Fma => {
+                        let c = self.vstack.pop().unwrap_or(0.0);
+                        let b = self.vstack.pop().unwrap_or(0.0);
+                        let x = self.vstack.pop().unwrap_or(0.0);
+                        x.mul_add(b, c)
+                    }
+                },
+            };
+            self.vstack.push(v);
+        }
+        self.vstack.pop().unwrap_or(0.0)
+    }
+
     fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
         self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
     }
 
     fn pending_reader(&self, buf: u32, off: usize, except: Option<usize>) -> Option<usize> {
         self.in_flight
-            .values()
+            .iter()
             .flat_map(|q| q.iter())
             .copied()
             .chain(self.open.iter().copied())
@@ -1332,6 +1516,25 @@ fn round(v: f64, dtype: DType) -> f64 {
     }
 }
 
+/// `input_value` of every element in row-major order. The index advances like an odometer instead
+/// of being recomputed from each offset: long buffers are most of the cost of preparing a run.
+fn initial_values(name: &str, shape: &[i64], total: usize, seed: u64) -> Vec<f64> {
+    let h = name_hash(name, seed);
+    let mut index = vec![0i64; shape.len()];
+    let mut values = Vec::with_capacity(total);
+    for _ in 0..total {
+        values.push(input_value_after(h, &index));
+        for (i, d) in index.iter_mut().zip(shape).rev() {
+            *i += 1;
+            if *i < *d {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    values
+}
+
 /// Runs the program. Never panics; problems are reported in the result.
 pub fn run(program: &Program, opts: &RunOptions) -> Run {
     match prepare(program, opts) {
@@ -1348,6 +1551,8 @@ pub struct Prepared {
     bufs: Vec<Buf>,
     code: Vec<CNode>,
     wait_refs: Vec<(Option<u32>, i64, Span)>,
+    /// Number of distinct queues.
+    queues: usize,
 }
 
 /// Compiles `program` and builds its initial memory from `opts.params` and `opts.seed`; a program
@@ -1404,9 +1609,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
         let strides = strides_of(&shape);
         let global = b.scope == Scope::Global;
         let values: Vec<f64> = if global {
-            (0..total)
-                .map(|off| input_value(&b.name, &unflatten(&strides, off), opts.seed))
-                .collect()
+            initial_values(&b.name, &shape, total, opts.seed)
         } else {
             vec![0.0; total]
         };
@@ -1424,13 +1627,18 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
         });
     }
     let mut wait_refs = Vec::new();
-    let code = compile(&program.body, &mut wait_refs);
+    let mut queues = Vec::new();
+    queues_of(&program.body, &mut queues);
+    queues.sort_unstable();
+    queues.dedup();
+    let code = compile(&program.body, &bufs, &queues, &mut wait_refs);
     Ok(Prepared {
         problems,
         env,
         bufs,
         code,
         wait_refs,
+        queues: queues.len(),
     })
 }
 
@@ -1449,6 +1657,7 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         bufs,
         code,
         wait_refs,
+        queues,
     } = prepared;
     let (problems, env, bufs, wait_refs) = (
         problems.clone(),
@@ -1466,9 +1675,14 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         env,
         groups: Vec::new(),
         open: Vec::new(),
-        in_flight: BTreeMap::new(),
-        committed: BTreeMap::new(),
-        last_wait: BTreeMap::new(),
+        in_flight: vec![VecDeque::new(); *queues],
+        committed: vec![0; *queues],
+        last_wait: vec![None; *queues],
+        count_delta: wait_refs
+            .iter()
+            .enumerate()
+            .map(|(index, _)| opts.count_delta.get(&index).copied().unwrap_or(0))
+            .collect(),
         run: Run {
             problems,
             waits: wait_refs
@@ -1486,7 +1700,6 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         },
         wait_refs,
         async_depth: 0,
-        stack: Vec::with_capacity(32),
         vstack: Vec::with_capacity(32),
         rng: seed,
         stopped: false,
@@ -1499,7 +1712,7 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         step: 0,
     };
     let _ = m.exec(code);
-    m.run.pending_at_end = m.in_flight.values().map(|q| q.len() as u64).sum();
+    m.run.pending_at_end = m.in_flight.iter().map(|q| q.len() as u64).sum();
     for b in m.bufs {
         m.run.memory.insert(
             b.name.clone(),
