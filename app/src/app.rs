@@ -14,6 +14,11 @@ use std::sync::Arc;
 /// above this the app waits for a pause in typing instead.
 pub const FRAME_MS: f64 = 16.0;
 
+/// The longest task one keystroke may cause (the browser reports tasks over 50 ms as long): an
+/// exploration whose writing and rendering would exceed it waits for a pause in typing too, and
+/// its result is written in a task of its own.
+pub const TASK_MS: f64 = 40.0;
+
 /// A panic in wasm would silently kill the page: show it in a banner instead.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
@@ -81,7 +86,10 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     let ms = dom::now_ms() - t0;
     let first = ctx.current.with_untracked(|c| c.is_none());
     ctx.recompute_ms.set(ms);
-    let slow = !first && ms > FRAME_MS;
+    // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
+    // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
+    let whole_task = ms * (1.0 + ctx.render_per_explore_ms.get_value());
+    let slow = !first && (ms > FRAME_MS || whole_task > TASK_MS);
     if ctx.slow.get_untracked() != slow {
         ctx.slow.set(slow);
     }
@@ -90,16 +98,24 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
         // keystroke can be handled between them.
         set_timeout(
-            move || publish(ctx, last, inputs, ex),
+            move || publish(ctx, last, inputs, ex, None),
             std::time::Duration::ZERO,
         );
     } else {
-        publish(ctx, last, inputs, ex);
+        publish(ctx, last, inputs, ex, Some((t0, ms)));
     }
 }
 
 /// Shows a new exploration: the panes' effects update the DOM; marks the time to the updated DOM.
-fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, ex: Arc<Exploration>) {
+/// `explored` (when it began, how long it took) is given when exploring, writing and rendering run
+/// in one frame, so that their cost relative to exploring can be measured.
+fn publish(
+    ctx: Ctx,
+    last: StoredValue<Option<Inputs>>,
+    inputs: Inputs,
+    ex: Arc<Exploration>,
+    explored: Option<(f64, f64)>,
+) {
     ctx.explored_text.set(inputs.text.clone());
     if ex.ok {
         // Race and wait indices belong to the program they came from.
@@ -132,7 +148,13 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, ex: Arc<
     // A timeout runs after the browser has also styled, laid out and painted that DOM (when the
     // recomputation ran in an animation frame).
     set_timeout(
-        || {
+        move || {
+            // Small explorations are left out: fixed costs dominate their rendering, and a ratio
+            // taken from them would call a mid-sized loop slow.
+            if let Some((t0, ms)) = explored.filter(|&(_, ms)| ms >= FRAME_MS / 4.0) {
+                let rendered = (dom::now_ms() - t0 - ms).max(0.0);
+                ctx.render_per_explore_ms.set_value(rendered / ms);
+            }
             dom::mark("stagecraft:painted");
             dom::measure(
                 "stagecraft:edit-to-painted",

@@ -42,9 +42,14 @@ pub struct Ctx {
     pub undo: RwSignal<Vec<String>>,
     /// Milliseconds the last `explore` took.
     pub recompute_ms: RwSignal<f64>,
-    /// The last recomputation took longer than a frame (the first one, which also warms the
-    /// WebAssembly code up, does not count).
+    /// The last recomputation took longer than a frame, or with the DOM writing and the browser's
+    /// rendering that follow it would make one task longer than `app::TASK_MS` (the first one,
+    /// which also warms the WebAssembly code up, does not count).
     pub slow: RwSignal<bool>,
+    /// What writing and rendering an exploration's result costs, per millisecond of exploring:
+    /// measured whenever both ran in one frame after an exploration of at least a quarter frame
+    /// (their cost grows with the output, as exploring does).
+    pub render_per_explore_ms: StoredValue<f64>,
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
     /// pane's remembered scroll).
     pub reveal: StoredValue<Option<String>>,
@@ -146,6 +151,7 @@ impl Ctx {
             undo: RwSignal::new(Vec::new()),
             recompute_ms: RwSignal::new(0.0),
             slow: RwSignal::new(false),
+            render_per_explore_ms: StoredValue::new(0.0),
             reveal: StoredValue::new(None),
             scroll: ScrollMemory::new(),
         }

@@ -25,15 +25,21 @@ pub const PANES: [(&str, &str); 5] = [
     ("code", "Code"),
 ];
 
-/// Plain sentences about what was skipped, cut short or slow, and why.
-pub fn notices(ex: Option<&Exploration>, recompute_ms: f64) -> Vec<String> {
+/// Plain sentences about what was skipped, cut short or slow, and why. `slow` is the last
+/// recomputation's time when the panes wait for a pause in typing.
+pub fn notices(ex: Option<&Exploration>, slow: Option<f64>) -> Vec<String> {
     let mut out = Vec::new();
-    if recompute_ms > FRAME_MS {
-        out.push(format!(
+    match slow {
+        Some(ms) if ms > FRAME_MS => out.push(format!(
             "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
-            fixed(recompute_ms, 0),
+            fixed(ms, 0),
             fixed(FRAME_MS, 0)
-        ));
+        )),
+        Some(ms) => out.push(format!(
+            "Recomputing took {} ms, but drawing its result takes several times that: the panes now update when you pause typing.",
+            fixed(ms, 0)
+        )),
+        None => {}
     }
     let Some(ex) = ex else { return out };
     if let Some(v) = &ex.verification {
@@ -68,17 +74,13 @@ pub fn Panes() -> impl IntoView {
         notes,
         || true,
         move || {
-            let ms = if ctx.slow.get() {
-                ctx.recompute_ms.get()
-            } else {
-                0.0
-            };
+            let slow = ctx.slow.get().then(|| ctx.recompute_ms.get());
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");
             if stale() {
                 h.raw("<li class=\"stale\">Showing the last good result: fix the problems on the left.</li>");
             }
-            for n in ctx.good.with(|ex| notices(ex.as_deref(), ms)) {
+            for n in ctx.good.with(|ex| notices(ex.as_deref(), slow)) {
                 h.raw("<li>").text(&n).raw("</li>");
             }
             h.raw("</ul>");
@@ -145,11 +147,13 @@ mod tests {
     fn skipped_cut_short_and_slow_work_is_said_plainly() {
         let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
         let ex = explore(text, &Options::default());
-        let said = notices(Some(&ex), 40.0).join("\n");
+        let said = notices(Some(&ex), Some(40.0)).join("\n");
         assert!(said.contains("Recomputing took 40 ms"), "{said}");
         assert!(said.contains("Verification skipped"), "{said}");
         assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
         let small = explore(crate::presets::DEFAULT, &Options::default());
-        assert!(notices(Some(&small), 3.0).is_empty());
+        assert!(notices(Some(&small), None).is_empty());
+        let drawn = notices(Some(&small), Some(12.0)).join("\n");
+        assert!(drawn.contains("drawing its result"), "{drawn}");
     }
 }

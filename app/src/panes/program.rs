@@ -9,11 +9,22 @@ use stagecraft::explore::{BufferInfo, Exploration};
 use stagecraft::sync::WaitSite;
 use stagecraft::tir::Printed;
 
+/// Lines per chunk of the program pane; style.css gives a chunk this many lines of height.
+const CHUNK_LINES: usize = 64;
+
 /// Lines of a printed program; `waits` explain the wait lines.
 pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
     let mut h = Html::with_capacity(printed.text.len() * 3);
     h.raw("<pre id=\"program\" class=\"program\">");
-    for (line, info) in printed.text.lines().zip(&printed.lines) {
+    for (k, (line, info)) in printed.text.lines().zip(&printed.lines).enumerate() {
+        // Lines come in chunks the browser may skip styling, laying out and painting while they
+        // are off screen (`content-visibility`): a 160-statement program is thousands of lines.
+        if k % CHUNK_LINES == 0 {
+            if k > 0 {
+                h.raw("</div>");
+            }
+            h.raw("<div class=\"chunk\">");
+        }
         h.raw("<div class=\"line");
         if let Some(s) = info.section {
             h.raw(" sec-").raw(s.name());
@@ -32,6 +43,9 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
             h.raw(" title=\"").text(&wait_explanation(site)).raw("\"");
         }
         h.raw(">").text(line).raw("</div>");
+    }
+    if printed.text.lines().zip(&printed.lines).next().is_some() {
+        h.raw("</div>");
     }
     h.raw("</pre>");
     h.finish()
@@ -117,5 +131,23 @@ mod tests {
             html.matches("<div class=\"line").count(),
             ex.rolled.as_ref().map_or(0, |p| p.lines.len())
         );
+    }
+
+    #[test]
+    fn long_programs_come_in_balanced_chunks() {
+        let mut text = String::from("for i in range(64):\n");
+        for k in 0..100 {
+            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
+        }
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits));
+        let html = printed.unwrap_or_default();
+        let lines = html.matches("<div class=\"line").count();
+        assert!(lines > CHUNK_LINES, "{lines} lines");
+        assert_eq!(
+            html.matches("<div class=\"chunk\">").count(),
+            lines.div_ceil(CHUNK_LINES)
+        );
+        assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
     }
 }
