@@ -1,15 +1,22 @@
-//! Interprets the pipelined RFC (a) loop over 10^5 iterations once: a fixed workload for profilers.
-//! `cargo run --release -p stagecraft-core --example prof_interp`
+//! Interprets a pipelined loop once: a fixed workload for profilers. RFC (a) over 10^5 iterations,
+//! or with `chain` the 32-statement chain of `benches/interp.rs` (2·10^4 iterations).
+//! `cargo run --release -p stagecraft-core --example prof_interp [-- chain]`
+
+#[path = "../benches/common/workloads.rs"]
+mod workloads;
 
 fn main() {
-    let text = "B = alloc([1])\nfor i in range(100000):\n    B[0] = A[i] + 1\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let text = match std::env::args().nth(1).as_deref() {
+        Some("chain") => workloads::chain(32),
+        _ => workloads::RFC_A_LONG.to_string(),
+    };
     let options = stagecraft::explore::Options {
         verify: false,
         timeline: false,
         targets: Vec::new(),
         ..Default::default()
     };
-    let ex = stagecraft::explore::explore(text, &options);
+    let ex = stagecraft::explore::explore(&text, &options);
     let Some(programs) = ex.programs else { return };
     let run_options = stagecraft::interp::RunOptions {
         max_instances: u64::MAX,

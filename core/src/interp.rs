@@ -267,18 +267,6 @@ enum Code {
     Not(Box<Code>),
 }
 
-fn int_op(op: IOp, a: i64, b: i64) -> Option<i64> {
-    match op {
-        IOp::Add => a.checked_add(b),
-        IOp::Sub => a.checked_sub(b),
-        IOp::Mul => a.checked_mul(b),
-        IOp::FloorDiv => floor_div(a, b),
-        IOp::Mod => floor_mod(a, b),
-        IOp::Min => Some(a.min(b)),
-        IOp::Max => Some(a.max(b)),
-    }
-}
-
 /// The value of `code` with variables bound by `env`; `None` on division by zero, overflow or an
 /// unknown variable.
 #[inline]
@@ -287,7 +275,7 @@ fn eval(code: &Code, env: &[i64]) -> Option<i64> {
     match code {
         Code::Const(c) => Some(*c),
         Code::Var(v) => env.get(*v as usize).copied(),
-        Code::VarConst(op, v, c) => int_op(*op, *env.get(*v as usize)?, *c),
+        Code::VarConst(op, v, c) => op.apply(*env.get(*v as usize)?, *c),
         _ => eval_tree(code, env),
     }
 }
@@ -296,9 +284,9 @@ fn eval_tree(code: &Code, env: &[i64]) -> Option<i64> {
     Some(match code {
         Code::Const(c) => *c,
         Code::Var(v) => *env.get(*v as usize)?,
-        Code::VarConst(op, v, c) => int_op(*op, *env.get(*v as usize)?, *c)?,
-        Code::ExprConst(op, e, c) => int_op(*op, eval(e, env)?, *c)?,
-        Code::Bin(op, a, b) => int_op(*op, eval(a, env)?, eval(b, env)?)?,
+        Code::VarConst(op, v, c) => op.apply(*env.get(*v as usize)?, *c)?,
+        Code::ExprConst(op, e, c) => op.apply(eval(e, env)?, *c)?,
+        Code::Bin(op, a, b) => op.apply(eval(a, env)?, eval(b, env)?)?,
         Code::Select(c, t, e) => {
             let (c, t, e) = (eval(c, env)?, eval(t, env)?, eval(e, env)?);
             if c != 0 {
@@ -307,17 +295,7 @@ fn eval_tree(code: &Code, env: &[i64]) -> Option<i64> {
                 e
             }
         }
-        Code::Cmp(op, a, b) => {
-            let (a, b) = (eval(a, env)?, eval(b, env)?);
-            i64::from(match op {
-                CmpOp::Lt => a < b,
-                CmpOp::Le => a <= b,
-                CmpOp::Gt => a > b,
-                CmpOp::Ge => a >= b,
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
-            })
-        }
+        Code::Cmp(op, a, b) => i64::from(op.holds(eval(a, env)?, eval(b, env)?)),
         Code::And(a, b) => {
             let (a, b) = (eval(a, env)?, eval(b, env)?);
             i64::from(a != 0 && b != 0)

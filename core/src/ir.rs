@@ -203,6 +203,22 @@ pub enum IOp {
     Max,
 }
 
+impl IOp {
+    /// `a op b`; `None` on overflow or division by zero.
+    #[inline]
+    pub fn apply(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            IOp::Add => a.checked_add(b),
+            IOp::Sub => a.checked_sub(b),
+            IOp::Mul => a.checked_mul(b),
+            IOp::FloorDiv => floor_div(a, b),
+            IOp::Mod => floor_mod(a, b),
+            IOp::Min => Some(a.min(b)),
+            IOp::Max => Some(a.max(b)),
+        }
+    }
+}
+
 /// Integer (index) expressions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -304,18 +320,7 @@ impl IExpr {
         match self {
             IExpr::Const(v) => Some(*v),
             IExpr::Var(v) => env.get(*v as usize).copied(),
-            IExpr::Bin(op, a, b) => {
-                let (a, b) = (a.eval(env)?, b.eval(env)?);
-                match op {
-                    IOp::Add => a.checked_add(b),
-                    IOp::Sub => a.checked_sub(b),
-                    IOp::Mul => a.checked_mul(b),
-                    IOp::FloorDiv => floor_div(a, b),
-                    IOp::Mod => floor_mod(a, b),
-                    IOp::Min => Some(a.min(b)),
-                    IOp::Max => Some(a.max(b)),
-                }
-            }
+            IExpr::Bin(op, a, b) => op.apply(a.eval(env)?, b.eval(env)?),
             IExpr::Select(c, a, b) => {
                 if c.eval(env)? {
                     a.eval(env)

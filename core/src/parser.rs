@@ -537,18 +537,28 @@ impl<'a> Parser<'a> {
     }
 
     fn not_expr(&mut self) -> PResult<Expr> {
+        self.prefixed(|p| p.binary(Prec::Not), ExprKind::Not)
+    }
+
+    /// A prefix operator (the current token) applied to what `operand` parses, nesting-limited
+    /// like every recursive level.
+    fn prefixed(
+        &mut self,
+        operand: impl FnOnce(&mut Self) -> PResult<Expr>,
+        kind: fn(Box<Expr>) -> ExprKind,
+    ) -> PResult<Expr> {
         let t = self.bump();
         self.depth += 1;
         let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
             self.error_at(t, "this expression is nested too deeply".into(), None);
             Err(())
         } else {
-            self.binary(Prec::Not)
+            operand(self)
         };
         self.depth -= 1;
         let inner = inner?;
         let span = t.span.to(inner.span);
-        Ok(Expr::new(ExprKind::Not(Box::new(inner)), span))
+        Ok(Expr::new(kind(Box::new(inner)), span))
     }
 
     fn unary(&mut self) -> PResult<Expr> {
@@ -563,18 +573,7 @@ impl<'a> Parser<'a> {
     }
 
     fn negation(&mut self) -> PResult<Expr> {
-        let t = self.bump();
-        self.depth += 1;
-        let inner = if self.depth > crate::limits::MAX_NESTING * 4 {
-            self.error_at(t, "this expression is nested too deeply".into(), None);
-            Err(())
-        } else {
-            self.unary()
-        };
-        self.depth -= 1;
-        let inner = inner?;
-        let span = t.span.to(inner.span);
-        Ok(Expr::new(ExprKind::Neg(Box::new(inner)), span))
+        self.prefixed(Self::unary, ExprKind::Neg)
     }
 
     /// Items separated by commas (a trailing comma allowed) up to `close`, which is left for the
