@@ -146,7 +146,7 @@ fn push_decimal(out: &mut String, n: usize) {
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
 /// `var_name` apply.
 #[allow(clippy::too_many_arguments)]
-pub fn schedule_loop(
+pub fn schedule_loop<'a>(
     program: &Program,
     source: &str,
     var: VarId,
@@ -154,10 +154,10 @@ pub fn schedule_loop(
     hi: &IExpr,
     body: Vec<Node>,
     span: Span,
-    annotations: &[Annotation],
+    annotations: &'a [Annotation],
     diags: &mut Vec<Diagnostic>,
 ) -> Option<LoopSchedule> {
-    let var_name = program.var_name(var).to_string();
+    let var_name = program.var_name(var);
     let extent_expr = crate::simplify::simplify(&IExpr::bin(IOp::Sub, hi.clone(), lo.clone()));
     let extent = match extent_expr.as_const() {
         Some(e) if e <= 0 => {
@@ -203,12 +203,16 @@ pub fn schedule_loop(
         });
     }
 
-    let mine: Vec<&Annotation> = annotations.iter().filter(|a| a.var == var_name).collect();
-    let find = |key: &str| mine.iter().rev().find(|a| a.key == key).copied();
+    let find = |key: &str| {
+        annotations
+            .iter()
+            .rev()
+            .find(|a| a.var == var_name && a.key == key)
+    };
     let (stage_ann, order_ann, async_ann) = (find(STAGE_KEY), find(ORDER_KEY), find(ASYNC_KEY));
     let n = units.len();
     let list_of =
-        |a: &Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<Vec<i64>> {
+        |a: &'a Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<&'a [i64]> {
             let Some(values) = &a.values else {
                 diags.push(
                     Diagnostic::error(
@@ -238,7 +242,7 @@ pub fn schedule_loop(
                 );
                 return None;
             }
-            Some(values.clone())
+            Some(values.as_slice())
         };
     let stages = stage_ann.and_then(|a| list_of(a, diags, true));
     let orders = order_ann.and_then(|a| list_of(a, diags, true));
@@ -276,7 +280,7 @@ pub fn schedule_loop(
         return None;
     }
     let mut ok = true;
-    if let (Some(stages), Some(orders)) = (&stages, &orders) {
+    if let (Some(stages), Some(orders)) = (stages, orders) {
         for (u, (&s, &o)) in units.iter_mut().zip(stages.iter().zip(orders)) {
             u.stage = s;
             u.order = o;
@@ -320,7 +324,7 @@ pub fn schedule_loop(
     let max_stage = units.iter().map(|u| u.stage).max().unwrap_or(0);
     let mut async_stages = Vec::new();
     if let (Some(list), Some(a)) = (asyncs, async_ann) {
-        for s in list {
+        for &s in list {
             if s < 0 {
                 ok = false;
                 diags.push(Diagnostic::error(
