@@ -324,38 +324,34 @@ enum Value {
     Fma(Box<Value>, Box<Value>, Box<Value>),
 }
 
-#[derive(Clone, Debug)]
-enum ValueCode {
-    Tree(Value),
-    /// Postfix code, kept for a call with the wrong number of arguments (a program not made by
-    /// `lower`): its operations pop whatever the stack holds, which no tree expresses.
-    Stack {
-        ops: Vec<VOpc>,
-        indices: Vec<Code>,
-    },
-}
-
-/// The tree of `v`, numbering reads in the order `compile_value` does; `None` when a call has the
-/// wrong number of arguments.
-fn value_tree(v: &VExpr, reads: &mut u32) -> Option<Value> {
-    let mut tree = |x: &VExpr| value_tree(x, reads).map(Box::new);
-    Some(match v {
+/// The tree of `v`, numbering reads left to right as `ir::for_each_read` visits them. A call with
+/// the wrong number of arguments (only in a program not made by `lower`, which rejects it) takes
+/// missing arguments as 0 and ignores extra ones, whose reads still happen.
+fn value_tree(v: &VExpr, reads: &mut u32) -> Value {
+    let mut tree = |x: &VExpr| Box::new(value_tree(x, reads));
+    match v {
         VExpr::Lit(x) => Value::Lit(*x),
         VExpr::Read(_) => {
             *reads += 1;
             Value::Read(*reads - 1)
         }
         VExpr::Index(e) => Value::Index(Box::new(code_i(e))),
-        VExpr::Neg(x) => Value::Neg(tree(x)?),
-        VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a)?, tree(b)?),
-        VExpr::Call(f, args) => match (f, args.as_slice()) {
-            (Func::Abs, [x]) => Value::Abs(tree(x)?),
-            (Func::Max, [x, y]) => Value::Max(tree(x)?, tree(y)?),
-            (Func::Min, [x, y]) => Value::Min(tree(x)?, tree(y)?),
-            (Func::Fma, [x, y, z]) => Value::Fma(tree(x)?, tree(y)?, tree(z)?),
-            _ => return None,
-        },
-    })
+        VExpr::Neg(x) => Value::Neg(tree(x)),
+        VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a), tree(b)),
+        VExpr::Call(f, args) => {
+            let mut args = args.iter().map(|a| value_tree(a, reads));
+            let mut arg = || Box::new(args.next().unwrap_or(Value::Lit(0.0)));
+            let call = match f {
+                Func::Abs => Value::Abs(arg()),
+                Func::Max => Value::Max(arg(), arg()),
+                Func::Min => Value::Min(arg(), arg()),
+                Func::Fma => Value::Fma(arg(), arg(), arg()),
+            };
+            // Extra arguments are numbered too: their reads are loaded like any other.
+            args.for_each(drop);
+            call
+        }
+    }
 }
 
 /// Operands that are leaves are read without a call.
@@ -394,16 +390,6 @@ fn value_of(v: &Value, reads: &[f64], env: &[i64]) -> f64 {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-enum VOpc {
-    Lit(f64),
-    Read(u32),
-    Index(u32),
-    Neg,
-    Bin(VOp),
-    Call(Func),
-}
-
 /// An access with the extent and stride of each dimension resolved at compile time.
 #[derive(Clone, Debug)]
 struct CAccess {
@@ -434,7 +420,7 @@ struct CAssign {
     iteration: Option<Code>,
     target: CAccess,
     reads: Vec<CAccess>,
-    value: ValueCode,
+    value: Value,
 }
 
 #[derive(Clone, Debug)]
@@ -530,41 +516,6 @@ fn compile_access(a: &Access, bufs: &[Buf]) -> CAccess {
     }
 }
 
-fn compile_value(
-    v: &VExpr,
-    bufs: &[Buf],
-    reads: &mut Vec<CAccess>,
-    indices: &mut Vec<Code>,
-    out: &mut Vec<VOpc>,
-) {
-    match v {
-        VExpr::Lit(x) => out.push(VOpc::Lit(*x)),
-        VExpr::Read(a) => {
-            out.push(VOpc::Read(reads.len() as u32));
-            reads.push(compile_access(a, bufs));
-        }
-        VExpr::Index(e) => {
-            out.push(VOpc::Index(indices.len() as u32));
-            indices.push(code_i(e));
-        }
-        VExpr::Neg(x) => {
-            compile_value(x, bufs, reads, indices, out);
-            out.push(VOpc::Neg);
-        }
-        VExpr::Bin(op, a, b) => {
-            compile_value(a, bufs, reads, indices, out);
-            compile_value(b, bufs, reads, indices, out);
-            out.push(VOpc::Bin(*op));
-        }
-        VExpr::Call(f, args) => {
-            for a in args {
-                compile_value(a, bufs, reads, indices, out);
-            }
-            out.push(VOpc::Call(*f));
-        }
-    }
-}
-
 /// Every queue that the program commits to or waits on, in increasing order: the machine keeps its
 /// queues in a vector in this order, which iterates them as a map keyed by queue would.
 fn queues_of(nodes: &[Node], out: &mut Vec<i64>) {
@@ -634,16 +585,8 @@ fn compile(
             Node::Section { body, .. } => out.extend(compile(body, bufs, queues, waits)),
             Node::Assign(a) => {
                 let mut reads = Vec::new();
-                let mut indices = Vec::new();
-                let mut value = Vec::new();
-                compile_value(&a.value, bufs, &mut reads, &mut indices, &mut value);
-                let value = match value_tree(&a.value, &mut 0) {
-                    Some(tree) => ValueCode::Tree(tree),
-                    None => ValueCode::Stack {
-                        ops: value,
-                        indices,
-                    },
-                };
+                for_each_read(&a.value, &mut |r| reads.push(compile_access(r, bufs)));
+                let value = value_tree(&a.value, &mut 0);
                 out.push(CNode::Assign(Box::new(CAssign {
                     stmt: a.stmt,
                     span: a.span,
@@ -803,7 +746,6 @@ struct Machine<'a> {
     wait_refs: Vec<(Option<u32>, i64, Span)>,
     run: Run,
     async_depth: usize,
-    vstack: Vec<f64>,
     rng: u64,
     stopped: bool,
     scratch_offsets: Vec<(u32, usize)>,
@@ -1322,10 +1264,7 @@ impl Machine<'_> {
             read_offsets.push((r.buf, off));
             read_values.push(value);
         }
-        let value = match &a.value {
-            ValueCode::Tree(v) => value_of(v, read_values, &self.env),
-            ValueCode::Stack { ops, indices } => self.value_by_stack(ops, indices, read_values),
-        };
+        let value = value_of(&a.value, read_values, &self.env);
         // Write.
         let Some(off) = self.locate(&a.target) else {
             return;
@@ -1417,52 +1356,6 @@ impl Machine<'_> {
                 target: (name, self.index_of(a.target.buf, off)),
             });
         }
-    }
-
-    fn value_by_stack(&mut self, ops: &[VOpc], indices: &[Code], read_values: &[f64]) -> f64 {
-        let mut idx_values = Vec::with_capacity(indices.len());
-        for c in indices {
-            idx_values.push(self.eval(c).unwrap_or(0));
-        }
-        self.vstack.clear();
-        for op in ops {
-            let v = match *op {
-                VOpc::Lit(x) => x,
-                VOpc::Read(k) => read_values.get(k as usize).copied().unwrap_or(0.0),
-                VOpc::Index(k) => idx_values.get(k as usize).copied().unwrap_or(0) as f64,
-                VOpc::Neg => -self.vstack.pop().unwrap_or(0.0),
-                VOpc::Bin(op) => {
-                    let b = self.vstack.pop().unwrap_or(0.0);
-                    let x = self.vstack.pop().unwrap_or(0.0);
-                    match op {
-                        VOp::Add => x + b,
-                        VOp::Sub => x - b,
-                        VOp::Mul => x * b,
-                        VOp::Div => x / b,
-                    }
-                }
-                VOpc::Call(f) => match f {
-                    Func::Abs => self.vstack.pop().unwrap_or(0.0).abs(),
-                    Func::Max | Func::Min => {
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        if f == Func::Max {
-                            x.max(b)
-                        } else {
-                            x.min(b)
-                        }
-                    }
-                    Func::Fma => {
-                        let c = self.vstack.pop().unwrap_or(0.0);
-                        let b = self.vstack.pop().unwrap_or(0.0);
-                        let x = self.vstack.pop().unwrap_or(0.0);
-                        x.mul_add(b, c)
-                    }
-                },
-            };
-            self.vstack.push(v);
-        }
-        self.vstack.pop().unwrap_or(0.0)
     }
 
     fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
@@ -1678,7 +1571,6 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         },
         wait_refs,
         async_depth: 0,
-        vstack: Vec::with_capacity(32),
         rng: seed,
         stopped: false,
         scratch_offsets: Vec::new(),
@@ -1704,4 +1596,35 @@ fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         );
     }
     m.run
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read() -> VExpr {
+        VExpr::Read(Access {
+            buffer: 0,
+            indices: vec![IExpr::Const(0)],
+            span: Span::default(),
+        })
+    }
+
+    /// Reads are numbered in `for_each_read`'s order (how the machine loads them), also through a
+    /// call with the wrong number of arguments.
+    #[test]
+    fn value_trees_number_reads_as_they_are_loaded() {
+        let mut n = 0;
+        let short = value_tree(&VExpr::Call(Func::Fma, vec![read(), read()]), &mut n);
+        assert_eq!(n, 2);
+        assert_eq!(
+            value_of(&short, &[2.0, 3.0], &[]),
+            6.0,
+            "a missing addend is 0"
+        );
+        let mut n = 0;
+        let long = value_tree(&VExpr::Call(Func::Abs, vec![read(), read()]), &mut n);
+        assert_eq!(n, 2, "the extra argument's read is still loaded");
+        assert_eq!(value_of(&long, &[-4.0, 9.0], &[]), 4.0);
+    }
 }
