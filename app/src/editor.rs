@@ -11,8 +11,8 @@ pub fn Editor() -> impl IntoView {
     // Between an edit and its exploration the textarea shows its own text: rebuilding the overlay
     // per keystroke would pair the new text with the old tokens, and costs ≈ 50 ms on a large text.
     let plain = move || ctx.text.with(|t| ctx.explored_text.with(|h| h != t));
-    // Rebuilt with each exploration, never on hover (the focus
-    // style sheet tints statements through their classes).
+    // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
+    // through their classes).
     let overlay_html = move || {
         let text = ctx.explored_text.get();
         ctx.current.with(|ex| match ex {

@@ -25,19 +25,20 @@ pub const PANES: [(&str, &str); 5] = [
     ("code", "Code"),
 ];
 
-/// Plain sentences about what was skipped, cut short or slow, and why. `slow` is the last
-/// recomputation's time when the panes wait for a pause in typing.
-pub fn notices(ex: Option<&Exploration>, slow: Option<f64>) -> Vec<String> {
+/// Plain sentences about what was skipped, cut short or slow, and why. `slow` is, when the panes
+/// wait for a pause in typing, the last recomputation's time and the estimated time to draw it.
+pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String> {
     let mut out = Vec::new();
     match slow {
-        Some(ms) if ms > FRAME_MS => out.push(format!(
+        Some((ms, _)) if ms > FRAME_MS => out.push(format!(
             "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
             fixed(ms, 0),
             fixed(FRAME_MS, 0)
         )),
-        Some(ms) => out.push(format!(
-            "Recomputing took {} ms, but drawing its result takes several times that: the panes now update when you pause typing.",
-            fixed(ms, 0)
+        Some((ms, draw)) => out.push(format!(
+            "Recomputing took {} ms and drawing its result about {} ms more, too long for one keystroke: the panes now update when you pause typing.",
+            fixed(ms, 0),
+            fixed(draw, 0)
         )),
         None => {}
     }
@@ -74,7 +75,10 @@ pub fn Panes() -> impl IntoView {
         notes,
         || true,
         move || {
-            let slow = ctx.slow.get().then(|| ctx.recompute_ms.get());
+            let slow = ctx.slow.get().then(|| {
+                let ms = ctx.recompute_ms.get();
+                (ms, ms * ctx.render_per_explore_ms.get_value())
+            });
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");
             if stale() {
@@ -147,13 +151,16 @@ mod tests {
     fn skipped_cut_short_and_slow_work_is_said_plainly() {
         let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
         let ex = explore(text, &Options::default());
-        let said = notices(Some(&ex), Some(40.0)).join("\n");
+        let said = notices(Some(&ex), Some((40.0, 0.0))).join("\n");
         assert!(said.contains("Recomputing took 40 ms"), "{said}");
         assert!(said.contains("Verification skipped"), "{said}");
         assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
         let small = explore(crate::presets::DEFAULT, &Options::default());
         assert!(notices(Some(&small), None).is_empty());
-        let drawn = notices(Some(&small), Some(12.0)).join("\n");
-        assert!(drawn.contains("drawing its result"), "{drawn}");
+        let drawn = notices(Some(&small), Some((12.0, 34.0))).join("\n");
+        assert!(
+            drawn.contains("took 12 ms and drawing its result about 34 ms more"),
+            "{drawn}"
+        );
     }
 }
