@@ -239,8 +239,6 @@ impl Builder<'_> {
         let j = offset(t, -u.stage);
         let value = sum(&self.p.sched.lo, &j);
         let rewrite = Rewrite {
-            var: self.var,
-            value: &value,
             sub: Substitution::new(self.var, &value),
             j: &j,
             p: self.p,
@@ -545,9 +543,7 @@ fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
 struct Rewrite<'a> {
-    var: VarId,
-    /// The loop variable's value, `lo + j`, simplified.
-    value: &'a IExpr,
+    /// The loop variable := its value at this copy, `lo + j`, simplified.
     sub: Substitution<'a>,
     /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
     /// ring slot.
@@ -559,7 +555,7 @@ impl Rewrite<'_> {
     fn ix(&self, e: &IExpr) -> IExpr {
         match e {
             // `value` is simplified already.
-            IExpr::Var(v) if *v == self.var => self.value.clone(),
+            IExpr::Var(v) if *v == self.sub.var() => self.sub.with().clone(),
             // Other leaves simplify to themselves.
             IExpr::Const(c) => IExpr::Const(*c),
             IExpr::Var(v) => IExpr::Var(*v),
@@ -608,7 +604,7 @@ impl Rewrite<'_> {
                 span: *span,
             },
             Node::If { cond, body, span } => Node::If {
-                cond: simplify_cond(&substitute_cond(cond, self.var, self.value)),
+                cond: simplify_cond(&substitute_cond(cond, self.sub.var(), self.sub.with())),
                 body: self.nodes(body),
                 span: *span,
             },

@@ -242,6 +242,16 @@ impl<'a> Substitution<'a> {
         }
     }
 
+    /// The variable replaced.
+    pub fn var(&self) -> VarId {
+        self.var
+    }
+
+    /// What it is replaced with.
+    pub fn with(&self) -> &'a IExpr {
+        self.with
+    }
+
     pub fn apply(&self, e: &IExpr) -> IExpr {
         match affine1_with(e, Some((self.var, self.affine))) {
             Some((c, term)) => from_affine1(c, term),
