@@ -432,15 +432,17 @@ impl Builder<'_> {
                 let waits = sites
                     .into_iter()
                     .map(|(id, q)| {
+                        let qi = self.sync.per_step.keys().position(|&x| x == q);
                         let values: Vec<(i64, i64)> = plans
                             .iter()
                             .filter_map(|pl| {
-                                let it = pl.items.iter().find(|it| it.unit == pos)?;
+                                let k = pl.items.iter().position(|it| it.unit == pos)?;
+                                let it = pl.items.get(k)?;
                                 let count =
                                     it.waits.iter().find(|w| w.0 == id).map(|w| w.2).or_else(
                                         || {
                                             // Not needed at this step: a count that completes nothing.
-                                            it.committed.iter().find(|c| c.0 == q).map(|c| c.1)
+                                            pl.committed_before(k, qi?)
                                         },
                                     )?;
                                 Some((step_of(pl), count))

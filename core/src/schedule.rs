@@ -5,7 +5,7 @@
 
 use crate::affine::Dim;
 use crate::dependence::{conflict_distances, first_distance, unit_accesses, Distances, UnitAccess};
-use crate::diagnostic::{line_col, Diagnostic, Span};
+use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, Scope, StmtId, VarId};
 use crate::limits;
 use crate::lower::Annotation;
@@ -101,15 +101,20 @@ impl DepKind {
 }
 
 /// `` `text` (line N)``: how messages name a statement.
-pub fn quote(source: &str, span: Span) -> String {
+/// The line is the caller's: quoting many spans in source order, it counts lines as it goes
+/// (`LineCursor`) instead of from the start of the text each time.
+fn quote(source: &str, span: Span, line: usize) -> String {
     let text = source
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
     let first = text.lines().next().unwrap_or("").trim();
-    // At most 48 characters, cut at a character boundary.
-    let cut = first.char_indices().nth(48).map_or(first.len(), |(i, _)| i);
+    // At most 48 characters, cut at a character boundary (48 bytes are at most 48 characters).
+    let cut = if first.len() <= 48 {
+        first.len()
+    } else {
+        first.char_indices().nth(48).map_or(first.len(), |(i, _)| i)
+    };
     let short = first.get(..cut).unwrap_or(first);
-    let (line, _) = line_col(source, span.start as usize);
     let mut out = String::with_capacity(short.len() + 20);
     out.push('`');
     out.push_str(short);
@@ -120,6 +125,27 @@ pub fn quote(source: &str, span: Span) -> String {
     push_decimal(&mut out, line);
     out.push(')');
     out
+}
+
+/// Line numbers of offsets visited in increasing order, each counted from the previous one.
+struct LineCursor<'s> {
+    source: &'s str,
+    offset: usize,
+    line: usize,
+}
+
+impl LineCursor<'_> {
+    fn line_of(&mut self, offset: usize) -> usize {
+        if offset < self.offset {
+            // Out of order (never for a loop body): count from the start.
+            self.offset = 0;
+            self.line = 1;
+        }
+        let between = self.source.get(self.offset..offset).unwrap_or("");
+        self.line += between.bytes().filter(|&b| b == b'\n').count();
+        self.offset = offset.max(self.offset);
+        self.line
+    }
 }
 
 /// `n` in decimal, without the formatting machinery (labels are built for every statement of
@@ -185,6 +211,11 @@ pub fn schedule_loop<'a>(
     };
 
     let mut units: Vec<Unit> = Vec::with_capacity(body.len());
+    let mut lines = LineCursor {
+        source,
+        offset: 0,
+        line: 1,
+    };
     for (pos, node) in body.into_iter().enumerate() {
         let mut stmts = Vec::new();
         for_each_assign(std::slice::from_ref(&node), &mut |a| stmts.push(a.stmt));
@@ -199,7 +230,7 @@ pub fn schedule_loop<'a>(
             order: pos as i64,
             is_async: false,
             accesses,
-            label: quote(source, span),
+            label: quote(source, span, lines.line_of(span.start as usize)),
         });
     }
 

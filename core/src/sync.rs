@@ -96,6 +96,18 @@ pub struct StepPlan {
     pub time: StepTime,
     pub section: SectionKind,
     pub items: Vec<PlanUnit>,
+    /// The number of async queues (`Sync::per_step`'s keys, ascending).
+    pub queues: usize,
+    /// Committed groups of each queue just before each item (and its waits), item-major: for
+    /// no-op counts.
+    pub committed: Vec<i64>,
+}
+
+impl StepPlan {
+    /// Groups of the queue at index `qi` committed just before item `item`.
+    pub fn committed_before(&self, item: usize, qi: usize) -> Option<i64> {
+        self.committed.get(item * self.queues + qi).copied()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -103,8 +115,6 @@ pub struct PlanUnit {
     pub unit: usize,
     /// `(site id, queue, count)` waits placed right before the unit.
     pub waits: Vec<(u32, i64, i64)>,
-    /// Committed groups per async queue just before this unit (and its waits), for no-op counts.
-    pub committed: Vec<(i64, i64)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -249,6 +259,7 @@ pub fn derive(
         failed: false,
         explain,
         diags,
+        need_ids: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let mut covered: Vec<i64> = vec![-1; queues.len()];
@@ -419,6 +430,8 @@ struct Planner<'a> {
     /// Write the display text of sites and instances.
     explain: bool,
     diags: &'a mut Vec<Diagnostic>,
+    /// Scratch for `plan`.
+    need_ids: Vec<usize>,
 }
 
 impl Planner<'_> {
@@ -491,8 +504,12 @@ impl Planner<'_> {
     ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
         let t = self.t_of(time);
+        let queues = self.queues;
         let mut items = Vec::with_capacity(self.p.step_order.len());
+        let mut committed = Vec::with_capacity(self.p.step_order.len() * queues.len());
         let mut covered = covered_in.to_vec();
+        // The needs served by the newest needed group: reused from unit to unit, queue to queue.
+        let mut need_ids = std::mem::take(&mut self.need_ids);
         for (idx, &pos) in self.p.step_order.iter().enumerate() {
             let Some(u) = self.p.sched.units.get(pos) else {
                 continue;
@@ -501,39 +518,28 @@ impl Planner<'_> {
                 continue;
             }
             let j = t - u.stage;
-            let committed: Vec<(i64, i64)> = self
-                .queues
-                .iter()
-                .map(|&q| (q, self.committed(q, t, idx, uniform)))
-                .collect();
-            // Newest needed group per queue: (queue index, group, the needs it serves).
-            let mut newest: Vec<(usize, i64, Vec<usize>)> = Vec::new();
-            for (k, n) in self
-                .needs
-                .iter()
-                .enumerate()
-                .filter(|(_, n)| n.consumer == pos)
-            {
-                let jp = j - n.distance;
-                let Some(qi) = self.queues.iter().position(|&x| x == n.queue) else {
-                    continue;
-                };
-                if jp < 0 {
-                    continue;
+            committed.extend(queues.iter().map(|&q| self.committed(q, t, idx, uniform)));
+            // Waits in queue order, each for the newest group of its queue that the unit needs.
+            let mut waits = Vec::new();
+            for (qi, (&q, &g)) in queues.iter().zip(self.gs).enumerate() {
+                let mut newest = None;
+                for (k, n) in self.needs.iter().enumerate() {
+                    let jp = j - n.distance;
+                    if n.consumer != pos || n.queue != q || jp < 0 {
+                        continue;
+                    }
+                    let group = g * jp + i64::from(n.slot);
+                    match newest {
+                        Some(newer) if group < newer => {}
+                        Some(same) if group == same => need_ids.push(k),
+                        _ => {
+                            newest = Some(group);
+                            need_ids.clear();
+                            need_ids.push(k);
+                        }
+                    }
                 }
-                let group = self.g(n.queue) * jp + i64::from(n.slot);
-                match newest.iter_mut().find(|e| e.0 == qi) {
-                    Some(e) if group > e.1 => *e = (qi, group, vec![k]),
-                    Some(e) if group == e.1 => e.2.push(k),
-                    Some(_) => {}
-                    None => newest.push((qi, group, vec![k])),
-                }
-            }
-            // Waits in queue order.
-            newest.sort_unstable_by_key(|e| e.0);
-            let mut waits = Vec::with_capacity(newest.len());
-            for (qi, group, need_ids) in newest {
-                let Some(&q) = self.queues.get(qi) else {
+                let Some(group) = newest else {
                     continue;
                 };
                 if covered.get(qi).is_some_and(|&c| c >= group) {
@@ -568,17 +574,16 @@ impl Planner<'_> {
                 }
                 waits.push((id, q, count));
             }
-            items.push(PlanUnit {
-                unit: pos,
-                waits,
-                committed,
-            });
+            items.push(PlanUnit { unit: pos, waits });
         }
+        self.need_ids = need_ids;
         (
             StepPlan {
                 time,
                 section,
                 items,
+                queues: queues.len(),
+                committed,
             },
             covered,
         )
