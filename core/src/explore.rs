@@ -184,8 +184,8 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         ex.annotations = annotations
             .iter()
             .map(|a| AnnotationInfo {
-                loop_var: a.var.clone(),
-                key: a.key.clone(),
+                loop_var: a.var.to_string(),
+                key: a.key.to_string(),
                 value: written(source, a.value_span),
                 known: schedule::is_known_key(&a.key),
                 span: a.span,
@@ -428,16 +428,16 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     for (_, v) in original.params() {
         let value = options
             .params
-            .get(&v.name)
+            .get(v.name.as_str())
             .copied()
             .unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT);
-        params.insert(v.name.clone(), value);
+        params.insert(v.name.to_string(), value);
     }
     let concrete_extent = p.sched.extent.as_const().unwrap_or_else(|| {
         let env: Vec<i64> = program
             .vars
             .iter()
-            .map(|v| params.get(&v.name).copied().unwrap_or(0))
+            .map(|v| params.get(v.name.as_str()).copied().unwrap_or(0))
             .collect();
         match &p.sched.extent {
             schedule::Extent::Symbolic(e) => {
@@ -631,7 +631,7 @@ fn buffer_infos(program: &Program, versions: &[schedule::VersionDecision]) -> Ve
             });
             BufferInfo {
                 id: id as BufId,
-                name: b.name.clone(),
+                name: b.name.to_string(),
                 scope: b.scope,
                 dtype: b.dtype,
                 shape,

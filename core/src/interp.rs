@@ -1436,7 +1436,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
         .map(|v| match v.kind {
             VarKind::Param => opts
                 .params
-                .get(&v.name)
+                .get(v.name.as_str())
                 .copied()
                 .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
             VarKind::Loop => 0,
@@ -1485,7 +1485,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
             vec![0.0; total]
         };
         bufs.push(Buf {
-            name: b.name.clone(),
+            name: b.name.to_string(),
             shape,
             strides,
             values,

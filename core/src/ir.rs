@@ -19,7 +19,7 @@ pub struct Program {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Var {
-    pub name: String,
+    pub name: crate::syntax::Ident,
     pub kind: VarKind,
 }
 
@@ -97,7 +97,7 @@ impl DType {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Buffer {
-    pub name: String,
+    pub name: crate::syntax::Ident,
     /// Full shape, including the leading ring dimension when `versions > 1`.
     /// `None` for a global whose shape is inferred from the accesses (see `bounds`).
     pub shape: Option<Vec<i64>>,

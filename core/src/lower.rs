@@ -5,14 +5,15 @@
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{self, *};
 use crate::limits;
+use crate::syntax::Ident;
 use crate::syntax::{self, BinOp, BoolOp, Expr, ExprKind, File, Stmt, StmtKind};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Annotation {
-    pub var: String,
+    pub var: Ident,
     pub var_span: Span,
-    pub key: String,
+    pub key: Ident,
     pub key_span: Span,
     /// The value when it is a list of integers (all pipeline annotations are).
     pub values: Option<Vec<i64>>,
@@ -78,7 +79,7 @@ struct Lowerer {
     annotations: Vec<Annotation>,
     diagnostics: Vec<Diagnostic>,
     stmt_spans: Vec<Span>,
-    scopes: Vec<(String, VarId)>,
+    scopes: Vec<(Ident, VarId)>,
 }
 
 impl Lowerer {
@@ -208,7 +209,7 @@ impl Lowerer {
             );
         }
         self.program.buffers.push(Buffer {
-            name: name.to_string(),
+            name: Ident::from(name),
             shape: Some(shape),
             scope,
             dtype,
@@ -442,7 +443,7 @@ impl Lowerer {
         }
         let id = self.program.vars.len() as VarId;
         self.program.vars.push(Var {
-            name: name.to_string(),
+            name: Ident::from(name),
             kind: VarKind::Param,
         });
         id

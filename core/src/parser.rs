@@ -394,7 +394,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let var = Name {
-            text: self.text_of(var_tok).to_string(),
+            text: Ident::from(self.text_of(var_tok)),
             span: var_tok.span,
         };
         self.expect(Sym::In, "after the loop variable")?;
@@ -609,7 +609,7 @@ impl<'a> Parser<'a> {
             let k = self.bump();
             self.bump();
             Some(Name {
-                text: self.text_of(k).to_string(),
+                text: Ident::from(self.text_of(k)),
                 span: k.span,
             })
         } else {
@@ -633,10 +633,10 @@ impl<'a> Parser<'a> {
         }
         let text = if touching {
             // The usual case: the name is one slice of the text, copied once.
-            self.text_of_span(span).to_string()
+            Ident::from(self.text_of_span(span))
         } else {
             // `sch . annotate`: the parts without what lies between them.
-            let mut text = self.text_of(first).to_string();
+            let mut text = Ident::from(self.text_of(first));
             let dots_and_parts = self.tokens.get(after_first..self.pos).unwrap_or_default();
             for part in dots_and_parts.iter().skip(1).step_by(2) {
                 text.push('.');
@@ -678,12 +678,11 @@ impl<'a> Parser<'a> {
                 }
             },
             TokenKind::Float => ExprKind::Float(text.parse::<f64>().unwrap_or(f64::NAN)),
-            TokenKind::Str => ExprKind::Str(
+            TokenKind::Str => ExprKind::Str(Ident::from(
                 text.get(1..text.len().saturating_sub(1).max(1))
-                    .unwrap_or("")
-                    .to_string(),
-            ),
-            _ => ExprKind::Name(text.to_string()),
+                    .unwrap_or(""),
+            )),
+            _ => ExprKind::Name(Ident::from(text)),
         };
         Ok(Expr::new(kind, t.span))
     }

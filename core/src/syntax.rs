@@ -5,6 +5,10 @@
 use crate::diagnostic::Span;
 use serde::{Deserialize, Serialize};
 
+/// A name or string literal of the source. Almost all are short enough (24 bytes) to be stored
+/// inline, so building the tree allocates nothing for them.
+pub type Ident = compact_str::CompactString;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 pub struct File {
     pub stmts: Vec<Stmt>,
@@ -18,7 +22,7 @@ pub struct Stmt {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Name {
-    pub text: String,
+    pub text: Ident,
     pub span: Span,
 }
 
@@ -93,8 +97,8 @@ pub struct Arg {
 pub enum ExprKind {
     Int(i64),
     Float(f64),
-    Str(String),
-    Name(String),
+    Str(Ident),
+    Name(Ident),
     List(Vec<Expr>),
     Subscript {
         base: Name,

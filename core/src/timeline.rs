@@ -359,7 +359,7 @@ fn env_of(program: &Program, params: &BTreeMap<String, i64>) -> Vec<i64> {
         .iter()
         .map(|v| match v.kind {
             VarKind::Param => params
-                .get(&v.name)
+                .get(v.name.as_str())
                 .copied()
                 .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
             VarKind::Loop => 0,

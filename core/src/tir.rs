@@ -34,11 +34,11 @@ pub fn print(program: &Program) -> Printed {
         section: None,
         waits_seen: 0,
     };
-    let implicit: Vec<String> = program
+    let implicit: Vec<&str> = program
         .buffers
         .iter()
         .filter(|b| !b.declared)
-        .map(|b| b.name.clone())
+        .map(|b| b.name.as_str())
         .collect();
     if !implicit.is_empty() {
         p.line(
@@ -205,7 +205,7 @@ fn ex(kind: ExprKind) -> Expr {
 
 fn name(text: &str) -> syntax::Name {
     syntax::Name {
-        text: text.to_string(),
+        text: text.into(),
         span: crate::diagnostic::Span::default(),
     }
 }
@@ -217,7 +217,7 @@ pub fn index_expr(program: &Program, e: &IExpr) -> Expr {
             v.saturating_neg(),
         ))))),
         IExpr::Const(v) => ex(ExprKind::Int(*v)),
-        IExpr::Var(v) => ex(ExprKind::Name(program.var_name(*v).to_string())),
+        IExpr::Var(v) => ex(ExprKind::Name(program.var_name(*v).into())),
         IExpr::Bin(op, l, r) => match op {
             IOp::Add => ex(ExprKind::Binary(syntax::BinOp::Add, b(l), b(r))),
             IOp::Sub if l.as_const() == Some(0) => ex(ExprKind::Neg(b(r))),

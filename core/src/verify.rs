@@ -363,11 +363,14 @@ pub fn match_statements(original: &Program, pipelined: &Program) -> BTreeMap<Stm
     let signature = |p: &Program, a: &crate::ir::Assign| {
         let mut reads = Vec::new();
         crate::ir::for_each_read(&a.value, &mut |r| {
-            reads.push(p.buffer(r.buffer).map_or(String::new(), |b| b.name.clone()))
+            reads.push(
+                p.buffer(r.buffer)
+                    .map_or(String::new(), |b| b.name.to_string()),
+            )
         });
         (
             p.buffer(a.target.buffer)
-                .map_or(String::new(), |b| b.name.clone()),
+                .map_or(String::new(), |b| b.name.to_string()),
             reads,
         )
     };

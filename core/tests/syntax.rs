@@ -75,7 +75,7 @@ fn annotations_in_both_forms_with_and_without_sch() {
     let anns: Vec<(String, Option<Vec<i64>>)> = lowered
         .annotations
         .iter()
-        .map(|a| (a.key.clone(), a.values.clone()))
+        .map(|a| (a.key.to_string(), a.values.clone()))
         .collect();
     assert_eq!(
         anns,
@@ -112,7 +112,7 @@ fn arb_expr() -> BoxedStrategy<Expr> {
         (0u32..1000).prop_map(|v| ExprKind::Float(f64::from(v) / 8.0)),
         "[a-z][a-z0-9_]{0,3}"
             .prop_filter("keyword", |s| !stagecraft::lexer::is_keyword(s))
-            .prop_map(ExprKind::Name),
+            .prop_map(|s| ExprKind::Name(s.into())),
     ]
     .prop_map(|k| Expr::new(k, Default::default()));
     leaf.prop_recursive(4, 24, 3, |inner| {
@@ -144,7 +144,7 @@ fn arb_expr() -> BoxedStrategy<Expr> {
                 .prop_map(|(n, ix)| Expr::new(
                     ExprKind::Subscript {
                         base: Name {
-                            text: n,
+                            text: n.into(),
                             span: Default::default()
                         },
                         indices: ix
@@ -182,7 +182,7 @@ fn arb_file() -> impl Strategy<Value = File> {
                 target: Expr::new(
                     ExprKind::Subscript {
                         base: Name {
-                            text: n,
+                            text: n.into(),
                             span: Default::default(),
                         },
                         indices: vec![i],

@@ -123,7 +123,7 @@ impl Gen<'_> {
     fn name(&self, b: BufId) -> String {
         self.program
             .buffer(b)
-            .map_or_else(|| format!("b{b}"), |b| b.name.clone())
+            .map_or_else(|| format!("b{b}"), |b| b.name.to_string())
     }
 
     fn global(&self, b: BufId) -> bool {

@@ -311,7 +311,7 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
         env.insert(
             id,
             params
-                .get(&v.name)
+                .get(v.name.as_str())
                 .copied()
                 .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
         );

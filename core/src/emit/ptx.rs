@@ -188,7 +188,7 @@ impl Gen<'_> {
     fn name(&self, b: BufId) -> String {
         self.program
             .buffer(b)
-            .map_or_else(|| format!("b{b}"), |b| b.name.clone())
+            .map_or_else(|| format!("b{b}"), |b| b.name.to_string())
     }
 
     /// The address of this thread's value of the accessed element (64-bit for global, 32-bit for
