@@ -46,7 +46,8 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
                 hi: a.hi.max(b.hi),
             }
         }
-        IExpr::Bin(op, a, b) => {
+        IExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
             let (x, y) = (interval(a, ranges), interval(b, ranges));
             match op {
                 IOp::Add => Interval::clamp(x.lo.saturating_add(y.lo), x.hi.saturating_add(y.hi)),
@@ -112,17 +113,20 @@ pub fn split_linear(e: &IExpr, var: VarId) -> Option<(i64, IExpr)> {
     }
     match e {
         IExpr::Var(v) if *v == var => Some((1, IExpr::Const(0))),
-        IExpr::Bin(IOp::Add, a, b) => {
+        IExpr::Bin(IOp::Add, ab) => {
+            let [a, b] = &**ab;
             let (ca, ra) = split_linear(a, var)?;
             let (cb, rb) = split_linear(b, var)?;
             Some((ca.checked_add(cb)?, IExpr::bin(IOp::Add, ra, rb)))
         }
-        IExpr::Bin(IOp::Sub, a, b) => {
+        IExpr::Bin(IOp::Sub, ab) => {
+            let [a, b] = &**ab;
             let (ca, ra) = split_linear(a, var)?;
             let (cb, rb) = split_linear(b, var)?;
             Some((ca.checked_sub(cb)?, IExpr::bin(IOp::Sub, ra, rb)))
         }
-        IExpr::Bin(IOp::Mul, a, b) => {
+        IExpr::Bin(IOp::Mul, ab) => {
+            let [a, b] = &**ab;
             let (ca, ra) = split_linear(a, var)?;
             let (cb, rb) = split_linear(b, var)?;
             match (ca, cb, ra.as_const(), rb.as_const()) {

@@ -89,7 +89,10 @@ fn ops(v: &VExpr) -> u64 {
     match v {
         VExpr::Lit(_) | VExpr::Index(_) | VExpr::Read(_) => 0,
         VExpr::Neg(x) => 1 + ops(x),
-        VExpr::Bin(_, a, b) => 1 + ops(a) + ops(b),
+        VExpr::Bin(_, ab) => {
+            let [a, b] = &**ab;
+            1 + ops(a) + ops(b)
+        }
         VExpr::Call(_, args) => 1 + args.iter().map(ops).sum::<u64>(),
     }
 }

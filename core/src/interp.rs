@@ -337,7 +337,10 @@ fn value_tree(v: &VExpr, reads: &mut u32) -> Value {
         }
         VExpr::Index(e) => Value::Index(Box::new(code_i(e))),
         VExpr::Neg(x) => Value::Neg(tree(x)),
-        VExpr::Bin(op, a, b) => Value::Bin(*op, tree(a), tree(b)),
+        VExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
+            Value::Bin(*op, tree(a), tree(b))
+        }
         VExpr::Call(f, args) => {
             let mut args = args.iter().map(|a| value_tree(a, reads));
             let mut arg = || Box::new(args.next().unwrap_or(Value::Lit(0.0)));
@@ -459,11 +462,14 @@ fn code_i(e: &IExpr) -> Code {
     match e {
         IExpr::Const(c) => Code::Const(*c),
         IExpr::Var(v) => Code::Var(*v),
-        IExpr::Bin(op, a, b) => match (code_i(a), code_i(b)) {
-            (Code::Var(v), Code::Const(c)) => Code::VarConst(*op, v, c),
-            (a, Code::Const(c)) => Code::ExprConst(*op, Box::new(a), c),
-            (a, b) => Code::Bin(*op, Box::new(a), Box::new(b)),
-        },
+        IExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
+            match (code_i(a), code_i(b)) {
+                (Code::Var(v), Code::Const(c)) => Code::VarConst(*op, v, c),
+                (a, Code::Const(c)) => Code::ExprConst(*op, Box::new(a), c),
+                (a, b) => Code::Bin(*op, Box::new(a), Box::new(b)),
+            }
+        }
         IExpr::Select(c, a, b) => Code::Select(
             Box::new(code_c(c)),
             Box::new(code_i(a)),

@@ -225,7 +225,9 @@ impl IOp {
 pub enum IExpr {
     Const(i64),
     Var(VarId),
-    Bin(IOp, Box<IExpr>, Box<IExpr>),
+    /// The operands share one allocation: index arithmetic is built for every pipelined
+    /// instance, and this halves its allocations.
+    Bin(IOp, Box<[IExpr; 2]>),
     Select(Box<Cond>, Box<IExpr>, Box<IExpr>),
 }
 
@@ -302,8 +304,15 @@ pub enum VExpr {
     /// An index expression used as a value (`C[i] = i`).
     Index(IExpr),
     Neg(Box<VExpr>),
-    Bin(VOp, Box<VExpr>, Box<VExpr>),
+    /// The operands share one allocation, as in `IExpr::Bin`.
+    Bin(VOp, Box<[VExpr; 2]>),
     Call(Func, Vec<VExpr>),
+}
+
+impl VExpr {
+    pub fn bin(op: VOp, a: VExpr, b: VExpr) -> VExpr {
+        VExpr::Bin(op, Box::new([a, b]))
+    }
 }
 
 impl IExpr {
@@ -312,7 +321,7 @@ impl IExpr {
     }
 
     pub fn bin(op: IOp, a: IExpr, b: IExpr) -> IExpr {
-        IExpr::Bin(op, Box::new(a), Box::new(b))
+        IExpr::Bin(op, Box::new([a, b]))
     }
 
     /// Evaluates with variable values from `env`; `None` on division by zero or overflow.
@@ -320,7 +329,10 @@ impl IExpr {
         match self {
             IExpr::Const(v) => Some(*v),
             IExpr::Var(v) => env.get(*v as usize).copied(),
-            IExpr::Bin(op, a, b) => op.apply(a.eval(env)?, b.eval(env)?),
+            IExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
+                op.apply(a.eval(env)?, b.eval(env)?)
+            }
             IExpr::Select(c, a, b) => {
                 if c.eval(env)? {
                     a.eval(env)
@@ -342,7 +354,10 @@ impl IExpr {
         match self {
             IExpr::Const(_) => false,
             IExpr::Var(v) => *v == var,
-            IExpr::Bin(_, a, b) => a.mentions(var) || b.mentions(var),
+            IExpr::Bin(_, ab) => {
+                let [a, b] = &**ab;
+                a.mentions(var) || b.mentions(var)
+            }
             IExpr::Select(c, a, b) => c.mentions(var) || a.mentions(var) || b.mentions(var),
         }
     }
@@ -459,7 +474,8 @@ pub fn for_each_read<'a>(v: &'a VExpr, f: &mut impl FnMut(&'a Access)) {
         VExpr::Lit(_) | VExpr::Index(_) => {}
         VExpr::Read(a) => f(a),
         VExpr::Neg(x) => for_each_read(x, f),
-        VExpr::Bin(_, a, b) => {
+        VExpr::Bin(_, ab) => {
+            let [a, b] = &**ab;
             for_each_read(a, f);
             for_each_read(b, f);
         }

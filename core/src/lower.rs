@@ -648,11 +648,7 @@ impl Lowerer {
                         return None;
                     }
                 };
-                Some(VExpr::Bin(
-                    op,
-                    Box::new(self.value(a)?),
-                    Box::new(self.value(b)?),
-                ))
+                Some(VExpr::bin(op, self.value(a)?, self.value(b)?))
             }
             ExprKind::Call { func, args } => {
                 let Some(f) = Func::parse(&func.text) else {

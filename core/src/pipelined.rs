@@ -645,8 +645,9 @@ impl Rewrite<'_> {
             VExpr::Read(a) => VExpr::Read(self.access(a)),
             VExpr::Index(e) => VExpr::Index(self.ix(e)),
             VExpr::Neg(x) => VExpr::Neg(Box::new(self.value(x))),
-            VExpr::Bin(op, a, b) => {
-                VExpr::Bin(*op, Box::new(self.value(a)), Box::new(self.value(b)))
+            VExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
+                VExpr::bin(*op, self.value(a), self.value(b))
             }
             VExpr::Call(f, args) => VExpr::Call(*f, args.iter().map(|a| self.value(a)).collect()),
         }

@@ -19,7 +19,8 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
     match e {
         IExpr::Const(c) => Some((*c, Vec::new())),
         IExpr::Var(_) => Some((0, vec![(e.clone(), 1)])),
-        IExpr::Bin(op @ (IOp::Add | IOp::Sub), a, b) => {
+        IExpr::Bin(op @ (IOp::Add | IOp::Sub), ab) => {
+            let [a, b] = &**ab;
             let (ca, mut ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
             let sign = if *op == IOp::Add { 1 } else { -1 };
@@ -28,7 +29,8 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
             }
             Some((ca.checked_add(sign.checked_mul(cb)?)?, ta))
         }
-        IExpr::Bin(IOp::Mul, a, b) => {
+        IExpr::Bin(IOp::Mul, ab) => {
+            let [a, b] = &**ab;
             let (ca, ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
             let scale = |t: Terms, k: i64| -> Terms {
@@ -80,7 +82,8 @@ fn affine1_with(e: &IExpr, sub: Option<(VarId, Option<Affine1>)>) -> Option<Affi
             Some((var, with)) if var == *v => with,
             _ => Some((0, Some((*v, 1)))),
         },
-        IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), a, b) => {
+        IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), ab) => {
+            let [a, b] = &**ab;
             combine1(*op, affine1_with(a, sub)?, affine1_with(b, sub)?)
         }
         _ => None,
@@ -278,7 +281,8 @@ fn simplify_general(e: &IExpr) -> IExpr {
 
 fn simplify_nonlinear(e: &IExpr) -> IExpr {
     match e {
-        IExpr::Bin(op, a, b) => {
+        IExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
             let (a, b) = (simplify(a), simplify(b));
             match (op, a.as_const(), b.as_const()) {
                 (IOp::Mod, Some(x), Some(y)) => {
@@ -311,7 +315,10 @@ pub fn substitute(e: &IExpr, var: VarId, with: &IExpr) -> IExpr {
     match e {
         IExpr::Var(v) if *v == var => with.clone(),
         IExpr::Const(_) | IExpr::Var(_) => e.clone(),
-        IExpr::Bin(op, a, b) => IExpr::bin(*op, substitute(a, var, with), substitute(b, var, with)),
+        IExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
+            IExpr::bin(*op, substitute(a, var, with), substitute(b, var, with))
+        }
         IExpr::Select(c, a, b) => IExpr::Select(
             Box::new(substitute_cond(c, var, with)),
             Box::new(substitute(a, var, with)),

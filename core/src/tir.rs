@@ -218,27 +218,30 @@ pub fn index_expr(program: &Program, e: &IExpr) -> Expr {
         ))))),
         IExpr::Const(v) => ex(ExprKind::Int(*v)),
         IExpr::Var(v) => ex(ExprKind::Name(program.var_name(*v).into())),
-        IExpr::Bin(op, l, r) => match op {
-            IOp::Add => ex(ExprKind::Binary(syntax::BinOp::Add, b(l), b(r))),
-            IOp::Sub if l.as_const() == Some(0) => ex(ExprKind::Neg(b(r))),
-            IOp::Sub => ex(ExprKind::Binary(syntax::BinOp::Sub, b(l), b(r))),
-            IOp::Mul => ex(ExprKind::Binary(syntax::BinOp::Mul, b(l), b(r))),
-            IOp::FloorDiv => ex(ExprKind::Binary(syntax::BinOp::FloorDiv, b(l), b(r))),
-            IOp::Mod => ex(ExprKind::Binary(syntax::BinOp::Mod, b(l), b(r))),
-            IOp::Min | IOp::Max => ex(ExprKind::Call {
-                func: name(if *op == IOp::Min { "min" } else { "max" }),
-                args: vec![
-                    syntax::Arg {
-                        name: None,
-                        value: index_expr(program, l),
-                    },
-                    syntax::Arg {
-                        name: None,
-                        value: index_expr(program, r),
-                    },
-                ],
-            }),
-        },
+        IExpr::Bin(op, lr) => {
+            let [l, r] = &**lr;
+            match op {
+                IOp::Add => ex(ExprKind::Binary(syntax::BinOp::Add, b(l), b(r))),
+                IOp::Sub if l.as_const() == Some(0) => ex(ExprKind::Neg(b(r))),
+                IOp::Sub => ex(ExprKind::Binary(syntax::BinOp::Sub, b(l), b(r))),
+                IOp::Mul => ex(ExprKind::Binary(syntax::BinOp::Mul, b(l), b(r))),
+                IOp::FloorDiv => ex(ExprKind::Binary(syntax::BinOp::FloorDiv, b(l), b(r))),
+                IOp::Mod => ex(ExprKind::Binary(syntax::BinOp::Mod, b(l), b(r))),
+                IOp::Min | IOp::Max => ex(ExprKind::Call {
+                    func: name(if *op == IOp::Min { "min" } else { "max" }),
+                    args: vec![
+                        syntax::Arg {
+                            name: None,
+                            value: index_expr(program, l),
+                        },
+                        syntax::Arg {
+                            name: None,
+                            value: index_expr(program, r),
+                        },
+                    ],
+                }),
+            }
+        }
         IExpr::Select(c, a, o) => ex(ExprKind::IfElse {
             cond: Box::new(cond_expr(program, c)),
             then: b(a),
@@ -303,7 +306,8 @@ pub fn value_expr(program: &Program, v: &VExpr) -> Expr {
         VExpr::Read(a) => access_expr(program, a),
         VExpr::Index(e) => index_expr(program, e),
         VExpr::Neg(x) => ex(ExprKind::Neg(b(x))),
-        VExpr::Bin(op, l, r) => {
+        VExpr::Bin(op, lr) => {
+            let [l, r] = &**lr;
             let op = match op {
                 VOp::Add => syntax::BinOp::Add,
                 VOp::Sub => syntax::BinOp::Sub,

@@ -99,7 +99,8 @@ impl Gen<'_> {
             IExpr::Const(v) => S::Imm(*v),
             IExpr::Var(v) if Some(*v) == self.flat.loop_var => S::Reg(S_LOOP),
             IExpr::Var(_) => S::Imm(0),
-            IExpr::Bin(op, a, b) => {
+            IExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.int(a), self.int(b));
                 let a = self.sreg(a);
                 let d = self.s();
@@ -280,7 +281,8 @@ impl Gen<'_> {
                 emit!(self, "v_xor_b32 v{x}, 0x80000000, v{x}");
                 x
             }
-            VExpr::Bin(op, a, b) => {
+            VExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.value(a), self.value(b));
                 match op {
                     VOp::Add => emit!(self, "v_add_f32 v{a}, v{a}, v{b}"),

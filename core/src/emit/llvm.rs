@@ -41,7 +41,8 @@ impl Gen<'_> {
             IExpr::Const(v) => v.to_string(),
             IExpr::Var(v) if Some(*v) == self.flat.loop_var => format!("%i{}", self.loops),
             IExpr::Var(_) => "0".into(),
-            IExpr::Bin(op, a, b) => {
+            IExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.int(a), self.int(b));
                 let d = self.fresh();
                 match op {
@@ -192,7 +193,8 @@ impl Gen<'_> {
                 emit!(self, "{d} = fneg float {x}");
                 d
             }
-            VExpr::Bin(op, a, b) => {
+            VExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.value(a), self.value(b));
                 let d = self.fresh();
                 let ins = match op {

@@ -296,8 +296,9 @@ fn bind_value(f: &Flattener, v: &VExpr) -> VExpr {
         }),
         VExpr::Index(e) => VExpr::Index(f.bind(e)),
         VExpr::Neg(x) => VExpr::Neg(Box::new(bind_value(f, x))),
-        VExpr::Bin(op, a, b) => {
-            VExpr::Bin(*op, Box::new(bind_value(f, a)), Box::new(bind_value(f, b)))
+        VExpr::Bin(op, ab) => {
+            let [a, b] = &**ab;
+            VExpr::bin(*op, bind_value(f, a), bind_value(f, b))
         }
         VExpr::Call(func, args) => {
             VExpr::Call(*func, args.iter().map(|a| bind_value(f, a)).collect())
@@ -388,7 +389,10 @@ fn largest_constant(e: &IExpr) -> u64 {
     match e {
         IExpr::Const(c) => c.unsigned_abs(),
         IExpr::Var(_) => 0,
-        IExpr::Bin(_, a, b) => largest_constant(a).max(largest_constant(b)),
+        IExpr::Bin(_, ab) => {
+            let [a, b] = &**ab;
+            largest_constant(a).max(largest_constant(b))
+        }
         IExpr::Select(_, a, b) => largest_constant(a).max(largest_constant(b)),
     }
 }

@@ -106,7 +106,8 @@ impl Gen<'_> {
             IExpr::Const(v) => Op::Imm(*v),
             IExpr::Var(v) if Some(*v) == self.flat.loop_var => Op::Reg("%r1".into()),
             IExpr::Var(_) => Op::Imm(0),
-            IExpr::Bin(op, a, b) => {
+            IExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.int(a), self.int(b));
                 let a = self.reg_of(a);
                 let b = b.text();
@@ -277,7 +278,8 @@ impl Gen<'_> {
                 emit!(self, "neg.f32 {d}, {x};");
                 d
             }
-            VExpr::Bin(op, a, b) => {
+            VExpr::Bin(op, ab) => {
+                let [a, b] = &**ab;
                 let (a, b) = (self.value(a), self.value(b));
                 let d = self.f();
                 let ins = match op {
