@@ -17,7 +17,8 @@ pub struct UnitAccess {
 
 /// Accesses of one pipeline unit, relative to the pipelined loop variable `outer`.
 pub fn unit_accesses(node: &Node, outer: VarId) -> Vec<UnitAccess> {
-    let mut out = Vec::new();
+    // Most statements make two to four accesses.
+    let mut out = Vec::with_capacity(4);
     let mut ranges = HashMap::new();
     collect(node, outer, &mut ranges, &mut out);
     out

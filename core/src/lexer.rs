@@ -206,9 +206,9 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     // About one token per four bytes in practice; growing the vector costs more than the slack.
     let mut tokens = Vec::with_capacity(text.len() / 3 + 8);
     let mut diagnostics = Vec::new();
-    // Columns of the open blocks. The outermost, column 0, is left implicit: a file without
-    // blocks then allocates nothing.
-    let mut indents: Vec<usize> = Vec::new();
+    // Columns of the open blocks; the outermost, column 0, is left implicit. Sized for the usual
+    // nesting: growing from empty cost more than the allocation.
+    let mut indents: Vec<usize> = Vec::with_capacity(4);
     let mut depth = 0usize; // bracket nesting
     let mut pos = 0usize;
     let mut at_line_start = true;

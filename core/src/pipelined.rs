@@ -7,7 +7,8 @@ use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
 use crate::simplify::{
-    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
+    modulo_of_simplified, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum,
+    Substitution,
 };
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
@@ -569,7 +570,8 @@ impl Rewrite<'_> {
         let v = self.p.versions_of(a.buffer);
         let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
-            indices.push(modulo(self.j, v));
+            // `j` is simplified where the copy is made.
+            indices.push(modulo_of_simplified(self.j.clone(), v));
         }
         indices.extend(a.indices.iter().map(|e| self.ix(e)));
         Access {

@@ -217,7 +217,8 @@ pub fn schedule_loop<'a>(
         line: 1,
     };
     for (pos, node) in body.into_iter().enumerate() {
-        let mut stmts = Vec::new();
+        // Units are mostly single statements.
+        let mut stmts = Vec::with_capacity(1);
         for_each_assign(std::slice::from_ref(&node), &mut |a| stmts.push(a.stmt));
         let span = node_span(&node);
         let accesses = unit_accesses(&node, var);
@@ -409,7 +410,7 @@ pub fn node_span(node: &Node) -> Span {
 
 /// All dependences between units, in original program order (`from` runs first).
 pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
-    let mut deps = Vec::new();
+    let mut deps = Vec::with_capacity(2 * units.len());
     for a in units {
         for b in units {
             for x in &a.accesses {
@@ -495,7 +496,7 @@ pub fn choose_versions(
     // Reasons are built only when shown: formatting them is a tenth of a small transform.
     let say = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
     let carried = carried_buffers(&sched.units, deps);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(program.buffers.len());
     for (id, buf) in program.buffers.iter().enumerate() {
         let id = id as BufId;
         if !buf.declared || buf.scope == Scope::Global || !sched.annotated {

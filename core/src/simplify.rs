@@ -215,7 +215,11 @@ pub fn sum(a: &IExpr, b: &IExpr) -> IExpr {
 /// `simplify(e % m)`, without building the remainder first.
 pub fn modulo(e: &IExpr, m: i64) -> IExpr {
     // `e % m` is one atom of the linear form, so simplifying it is simplifying inside it.
-    let a = simplify(e);
+    modulo_of_simplified(simplify(e), m)
+}
+
+/// `modulo` of an expression that is simplified already (such as a pipelined copy's iteration).
+pub fn modulo_of_simplified(a: IExpr, m: i64) -> IExpr {
     match a.as_const() {
         Some(x) => floor_mod(x, m).map_or_else(|| modulo_node(a, m), IExpr::Const),
         None if m == 1 => IExpr::Const(0),

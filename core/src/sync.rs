@@ -153,7 +153,7 @@ pub fn derive(
     let s_max = p.stages();
 
     // Needs: every dependence whose first instance is async.
-    let mut needs = Vec::new();
+    let mut needs = Vec::with_capacity(p.deps.len());
     for d in &p.deps {
         let (Some(from), Some(to)) = (units.get(d.from), units.get(d.to)) else {
             continue;
@@ -175,7 +175,7 @@ pub fn derive(
     };
 
     // Groups from the step order.
-    let mut groups: Vec<Group> = Vec::new();
+    let mut groups: Vec<Group> = Vec::with_capacity(units.iter().filter(|u| u.is_async).count());
     let mut unit_group = vec![None; units.len()];
     let mut per_step: BTreeMap<i64, u32> = BTreeMap::new();
     let mut open: Option<usize> = None;
@@ -195,7 +195,8 @@ pub fn derive(
                     groups.push(Group {
                         queue: u.stage,
                         slot: *slot,
-                        units: Vec::new(),
+                        // Most groups have one unit.
+                        units: Vec::with_capacity(1),
                     });
                     *slot += 1;
                     groups.len() - 1
@@ -253,17 +254,19 @@ pub fn derive(
         queues: &queues,
         gs: &gs,
         needs: &needs,
-        sites: Vec::new(),
+        // Sites are per section, consumer and queue; most consumers wait in two or three sections.
+        sites: Vec::with_capacity(3 * needs.len() + queues.len()),
         extent,
         closed_before: &closed_before,
         failed: false,
         explain,
         diags,
-        need_ids: Vec::new(),
+        need_ids: Vec::with_capacity(needs.len()),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let mut covered: Vec<i64> = vec![-1; queues.len()];
-    let mut prologue = Vec::new();
+    let steps = usize::try_from(s_max).unwrap_or(0);
+    let mut prologue = Vec::with_capacity(steps);
     for t in 0..s_max {
         let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, &covered);
         covered = out;
@@ -323,7 +326,7 @@ pub fn derive(
             covered = shift(&out, e - 1 - T_REP);
         }
     }
-    let mut epilogue = Vec::new();
+    let mut epilogue = Vec::with_capacity(steps);
     match extent {
         Some(e) => {
             for t in s_max.max(e)..e + s_max {
@@ -363,7 +366,7 @@ pub fn derive(
         .collect();
     // Async writes land only when awaited, and nothing completes by itself at the end of the
     // program: drain every queue whose last groups no wait has forced.
-    let mut drains = Vec::new();
+    let mut drains = Vec::with_capacity(undrained.len());
     for q in undrained.iter() {
         let writes_global = units.iter().any(|u| {
             u.is_async
@@ -521,6 +524,8 @@ impl Planner<'_> {
             committed.extend(queues.iter().map(|&q| self.committed(q, t, idx, uniform)));
             // Waits in queue order, each for the newest group of its queue that the unit needs.
             let mut waits = Vec::new();
+            // Sized at the first wait: growing an empty vector costs more than allocating it.
+            let waits_at_most = queues.len();
             for (qi, (&q, &g)) in queues.iter().zip(self.gs).enumerate() {
                 let mut newest = None;
                 for (k, n) in self.needs.iter().enumerate() {
@@ -572,6 +577,9 @@ impl Planner<'_> {
                 if let Some(site) = self.sites.iter_mut().find(|s| s.id == id) {
                     site.instances.push(instance);
                 }
+                if waits.capacity() == 0 {
+                    waits = Vec::with_capacity(waits_at_most);
+                }
                 waits.push((id, q, count));
             }
             items.push(PlanUnit { unit: pos, waits });
@@ -612,7 +620,11 @@ impl Planner<'_> {
             queue,
             section,
             before: Some(before),
-            instances: Vec::new(),
+            // One instance per step that runs it: every body step shares one.
+            instances: Vec::with_capacity(match section {
+                SectionKind::Body => 1,
+                _ => usize::try_from(self.p.stages()).unwrap_or(1),
+            }),
             summary,
         });
         id
