@@ -8,6 +8,11 @@ use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use std::sync::Arc;
 
+/// Drawing cost per millisecond of exploring before any is measured: 160 statements pasted into
+/// the program pane explored in 12 ms and took ~34 ms more to draw (Chromium, this project's
+/// e2e machine). Assuming none put both in one task of ~50 ms on the first large paste.
+pub const RENDER_PER_EXPLORE_PRIOR: f64 = 2.5;
+
 /// What the user picked in the Verification pane, to be shown in the other panes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Selection {
@@ -48,7 +53,7 @@ pub struct Ctx {
     pub slow: RwSignal<bool>,
     /// What writing and rendering an exploration's result costs, per millisecond of exploring:
     /// measured whenever both ran in one frame after an exploration of at least a quarter frame
-    /// (their cost grows with the output, as exploring does).
+    /// (their cost grows with the output, as exploring does). Until measured, `RENDER_PER_EXPLORE_PRIOR`.
     pub render_per_explore_ms: StoredValue<f64>,
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
     /// pane's remembered scroll).
@@ -151,7 +156,7 @@ impl Ctx {
             undo: RwSignal::new(Vec::new()),
             recompute_ms: RwSignal::new(0.0),
             slow: RwSignal::new(false),
-            render_per_explore_ms: StoredValue::new(0.0),
+            render_per_explore_ms: StoredValue::new(RENDER_PER_EXPLORE_PRIOR),
             reveal: StoredValue::new(None),
             scroll: ScrollMemory::new(),
         }
