@@ -278,11 +278,11 @@ test('hovering a code line highlights its statement in the editor, and the other
   assert.ok(!transparent(resting), 'code lines are tinted by statement');
   await line.hover();
   await page.waitForFunction(s => getComputedStyle(document.querySelector(s)).backgroundColor !== 'rgba(0, 0, 0, 0)', editorSpan);
-  assert.ok(!transparent(await background(page, `#grid tr.st${id}`)), 'the grid row too');
+  assert.ok(!transparent(await background(page, `#grid .grid-row.st${id}`)), 'the grid row too');
   await page.screenshot({ path: SHOTS + 'code-hover.png' });
   // Hovering the statement's grid row highlights every code line of it.
   await page.mouse.move(5, 5);
-  await page.locator(`#grid tr[data-st="${id}"]`).hover();
+  await page.locator(`#grid .grid-row[data-st="${id}"]`).hover();
   const lit = await page.locator(`#code .cl.st${id}`).evaluateAll(ls => ls.map(e => getComputedStyle(e).backgroundColor));
   assert.ok(lit.length >= 1 && lit.every(c => c !== resting), 'its code lines light up');
   await page.screenshot({ path: SHOTS + 'grid-hover-code.png' });
