@@ -43,7 +43,10 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
                 h.raw(" class=\"grid-row\"");
             }
         }
-        h.raw("><span class=\"label\" role=\"cell\">");
+        // A narrow panel cuts long labels short; the title keeps them readable.
+        h.raw("><span class=\"label\" role=\"cell\" title=\"")
+            .text(&u.label)
+            .raw("\">");
         if let Some(s) = u.stmts.first() {
             h.raw("<span class=\"dot s").num(s % 10).raw("\"></span>");
         }
