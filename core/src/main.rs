@@ -4,6 +4,7 @@
 //!
 //! FILE may be `-` for standard input. Invalid input exits non-zero with located diagnostics on stderr.
 
+use stagecraft::emit::Target;
 use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::pipelined::Form;
 use std::io::{Read, Write};
@@ -59,14 +60,38 @@ fn read_source(path: &str) -> Result<String, String> {
 struct Args {
     file: String,
     form: Form,
-    emit: String,
+    emit: Emit,
     options: Options,
+}
+
+/// What `--emit` prints.
+#[derive(Clone, Copy, PartialEq)]
+enum Emit {
+    Tir,
+    Json,
+    Code(Target),
+}
+
+impl Emit {
+    fn parse(s: &str) -> Result<Emit, String> {
+        match s {
+            "tir" => Ok(Emit::Tir),
+            "json" => Ok(Emit::Json),
+            other => Target::parse(other).map(Emit::Code).ok_or_else(|| {
+                let targets: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+                format!(
+                    "--emit takes tir, json or a code target ({}), not {other}",
+                    targets.join(", ")
+                )
+            }),
+        }
+    }
 }
 
 fn parse_args(rest: &[String]) -> Result<Args, String> {
     let mut file = None;
     let mut form = Form::Rolled;
-    let mut emit = "tir".to_string();
+    let mut emit = Emit::Tir;
     let mut options = Options::default();
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -83,7 +108,7 @@ fn parse_args(rest: &[String]) -> Result<Args, String> {
                     }
                 }
             }
-            "--emit" => emit = it.next().cloned().ok_or("--emit needs a value")?,
+            "--emit" => emit = Emit::parse(it.next().ok_or("--emit needs a value")?)?,
             "--param" => {
                 let kv = it.next().ok_or("--param needs NAME=VALUE")?;
                 let (k, v) = kv.split_once('=').ok_or("--param needs NAME=VALUE")?;
@@ -126,23 +151,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "explore" => {
             let mut a = parse_args(rest)?;
             // Emit only what is printed: the JSON carries every target, tir none, a target itself.
-            a.options.targets = match a.emit.as_str() {
-                "json" => a.options.targets,
-                "tir" => Vec::new(),
-                other => match stagecraft::emit::Target::parse(other) {
-                    Some(t) => vec![t],
-                    None => return Err(format!("--emit takes tir, json, ptx, ptx-sm90, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
-                },
+            a.options.targets = match a.emit {
+                Emit::Json => a.options.targets,
+                Emit::Tir => Vec::new(),
+                Emit::Code(t) => vec![t],
             };
             let source = read_source(&a.file)?;
             let ex = explore(&source, &a.options);
             let ok = report(&ex, &a.file, &source);
-            match a.emit.as_str() {
-                "json" => {
+            match a.emit {
+                Emit::Json => {
                     let json = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
                     outln!("{json}");
                 }
-                "tir" => {
+                Emit::Tir => {
                     let printed = match a.form {
                         Form::Rolled => &ex.rolled,
                         Form::Peeled => &ex.peeled,
@@ -151,23 +173,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                         out!("{}", p.text);
                     }
                 }
-                other => match stagecraft::emit::Target::parse(other) {
-                    Some(t) => {
-                        if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
-                            match &code.error {
-                                Some(e) => {
-                                    eprintln!("stagecraft: cannot emit {other}: {e}");
-                                    return Ok(ExitCode::from(1));
-                                }
-                                None => out!("{}", code.text),
+                Emit::Code(t) => {
+                    if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
+                        match &code.error {
+                            Some(e) => {
+                                eprintln!("stagecraft: cannot emit {}: {e}", t.name());
+                                return Ok(ExitCode::from(1));
                             }
-                            for n in &code.notes {
-                                eprintln!("note: {n}");
-                            }
+                            None => out!("{}", code.text),
+                        }
+                        for n in &code.notes {
+                            eprintln!("note: {n}");
                         }
                     }
-                    None => return Err(format!("--emit takes tir, json, ptx, ptx-sm90, amdgpu, amdgpu-gfx950 or amdgpu-ir, not {other}")),
-                },
+                }
             }
             Ok(if ok {
                 ExitCode::SUCCESS
@@ -234,7 +253,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let Some(v) = verification else {
                 return Ok(ExitCode::from(1));
             };
-            if a.emit == "json" {
+            if a.emit == Emit::Json {
                 outln!(
                     "{}",
                     serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
