@@ -7,8 +7,7 @@ use crate::ir::*;
 use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
 use crate::simplify::{
-    modulo_of_simplified, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum,
-    Substitution,
+    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
 };
 use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
 use serde::{Deserialize, Serialize};
@@ -571,7 +570,7 @@ impl Rewrite<'_> {
         let mut indices = Vec::with_capacity(a.indices.len() + usize::from(v > 1));
         if v > 1 {
             // `j` is simplified where the copy is made.
-            indices.push(modulo_of_simplified(self.j.clone(), v));
+            indices.push(modulo(self.j.clone(), v));
         }
         indices.extend(a.indices.iter().map(|e| self.ix(e)));
         Access {

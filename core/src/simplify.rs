@@ -212,14 +212,10 @@ pub fn sum(a: &IExpr, b: &IExpr) -> IExpr {
     }
 }
 
-/// `simplify(e % m)`, without building the remainder first.
-pub fn modulo(e: &IExpr, m: i64) -> IExpr {
-    // `e % m` is one atom of the linear form, so simplifying it is simplifying inside it.
-    modulo_of_simplified(simplify(e), m)
-}
-
-/// `modulo` of an expression that is simplified already (such as a pipelined copy's iteration).
-pub fn modulo_of_simplified(a: IExpr, m: i64) -> IExpr {
+/// `simplify(a % m)` for an `a` that is simplified already (such as a pipelined copy's iteration),
+/// without building the remainder first: `a % m` is one atom of the linear form, so simplifying it
+/// is simplifying inside it.
+pub fn modulo(a: IExpr, m: i64) -> IExpr {
     match a.as_const() {
         Some(x) => floor_mod(x, m).map_or_else(|| modulo_node(a, m), IExpr::Const),
         None if m == 1 => IExpr::Const(0),
@@ -444,7 +440,7 @@ mod tests {
         #[test]
         fn helpers_agree_with_simplifying_the_tree(a in expr(), b in expr(), m in -3i64..5) {
             prop_assert_eq!(sum(&a, &b), simplify(&IExpr::bin(IOp::Add, a.clone(), b.clone())));
-            prop_assert_eq!(modulo(&a, m), simplify(&IExpr::bin(IOp::Mod, a.clone(), IExpr::Const(m))));
+            prop_assert_eq!(modulo(simplify(&a), m), simplify(&IExpr::bin(IOp::Mod, a.clone(), IExpr::Const(m))));
             let sub = Substitution::new(0, &b);
             prop_assert_eq!(sub.apply(&a), simplify(&substitute(&a, 0, &b)));
         }
