@@ -432,7 +432,6 @@ impl Builder<'_> {
                 let waits = sites
                     .into_iter()
                     .map(|(id, q)| {
-                        let qi = self.sync.per_step.keys().position(|&x| x == q);
                         let values: Vec<(i64, i64)> = plans
                             .iter()
                             .filter_map(|pl| {
@@ -442,7 +441,7 @@ impl Builder<'_> {
                                     it.waits.iter().find(|w| w.0 == id).map(|w| w.2).or_else(
                                         || {
                                             // Not needed at this step: a count that completes nothing.
-                                            pl.committed_before(k, qi?)
+                                            self.sync.committed_before(pl, k, q)
                                         },
                                     )?;
                                 Some((step_of(pl), count))

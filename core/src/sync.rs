@@ -96,18 +96,9 @@ pub struct StepPlan {
     pub time: StepTime,
     pub section: SectionKind,
     pub items: Vec<PlanUnit>,
-    /// The number of async queues (`Sync::per_step`'s keys, ascending).
-    pub queues: usize,
-    /// Committed groups of each queue just before each item (and its waits), item-major: for
-    /// no-op counts.
+    /// Committed groups of each async queue (in `Sync::per_step`'s order) just before each item
+    /// and its waits, item-major: for no-op counts (`Sync::committed_before`).
     pub committed: Vec<i64>,
-}
-
-impl StepPlan {
-    /// Groups of the queue at index `qi` committed just before item `item`.
-    pub fn committed_before(&self, item: usize, qi: usize) -> Option<i64> {
-        self.committed.get(item * self.queues + qi).copied()
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -135,6 +126,14 @@ pub struct Sync {
     pub uniform_commits: bool,
     /// Queues that may still have groups in flight after the epilogue's own waits.
     pub undrained: Vec<i64>,
+}
+
+impl Sync {
+    /// Groups of queue `q` committed just before item `item` of `plan` (and its waits).
+    pub fn committed_before(&self, plan: &StepPlan, item: usize, q: i64) -> Option<i64> {
+        let qi = self.per_step.keys().position(|&x| x == q)?;
+        plan.committed.get(item * self.per_step.len() + qi).copied()
+    }
 }
 
 /// A large virtual step for uniform counts: counts are differences, independent of it.
@@ -590,7 +589,6 @@ impl Planner<'_> {
                 time,
                 section,
                 items,
-                queues: queues.len(),
                 committed,
             },
             covered,
