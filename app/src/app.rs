@@ -88,7 +88,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     ctx.recompute_ms.set(ms);
     // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
     // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
-    let whole_task = ms * (1.0 + ctx.render_per_explore_ms.get_value());
+    let whole_task = ms + ctx.drawing_estimate_ms(ms);
     let slow = !first && (ms > FRAME_MS || whole_task > TASK_MS);
     if ctx.slow.get_untracked() != slow {
         ctx.slow.set(slow);

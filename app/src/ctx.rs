@@ -138,6 +138,11 @@ impl ScrollMemory {
 }
 
 impl Ctx {
+    /// Writing and rendering the result of an exploration that took `explore_ms`, estimated.
+    pub fn drawing_estimate_ms(&self, explore_ms: f64) -> f64 {
+        explore_ms * self.render_per_explore_ms.get_value()
+    }
+
     pub fn new(initial: State) -> Self {
         let st = RwSignal::new(initial);
         let text = Memo::new(move |_| st.with(|s| s.text.clone()));

@@ -24,12 +24,7 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
     // number input per row, a 160-statement grid took ~40 ms to style and lay out on every paste.
     h.raw("<div id=\"grid\" role=\"table\"><div class=\"grid-row head\" role=\"row\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
     for (k, u) in p.units.iter().enumerate() {
-        if k % GRID_CHUNK == 0 {
-            if k > 0 {
-                h.raw("</div>");
-            }
-            h.raw("<div class=\"grid-chunk\">");
-        }
+        h.chunk(k, GRID_CHUNK, "grid-chunk");
         h.raw("<div role=\"row\" data-unit=\"").num(k).raw("\"");
         match u.stmts.first() {
             Some(s) => {
@@ -58,9 +53,7 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
             .raw("<button data-move=\"-1\" title=\"earlier in the step\">↑</button>")
             .raw("<button data-move=\"1\" title=\"later in the step\">↓</button></span></div>");
     }
-    if !p.units.is_empty() {
-        h.raw("</div>");
-    }
+    h.end_chunks(p.units.len());
     h.raw("</div><div class=\"asyncs\">async stages: ");
     for s in 0..max_stage {
         h.raw("<label class=\"async-toggle\"><input type=\"checkbox\" id=\"async-")

@@ -39,6 +39,28 @@ impl Html {
         self.raw(tag.split(' ').next().unwrap_or(tag)).raw(">")
     }
 
+    /// Before item `k` of a list written in `<div class="{class}">` chunks of `per` items, which
+    /// the browser skips styling, laying out and painting while off screen (`content-visibility`
+    /// in style.css): closes the previous chunk and opens the next where one begins. `end_chunks`
+    /// closes the last.
+    pub fn chunk(&mut self, k: usize, per: usize, class: &str) -> &mut Self {
+        if k.is_multiple_of(per.max(1)) {
+            if k > 0 {
+                self.raw("</div>");
+            }
+            self.raw("<div class=\"").raw(class).raw("\">");
+        }
+        self
+    }
+
+    /// After `n` items written with `chunk`.
+    pub fn end_chunks(&mut self, n: usize) -> &mut Self {
+        if n > 0 {
+            self.raw("</div>");
+        }
+        self
+    }
+
     pub fn finish(self) -> String {
         self.0
     }

@@ -77,7 +77,7 @@ pub fn Panes() -> impl IntoView {
         move || {
             let slow = ctx.slow.get().then(|| {
                 let ms = ctx.recompute_ms.get();
-                (ms, ms * ctx.render_per_explore_ms.get_value())
+                (ms, ctx.drawing_estimate_ms(ms))
             });
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");

@@ -16,15 +16,11 @@ const CHUNK_LINES: usize = 64;
 pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
     let mut h = Html::with_capacity(printed.text.len() * 3);
     h.raw("<pre id=\"program\" class=\"program\">");
+    let mut written = 0;
     for (k, (line, info)) in printed.text.lines().zip(&printed.lines).enumerate() {
-        // Lines come in chunks the browser may skip styling, laying out and painting while they
-        // are off screen (`content-visibility`): a 160-statement program is thousands of lines.
-        if k % CHUNK_LINES == 0 {
-            if k > 0 {
-                h.raw("</div>");
-            }
-            h.raw("<div class=\"chunk\">");
-        }
+        written = k + 1;
+        // In chunks: a 160-statement program is thousands of lines.
+        h.chunk(k, CHUNK_LINES, "chunk");
         h.raw("<div class=\"line");
         if let Some(s) = info.section {
             h.raw(" sec-").raw(s.name());
@@ -44,9 +40,7 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
         }
         h.raw(">").text(line).raw("</div>");
     }
-    if printed.text.lines().zip(&printed.lines).next().is_some() {
-        h.raw("</div>");
-    }
+    h.end_chunks(written);
     h.raw("</pre>");
     h.finish()
 }
