@@ -14,39 +14,14 @@ fn main() {
     divan::main();
 }
 
-/// A chain of `n` statements over `stages` stages; every other stage asynchronous.
-pub fn synthetic(n: usize, stages: usize) -> String {
-    let mut s = String::new();
-    for k in 0..n {
-        s.push_str(&format!("T{k} = alloc([4])\n"));
-    }
-    s.push_str("for i in range(64):\n");
-    for k in 0..n {
-        let src = if k == 0 {
-            "A[i, 0]".to_string()
-        } else {
-            format!("T{}[{}]", k - 1, k % 4)
-        };
-        s.push_str(&format!("    T{k}[{}] = {src} * 2 + {}\n", k % 4, k));
-    }
-    s.push_str(&format!("    C[i] = T{}[{}]\n", n - 1, (n - 1) % 4));
-    let stage = |k: usize| (k * stages / (n + 1)) as i64;
-    let stages_list: Vec<String> = (0..=n).map(|k| stage(k).to_string()).collect();
-    let orders: Vec<String> = (0..=n).map(|k| k.to_string()).collect();
-    let asyncs: Vec<String> = (0..stages).step_by(2).map(|k| k.to_string()).collect();
-    s.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_stage\", [{}])\n",
-        stages_list.join(", ")
-    ));
-    s.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_order\", [{}])\n",
-        orders.join(", ")
-    ));
-    s.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_async_stages\", [{}])\n",
-        asyncs.join(", ")
-    ));
-    s
+#[path = "common/workloads.rs"]
+#[allow(dead_code)] // the interpreter's workloads
+mod workloads;
+
+/// The synthetic async loop of `n` + 1 statements over `stages` stages (scripts/compare-tvm.py builds
+/// the same one for TVM).
+fn synthetic(n: usize, stages: usize) -> String {
+    workloads::chain(n, stages, 64, 4)
 }
 
 const EXAMPLES: &[(&str, &str)] = &[

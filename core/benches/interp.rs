@@ -52,5 +52,5 @@ fn rfc_a_100k(bencher: divan::Bencher) {
 /// A 32-statement chain over 4 stages, two of them async, 2·10^4 iterations.
 #[divan::bench]
 fn chain_32(bencher: divan::Bencher) {
-    bench_program(bencher, &pipelined(&chain(32)));
+    bench_program(bencher, &pipelined(&chain(32, 4, 20000, 1)));
 }

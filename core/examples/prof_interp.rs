@@ -7,7 +7,7 @@ mod workloads;
 
 fn main() {
     let text = match std::env::args().nth(1).as_deref() {
-        Some("chain") => workloads::chain(32),
+        Some("chain") => workloads::chain(32, 4, 20000, 1),
         _ => workloads::RFC_A_LONG.to_string(),
     };
     let options = stagecraft::explore::Options {
