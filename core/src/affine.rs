@@ -39,8 +39,8 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
     match e {
         IExpr::Const(v) => Interval::point(*v),
         IExpr::Var(v) => ranges(*v),
-        IExpr::Select(_, a, b) => {
-            let (a, b) = (interval(a, ranges), interval(b, ranges));
+        IExpr::Select(s) => {
+            let (a, b) = (interval(&s.1, ranges), interval(&s.2, ranges));
             Interval {
                 lo: a.lo.min(b.lo),
                 hi: a.hi.max(b.hi),

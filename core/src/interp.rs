@@ -470,10 +470,10 @@ fn code_i(e: &IExpr) -> Code {
                 (a, b) => Code::Bin(*op, Box::new(a), Box::new(b)),
             }
         }
-        IExpr::Select(c, a, b) => Code::Select(
-            Box::new(code_c(c)),
-            Box::new(code_i(a)),
-            Box::new(code_i(b)),
+        IExpr::Select(s) => Code::Select(
+            Box::new(code_c(&s.0)),
+            Box::new(code_i(&s.1)),
+            Box::new(code_i(&s.2)),
         ),
     }
 }

@@ -228,7 +228,9 @@ pub enum IExpr {
     /// The operands share one allocation: index arithmetic is built for every pipelined
     /// instance, and this halves its allocations.
     Bin(IOp, Box<[IExpr; 2]>),
-    Select(Box<Cond>, Box<IExpr>, Box<IExpr>),
+    /// `cond ? then : otherwise`, rare (per-step counts of a rolled loop): boxed whole, so that
+    /// every other index expression stays two words.
+    Select(Box<(Cond, IExpr, IExpr)>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -333,7 +335,8 @@ impl IExpr {
                 let [a, b] = &**ab;
                 op.apply(a.eval(env)?, b.eval(env)?)
             }
-            IExpr::Select(c, a, b) => {
+            IExpr::Select(s) => {
+                let (c, a, b) = &**s;
                 if c.eval(env)? {
                     a.eval(env)
                 } else {
@@ -358,7 +361,7 @@ impl IExpr {
                 let [a, b] = &**ab;
                 a.mentions(var) || b.mentions(var)
             }
-            IExpr::Select(c, a, b) => c.mentions(var) || a.mentions(var) || b.mentions(var),
+            IExpr::Select(s) => s.0.mentions(var) || s.1.mentions(var) || s.2.mentions(var),
         }
     }
 }

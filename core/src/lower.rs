@@ -557,11 +557,11 @@ impl Lowerer {
                 otherwise,
             } => {
                 let c = self.cond(cond)?;
-                Some(IExpr::Select(
-                    Box::new(c),
-                    Box::new(self.index(then)?),
-                    Box::new(self.index(otherwise)?),
-                ))
+                Some(IExpr::Select(Box::new((
+                    c,
+                    self.index(then)?,
+                    self.index(otherwise)?,
+                ))))
             }
             ExprKind::Float(_) => {
                 self.err(e.span, "indices are integers");

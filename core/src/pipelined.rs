@@ -533,11 +533,11 @@ fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
     }
     let mut e = IExpr::Const(values.last().map_or(0, |v| v.1));
     for (t, c) in values.iter().rev().skip(1) {
-        e = IExpr::Select(
-            Box::new(Cond::Cmp(CmpOp::Eq, IExpr::Var(var), IExpr::Const(*t))),
-            Box::new(IExpr::Const(*c)),
-            Box::new(e),
-        );
+        e = IExpr::Select(Box::new((
+            Cond::Cmp(CmpOp::Eq, IExpr::Var(var), IExpr::Const(*t)),
+            IExpr::Const(*c),
+            e,
+        )));
     }
     e
 }

@@ -298,12 +298,13 @@ fn simplify_nonlinear(e: &IExpr) -> IExpr {
                 _ => IExpr::bin(*op, a, b),
             }
         }
-        IExpr::Select(c, a, b) => {
+        IExpr::Select(s) => {
+            let (c, a, b) = &**s;
             let c = simplify_cond(c);
             match c {
                 Cond::True => simplify(a),
                 Cond::Not(ref x) if **x == Cond::True => simplify(b),
-                c => IExpr::Select(Box::new(c), Box::new(simplify(a)), Box::new(simplify(b))),
+                c => IExpr::Select(Box::new((c, simplify(a), simplify(b)))),
             }
         }
         other => other.clone(),
@@ -319,11 +320,11 @@ pub fn substitute(e: &IExpr, var: VarId, with: &IExpr) -> IExpr {
             let [a, b] = &**ab;
             IExpr::bin(*op, substitute(a, var, with), substitute(b, var, with))
         }
-        IExpr::Select(c, a, b) => IExpr::Select(
-            Box::new(substitute_cond(c, var, with)),
-            Box::new(substitute(a, var, with)),
-            Box::new(substitute(b, var, with)),
-        ),
+        IExpr::Select(s) => IExpr::Select(Box::new((
+            substitute_cond(&s.0, var, with),
+            substitute(&s.1, var, with),
+            substitute(&s.2, var, with),
+        ))),
     }
 }
 

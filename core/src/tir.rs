@@ -242,10 +242,10 @@ pub fn index_expr(program: &Program, e: &IExpr) -> Expr {
                 }),
             }
         }
-        IExpr::Select(c, a, o) => ex(ExprKind::IfElse {
-            cond: Box::new(cond_expr(program, c)),
-            then: b(a),
-            otherwise: b(o),
+        IExpr::Select(s) => ex(ExprKind::IfElse {
+            cond: Box::new(cond_expr(program, &s.0)),
+            then: b(&s.1),
+            otherwise: b(&s.2),
         }),
     }
 }

@@ -133,7 +133,8 @@ impl Gen<'_> {
                 }
                 S::Reg(d)
             }
-            IExpr::Select(c, a, b) => {
+            IExpr::Select(s) => {
+                let (c, a, b) = &**s;
                 let (a, b) = (self.int(a), self.int(b));
                 let (a, b) = (self.sreg(a), self.sreg(b));
                 self.scc(c);

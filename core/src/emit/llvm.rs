@@ -74,7 +74,8 @@ impl Gen<'_> {
                 }
                 d
             }
-            IExpr::Select(c, a, b) => {
+            IExpr::Select(s) => {
+                let (c, a, b) = &**s;
                 let c = self.cond(c);
                 let (a, b) = (self.int(a), self.int(b));
                 let d = self.fresh();

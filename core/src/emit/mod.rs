@@ -393,7 +393,7 @@ fn largest_constant(e: &IExpr) -> u64 {
             let [a, b] = &**ab;
             largest_constant(a).max(largest_constant(b))
         }
-        IExpr::Select(_, a, b) => largest_constant(a).max(largest_constant(b)),
+        IExpr::Select(s) => largest_constant(&s.1).max(largest_constant(&s.2)),
     }
 }
 

@@ -137,7 +137,8 @@ impl Gen<'_> {
                 }
                 Op::Reg(d)
             }
-            IExpr::Select(c, a, b) => {
+            IExpr::Select(s) => {
+                let (c, a, b) = &**s;
                 let p = self.cond(c);
                 let (a, b) = (self.int(a), self.int(b));
                 let (a, b) = (self.reg_of(a), self.reg_of(b));
