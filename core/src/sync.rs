@@ -286,9 +286,32 @@ pub fn derive(
         };
         let mut input = shift(&covered, T_REP - s_max);
         let mut result = None;
-        for _ in 0..8 {
-            // Planned for real: the first trial nearly always is the fixpoint, and then it is the
-            // body's plan; otherwise its sites and diagnostics are taken back.
+        // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
+        // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
+        // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
+        if let Some(fixpoint) = body_fixpoint(&cx, &input) {
+            let mark = cx.mark();
+            let (plan, out) = cx.plan(
+                StepTime::Uniform {
+                    epilogue_offset: None,
+                },
+                SectionKind::Body,
+                &fixpoint,
+            );
+            let steady = shift(&out, -1);
+            let stable = fixpoint.iter().zip(&steady).all(|(&c, &s)| c <= s);
+            if stable && !cx.erred_since(mark) {
+                result = Some((plan, out));
+            } else {
+                cx.take_back(mark);
+            }
+        }
+        for _ in 0..BODY_TRIALS {
+            if result.is_some() {
+                break;
+            }
+            // Where the input above does not apply: each trial is planned for real, and taken
+            // back (sites and diagnostics) unless it is the fixpoint.
             let mark = cx.mark();
             let (plan, out) = cx.plan(
                 StepTime::Uniform {
@@ -417,6 +440,48 @@ pub fn derive(
     })
 }
 
+/// The body's input as the trials would find it, if they would: per queue, `min(x0, N − g)` where
+/// N is the newest group any body unit needs (every trial below it waits for N, so its output is
+/// N; from above, each trial lowers it by g until it is). `None` where a queue has no need in the
+/// body (no trial is stable) or a queue takes more trials than the loop allows.
+fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
+    let units = &cx.p.sched.units;
+    let mut fixpoint = Vec::with_capacity(x0.len());
+    for ((&q, &g), &x) in cx.queues.iter().zip(cx.gs).zip(x0) {
+        if g < 1 {
+            return None;
+        }
+        let newest = cx
+            .needs
+            .iter()
+            .filter(|n| n.queue == q)
+            .filter_map(|n| {
+                let j = T_REP - units.get(n.consumer)?.stage - n.distance;
+                (j >= 0).then(|| g * j + i64::from(n.slot))
+            })
+            .max()?;
+        let target = newest - g;
+        let trials = if x <= target {
+            1
+        } else if x < newest {
+            2
+        } else {
+            // Unstable trials lower x by g until it is below `newest`, then one more to `target`
+            // unless it landed there; the last trial confirms.
+            let m = (x - newest) / g + 1;
+            m + if x - m * g == target { 1 } else { 2 }
+        };
+        if trials > BODY_TRIALS {
+            return None;
+        }
+        fixpoint.push(x.min(target));
+    }
+    Some(fixpoint)
+}
+
+/// Trials of the body's plan before planning it for the weakest input.
+const BODY_TRIALS: i64 = 8;
+
 struct Planner<'a> {
     p: &'a Pipeline,
     groups: &'a [Group],
@@ -488,6 +553,10 @@ impl Planner<'_> {
     /// What planning has recorded so far, to take back a trial plan.
     fn mark(&self) -> (usize, usize, bool) {
         (self.sites.len(), self.diags.len(), self.failed)
+    }
+
+    fn erred_since(&self, (_, diags, failed): (usize, usize, bool)) -> bool {
+        self.diags.len() != diags || self.failed != failed
     }
 
     /// Forgets the sites (a trial only creates sites of its own section, which no earlier step
