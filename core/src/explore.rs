@@ -156,7 +156,9 @@ pub fn explore(source: &str, options: &Options) -> Exploration {
 }
 
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
-/// and nothing is prepared for display. What the speed budget against TVM's pass measures.
+/// and nothing is prepared for display: each wait instance has its count but not its reason (head
+/// arithmetic, needs served, groups forced and left in flight). What the speed budget against
+/// TVM's pass measures.
 pub fn transform(source: &str, options: &Options) -> Exploration {
     run(source, options, false)
 }

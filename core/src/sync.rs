@@ -154,7 +154,7 @@ pub fn derive(
     // Needs: every dependence whose first instance is async.
     let mut needs = Vec::with_capacity(p.deps.len());
     for d in &p.deps {
-        let (Some(from), Some(to)) = (units.get(d.from), units.get(d.to)) else {
+        let (Some(from), Some(_)) = (units.get(d.from), units.get(d.to)) else {
             continue;
         };
         if !from.is_async {
@@ -164,13 +164,24 @@ pub fn derive(
         else {
             continue;
         };
-        needs.push((d.to, d.from, from.stage, distance, d.kind, d.buffer, to.pos));
+        needs.push(Need {
+            consumer: d.to,
+            producer: d.from,
+            queue: from.stage,
+            // Known once the groups are.
+            slot: 0,
+            distance,
+            kind: d.kind,
+            buffer: d.buffer,
+        });
     }
     // A unit closes the open group of q only if it needs an instance issued in this very step
     // (producer stage − consumer stage == distance); older groups are already committed.
     let consumes_this_step = |u: usize, q: i64| {
         let su = units.get(u).map_or(0, |x| x.stage);
-        needs.iter().any(|n| n.0 == u && n.2 == q && n.3 == q - su)
+        needs
+            .iter()
+            .any(|n| n.consumer == u && n.queue == q && n.distance == q - su)
     };
 
     // Groups from the step order.
@@ -210,25 +221,14 @@ pub fn derive(
             open = Some(g);
         }
     }
-    let needs: Vec<Need> = needs
-        .into_iter()
-        .map(
-            |(consumer, producer, queue, distance, kind, buffer, _)| Need {
-                consumer,
-                producer,
-                queue,
-                slot: unit_group
-                    .get(producer)
-                    .copied()
-                    .flatten()
-                    .and_then(|g| groups.get(g))
-                    .map_or(0, |g| g.slot),
-                distance,
-                kind,
-                buffer,
-            },
-        )
-        .collect();
+    for n in &mut needs {
+        n.slot = unit_group
+            .get(n.producer)
+            .copied()
+            .flatten()
+            .and_then(|g| groups.get(g))
+            .map_or(0, |g| g.slot);
+    }
 
     // Position of the last unit of each group in the step order, to know what is closed before a unit.
     let order_index = |pos: usize| p.step_order.iter().position(|&x| x == pos).unwrap_or(0);
@@ -298,8 +298,12 @@ pub fn derive(
                 SectionKind::Body,
                 &fixpoint,
             );
-            let steady = shift(&out, -1);
-            let stable = fixpoint.iter().zip(&steady).all(|(&c, &s)| c <= s);
+            // As the trials judge it (below), without building the vectors.
+            let stable = fixpoint
+                .iter()
+                .zip(&out)
+                .zip(&gs)
+                .all(|((&c, &o), &g)| c <= o.saturating_sub(g));
             if stable && !cx.erred_since(mark) {
                 result = Some((plan, out));
             } else {
@@ -753,18 +757,27 @@ impl Planner<'_> {
                 if uniform && !relative { ", counting the empty groups a symbolic extent commits" } else { "" }
             ),
         };
-        let leaves = (1..=count.min(16))
-            .map(|i| self.group_ref(q, committed - i, j, relative))
-            .collect();
+        // The count ↔ token view is display data, like the arithmetic.
+        let leaves = if self.explain {
+            (1..=count.min(16))
+                .map(|i| self.group_ref(q, committed - i, j, relative))
+                .collect()
+        } else {
+            Vec::new()
+        };
         WaitInstance {
             step: match time {
                 StepTime::Const(t) => Some(t),
                 StepTime::Uniform { .. } => None,
             },
             count,
-            needs: need_ids.to_vec(),
+            needs: if self.explain {
+                need_ids.to_vec()
+            } else {
+                Vec::new()
+            },
             arithmetic,
-            forces: Some(self.group_ref(q, group, j, relative)),
+            forces: self.explain.then(|| self.group_ref(q, group, j, relative)),
             leaves,
         }
     }
