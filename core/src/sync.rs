@@ -267,7 +267,7 @@ pub fn derive(
     let steps = usize::try_from(s_max).unwrap_or(0);
     let mut prologue = Vec::with_capacity(steps);
     for t in 0..s_max {
-        let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, &covered);
+        let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, covered);
         covered = out;
         if !plan.items.is_empty() {
             prologue.push(plan);
@@ -296,7 +296,7 @@ pub fn derive(
                     epilogue_offset: None,
                 },
                 SectionKind::Body,
-                &fixpoint,
+                fixpoint.clone(),
             );
             // As the trials judge it (below), without building the vectors.
             let stable = fixpoint
@@ -322,7 +322,7 @@ pub fn derive(
                     epilogue_offset: None,
                 },
                 SectionKind::Body,
-                &input,
+                input.clone(),
             );
             let steady = shift(&out, -1);
             let next: Vec<i64> = input.iter().zip(&steady).map(|(&c, &s)| c.min(s)).collect();
@@ -342,7 +342,7 @@ pub fn derive(
                         epilogue_offset: None,
                     },
                     SectionKind::Body,
-                    &input,
+                    input,
                 )
             }
         };
@@ -356,7 +356,7 @@ pub fn derive(
     match extent {
         Some(e) => {
             for t in s_max.max(e)..e + s_max {
-                let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Epilogue, &covered);
+                let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Epilogue, covered);
                 covered = out;
                 if !plan.items.is_empty() {
                     epilogue.push(plan);
@@ -372,7 +372,7 @@ pub fn derive(
                         epilogue_offset: Some(k),
                     },
                     SectionKind::Epilogue,
-                    &covered,
+                    covered,
                 );
                 covered = out;
                 epilogue.push(plan);
@@ -571,18 +571,19 @@ impl Planner<'_> {
         self.failed = failed;
     }
 
+    /// Plans step `time` from the groups known complete before it (`covered`, per queue): returns
+    /// the plan and the groups known complete after it.
     fn plan(
         &mut self,
         time: StepTime,
         section: SectionKind,
-        covered_in: &[i64],
+        mut covered: Vec<i64>,
     ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
         let t = self.t_of(time);
         let queues = self.queues;
         let mut items = Vec::with_capacity(self.p.step_order.len());
         let mut committed = Vec::with_capacity(self.p.step_order.len() * queues.len());
-        let mut covered = covered_in.to_vec();
         // The needs served by the newest needed group: reused from unit to unit, queue to queue.
         let mut need_ids = std::mem::take(&mut self.need_ids);
         for (idx, &pos) in self.p.step_order.iter().enumerate() {
