@@ -139,6 +139,15 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
     out
 }
 
+/// The item of `plan` at index `order` of the step order, and its index: items are in step order.
+fn item_at(plan: &StepPlan, order: usize) -> Option<(usize, &PlanUnit)> {
+    let k = plan
+        .items
+        .binary_search_by_key(&order, |it| it.order)
+        .ok()?;
+    Some((k, plan.items.get(k)?))
+}
+
 fn step_of(plan: &StepPlan) -> i64 {
     match plan.time {
         StepTime::Const(t) => t,
@@ -406,26 +415,24 @@ impl Builder<'_> {
             }
         }
         let steps: Vec<i64> = plans.iter().map(step_of).collect();
-        let mut units: Vec<usize> = Vec::new();
-        for &pos in &self.p.step_order {
-            if plans
-                .iter()
-                .any(|pl| pl.items.iter().any(|it| it.unit == pos))
-            {
-                units.push(pos);
-            }
-        }
+        // (index in the step order, unit) of the units some step runs.
+        let units: Vec<(usize, usize)> = self
+            .p
+            .step_order
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(order, _)| plans.iter().any(|pl| item_at(pl, order).is_some()))
+            .collect();
         let var = IExpr::Var(self.var);
         let items: Vec<RolledUnit> = units
             .iter()
-            .map(|&pos| {
+            .map(|&(order, pos)| {
                 let mut sites: Vec<(u32, i64)> = Vec::new();
-                for pl in plans {
-                    for it in pl.items.iter().filter(|it| it.unit == pos) {
-                        for (id, q, _) in &it.waits {
-                            if !sites.contains(&(*id, *q)) {
-                                sites.push((*id, *q));
-                            }
+                for (_, it) in plans.iter().filter_map(|pl| item_at(pl, order)) {
+                    for (id, q, _) in &it.waits {
+                        if !sites.contains(&(*id, *q)) {
+                            sites.push((*id, *q));
                         }
                     }
                 }
@@ -435,8 +442,7 @@ impl Builder<'_> {
                         let values: Vec<(i64, i64)> = plans
                             .iter()
                             .filter_map(|pl| {
-                                let k = pl.items.iter().position(|it| it.unit == pos)?;
-                                let it = pl.items.get(k)?;
+                                let (k, it) = item_at(pl, order)?;
                                 let count =
                                     it.waits.iter().find(|w| w.0 == id).map(|w| w.2).or_else(
                                         || {
@@ -455,18 +461,20 @@ impl Builder<'_> {
             .collect();
         let guards = |unit: usize| {
             let s = self.stage(unit);
-            let present: Vec<bool> = steps
+            let order = units
                 .iter()
-                .map(|t| {
-                    plans
-                        .iter()
-                        .any(|pl| step_of(pl) == *t && pl.items.iter().any(|it| it.unit == unit))
-                })
-                .collect();
+                .find(|u| u.1 == unit)
+                .map_or(usize::MAX, |u| u.0);
+            let runs = |pl: &StepPlan| item_at(pl, order).is_some();
+            // Whether every step runs the unit (some plan of each step, should steps repeat).
+            let every_step = plans.iter().all(runs)
+                || steps
+                    .iter()
+                    .all(|t| plans.iter().any(|pl| step_of(pl) == *t && runs(pl)));
             match &self.p.sched.extent {
                 Extent::Symbolic(_) => self.guard(unit, &var, lo.as_const().is_none_or(|l| l < s)),
                 Extent::Const(e) => {
-                    if present.iter().all(|x| *x) && steps.len() as i64 == range_len(&lo, &hi) {
+                    if every_step && steps.len() as i64 == range_len(&lo, &hi) {
                         Guard::None
                     } else {
                         let mut c = Cond::True;

@@ -96,14 +96,13 @@ pub struct StepPlan {
     pub time: StepTime,
     pub section: SectionKind,
     pub items: Vec<PlanUnit>,
-    /// Committed groups of each async queue (in `Sync::per_step`'s order) just before each item
-    /// and its waits, item-major: for no-op counts (`Sync::committed_before`).
-    pub committed: Vec<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanUnit {
     pub unit: usize,
+    /// Its index in the step order.
+    pub order: usize,
     /// `(site id, queue, count)` waits placed right before the unit.
     pub waits: Vec<(u32, i64, i64)>,
 }
@@ -126,14 +125,38 @@ pub struct Sync {
     pub uniform_commits: bool,
     /// Queues that may still have groups in flight after the epilogue's own waits.
     pub undrained: Vec<i64>,
+    /// The constant extent, if it is one.
+    extent: Option<i64>,
+    /// Groups of each queue (in `per_step`'s order) closed before each index of the step order,
+    /// index-major.
+    closed_before: Vec<i64>,
 }
 
 impl Sync {
-    /// Groups of queue `q` committed just before item `item` of `plan` (and its waits).
+    /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
+    /// when asked, since a plan asks only for its waits' counts (a table for every unit, queue and
+    /// step was most of the planning at 64 stages).
     pub fn committed_before(&self, plan: &StepPlan, item: usize, q: i64) -> Option<i64> {
         let qi = self.per_step.keys().position(|&x| x == q)?;
-        plan.committed.get(item * self.per_step.len() + qi).copied()
+        let g = i64::from(*self.per_step.get(&q)?);
+        let order = plan.items.get(item)?.order;
+        let closed = self.closed_before.get(order * self.per_step.len() + qi)?;
+        Some(committed(q, g, *closed, plan.time, self.extent))
     }
+}
+
+/// Groups of queue `q` (g per step) committed at step `time` before a unit with `closed` of the
+/// step's groups closed before it. With a symbolic extent every step commits.
+fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -> i64 {
+    let t = match time {
+        StepTime::Const(t) => t,
+        StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
+    };
+    let (full_steps, active) = match (extent, time) {
+        (Some(e), StepTime::Const(_)) => ((t - q).clamp(0, e), (0..e).contains(&(t - q))),
+        _ => ((t - q).max(0), t >= q),
+    };
+    g * full_steps + if active { closed } else { 0 }
 }
 
 /// A large virtual step for uniform counts: counts are differences, independent of it.
@@ -236,17 +259,40 @@ pub fn derive(
         .iter()
         .map(|g| g.units.iter().map(|&u| order_index(u)).max().unwrap_or(0))
         .collect();
-    let closed_before = |q: i64, idx: usize| -> i64 {
-        groups
-            .iter()
-            .zip(&group_end)
-            .filter(|(g, &end)| g.queue == q && end < idx)
-            .count() as i64
-    };
-
     // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
     let queues: Vec<i64> = per_step.keys().copied().collect();
     let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
+    // Groups of each queue closed before each position of the step order, position-major: the
+    // planner asks for every unit and queue of every step (64 stages × 160 statements: a search
+    // per question was 190 ms).
+    let nq = queues.len();
+    let mut closed_before = vec![0i64; p.step_order.len() * nq];
+    for (g, &end) in groups.iter().zip(&group_end) {
+        let Some(qi) = queues.iter().position(|&q| q == g.queue) else {
+            continue;
+        };
+        for row in closed_before.chunks_mut(nq.max(1)).skip(end + 1) {
+            if let Some(c) = row.get_mut(qi) {
+                *c += 1;
+            }
+        }
+    }
+    // Each unit's needs, ordered by queue (then need): the planner visits a unit's own needs
+    // only. `needs_of[pos]..needs_of[pos + 1]` ranges over `by_consumer`.
+    let mut by_consumer: Vec<usize> = (0..needs.len()).collect();
+    by_consumer.sort_by_key(|&k| needs.get(k).map(|n| (n.consumer, n.queue)));
+    let mut needs_of = vec![0usize; units.len() + 1];
+    for n in &needs {
+        if let Some(c) = needs_of.get_mut(n.consumer + 1) {
+            *c += 1;
+        }
+    }
+    for i in 1..needs_of.len() {
+        let before = needs_of.get(i - 1).copied().unwrap_or(0);
+        if let Some(c) = needs_of.get_mut(i) {
+            *c += before;
+        }
+    }
     let mut cx = Planner {
         p,
         groups: &groups,
@@ -257,10 +303,13 @@ pub fn derive(
         sites: Vec::with_capacity(3 * needs.len() + queues.len()),
         extent,
         closed_before: &closed_before,
+        by_consumer: &by_consumer,
+        needs_of: &needs_of,
         failed: false,
         explain,
         diags,
         need_ids: Vec::with_capacity(needs.len()),
+        site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let mut covered: Vec<i64> = vec![-1; queues.len()];
@@ -441,6 +490,8 @@ pub fn derive(
         drains,
         uniform_commits: extent.is_none(),
         undrained,
+        extent,
+        closed_before,
     })
 }
 
@@ -496,13 +547,21 @@ struct Planner<'a> {
     needs: &'a [Need],
     sites: Vec<WaitSite>,
     extent: Option<i64>,
-    closed_before: &'a dyn Fn(i64, usize) -> i64,
+    /// Groups of `queues[qi]` closed before position `idx` of the step order, at
+    /// `idx * queues.len() + qi`.
+    closed_before: &'a [i64],
+    /// Needs by consumer and queue, and where each unit's begin (see `derive`).
+    by_consumer: &'a [usize],
+    needs_of: &'a [usize],
     failed: bool,
     /// Write the display text of sites and instances.
     explain: bool,
     diags: &'a mut Vec<Diagnostic>,
     /// Scratch for `plan`.
     need_ids: Vec<usize>,
+    /// The id of the site before each unit, by section (as a number), unit and queue, sorted:
+    /// looked up for every wait of every step.
+    site_ids: Vec<((u8, usize, i64), u32)>,
 }
 
 impl Planner<'_> {
@@ -523,27 +582,17 @@ impl Planner<'_> {
         }
     }
 
-    /// Is queue q's stage active at step t (its units run and commit)?
-    fn active(&self, q: i64, t: i64, uniform: bool) -> bool {
-        match (self.extent, uniform) {
-            (Some(e), false) => (0..e).contains(&(t - q)),
-            _ => t >= q,
-        }
-    }
-
-    /// Groups of q committed before step order index `idx` of step t.
-    fn committed(&self, q: i64, t: i64, idx: usize, uniform: bool) -> i64 {
-        let g = self.g(q);
-        let full_steps = match (self.extent, uniform) {
-            (Some(e), false) => (t - q).clamp(0, e),
-            _ => (t - q).max(0),
+    /// Groups of queue `queues[qi]` committed before step order index `idx` of step t.
+    fn committed(&self, qi: usize, time: StepTime, idx: usize) -> i64 {
+        let (Some(&q), Some(&g)) = (self.queues.get(qi), self.gs.get(qi)) else {
+            return 0;
         };
-        g * full_steps
-            + if self.active(q, t, uniform) {
-                (self.closed_before)(q, idx)
-            } else {
-                0
-            }
+        let closed = self
+            .closed_before
+            .get(idx * self.queues.len() + qi)
+            .copied()
+            .unwrap_or(0);
+        committed(q, g, closed, time, self.extent)
     }
 
     fn unit_present(&self, stage: i64, t: i64, uniform: bool, time: StepTime) -> bool {
@@ -567,6 +616,7 @@ impl Planner<'_> {
     /// has) and diagnostics recorded since `mark`.
     fn take_back(&mut self, (sites, diags, failed): (usize, usize, bool)) {
         self.sites.truncate(sites);
+        self.site_ids.retain(|&(_, id)| (id as usize) < sites);
         self.diags.truncate(diags);
         self.failed = failed;
     }
@@ -583,7 +633,6 @@ impl Planner<'_> {
         let t = self.t_of(time);
         let queues = self.queues;
         let mut items = Vec::with_capacity(self.p.step_order.len());
-        let mut committed = Vec::with_capacity(self.p.step_order.len() * queues.len());
         // The needs served by the newest needed group: reused from unit to unit, queue to queue.
         let mut need_ids = std::mem::take(&mut self.need_ids);
         for (idx, &pos) in self.p.step_order.iter().enumerate() {
@@ -594,16 +643,40 @@ impl Planner<'_> {
                 continue;
             }
             let j = t - u.stage;
-            committed.extend(queues.iter().map(|&q| self.committed(q, t, idx, uniform)));
             // Waits in queue order, each for the newest group of its queue that the unit needs.
             let mut waits = Vec::new();
             // Sized at the first wait: growing an empty vector costs more than allocating it.
             let waits_at_most = queues.len();
-            for (qi, (&q, &g)) in queues.iter().zip(self.gs).enumerate() {
+            let own = self
+                .needs_of
+                .get(pos)
+                .zip(self.needs_of.get(pos + 1))
+                .and_then(|(&a, &b)| self.by_consumer.get(a..b))
+                .unwrap_or_default();
+            // The unit's needs are ordered by queue: one run of them per queue it may wait on.
+            let mut rest = own;
+            while let Some(q) = rest
+                .first()
+                .and_then(|&k| self.needs.get(k))
+                .map(|n| n.queue)
+            {
+                let run = rest
+                    .iter()
+                    .take_while(|&&k| self.needs.get(k).is_some_and(|n| n.queue == q))
+                    .count();
+                let Some((this_queue, after)) = rest.split_at_checked(run) else {
+                    break;
+                };
+                rest = after;
+                let Some(qi) = queues.iter().position(|&x| x == q) else {
+                    continue;
+                };
+                let g = self.gs.get(qi).copied().unwrap_or(0);
                 let mut newest = None;
-                for (k, n) in self.needs.iter().enumerate() {
+                for &k in this_queue {
+                    let Some(n) = self.needs.get(k) else { continue };
                     let jp = j - n.distance;
-                    if n.consumer != pos || n.queue != q || jp < 0 {
+                    if jp < 0 {
                         continue;
                     }
                     let group = g * jp + i64::from(n.slot);
@@ -623,7 +696,7 @@ impl Planner<'_> {
                 if covered.get(qi).is_some_and(|&c| c >= group) {
                     continue;
                 }
-                let c = self.committed(q, t, idx, uniform);
+                let c = self.committed(qi, time, idx);
                 let count = c - group - 1;
                 if count < 0 {
                     let producer = need_ids
@@ -647,7 +720,8 @@ impl Planner<'_> {
                 let instance = self.instance(
                     time, section, pos, q, t, c, group, count, &need_ids, uniform,
                 );
-                if let Some(site) = self.sites.iter_mut().find(|s| s.id == id) {
+                // A site's id is its index.
+                if let Some(site) = self.sites.get_mut(id as usize) {
                     site.instances.push(instance);
                 }
                 if waits.capacity() == 0 {
@@ -655,7 +729,11 @@ impl Planner<'_> {
                 }
                 waits.push((id, q, count));
             }
-            items.push(PlanUnit { unit: pos, waits });
+            items.push(PlanUnit {
+                unit: pos,
+                order: idx,
+                waits,
+            });
         }
         self.need_ids = need_ids;
         (
@@ -663,21 +741,19 @@ impl Planner<'_> {
                 time,
                 section,
                 items,
-                committed,
             },
             covered,
         )
     }
 
     fn site(&mut self, section: SectionKind, before: usize, queue: i64) -> u32 {
-        if let Some(s) = self
-            .sites
-            .iter()
-            .find(|s| s.section == section && s.before == Some(before) && s.queue == queue)
-        {
-            return s.id;
-        }
+        let key = (section as u8, before, queue);
+        let at = match self.site_ids.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(i) => return self.site_ids.get(i).map_or(0, |&(_, id)| id),
+            Err(i) => i,
+        };
         let id = self.sites.len() as u32;
+        self.site_ids.insert(at, (key, id));
         let summary = match self.p.sched.units.get(before) {
             Some(u) if self.explain => {
                 format!(
