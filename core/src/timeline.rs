@@ -76,6 +76,10 @@ pub struct Timeline {
     pub window: (u64, u64),
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
+    /// The step limit, when the metrics stop at it (`limits::MAX_TIMELINE_STEPS`, or fewer
+    /// steps for a loop of many statements: `limits::MAX_TIMELINE_INSTANCES`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_limit: Option<u64>,
 }
 
 struct Group {
@@ -422,23 +426,28 @@ pub fn simulate(
     params: &BTreeMap<String, i64>,
     window: (u64, u64),
 ) -> Timeline {
-    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
+    let per_step = instances_per_step(original).max(1);
+    let max_steps = (crate::limits::MAX_TIMELINE_STEPS as u64)
+        .min(crate::limits::MAX_TIMELINE_INSTANCES as u64 / per_step)
+        .max(1);
     let windowed = run_sim(pipelined, model, params, window, window.1, max_steps);
     let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps);
     let truncated = windowed.stop;
     // Metrics need every step; spans only the window's. Re-run without recording when the window cut
     // the first run short (the step limit still bounds it).
-    let (mut t, starts, steps) = if truncated {
+    let (mut t, starts, steps, capped) = if truncated {
         let all = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps);
         let mut t = windowed.out;
         t.metrics = all.out.metrics;
-        (t, all.step_starts, all.step)
+        (t, all.step_starts, all.step, all.stop)
     } else {
-        (windowed.out, windowed.step_starts, windowed.step)
+        (windowed.out, windowed.step_starts, windowed.step, false)
     };
     t.window = window;
     t.truncated = truncated;
-    t.metrics.steps = steps;
+    t.step_limit = capped.then_some(max_steps);
+    // A run stopped by the limit counted the step it did not simulate.
+    t.metrics.steps = if capped { max_steps } else { steps };
     t.metrics.unpipelined_cycles = base.out.metrics.total_cycles;
     let total = t.metrics.total_cycles;
     t.metrics.speedup = if total > 0 {
@@ -454,6 +463,39 @@ pub fn simulate(
     }
     t.lanes = lanes;
     t
+}
+
+/// Statement instances in one iteration of the source loop: inner loops count their constant
+/// trip counts (a symbolic one counts once).
+fn instances_per_step(original: &Program) -> u64 {
+    fn count(nodes: &[Node]) -> u64 {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Assign(_) => 1,
+                Node::For { lo, hi, body, .. } => {
+                    let trips = match (lo.as_const(), hi.as_const()) {
+                        (Some(l), Some(h)) => u64::try_from(h - l).unwrap_or(0),
+                        _ => 1,
+                    };
+                    trips.saturating_mul(count(body))
+                }
+                Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Wait { body, .. }
+                | Node::Section { body, .. } => count(body),
+            })
+            .fold(0, u64::saturating_add)
+    }
+    original
+        .body
+        .iter()
+        .find_map(|n| match n {
+            Node::For { body, .. } => Some(count(body)),
+            _ => None,
+        })
+        .unwrap_or(1)
 }
 
 /// Average step length over the middle half of the body.

@@ -105,6 +105,28 @@ fn huge_symbolic_extent_is_not_interpreted_beyond_the_cap() {
 }
 
 #[test]
+fn a_loop_of_many_statements_simulates_fewer_steps() {
+    // 100 statements × 5 000 iterations: the instance cap, not the step cap, stops the timeline.
+    let mut text = String::from("for i in range(5000):\n");
+    for k in 0..100 {
+        text.push_str(&format!("    C{k}[i] = A[i] + {k}\n"));
+    }
+    let ex = explore(&text, &Options::default());
+    assert!(ex.ok, "{:?}", ex.diagnostics);
+    let t = ex.timeline.unwrap();
+    let limit = (limits::MAX_TIMELINE_INSTANCES / 100) as u64;
+    assert_eq!(t.step_limit, Some(limit));
+    assert_eq!(t.metrics.steps, limit);
+    // A short loop is simulated whole.
+    let short = explore(
+        "for i in range(64):\n    C[i] = A[i] + 1\n",
+        &Options::default(),
+    );
+    let t = short.timeline.unwrap();
+    assert_eq!((t.step_limit, t.metrics.steps), (None, 64));
+}
+
+#[test]
 fn the_interpreter_stops_at_its_instance_cap() {
     let text = "for i in range(1000000):\n    C[i] = A[i]\n";
     let ex = explore(text, &Options::default());

@@ -56,8 +56,16 @@ pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String
     if let Some(t) = &ex.timeline {
         if t.metrics.steps > t.window.1 {
             let (from, to) = crate::focus::shown_steps(t);
+            let covered = match t.step_limit {
+                Some(limit) => format!(
+                    "the metrics cover the first {limit} only (Stagecraft simulates at most {} statement instances, or {} steps, per run)",
+                    stagecraft::limits::MAX_TIMELINE_INSTANCES,
+                    stagecraft::limits::MAX_TIMELINE_STEPS
+                ),
+                None => "the metrics cover all of them".into(),
+            };
             out.push(format!(
-                "The timeline draws steps {from}–{to} of {}; the metrics cover all of them.",
+                "The timeline draws steps {from}–{to} of {}; {covered}.",
                 t.metrics.steps
             ));
         }
