@@ -518,36 +518,61 @@ fn range_len(lo: &IExpr, hi: &IExpr) -> i64 {
     }
 }
 
-/// A count that varies by step: a constant, an affine function of the step, or a select chain.
+/// A count that varies by step (`values`: (step, count) in step order): a constant, an affine
+/// function of the step, or affine pieces chosen by comparing the step with where each begins —
+/// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of
+/// the wait walk a chain as long as the loop: 64 deep at 64 stages.) Steps without a value do not
+/// run the wait; they take any piece.
 fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
-    let Some(&(t0, c0)) = values.first() else {
+    let line = |&(_, slope, offset): &(i64, i64, i64)| {
+        if slope == 0 {
+            return IExpr::Const(offset);
+        }
+        simplify(&IExpr::bin(
+            IOp::Add,
+            IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
+            IExpr::Const(offset),
+        ))
+    };
+    let pieces = affine_pieces(values);
+    let Some(last) = pieces.last() else {
         return IExpr::Const(0);
     };
-    if values.iter().all(|(_, c)| *c == c0) {
-        return IExpr::Const(c0);
-    }
-    if let Some(&(t1, c1)) = values.get(1) {
-        if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
-            let slope = (c1 - c0) / (t1 - t0);
-            if values.iter().all(|(t, c)| c0 + slope * (t - t0) == *c) {
-                let e = IExpr::bin(
-                    IOp::Add,
-                    IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
-                    IExpr::Const(c0 - slope * t0),
-                );
-                return simplify(&e);
-            }
-        }
-    }
-    let mut e = IExpr::Const(values.last().map_or(0, |v| v.1));
-    for (t, c) in values.iter().rev().skip(1) {
+    let mut e = line(last);
+    for w in pieces.windows(2).rev() {
+        let [piece, next] = w else { continue };
         e = IExpr::Select(Box::new((
-            Cond::Cmp(CmpOp::Eq, IExpr::Var(var), IExpr::Const(*t)),
-            IExpr::Const(*c),
+            Cond::Cmp(CmpOp::Lt, IExpr::Var(var), IExpr::Const(next.0)),
+            line(piece),
             e,
         )));
     }
     e
+}
+
+/// `values` cut greedily into maximal runs on one line `count = slope · step + offset`: (first
+/// step, slope, offset) of each.
+fn affine_pieces(values: &[(i64, i64)]) -> Vec<(i64, i64, i64)> {
+    let mut pieces = Vec::new();
+    let mut i = 0;
+    while let Some(&(t0, c0)) = values.get(i) {
+        let (mut slope, mut end) = (0, i + 1);
+        if let Some(&(t1, c1)) = values.get(i + 1) {
+            if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
+                slope = (c1 - c0) / (t1 - t0);
+                end = i + 2;
+                while values
+                    .get(end)
+                    .is_some_and(|&(t, c)| c0 + slope * (t - t0) == c)
+                {
+                    end += 1;
+                }
+            }
+        }
+        pieces.push((t0, slope, c0 - slope * t0));
+        i = end;
+    }
+    pieces
 }
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
@@ -658,6 +683,61 @@ impl Rewrite<'_> {
                 VExpr::bin(*op, self.value(a), self.value(b))
             }
             VExpr::Call(f, args) => VExpr::Call(*f, args.iter().map(|a| self.value(a)).collect()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+    use super::*;
+    use proptest::prelude::*;
+
+    fn at(e: &IExpr, step: i64) -> Option<i64> {
+        e.eval(&[step])
+    }
+
+    #[test]
+    fn counts_are_written_as_few_affine_pieces() {
+        let steps = |counts: &[i64]| -> Vec<(i64, i64)> {
+            counts
+                .iter()
+                .enumerate()
+                .map(|(t, &c)| (t as i64 + 64, c))
+                .collect()
+        };
+        let constant = count_expr(&steps(&[3, 3, 3]), 0);
+        assert_eq!(constant, IExpr::Const(3));
+        let ramp = count_expr(&steps(&[189, 192, 195]), 0);
+        assert!(!matches!(ramp, IExpr::Select(_)), "{ramp:?}");
+        // A ramp that drains to zero: one comparison, not one per step.
+        let drain = count_expr(&steps(&[189, 192, 195, 0]), 0);
+        let IExpr::Select(s) = &drain else {
+            panic!("{drain:?}")
+        };
+        assert_eq!(s.0, Cond::Cmp(CmpOp::Lt, IExpr::Var(0), IExpr::Const(67)));
+        assert_eq!(s.2, IExpr::Const(0));
+    }
+
+    proptest! {
+        /// Every step with a count gets exactly that count.
+        #[test]
+        fn count_expressions_give_each_step_its_count(
+            start in -4i64..70,
+            counts in prop::collection::vec((1i64..4, 0i64..40), 1..20),
+        ) {
+            let mut t = start;
+            let values: Vec<(i64, i64)> = counts
+                .iter()
+                .map(|&(gap, c)| {
+                    t += gap;
+                    (t, c)
+                })
+                .collect();
+            let e = count_expr(&values, 0);
+            for &(step, count) in &values {
+                prop_assert_eq!(at(&e, step), Some(count), "{:?} at {}", e, step);
+            }
         }
     }
 }
