@@ -162,6 +162,11 @@ fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -
 /// A large virtual step for uniform counts: counts are differences, independent of it.
 const T_REP: i64 = 1 << 24;
 
+/// Every step of the body loop.
+const BODY: StepTime = StepTime::Uniform {
+    epilogue_offset: None,
+};
+
 /// `explain`: write each wait's summary and head arithmetic (display text; counts, forced and
 /// left-in-flight groups are derived either way).
 pub fn derive(
@@ -340,13 +345,7 @@ pub fn derive(
         // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
         if let Some(fixpoint) = body_fixpoint(&cx, &input) {
             let mark = cx.mark();
-            let (plan, out) = cx.plan(
-                StepTime::Uniform {
-                    epilogue_offset: None,
-                },
-                SectionKind::Body,
-                fixpoint.clone(),
-            );
+            let (plan, out) = cx.plan(BODY, SectionKind::Body, fixpoint.clone());
             // As the trials judge it (below), without building the vectors.
             let stable = fixpoint
                 .iter()
@@ -366,13 +365,7 @@ pub fn derive(
             // Where the input above does not apply: each trial is planned for real, and taken
             // back (sites and diagnostics) unless it is the fixpoint.
             let mark = cx.mark();
-            let (plan, out) = cx.plan(
-                StepTime::Uniform {
-                    epilogue_offset: None,
-                },
-                SectionKind::Body,
-                input.clone(),
-            );
+            let (plan, out) = cx.plan(BODY, SectionKind::Body, input.clone());
             let steady = shift(&out, -1);
             let next: Vec<i64> = input.iter().zip(&steady).map(|(&c, &s)| c.min(s)).collect();
             if next == input {
@@ -386,13 +379,7 @@ pub fn derive(
             Some(r) => r,
             None => {
                 input = vec![i64::MIN / 4; queues.len()];
-                cx.plan(
-                    StepTime::Uniform {
-                        epilogue_offset: None,
-                    },
-                    SectionKind::Body,
-                    input,
-                )
+                cx.plan(BODY, SectionKind::Body, input)
             }
         };
         body = Some(plan);
