@@ -148,10 +148,7 @@ impl Sync {
 /// Groups of queue `q` (g per step) committed at step `time` before a unit with `closed` of the
 /// step's groups closed before it. With a symbolic extent every step commits.
 fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -> i64 {
-    let t = match time {
-        StepTime::Const(t) => t,
-        StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
-    };
+    let t = step_number(time);
     let (full_steps, active) = match (extent, time) {
         (Some(e), StepTime::Const(_)) => ((t - q).clamp(0, e), (0..e).contains(&(t - q))),
         _ => ((t - q).max(0), t >= q),
@@ -162,13 +159,21 @@ fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -
 /// A large virtual step for uniform counts: counts are differences, independent of it.
 const T_REP: i64 = 1 << 24;
 
+/// The step number used in count arithmetic.
+fn step_number(time: StepTime) -> i64 {
+    match time {
+        StepTime::Const(t) => t,
+        StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
+    }
+}
+
 /// Every step of the body loop.
 const BODY: StepTime = StepTime::Uniform {
     epilogue_offset: None,
 };
 
-/// `explain`: write each wait's summary and head arithmetic (display text; counts, forced and
-/// left-in-flight groups are derived either way).
+/// `explain`: write each wait's summary, head arithmetic and reason (the needs it serves, the
+/// groups it forces and leaves in flight); the counts are derived either way.
 pub fn derive(
     program: &crate::ir::Program,
     p: &Pipeline,
@@ -561,14 +566,6 @@ impl Planner<'_> {
             .unwrap_or(0)
     }
 
-    /// Step number used in count arithmetic.
-    fn t_of(&self, time: StepTime) -> i64 {
-        match time {
-            StepTime::Const(t) => t,
-            StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
-        }
-    }
-
     /// Groups of queue `queues[qi]` committed before step order index `idx` of step t.
     fn committed(&self, qi: usize, time: StepTime, idx: usize) -> i64 {
         let (Some(&q), Some(&g)) = (self.queues.get(qi), self.gs.get(qi)) else {
@@ -617,7 +614,7 @@ impl Planner<'_> {
         mut covered: Vec<i64>,
     ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
-        let t = self.t_of(time);
+        let t = step_number(time);
         let queues = self.queues;
         let mut items = Vec::with_capacity(self.p.step_order.len());
         // The needs served by the newest needed group: reused from unit to unit, queue to queue.
