@@ -1,7 +1,7 @@
 //! The source editor: a transparent textarea over a highlighted copy of the same text.
 
 use crate::ctx::ctx;
-use crate::{dom, highlight, html};
+use crate::{dom, highlight};
 use leptos::prelude::*;
 
 #[component]
@@ -17,7 +17,7 @@ pub fn Editor() -> impl IntoView {
         let text = ctx.explored_text.get();
         ctx.current.with(|ex| match ex {
             Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements),
-            None => html::escape(&text),
+            None => highlight::editor_html(&text, &[], &[], &[]),
         })
     };
     let sync_scroll = move |ev: leptos::ev::Event| {

@@ -98,22 +98,15 @@ pub fn escape_into(out: &mut String, s: &str) {
     out.push_str(rest);
 }
 
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    escape_into(&mut out, s);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn escapes_every_markup_character_and_keeps_the_rest() {
-        assert_eq!(
-            escape("a<b>&\"c'd é"),
-            "a&lt;b&gt;&amp;&quot;c&#39;d é".to_string()
-        );
+        let mut escaped = String::new();
+        escape_into(&mut escaped, "a<b>&\"c'd é");
+        assert_eq!(escaped, "a&lt;b&gt;&amp;&quot;c&#39;d é");
         let mut h = Html::default();
         h.elem("td class=\"x\"", "1 < 2").num(3);
         assert_eq!(h.finish(), "<td class=\"x\">1 &lt; 2</td>3");
