@@ -62,9 +62,15 @@ fn wait_explanation(site: &WaitSite) -> String {
 
 /// Ring buffers and why each got its versions.
 pub fn buffers_html(buffers: &[BufferInfo]) -> String {
+    let declared = buffers.iter().filter(|b| b.declared);
     let mut h = Html::default();
+    // Below the program, hence off screen when a long program is drawn: a 160-buffer table was
+    // most of the objects the browser styled and laid out before it knew what is on screen.
+    h.raw("<div class=\"buffers-wrap\" style=\"--rows:")
+        .num(declared.clone().count() + 1)
+        .raw("\">");
     h.raw("<table class=\"buffers\"><tr><th>buffer</th><th>scope</th><th>versions</th><th>why</th></tr>");
-    for b in buffers.iter().filter(|b| b.declared) {
+    for b in declared {
         h.raw("<tr><td><code>")
             .text(&b.name)
             .raw("</code></td>")
@@ -75,7 +81,7 @@ pub fn buffers_html(buffers: &[BufferInfo]) -> String {
             .elem("td", b.reason.as_deref().unwrap_or(""))
             .raw("</tr>");
     }
-    h.raw("</table>");
+    h.raw("</table></div>");
     h.finish()
 }
 
