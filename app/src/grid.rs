@@ -24,7 +24,7 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
     // number input per row, a 160-statement grid took ~40 ms to style and lay out on every paste.
     h.raw("<div id=\"grid\" role=\"table\"><div class=\"grid-row head\" role=\"row\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
     for (k, u) in p.units.iter().enumerate() {
-        h.chunk(k, GRID_CHUNK, "grid-chunk");
+        h.chunk(k, p.units.len(), GRID_CHUNK, "grid-chunk");
         h.raw("<div role=\"row\" data-unit=\"").num(k).raw("\"");
         match u.stmts.first() {
             Some(s) => {

@@ -39,16 +39,22 @@ impl Html {
         self.raw(tag.split(' ').next().unwrap_or(tag)).raw(">")
     }
 
-    /// Before item `k` of a list written in `<div class="{class}">` chunks of `per` items, which
-    /// the browser skips styling, laying out and painting while off screen (`content-visibility`
-    /// in style.css): closes the previous chunk and opens the next where one begins. `end_chunks`
-    /// closes the last.
-    pub fn chunk(&mut self, k: usize, per: usize, class: &str) -> &mut Self {
-        if k.is_multiple_of(per.max(1)) {
+    /// Before item `k` of the `n` items of a list written in `<div class="{class}">` chunks of
+    /// `per` items, which the browser skips styling, laying out and painting while off screen
+    /// (`content-visibility` in style.css): closes the previous chunk and opens the next where one
+    /// begins. A chunk says how many items it holds (`--items`), so that style.css can size it
+    /// exactly before it is laid out. `end_chunks` closes the last.
+    pub fn chunk(&mut self, k: usize, n: usize, per: usize, class: &str) -> &mut Self {
+        let per = per.max(1);
+        if k.is_multiple_of(per) {
             if k > 0 {
                 self.raw("</div>");
             }
-            self.raw("<div class=\"").raw(class).raw("\">");
+            self.raw("<div class=\"")
+                .raw(class)
+                .raw("\" style=\"--items:")
+                .num(per.min(n.saturating_sub(k)))
+                .raw("\">");
         }
         self
     }
