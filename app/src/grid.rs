@@ -8,8 +8,9 @@ use crate::{annotations, dom};
 use leptos::prelude::*;
 use stagecraft::explore::PipelineInfo;
 
-/// Rows per chunk of the grid (`.grid-chunk` in style.css sizes an unrendered chunk by it).
-const GRID_CHUNK: usize = 32;
+/// Rows per chunk of the grid: only chunks near the rows in view are rendered (`dom::show_near`),
+/// and the grid shows about eight.
+const GRID_CHUNK: usize = 16;
 
 /// The grid's markup; controls carry `data-unit` / `data-move` / `data-stage` for the delegated
 /// handlers, rows their statement's `st{id}` class for highlighting.
@@ -132,9 +133,8 @@ fn data_num<T: std::str::FromStr>(ev: &web_sys::Event, attr: &str) -> Option<T> 
 pub fn Grid() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    dom::render_near(
         node,
-        || true,
         move || {
             let now = ctx.current.with(|ex| {
                 let p = ex.as_deref()?.pipeline.as_ref()?;
@@ -148,6 +148,7 @@ pub fn Grid() -> impl IntoView {
             })
             .unwrap_or_default()
         },
+        "grid-chunk",
     );
     let on_change = move |ev: leptos::ev::Event| {
         if let Some(stage) = data_num::<i64>(&ev, "data-stage") {
@@ -180,8 +181,15 @@ pub fn Grid() -> impl IntoView {
         }
     };
     let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
+    let show_near = move || {
+        if let Some(el) = node.get_untracked() {
+            dom::show_near(&el, "grid-chunk");
+        }
+    };
+    dom::show_near_on_resize(move || node.get_untracked().map(Into::into), "grid-chunk");
     view! {
         <div class="grid" node_ref=node on:change=on_change on:click=on_click
+            on:scroll=move |_| show_near()
             on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
     }
 }
