@@ -23,10 +23,18 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
     }
     // Rows, not a table, in chunks that the browser skips while off screen: as a table with a
     // number input per row, a 160-statement grid took ~40 ms to style and lay out on every paste.
-    h.raw("<div id=\"grid\" role=\"table\"><div class=\"grid-row head\" role=\"row\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
+    // Chunks far from view are hidden from assistive technology too: the row count and indices
+    // say where the rows shown are.
+    h.raw("<div id=\"grid\" role=\"table\" aria-rowcount=\"")
+        .num(p.units.len() + 1)
+        .raw("\"><div class=\"grid-row head\" role=\"row\" aria-rowindex=\"1\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
     for (k, u) in p.units.iter().enumerate() {
         h.chunk(k, p.units.len(), GRID_CHUNK, "grid-chunk");
-        h.raw("<div role=\"row\" data-unit=\"").num(k).raw("\"");
+        h.raw("<div role=\"row\" aria-rowindex=\"")
+            .num(k + 2)
+            .raw("\" data-unit=\"")
+            .num(k)
+            .raw("\"");
         match u.stmts.first() {
             Some(s) => {
                 h.raw(" data-st=\"")
