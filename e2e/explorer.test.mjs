@@ -393,6 +393,39 @@ function synthetic(n) {
   return s;
 }
 
+test('a long text: the overlay follows the textarea and is drawn wherever it is scrolled to, as are the grid rows', async () => {
+  const page = await open();
+  await andExplored(page, () => page.$eval('#source', (el, text) => {
+    el.value = text;
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+  }, synthetic(159)));
+  // Scrolls a box, then reports, in the frame after, which of its chunks in view are not drawn.
+  const scrolled = (box, chunks, top, left) => page.evaluate(([box, chunks, top, left]) => new Promise(done => {
+    const el = document.querySelector(box);
+    el.scrollTop = top;
+    el.scrollLeft = left;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const view = (box === '#source' ? document.querySelector('.editor pre') : el).getBoundingClientRect();
+      const undrawn = [...document.querySelectorAll(chunks)].filter(c => {
+        const r = c.getBoundingClientRect();
+        return r.bottom > view.top && r.top < view.bottom && c.hasAttribute('hidden');
+      }).length;
+      const pre = document.querySelector('.editor pre');
+      done({ undrawn, ta: [el.scrollTop, el.scrollLeft, el.scrollHeight], pre: [pre.scrollTop, pre.scrollLeft, pre.scrollHeight] });
+    }));
+  }), [box, chunks, top, left]);
+  for (const [top, left] of [[0, 0], [3000, 0], [1e6, 0], [0, 1e6], [1e6, 400]]) {
+    const s = await scrolled('#source', '.editor pre > .chunk', top, left);
+    assert.equal(s.undrawn, 0, `overlay drawn at ${top}, ${left}`);
+    assert.deepEqual(s.pre, s.ta, `overlay scrolled with the textarea to ${top}, ${left}`);
+  }
+  await page.screenshot({ path: SHOTS + 'long-text-scrolled.png' });
+  for (const top of [1e6, 700, 0]) {
+    assert.equal((await scrolled('.grid', '.grid-chunk', top, 0)).undrawn, 0, `grid drawn at ${top}`);
+  }
+  await page.close();
+});
+
 test('long tasks when switching to, pasting and typing into large loops (printed, not asserted; budget 50 ms)', async () => {
   const page = await open();
   // One observer for the whole page; each phase takes what arrived since the last.

@@ -86,7 +86,29 @@ pub fn render_while_visible(
     render: impl Fn() -> String + 'static,
 ) {
     // One effect type for every use: a generic effect per pane cost kilobytes of the bundle each.
-    keep_rendered(crate::ctx::ctx(), node, Box::new(visible), Box::new(render));
+    keep_rendered(
+        crate::ctx::ctx(),
+        node,
+        Box::new(visible),
+        Box::new(render),
+        None,
+    );
+}
+
+/// Keeps the markup of a scrolled element, whose lists are in chunks of class `chunks`, equal to
+/// `render()`, with only the chunks near what it shows rendered (`show_near`).
+pub fn render_near(
+    node: NodeRef<leptos::html::Div>,
+    render: impl Fn() -> String + 'static,
+    chunks: &'static str,
+) {
+    keep_rendered(
+        crate::ctx::ctx(),
+        node,
+        Box::new(|| true),
+        Box::new(render),
+        Some(chunks),
+    );
 }
 
 fn keep_rendered(
@@ -94,6 +116,7 @@ fn keep_rendered(
     node: NodeRef<leptos::html::Div>,
     visible: Box<dyn Fn() -> bool>,
     render: Box<dyn Fn() -> String>,
+    chunks: Option<&'static str>,
 ) {
     let last = StoredValue::new(String::new());
     Effect::new(move |_| {
@@ -105,10 +128,61 @@ fn keep_rendered(
         if last.with_value(|l| *l != html) {
             el.set_inner_html(&html);
             last.set_value(html);
+            if let Some(class) = chunks {
+                show_near_now_and_before_drawing(&el, class);
+            }
             // New content may be what a pane being shown again needed to reach its offsets.
             ctx.scroll.restore();
         }
     });
+}
+
+/// `show_near` after a list is written, and again before the browser draws it: what else is written
+/// in the same task can move the list (the grid's new rows shrink the editor above it).
+pub fn show_near_now_and_before_drawing(scroller: &web_sys::Element, class: &'static str) {
+    show_near(scroller, class);
+    let scroller = scroller.clone();
+    request_animation_frame(move || show_near(&scroller, class));
+}
+
+/// `show_near` whenever the window is resized: a taller box shows more of its list.
+pub fn show_near_on_resize(
+    scroller: impl Fn() -> Option<web_sys::Element> + 'static,
+    class: &'static str,
+) {
+    // Kept for the page's life, as the components are.
+    let _ = window_event_listener_untyped("resize", move |_| {
+        if let Some(el) = scroller() {
+            show_near(&el, class);
+        }
+    });
+}
+
+/// Renders only the chunks (of class `class`) of a scrolled list that lie within one box height of
+/// what `scroller` shows; the others get `hidden="until-found"`, which style.css turns into not
+/// styling, laying out or painting them, and which the browser's find in page still reveals.
+/// `content-visibility: auto` alone renders whatever lies within one and a half *window* heights of
+/// the screen: in the grid's small box, 64 rows with their inputs and buttons where 8 are seen,
+/// which took a third of drawing a 160-statement paste. Reading the geometry lays out the page,
+/// cheaply while newly written chunks are still skipped.
+pub fn show_near(scroller: &web_sys::Element, class: &str) {
+    let view = scroller.get_bounding_client_rect();
+    let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());
+    let chunks = scroller.get_elements_by_class_name(class);
+    for k in 0..chunks.length() {
+        let Some(chunk) = chunks.item(k) else {
+            continue;
+        };
+        let at = chunk.get_bounding_client_rect();
+        let near = at.bottom() > top && at.top() < bottom;
+        if near == chunk.has_attribute("hidden") {
+            let _ = if near {
+                chunk.remove_attribute("hidden")
+            } else {
+                chunk.set_attribute("hidden", "until-found")
+            };
+        }
+    }
 }
 
 /// Scrolls the pending `ctx.reveal` target into view, after the pane showing it has rendered.

@@ -1,7 +1,7 @@
 //! The source editor: a transparent textarea over a highlighted copy of the same text.
 
 use crate::ctx::ctx;
-use crate::{dom, highlight, html};
+use crate::{dom, highlight};
 use leptos::prelude::*;
 
 #[component]
@@ -17,13 +17,27 @@ pub fn Editor() -> impl IntoView {
         let text = ctx.explored_text.get();
         ctx.current.with(|ex| match ex {
             Some(ex) => highlight::editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements),
-            None => html::escape(&text),
+            None => highlight::editor_html(&text, &[], &[], &[]),
         })
     };
+    // Another exploration of the same text (another form, parameter or code target) leaves the
+    // overlay as it is.
+    let written = StoredValue::new(String::new());
+    Effect::new(move |_| {
+        let html = overlay_html();
+        let Some(pre) = overlay.get() else { return };
+        if written.with_value(|w| *w != html) {
+            pre.set_inner_html(&html);
+            written.set_value(html);
+            dom::show_near_now_and_before_drawing(&pre, "chunk");
+        }
+    });
+    dom::show_near_on_resize(move || overlay.get_untracked().map(Into::into), "chunk");
     let sync_scroll = move |ev: leptos::ev::Event| {
         if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
             pre.set_scroll_top(t.scroll_top());
             pre.set_scroll_left(t.scroll_left());
+            dom::show_near(&pre, "chunk");
         }
     };
     let on_input = move |ev: leptos::ev::Event| {
@@ -33,7 +47,7 @@ pub fn Editor() -> impl IntoView {
     };
     view! {
         <div class="editor" class:plain=plain>
-            <pre class="overlay" node_ref=overlay aria-hidden="true" inner_html=overlay_html></pre>
+            <pre class="overlay" node_ref=overlay aria-hidden="true"></pre>
             <textarea id="source" spellcheck="false" autocomplete="off"
                 prop:value=move || ctx.text.get()
                 on:input=on_input

@@ -8,8 +8,9 @@ use crate::{annotations, dom};
 use leptos::prelude::*;
 use stagecraft::explore::PipelineInfo;
 
-/// Rows per chunk of the grid (`.grid-chunk` in style.css sizes an unrendered chunk by it).
-const GRID_CHUNK: usize = 32;
+/// Rows per chunk of the grid: only chunks near the rows in view are rendered (`dom::show_near`),
+/// and the grid shows about eight.
+const GRID_CHUNK: usize = 16;
 
 /// The grid's markup; controls carry `data-unit` / `data-move` / `data-stage` for the delegated
 /// handlers, rows their statement's `st{id}` class for highlighting.
@@ -22,10 +23,18 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
     }
     // Rows, not a table, in chunks that the browser skips while off screen: as a table with a
     // number input per row, a 160-statement grid took ~40 ms to style and lay out on every paste.
-    h.raw("<div id=\"grid\" role=\"table\"><div class=\"grid-row head\" role=\"row\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
+    // Chunks far from view are hidden from assistive technology too: the row count and indices
+    // say where the rows shown are.
+    h.raw("<div id=\"grid\" role=\"table\" aria-rowcount=\"")
+        .num(p.units.len() + 1)
+        .raw("\"><div class=\"grid-row head\" role=\"row\" aria-rowindex=\"1\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
     for (k, u) in p.units.iter().enumerate() {
-        h.chunk(k, GRID_CHUNK, "grid-chunk");
-        h.raw("<div role=\"row\" data-unit=\"").num(k).raw("\"");
+        h.chunk(k, p.units.len(), GRID_CHUNK, "grid-chunk");
+        h.raw("<div role=\"row\" aria-rowindex=\"")
+            .num(k + 2)
+            .raw("\" data-unit=\"")
+            .num(k)
+            .raw("\"");
         match u.stmts.first() {
             Some(s) => {
                 h.raw(" data-st=\"")
@@ -132,9 +141,8 @@ fn data_num<T: std::str::FromStr>(ev: &web_sys::Event, attr: &str) -> Option<T> 
 pub fn Grid() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    dom::render_near(
         node,
-        || true,
         move || {
             let now = ctx.current.with(|ex| {
                 let p = ex.as_deref()?.pipeline.as_ref()?;
@@ -148,6 +156,7 @@ pub fn Grid() -> impl IntoView {
             })
             .unwrap_or_default()
         },
+        "grid-chunk",
     );
     let on_change = move |ev: leptos::ev::Event| {
         if let Some(stage) = data_num::<i64>(&ev, "data-stage") {
@@ -180,8 +189,15 @@ pub fn Grid() -> impl IntoView {
         }
     };
     let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
+    let show_near = move || {
+        if let Some(el) = node.get_untracked() {
+            dom::show_near(&el, "grid-chunk");
+        }
+    };
+    dom::show_near_on_resize(move || node.get_untracked().map(Into::into), "grid-chunk");
     view! {
         <div class="grid" node_ref=node on:change=on_change on:click=on_click
+            on:scroll=move |_| show_near()
             on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
     }
 }

@@ -4,6 +4,7 @@
 use crate::html::Html;
 use stagecraft::diagnostic::{Diagnostic, Severity};
 use stagecraft::explore::StatementInfo;
+use stagecraft::ir::StmtId;
 use stagecraft::lexer::{Token, TokenKind};
 
 fn class_of(kind: TokenKind) -> &'static str {
@@ -20,9 +21,13 @@ fn class_of(kind: TokenKind) -> &'static str {
     }
 }
 
-/// The editor overlay: every byte of `text` appears once, wrapped in spans. Each statement is wrapped
-/// in a span with its `st{id}` class so that hovering a statement anywhere tints it here through the focus style sheet,
-/// without rebuilding the overlay.
+/// Lines per chunk of the overlay. Off-screen chunks are not styled, laid out or painted
+/// (`content-visibility` in style.css): the overlay of a 160-statement paste is thousands of spans.
+const CHUNK_LINES: usize = 32;
+
+/// The editor overlay: every byte of `text` appears once, wrapped in spans, in chunks of
+/// `CHUNK_LINES` lines. Each statement is wrapped in a span with its `st{id}` class so that hovering
+/// a statement anywhere tints it here through the focus style sheet, without rebuilding the overlay.
 pub fn editor_html(
     text: &str,
     tokens: &[Token],
@@ -50,7 +55,7 @@ pub fn editor_html(
     // Tokens and statements come in text order without overlap: one forward sweep finds the one
     // covering each piece (a search per piece made long texts quadratic).
     let (mut tk, mut st) = (0, 0);
-    let mut out = Html::with_capacity(text.len() * 2);
+    let mut out = Chunked::new(text);
     let mut classes = String::new();
     let mut open_until: Option<usize> = None;
     for w in marks.windows(2) {
@@ -85,7 +90,7 @@ pub fn editor_html(
         }
         // A statement is one span around its pieces, so its highlight is one unbroken box.
         if open_until.is_some_and(|end| a >= end) {
-            out.raw("</span>");
+            out.close_statement();
             open_until = None;
         }
         if open_until.is_none() {
@@ -93,27 +98,146 @@ pub fn editor_html(
                 .get(st)
                 .filter(|s| s.span.start as usize == a && s.span.end as usize > a)
             {
-                out.raw("<span class=\"st").num(s.id).raw("\">");
+                out.open_statement(s.id);
                 open_until = Some(s.span.end as usize);
             }
         }
-        let classes = classes.trim();
-        if classes.is_empty() {
-            out.text(piece);
-        } else {
-            out.raw("<span class=\"")
-                .raw(classes)
-                .raw("\">")
-                .text(piece)
-                .raw("</span>");
-        }
-    }
-    if open_until.is_some() {
-        out.raw("</span>");
+        out.piece(classes.trim(), piece);
     }
     // A trailing newline needs a character after it to keep the overlay's height.
-    out.raw(" ");
+    out.piece("", " ");
     out.finish()
+}
+
+/// The overlay's markup, cut into chunks of lines. A span crossing from one chunk into the next is
+/// closed before the cut and opened again after it, so every chunk is balanced markup.
+struct Chunked {
+    out: Html,
+    /// Lines and widest line of each chunk still to open.
+    sizes: std::vec::IntoIter<ChunkSize>,
+    /// Newlines still to write before the current chunk ends.
+    newlines_left: usize,
+    /// The statement span open, to open again in the next chunk.
+    statement: Option<StmtId>,
+}
+
+/// What style.css needs to size a chunk the browser has not laid out: a wrong height would move
+/// everything below it once the chunk is shown, and an overlay shorter or narrower than the
+/// textarea would stop scrolling short of it, out of line with the text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ChunkSize {
+    lines: usize,
+    /// Columns of the widest line (tabs reach the next multiple of 4, as `tab-size` says):
+    /// the overlay must scroll sideways as far as the textarea even while its widest line is not
+    /// laid out.
+    columns: usize,
+}
+
+impl Chunked {
+    fn new(text: &str) -> Self {
+        let sizes = chunk_sizes(text);
+        let mut out = Html::with_capacity(text.len() * 2 + 64 * sizes.len());
+        let mut sizes = sizes.into_iter();
+        open_chunk(&mut out, sizes.next().unwrap_or_default());
+        Chunked {
+            out,
+            sizes,
+            newlines_left: CHUNK_LINES,
+            statement: None,
+        }
+    }
+
+    fn open_statement(&mut self, id: StmtId) {
+        self.out.raw("<span class=\"st").num(id).raw("\">");
+        self.statement = Some(id);
+    }
+
+    fn close_statement(&mut self) {
+        if self.statement.take().is_some() {
+            self.out.raw("</span>");
+        }
+    }
+
+    /// Text in a span of `classes` (none if empty), cut where chunks end.
+    fn piece(&mut self, classes: &str, mut text: &str) {
+        while !text.is_empty() {
+            let (now, later) = match text.match_indices('\n').nth(self.newlines_left - 1) {
+                Some((k, _)) => text.split_at(k + 1),
+                None => (text, ""),
+            };
+            if classes.is_empty() {
+                self.out.text(now);
+            } else {
+                self.out
+                    .raw("<span class=\"")
+                    .raw(classes)
+                    .raw("\">")
+                    .text(now)
+                    .raw("</span>");
+            }
+            self.newlines_left -= now.bytes().filter(|&c| c == b'\n').count();
+            if self.newlines_left == 0 {
+                self.next_chunk();
+            }
+            text = later;
+        }
+    }
+
+    fn next_chunk(&mut self) {
+        let statement = self.statement;
+        self.close_statement();
+        self.out.raw("</div>");
+        open_chunk(&mut self.out, self.sizes.next().unwrap_or_default());
+        self.newlines_left = CHUNK_LINES;
+        if let Some(id) = statement {
+            self.open_statement(id);
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.close_statement();
+        self.out.raw("</div>");
+        self.out.finish()
+    }
+}
+
+fn open_chunk(out: &mut Html, size: ChunkSize) {
+    out.raw("<div class=\"chunk\" style=\"--lines:")
+        .num(size.lines)
+        .raw(";--columns:")
+        .num(size.columns)
+        .raw("\">");
+}
+
+/// The size of each chunk of the overlay of `text` (which ends with one more space).
+fn chunk_sizes(text: &str) -> Vec<ChunkSize> {
+    let mut sizes: Vec<ChunkSize> = Vec::with_capacity(text.len() / (CHUNK_LINES * 16) + 1);
+    for (k, line) in text.split('\n').enumerate() {
+        if k % CHUNK_LINES == 0 {
+            sizes.push(ChunkSize::default());
+        }
+        if let Some(size) = sizes.last_mut() {
+            size.lines += 1;
+            size.columns = size.columns.max(columns(line));
+        }
+    }
+    if let Some(last) = sizes.last_mut() {
+        let trailing = text.rsplit('\n').next().unwrap_or("");
+        last.columns = last.columns.max(columns(trailing) + 1);
+    }
+    sizes
+}
+
+/// Columns a line takes in a monospace font: one per character (wide characters are the rare
+/// exception, and a chunk's remembered size replaces the estimate once it has been shown).
+fn columns(line: &str) -> usize {
+    line.chars().fold(0, |col, c| {
+        if c == '\t' {
+            (col / 4 + 1) * 4
+        } else {
+            col + 1
+        }
+    })
 }
 
 #[cfg(test)]
@@ -153,5 +277,89 @@ mod tests {
         let ex = stagecraft::explore::explore(text, &Default::default());
         let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
         assert!(html.contains("<span class=\"st0\">C["), "{html}");
+    }
+
+    /// The chunks of `html`, each as the markup inside its `<div>`, with its `--lines`.
+    fn chunks(html: &str) -> Vec<(usize, &str)> {
+        html.split("<div class=\"chunk\" style=\"--lines:")
+            .skip(1)
+            .map(|c| {
+                let (lines, rest) = c.split_once(';').unwrap_or_default();
+                let inner = rest.split_once("\">").unwrap_or_default().1;
+                (lines.parse().unwrap_or(0), inner.trim_end_matches("</div>"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn long_texts_come_in_chunks_of_whole_lines_with_their_sizes() {
+        let mut text = String::from("for i in range(64):\n");
+        for k in 0..100 {
+            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
+        }
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let lines = text.split('\n').count();
+        let chunks = chunks(&html);
+        assert_eq!(chunks.len(), lines.div_ceil(CHUNK_LINES));
+        for (k, (declared, inner)) in chunks.iter().enumerate() {
+            let newlines = inner.matches('\n').count();
+            if k + 1 < chunks.len() {
+                assert_eq!(
+                    (*declared, newlines),
+                    (CHUNK_LINES, CHUNK_LINES),
+                    "chunk {k}"
+                );
+                assert!(inner.ends_with('\n'), "chunk {k} ends with its last line");
+            } else {
+                assert_eq!(*declared, newlines + 1, "the last line has no newline");
+            }
+            assert_eq!(
+                inner.matches("<span").count(),
+                inner.matches("</span>").count()
+            );
+        }
+        assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+    }
+
+    #[test]
+    fn a_statement_across_a_chunk_boundary_is_closed_and_opened_again() {
+        let text = "x\n".repeat(40);
+        let start = text.match_indices('\n').nth(29).map_or(0, |(k, _)| k + 1) as u32;
+        let end = start + 10;
+        let statement = StatementInfo {
+            id: 7,
+            span: stagecraft::diagnostic::Span { start, end },
+            text: String::new(),
+            unit: None,
+            stage: None,
+            order: None,
+            is_async: false,
+        };
+        let html = editor_html(&text, &[], &[], &[statement]);
+        let chunks = chunks(&html);
+        assert_eq!(chunks.len(), 2);
+        assert!(chunks[0].1.ends_with("x\nx\n</span>"), "{}", chunks[0].1);
+        assert!(
+            chunks[1].1.starts_with("<span class=\"st7\">x\n"),
+            "{}",
+            chunks[1].1
+        );
+    }
+
+    #[test]
+    fn a_chunk_is_as_wide_as_its_widest_line_with_tabs_to_the_next_stop() {
+        assert_eq!(columns("\tab"), 6);
+        assert_eq!(columns("ab\tc"), 5);
+        assert_eq!(columns("é"), 1);
+        let sizes = chunk_sizes("ab\nabcd\n");
+        // The overlay adds a space after the last line.
+        assert_eq!(
+            sizes,
+            vec![ChunkSize {
+                lines: 3,
+                columns: 4
+            }]
+        );
     }
 }

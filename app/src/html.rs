@@ -39,16 +39,22 @@ impl Html {
         self.raw(tag.split(' ').next().unwrap_or(tag)).raw(">")
     }
 
-    /// Before item `k` of a list written in `<div class="{class}">` chunks of `per` items, which
-    /// the browser skips styling, laying out and painting while off screen (`content-visibility`
-    /// in style.css): closes the previous chunk and opens the next where one begins. `end_chunks`
-    /// closes the last.
-    pub fn chunk(&mut self, k: usize, per: usize, class: &str) -> &mut Self {
-        if k.is_multiple_of(per.max(1)) {
+    /// Before item `k` of the `n` items of a list written in `<div class="{class}">` chunks of
+    /// `per` items, which the browser skips styling, laying out and painting while off screen
+    /// (`content-visibility` in style.css): closes the previous chunk and opens the next where one
+    /// begins. A chunk says how many items it holds (`--items`), so that style.css can size it
+    /// exactly before it is laid out. `end_chunks` closes the last.
+    pub fn chunk(&mut self, k: usize, n: usize, per: usize, class: &str) -> &mut Self {
+        let per = per.max(1);
+        if k.is_multiple_of(per) {
             if k > 0 {
                 self.raw("</div>");
             }
-            self.raw("<div class=\"").raw(class).raw("\">");
+            self.raw("<div class=\"")
+                .raw(class)
+                .raw("\" style=\"--items:")
+                .num(per.min(n.saturating_sub(k)))
+                .raw("\">");
         }
         self
     }
@@ -98,22 +104,15 @@ pub fn escape_into(out: &mut String, s: &str) {
     out.push_str(rest);
 }
 
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    escape_into(&mut out, s);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn escapes_every_markup_character_and_keeps_the_rest() {
-        assert_eq!(
-            escape("a<b>&\"c'd é"),
-            "a&lt;b&gt;&amp;&quot;c&#39;d é".to_string()
-        );
+        let mut escaped = String::new();
+        escape_into(&mut escaped, "a<b>&\"c'd é");
+        assert_eq!(escaped, "a&lt;b&gt;&amp;&quot;c&#39;d é");
         let mut h = Html::default();
         h.elem("td class=\"x\"", "1 < 2").num(3);
         assert_eq!(h.finish(), "<td class=\"x\">1 &lt; 2</td>3");

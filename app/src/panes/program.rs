@@ -16,11 +16,10 @@ const CHUNK_LINES: usize = 64;
 pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
     let mut h = Html::with_capacity(printed.text.len() * 3);
     h.raw("<pre id=\"program\" class=\"program\">");
-    let mut written = 0;
+    let n = printed.text.lines().count().min(printed.lines.len());
     for (k, (line, info)) in printed.text.lines().zip(&printed.lines).enumerate() {
-        written = k + 1;
         // In chunks: a 160-statement program is thousands of lines.
-        h.chunk(k, CHUNK_LINES, "chunk");
+        h.chunk(k, n, CHUNK_LINES, "chunk");
         h.raw("<div class=\"line");
         if let Some(s) = info.section {
             h.raw(" sec-").raw(s.name());
@@ -40,7 +39,7 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
         }
         h.raw(">").text(line).raw("</div>");
     }
-    h.end_chunks(written);
+    h.end_chunks(n);
     h.raw("</pre>");
     h.finish()
 }
@@ -62,9 +61,15 @@ fn wait_explanation(site: &WaitSite) -> String {
 
 /// Ring buffers and why each got its versions.
 pub fn buffers_html(buffers: &[BufferInfo]) -> String {
+    let declared = buffers.iter().filter(|b| b.declared);
     let mut h = Html::default();
+    // Below the program, hence off screen when a long program is drawn: a 160-buffer table was
+    // most of the objects the browser styled and laid out before it knew what is on screen.
+    h.raw("<div class=\"buffers-wrap\" style=\"--rows:")
+        .num(declared.clone().count() + 1)
+        .raw("\">");
     h.raw("<table class=\"buffers\"><tr><th>buffer</th><th>scope</th><th>versions</th><th>why</th></tr>");
-    for b in buffers.iter().filter(|b| b.declared) {
+    for b in declared {
         h.raw("<tr><td><code>")
             .text(&b.name)
             .raw("</code></td>")
@@ -75,7 +80,7 @@ pub fn buffers_html(buffers: &[BufferInfo]) -> String {
             .elem("td", b.reason.as_deref().unwrap_or(""))
             .raw("</tr>");
     }
-    h.raw("</table>");
+    h.raw("</table></div>");
     h.finish()
 }
 
@@ -139,9 +144,20 @@ mod tests {
         let lines = html.matches("<div class=\"line").count();
         assert!(lines > CHUNK_LINES, "{lines} lines");
         assert_eq!(
-            html.matches("<div class=\"chunk\">").count(),
+            html.matches("<div class=\"chunk\"").count(),
             lines.div_ceil(CHUNK_LINES)
         );
         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+        // Each chunk is sized by its own number of lines, the last one by what is left.
+        let sizes: Vec<usize> = html
+            .split("--items:")
+            .skip(1)
+            .filter_map(|s| s.split('"').next()?.parse().ok())
+            .collect();
+        assert_eq!(sizes.iter().sum::<usize>(), lines);
+        assert_eq!(
+            sizes.last(),
+            Some(&(lines - (sizes.len() - 1) * CHUNK_LINES))
+        );
     }
 }
