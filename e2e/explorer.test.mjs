@@ -251,6 +251,9 @@ test('clicking a wait highlights its line in the program and marks the timeline'
   await page.waitForSelector('#pane-program:not(.hidden)');
   const line = page.locator(`#program .line.w${index}`);
   assert.equal(await line.count(), 1, 'one printed line per wait node');
+  // innerText is empty until the line's chunk is drawn, a frame after the pane is shown.
+  await page.waitForFunction(sel => /async_wait_queue/.test(document.querySelector(sel)?.innerText ?? ''),
+    `#program .line.w${index}`);
   assert.match(await line.innerText(), /async_wait_queue/);
   assert.equal(await line.evaluate(e => getComputedStyle(e).outlineStyle), 'solid');
   assert.ok(!transparent(await background(page, `#program .line.w${index}`)));
