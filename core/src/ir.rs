@@ -456,6 +456,28 @@ impl Program {
     }
 }
 
+/// Statement instances `nodes` run: loops count `trips(lo, hi)` times (`None`: unknown), conditions
+/// are taken as true, so it is an upper bound where a condition is ever false.
+pub fn statement_instances(
+    nodes: &[Node],
+    trips: &impl Fn(&IExpr, &IExpr) -> Option<u64>,
+) -> Option<u64> {
+    nodes.iter().try_fold(0u64, |sum, n| {
+        let here = match n {
+            Node::Assign(_) => 1,
+            Node::For { lo, hi, body, .. } => {
+                trips(lo, hi)?.saturating_mul(statement_instances(body, trips)?)
+            }
+            Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => statement_instances(body, trips)?,
+        };
+        Some(sum.saturating_add(here))
+    })
+}
+
 /// Visits every assignment in program order (static order, not execution order).
 pub fn for_each_assign<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Assign)) {
     for n in nodes {

@@ -468,31 +468,15 @@ pub fn simulate(
 /// Statement instances in one iteration of the source loop: inner loops count their constant
 /// trip counts (a symbolic one counts once).
 fn instances_per_step(original: &Program) -> u64 {
-    fn count(nodes: &[Node]) -> u64 {
-        nodes
-            .iter()
-            .map(|n| match n {
-                Node::Assign(_) => 1,
-                Node::For { lo, hi, body, .. } => {
-                    let trips = match (lo.as_const(), hi.as_const()) {
-                        (Some(l), Some(h)) => u64::try_from(h - l).unwrap_or(0),
-                        _ => 1,
-                    };
-                    trips.saturating_mul(count(body))
-                }
-                Node::If { body, .. }
-                | Node::Commit { body, .. }
-                | Node::AsyncScope { body, .. }
-                | Node::Wait { body, .. }
-                | Node::Section { body, .. } => count(body),
-            })
-            .fold(0, u64::saturating_add)
-    }
+    let trips = |lo: &IExpr, hi: &IExpr| match (lo.as_const(), hi.as_const()) {
+        (Some(l), Some(h)) => Some(u64::try_from(h - l).unwrap_or(0)),
+        _ => Some(1),
+    };
     original
         .body
         .iter()
         .find_map(|n| match n {
-            Node::For { body, .. } => Some(count(body)),
+            Node::For { body, .. } => crate::ir::statement_instances(body, &trips),
             _ => None,
         })
         .unwrap_or(1)

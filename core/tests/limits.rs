@@ -127,6 +127,35 @@ fn a_loop_of_many_statements_simulates_fewer_steps() {
 }
 
 #[test]
+fn a_loop_beyond_the_interpreter_limit_is_refused_before_running() {
+    let mut text = String::from("for i in range(N):\n");
+    for k in 0..100 {
+        text.push_str(&format!("    C{k}[i] = A[i] + {k}\n"));
+    }
+    let mut opts = Options::default();
+    opts.params.insert("N".into(), 5000);
+    let v = explore(&text, &opts).verification.unwrap();
+    assert_eq!(v.verdict, stagecraft::verify::Verdict::NotRun);
+    assert_eq!(v.instances, 0, "nothing was interpreted");
+    assert!(
+        v.summary.contains(
+            "runs 500000 statement instances, more than the interpreter's limit of 100000"
+        ),
+        "{}",
+        v.summary
+    );
+    // At the limit it runs.
+    opts.params.insert("N".into(), 1000);
+    let v = explore(&text, &opts).verification.unwrap();
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Equivalent,
+        "{}",
+        v.summary
+    );
+}
+
+#[test]
 fn the_interpreter_stops_at_its_instance_cap() {
     let text = "for i in range(1000000):\n    C[i] = A[i]\n";
     let ex = explore(text, &Options::default());
