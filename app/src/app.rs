@@ -73,6 +73,7 @@ impl Inputs {
                 Form::Rolled
             },
             targets,
+            both_forms: false,
             ..Options::default()
         }
     }

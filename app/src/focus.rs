@@ -44,13 +44,16 @@ impl Focus {
     };
 }
 
-/// The printed program of the form shown.
+/// The printed program of the form shown. The app asks for that form alone, so right after the
+/// form is switched the exploration has only the other one: it stays shown until the exploration
+/// that prints the new form arrives (as the code of a target does), instead of a blank pane.
 pub fn printed(ex: &Exploration, peeled: bool) -> Option<&Printed> {
-    if peeled {
-        ex.peeled.as_ref()
+    let (shown, other) = if peeled {
+        (&ex.peeled, &ex.rolled)
     } else {
-        ex.rolled.as_ref()
-    }
+        (&ex.rolled, &ex.peeled)
+    };
+    shown.as_ref().or(other.as_ref())
 }
 
 pub fn focus(ex: &Exploration, selection: Option<Selection>) -> Focus {
@@ -169,7 +172,28 @@ pub fn css(hovered: Option<u32>, focus: &Focus, selection: Option<Selection>) ->
 mod tests {
     use super::*;
     use stagecraft::explore::{explore, Options};
+    use stagecraft::pipelined::Form;
     use std::path::Path;
+
+    #[test]
+    fn the_form_asked_for_is_shown_and_the_other_until_it_arrives() {
+        let one_form = |form| Options {
+            form,
+            both_forms: false,
+            ..Options::default()
+        };
+        let rolled = explore(crate::presets::DEFAULT, &one_form(Form::Rolled));
+        assert!(
+            rolled.peeled.is_none(),
+            "only the form asked for is printed"
+        );
+        assert_eq!(printed(&rolled, false), rolled.rolled.as_ref());
+        // Just switched to peeled: the rolled form stays until the peeled exploration arrives.
+        assert_eq!(printed(&rolled, true), rolled.rolled.as_ref());
+        let peeled = explore(crate::presets::DEFAULT, &one_form(Form::Peeled));
+        assert_eq!(printed(&peeled, true), peeled.peeled.as_ref());
+        assert!(peeled.peeled.is_some());
+    }
 
     fn root() -> &'static Path {
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))

@@ -25,6 +25,9 @@ pub struct Options {
     pub verify: bool,
     /// Which printed form the verifier runs (both compute the same; the rolled one is TVM's shape).
     pub form: Form,
+    /// Print both forms; otherwise only `form` (the app shows one at a time, and the peeled form
+    /// of a 160-statement, 64-stage loop is 36 700 lines).
+    pub both_forms: bool,
     /// The timeline's cost model (annotations in the source override it per statement).
     pub cost: crate::cost::CostModel,
     /// Steps of the timeline whose spans are returned: [from, to).
@@ -42,6 +45,7 @@ impl Default for Options {
             max_iteration_rows: 48,
             verify: true,
             form: Form::Rolled,
+            both_forms: true,
             cost: crate::cost::CostModel::default(),
             timeline_window: (0, 64),
             timeline: true,
@@ -453,8 +457,9 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         concrete_extent,
         options.max_iteration_rows,
     ));
-    ex.rolled = Some(tir::print(&rolled));
-    ex.peeled = Some(tir::print(&peeled));
+    let printed = |form: Form| options.both_forms || options.form == form;
+    ex.rolled = printed(Form::Rolled).then(|| tir::print(&rolled));
+    ex.peeled = printed(Form::Peeled).then(|| tir::print(&peeled));
     ex.groups = s.groups.clone();
     ex.needs = s.needs.clone();
     ex.waits = s.sites.clone();
