@@ -1436,18 +1436,7 @@ pub struct Prepared {
 /// that cannot run (a buffer too large) is returned as its aborted run.
 pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run>> {
     let mut problems = Vec::new();
-    let env: Vec<i64> = program
-        .vars
-        .iter()
-        .map(|v| match v.kind {
-            VarKind::Param => opts
-                .params
-                .get(v.name.as_str())
-                .copied()
-                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
-            VarKind::Loop => 0,
-        })
-        .collect();
+    let env = program.env(&opts.params);
     let shapes = infer_shapes(program, &env, &mut problems);
     let mut bufs = Vec::new();
     for (b, shape) in program.buffers.iter().zip(shapes) {

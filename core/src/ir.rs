@@ -447,6 +447,21 @@ impl Program {
             .and_then(|i| u32::try_from(i).ok())
     }
 
+    /// The values of the program's variables, by id: parameters from `params` (a missing one takes
+    /// `limits::DEFAULT_SYMBOLIC_EXTENT`), loop variables 0 until a loop sets them.
+    pub fn env(&self, params: &std::collections::BTreeMap<String, i64>) -> Vec<i64> {
+        self.vars
+            .iter()
+            .map(|v| match v.kind {
+                VarKind::Param => params
+                    .get(v.name.as_str())
+                    .copied()
+                    .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
+                VarKind::Loop => 0,
+            })
+            .collect()
+    }
+
     pub fn params(&self) -> impl Iterator<Item = (VarId, &Var)> {
         self.vars
             .iter()

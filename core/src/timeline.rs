@@ -357,20 +357,6 @@ fn number_waits(nodes: &[Node], out: &mut HashMap<*const Node, usize>) {
     }
 }
 
-fn env_of(program: &Program, params: &BTreeMap<String, i64>) -> Vec<i64> {
-    program
-        .vars
-        .iter()
-        .map(|v| match v.kind {
-            VarKind::Param => params
-                .get(v.name.as_str())
-                .copied()
-                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
-            VarKind::Loop => 0,
-        })
-        .collect()
-}
-
 /// Steps are numbered from 1; spans are recorded for steps in `window` (0-based [from, to)), and the
 /// run stops before step `stop_after + 1`.
 fn run_sim<'a>(
@@ -386,7 +372,7 @@ fn run_sim<'a>(
     let mut sim = Sim {
         program,
         model,
-        env: env_of(program, params),
+        env: program.env(params),
         now: 0,
         open: Vec::new(),
         in_flight: BTreeMap::new(),

@@ -164,17 +164,7 @@ fn offset(shape: &[i64], index: &[i64]) -> Option<usize> {
 /// Statement instances `program` runs with `params`, when every loop's bounds depend on parameters
 /// only (`None` otherwise: the run finds out).
 fn instances_of(program: &Program, params: &BTreeMap<String, i64>) -> Option<u64> {
-    let env: Vec<i64> = program
-        .vars
-        .iter()
-        .map(|v| match v.kind {
-            VarKind::Param => params
-                .get(v.name.as_str())
-                .copied()
-                .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
-            VarKind::Loop => 0,
-        })
-        .collect();
+    let env = program.env(params);
     let loop_vars: Vec<VarId> = (0..program.vars.len() as VarId)
         .filter(|&v| {
             program
