@@ -287,22 +287,14 @@ pub fn derive(
             }
         }
     }
-    // Each unit's needs, ordered by queue (then need): the planner visits a unit's own needs
-    // only. `needs_of[pos]..needs_of[pos + 1]` ranges over `by_consumer`.
-    let mut by_consumer: Vec<usize> = (0..needs.len()).collect();
-    by_consumer.sort_by_key(|&k| needs.get(k).map(|n| (n.consumer, n.queue)));
-    let mut needs_of = vec![0usize; units.len() + 1];
-    for n in &needs {
-        if let Some(c) = needs_of.get_mut(n.consumer + 1) {
-            *c += 1;
-        }
-    }
-    for i in 1..needs_of.len() {
-        let before = needs_of.get(i - 1).copied().unwrap_or(0);
-        if let Some(c) = needs_of.get_mut(i) {
-            *c += before;
-        }
-    }
+    // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
+    // only, found by binary search.
+    let mut by_consumer: Vec<(usize, i64, usize)> = needs
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.consumer, n.queue, k))
+        .collect();
+    by_consumer.sort_unstable();
     let mut cx = Planner {
         p,
         groups: &groups,
@@ -314,7 +306,6 @@ pub fn derive(
         extent,
         closed_before: &closed_before,
         by_consumer: &by_consumer,
-        needs_of: &needs_of,
         failed: false,
         explain,
         diags,
@@ -542,9 +533,8 @@ struct Planner<'a> {
     /// Groups of `queues[qi]` closed before position `idx` of the step order, at
     /// `idx * queues.len() + qi`.
     closed_before: &'a [i64],
-    /// Needs by consumer and queue, and where each unit's begin (see `derive`).
-    by_consumer: &'a [usize],
-    needs_of: &'a [usize],
+    /// (consumer, queue, index) of every need, sorted.
+    by_consumer: &'a [(usize, i64, usize)],
     failed: bool,
     /// Write the display text of sites and instances.
     explain: bool,
@@ -632,32 +622,23 @@ impl Planner<'_> {
             // Sized at the first wait: growing an empty vector costs more than allocating it.
             let waits_at_most = queues.len();
             let own = self
-                .needs_of
-                .get(pos)
-                .zip(self.needs_of.get(pos + 1))
-                .and_then(|(&a, &b)| self.by_consumer.get(a..b))
+                .by_consumer
+                .get(
+                    self.by_consumer.partition_point(|n| n.0 < pos)
+                        ..self.by_consumer.partition_point(|n| n.0 <= pos),
+                )
                 .unwrap_or_default();
-            // The unit's needs are ordered by queue: one run of them per queue it may wait on.
-            let mut rest = own;
-            while let Some(q) = rest
-                .first()
-                .and_then(|&k| self.needs.get(k))
-                .map(|n| n.queue)
-            {
-                let run = rest
-                    .iter()
-                    .take_while(|&&k| self.needs.get(k).is_some_and(|n| n.queue == q))
-                    .count();
-                let Some((this_queue, after)) = rest.split_at_checked(run) else {
-                    break;
+            // One run of the unit's needs per queue it may wait on, in queue order.
+            for this_queue in own.chunk_by(|a, b| a.1 == b.1) {
+                let Some(&(_, q, _)) = this_queue.first() else {
+                    continue;
                 };
-                rest = after;
                 let Some(qi) = queues.iter().position(|&x| x == q) else {
                     continue;
                 };
                 let g = self.gs.get(qi).copied().unwrap_or(0);
                 let mut newest = None;
-                for &k in this_queue {
+                for &(_, _, k) in this_queue {
                     let Some(n) = self.needs.get(k) else { continue };
                     let jp = j - n.distance;
                     if jp < 0 {
