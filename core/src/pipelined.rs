@@ -465,12 +465,8 @@ impl Builder<'_> {
                 .iter()
                 .find(|u| u.1 == unit)
                 .map_or(usize::MAX, |u| u.0);
-            let runs = |pl: &StepPlan| item_at(pl, order).is_some();
-            // Whether every step runs the unit (some plan of each step, should steps repeat).
-            let every_step = plans.iter().all(runs)
-                || steps
-                    .iter()
-                    .all(|t| plans.iter().any(|pl| step_of(pl) == *t && runs(pl)));
+            // Plans are of distinct constant steps (a prologue or a constant extent's epilogue).
+            let every_step = plans.iter().all(|pl| item_at(pl, order).is_some());
             match &self.p.sched.extent {
                 Extent::Symbolic(_) => self.guard(unit, &var, lo.as_const().is_none_or(|l| l < s)),
                 Extent::Const(e) => {
