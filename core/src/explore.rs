@@ -440,11 +440,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         params.insert(v.name.to_string(), value);
     }
     let concrete_extent = p.sched.extent.as_const().unwrap_or_else(|| {
-        let env: Vec<i64> = program
-            .vars
-            .iter()
-            .map(|v| params.get(v.name.as_str()).copied().unwrap_or(0))
-            .collect();
+        let env = program.env(&params);
         match &p.sched.extent {
             schedule::Extent::Symbolic(e) => {
                 e.eval(&env).unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT)
