@@ -293,10 +293,7 @@ mod tests {
 
     #[test]
     fn long_texts_come_in_chunks_of_whole_lines_with_their_sizes() {
-        let mut text = String::from("for i in range(64):\n");
-        for k in 0..100 {
-            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
-        }
+        let text = crate::presets::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
         let lines = text.split('\n').count();

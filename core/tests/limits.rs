@@ -104,13 +104,19 @@ fn huge_symbolic_extent_is_not_interpreted_beyond_the_cap() {
     assert!(t.metrics.steps <= limits::MAX_TIMELINE_STEPS as u64 + 1);
 }
 
+/// A loop of `n` independent statements over `extent` iterations.
+fn independent_statements(n: usize, extent: &str) -> String {
+    let mut text = format!("for i in range({extent}):\n");
+    for k in 0..n {
+        text.push_str(&format!("    C{k}[i] = A[i] + {k}\n"));
+    }
+    text
+}
+
 #[test]
 fn a_loop_of_many_statements_simulates_fewer_steps() {
     // 100 statements × 5 000 iterations: the instance cap, not the step cap, stops the timeline.
-    let mut text = String::from("for i in range(5000):\n");
-    for k in 0..100 {
-        text.push_str(&format!("    C{k}[i] = A[i] + {k}\n"));
-    }
+    let text = independent_statements(100, "5000");
     let ex = explore(&text, &Options::default());
     assert!(ex.ok, "{:?}", ex.diagnostics);
     let t = ex.timeline.unwrap();
@@ -128,10 +134,7 @@ fn a_loop_of_many_statements_simulates_fewer_steps() {
 
 #[test]
 fn a_loop_beyond_the_interpreter_limit_is_refused_before_running() {
-    let mut text = String::from("for i in range(N):\n");
-    for k in 0..100 {
-        text.push_str(&format!("    C{k}[i] = A[i] + {k}\n"));
-    }
+    let text = independent_statements(100, "N");
     let mut opts = Options::default();
     opts.params.insert("N".into(), 5000);
     let v = explore(&text, &opts).verification.unwrap();

@@ -134,10 +134,7 @@ mod tests {
 
     #[test]
     fn long_programs_come_in_balanced_chunks() {
-        let mut text = String::from("for i in range(64):\n");
-        for k in 0..100 {
-            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
-        }
+        let text = crate::presets::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits));
         let html = printed.unwrap_or_default();
