@@ -76,8 +76,8 @@ pub struct Timeline {
     pub window: (u64, u64),
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
-    /// The step limit, when the metrics stop at it (`limits::MAX_TIMELINE_STEPS`, or fewer
-    /// steps for a loop of many statements: `limits::MAX_TIMELINE_INSTANCES`).
+    /// The steps the metrics cover, when a limit stopped the simulation (`limits::MAX_TIMELINE_STEPS`
+    /// steps, or `limits::MAX_TIMELINE_INSTANCES` statement instances).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_limit: Option<u64>,
 }
@@ -103,6 +103,8 @@ struct Sim<'a> {
     window: (u64, u64),
     stop_after: u64,
     max_steps: u64,
+    /// Statement instances simulated, against `limits::MAX_TIMELINE_INSTANCES`.
+    instances: u64,
     stop: bool,
     out: Timeline,
     /// Static pre-order index of every wait node (by address), as the interpreter numbers them.
@@ -271,13 +273,19 @@ impl Sim<'_> {
     fn begin_step(&mut self) {
         self.step += 1;
         self.step_starts.push((self.now, self.section, self.step));
-        if self.step > self.stop_after || self.step > self.max_steps {
+        // Limits stop a run between steps: a step of a peeled prologue is one statement, of a
+        // loop all of them, so instances are counted, not estimated per step.
+        if self.step > self.stop_after
+            || self.step > self.max_steps
+            || self.instances >= crate::limits::MAX_TIMELINE_INSTANCES as u64
+        {
             self.stop = true;
             self.out.truncated = true;
         }
     }
 
     fn assign(&mut self, a: &Assign) {
+        self.instances += 1;
         let id = a.stmt as usize;
         let cost = match self.costs.get(id) {
             Some(Some(c)) => *c,
@@ -385,6 +393,7 @@ fn run_sim<'a>(
         window: (window.0 + 1, window.1 + 1),
         stop_after,
         max_steps,
+        instances: 0,
         stop: false,
         out: Timeline::default(),
         wait_ids,
@@ -412,10 +421,7 @@ pub fn simulate(
     params: &BTreeMap<String, i64>,
     window: (u64, u64),
 ) -> Timeline {
-    let per_step = instances_per_step(original).max(1);
-    let max_steps = (crate::limits::MAX_TIMELINE_STEPS as u64)
-        .min(crate::limits::MAX_TIMELINE_INSTANCES as u64 / per_step)
-        .max(1);
+    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
     let windowed = run_sim(pipelined, model, params, window, window.1, max_steps);
     let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps);
     let truncated = windowed.stop;
@@ -431,9 +437,14 @@ pub fn simulate(
     };
     t.window = window;
     t.truncated = truncated;
-    t.step_limit = capped.then_some(max_steps);
-    // A run stopped by the limit counted the step it did not simulate.
-    t.metrics.steps = if capped { max_steps } else { steps };
+    // A run stopped by a limit counted the step it did not simulate.
+    let steps = if capped {
+        steps.saturating_sub(1)
+    } else {
+        steps
+    };
+    t.step_limit = capped.then_some(steps);
+    t.metrics.steps = steps;
     t.metrics.unpipelined_cycles = base.out.metrics.total_cycles;
     let total = t.metrics.total_cycles;
     t.metrics.speedup = if total > 0 {
@@ -449,23 +460,6 @@ pub fn simulate(
     }
     t.lanes = lanes;
     t
-}
-
-/// Statement instances in one iteration of the source loop: inner loops count their constant
-/// trip counts (a symbolic one counts once).
-fn instances_per_step(original: &Program) -> u64 {
-    let trips = |lo: &IExpr, hi: &IExpr| match (lo.as_const(), hi.as_const()) {
-        (Some(l), Some(h)) => Some(u64::try_from(h - l).unwrap_or(0)),
-        _ => Some(1),
-    };
-    original
-        .body
-        .iter()
-        .find_map(|n| match n {
-            Node::For { body, .. } => crate::ir::statement_instances(body, &trips),
-            _ => None,
-        })
-        .unwrap_or(1)
 }
 
 /// Average step length over the middle half of the body.
