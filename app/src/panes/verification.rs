@@ -114,6 +114,11 @@ pub fn verification_html(
         .raw("\" id=\"verdict\">")
         .text(&v.summary)
         .raw("</div>");
+    // A loop beyond the interpreter's limit is not run: "Races: none" and an empty table of waits
+    // would read as a clean run.
+    if v.verdict == Verdict::NotRun && v.races.is_empty() && v.waits.is_empty() {
+        return h.finish();
+    }
     if let Some(sel) = selection {
         detail_html(&mut h, ex, peeled, sel, &focus::focus(ex, Some(sel)));
     }
@@ -238,5 +243,17 @@ mod tests {
         assert!(html.contains("data-goto=\"program\""), "{html}");
         assert!(html.contains(&format!("id=\"wait-row-{w}\" data-wait=\"{w}\"")));
         assert!(html.contains("On the timeline"), "{html}");
+    }
+
+    #[test]
+    fn a_loop_not_run_shows_why_and_no_empty_lists() {
+        let mut text = String::from("for i in range(200000):\n");
+        text.push_str("    B[i] = A[i] + 1\n");
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let v = ex.verification.clone().expect("a verdict");
+        assert_eq!(v.verdict, Verdict::NotRun);
+        let html = verification_html(&ex, &v, false, None);
+        assert!(html.contains("runs 200000 statement instances"), "{html}");
+        assert!(!html.contains("Races") && !html.contains("Waits"), "{html}");
     }
 }
