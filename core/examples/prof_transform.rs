@@ -1,6 +1,7 @@
 //! Runs `transform` on a file N times: a fixed workload for profilers (callgrind, perf).
 //! PHASE=parse|lower limits the work to those phases; PHASE=explore runs everything instead;
-//! TARGETS=ptx,... chooses the emitted targets.
+//! TARGETS=ptx,... chooses the emitted targets (TARGETS= none, as the app's program pane);
+//! BOTH_FORMS=0 prints only the rolled form.
 //! `cargo run --release -p stagecraft-core --example prof_transform -- FILE [N]`
 
 fn main() {
@@ -17,6 +18,10 @@ fn main() {
             .split(',')
             .filter_map(stagecraft::emit::Target::parse)
             .collect();
+    }
+    // BOTH_FORMS=0 prints only the form the app shows, as the app asks.
+    if std::env::var("BOTH_FORMS").is_ok_and(|v| v == "0") {
+        options.both_forms = false;
     }
     let mut ok = 0;
     let phase = std::env::var("PHASE").unwrap_or_default();

@@ -424,38 +424,44 @@ pub fn derive(
         .collect();
     // Async writes land only when awaited, and nothing completes by itself at the end of the
     // program: drain every queue whose last groups no wait has forced.
-    let mut drains = Vec::with_capacity(undrained.len());
-    for q in undrained.iter() {
-        let writes_global = units.iter().any(|u| {
+    let writes_global = |q: i64| {
+        units.iter().any(|u| {
             u.is_async
-                && u.stage == *q
+                && u.stage == q
                 && u.accesses.iter().any(|a| {
                     a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
                 })
-        });
-        {
-            let id = cx.sites.len() as u32;
-            cx.sites.push(WaitSite {
-                id,
-                queue: *q,
-                section: SectionKind::Epilogue,
-                before: None,
-                instances: vec![WaitInstance {
-                    step: None,
-                    count: 0,
-                    needs: Vec::new(),
-                    arithmetic: "N = 0: nothing completes by itself at the end of the program".into(),
-                    forces: None,
-                    leaves: Vec::new(),
-                }],
-                summary: if writes_global {
-                    format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
+        })
+    };
+    let mut drains = Vec::with_capacity(undrained.len());
+    for q in undrained.iter() {
+        let id = cx.sites.len() as u32;
+        cx.sites.push(WaitSite {
+            id,
+            queue: *q,
+            section: SectionKind::Epilogue,
+            before: None,
+            instances: vec![WaitInstance {
+                step: None,
+                count: 0,
+                needs: Vec::new(),
+                arithmetic: if explain {
+                    "N = 0: nothing completes by itself at the end of the program".into()
                 } else {
-                    format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
+                    String::new()
                 },
-            });
-            drains.push((id, *q));
-        }
+                forces: None,
+                leaves: Vec::new(),
+            }],
+            summary: if !explain {
+                String::new()
+            } else if writes_global(*q) {
+                format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
+            } else {
+                format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
+            },
+        });
+        drains.push((id, *q));
     }
     if cx.failed {
         return None;
