@@ -259,23 +259,22 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let mut inner_versions = Vec::new();
     let has_inner_pipeline = matches!(program.body.get(top), Some(Node::For { body, .. })
         if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(&program, *var, &annotations))));
-    // The loop is copied only when an inner pipeline rewrites it (a tuple would copy it always).
-    if let Some(Node::For {
-        body,
-        var: outer_var,
-        ..
-    }) = has_inner_pipeline
-        .then(|| program.body.get(top).cloned())
-        .flatten()
-    {
+    // The loop's statements are taken out while the inner pipelines rewrite them, and put back.
+    let outer = match program.body.get_mut(top) {
+        Some(Node::For { body, var, .. }) if has_inner_pipeline => {
+            Some((std::mem::take(body), *var))
+        }
+        _ => None,
+    };
+    if let Some((body, outer_var)) = outer {
         let outer_name = program.var_name(outer_var).to_string();
         let outer_has_async = annotations.iter().any(|a| {
             a.var == outer_name
                 && a.key == schedule::ASYNC_KEY
                 && a.values.as_ref().is_some_and(|v| !v.is_empty())
         });
-        let mut new_body = Vec::new();
-        for n in &body {
+        let mut new_body = Vec::with_capacity(body.len());
+        for n in body {
             match n {
                 Node::For {
                     var,
@@ -283,16 +282,16 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                     hi,
                     body: inner_body,
                     span,
-                } if has_stage_annotation(&program, *var, &annotations) => {
+                } if has_stage_annotation(&program, var, &annotations) => {
                     let mut diags = Vec::new();
                     let Some(sched) = schedule::schedule_loop(
                         &program,
                         source,
-                        *var,
-                        lo,
-                        hi,
-                        inner_body.clone(),
-                        *span,
+                        var,
+                        &lo,
+                        &hi,
+                        inner_body,
+                        span,
                         &annotations,
                         &mut diags,
                     ) else {
@@ -308,19 +307,31 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                     if !s.groups.is_empty() {
                         ex.notes.push(format!(
                             "the inner loop over `{}` has async stages: its queues are drained inside each outer iteration",
-                            program.var_name(*var)
+                            program.var_name(var)
                         ));
                     }
                     if !s.groups.is_empty() && outer_has_async {
                         ex.diagnostics.push(
-                            Diagnostic::error(*span, "both this inner loop and the outer loop have async stages; Stagecraft does not nest asynchronous pipelines yet")
+                            Diagnostic::error(span, "both this inner loop and the outer loop have async stages; Stagecraft does not nest asynchronous pipelines yet")
                                 .with_hint("keep the async stages on one of the two loops"),
                         );
                         return ex;
                     }
-                    let mut tmp = program.clone();
-                    tmp.body = vec![n.clone()];
-                    let mut built = pipelined::build(&tmp, &p, &s, Form::Peeled);
+                    // The program around the inner loop: the builder replaces the loop (found by
+                    // its span) with the pipeline's sections, which it builds from the schedule's
+                    // units, so the loop's own body is not needed.
+                    let around = Program {
+                        buffers: std::mem::take(&mut program.buffers),
+                        vars: program.vars.clone(),
+                        body: vec![Node::For {
+                            var,
+                            lo,
+                            hi,
+                            body: Vec::new(),
+                            span,
+                        }],
+                    };
+                    let mut built = pipelined::build(&around, &p, &s, Form::Peeled);
                     // The inner pipeline is one statement of the outer one: it must leave nothing
                     // in flight behind it.
                     let undrained: Vec<i64> = s
@@ -346,13 +357,13 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                                 count: crate::ir::IExpr::Const(0),
                                 body: Vec::new(),
                                 wait: None,
-                                span: *span,
+                                span,
                             });
                         }
                     }
-                    program.buffers = built.buffers.clone();
+                    program.buffers = std::mem::take(&mut built.buffers);
                     inner_versions.extend(p.versions.iter().cloned());
-                    inner_names.push(program.var_name(*var).to_string());
+                    inner_names.push(program.var_name(var).to_string());
                     new_body.extend(built.body.into_iter().map(|sec| match sec {
                         Node::Section { body, .. } if body.len() == 1 => {
                             body.into_iter().next().unwrap_or(Node::Section {
@@ -363,7 +374,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                         other => other,
                     }));
                 }
-                other => new_body.push(other.clone()),
+                other => new_body.push(other),
             }
         }
         if let Some(Node::For { body, .. }) = program.body.get_mut(top) {
