@@ -570,12 +570,12 @@ fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation])
         .any(|a| a.var == name && a.key == STAGE_KEY)
 }
 
-fn pipeline_and_sync(
+fn pipeline_and_sync<'s>(
     program: &Program,
-    sched: LoopSchedule,
+    sched: LoopSchedule<'s>,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<(Pipeline, Sync)> {
+) -> Option<(Pipeline<'s>, Sync)> {
     let p = pipeline::build(program, sched, diags, explain)?;
     let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
@@ -613,7 +613,7 @@ fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) ->
             .iter()
             .map(|u| UnitInfo {
                 pos: u.pos,
-                label: u.label.clone(),
+                label: sched.label(u.pos).to_string(),
                 span: u.span,
                 stmts: u.stmts.clone(),
                 stage: u.stage,

@@ -9,15 +9,15 @@ use crate::schedule::{self, Dependence, Extent, LoopSchedule, VersionDecision};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
-pub struct Pipeline {
-    pub sched: LoopSchedule,
+pub struct Pipeline<'s> {
+    pub sched: LoopSchedule<'s>,
     pub deps: Vec<Dependence>,
     pub versions: Vec<VersionDecision>,
     /// Unit positions sorted by `order`: the order of a step.
     pub step_order: Vec<usize>,
 }
 
-impl Pipeline {
+impl Pipeline<'_> {
     pub fn stages(&self) -> i64 {
         self.sched.max_stage
     }
@@ -46,12 +46,12 @@ impl Pipeline {
     }
 }
 
-pub fn build(
+pub fn build<'s>(
     program: &Program,
-    sched: LoopSchedule,
+    sched: LoopSchedule<'s>,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<Pipeline> {
+) -> Option<Pipeline<'s>> {
     let deps = schedule::dependences(&sched.units);
     let versions = schedule::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);

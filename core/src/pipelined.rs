@@ -205,7 +205,7 @@ impl Placed for RolledUnit {
 }
 
 struct Builder<'a> {
-    p: &'a Pipeline,
+    p: &'a Pipeline<'a>,
     sync: &'a Sync,
     var: VarId,
 }
@@ -578,7 +578,7 @@ struct Rewrite<'a> {
     /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
     /// ring slot.
     j: &'a IExpr,
-    p: &'a Pipeline,
+    p: &'a Pipeline<'a>,
 }
 
 impl Rewrite<'_> {

@@ -30,8 +30,6 @@ pub struct Unit {
     pub order: i64,
     pub is_async: bool,
     pub accesses: Vec<UnitAccess>,
-    /// Short quote of the source, for messages.
-    pub label: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -51,7 +49,7 @@ impl Extent {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct LoopSchedule {
+pub struct LoopSchedule<'s> {
     pub var: VarId,
     pub lo: IExpr,
     pub extent: Extent,
@@ -61,6 +59,35 @@ pub struct LoopSchedule {
     /// False when the loop carries no stage annotation: shown as is.
     pub annotated: bool,
     pub span: Span,
+    /// The text the loop was parsed from, which `label` quotes.
+    source: &'s str,
+    /// Per unit, a short quote of the source for messages: written when first asked for. A
+    /// transform that reports nothing never needs them, and counting lines and quoting for every
+    /// unit was 3 % of transforming RFC example (a).
+    labels: std::cell::OnceCell<Vec<String>>,
+}
+
+impl LoopSchedule<'_> {
+    /// How messages name the unit at `pos`: `` `text` (line N)``.
+    pub fn label(&self, pos: usize) -> &str {
+        self.labels
+            .get_or_init(|| labels(self.source, &self.units))
+            .get(pos)
+            .map_or("", String::as_str)
+    }
+}
+
+/// Labels of `units` (in source order), counting lines as they go.
+fn labels(source: &str, units: &[Unit]) -> Vec<String> {
+    let mut lines = LineCursor {
+        source,
+        offset: 0,
+        line: 1,
+    };
+    units
+        .iter()
+        .map(|u| quote(source, u.span, lines.line_of(u.span.start as usize)))
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,8 +175,8 @@ impl LineCursor<'_> {
     }
 }
 
-/// `n` in decimal, without the formatting machinery (labels are built for every statement of
-/// every transform; `write!` was a tenth of scheduling a small loop).
+/// `n` in decimal, without the formatting machinery (`write!` was a tenth of scheduling a small
+/// loop when every transform labelled every statement; explanations still label them all).
 fn push_decimal(out: &mut String, n: usize) {
     let mut digits = [0u8; 20];
     let mut k = digits.len();
@@ -172,9 +199,9 @@ fn push_decimal(out: &mut String, n: usize) {
 /// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
 /// `var_name` apply.
 #[allow(clippy::too_many_arguments)]
-pub fn schedule_loop<'a>(
+pub fn schedule_loop<'a, 's>(
     program: &Program,
-    source: &str,
+    source: &'s str,
     var: VarId,
     lo: &IExpr,
     hi: &IExpr,
@@ -182,7 +209,7 @@ pub fn schedule_loop<'a>(
     span: Span,
     annotations: &'a [Annotation],
     diags: &mut Vec<Diagnostic>,
-) -> Option<LoopSchedule> {
+) -> Option<LoopSchedule<'s>> {
     let var_name = program.var_name(var);
     let extent_expr = crate::simplify::simplify(&IExpr::bin(IOp::Sub, hi.clone(), lo.clone()));
     let extent = match extent_expr.as_const() {
@@ -211,11 +238,6 @@ pub fn schedule_loop<'a>(
     };
 
     let mut units: Vec<Unit> = Vec::with_capacity(body.len());
-    let mut lines = LineCursor {
-        source,
-        offset: 0,
-        line: 1,
-    };
     for (pos, node) in body.into_iter().enumerate() {
         // Units are mostly single statements.
         let mut stmts = Vec::with_capacity(1);
@@ -231,10 +253,10 @@ pub fn schedule_loop<'a>(
             order: pos as i64,
             is_async: false,
             accesses,
-            label: quote(source, span, lines.line_of(span.start as usize)),
         });
     }
 
+    let names = std::cell::OnceCell::new();
     let find = |key: &str| {
         annotations
             .iter()
@@ -256,7 +278,7 @@ pub fn schedule_loop<'a>(
                 return None;
             };
             if exact_len && values.len() != n {
-                let listed: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
+                let listed = label_in(&names, source, &units, ..);
                 diags.push(
                     Diagnostic::error(
                         a.value_span,
@@ -326,7 +348,7 @@ pub fn schedule_loop<'a>(
                         span_s,
                         format!(
                             "{} has stage {}; stages run from 0 to {}",
-                            u.label,
+                            label_in(&names, source, &units, u.pos..=u.pos).concat(),
                             u.stage,
                             limits::MAX_STAGE
                         ),
@@ -343,7 +365,12 @@ pub fn schedule_loop<'a>(
                     diags.push(
                         Diagnostic::error(
                             span_o,
-                            format!("{} and {} both have order {}", a.label, b.label, a.order),
+                            format!(
+                                "{} and {} both have order {}",
+                                label_in(&names, source, &units, a.pos..=a.pos).concat(),
+                                label_in(&names, source, &units, b.pos..=b.pos).concat(),
+                                a.order
+                            ),
                         )
                         .with_hint("every statement needs its own position in the pipelined body")
                         .with_related(a.span, "first statement")
@@ -389,7 +416,22 @@ pub fn schedule_loop<'a>(
         async_stages,
         annotated,
         span,
+        source,
+        labels: names,
     })
+}
+
+/// The labels of `units` in `range` of positions, written into `names` on first use.
+fn label_in<'c>(
+    names: &'c std::cell::OnceCell<Vec<String>>,
+    source: &str,
+    units: &[Unit],
+    range: impl std::slice::SliceIndex<[String], Output = [String]>,
+) -> &'c [String] {
+    names
+        .get_or_init(|| labels(source, units))
+        .get(range)
+        .unwrap_or_default()
 }
 
 pub fn node_span(node: &Node) -> Span {
@@ -584,7 +626,7 @@ pub fn choose_versions(
                     reason = say(&|| {
                         format!(
                         "{reason}; {} reads it asynchronously and its group is awaited only in stage {sc}, so the slot must survive until then: {sc} − {def} + 1 = {need} versions (TVM keeps {versions}, which races)",
-                        r.label
+                        sched.label(r.pos)
                     )
                     });
                     versions = need;
@@ -629,10 +671,7 @@ pub fn choose_versions(
 }
 
 fn label(sched: &LoopSchedule, pos: usize) -> String {
-    sched
-        .units
-        .get(pos)
-        .map_or_else(String::new, |u| u.label.clone())
+    sched.label(pos).to_string()
 }
 
 /// Checks every dependence against the pipelined order, after versions are known.
@@ -668,17 +707,17 @@ pub fn validate_order(
         let message = match d.kind {
             DepKind::Raw if from.stage > to.stage && dist == 0 => format!(
                 "{} reads `{buf}`, which {} writes in a later stage ({} > {})",
-                to.label, from.label, from.stage, to.stage
+                sched.label(to.pos), sched.label(from.pos), from.stage, to.stage
             ),
             DepKind::Raw if dist == 0 => format!(
                 "{} reads `{buf}` written by {} in the same stage, but is ordered before it ({} < {})",
-                to.label, from.label, to.order, from.order
+                sched.label(to.pos), sched.label(from.pos), to.order, from.order
             ),
             kind => format!(
                 "the pipeline reorders a {} dependence on `{buf}`: {} must run before {} {when}, but runs after it",
                 kind.describe(),
-                from.label,
-                to.label
+                sched.label(from.pos),
+                sched.label(to.pos)
             ),
         };
         let hint = match d.kind {

@@ -527,7 +527,7 @@ fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
 const BODY_TRIALS: i64 = 8;
 
 struct Planner<'a> {
-    p: &'a Pipeline,
+    p: &'a Pipeline<'a>,
     groups: &'a [Group],
     /// The async queues, ascending; every per-queue vector below is aligned with it.
     queues: &'a [i64],
@@ -674,11 +674,9 @@ impl Planner<'_> {
                         .first()
                         .and_then(|&k| self.needs.get(k))
                         .map(|n| n.producer);
-                    let plabel = producer
-                        .and_then(|x| self.p.sched.units.get(x))
-                        .map_or(String::new(), |x| x.label.clone());
+                    let plabel = producer.map_or("", |x| self.p.sched.label(x));
                     self.diags.push(
-                        Diagnostic::error(u.span, format!("{} needs the group of {} before that group is committed", u.label, plabel))
+                        Diagnostic::error(u.span, format!("{} needs the group of {} before that group is committed", self.p.sched.label(pos), plabel))
                             .with_hint("order the consumer after its async producer, or put it in a later stage"),
                     );
                     self.failed = true;
@@ -726,10 +724,10 @@ impl Planner<'_> {
         let id = self.sites.len() as u32;
         self.site_ids.insert(at, (key, id));
         let summary = match self.p.sched.units.get(before) {
-            Some(u) if self.explain => {
+            Some(_) if self.explain => {
                 format!(
                     "{} uses data produced asynchronously on queue {queue}",
-                    u.label
+                    self.p.sched.label(before)
                 )
             }
             _ => String::new(),
