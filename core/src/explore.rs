@@ -369,6 +369,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                             body.into_iter().next().unwrap_or(Node::Section {
                                 kind: crate::ir::SectionKind::Body,
                                 body: Vec::new(),
+                                steps: None,
                             })
                         }
                         other => other,

@@ -169,6 +169,12 @@ pub enum Node {
     Section {
         kind: SectionKind,
         body: Vec<Node>,
+        /// Where its steps begin, for the timeline, when the transform wrote it: the first
+        /// `steps[0]` nodes are one step written out (a peeled step, or a one-step loop written
+        /// out), the next `steps[1]` the next step, and so on; the nodes after them are loops,
+        /// whose iterations are steps, and nodes that end the last step (the final drains).
+        /// `None` when unknown: each top-level node is a step.
+        steps: Option<Vec<u32>>,
     },
 }
 

@@ -51,17 +51,16 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
     let s = p.stages();
     // Prologue.
     if !sync.prologue.is_empty() {
-        let body = match form {
-            Form::Peeled => sync
-                .prologue
-                .iter()
-                .flat_map(|plan| b.step_nodes(plan, &IExpr::Const(step_of(plan))))
-                .collect(),
-            Form::Rolled => b.rolled(&sync.prologue, IExpr::Const(0), IExpr::Const(s)),
+        let (body, steps) = match form {
+            Form::Peeled => b.peeled(&sync.prologue, 0..s),
+            Form::Rolled => {
+                written_steps(b.rolled(&sync.prologue, IExpr::Const(0), IExpr::Const(s)))
+            }
         };
         nodes.push(Node::Section {
             kind: SectionKind::Prologue,
             body,
+            steps: Some(steps),
         });
     }
     if let Some(plan) = &sync.body {
@@ -76,21 +75,18 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
                 body,
                 span: p.sched.span,
             }],
+            steps: Some(Vec::new()),
         });
     }
-    let mut epilogue = match (&p.sched.extent, form) {
-        (Extent::Const(_), Form::Peeled) => sync
-            .epilogue
-            .iter()
-            .flat_map(|plan| b.step_nodes(plan, &IExpr::Const(step_of(plan))))
-            .collect(),
+    let (mut epilogue, epilogue_steps) = match (&p.sched.extent, form) {
+        (Extent::Const(e), Form::Peeled) => b.peeled(&sync.epilogue, s.max(*e)..e + s),
         (Extent::Const(e), Form::Rolled) => {
-            b.rolled(&sync.epilogue, IExpr::Const(s.max(*e)), IExpr::Const(e + s))
+            written_steps(b.rolled(&sync.epilogue, IExpr::Const(s.max(*e)), IExpr::Const(e + s)))
         }
-        (Extent::Symbolic(_), Form::Peeled) => sync
-            .epilogue
-            .iter()
-            .flat_map(|plan| {
+        (Extent::Symbolic(_), Form::Peeled) => {
+            let mut body = Vec::new();
+            let mut steps = Vec::with_capacity(sync.epilogue.len());
+            for plan in &sync.epilogue {
                 let k = match plan.time {
                     StepTime::Uniform {
                         epilogue_offset: Some(k),
@@ -98,13 +94,16 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
                     _ => 0,
                 };
                 let t = simplify(&IExpr::bin(IOp::Add, p.epilogue_start(), IExpr::Const(k)));
-                b.step_nodes(plan, &t)
-            })
-            .collect(),
+                let nodes = b.step_nodes(plan, &t);
+                steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+                body.extend(nodes);
+            }
+            (body, steps)
+        }
         (Extent::Symbolic(_), Form::Rolled) => {
             let start = p.epilogue_start();
             let end = offset(&start, s);
-            match sync.epilogue.first() {
+            let body = match sync.epilogue.first() {
                 Some(plan) if s > 0 => {
                     let body = b.step_nodes(plan, &IExpr::Var(b.var));
                     // (step_nodes guards a symbolic epilogue step with `t − s < E` only.)
@@ -117,7 +116,8 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
                     }]
                 }
                 _ => Vec::new(),
-            }
+            };
+            (body, Vec::new())
         }
     };
     for (id, q) in &sync.drains {
@@ -133,6 +133,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
         nodes.push(Node::Section {
             kind: SectionKind::Epilogue,
             body: epilogue,
+            steps: Some(epilogue_steps),
         });
     }
     out.body = replace_loop(&program.body, p.sched.span, nodes);
@@ -166,6 +167,16 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) 
         }
     }
     out
+}
+
+/// The steps of what `Builder::rolled` wrote: a loop (its iterations are the steps) or one step
+/// written out.
+fn written_steps(nodes: Vec<Node>) -> (Vec<Node>, Vec<u32>) {
+    let steps = match nodes.as_slice() {
+        [Node::For { .. }] | [] => Vec::new(),
+        one_step => vec![u32::try_from(one_step.len()).unwrap_or(u32::MAX)],
+    };
+    (nodes, steps)
 }
 
 /// The waits `(site, queue, count)` placed right before a unit: the plan's own counts, or in a
@@ -404,6 +415,29 @@ impl Builder<'_> {
 
     /// One loop over constant steps [lo, hi) whose body is the union of the steps' plans, with
     /// predicates and per-step counts as expressions of the step variable.
+    /// Steps `range` written out one after the other (a step without a plan, which runs
+    /// nothing, is written as no nodes), and how many nodes each took.
+    fn peeled(&self, plans: &[StepPlan], range: std::ops::Range<i64>) -> (Vec<Node>, Vec<u32>) {
+        let mut body = Vec::new();
+        let mut steps = Vec::with_capacity(usize::try_from(range.end - range.start).unwrap_or(0));
+        let mut plans = plans.iter().peekable();
+        for t in range {
+            let nodes = match plans.next_if(|plan| step_of(plan) == t) {
+                Some(plan) => self.step_nodes(plan, &IExpr::Const(t)),
+                None => Vec::new(),
+            };
+            steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+            body.extend(nodes);
+        }
+        // Plans are in step order within the range; anything else is still written, never lost.
+        for plan in plans {
+            let nodes = self.step_nodes(plan, &IExpr::Const(step_of(plan)));
+            steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
+            body.extend(nodes);
+        }
+        (body, steps)
+    }
+
     fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {
         if plans.is_empty() {
             return Vec::new();
@@ -661,9 +695,10 @@ impl Rewrite<'_> {
                 wait: *wait,
                 span: *span,
             },
-            Node::Section { kind, body } => Node::Section {
+            Node::Section { kind, body, steps } => Node::Section {
                 kind: *kind,
                 body: self.nodes(body),
+                steps: steps.clone(),
             },
         }
     }

@@ -130,12 +130,15 @@ impl Sim<'_> {
 
     fn node(&mut self, n: &Node) {
         match n {
-            Node::Section { kind, body } => {
+            Node::Section { kind, body, steps } => {
                 let saved = self.section;
                 if self.depth == 0 {
                     self.section = Some(*kind);
                 }
-                self.nodes(body);
+                match steps {
+                    Some(steps) if self.depth == 0 => self.written_steps(body, steps),
+                    _ => self.nodes(body),
+                }
                 self.section = saved;
             }
             Node::For {
@@ -266,6 +269,36 @@ impl Sim<'_> {
                     self.begin_step();
                 }
                 self.assign(a);
+            }
+        }
+    }
+
+    /// A top-level section whose steps the transform recorded (`Node::Section::steps`): each
+    /// written-out step is one step however many nodes it takes; then loops count their
+    /// iterations, and what follows them ends the last step.
+    fn written_steps(&mut self, body: &[Node], steps: &[u32]) {
+        let mut rest = body;
+        for &n in steps {
+            if self.stop {
+                return;
+            }
+            let (step, after) = rest.split_at((n as usize).min(rest.len()));
+            rest = after;
+            self.begin_step();
+            self.depth += 1;
+            self.nodes(step);
+            self.depth -= 1;
+        }
+        for n in rest {
+            if self.stop {
+                return;
+            }
+            if matches!(n, Node::For { .. }) {
+                self.node(n);
+            } else {
+                self.depth += 1;
+                self.node(n);
+                self.depth -= 1;
             }
         }
     }

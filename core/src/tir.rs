@@ -107,7 +107,7 @@ impl Printer<'_> {
 
     fn node(&mut self, n: &Node, indent: usize) {
         match n {
-            Node::Section { kind, body } => {
+            Node::Section { kind, body, .. } => {
                 let saved = self.section;
                 if saved.is_some() {
                     // A section of an inner loop pipelined first.

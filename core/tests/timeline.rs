@@ -182,3 +182,54 @@ fn annotated_costs_are_reported_per_unit() {
         .iter()
         .all(|c| c.latency.is_none() && c.issue.is_none()));
 }
+
+/// Steps are the pipeline's steps (prologue, body and epilogue: E + S for a constant extent E ≥ S)
+/// in both printed forms: a step written out counts once however many statements it has. The
+/// peeled form counted each top-level statement, and so did a one-step rolled prologue of two
+/// synchronous statements.
+#[test]
+fn both_forms_count_the_pipeline_steps() {
+    let two_in_stage_0 = "B = alloc([1])\nD = alloc([1])\nfor i in range(16):\n    B[0] = A[i] + 1\n    D[0] = A[i] * 2\n    C[i] = B[0] + D[0]\n\
+        sch.annotate(i, \"software_pipeline_stage\", [0, 0, 1])\n\
+        sch.annotate(i, \"software_pipeline_order\", [0, 1, 2])\n";
+    let mut loops = vec![
+        (
+            "two statements in stage 0".to_string(),
+            two_in_stage_0.to_string(),
+            17,
+        ),
+        (
+            "copy → compute, 3 stages apart".into(),
+            copy_compute(3, true, 12),
+            15,
+        ),
+    ];
+    for (name, stages, steps) in [
+        ("rfc_a_async_copy", 1, 17),
+        ("rfc_b_two_async_stages", 2, 18),
+        ("rfc_c_interleaved", 3, 19),
+        ("rfc_d_same_stage", 0, 16),
+    ] {
+        let text = std::fs::read_to_string(format!(
+            "{}/../examples/{name}.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert_eq!(16 + stages, steps, "{name}: extent 16");
+        loops.push((name.to_string(), text, steps));
+    }
+    for (name, text, steps) in loops {
+        for form in [
+            stagecraft::pipelined::Form::Rolled,
+            stagecraft::pipelined::Form::Peeled,
+        ] {
+            let options = Options {
+                form,
+                targets: Vec::new(),
+                ..Options::default()
+            };
+            let t = explore(&text, &options).timeline.expect("a timeline");
+            assert_eq!(t.metrics.steps, steps, "{name}, {form:?} form");
+        }
+    }
+}
