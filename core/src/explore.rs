@@ -1,5 +1,7 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
-//! and never re-derives anything; the CLI prints parts of it. JSON shape: docs/json.md.
+//! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
+//! verification and the timeline are left for `verification` and `timeline`, which compute them
+//! from the exploration later (the app draws the program first). JSON shape: docs/json.md.
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
 use crate::ir::{BufId, Node, Program, StmtId};
