@@ -63,8 +63,9 @@ fn is_pending<T>(good: &Option<Arc<Exploration>>, ran: &Option<Ran<T>>) -> bool 
 }
 
 /// What the last recomputation cost, in milliseconds of the main thread: exploring (without the
-/// verification and the timeline), then verifying and simulating, each in its own task once it has
-/// run. What the header shows, and what decides whether typing waits for a pause.
+/// verification and the timeline), then verifying and simulating once each has run, in the same
+/// task or in tasks of their own. What the header shows, and what decides whether typing waits
+/// for a pause.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
     /// Which recomputation (`Ctx::serial`) this is.
