@@ -470,6 +470,112 @@ test('long tasks when switching to, pasting and typing into large loops (printed
   await page.close();
 });
 
+/** `scripts/heavy_loop.py`: a chain of `n` + 1 statements over `stages` stages (spread evenly,
+ * every stage but the last asynchronous) and `extent` iterations, as docs/limits.md measures. */
+function heavy(n, stages, extent) {
+  const lines = [];
+  for (let k = 0; k < n; k++) lines.push(`T${k} = alloc([1])`);
+  lines.push(`for i in range(${extent}):`);
+  for (let k = 0; k < n; k++) lines.push(`    T${k}[0] = ${k > 0 ? `T${k - 1}[0]` : 'A[i]'} + 1`);
+  lines.push(`    O[i] = T${n - 1}[0] + 1`);
+  const stage = Array.from({ length: n + 1 }, (_, k) => Math.min(stages, Math.floor(k * (stages + 1) / (n + 1))));
+  const asynchronous = [...new Set(stage)].sort((a, b) => a - b).slice(0, -1);
+  lines.push(`sch.annotate(i, "software_pipeline_stage", [${stage.join(', ')}])`);
+  lines.push(`sch.annotate(i, "software_pipeline_order", [${stage.map((_, k) => k).join(', ')}])`);
+  lines.push(`sch.annotate(i, "software_pipeline_async_stages", [${asynchronous.join(', ')}])`);
+  return lines.join('\n') + '\n';
+}
+
+test('after a heavy paste the verification and the timeline arrive and show that loop, never an earlier one as its own', async () => {
+  const page = await open();
+  // What each frame shows: the pane's content (the verdict, or the chart's step count) and
+  // whether the pane is marked as still computing.
+  await page.evaluate(() => {
+    window.__frames = [];
+    const sample = () => {
+      const pane = document.querySelector('.pane:not(.hidden)')?.id;
+      const content = pane === 'pane-verification'
+        ? document.querySelector('#verdict')?.textContent ?? ''
+        : document.querySelector('#timeline svg > text:last-of-type')?.textContent ?? '';
+      const veiled = !!document.querySelector('.panes > .pending:not(.hidden)');
+      const last = window.__frames.at(-1);
+      if (!last || last.pane !== pane || last.content !== content || last.veiled !== veiled) {
+        window.__frames.push({ pane, content, veiled });
+      }
+      requestAnimationFrame(sample);
+    };
+    requestAnimationFrame(sample);
+  });
+  const shown = async () => (await page.evaluate(() => window.__frames.at(-1))).content;
+  // Pastes `text` and waits until its verification and timeline are published.
+  const pasteAndRun = async text => {
+    const ran = await page.evaluate(() => Number(document.body.dataset.ran ?? 0));
+    await page.evaluate(() => { window.__frames.splice(0, window.__frames.length - 1); });
+    await andExplored(page, () => page.$eval('#source', (el, text) => {
+      el.value = text;
+      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+    }, text));
+    await page.waitForFunction(k => Number(document.body.dataset.ran ?? 0) > k, ran, { timeout: 30000 });
+    await page.waitForTimeout(200);
+    return page.evaluate(() => window.__frames.slice());
+  };
+  // While a result is pending, the pane shows the earlier one marked as such; once it has
+  // arrived, the new one unmarked; nothing else.
+  const onlyMarkedEarlier = (frames, earlier, now) => {
+    for (const f of frames) {
+      assert.ok(f.content === earlier || f.content === now, `a frame showed ${JSON.stringify(f)}`);
+      if (f.veiled) assert.equal(f.content, earlier, `the new result was shown as pending: ${JSON.stringify(f)}`);
+    }
+    assert.deepEqual(frames.at(-1).content, now);
+    assert.equal(frames.at(-1).veiled, false);
+  };
+
+  await page.click('#tab-verification');
+  await page.waitForSelector('#verdict');
+  const small = await shown();
+  assert.match(small, /^equivalent/);
+  let frames = await pasteAndRun(heavy(159, 16, 64));
+  const verdict = await page.locator('#verdict').innerText();
+  // 160 statements × 64 iterations, every wait listed (most not judged: the interpretation budget).
+  assert.match(verdict, /^equivalent: same outputs, no race; \d+ of (\d+) waits judged tight.*\(10240 statement instances\)$/);
+  const waits = Number(verdict.match(/of (\d+) waits/)[1]);
+  assert.equal(await page.locator('table.waits tr[data-wait]').count(), waits);
+  onlyMarkedEarlier(frames, small, verdict);
+  assert.match(await page.locator('.timing').getAttribute('title'),
+    /exploring [\d.]+ ms, verifying [\d.]+ ms, simulating the timeline [\d.]+ ms$/);
+  await page.screenshot({ path: SHOTS + 'heavy-verification.png' });
+
+  // Drawn when shown, from the timeline published meanwhile: 64 iterations after 16 stages.
+  await page.click('#tab-timeline');
+  await page.waitForSelector('#timeline svg');
+  const chart = await shown();
+  assert.equal(chart, 'steps 1–64 of 80');
+  assert.match(await page.locator('#timeline svg').innerHTML(), />queue 15</);
+  assert.equal(await page.locator('.panes > .pending:not(.hidden)').count(), 0);
+
+  // Beyond the interpreter's limit and the timeline's: the reason, not an empty clean run.
+  frames = await pasteAndRun(heavy(159, 8, 5000));
+  const long = await shown();
+  // The simulation stops at its instance limit: the chart and the notice say where.
+  const simulated = long.match(/^steps 1–64 of (\d+)$/)?.[1];
+  assert.ok(simulated && Number(simulated) < 5008, long);
+  onlyMarkedEarlier(frames, chart, long);
+  assert.match(await page.locator('.notices').innerText(),
+    new RegExp(`The timeline draws steps 1–64 of ${simulated}; the metrics cover the first \\d+ only`));
+  await page.screenshot({ path: SHOTS + 'heavy-timeline.png' });
+  await page.click('#tab-verification');
+  assert.match(await page.locator('#verdict').innerText(), /^not verified: the loop runs 800000 statement instances/);
+  assert.equal(await page.locator('#verification h3').count(), 0, 'no lists of races and waits for a loop not run');
+
+  // Another code target is another exploration of the same program: its results are kept.
+  await page.click('#tab-code');
+  await andExplored(page, () => page.selectOption('#target', 'ptx'));
+  assert.match(await page.locator('.timing').getAttribute('title'), /verification and the timeline of the same program were kept/);
+  await page.click('#tab-verification');
+  assert.match(await page.locator('#verdict').innerText(), /^not verified/);
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   console.log(JSON.stringify(errors));
   // The 404 is the deliberate non-app page used to clear storage; its message can arrive late.

@@ -1,12 +1,14 @@
 //! The root component: where the state comes from, when it is explored again, and the page layout.
 
-use crate::ctx::Ctx;
+use crate::ctx::{ran_for, Ctx, Ran, Timing};
 use crate::state::State;
 use crate::{dom, editor, focus, grid, header, panes, persist, problems};
 use leptos::prelude::*;
 use stagecraft::emit::Target;
 use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::pipelined::Form;
+use stagecraft::timeline::Timeline;
+use stagecraft::verify::Verification;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -74,6 +76,7 @@ impl Inputs {
             },
             targets,
             both_forms: false,
+            defer_runs: true,
             ..Options::default()
         }
     }
@@ -84,54 +87,168 @@ impl Inputs {
     }
 }
 
-/// Explores the current text and publishes the result; marks the time to the updated DOM.
+/// Whether computing for `ms`, then writing and drawing the result, fits one frame of typing and
+/// one task.
+fn fits(ctx: Ctx, ms: f64) -> bool {
+    // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
+    // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
+    ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ms) <= TASK_MS
+}
+
+/// Whether an exploration of `inputs` keeps the verification and the timeline shown: they are
+/// those of the same program (only the code target differs), and not still pending.
+fn keeps_runs(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: &Inputs) -> bool {
+    let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(inputs)));
+    same && !ctx.pending_untracked(ctx.verification) && !ctx.pending_untracked(ctx.timeline)
+}
+
+/// An exploration's verification and timeline, with the milliseconds each took.
+struct Runs {
+    verification: Option<Verification>,
+    verify_ms: f64,
+    timeline: Option<Timeline>,
+    simulate_ms: f64,
+}
+
+impl Runs {
+    fn of(ex: &Exploration) -> Runs {
+        let t0 = dom::now_ms();
+        let verification = stagecraft::explore::verification(ex);
+        let t1 = dom::now_ms();
+        let timeline = stagecraft::explore::timeline(ex);
+        Runs {
+            verification,
+            verify_ms: t1 - t0,
+            timeline,
+            simulate_ms: dom::now_ms() - t1,
+        }
+    }
+}
+
+/// Explores the current text and publishes the result; marks the time to the updated DOM. The
+/// verification and the timeline are left out of the exploration: they are most of a large loop's
+/// cost (a loop of 160 statements over 64 stages: ≈ 110 M of 215 M instructions). They are run
+/// right away when all of it fits a frame, else each in a task of its own after the program is
+/// drawn (`run_later`).
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
     let inputs = ctx.st.with_untracked(Inputs::of);
+    let serial = ctx.serial.get_value() + 1;
+    ctx.serial.set_value(serial);
     let t0 = dom::now_ms();
     let ex = Arc::new(explore(&inputs.text, &inputs.options()));
     let ms = dom::now_ms() - t0;
-    let first = ctx.current.with_untracked(|c| c.is_none());
-    ctx.recompute_ms.set(ms);
-    // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
-    // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
-    let whole_task = ms + ctx.drawing_estimate_ms(ms);
-    let slow = !first && (ms > FRAME_MS || whole_task > TASK_MS);
+    let first = serial == 1;
+    let kept = ex.ok && keeps_runs(ctx, last, &inputs);
+    let runs_estimate = if kept || !ex.ok {
+        0.0
+    } else {
+        ctx.runs_ms.get_value()
+    };
+    // The first exploration also warms the WebAssembly code up: it is never called slow, and
+    // the page has nothing to show until it is drawn.
+    let together = first || fits(ctx, ms);
+    // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
+    // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
+    // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
+    let pasted = ctx
+        .explored_text
+        .with_untracked(|t| t.len().abs_diff(inputs.text.len()) > LARGE_EDIT_BYTES);
+    let runs_now = together && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
+    let runs = runs_now.then(|| Runs::of(&ex));
+    let mut timing = Timing {
+        serial,
+        explore: ms,
+        ..Timing::default()
+    };
+    let mut runs_ms = runs_estimate;
+    if let Some(r) = &runs {
+        timing.verify = Some(r.verify_ms);
+        timing.simulate = Some(r.simulate_ms);
+        runs_ms = r.verify_ms + r.simulate_ms;
+        // The first runs are of code not yet optimized (the default example: verified and
+        // simulated in 7–10 ms on loading the page, in 0.3–0.5 ms afterwards): as an estimate
+        // they put the first keystroke's runs in tasks of their own.
+        if !first {
+            ctx.runs_ms.set_value(runs_ms);
+        }
+    }
+    ctx.timing.set(timing);
+    let slow = !first && !fits(ctx, ms + runs_ms);
     if ctx.slow.get_untracked() != slow {
         ctx.slow.set(slow);
     }
-    if slow {
+    if together {
+        publish(
+            ctx,
+            last,
+            serial,
+            inputs,
+            ex,
+            runs,
+            Some((t0, timing.total())),
+        );
+    } else {
         // The DOM update is a task of its own after a long exploration: the two together would
         // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
         // keystroke can be handled between them.
         set_timeout(
-            move || publish(ctx, last, inputs, ex, None),
+            move || publish(ctx, last, serial, inputs, ex, None, None),
             std::time::Duration::ZERO,
         );
-    } else {
-        publish(ctx, last, inputs, ex, Some((t0, ms)));
     }
 }
 
-/// Shows a new exploration: the panes' effects update the DOM; marks the time to the updated DOM.
-/// `explored` (when it began, how long it took) is given when exploring, writing and rendering run
-/// in one frame, so that their cost relative to exploring can be measured.
+/// Shows a new exploration, of recomputation `serial`: the panes' effects update the DOM; marks
+/// the time to the updated DOM. `runs` are its verification and timeline when they were computed
+/// with it; else those shown are kept (the same program) or computed later. `explored` (when it
+/// began, how long it took) is given when exploring, writing and rendering run in one frame, so
+/// that their cost relative to exploring can be measured.
 fn publish(
     ctx: Ctx,
     last: StoredValue<Option<Inputs>>,
+    serial: u64,
     inputs: Inputs,
     ex: Arc<Exploration>,
+    runs: Option<Runs>,
     explored: Option<(f64, f64)>,
 ) {
     ctx.explored_text.set(inputs.text.clone());
+    let mut later = None;
     if ex.ok {
         // Race and wait indices belong to the program they came from.
         let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(&inputs)));
         if !same && ctx.selection.get_untracked().is_some() {
             ctx.selection.set(None);
         }
+        let kept = runs.is_none() && keeps_runs(ctx, last, &inputs);
         last.set_value(Some(inputs));
         ctx.good.set(Some(ex.clone()));
+        match runs {
+            Some(r) => {
+                show_verification(ctx, &ex, r.verification);
+                show_timeline(ctx, &ex, r.timeline);
+                dom::count("data-ran");
+            }
+            None if kept => {
+                // The same values, now of this exploration: what shows them draws the same.
+                let v = ctx
+                    .verification
+                    .with_untracked(|v| v.as_ref().map(|v| v.kept_for(&ex)));
+                let t = ctx
+                    .timeline
+                    .with_untracked(|t| t.as_ref().map(|t| t.kept_for(&ex)));
+                ctx.verification.set(v);
+                ctx.timeline.set(t);
+                ctx.timing.update(|t| {
+                    if t.serial == serial {
+                        t.kept = true;
+                    }
+                });
+                dom::count("data-ran");
+            }
+            None => later = Some(ex.clone()),
+        }
     }
     ctx.current.set(Some(ex));
     // The panes' effects were woken by the signals set above and run as tasks of Leptos's executor,
@@ -170,10 +287,100 @@ fn publish(
             );
             // The next measure starts from the next keystroke, not this one.
             dom::clear_mark("stagecraft:edit");
-            dom::count_exploration();
+            dom::count("data-explored");
         },
         std::time::Duration::ZERO,
     );
+    if let Some(ex) = later {
+        run_later(ctx, serial, ex);
+    }
+}
+
+fn show_verification(ctx: Ctx, ex: &Arc<Exploration>, v: Option<Verification>) {
+    ctx.verification.set(Some(Ran {
+        of: ex.clone(),
+        value: v.map(Arc::new),
+    }));
+}
+
+fn show_timeline(ctx: Ctx, ex: &Arc<Exploration>, t: Option<Timeline>) {
+    ctx.timeline.set(Some(Ran {
+        of: ex.clone(),
+        value: t.map(Arc::new),
+    }));
+}
+
+/// Computes `ex`'s verification and timeline (recomputation `serial`) in two tasks, each after
+/// the browser has drawn what came before it, the one the pane shown needs first. Each publishes
+/// its result alone, so that only what shows it is drawn again in its task. An exploration no
+/// longer `good` when a task starts has been replaced: its results would never be shown, and the
+/// newer one has tasks of its own.
+fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>) {
+    let timeline_first = ctx.shown("timeline");
+    let still_good = {
+        let ex = ex.clone();
+        move || {
+            ctx.good
+                .with_untracked(|g| g.as_ref().is_some_and(|g| Arc::ptr_eq(g, &ex)))
+        }
+    };
+    let half = move |timeline: bool| {
+        if !still_good() {
+            return false;
+        }
+        let t0 = dom::now_ms();
+        let ms = if timeline {
+            let t = stagecraft::explore::timeline(&ex);
+            let ms = dom::now_ms() - t0;
+            show_timeline(ctx, &ex, t);
+            ms
+        } else {
+            let v = stagecraft::explore::verification(&ex);
+            let ms = dom::now_ms() - t0;
+            show_verification(ctx, &ex, v);
+            ms
+        };
+        // Another recomputation (of a text with errors) may have begun meanwhile: its timing is
+        // not this one's.
+        if ctx.timing.with_untracked(|t| t.serial == serial) {
+            ctx.timing.update(|t| {
+                if timeline {
+                    t.simulate = Some(ms);
+                } else {
+                    t.verify = Some(ms);
+                }
+            });
+        }
+        true
+    };
+    after_drawing(Box::new(move || {
+        if !half(timeline_first) {
+            return;
+        }
+        after_drawing(Box::new(move || {
+            if !half(!timeline_first) {
+                return;
+            }
+            let timing = ctx.timing.get_untracked();
+            // As in `recompute`, the first exploration's cost is that of code not yet optimized.
+            if timing.serial == serial && serial > 1 {
+                ctx.runs_ms.set_value(timing.total() - timing.explore);
+                let slow = !fits(ctx, timing.total());
+                if ctx.slow.get_untracked() != slow {
+                    ctx.slow.set(slow);
+                }
+            }
+            dom::count("data-ran");
+        }));
+    }));
+}
+
+/// Runs `f` in a task after the browser's next rendering: a timeout set in an animation frame
+/// runs once that frame is drawn (a timeout alone may run first, and the page would show nothing
+/// new until `f` returns).
+fn after_drawing(f: Box<dyn FnOnce()>) {
+    // Boxed: each closure type given to the browser's timers costs its own glue in the bundle.
+    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
 }
 
 /// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
@@ -186,7 +393,7 @@ fn schedule_recomputes(ctx: Ctx) {
     Effect::new(move |_| {
         // Reading (not only tracking) the memo: a memo never read never recomputes or notifies.
         let length = inputs.with(|i| i.text.len());
-        let last_ms = ctx.recompute_ms.get_untracked();
+        let last_ms = ctx.timing.with_untracked(Timing::total);
         let large_edit = ctx
             .explored_text
             .with_untracked(|t| t.len().abs_diff(length) > LARGE_EDIT_BYTES);
@@ -222,14 +429,26 @@ pub fn App() -> impl IntoView {
     persist::autosave(ctx.st, start.state, start.from_link);
     schedule_recomputes(ctx);
     let banner = RwSignal::new(start.banner);
-    let focus_css = move || {
+    // A memo: the style sheet is rewritten (and the whole page restyled) only when it changes,
+    // not each time a verification or a timeline arrives.
+    let focus_css = Memo::new(move |_| {
         let selection = ctx.selection.get();
-        let f = ctx
-            .good
-            .with(|ex| ex.as_ref().map(|ex| focus::focus(ex, selection)))
-            .unwrap_or(focus::Focus::NONE);
+        // What a selection points at, in the verification and the timeline of the program shown
+        // (a selection is cleared when the program changes, and made only in panes that show it).
+        let f = match selection {
+            None => focus::Focus::NONE,
+            Some(_) => ctx.good.with(|g| {
+                let Some(g) = g.as_ref() else {
+                    return focus::Focus::NONE;
+                };
+                ctx.verification.with(|v| {
+                    ctx.timeline
+                        .with(|t| focus::focus(ran_for(v, g), ran_for(t, g), selection))
+                })
+            }),
+        };
         focus::css(ctx.hovered.get(), &f, selection)
-    };
+    });
     view! {
         <style id="focus-style">{focus_css}</style>
         <div id="panic" class="hidden"></div>

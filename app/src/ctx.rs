@@ -6,6 +6,8 @@ use crate::panes::PANES;
 use crate::state::State;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
+use stagecraft::timeline::Timeline;
+use stagecraft::verify::Verification;
 use std::sync::Arc;
 
 /// Drawing cost per millisecond of exploring before any is measured: 160 statements pasted into
@@ -22,6 +24,64 @@ pub enum Selection {
     Race(usize),
     /// A wait node, by its pre-order index (`WaitVerdict::index`, `LineInfo::wait_index`).
     Wait(usize),
+}
+
+/// A half of an exploration that is computed after it is shown (`explore::verification`,
+/// `explore::timeline`), with the exploration it was computed from. A pane draws it with that
+/// exploration, so that its races, waits and lines always refer to the same program.
+#[derive(Clone)]
+pub struct Ran<T> {
+    pub of: Arc<Exploration>,
+    /// `None`: the exploration has nothing to run (no program).
+    pub value: Option<Arc<T>>,
+}
+
+impl<T> Ran<T> {
+    pub fn belongs_to(&self, ex: &Arc<Exploration>) -> bool {
+        Arc::ptr_eq(&self.of, ex)
+    }
+
+    /// The same value, as that of `ex` (an exploration of the same program).
+    pub fn kept_for(&self, ex: &Arc<Exploration>) -> Ran<T> {
+        Ran {
+            of: ex.clone(),
+            value: self.value.clone(),
+        }
+    }
+}
+
+/// The value of `ran` if it was computed from `ex`.
+pub fn ran_for<'a, T>(ran: &'a Option<Ran<T>>, ex: &Arc<Exploration>) -> Option<&'a T> {
+    ran.as_ref()
+        .filter(|r| r.belongs_to(ex))
+        .and_then(|r| r.value.as_deref())
+}
+
+fn is_pending<T>(good: &Option<Arc<Exploration>>, ran: &Option<Ran<T>>) -> bool {
+    good.as_ref()
+        .is_some_and(|g| !ran.as_ref().is_some_and(|r| r.belongs_to(g)))
+}
+
+/// What the last recomputation cost, in milliseconds of the main thread: exploring (without the
+/// verification and the timeline), then verifying and simulating once each has run, in the same
+/// task or in tasks of their own. What the header shows, and what decides whether typing waits
+/// for a pause.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// Which recomputation (`Ctx::serial`) this is.
+    pub serial: u64,
+    pub explore: f64,
+    pub verify: Option<f64>,
+    pub simulate: Option<f64>,
+    /// The program is the one explored before (another code target was asked for): its
+    /// verification and timeline were kept, not run again.
+    pub kept: bool,
+}
+
+impl Timing {
+    pub fn total(&self) -> f64 {
+        self.explore + self.verify.unwrap_or(0.0) + self.simulate.unwrap_or(0.0)
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -42,16 +102,26 @@ pub struct Ctx {
     /// errors).
     pub current: RwSignal<Option<Arc<Exploration>>>,
     pub good: RwSignal<Option<Arc<Exploration>>>,
+    /// The verification and the timeline, which `good` leaves out: computed in tasks of their own
+    /// after it is drawn, each published alone so that only what shows it is drawn again. Until
+    /// they arrive they are those of an earlier exploration (`Ran::of`), and the panes say so.
+    pub verification: RwSignal<Option<Ran<Verification>>>,
+    pub timeline: RwSignal<Option<Ran<Timeline>>>,
     /// The source statement under the pointer, in any pane.
     pub hovered: RwSignal<Option<u32>>,
     pub selection: RwSignal<Option<Selection>>,
     /// Texts replaced by loading a preset, most recent last.
     pub undo: RwSignal<Vec<String>>,
-    /// Milliseconds the last `explore` took.
-    pub recompute_ms: RwSignal<f64>,
-    /// The last recomputation took longer than a frame, or with the DOM writing and the browser's
-    /// rendering that follow it would make one task longer than `app::TASK_MS` (the first one,
-    /// which also warms the WebAssembly code up, does not count).
+    /// What the last recomputation cost so far.
+    pub timing: RwSignal<Timing>,
+    /// The number of the latest recomputation.
+    pub serial: StoredValue<u64>,
+    /// Milliseconds the last verification and timeline took together: the estimate for the next
+    /// ones, which decides whether they run in the same task as exploring.
+    pub runs_ms: StoredValue<f64>,
+    /// The last recomputation (with its verification and timeline) took longer than a frame, or
+    /// with the DOM writing and the browser's rendering that follow it would make one task longer
+    /// than `app::TASK_MS` (the first one, which also warms the WebAssembly code up, does not count).
     pub slow: RwSignal<bool>,
     /// What writing and rendering an exploration's result costs, per millisecond of exploring:
     /// measured whenever both ran in one frame after an exploration of at least a quarter frame
@@ -158,15 +228,33 @@ impl Ctx {
             target: Memo::new(move |_| st.with(|s| s.target.clone())),
             current: RwSignal::new(None),
             good: RwSignal::new(None),
+            verification: RwSignal::new(None),
+            timeline: RwSignal::new(None),
             hovered: RwSignal::new(None),
             selection: RwSignal::new(None),
             undo: RwSignal::new(Vec::new()),
-            recompute_ms: RwSignal::new(0.0),
+            timing: RwSignal::new(Timing::default()),
+            serial: StoredValue::new(0),
+            runs_ms: StoredValue::new(0.0),
             slow: RwSignal::new(false),
             render_per_explore_ms: StoredValue::new(RENDER_PER_EXPLORE_PRIOR),
             reveal: StoredValue::new(None),
             scroll: ScrollMemory::new(),
         }
+    }
+
+    /// Whether the verification or the timeline (`ran`) shown is not yet that of `good` (tracked).
+    pub fn pending<T: Send + Sync + 'static>(&self, ran: RwSignal<Option<Ran<T>>>) -> bool {
+        self.good.with(|g| ran.with(|r| is_pending(g, r)))
+    }
+
+    /// `pending`, untracked.
+    pub fn pending_untracked<T: Send + Sync + 'static>(
+        &self,
+        ran: RwSignal<Option<Ran<T>>>,
+    ) -> bool {
+        self.good
+            .with_untracked(|g| ran.with_untracked(|r| is_pending(g, r)))
     }
 
     /// Sets the hovered statement, notifying only on a change (pointer moves fire often).
@@ -210,4 +298,48 @@ impl Ctx {
 
 pub fn ctx() -> Ctx {
     expect_context::<Ctx>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stagecraft::explore::{explore, Options};
+
+    #[test]
+    fn a_deferred_result_counts_only_for_the_exploration_it_came_from() {
+        let deferred = Options {
+            defer_runs: true,
+            ..Options::default()
+        };
+        let older = Arc::new(explore(crate::presets::DEFAULT, &deferred));
+        let newer = Arc::new(explore(crate::presets::DEFAULT, &deferred));
+        let v = stagecraft::explore::verification(&older).map(Arc::new);
+        let ran = Some(Ran {
+            of: older.clone(),
+            value: v,
+        });
+        assert!(ran_for(&ran, &older).is_some());
+        // An exploration of the same text is still another one: its result is pending.
+        assert!(ran_for(&ran, &newer).is_none());
+        assert!(is_pending(&Some(newer.clone()), &ran));
+        assert!(!is_pending(&Some(older.clone()), &ran));
+        assert!(is_pending(&Some(newer.clone()), &None::<Ran<Verification>>));
+        // Nothing shown yet: nothing is pending.
+        assert!(!is_pending(&None, &ran));
+        let kept = ran.as_ref().map(|r| r.kept_for(&newer));
+        assert!(ran_for(&kept, &newer).is_some() && !is_pending(&Some(newer), &kept));
+    }
+
+    #[test]
+    fn the_time_shown_adds_the_parts_that_have_run() {
+        let mut t = Timing {
+            serial: 3,
+            explore: 12.5,
+            ..Timing::default()
+        };
+        assert_eq!(t.total(), 12.5);
+        t.verify = Some(20.0);
+        t.simulate = Some(5.25);
+        assert_eq!(t.total(), 37.75);
+    }
 }

@@ -43,15 +43,16 @@ pub fn clear_mark(name: &str) {
     }
 }
 
-/// Counts published explorations in `<body data-explored>`: the browser tests wait on it (a hidden
-/// pane is not rendered, so no pane's content says that the page is ready).
-pub fn count_exploration() {
+/// Counts events in an attribute of `<body>` that the browser tests wait on (a hidden pane is not
+/// rendered, so no pane's content says that the page is ready): `data-explored`, explorations
+/// published; `data-ran`, explorations whose verification and timeline were published too.
+pub fn count(attribute: &str) {
     if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
         let n = body
-            .get_attribute("data-explored")
+            .get_attribute(attribute)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(0);
-        let _ = body.set_attribute("data-explored", &(n + 1).to_string());
+        let _ = body.set_attribute(attribute, &(n + 1).to_string());
     }
 }
 

@@ -6,8 +6,9 @@
 
 use crate::ctx::Selection;
 use stagecraft::explore::Exploration;
-use stagecraft::timeline::Lane;
+use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::tir::Printed;
+use stagecraft::verify::Verification;
 use std::fmt::Write;
 
 /// Where on the timeline a selection is.
@@ -56,14 +57,19 @@ pub fn printed(ex: &Exploration, peeled: bool) -> Option<&Printed> {
     shown.as_ref().or(other.as_ref())
 }
 
-pub fn focus(ex: &Exploration, selection: Option<Selection>) -> Focus {
+/// What `selection` points at, in the verification and the timeline of one program (either may be
+/// missing: not computed yet).
+pub fn focus(
+    verification: Option<&Verification>,
+    timeline: Option<&Timeline>,
+    selection: Option<Selection>,
+) -> Focus {
     let Some(selection) = selection else {
         return Focus::NONE;
     };
-    let timeline = ex.timeline.as_ref();
     match selection {
         Selection::Race(k) => {
-            let Some(race) = ex.verification.as_ref().and_then(|v| v.races.get(k)) else {
+            let Some(race) = verification.and_then(|v| v.races.get(k)) else {
                 return Focus::NONE;
             };
             let point = match timeline {
@@ -232,7 +238,11 @@ mod tests {
             .iter()
             .position(|r| r.step <= 4 && r.wait.is_some())
             .expect("a race in the first four steps");
-        let f = focus(&ex, Some(Selection::Race(k)));
+        let f = focus(
+            ex.verification.as_ref(),
+            ex.timeline.as_ref(),
+            Some(Selection::Race(k)),
+        );
         let race = &races[k];
         assert_eq!(f.stmt, Some(race.stmt));
         let index = f.wait_index.expect("a wait should have covered it");
@@ -265,7 +275,12 @@ mod tests {
             panic!("the merged prologue races at steps 4 and 5: {races:?}");
         };
         assert_eq!(
-            focus(&ex, Some(Selection::Race(k))).point,
+            focus(
+                ex.verification.as_ref(),
+                ex.timeline.as_ref(),
+                Some(Selection::Race(k))
+            )
+            .point,
             Point::Outside {
                 step: races[k].step,
                 shown: (1, 4)
@@ -282,13 +297,24 @@ mod tests {
         let waits = &ex.verification.as_ref().expect("verified").waits;
         let stalls = &ex.timeline.as_ref().expect("timeline").stalls;
         for w in waits {
-            let f = focus(&ex, Some(Selection::Wait(w.index)));
+            let f = focus(
+                ex.verification.as_ref(),
+                ex.timeline.as_ref(),
+                Some(Selection::Wait(w.index)),
+            );
             assert_eq!(f.wait_index, Some(w.index));
             match stalls.iter().find(|s| s.wait_index == w.index) {
                 Some(s) => assert!(matches!(f.point, Point::At { step, .. } if step == s.step)),
                 None => assert_eq!(f.point, Point::NoStall),
             }
         }
-        assert_eq!(focus(&ex, Some(Selection::Race(99))), Focus::NONE);
+        assert_eq!(
+            focus(
+                ex.verification.as_ref(),
+                ex.timeline.as_ref(),
+                Some(Selection::Race(99))
+            ),
+            Focus::NONE
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Title, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
 //! time of the last recomputation.
 
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Timing};
 use crate::format::fixed;
 use crate::html::{self, Html};
 use crate::{dom, presets, state};
@@ -21,6 +21,28 @@ fn params_html(params: &BTreeMap<String, i64>) -> String {
             .raw("\"></label>");
     }
     h.finish()
+}
+
+/// What the header's time is made of, for its tooltip.
+fn timing_parts(t: &Timing) -> String {
+    let mut s = format!(
+        "time of the last recomputation: exploring {} ms",
+        fixed(t.explore, 1)
+    );
+    if t.kept {
+        s.push_str(" (the verification and the timeline of the same program were kept)");
+        return s;
+    }
+    for (what, ms) in [
+        ("verifying", t.verify),
+        ("simulating the timeline", t.simulate),
+    ] {
+        match ms {
+            Some(ms) => s.push_str(&format!(", {what} {} ms", fixed(ms, 1))),
+            None => s.push_str(&format!(", {what} still to come")),
+        }
+    }
+    s
 }
 
 #[component]
@@ -91,7 +113,8 @@ pub fn Header() -> impl IntoView {
         ctx.st
             .update(|s| s.form = if on { "peeled" } else { "rolled" }.to_string());
     };
-    let timing = move || format!("{} ms", fixed(ctx.recompute_ms.get(), 1));
+    let timing = move || format!("{} ms", fixed(ctx.timing.with(Timing::total), 1));
+    let timing_title = move || ctx.timing.with(timing_parts);
     view! {
         <header>
             <h1>"Stagecraft"</h1>
@@ -105,7 +128,32 @@ pub fn Header() -> impl IntoView {
             </label>
             <div class="params" node_ref=params on:change=set_param></div>
             <button id="copy-link" on:click=copy_link>{move || if copied.get() { "Link copied" } else { "Copy link" }}</button>
-            <span class="timing" title="time of the last recomputation">{timing}</span>
+            <span class="timing" title=timing_title>{timing}</span>
         </header>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tooltip_says_what_the_time_is_made_of() {
+        let mut t = Timing {
+            serial: 2,
+            explore: 19.62,
+            verify: Some(18.2),
+            ..Timing::default()
+        };
+        assert_eq!(
+            timing_parts(&t),
+            "time of the last recomputation: exploring 19.6 ms, verifying 18.2 ms, simulating the timeline still to come"
+        );
+        t.verify = None;
+        t.kept = true;
+        assert_eq!(
+            timing_parts(&t),
+            "time of the last recomputation: exploring 19.6 ms (the verification and the timeline of the same program were kept)"
+        );
     }
 }

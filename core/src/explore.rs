@@ -1,5 +1,7 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
-//! and never re-derives anything; the CLI prints parts of it. JSON shape: docs/json.md.
+//! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
+//! verification and the timeline are left for `verification` and `timeline`, which compute them
+//! from the exploration later (the app draws the program first). JSON shape: docs/json.md.
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
 use crate::ir::{BufId, Node, Program, StmtId};
@@ -36,6 +38,11 @@ pub struct Options {
     /// The machine-code targets to emit (PTX, AMDGPU ISA and IR); none skips emission. The app
     /// asks only for the one it shows.
     pub targets: Vec<crate::emit::Target>,
+    /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
+    /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
+    /// (160 statements over 64 stages: 85 M and 26 M of 215 M instructions): the app draws the
+    /// program first and runs them in tasks of their own.
+    pub defer_runs: bool,
 }
 
 impl Default for Options {
@@ -50,6 +57,7 @@ impl Default for Options {
             timeline_window: (0, 64),
             timeline: true,
             targets: crate::emit::Target::ALL.to_vec(),
+            defer_runs: false,
         }
     }
 }
@@ -71,7 +79,9 @@ pub struct Exploration {
     pub rolled: Option<Printed>,
     pub peeled: Option<Printed>,
     pub iteration_space: Option<IterationSpace>,
+    /// Absent under `Options::defer_runs` until [`verification`] computes it.
     pub verification: Option<crate::verify::Verification>,
+    /// Absent under `Options::defer_runs` until [`timeline`] computes it.
     pub timeline: Option<crate::timeline::Timeline>,
     /// Machine code per target, from the peeled program.
     pub code: Vec<crate::emit::Emitted>,
@@ -82,7 +92,8 @@ pub struct Exploration {
     /// Per unit (as `unit_costs`), the values the source's cost annotations set; the rest are defaults.
     pub unit_annotated_costs: Vec<crate::cost::AnnotatedCost>,
     pub notes: Vec<String>,
-    /// The source loop and the pipelined programs, for the interpreter, timeline and emitters.
+    /// The source loop and the pipelined programs, for the interpreter, timeline and emitters, and
+    /// what [`verification`] and [`timeline`] compute from them.
     #[serde(skip)]
     pub programs: Option<Programs>,
 }
@@ -94,6 +105,22 @@ pub struct Programs {
     pub peeled: Program,
     /// Parameter values used for symbolic extents.
     pub params: BTreeMap<String, i64>,
+    /// The form the verifier and the timeline run (`Options::form`).
+    pub form: Form,
+    /// `Options::verify`.
+    pub verify: bool,
+    /// `Options::timeline_window`, when `Options::timeline`.
+    pub timeline_window: Option<(u64, u64)>,
+}
+
+impl Programs {
+    /// The pipelined program in the form the verifier and the timeline run.
+    pub fn pipelined(&self) -> &Program {
+        match self.form {
+            Form::Rolled => &self.rolled,
+            Form::Peeled => &self.peeled,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -157,6 +184,36 @@ pub struct BufferInfo {
 
 pub fn explore(source: &str, options: &Options) -> Exploration {
     run(source, options, true)
+}
+
+/// The verification of an exploration made with `Options::defer_runs`: the interpreter runs the
+/// source loop and the pipelined program and judges the waits, as `explore` does without deferral
+/// (the same value). `None` when there is no program or `Options::verify` was off. The options
+/// are those the exploration kept, so a later call cannot disagree with the rest of it.
+pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
+    let p = ex.programs.as_ref()?;
+    let options = crate::verify::VerifyOptions {
+        params: p.params.clone(),
+        ..Default::default()
+    };
+    p.verify
+        .then(|| crate::verify::verify(&p.original, p.pipelined(), &options))
+}
+
+/// The timeline of an exploration made with `Options::defer_runs`, simulated under the cost model
+/// in effect (`Exploration::cost`) as `explore` does without deferral (the same value). `None` when
+/// there is no program or `Options::timeline` was off.
+pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
+    let p = ex.programs.as_ref()?;
+    let window = p.timeline_window?;
+    let model = ex.cost.as_ref()?;
+    Some(crate::timeline::simulate(
+        &p.original,
+        p.pipelined(),
+        model,
+        &p.params,
+        window,
+    ))
 }
 
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
@@ -499,10 +556,6 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             &mut cost_diags,
         );
         ex.diagnostics.extend(cost_diags);
-        let pipelined = match options.form {
-            Form::Rolled => &rolled,
-            Form::Peeled => &peeled,
-        };
         ex.unit_costs = p
             .sched
             .units
@@ -517,13 +570,6 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
                 )
             })
             .collect();
-        ex.timeline = Some(crate::timeline::simulate(
-            &original,
-            pipelined,
-            &model,
-            &params,
-            options.timeline_window,
-        ));
         ex.cost = Some(model);
     }
     if !options.targets.is_empty() {
@@ -534,23 +580,19 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
             .map(|t| crate::emit::emit(&peeled, &params, *t, &opts))
             .collect();
     }
-    if options.verify {
-        let pipelined = match options.form {
-            Form::Rolled => &rolled,
-            Form::Peeled => &peeled,
-        };
-        let vopts = crate::verify::VerifyOptions {
-            params: params.clone(),
-            ..Default::default()
-        };
-        ex.verification = Some(crate::verify::verify(&original, pipelined, &vopts));
-    }
     ex.programs = Some(Programs {
         original,
         rolled,
         peeled,
         params,
+        form: options.form,
+        verify: options.verify,
+        timeline_window: options.timeline.then_some(options.timeline_window),
     });
+    if !options.defer_runs {
+        ex.verification = verification(&ex);
+        ex.timeline = timeline(&ex);
+    }
     ex.diagnostics
         .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
     ex

@@ -9,13 +9,14 @@ mod timeline;
 mod verification;
 
 use crate::app::FRAME_MS;
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Ran, Timing};
 use crate::dom;
 use crate::format::fixed;
 use crate::html::Html;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
-use stagecraft::verify::Verdict;
+use stagecraft::timeline::Timeline;
+use stagecraft::verify::{Verdict, Verification};
 
 pub const PANES: [(&str, &str); 5] = [
     ("program", "Pipelined program"),
@@ -27,7 +28,12 @@ pub const PANES: [(&str, &str); 5] = [
 
 /// Plain sentences about what was skipped, cut short or slow, and why. `slow` is, when the panes
 /// wait for a pause in typing, the last recomputation's time and the estimated time to draw it.
-pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String> {
+pub fn notices(
+    ex: Option<&Exploration>,
+    verification: Option<&Verification>,
+    timeline: Option<&Timeline>,
+    slow: Option<(f64, f64)>,
+) -> Vec<String> {
     let mut out = Vec::new();
     match slow {
         Some((ms, _)) if ms > FRAME_MS => out.push(format!(
@@ -43,7 +49,7 @@ pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String
         None => {}
     }
     let Some(ex) = ex else { return out };
-    if let Some(v) = &ex.verification {
+    if let Some(v) = verification {
         if v.verdict == Verdict::NotRun {
             out.push(format!("Verification skipped — {}.", v.summary));
         } else if v.unjudged_for_budget > 0 {
@@ -53,7 +59,7 @@ pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String
             ));
         }
     }
-    if let Some(t) = &ex.timeline {
+    if let Some(t) = timeline {
         if t.metrics.steps > t.window.1 {
             let (from, to) = crate::focus::shown_steps(t);
             let covered = match t.step_limit {
@@ -74,6 +80,11 @@ pub fn notices(ex: Option<&Exploration>, slow: Option<(f64, f64)>) -> Vec<String
     out
 }
 
+/// The value shown, whichever exploration it belongs to.
+fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {
+    ran.as_ref().and_then(|r| r.value.as_deref())
+}
+
 #[component]
 pub fn Panes() -> impl IntoView {
     let ctx = ctx();
@@ -84,7 +95,7 @@ pub fn Panes() -> impl IntoView {
         || true,
         move || {
             let slow = ctx.slow.get().then(|| {
-                let ms = ctx.recompute_ms.get();
+                let ms = ctx.timing.with(Timing::total);
                 (ms, ctx.drawing_estimate_ms(ms))
             });
             let mut h = Html::default();
@@ -92,7 +103,16 @@ pub fn Panes() -> impl IntoView {
             if stale() {
                 h.raw("<li class=\"stale\">Showing the last good result: fix the problems on the left.</li>");
             }
-            for n in ctx.good.with(|ex| notices(ex.as_deref(), slow)) {
+            // While the verification and the timeline of a new exploration are computed, the
+            // notices about the earlier ones stay: they come and go with a pause in typing
+            // otherwise, and the panes below would jump each time.
+            let said = ctx.good.with(|ex| {
+                ctx.verification.with(|v| {
+                    ctx.timeline
+                        .with(|t| notices(ex.as_deref(), shown(v), shown(t), slow))
+                })
+            });
+            for n in said {
                 h.raw("<li>").text(&n).raw("</li>");
             }
             h.raw("</ul>");
@@ -133,6 +153,18 @@ pub fn Panes() -> impl IntoView {
                 on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button>
         }
     };
+    // A verification or timeline still being computed for the program shown: its pane keeps the
+    // earlier one, under a veil that after a moment dims it and says what is coming (style.css),
+    // so that a wait of a few frames shows nothing but the update. The veil is a sibling of the
+    // panes: a class on a pane would restyle all of its content, 10 000 rectangles in the chart
+    // of a large loop (240 ms).
+    let pending_note = move || {
+        ctx.pane.with(|p| match p.as_str() {
+            "verification" if ctx.pending(ctx.verification) => Some("Verifying…"),
+            "timeline" if ctx.pending(ctx.timeline) => Some("Simulating…"),
+            _ => None,
+        })
+    };
     let pane_class =
         move |id: &'static str| move || if ctx.shown(id) { "pane" } else { "pane hidden" };
     view! {
@@ -141,6 +173,9 @@ pub fn Panes() -> impl IntoView {
             {PANES.iter().map(|(id, label)| tab(id, label)).collect_view()}
         </nav>
         <div class="panes" class:dim=stale>
+            <div class="pending" class:hidden=move || pending_note().is_none()>
+                <span role="status">{move || pending_note().unwrap_or_default()}</span>
+            </div>
             <div id="pane-program" class=pane_class("program") on:scroll=remember><program::ProgramPane/></div>
             <div id="pane-verification" class=pane_class("verification") on:scroll=remember><verification::VerificationPane/></div>
             <div id="pane-timeline" class=pane_class("timeline") on:scroll=remember><timeline::TimelinePane/></div>
@@ -159,13 +194,21 @@ mod tests {
     fn skipped_cut_short_and_slow_work_is_said_plainly() {
         let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
         let ex = explore(text, &Options::default());
-        let said = notices(Some(&ex), Some((40.0, 0.0))).join("\n");
+        let said = notices(
+            Some(&ex),
+            ex.verification.as_ref(),
+            ex.timeline.as_ref(),
+            Some((40.0, 0.0)),
+        )
+        .join("\n");
         assert!(said.contains("Recomputing took 40 ms"), "{said}");
         assert!(said.contains("Verification skipped"), "{said}");
         assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
         let small = explore(crate::presets::DEFAULT, &Options::default());
-        assert!(notices(Some(&small), None).is_empty());
-        let drawn = notices(Some(&small), Some((12.0, 34.0))).join("\n");
+        let v = small.verification.as_ref();
+        let t = small.timeline.as_ref();
+        assert!(notices(Some(&small), v, t, None).is_empty());
+        let drawn = notices(Some(&small), v, t, Some((12.0, 34.0))).join("\n");
         assert!(
             drawn.contains("took 12 ms and drawing its result about 34 ms more"),
             "{drawn}"

@@ -2,7 +2,7 @@
 //! the selection marked, zoomable and exportable as SVG.
 
 use super::costs;
-use crate::ctx::ctx;
+use crate::ctx::{ctx, ran_for};
 use crate::dom;
 use crate::focus::{self, hue, Point};
 use crate::format::fixed;
@@ -177,18 +177,16 @@ pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String 
     h.finish()
 }
 
-/// Everything below the controls.
+/// Everything below the controls: the timeline `t` of `ex`, and `ex`'s cost table.
 fn body_html(
     ex: &Exploration,
+    t: &Timeline,
     zoom: u32,
     fit_px: f64,
     point: &Point,
     costs_open: bool,
     editable: bool,
 ) -> String {
-    let Some(t) = ex.timeline.as_ref() else {
-        return String::new();
-    };
     let mut out = metrics_html(t);
     out.push_str(&costs::costs_html(ex, costs_open, editable));
     if let Point::Outside { step, shown } = point {
@@ -251,12 +249,24 @@ pub fn TimelinePane() -> impl IntoView {
                 .map_or(0, |el| el.client_width() - 4)
                 .max(0);
             let fit_px = if fit_px > 0 { f64::from(fit_px) } else { 900.0 };
-            ctx.good
-                .with(|ex| {
-                    let ex = ex.as_deref()?;
-                    let point = focus::focus(ex, selection).point;
+            // Drawn with the exploration it was computed from (its cost table too), which is
+            // `good` unless a newer one's timeline is still being computed (the pane is then
+            // marked pending, and its costs are not edited).
+            ctx.timeline
+                .with(|ran| {
+                    let ran = ran.as_ref()?;
+                    let t = ran.value.as_deref()?;
+                    // The verification matters only to a selected race's point: without a
+                    // selection, its arrival does not redraw the chart.
+                    let point = match selection {
+                        Some(_) => ctx
+                            .verification
+                            .with(|v| focus::focus(ran_for(v, &ran.of), Some(t), selection).point),
+                        None => Point::Nothing,
+                    };
                     Some(body_html(
-                        ex,
+                        &ran.of,
+                        t,
                         zoom,
                         fit_px,
                         &point,
@@ -268,6 +278,16 @@ pub fn TimelinePane() -> impl IntoView {
         },
     );
     let on_change = move |ev: leptos::ev::Event| {
+        // The cost table shown is that of the text as it is now only once its timeline is.
+        let shown_now = ctx.timeline.with_untracked(|t| {
+            let now = ctx.explored_now();
+            t.as_ref()
+                .zip(now.as_ref())
+                .is_some_and(|(t, now)| t.belongs_to(now))
+        });
+        if !shown_now {
+            return;
+        }
         let (Some(key), Some(unit)) = (
             dom::closest_data(&ev, "data-key"),
             dom::closest_data(&ev, "data-unit").and_then(|u| u.parse::<usize>().ok()),

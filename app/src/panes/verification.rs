@@ -2,14 +2,14 @@
 //! wait selects it: its statement lights up in the editor, and the detail box says (and links to)
 //! the wait line in the program and the point on the timeline.
 
-use crate::ctx::{ctx, Selection};
+use crate::ctx::{ctx, ran_for, Selection};
 use crate::dom;
 use crate::focus::{self, Focus, Point};
 use crate::format;
 use crate::html::Html;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
-use stagecraft::timeline::Lane;
+use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::verify::{Verdict, Verification};
 
 fn verdict_class(v: Verdict) -> &'static str {
@@ -102,9 +102,12 @@ fn detail_html(h: &mut Html, ex: &Exploration, peeled: bool, selection: Selectio
     h.raw("</div>");
 }
 
+/// The pane's markup for `v`, the verification of `ex`; `timeline` is `ex`'s too, when it has
+/// arrived (the selection's point on it).
 pub fn verification_html(
     ex: &Exploration,
     v: &Verification,
+    timeline: Option<&Timeline>,
     peeled: bool,
     selection: Option<Selection>,
 ) -> String {
@@ -120,7 +123,8 @@ pub fn verification_html(
         return h.finish();
     }
     if let Some(sel) = selection {
-        detail_html(&mut h, ex, peeled, sel, &focus::focus(ex, Some(sel)));
+        let f = focus::focus(Some(v), timeline, Some(sel));
+        detail_html(&mut h, ex, peeled, sel, &f);
     }
     h.raw("<h3>Races</h3><ul class=\"races\">");
     for (k, r) in v.races.iter().enumerate() {
@@ -190,21 +194,44 @@ pub fn VerificationPane() -> impl IntoView {
         move || ctx.shown("verification"),
         move || {
             let (peeled, selection) = (peeled.get(), ctx.selection.get());
-            ctx.good
-                .with(|ex| {
-                    let ex = ex.as_deref()?;
-                    let v = ex.verification.as_ref()?;
-                    Some(verification_html(ex, v, peeled, selection))
+            // Drawn with the exploration it was computed from, which is `good` unless a newer
+            // one's verification is still being computed (the pane is then marked pending).
+            ctx.verification
+                .with(|ran| {
+                    let ran = ran.as_ref()?;
+                    let v = ran.value.as_deref()?;
+                    // The timeline matters only to a selection's detail: without one, its
+                    // arrival does not redraw this pane.
+                    let html = match selection {
+                        Some(_) => ctx.timeline.with(|t| {
+                            verification_html(&ran.of, v, ran_for(t, &ran.of), peeled, selection)
+                        }),
+                        None => verification_html(&ran.of, v, None, peeled, None),
+                    };
+                    Some(html)
                 })
                 .unwrap_or_default()
         },
     );
     let on_click = move |ev: leptos::ev::MouseEvent| {
+        // Races and waits of an earlier program, shown while this one's are computed, select
+        // nothing in this one.
+        if ctx.pending_untracked(ctx.verification) {
+            return;
+        }
         if let Some(to) = dom::closest_data(&ev, "data-goto") {
-            let Some(f) = ctx.good.with_untracked(|ex| {
-                ex.as_deref()
-                    .map(|ex| focus::focus(ex, ctx.selection.get_untracked()))
-            }) else {
+            let selection = ctx.selection.get_untracked();
+            let f = ctx.verification.with_untracked(|v| {
+                ctx.timeline.with_untracked(|t| {
+                    let ran = v.as_ref()?;
+                    Some(focus::focus(
+                        ran.value.as_deref(),
+                        ran_for(t, &ran.of),
+                        selection,
+                    ))
+                })
+            });
+            let Some(f) = f else {
                 return;
             };
             match (to.as_str(), f.wait_index) {
@@ -237,7 +264,13 @@ mod tests {
         let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
         let v = ex.verification.clone().expect("verified");
         let w = v.waits.first().expect("a wait").index;
-        let html = verification_html(&ex, &v, false, Some(Selection::Wait(w)));
+        let html = verification_html(
+            &ex,
+            &v,
+            ex.timeline.as_ref(),
+            false,
+            Some(Selection::Wait(w)),
+        );
         assert!(html.contains("id=\"selection-detail\""), "{html}");
         assert!(html.contains("async_wait_queue(0, 1)"), "{html}");
         assert!(html.contains("data-goto=\"program\""), "{html}");
@@ -252,7 +285,7 @@ mod tests {
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let v = ex.verification.clone().expect("a verdict");
         assert_eq!(v.verdict, Verdict::NotRun);
-        let html = verification_html(&ex, &v, false, None);
+        let html = verification_html(&ex, &v, ex.timeline.as_ref(), false, None);
         assert!(html.contains("runs 200000 statement instances"), "{html}");
         assert!(!html.contains("Races") && !html.contains("Waits"), "{html}");
     }
