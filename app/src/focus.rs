@@ -92,7 +92,7 @@ pub fn focus(
                         },
                         None => Point::Outside {
                             step: race.step,
-                            shown: shown_steps(t),
+                            shown: t.shown_steps(),
                         },
                     }
                 }
@@ -124,11 +124,6 @@ pub fn focus(
             }
         }
     }
-}
-
-/// The steps the chart shows, numbered from 1 like spans' steps.
-pub fn shown_steps(t: &stagecraft::timeline::Timeline) -> (u64, u64) {
-    (t.window.0 + 1, t.window.1.min(t.metrics.steps))
 }
 
 /// The palette: one hue per statement (ids modulo 10), the same in every pane (and in

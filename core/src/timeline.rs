@@ -72,14 +72,53 @@ pub struct Timeline {
     pub stalls: Vec<Stall>,
     pub markers: Vec<Marker>,
     pub metrics: Metrics,
-    /// Steps whose spans are included: [from, to).
+    /// Steps whose spans are included: [from, to). The window asked for, or shorter when
+    /// `bars_limited`.
     pub window: (u64, u64),
+    /// The window ends early: its bars reached `limits::MAX_TIMELINE_BARS`.
+    #[serde(default)]
+    pub bars_limited: bool,
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
     /// The steps the metrics cover, when a limit stopped the simulation (`limits::MAX_TIMELINE_STEPS`
     /// steps, or `limits::MAX_TIMELINE_INSTANCES` statement instances).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_limit: Option<u64>,
+}
+
+impl Timeline {
+    /// Steps whose bars are drawn, counted from 1: [first, last].
+    pub fn shown_steps(&self) -> (u64, u64) {
+        (self.window.0 + 1, self.window.1.min(self.metrics.steps))
+    }
+
+    /// What the chart leaves out, said plainly, when it draws fewer steps than the loop runs.
+    pub fn coverage(&self) -> Option<String> {
+        let steps = self.metrics.steps;
+        if steps <= self.window.1 && self.window.0 == 0 {
+            return None;
+        }
+        let (from, to) = self.shown_steps();
+        let drawn = if self.bars_limited {
+            format!(
+                " (it draws at most {} bars)",
+                crate::limits::MAX_TIMELINE_BARS
+            )
+        } else {
+            String::new()
+        };
+        let covered = match self.step_limit {
+            Some(limit) => format!(
+                "the metrics cover the first {limit} only (Stagecraft simulates at most {} statement instances, or {} steps, per run)",
+                crate::limits::MAX_TIMELINE_INSTANCES,
+                crate::limits::MAX_TIMELINE_STEPS
+            ),
+            None => "the metrics cover all of them".into(),
+        };
+        Some(format!(
+            "The timeline draws steps {from}–{to} of {steps}{drawn}; {covered}."
+        ))
+    }
 }
 
 struct Group {
@@ -306,8 +345,15 @@ impl Sim<'_> {
     fn begin_step(&mut self) {
         self.step += 1;
         self.step_starts.push((self.now, self.section, self.step));
-        // Limits stop a run between steps: a step of a peeled prologue is one statement, of a
-        // loop all of them, so instances are counted, not estimated per step.
+        let bars = self.out.spans.len() + self.out.stalls.len() + self.out.markers.len();
+        if self.record() && self.step > self.window.0 && bars >= crate::limits::MAX_TIMELINE_BARS {
+            // The window ends here (the run too: the metrics come from a run of their own).
+            self.window.1 = self.step;
+            self.stop_after = self.stop_after.min(self.step - 1);
+            self.out.bars_limited = true;
+        }
+        // Limits stop a run between steps: a step may be one statement or all of them, so
+        // instances are counted, not estimated per step.
         if self.step > self.stop_after
             || self.step > self.max_steps
             || self.instances >= crate::limits::MAX_TIMELINE_INSTANCES as u64
@@ -458,6 +504,11 @@ pub fn simulate(
     let windowed = run_sim(pipelined, model, params, window, window.1, max_steps);
     let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps);
     let truncated = windowed.stop;
+    // `Sim::window` counts steps from 1.
+    let shown = (
+        windowed.window.0.saturating_sub(1),
+        windowed.window.1.saturating_sub(1),
+    );
     // Metrics need every step; spans only the window's. Re-run without recording when the window cut
     // the first run short (the step limit still bounds it).
     let (mut t, starts, steps, capped) = if truncated {
@@ -468,7 +519,7 @@ pub fn simulate(
     } else {
         (windowed.out, windowed.step_starts, windowed.step, false)
     };
-    t.window = window;
+    t.window = shown;
     t.truncated = truncated;
     // A run stopped by a limit counted the step it did not simulate.
     let steps = if capped {

@@ -133,6 +133,43 @@ fn a_loop_of_many_statements_simulates_fewer_steps() {
 }
 
 #[test]
+fn the_chart_draws_at_most_its_bars_and_the_metrics_cover_every_step() {
+    // 100 statements: the first 64 steps would be 6 400 bars.
+    let text = independent_statements(100, "64");
+    let t = explore(&text, &Options::default()).timeline.unwrap();
+    let bars = t.spans.len() + t.stalls.len() + t.markers.len();
+    assert!(t.bars_limited);
+    assert_eq!(
+        t.window,
+        (0, 20),
+        "20 steps of 100 statements reach 2 000 bars"
+    );
+    assert!((limits::MAX_TIMELINE_BARS..limits::MAX_TIMELINE_BARS + 100).contains(&bars));
+    assert!(t.spans.iter().all(|s| s.step <= 20));
+    assert_eq!((t.metrics.steps, t.step_limit), (64, None));
+    assert_eq!(
+        t.coverage().as_deref(),
+        Some("The timeline draws steps 1–20 of 64 (it draws at most 2000 bars); the metrics cover all of them.")
+    );
+    // A window that starts later is cut the same way, after its first step.
+    let later = Options {
+        timeline_window: (20, 64),
+        ..Options::default()
+    };
+    let t = explore(&text, &later).timeline.unwrap();
+    assert_eq!(t.window, (20, 40));
+    assert!(t.spans.iter().all(|s| (21..=40).contains(&s.step)));
+    // A small loop is drawn whole, and nothing is said.
+    let t = explore(&independent_statements(4, "16"), &Options::default())
+        .timeline
+        .unwrap();
+    assert_eq!(
+        (t.window, t.bars_limited, t.coverage()),
+        ((0, 64), false, None)
+    );
+}
+
+#[test]
 fn a_loop_beyond_the_interpreter_limit_is_refused_before_running() {
     let text = independent_statements(100, "N");
     let mut opts = Options::default();

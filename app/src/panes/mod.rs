@@ -59,23 +59,7 @@ pub fn notices(
             ));
         }
     }
-    if let Some(t) = timeline {
-        if t.metrics.steps > t.window.1 {
-            let (from, to) = crate::focus::shown_steps(t);
-            let covered = match t.step_limit {
-                Some(limit) => format!(
-                    "the metrics cover the first {limit} only (Stagecraft simulates at most {} statement instances, or {} steps, per run)",
-                    stagecraft::limits::MAX_TIMELINE_INSTANCES,
-                    stagecraft::limits::MAX_TIMELINE_STEPS
-                ),
-                None => "the metrics cover all of them".into(),
-            };
-            out.push(format!(
-                "The timeline draws steps {from}–{to} of {}; {covered}.",
-                t.metrics.steps
-            ));
-        }
-    }
+    out.extend(timeline.and_then(|t| t.coverage()));
     out.extend(ex.notes.iter().cloned());
     out
 }

@@ -164,7 +164,7 @@ pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String 
             .num(step)
             .raw("</text></g>");
     }
-    let (from, to) = focus::shown_steps(t);
+    let (from, to) = t.shown_steps();
     h.raw("<text x=\"4\" y=\"")
         .raw(&fixed(height - 5.0, 0))
         .raw("\" fill=\"#666\">steps ")
