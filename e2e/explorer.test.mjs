@@ -562,7 +562,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
   assert.ok(simulated && Number(simulated) < 5008, long);
   onlyMarkedEarlier(frames, chart, long);
   assert.match(await page.locator('.notices').innerText(),
-    new RegExp(`The timeline draws steps 1–\\d+ of ${simulated} \\(it draws at most 2000 bars\\); the metrics cover the first \\d+ only`));
+    new RegExp(`The timeline simulates the first ${simulated} steps only \\(Stagecraft simulates at most 50000 statement instances, or 200000 steps, per run\\); it draws steps 1–\\d+ \\(at most 2000 bars are drawn\\), and the metrics cover the ${simulated}\\.`));
   await page.screenshot({ path: SHOTS + 'heavy-timeline.png' });
   await page.click('#tab-verification');
   assert.match(await page.locator('#verdict').innerText(), /^not verified: the loop runs 800000 statement instances/);

@@ -95,29 +95,28 @@ impl Timeline {
     /// What the chart leaves out, said plainly, when it draws fewer steps than the loop runs.
     pub fn coverage(&self) -> Option<String> {
         let steps = self.metrics.steps;
-        if steps <= self.window.1 && self.window.0 == 0 {
+        if self.step_limit.is_none() && steps <= self.window.1 && self.window.0 == 0 {
             return None;
         }
         let (from, to) = self.shown_steps();
         let drawn = if self.bars_limited {
             format!(
-                " (it draws at most {} bars)",
+                " (at most {} bars are drawn)",
                 crate::limits::MAX_TIMELINE_BARS
             )
         } else {
             String::new()
         };
-        let covered = match self.step_limit {
+        Some(match self.step_limit {
             Some(limit) => format!(
-                "the metrics cover the first {limit} only (Stagecraft simulates at most {} statement instances, or {} steps, per run)",
+                "The timeline simulates the first {limit} steps only (Stagecraft simulates at most {} statement instances, or {} steps, per run); it draws steps {from}–{to}{drawn}, and the metrics cover the {limit}.",
                 crate::limits::MAX_TIMELINE_INSTANCES,
                 crate::limits::MAX_TIMELINE_STEPS
             ),
-            None => "the metrics cover all of them".into(),
-        };
-        Some(format!(
-            "The timeline draws steps {from}–{to} of {steps}{drawn}; {covered}."
-        ))
+            None => format!(
+                "The timeline draws steps {from}–{to} of {steps}{drawn}; the metrics cover all of them."
+            ),
+        })
     }
 }
 

@@ -149,7 +149,7 @@ fn the_chart_draws_at_most_its_bars_and_the_metrics_cover_every_step() {
     assert_eq!((t.metrics.steps, t.step_limit), (64, None));
     assert_eq!(
         t.coverage().as_deref(),
-        Some("The timeline draws steps 1–20 of 64 (it draws at most 2000 bars); the metrics cover all of them.")
+        Some("The timeline draws steps 1–20 of 64 (at most 2000 bars are drawn); the metrics cover all of them.")
     );
     // A window that starts later is cut the same way, after its first step.
     let later = Options {

@@ -187,7 +187,11 @@ mod tests {
         .join("\n");
         assert!(said.contains("Recomputing took 40 ms"), "{said}");
         assert!(said.contains("Verification skipped"), "{said}");
-        assert!(said.contains("The timeline draws steps 1–64 of"), "{said}");
+        assert!(
+            said.contains("The timeline simulates the first 25001 steps only")
+                && said.contains("it draws steps 1–64, and the metrics cover the 25001."),
+            "{said}"
+        );
         let small = explore(crate::presets::DEFAULT, &Options::default());
         let v = small.verification.as_ref();
         let t = small.timeline.as_ref();
