@@ -84,8 +84,7 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
             written_steps(b.rolled(&sync.epilogue, IExpr::Const(s.max(*e)), IExpr::Const(e + s)))
         }
         (Extent::Symbolic(_), Form::Peeled) => {
-            let mut body = Vec::new();
-            let mut steps = Vec::with_capacity(sync.epilogue.len());
+            let mut written = WrittenSteps::default();
             for plan in &sync.epilogue {
                 let k = match plan.time {
                     StepTime::Uniform {
@@ -94,11 +93,9 @@ pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Progra
                     _ => 0,
                 };
                 let t = simplify(&IExpr::bin(IOp::Add, p.epilogue_start(), IExpr::Const(k)));
-                let nodes = b.step_nodes(plan, &t);
-                steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
-                body.extend(nodes);
+                written.push(b.step_nodes(plan, &t));
             }
-            (body, steps)
+            (written.body, written.steps)
         }
         (Extent::Symbolic(_), Form::Rolled) => {
             let start = p.epilogue_start();
@@ -169,14 +166,32 @@ fn replace_loop(nodes: &[Node], span: crate::diagnostic::Span, with: Vec<Node>) 
     out
 }
 
+/// Steps written out one after another, and how many nodes each took (`Node::Section::steps`).
+#[derive(Default)]
+struct WrittenSteps {
+    body: Vec<Node>,
+    steps: Vec<u32>,
+}
+
+impl WrittenSteps {
+    fn push(&mut self, step: Vec<Node>) {
+        self.steps.push(node_count(&step));
+        self.body.extend(step);
+    }
+}
+
 /// The steps of what `Builder::rolled` wrote: a loop (its iterations are the steps) or one step
 /// written out.
 fn written_steps(nodes: Vec<Node>) -> (Vec<Node>, Vec<u32>) {
     let steps = match nodes.as_slice() {
         [Node::For { .. }] | [] => Vec::new(),
-        one_step => vec![u32::try_from(one_step.len()).unwrap_or(u32::MAX)],
+        one_step => vec![node_count(one_step)],
     };
     (nodes, steps)
+}
+
+fn node_count(step: &[Node]) -> u32 {
+    u32::try_from(step.len()).unwrap_or(u32::MAX)
 }
 
 /// The waits `(site, queue, count)` placed right before a unit: the plan's own counts, or in a
@@ -418,24 +433,19 @@ impl Builder<'_> {
     /// Steps `range` written out one after the other (a step without a plan, which runs
     /// nothing, is written as no nodes), and how many nodes each took.
     fn peeled(&self, plans: &[StepPlan], range: std::ops::Range<i64>) -> (Vec<Node>, Vec<u32>) {
-        let mut body = Vec::new();
-        let mut steps = Vec::with_capacity(usize::try_from(range.end - range.start).unwrap_or(0));
+        let mut written = WrittenSteps::default();
         let mut plans = plans.iter().peekable();
         for t in range {
-            let nodes = match plans.next_if(|plan| step_of(plan) == t) {
+            written.push(match plans.next_if(|plan| step_of(plan) == t) {
                 Some(plan) => self.step_nodes(plan, &IExpr::Const(t)),
                 None => Vec::new(),
-            };
-            steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
-            body.extend(nodes);
+            });
         }
         // Plans are in step order within the range; anything else is still written, never lost.
         for plan in plans {
-            let nodes = self.step_nodes(plan, &IExpr::Const(step_of(plan)));
-            steps.push(u32::try_from(nodes.len()).unwrap_or(u32::MAX));
-            body.extend(nodes);
+            written.push(self.step_nodes(plan, &IExpr::Const(step_of(plan))));
         }
-        (body, steps)
+        (written.body, written.steps)
     }
 
     fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {

@@ -70,10 +70,7 @@ pub struct LoopSchedule<'s> {
 impl LoopSchedule<'_> {
     /// How messages name the unit at `pos`: `` `text` (line N)``.
     pub fn label(&self, pos: usize) -> &str {
-        self.labels
-            .get_or_init(|| labels(self.source, &self.units))
-            .get(pos)
-            .map_or("", String::as_str)
+        label_of(unit_labels(&self.labels, self.source, &self.units), pos)
     }
 }
 
@@ -278,7 +275,7 @@ pub fn schedule_loop<'a, 's>(
                 return None;
             };
             if exact_len && values.len() != n {
-                let listed = label_in(&names, source, &units, ..);
+                let listed = unit_labels(&names, source, &units);
                 diags.push(
                     Diagnostic::error(
                         a.value_span,
@@ -348,7 +345,7 @@ pub fn schedule_loop<'a, 's>(
                         span_s,
                         format!(
                             "{} has stage {}; stages run from 0 to {}",
-                            label_in(&names, source, &units, u.pos..=u.pos).concat(),
+                            label_of(unit_labels(&names, source, &units), u.pos),
                             u.stage,
                             limits::MAX_STAGE
                         ),
@@ -367,8 +364,8 @@ pub fn schedule_loop<'a, 's>(
                             span_o,
                             format!(
                                 "{} and {} both have order {}",
-                                label_in(&names, source, &units, a.pos..=a.pos).concat(),
-                                label_in(&names, source, &units, b.pos..=b.pos).concat(),
+                                label_of(unit_labels(&names, source, &units), a.pos),
+                                label_of(unit_labels(&names, source, &units), b.pos),
                                 a.order
                             ),
                         )
@@ -421,17 +418,17 @@ pub fn schedule_loop<'a, 's>(
     })
 }
 
-/// The labels of `units` in `range` of positions, written into `names` on first use.
-fn label_in<'c>(
+/// The labels of `units`, written into `names` on first use.
+fn unit_labels<'c>(
     names: &'c std::cell::OnceCell<Vec<String>>,
     source: &str,
     units: &[Unit],
-    range: impl std::slice::SliceIndex<[String], Output = [String]>,
 ) -> &'c [String] {
-    names
-        .get_or_init(|| labels(source, units))
-        .get(range)
-        .unwrap_or_default()
+    names.get_or_init(|| labels(source, units))
+}
+
+fn label_of(labels: &[String], pos: usize) -> &str {
+    labels.get(pos).map_or("", String::as_str)
 }
 
 pub fn node_span(node: &Node) -> Span {
@@ -651,7 +648,7 @@ pub fn choose_versions(
                 Some(d) if versions <= sched.max_stage => {
                     versions += 1;
                     reason = say(&|| {
-                        let (f, t) = (label(sched, d.from), label(sched, d.to));
+                        let (f, t) = (sched.label(d.from), sched.label(d.to));
                         format!(
                             "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
                             d.kind.describe()
@@ -668,10 +665,6 @@ pub fn choose_versions(
         });
     }
     out
-}
-
-fn label(sched: &LoopSchedule, pos: usize) -> String {
-    sched.label(pos).to_string()
 }
 
 /// Checks every dependence against the pipelined order, after versions are known.
