@@ -112,17 +112,29 @@ struct Runs {
 
 impl Runs {
     fn of(ex: &Exploration) -> Runs {
-        let t0 = dom::now_ms();
-        let verification = stagecraft::explore::verification(ex);
-        let t1 = dom::now_ms();
-        let timeline = stagecraft::explore::timeline(ex);
+        let (verification, verify_ms) = timed(|| stagecraft::explore::verification(ex));
+        let (timeline, simulate_ms) = timed(|| stagecraft::explore::timeline(ex));
         Runs {
             verification,
-            verify_ms: t1 - t0,
+            verify_ms,
             timeline,
-            simulate_ms: dom::now_ms() - t1,
+            simulate_ms,
         }
     }
+}
+
+/// What `f` returns, and the milliseconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = dom::now_ms();
+    let value = f();
+    (value, dom::now_ms() - t0)
+}
+
+/// Whether the text, now `length` bytes long, changed by more than `LARGE_EDIT_BYTES` since it
+/// was last explored (a paste).
+fn large_edit(ctx: Ctx, length: usize) -> bool {
+    ctx.explored_text
+        .with_untracked(|t| t.len().abs_diff(length) > LARGE_EDIT_BYTES)
 }
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM. The
@@ -151,9 +163,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
     // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
     // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
-    let pasted = ctx
-        .explored_text
-        .with_untracked(|t| t.len().abs_diff(inputs.text.len()) > LARGE_EDIT_BYTES);
+    let pasted = large_edit(ctx, inputs.text.len());
     let runs_now = together && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
     let runs = runs_now.then(|| Runs::of(&ex));
     let mut timing = Timing {
@@ -226,8 +236,8 @@ fn publish(
         ctx.good.set(Some(ex.clone()));
         match runs {
             Some(r) => {
-                show_verification(ctx, &ex, r.verification);
-                show_timeline(ctx, &ex, r.timeline);
+                show(ctx.verification, &ex, r.verification);
+                show(ctx.timeline, &ex, r.timeline);
                 dom::count("data-ran");
             }
             None if kept => {
@@ -296,17 +306,15 @@ fn publish(
     }
 }
 
-fn show_verification(ctx: Ctx, ex: &Arc<Exploration>, v: Option<Verification>) {
-    ctx.verification.set(Some(Ran {
+/// Publishes `value` as the verification or the timeline (`signal`) of `ex`.
+fn show<T: Send + Sync + 'static>(
+    signal: RwSignal<Option<Ran<T>>>,
+    ex: &Arc<Exploration>,
+    value: Option<T>,
+) {
+    signal.set(Some(Ran {
         of: ex.clone(),
-        value: v.map(Arc::new),
-    }));
-}
-
-fn show_timeline(ctx: Ctx, ex: &Arc<Exploration>, t: Option<Timeline>) {
-    ctx.timeline.set(Some(Ran {
-        of: ex.clone(),
-        value: t.map(Arc::new),
+        value: value.map(Arc::new),
     }));
 }
 
@@ -328,16 +336,13 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>) {
         if !still_good() {
             return false;
         }
-        let t0 = dom::now_ms();
         let ms = if timeline {
-            let t = stagecraft::explore::timeline(&ex);
-            let ms = dom::now_ms() - t0;
-            show_timeline(ctx, &ex, t);
+            let (t, ms) = timed(|| stagecraft::explore::timeline(&ex));
+            show(ctx.timeline, &ex, t);
             ms
         } else {
-            let v = stagecraft::explore::verification(&ex);
-            let ms = dom::now_ms() - t0;
-            show_verification(ctx, &ex, v);
+            let (v, ms) = timed(|| stagecraft::explore::verification(&ex));
+            show(ctx.verification, &ex, v);
             ms
         };
         // Another recomputation (of a text with errors) may have begun meanwhile: its timing is
@@ -394,10 +399,7 @@ fn schedule_recomputes(ctx: Ctx) {
         // Reading (not only tracking) the memo: a memo never read never recomputes or notifies.
         let length = inputs.with(|i| i.text.len());
         let last_ms = ctx.timing.with_untracked(Timing::total);
-        let large_edit = ctx
-            .explored_text
-            .with_untracked(|t| t.len().abs_diff(length) > LARGE_EDIT_BYTES);
-        if ctx.slow.get_untracked() || large_edit {
+        if ctx.slow.get_untracked() || large_edit(ctx, length) {
             if let Some(h) = pending.try_update_value(|p| p.take()).flatten() {
                 h.clear();
             }
