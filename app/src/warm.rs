@@ -15,9 +15,10 @@ use wasm_bindgen::prelude::*;
 
 /// The loops explored to warm up, one per step (`chain`'s statements, stages and iterations):
 /// small first, as the first exploration of a kind also compiles its code.
-const STEPS: [(usize, usize, usize); 10] = [
+const STEPS: [(usize, usize, usize); 11] = [
     (12, 12, 8),
     (24, 24, 16),
+    (36, 36, 16),
     (48, 48, 16),
     (48, 48, 16),
     (48, 48, 16),
@@ -36,6 +37,10 @@ const RETRY_MS: f64 = 100.0;
 
 /// The longest wait for an idle period, in milliseconds.
 const IDLE_TIMEOUT_MS: u32 = 200;
+
+/// The longest a task of warm-up steps is meant to take, in milliseconds (each step takes 2–5 ms
+/// once the code is optimized; the first ones, up to ≈ 20).
+const SLICE_MS: f64 = 20.0;
 
 /// A chain of `statements` + 1 statements over `stages` stages (spread evenly, every stage but the
 /// last asynchronous) and `extent` iterations: a small copy of the heavy schedules of
@@ -113,7 +118,8 @@ pub fn start(
 /// Runs step `step` in the browser's next idle period, or after `IDLE_TIMEOUT_MS` at the latest:
 /// Chromium may report no idle period for as long as the pointer rests where it clicked.
 fn when_idle(warm: Rc<Warm>, step: usize) {
-    let f = Closure::once_into_js(move || run(warm, step));
+    let f =
+        Closure::once_into_js(move |deadline: web_sys::IdleDeadline| run(warm, step, &deadline));
     if let Some(w) = dom::window() {
         let options = web_sys::IdleRequestOptions::new();
         options.set_timeout(IDLE_TIMEOUT_MS);
@@ -141,27 +147,39 @@ fn wait_ms(warm: &Warm) -> Option<f64> {
     pending.then_some(RETRY_MS)
 }
 
-fn run(warm: Rc<Warm>, step: usize) {
-    let Some(&(statements, stages, extent)) = STEPS.get(step) else {
-        return;
-    };
-    if let Some(ms) = wait_ms(&warm) {
-        set_timeout(
-            move || when_idle(warm, step),
-            std::time::Duration::from_millis(ms.ceil() as u64),
+/// Runs steps from `step` on while the idle period and the task's `SLICE_MS` have room for another
+/// (twice the last one's time: a step may take longer than the one before), then asks for the
+/// next idle period.
+fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
+    let began = dom::now_ms();
+    while let Some(&(statements, stages, extent)) = STEPS.get(step) {
+        if let Some(ms) = wait_ms(&warm) {
+            set_timeout(
+                move || when_idle(warm, step),
+                std::time::Duration::from_millis(ms.ceil() as u64),
+            );
+            return;
+        }
+        let t0 = dom::now_ms();
+        dom::mark("stagecraft:warm-up");
+        let ex = explore(&chain(statements, stages, extent), &(warm.options)());
+        drop(ex);
+        dom::mark("stagecraft:warmed");
+        dom::measure(
+            "stagecraft:warm-up-step",
+            "stagecraft:warm-up",
+            "stagecraft:warmed",
         );
-        return;
+        step += 1;
+        let now = dom::now_ms();
+        let took = now - t0;
+        if deadline.time_remaining() < 2.0 * took || now - began + 2.0 * took > SLICE_MS {
+            break;
+        }
     }
-    dom::mark("stagecraft:warm-up");
-    let ex = explore(&chain(statements, stages, extent), &(warm.options)());
-    drop(ex);
-    dom::mark("stagecraft:warmed");
-    dom::measure(
-        "stagecraft:warm-up-step",
-        "stagecraft:warm-up",
-        "stagecraft:warmed",
-    );
-    when_idle(warm, step + 1);
+    if step < STEPS.len() {
+        when_idle(warm, step);
+    }
 }
 
 #[cfg(test)]
