@@ -92,7 +92,7 @@ struct Warm {
     edited: StoredValue<f64>,
 }
 
-/// Starts warming up once the page is idle.
+/// Starts warming up once the first exploration is published and the page is idle.
 pub fn start(
     ctx: Ctx,
     options: impl Fn() -> Options + 'static,
@@ -112,7 +112,18 @@ pub fn start(
         scheduled: Box::new(scheduled),
         edited,
     });
-    when_idle(warm, 0);
+    // From the first exploration published on: the first render is never delayed. Once started,
+    // the effect reads nothing and never runs again.
+    Effect::new(move |started: Option<bool>| {
+        if started == Some(true) {
+            return true;
+        }
+        let ready = ctx.current.with(Option::is_some);
+        if ready {
+            when_idle(warm.clone(), 0);
+        }
+        ready
+    });
 }
 
 /// Runs step `step` in the browser's next idle period, or after `IDLE_TIMEOUT_MS` at the latest:
