@@ -15,19 +15,20 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The loops explored to warm up, one per step (`chain`'s statements, stages and iterations):
-/// small first, as the first exploration of a kind also compiles its code.
+/// small first, as the first exploration of a kind also compiles its code; more iterations than
+/// stages, so that the pipeline has a body as well as its prologue and epilogue.
 const STEPS: [(usize, usize, usize); 11] = [
-    (12, 12, 8),
-    (24, 24, 16),
-    (36, 36, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
-    (48, 48, 16),
+    (8, 8, 16),
+    (16, 16, 24),
+    (24, 24, 32),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
+    (32, 32, 40),
 ];
 
 /// How long after an edit of the text the warm-up stays paused.
@@ -159,9 +160,20 @@ fn wait_ms(warm: &Warm) -> Option<f64> {
     pending.then_some(RETRY_MS)
 }
 
-/// Runs steps from `step` on while the idle period and the task's `SLICE_MS` have room for another
-/// (twice the last one's time: a step may take longer than the one before), then asks for the
-/// next idle period.
+/// The app's options for a warm-up step. Without the code of a target: emitting a chain is most of
+/// exploring it (3–4 times the cost without), which made steps of up to 45 ms; with both printed
+/// forms instead, so that the peeled program that emitting needs is built, as when the app emits.
+fn step_options(app: Options) -> Options {
+    Options {
+        both_forms: app.both_forms || !app.targets.is_empty(),
+        targets: Vec::new(),
+        ..app
+    }
+}
+
+/// Runs steps from `step` on while the next explores the same loop and the idle period and the
+/// task's `SLICE_MS` have room for it (twice the last one's time: a step may take longer than the
+/// one before), then asks for the next idle period.
 fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
     let began = dom::now_ms();
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
@@ -174,7 +186,10 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
         }
         let t0 = dom::now_ms();
         dom::mark("stagecraft:warm-up");
-        let ex = explore(&chain(statements, stages, extent), &(warm.options)());
+        let ex = explore(
+            &chain(statements, stages, extent),
+            &step_options((warm.options)()),
+        );
         drop(ex);
         dom::mark("stagecraft:warmed");
         dom::measure(
@@ -185,7 +200,9 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
         step += 1;
         let now = dom::now_ms();
         let took = now - t0;
-        if deadline.time_remaining() < 2.0 * took || now - began + 2.0 * took > SLICE_MS {
+        // Only a step of the same loop is expected to take about as long.
+        let same = STEPS.get(step) == Some(&(statements, stages, extent));
+        if !same || deadline.time_remaining() < 2.0 * took || now - began + 2.0 * took > SLICE_MS {
             break;
         }
     }
@@ -208,6 +225,27 @@ mod tests {
             assert_eq!(p.stages, stages as i64);
             assert_eq!(p.async_stages, (0..stages as i64).collect::<Vec<_>>());
             assert_eq!(p.extent, Some(extent as i64));
+            assert!(extent > stages, "the pipeline has a body");
         }
+    }
+
+    #[test]
+    fn steps_emit_no_code_but_build_what_emitting_needs() {
+        let app = Options {
+            both_forms: false,
+            targets: vec![stagecraft::emit::Target::Ptx],
+            ..Options::default()
+        };
+        let step = step_options(app.clone());
+        assert!(step.targets.is_empty() && step.both_forms);
+        assert_eq!((step.form, step.defer_runs), (app.form, app.defer_runs));
+        let ex = explore(&chain(12, 12, 20), &step);
+        assert!(ex.code.is_empty() && ex.peeled.is_some());
+        // Without a code target, the app's options as they are.
+        let program = Options {
+            targets: Vec::new(),
+            ..app
+        };
+        assert_eq!(step_options(program.clone()), program);
     }
 }
