@@ -40,9 +40,10 @@ const RETRY_MS: f64 = 100.0;
 /// The longest wait for an idle period, in milliseconds.
 const IDLE_TIMEOUT_MS: u32 = 200;
 
-/// The longest a task of warm-up steps is meant to take, in milliseconds (each step takes 2–5 ms
-/// once the code is optimized; the first ones, up to ≈ 20).
-const SLICE_MS: f64 = 20.0;
+/// The longest a task of several warm-up steps is meant to take, in milliseconds: a step of a few
+/// milliseconds once the code is optimized took 40 ms once while the two cores were busy (with the
+/// optimizing compiler, among others), and the one before it in the same task made that 53 ms.
+const SLICE_MS: f64 = 12.0;
 
 /// A chain of `statements` + 1 statements over `stages` stages (spread evenly, every stage but the
 /// last asynchronous) and `extent` iterations: a small copy of the heavy schedules of
