@@ -1,7 +1,7 @@
 //! Warming the WebAssembly code up in idle time after the first render. V8 compiles WebAssembly with
 //! its baseline compiler first and optimizes a function only once it has run enough: without this,
 //! the first large exploration of a page runs in baseline code (160 statements over 64 stages, in
-//! the program pane: one task of 49–53 ms instead of 16–19 ms warm; 26–30 ms after the warm-up).
+//! the program pane: one task of 49–53 ms instead of 16–19 ms warm; 25–28 ms after the warm-up).
 //! Explorations of loops of the same kind, dropped, make V8 optimize the functions exploring runs
 //! most. They run in idle callbacks, a few milliseconds each, and yield to the user: none runs while
 //! a recomputation is scheduled or its results are pending, or within a second of an edit
