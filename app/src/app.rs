@@ -389,8 +389,9 @@ fn after_drawing(f: Box<dyn FnOnce()>) {
 }
 
 /// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
-/// after a pause in typing once it is not (typing never waits for a slow recomputation).
-fn schedule_recomputes(ctx: Ctx) {
+/// after a pause in typing once it is not (typing never waits for a slow recomputation). Returns
+/// whether a recomputation is scheduled and has not begun.
+fn schedule_recomputes(ctx: Ctx) -> impl Fn() -> bool + Copy {
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let last = StoredValue::new(None::<Inputs>);
     let frame_requested = StoredValue::new(false);
@@ -421,6 +422,7 @@ fn schedule_recomputes(ctx: Ctx) {
             });
         }
     });
+    move || frame_requested.get_value() || pending.with_value(Option::is_some)
 }
 
 #[component]
@@ -429,7 +431,14 @@ pub fn App() -> impl IntoView {
     let ctx = Ctx::new(start.state.clone());
     provide_context(ctx);
     persist::autosave(ctx.st, start.state, start.from_link);
-    schedule_recomputes(ctx);
+    let scheduled = schedule_recomputes(ctx);
+    // In idle time after the first render, explorations that make V8 optimize exploring's code:
+    // with the options the app would use now, yielding to any recomputation.
+    crate::warm::start(
+        ctx,
+        move || ctx.st.with_untracked(Inputs::of).options(),
+        scheduled,
+    );
     let banner = RwSignal::new(start.banner);
     // A memo: the style sheet is rewritten (and the whole page restyled) only when it changes,
     // not each time a verification or a timeline arrives.

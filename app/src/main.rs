@@ -17,6 +17,7 @@ mod persist;
 mod presets;
 mod problems;
 mod state;
+mod warm;
 
 fn main() {
     app::install_panic_hook();

@@ -131,7 +131,8 @@ fn emit_gemm(bencher: divan::Bencher, target: &str) {
         },
     );
     let programs = ex.programs.unwrap();
+    let peeled = programs.peeled.as_ref().unwrap();
     let t = stagecraft::emit::Target::parse(target).unwrap();
     let opts = stagecraft::emit::EmitOptions::default();
-    bencher.bench(|| stagecraft::emit::emit(&programs.peeled, &programs.params, t, &opts));
+    bencher.bench(|| stagecraft::emit::emit(peeled, &programs.params, t, &opts));
 }

@@ -109,7 +109,7 @@ fn same_either_way(name: &str, text: &str, options: &Options, ran: &mut Ran) {
     if let Some(p) = &immediate.programs {
         let pipelined = match options.form {
             Form::Rolled => &p.rolled,
-            Form::Peeled => &p.peeled,
+            Form::Peeled => p.peeled.as_ref().unwrap(),
         };
         let verify_options = VerifyOptions {
             params: p.params.clone(),
@@ -158,6 +158,14 @@ fn variations() -> Vec<(&'static str, Options)> {
             },
         ),
         (
+            "rolled only, no code (the app's program pane)",
+            Options {
+                both_forms: false,
+                targets: Vec::new(),
+                ..Options::default()
+            },
+        ),
+        (
             "timeline off",
             Options {
                 timeline: false,
@@ -192,6 +200,55 @@ fn every_example_explores_the_same_deferred_and_completed() {
         }
     }
     assert!(ran.verifications > 0 && ran.timelines > 0);
+}
+
+/// The peeled program is built only when it is printed, emitted or run (it writes every prologue
+/// and epilogue step out); leaving it out changes nothing else.
+#[test]
+fn the_peeled_program_is_built_only_when_used() {
+    let rolled_only = Options {
+        both_forms: false,
+        targets: Vec::new(),
+        ..Options::default()
+    };
+    for (file, text) in examples() {
+        let full = explore(&text, &Options::default());
+        let ex = explore(&text, &rolled_only);
+        assert!(ex.ok && full.ok, "{file}");
+        let (p, q) = (
+            ex.programs.as_ref().unwrap(),
+            full.programs.as_ref().unwrap(),
+        );
+        assert!(p.peeled.is_none() && q.peeled.is_some(), "{file}");
+        assert!(ex.peeled.is_none() && ex.code.is_empty(), "{file}");
+        same(&file, "rolled program", &p.rolled, &q.rolled);
+        same(&file, "printed rolled form", &ex.rolled, &full.rolled);
+        same(&file, "waits", &ex.waits, &full.waits);
+        same(&file, "buffers", &ex.buffers, &full.buffers);
+        same(
+            &file,
+            "iteration space",
+            &ex.iteration_space,
+            &full.iteration_space,
+        );
+        same(&file, "verification", &ex.verification, &full.verification);
+        same(&file, "timeline", &ex.timeline, &full.timeline);
+        // Printing the peeled form, emitting or running it builds it.
+        for options in [
+            Options {
+                form: Form::Peeled,
+                ..rolled_only.clone()
+            },
+            Options {
+                targets: vec![stagecraft::emit::Target::Ptx],
+                ..rolled_only.clone()
+            },
+        ] {
+            let ex = explore(&text, &options);
+            let peeled = ex.programs.as_ref().and_then(|p| p.peeled.as_ref());
+            same(&file, "peeled program", &peeled, &q.peeled.as_ref());
+        }
+    }
 }
 
 #[test]

@@ -68,7 +68,7 @@ fn judge(name: &str, source: &str, dir: &Path) -> Result<usize, String> {
     let mut accepted = 0;
     for target in Target::ALL {
         let out = emit(
-            &programs.peeled,
+            programs.peeled.as_ref().ok_or("no peeled program")?,
             &programs.params,
             target,
             &EmitOptions::default(),
