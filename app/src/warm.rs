@@ -177,6 +177,8 @@ fn step_options(app: Options) -> Options {
 /// one before), then asks for the next idle period.
 fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
     let began = dom::now_ms();
+    // Nothing the user does can change them within this task (reading them copies the text).
+    let options = step_options((warm.options)());
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
         if let Some(ms) = wait_ms(&warm) {
             set_timeout(
@@ -187,11 +189,7 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
         }
         let t0 = dom::now_ms();
         dom::mark("stagecraft:warm-up");
-        let ex = explore(
-            &chain(statements, stages, extent),
-            &step_options((warm.options)()),
-        );
-        drop(ex);
+        drop(explore(&chain(statements, stages, extent), &options));
         dom::mark("stagecraft:warmed");
         dom::measure(
             "stagecraft:warm-up-step",
