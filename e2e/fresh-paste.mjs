@@ -1,0 +1,52 @@
+// Long tasks of pasting a loop into a fresh page, RUNS times per file (a browser of its own per run,
+// as V8 may keep optimized code with the page's resources): the tables of docs/limits.md, "The first
+// large exploration of a page". Serve a release build (scripts/build-web.sh, then
+// `python3 -m http.server 8772 -d dist`) and run:
+//   RUNS=5 node e2e/fresh-paste.mjs LOOP.py[:pane] ...   (loops: scripts/heavy_loop.py 159 64 64 > LOOP.py)
+// Prints, per run: the warm-up steps (start + duration, ms), long tasks at load, pasting and typing
+// (duration, ms), and the header's timing of the paste.
+import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+
+const url = process.env.URL || 'http://127.0.0.1:8772/';
+const runs = Number(process.env.RUNS || 5);
+const paste = (page, text) => page.$eval('#source', (el, v) => {
+  el.value = v;
+  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+}, text);
+
+for (const arg of process.argv.slice(2)) {
+  const [file, pane = 'program'] = arg.split(':');
+  for (let r = 0; r < runs; r++) {
+    const ctx = await chromium.launchPersistentContext('', {
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      viewport: { width: 1500, height: 900 },
+    });
+    const page = await ctx.newPage();
+    await page.goto(url);
+    await page.waitForSelector('#program .line');
+    await page.evaluate(() => {
+      window.__lt = [];
+      new PerformanceObserver(l => { for (const e of l.getEntries()) window.__lt.push([Math.round(e.startTime), Math.round(e.duration)]); })
+        .observe({ type: 'longtask', buffered: true });
+    });
+    const take = () => page.evaluate(() => window.__lt.splice(0));
+    await page.click(`#tab-${pane}`);
+    await page.waitForTimeout(Number(process.env.IDLE || 800));
+    const load = (await take()).map(([, d]) => d);
+    const warm = await page.evaluate(() => performance.getEntriesByName('stagecraft:warm-up-step')
+      .map(e => `${Math.round(e.startTime)}+${e.duration.toFixed(1)}`).join(' '));
+    await paste(page, readFileSync(file, 'utf8'));
+    await page.waitForTimeout(2500);
+    const pasted = (await take()).map(([, d]) => d);
+    const timing = await page.locator('.timing').getAttribute('title');
+    await page.locator('#source').focus();
+    await page.keyboard.press('Control+End');
+    for (let k = 0; k < 6; k++) await page.keyboard.type(k % 2 ? ' ' : '#', { delay: 30 });
+    await page.waitForTimeout(2500);
+    const typing = (await take()).map(([, d]) => d);
+    console.log(`${file.split('/').pop()}:${pane} #${r} warm-up [${warm}] long tasks: load ${JSON.stringify(load)} paste ${JSON.stringify(pasted)} typing ${JSON.stringify(typing)} | ${timing}`);
+    await ctx.close();
+  }
+}
