@@ -17,12 +17,20 @@ pub struct Mimalloc;
 /// bytes was not: the test below caught it.)
 const PLAIN_ALIGN: usize = std::mem::size_of::<usize>();
 
+/// Blocks of up to this many bytes come from mimalloc's small-object path, which skips the size
+/// dispatch of `mi_malloc`: nearly every block of the transform is small (−1 160 instructions per
+/// transform of RFC (a), which makes 122 allocations; docs/benchmarks.md).
+const SMALL: usize = libmimalloc_sys::MI_SMALL_SIZE_MAX;
+
 // SAFETY: every call forwards to mimalloc with a layout whose alignment it honours: plain calls
-// for alignments `mi_malloc` always meets, the aligned variants otherwise.
+// for alignments `mi_malloc` always meets (the small-object calls only for sizes they take), the
+// aligned variants otherwise.
 unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= PLAIN_ALIGN {
+        if layout.align() <= PLAIN_ALIGN && layout.size() <= SMALL {
+            libmimalloc_sys::mi_malloc_small(layout.size()).cast()
+        } else if layout.align() <= PLAIN_ALIGN {
             libmimalloc_sys::mi_malloc(layout.size()).cast()
         } else {
             libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
@@ -31,7 +39,9 @@ unsafe impl GlobalAlloc for Mimalloc {
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= PLAIN_ALIGN {
+        if layout.align() <= PLAIN_ALIGN && layout.size() <= SMALL {
+            libmimalloc_sys::mi_zalloc_small(layout.size()).cast()
+        } else if layout.align() <= PLAIN_ALIGN {
             libmimalloc_sys::mi_zalloc(layout.size()).cast()
         } else {
             libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
@@ -61,7 +71,7 @@ mod tests {
     #[test]
     fn every_alignment_is_honoured() {
         for align in [1, 2, 8, 16, 32, 64, 4096] {
-            for size in [1, 7, 24, 100, 5000] {
+            for size in [1, 7, 24, 100, SMALL, SMALL + 1, 5000] {
                 let layout = Layout::from_size_align(size, align).unwrap_or(Layout::new::<u8>());
                 // SAFETY: a non-zero size; the pointer is freed with the same layout.
                 unsafe {
