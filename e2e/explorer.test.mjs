@@ -385,7 +385,7 @@ test('edit → updated DOM, per preset (printed, not asserted; budget 16 ms)', a
   await page.close();
 });
 
-/** The benchmarks' synthetic chain: `n` statements and a last one (`n + 1` in all, so 159 is the limit of 160) over 8 stages, every other stage asynchronous. */
+/** The benchmarks' synthetic chain (`stagecraft::workloads::synthetic_chain(n, 8, 64, 4)`): `n` statements and a last one (`n + 1` in all, so 159 is the limit of 160) over 8 stages, every other stage asynchronous. */
 function synthetic(n) {
   let s = '';
   for (let k = 0; k < n; k++) s += `T${k} = alloc([4])\n`;
@@ -473,7 +473,7 @@ test('long tasks when switching to, pasting and typing into large loops (printed
   await page.close();
 });
 
-/** `scripts/heavy_loop.py`: a chain of `n` + 1 statements over `stages` stages (spread evenly,
+/** `scripts/heavy_loop.py` (`stagecraft::workloads::heavy_chain`): a chain of `n` + 1 statements over `stages` stages (spread evenly,
  * every stage but the last asynchronous) and `extent` iterations, as docs/limits.md measures. */
 function heavy(n, stages, extent) {
   const lines = [];

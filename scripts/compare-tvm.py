@@ -39,7 +39,7 @@ RFC = [
 
 
 def synthetic(n, stages):
-    """The loop core/benches/explore.rs `synthetic(n, stages)` builds (workloads::chain(n, stages, 64, 4))."""
+    """The loop core/benches/explore.rs `synthetic(n, stages)` builds (`stagecraft::workloads::synthetic_chain(n, stages, 64, 4)`)."""
     stmts = []
     for k in range(n):
         src = "A[i, 0]" if k == 0 else f"T{k - 1}[{k % 4}]"

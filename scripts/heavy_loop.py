@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints a chain of N + 1 statements over S stages (spread evenly, every stage but the last
-asynchronous) and E iterations: the heavy schedules of docs/limits.md.
+asynchronous) and E iterations: the heavy schedules of docs/limits.md. The same text as
+`stagecraft::workloads::heavy_chain(N, S, E)` (core/src/workloads.rs, whose test pins a small one).
 usage: scripts/heavy_loop.py N S [E]   (default E = 64)"""
 import sys
 

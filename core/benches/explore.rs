@@ -14,14 +14,10 @@ fn main() {
     divan::main();
 }
 
-#[path = "common/workloads.rs"]
-#[allow(dead_code)] // the interpreter's workloads
-mod workloads;
-
 /// The synthetic async loop of `n` + 1 statements over `stages` stages (scripts/compare-tvm.py builds
 /// the same one for TVM).
 fn synthetic(n: usize, stages: usize) -> String {
-    workloads::chain(n, stages, 64, 4)
+    stagecraft::workloads::synthetic_chain(n, stages, 64, 4)
 }
 
 const EXAMPLES: &[(&str, &str)] = &[

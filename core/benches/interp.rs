@@ -27,9 +27,7 @@ fn pipelined(text: &str) -> Program {
     ex.programs.unwrap().rolled
 }
 
-#[path = "common/workloads.rs"]
-mod workloads;
-use workloads::{chain, RFC_A_LONG};
+use stagecraft::workloads::{synthetic_chain, RFC_A_LONG};
 
 fn bench_program(bencher: divan::Bencher, program: &Program) {
     let opts = RunOptions {
@@ -52,5 +50,5 @@ fn rfc_a_100k(bencher: divan::Bencher) {
 /// A 32-statement chain over 4 stages, two of them async, 2·10^4 iterations.
 #[divan::bench]
 fn chain_32(bencher: divan::Bencher) {
-    bench_program(bencher, &pipelined(&chain(32, 4, 20000, 1)));
+    bench_program(bencher, &pipelined(&synthetic_chain(32, 4, 20000, 1)));
 }

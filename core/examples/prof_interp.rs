@@ -2,12 +2,11 @@
 //! or with `chain` the 32-statement chain of `benches/interp.rs` (2·10^4 iterations).
 //! `cargo run --release -p stagecraft-core --example prof_interp [-- chain]`
 
-#[path = "../benches/common/workloads.rs"]
-mod workloads;
+use stagecraft::workloads;
 
 fn main() {
     let text = match std::env::args().nth(1).as_deref() {
-        Some("chain") => workloads::chain(32, 4, 20000, 1),
+        Some("chain") => workloads::synthetic_chain(32, 4, 20000, 1),
         _ => workloads::RFC_A_LONG.to_string(),
     };
     let options = stagecraft::explore::Options {

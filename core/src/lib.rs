@@ -26,3 +26,4 @@ pub mod syntax;
 pub mod timeline;
 pub mod tir;
 pub mod verify;
+pub mod workloads;
