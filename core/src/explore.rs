@@ -43,6 +43,22 @@ pub struct Options {
     /// (160 statements over 64 stages: 85 M and 26 M of 215 M instructions): the app draws the
     /// program first and runs them in tasks of their own.
     pub defer_runs: bool,
+    /// Build the peeled program even when it is neither printed nor emitted (it is then in
+    /// `programs`). [`Options::without_code`] sets it.
+    pub peeled_program: bool,
+}
+
+impl Options {
+    /// These options without machine code, but with everything emitting would have been given
+    /// (the peeled program) built all the same: for exploring what the app will explore, to make
+    /// V8 optimize that code, without emitting, which is most of the cost.
+    pub fn without_code(self) -> Options {
+        Options {
+            peeled_program: self.peeled_program || !self.targets.is_empty(),
+            targets: Vec::new(),
+            ..self
+        }
+    }
 }
 
 impl Default for Options {
@@ -58,6 +74,7 @@ impl Default for Options {
             timeline: true,
             targets: crate::emit::Target::ALL.to_vec(),
             defer_runs: false,
+            peeled_program: false,
         }
     }
 }
@@ -504,7 +521,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let printed = |form: Form| options.both_forms || options.form == form;
     // The peeled program writes every prologue and epilogue step out: building it was a third of
     // what the app's program pane explores (rolled form) of a 160-statement, 64-stage loop.
-    let peeled = (printed(Form::Peeled) || !options.targets.is_empty())
+    let peeled = (printed(Form::Peeled) || options.peeled_program || !options.targets.is_empty())
         .then(|| pipelined::build(&program, &p, &s, Form::Peeled));
     ex.buffers = buffer_infos(&rolled, &all_versions);
     let mut params = BTreeMap::new();

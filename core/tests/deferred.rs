@@ -202,8 +202,8 @@ fn every_example_explores_the_same_deferred_and_completed() {
     assert!(ran.verifications > 0 && ran.timelines > 0);
 }
 
-/// The peeled program is built only when it is printed, emitted or run (it writes every prologue
-/// and epilogue step out); leaving it out changes nothing else.
+/// The peeled program is built only when it is printed, emitted or run, or asked for (it writes
+/// every prologue and epilogue step out); leaving it out changes nothing else.
 #[test]
 fn the_peeled_program_is_built_only_when_used() {
     let rolled_only = Options {
@@ -241,6 +241,10 @@ fn the_peeled_program_is_built_only_when_used() {
             },
             Options {
                 targets: vec![stagecraft::emit::Target::Ptx],
+                ..rolled_only.clone()
+            },
+            Options {
+                peeled_program: true,
                 ..rolled_only.clone()
             },
         ] {
@@ -313,4 +317,33 @@ fn runs_beyond_the_limits_and_failed_explorations_defer_the_same() {
     assert!(!ex.ok && ex.programs.is_none());
     assert!(explore::verification(&ex).is_none() && explore::timeline(&ex).is_none());
     same_either_way("broken", broken, &Options::default(), &mut ran);
+}
+
+/// Without machine code, an exploration still builds the peeled program emitting would have been
+/// given, and prints nothing more than it did.
+#[test]
+fn without_code_keeps_the_peeled_program_emitting_needs() {
+    let text = std::fs::read_to_string(root().join("examples/rfc_b_two_async_stages.py")).unwrap();
+    let app = Options {
+        both_forms: false,
+        targets: vec![stagecraft::emit::Target::Ptx],
+        ..Options::default()
+    };
+    let emitting = explore(&text, &app);
+    let ex = explore(&text, &app.clone().without_code());
+    assert!(ex.ok && ex.code.is_empty() && !emitting.code.is_empty());
+    assert!(ex.peeled.is_none(), "the peeled form is built, not printed");
+    same(
+        "rfc_b",
+        "peeled program",
+        &ex.programs.as_ref().and_then(|p| p.peeled.as_ref()),
+        &emitting.programs.as_ref().and_then(|p| p.peeled.as_ref()),
+    );
+    same("rfc_b", "printed rolled form", &ex.rolled, &emitting.rolled);
+    // Options that emit nothing are left as they are.
+    let program_pane = Options {
+        targets: Vec::new(),
+        ..app
+    };
+    assert_eq!(program_pane.clone().without_code(), program_pane);
 }
