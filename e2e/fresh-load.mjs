@@ -3,7 +3,7 @@
 // a page". The state comes from this browser's storage (a reload of saved work) or, with `:link`,
 // from the URL's hash (a shared link). Serve a release build (scripts/build-web.sh, then
 // `python3 -m http.server 8791 -d dist`) and run:
-//   URL=http://127.0.0.1:8791/ RUNS=5 node e2e/fresh-load.mjs LOOP.py[:pane[:link]] ...
+//   URL=http://127.0.0.1:8791/ RUNS=5 node e2e/fresh-load.mjs LOOP.py[:pane[:storage|link[:target]]] ...
 // With PASTE_AFTER=ms it instead opens the default example and pastes LOOP.py that many
 // milliseconds after the page is first drawn (before the warm-up has finished).
 // Prints, per run: long tasks from navigation on (start:duration, ms), when the text is first
@@ -52,12 +52,13 @@ const observe = () => {
 };
 
 /** The app's saved form of `text` shown in `pane`: what it writes to storage after an edit. */
-async function savedState(text, pane) {
+async function savedState(text, pane, target) {
   const ctx = await launch();
   const page = await ctx.newPage();
   await page.goto(url);
   await page.waitForSelector('body[data-explored]', { state: 'attached' });
   await page.click(`#tab-${pane}`);
+  if (target) await page.selectOption('#target', target);
   await page.fill('#source', text);
   // The app writes its state 300 ms after the last change.
   await page.waitForTimeout(1500);
@@ -72,9 +73,9 @@ const paste = (page, text) => page.$eval('#source', (el, v) => {
 }, text);
 
 for (const arg of process.argv.slice(2)) {
-  const [file, pane = 'program', how = 'storage'] = arg.split(':');
+  const [file, pane = 'program', how = 'storage', target] = arg.split(':');
   const text = readFileSync(file, 'utf8');
-  const state = pasteAfter === null ? await savedState(text, pane) : null;
+  const state = pasteAfter === null ? await savedState(text, pane, target) : null;
   for (let r = 0; r < runs; r++) {
     const ctx = await launch();
     const page = await ctx.newPage();
@@ -107,7 +108,7 @@ for (const arg of process.argv.slice(2)) {
     const timing = await page.locator('.timing').getAttribute('title');
     const ms = v => (v === undefined ? '-' : Math.round(v));
     const long = lt.filter(([, d]) => d > 50).map(([s, d]) => `${s}:${d}`).join(' ') || 'none';
-    console.log(`${file.split('/').pop()}:${pane}:${pasteAfter === null ? how : `paste@${pasteAfter}`} #${r} long tasks [${long}] text ${ms(at.text)} last recompute ${ms(pasted)}, its DOM ${ms(dom)}, explored ${ms(at['data-explored'])}${pasteAfter === null ? '' : `…${ms(last['data-explored'][0])}`} ran ${ms(at['data-ran'])}${pasteAfter === null ? '' : `…${ms(last['data-ran'][0])}`} | warm-up [${warm}] | ${timing}`);
+    console.log(`${file.split('/').pop()}:${pane}${target ? `/${target}` : ''}:${pasteAfter === null ? how : `paste@${pasteAfter}`} #${r} long tasks [${long}] text ${ms(at.text)} last recompute ${ms(pasted)}, its DOM ${ms(dom)}, explored ${ms(at['data-explored'])}${pasteAfter === null ? '' : `…${ms(last['data-explored'][0])}`} ran ${ms(at['data-ran'])}${pasteAfter === null ? '' : `…${ms(last['data-ran'][0])}`} | warm-up [${warm}] | ${timing}`);
     await ctx.close();
   }
 }
