@@ -84,6 +84,7 @@ const RUNS_STEP: (usize, usize, usize) = (8, 8, 16);
 /// first writing the memory made it 30–53 ms instead of 17–29 (writing 24 MB at once took
 /// 16–42 ms).
 const MEMORY_CHUNK: usize = 4 << 20;
+/// How many `MEMORY_CHUNK`s are written: 24 MB, with room above the 16 MB.
 const MEMORY_CHUNKS: usize = 6;
 
 /// How long after an edit of the text the warm-up stays paused.
