@@ -2,7 +2,8 @@
 // as V8 may keep optimized code with the page's resources): the tables of docs/limits.md, "The first
 // large exploration of a page". Serve a release build (scripts/build-web.sh, then
 // `python3 -m http.server 8772 -d dist`) and run:
-//   RUNS=5 node e2e/fresh-paste.mjs LOOP.py[:pane] ...   (loops: scripts/heavy_loop.py 159 64 64 > LOOP.py)
+//   RUNS=5 node e2e/fresh-paste.mjs LOOP.py[:pane[:target]] ...   (loops: scripts/heavy_loop.py 159 64 64 > LOOP.py;
+//   target: a code target of the code pane, e.g. h64.py:code:ptx)
 // Prints, per run: the warm-up steps (start + duration, ms), long tasks at load, pasting and typing
 // (duration, ms), and the header's timing of the paste.
 import { chromium } from 'playwright-core';
@@ -16,7 +17,7 @@ const paste = (page, text) => page.$eval('#source', (el, v) => {
 }, text);
 
 for (const arg of process.argv.slice(2)) {
-  const [file, pane = 'program'] = arg.split(':');
+  const [file, pane = 'program', target] = arg.split(':');
   for (let r = 0; r < runs; r++) {
     const ctx = await chromium.launchPersistentContext('', {
       executablePath: '/usr/bin/chromium',
@@ -33,6 +34,7 @@ for (const arg of process.argv.slice(2)) {
     });
     const take = () => page.evaluate(() => window.__lt.splice(0));
     await page.click(`#tab-${pane}`);
+    if (target) await page.selectOption('#target', target);
     await page.waitForTimeout(Number(process.env.IDLE || 800));
     const load = (await take()).map(([, d]) => d);
     const warm = await page.evaluate(() => performance.getEntriesByName('stagecraft:warm-up-step')
@@ -46,7 +48,7 @@ for (const arg of process.argv.slice(2)) {
     for (let k = 0; k < 6; k++) await page.keyboard.type(k % 2 ? ' ' : '#', { delay: 30 });
     await page.waitForTimeout(2500);
     const typing = (await take()).map(([, d]) => d);
-    console.log(`${file.split('/').pop()}:${pane} #${r} warm-up [${warm}] long tasks: load ${JSON.stringify(load)} paste ${JSON.stringify(pasted)} typing ${JSON.stringify(typing)} | ${timing}`);
+    console.log(`${file.split('/').pop()}:${pane}${target ? `:${target}` : ''} #${r} warm-up [${warm}] long tasks: load ${JSON.stringify(load)} paste ${JSON.stringify(pasted)} typing ${JSON.stringify(typing)} | ${timing}`);
     await ctx.close();
   }
 }

@@ -150,7 +150,8 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     let t0 = dom::now_ms();
     let ex = Arc::new(explore(&inputs.text, &inputs.options()));
     let ms = dom::now_ms() - t0;
-    let first = serial == 1;
+    // The page's first exploration, unless its text waited for the warm-up: in baseline code.
+    let first = serial == 1 && !ctx.warmed.get_untracked();
     let kept = ex.ok && keeps_runs(ctx, last, &inputs);
     let runs_estimate = if kept || !ex.ok {
         0.0
@@ -197,13 +198,14 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
             ex,
             runs,
             Some((t0, timing.total())),
+            first,
         );
     } else {
         // The DOM update is a task of its own after a long exploration: the two together would
         // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
         // keystroke can be handled between them.
         set_timeout(
-            move || publish(ctx, last, serial, inputs, ex, None, None),
+            move || publish(ctx, last, serial, inputs, ex, None, None, first),
             std::time::Duration::ZERO,
         );
     }
@@ -213,7 +215,9 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
 /// the time to the updated DOM. `runs` are its verification and timeline when they were computed
 /// with it; else those shown are kept (the same program) or computed later. `explored` (when it
 /// began, how long it took) is given when exploring, writing and rendering run in one frame, so
-/// that their cost relative to exploring can be measured.
+/// that their cost relative to exploring can be measured. `cold`: the page's first exploration, in
+/// code not yet optimized.
+#[allow(clippy::too_many_arguments)]
 fn publish(
     ctx: Ctx,
     last: StoredValue<Option<Inputs>>,
@@ -222,6 +226,7 @@ fn publish(
     ex: Arc<Exploration>,
     runs: Option<Runs>,
     explored: Option<(f64, f64)>,
+    cold: bool,
 ) {
     ctx.explored_text.set(inputs.text.clone());
     let mut later = None;
@@ -302,7 +307,7 @@ fn publish(
         std::time::Duration::ZERO,
     );
     if let Some(ex) = later {
-        run_later(ctx, serial, ex);
+        run_later(ctx, serial, ex, cold);
     }
 }
 
@@ -322,8 +327,9 @@ fn show<T: Send + Sync + 'static>(
 /// the browser has drawn what came before it, the one the pane shown needs first. Each publishes
 /// its result alone, so that only what shows it is drawn again in its task. An exploration no
 /// longer `good` when a task starts has been replaced: its results would never be shown, and the
-/// newer one has tasks of its own.
-fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>) {
+/// newer one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
+/// optimized.
+fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
     let timeline_first = ctx.shown("timeline");
     let still_good = {
         let ex = ex.clone();
@@ -368,7 +374,7 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>) {
             }
             let timing = ctx.timing.get_untracked();
             // As in `recompute`, the first exploration's cost is that of code not yet optimized.
-            if timing.serial == serial && serial > 1 {
+            if timing.serial == serial && !cold {
                 ctx.runs_ms.set_value(timing.total() - timing.explore);
                 let slow = !fits(ctx, timing.total());
                 if ctx.slow.get_untracked() != slow {
@@ -389,26 +395,53 @@ fn after_drawing(f: Box<dyn FnOnce()>) {
 }
 
 /// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
-/// after a pause in typing once it is not (typing never waits for a slow recomputation). Returns
-/// whether a recomputation is scheduled and has not begun.
+/// after a pause in typing once it is not (typing never waits for a slow recomputation). A text
+/// too large to explore before the warm-up has finished (`Ctx::preparing`) waits for it, then is
+/// explored at once: the user has waited already. Returns whether a recomputation is scheduled and
+/// has not begun.
 fn schedule_recomputes(ctx: Ctx) -> impl Fn() -> bool + Copy {
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let last = StoredValue::new(None::<Inputs>);
     let frame_requested = StoredValue::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
+    let waited = StoredValue::new(false);
+    let cancel = move || {
+        if let Some(h) = pending.try_update_value(|p| p.take()).flatten() {
+            h.clear();
+        }
+    };
+    // A frame requested before a large paste runs after it: the text then waits, and the effect
+    // runs again once the warm-up has finished.
+    let run = move || {
+        if !ctx.preparing.get_untracked() {
+            recompute(ctx, last);
+        }
+    };
     Effect::new(move |_| {
         // Reading (not only tracking) the memo: a memo never read never recomputes or notifies.
         let length = inputs.with(|i| i.text.len());
+        if ctx.preparing.get() {
+            // An earlier edit's recomputation would explore this text as it is by then.
+            cancel();
+            waited.set_value(true);
+            return;
+        }
         let last_ms = ctx.timing.with_untracked(Timing::total);
-        if ctx.slow.get_untracked() || large_edit(ctx, length) {
-            if let Some(h) = pending.try_update_value(|p| p.take()).flatten() {
-                h.clear();
-            }
-            let wait = (last_ms * 2.0).clamp(150.0, 1000.0) as u64;
+        let after_waiting = waited.get_value();
+        waited.set_value(false);
+        if after_waiting || ctx.slow.get_untracked() || large_edit(ctx, length) {
+            cancel();
+            // In a task of its own, not in a frame with the browser's rendering; after waiting for
+            // the warm-up, at once.
+            let wait = if after_waiting {
+                0
+            } else {
+                (last_ms * 2.0).clamp(150.0, 1000.0) as u64
+            };
             let handle = set_timeout_with_handle(
                 move || {
                     pending.set_value(None);
-                    recompute(ctx, last);
+                    run();
                 },
                 std::time::Duration::from_millis(wait),
             )
@@ -418,7 +451,7 @@ fn schedule_recomputes(ctx: Ctx) -> impl Fn() -> bool + Copy {
             frame_requested.set_value(true);
             request_animation_frame(move || {
                 frame_requested.set_value(false);
-                recompute(ctx, last);
+                run();
             });
         }
     });

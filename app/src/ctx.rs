@@ -127,6 +127,12 @@ pub struct Ctx {
     /// measured whenever both ran in one frame after an exploration of at least a quarter frame
     /// (their cost grows with the output, as exploring does). Until measured, `RENDER_PER_EXPLORE_PRIOR`.
     pub render_per_explore_ms: StoredValue<f64>,
+    /// The warm-up (`warm.rs`) has run all its steps: exploring's code is optimized.
+    pub warmed: RwSignal<bool>,
+    /// The text is too large to explore before the warm-up has finished (`warm::waits`): its
+    /// exploration waits, the panes say that the explorer is being prepared, and the warm-up runs
+    /// without its pauses.
+    pub preparing: Memo<bool>,
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
     /// pane's remembered scroll).
     pub reveal: StoredValue<Option<String>>,
@@ -219,6 +225,7 @@ impl Ctx {
         let st = RwSignal::new(initial);
         let text = Memo::new(move |_| st.with(|s| s.text.clone()));
         let explored_text = RwSignal::new(st.with_untracked(|s| s.text.clone()));
+        let warmed = RwSignal::new(false);
         Ctx {
             st,
             text,
@@ -238,6 +245,9 @@ impl Ctx {
             runs_ms: StoredValue::new(0.0),
             slow: RwSignal::new(false),
             render_per_explore_ms: StoredValue::new(RENDER_PER_EXPLORE_PRIOR),
+            warmed,
+            // Once warmed, the text is not even looked at.
+            preparing: Memo::new(move |_| !warmed.get() && text.with(|t| crate::warm::waits(t))),
             reveal: StoredValue::new(None),
             scroll: ScrollMemory::new(),
         }

@@ -113,8 +113,21 @@ pub fn Header() -> impl IntoView {
         ctx.st
             .update(|s| s.form = if on { "peeled" } else { "rolled" }.to_string());
     };
-    let timing = move || format!("{} ms", fixed(ctx.timing.with(Timing::total), 1));
-    let timing_title = move || ctx.timing.with(timing_parts);
+    // While a large text waits for the warm-up, the time shown would be of another text (or none).
+    let timing = move || {
+        if ctx.preparing.get() {
+            "preparing…".to_string()
+        } else {
+            format!("{} ms", fixed(ctx.timing.with(Timing::total), 1))
+        }
+    };
+    let timing_title = move || {
+        if ctx.preparing.get() {
+            "Preparing the explorer: this text is explored in a moment.".to_string()
+        } else {
+            ctx.timing.with(timing_parts)
+        }
+    };
     view! {
         <header>
             <h1>"Stagecraft"</h1>

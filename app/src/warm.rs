@@ -6,18 +6,27 @@
 //! most. They run in idle callbacks, a few milliseconds each, and yield to the user: none runs while
 //! a recomputation is scheduled or its results are pending, or within a second of an edit
 //! (docs/limits.md, "The first large exploration of a page").
+//!
+//! A text too large to explore in baseline code (`waits`: a page opened with a large loop in it,
+//! or one pasted early) is not explored until the warm-up has finished: the text is shown at once,
+//! the panes say that the explorer is being prepared, and the warm-up runs its steps without its
+//! pauses, one idle callback after another.
 
 use crate::ctx::Ctx;
 use crate::dom;
 use leptos::prelude::*;
-use stagecraft::explore::{explore, Options};
+use stagecraft::explore::{explore, Exploration, Options};
+use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The loops explored to warm up, one per step (`chain`'s statements, stages and iterations):
-/// small first, as the first exploration of a kind also compiles its code; more iterations than
-/// stages, so that the pipeline has a body as well as its prologue and epilogue.
-const STEPS: [(usize, usize, usize); 11] = [
+/// small first, as the first exploration of a kind also compiles its code (in a page opened with a
+/// large text, the first step is the page's first exploration: one of 8 statements took 11–41 ms);
+/// more iterations than stages, so that the pipeline has a body as well as its prologue and
+/// epilogue.
+const STEPS: [(usize, usize, usize); 12] = [
+    (2, 2, 4),
     (8, 8, 16),
     (16, 16, 24),
     (24, 24, 32),
@@ -31,10 +40,57 @@ const STEPS: [(usize, usize, usize); 11] = [
     (32, 32, 40),
 ];
 
+// The largest text explored before the warm-up has finished (`waits`), in bytes, lines, and lines
+// times stages. The presets are within all three (at most 2 361 bytes, 53 lines, 116 lines ×
+// stages). Opened in a fresh page, a loop of 53 lines over 9 stages (`heavy_loop.py 24 8`) was
+// explored in 11–17 ms; of 53 lines over 63 stages (24 64) in 24–28 ms, of 69 over 64 (32 64) in
+// 47–68 ms, of 133 lines over 3 stages (64 2) in 29–40 ms (docs/limits.md).
+/// The largest text explored in baseline code, in bytes.
+const COLD_BYTES: usize = 4096;
+/// The largest text explored in baseline code, in lines.
+const COLD_LINES: usize = 64;
+/// The largest text explored in baseline code, in lines times (stages + 1).
+const COLD_LINE_STAGES: usize = 512;
+
+/// The largest stage a `software_pipeline_stage` annotation of `text` names (0 if none), read
+/// without parsing: any number on such a line counts, which can only overestimate.
+fn stages(text: &str) -> usize {
+    text.lines()
+        .filter(|l| l.contains("software_pipeline_stage"))
+        .flat_map(|l| l.split(|c: char| !c.is_ascii_digit()))
+        .filter_map(|n| n.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether exploring `text` waits for the warm-up: in baseline code its exploration may be a long
+/// task. What a pipeline costs grows with its statements and with its stages, as every step of the
+/// prologue and epilogue is written out; a cheap bound on both (lines, bytes and the largest stage
+/// named), since exploring is what must not run yet.
+pub fn waits(text: &str) -> bool {
+    if text.len() > COLD_BYTES {
+        return true;
+    }
+    let lines = text.lines().count();
+    lines > COLD_LINES || lines * (stages(text).min(COLD_LINE_STAGES) + 1) > COLD_LINE_STAGES
+}
+
+/// While a text waits, a chain verified and then simulated after the exploring steps: else the
+/// page's first verification runs in baseline code (`159 64 64`: 31–65 ms instead of 20–28).
+const RUNS_STEP: (usize, usize, usize) = (8, 8, 16);
+
+/// While a text waits, the memory its exploration will use is written first, a chunk per idle
+/// callback: the exploration of `159 64 64` uses about 16 MB, and in a fresh page growing and
+/// first writing the memory made it 30–53 ms instead of 17–29 (writing 24 MB at once took
+/// 16–42 ms).
+const MEMORY_CHUNK: usize = 4 << 20;
+/// How many `MEMORY_CHUNK`s are written: 24 MB, with room above the 16 MB.
+const MEMORY_CHUNKS: usize = 6;
+
 /// How long after an edit of the text the warm-up stays paused.
 const QUIET_MS: f64 = 1000.0;
 
-/// How often the warm-up looks again whether a pending recomputation is done.
+/// How often a paused warm-up looks again whether it may run.
 const RETRY_MS: f64 = 100.0;
 
 /// The longest wait for an idle period, in milliseconds.
@@ -87,6 +143,10 @@ fn chain(statements: usize, stages: usize, extent: usize) -> String {
 
 struct Warm {
     ctx: Ctx,
+    /// The exploration of `RUNS_STEP`, verified, to be simulated in the next step.
+    runs: RefCell<Option<Exploration>>,
+    /// Memory written while a text waits (`MEMORY_CHUNKS`).
+    memory: RefCell<Vec<Vec<u8>>>,
     /// The options of the exploration the app would run now (form, code target).
     options: Box<dyn Fn() -> Options>,
     /// Whether a recomputation is scheduled and has not begun.
@@ -111,17 +171,20 @@ pub fn start(
     });
     let warm = Rc::new(Warm {
         ctx,
+        runs: RefCell::new(None),
+        memory: RefCell::new(Vec::new()),
         options: Box::new(options),
         scheduled: Box::new(scheduled),
         edited,
     });
-    // From the first exploration published on: the first render is never delayed. Once started,
-    // the effect reads nothing and never runs again.
+    // From the first exploration published on, or at once when the text waits for the warm-up:
+    // the first render is never delayed (an idle callback runs after it). Once started, the effect
+    // reads nothing and never runs again.
     Effect::new(move |started: Option<bool>| {
         if started == Some(true) {
             return true;
         }
-        let ready = ctx.current.with(Option::is_some);
+        let ready = ctx.current.with(Option::is_some) || ctx.preparing.get();
         if ready {
             when_idle(warm.clone(), 0);
         }
@@ -143,9 +206,12 @@ fn when_idle(warm: Rc<Warm>, step: usize) {
 
 /// How long the user's work keeps the warm-up waiting, in milliseconds: until a second after the
 /// last edit, or while a recomputation, its drawing, or its verification or timeline is pending;
-/// `None` when it may run.
+/// `None` when it may run. Never while a text waits for the warm-up: the user is waiting for it.
 fn wait_ms(warm: &Warm) -> Option<f64> {
     let ctx = warm.ctx;
+    if ctx.preparing.get_untracked() {
+        return None;
+    }
     let since_edit = dom::now_ms() - warm.edited.get_value();
     if since_edit < QUIET_MS {
         return Some(QUIET_MS - since_edit);
@@ -174,28 +240,26 @@ fn step_options(app: Options) -> Options {
 
 /// Runs steps from `step` on while the next explores the same loop and the idle period and the
 /// task's `SLICE_MS` have room for it (twice the last one's time: a step may take longer than the
-/// one before), then asks for the next idle period.
+/// one before), then asks for the next idle period. After the last, `finish`.
 fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
+    if step >= STEPS.len() {
+        finish(warm, step - STEPS.len());
+        return;
+    }
     let began = dom::now_ms();
     // Nothing the user does can change them within this task (reading them copies the text).
     let options = step_options((warm.options)());
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
         if let Some(ms) = wait_ms(&warm) {
+            // At most `RETRY_MS` at a time: a text pasted meanwhile may need the warm-up at once.
             set_timeout(
                 move || when_idle(warm, step),
-                std::time::Duration::from_millis(ms.ceil() as u64),
+                std::time::Duration::from_millis(ms.min(RETRY_MS).ceil() as u64),
             );
             return;
         }
         let t0 = dom::now_ms();
-        dom::mark("stagecraft:warm-up");
-        drop(explore(&chain(statements, stages, extent), &options));
-        dom::mark("stagecraft:warmed");
-        dom::measure(
-            "stagecraft:warm-up-step",
-            "stagecraft:warm-up",
-            "stagecraft:warmed",
-        );
+        timed_step(|| drop(explore(&chain(statements, stages, extent), &options)));
         step += 1;
         let now = dom::now_ms();
         let took = now - t0;
@@ -205,9 +269,54 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
             break;
         }
     }
-    if step < STEPS.len() {
-        when_idle(warm, step);
+    when_idle(warm, step);
+}
+
+/// Runs one step, between performance marks (the browser tests and `e2e/fresh-load.mjs` list
+/// them).
+fn timed_step(f: impl FnOnce()) {
+    dom::mark("stagecraft:warm-up");
+    f();
+    dom::mark("stagecraft:warmed");
+    dom::measure(
+        "stagecraft:warm-up-step",
+        "stagecraft:warm-up",
+        "stagecraft:warmed",
+    );
+}
+
+/// Finishing step `k`, after the exploring steps, while a text waits for the warm-up: first a
+/// small chain is explored and verified (`RUNS_STEP`), then simulated, then each step writes a
+/// `MEMORY_CHUNK` until `MEMORY_CHUNKS` are held; then they are freed for the text's exploration,
+/// which `app::schedule_recomputes` runs once the warm-up is marked done. Without a text waiting,
+/// the warm-up is done at once.
+fn finish(warm: Rc<Warm>, k: usize) {
+    if !warm.ctx.preparing.get_untracked() || k >= 2 + MEMORY_CHUNKS {
+        warm.runs.take();
+        // Freed, the memory stays the page's (WebAssembly memory never shrinks): the allocator
+        // hands it out again.
+        warm.memory.borrow_mut().clear();
+        warm.ctx.warmed.set(true);
+        return;
     }
+    timed_step(|| match k {
+        0 => {
+            let (statements, stages, extent) = RUNS_STEP;
+            let ex = explore(
+                &chain(statements, stages, extent),
+                &step_options((warm.options)()),
+            );
+            drop(stagecraft::explore::verification(&ex));
+            *warm.runs.borrow_mut() = Some(ex);
+        }
+        1 => {
+            if let Some(ex) = warm.runs.take() {
+                drop(stagecraft::explore::timeline(&ex));
+            }
+        }
+        _ => warm.memory.borrow_mut().push(vec![1; MEMORY_CHUNK]),
+    });
+    when_idle(warm, STEPS.len() + k + 1);
 }
 
 #[cfg(test)]
@@ -226,6 +335,21 @@ mod tests {
             assert_eq!(p.extent, Some(extent as i64));
             assert!(extent > stages, "the pipeline has a body");
         }
+    }
+
+    #[test]
+    fn presets_are_explored_at_once_and_large_loops_wait() {
+        for (name, text) in crate::presets::PRESETS {
+            assert!(!waits(text), "{name}");
+        }
+        // The loops of heavy_loop.py 24 8, 32 64, 64 2 and 159 64 64, as chain() writes them.
+        assert!(!waits(&chain(24, 8, 64)));
+        assert!(waits(&chain(32, 64, 64)));
+        assert!(waits(&chain(64, 2, 64)));
+        assert!(waits(&chain(159, 64, 64)));
+        assert!(waits(&"# a comment\n".repeat(400)));
+        assert_eq!(stages(&chain(24, 8, 64)), 8);
+        assert_eq!(stages("for i in range(4):\n    B[i] = A[i]\n"), 0);
     }
 
     #[test]

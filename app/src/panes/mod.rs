@@ -143,6 +143,10 @@ pub fn Panes() -> impl IntoView {
     // panes: a class on a pane would restyle all of its content, 10 000 rectangles in the chart
     // of a large loop (240 ms).
     let pending_note = move || {
+        if ctx.preparing.get() {
+            // A large text waits for the warm-up (warm.rs): a fraction of a second.
+            return Some("Preparing the explorer…");
+        }
         ctx.pane.with(|p| match p.as_str() {
             "verification" if ctx.pending(ctx.verification) => Some("Verifying…"),
             "timeline" if ctx.pending(ctx.timeline) => Some("Simulating…"),

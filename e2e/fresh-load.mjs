@@ -1,0 +1,114 @@
+// Long tasks of opening a page whose text is already a loop, RUNS times per file (a browser of its
+// own per run, so that V8 has optimized nothing yet): docs/limits.md, "The first large exploration of
+// a page". The state comes from this browser's storage (a reload of saved work) or, with `:link`,
+// from the URL's hash (a shared link). Serve a release build (scripts/build-web.sh, then
+// `python3 -m http.server 8791 -d dist`) and run:
+//   URL=http://127.0.0.1:8791/ RUNS=5 node e2e/fresh-load.mjs LOOP.py[:pane[:storage|link[:target]]] ...
+// With PASTE_AFTER=ms it instead opens the default example and pastes LOOP.py that many
+// milliseconds after the page is first drawn (before the warm-up has finished).
+// Prints, per run: long tasks from navigation on (start:duration, ms), when the text is first
+// drawn, when the first exploration's result is written (`data-explored`) and when its verification
+// and timeline are (`data-ran`), ms from navigation, the warm-up steps, and the header's timing.
+import { chromium } from 'playwright-core';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const url = process.env.URL || 'http://127.0.0.1:8791/';
+const runs = Number(process.env.RUNS || 5);
+const pasteAfter = process.env.PASTE_AFTER === undefined ? null : Number(process.env.PASTE_AFTER);
+const launch = () => chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-load-')), {
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1500, height: 900 },
+});
+
+// Installed before the app's script: every long task, and when the text, the results and the runs
+// first reach the page (the times a user would see them, less the paint).
+const observe = () => {
+  window.__lt = [];
+  window.__at = {};
+  window.__last = {};
+  new PerformanceObserver(l => {
+    for (const e of l.getEntries()) window.__lt.push([Math.round(e.startTime), Math.round(e.duration)]);
+  }).observe({ type: 'longtask', buffered: true });
+  const seen = () => {
+    const now = performance.now();
+    const source = document.getElementById('source');
+    if (window.__at.text === undefined && source && source.value.length > 0) window.__at.text = now;
+    for (const a of ['data-explored', 'data-ran']) {
+      if (document.body?.hasAttribute(a) && document.body.getAttribute(a) !== window.__last[a]?.[1]) {
+        window.__at[a] ??= now;
+        window.__last[a] = [now, document.body.getAttribute(a)];
+      }
+    }
+  };
+  // The textarea's value is a property, not a mutation: looked at before each frame is drawn.
+  const frame = () => { seen(); if (window.__at.text === undefined) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+  new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true,
+    attributeFilter: ['data-explored', 'data-ran'] });
+};
+
+/** The app's saved form of `text` shown in `pane`: what it writes to storage after an edit. */
+async function savedState(text, pane, target) {
+  const ctx = await launch();
+  const page = await ctx.newPage();
+  await page.goto(url);
+  await page.waitForSelector('body[data-explored]', { state: 'attached' });
+  await page.click(`#tab-${pane}`);
+  if (target) await page.selectOption('#target', target);
+  await page.fill('#source', text);
+  // The app writes its state 300 ms after the last change.
+  await page.waitForTimeout(1500);
+  const state = await page.evaluate(() => localStorage.getItem('stagecraft.v2.state'));
+  await ctx.close();
+  return state;
+}
+
+const paste = (page, text) => page.$eval('#source', (el, v) => {
+  el.value = v;
+  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+}, text);
+
+for (const arg of process.argv.slice(2)) {
+  const [file, pane = 'program', how = 'storage', target] = arg.split(':');
+  const text = readFileSync(file, 'utf8');
+  const state = pasteAfter === null ? await savedState(text, pane, target) : null;
+  for (let r = 0; r < runs; r++) {
+    const ctx = await launch();
+    const page = await ctx.newPage();
+    await page.addInitScript(observe);
+    if (state && how === 'storage') {
+      // A page of the same origin that is not the app (a 404) writes the saved state.
+      await page.goto(url + 'no-app-here.txt');
+      await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), state);
+    }
+    await page.goto(state && how === 'link' ? `${url}#${state}` : url);
+    let before = 0;
+    if (pasteAfter !== null) {
+      await page.waitForFunction(() => window.__at.text !== undefined, null, { polling: 'raf' });
+      await page.waitForTimeout(pasteAfter);
+      before = await page.evaluate(() => Number(document.body.getAttribute('data-explored') ?? 0));
+      await paste(page, text);
+    }
+    // Done once an exploration after the paste (if any) is written and its runs are too.
+    await page.waitForFunction(n => {
+      const count = a => Number(document.body.getAttribute(a) ?? 0);
+      return count('data-explored') > n && count('data-ran') >= count('data-explored');
+    }, before, { timeout: 20000 });
+    await page.waitForTimeout(1500);
+    const { lt, at, last, warm, pasted, dom } = await page.evaluate(() => ({
+      lt: window.__lt, at: window.__at, last: window.__last,
+      warm: performance.getEntriesByName('stagecraft:warm-up-step').map(e => `${Math.round(e.startTime)}+${e.duration.toFixed(0)}`).join(' '),
+      pasted: performance.getEntriesByName('stagecraft:recompute').at(-1)?.startTime,
+      dom: performance.getEntriesByName('stagecraft:dom').at(-1)?.startTime,
+    }));
+    const timing = await page.locator('.timing').getAttribute('title');
+    const ms = v => (v === undefined ? '-' : Math.round(v));
+    const long = lt.filter(([, d]) => d > 50).map(([s, d]) => `${s}:${d}`).join(' ') || 'none';
+    console.log(`${file.split('/').pop()}:${pane}${target ? `/${target}` : ''}:${pasteAfter === null ? how : `paste@${pasteAfter}`} #${r} long tasks [${long}] text ${ms(at.text)} last recompute ${ms(pasted)}, its DOM ${ms(dom)}, explored ${ms(at['data-explored'])}${pasteAfter === null ? '' : `…${ms(last['data-explored'][0])}`} ran ${ms(at['data-ran'])}${pasteAfter === null ? '' : `…${ms(last['data-ran'][0])}`} | warm-up [${warm}] | ${timing}`);
+    await ctx.close();
+  }
+}
