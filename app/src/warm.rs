@@ -16,11 +16,13 @@ use crate::ctx::Ctx;
 use crate::dom;
 use leptos::prelude::*;
 use stagecraft::explore::{explore, Exploration, Options};
+use stagecraft::workloads::heavy_chain as chain;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-/// The loops explored to warm up, one per step (`chain`'s statements, stages and iterations):
+/// The loops explored to warm up, one per step (`workloads::heavy_chain`'s statements, largest
+/// stage and iterations, as `scripts/heavy_loop.py` takes them):
 /// small first, as the first exploration of a kind also compiles its code (in a page opened with a
 /// large text, the first step is the page's first exploration: one of 8 statements took 11–41 ms);
 /// more iterations than stages, so that the pipeline has a body as well as its prologue and
@@ -100,46 +102,6 @@ const IDLE_TIMEOUT_MS: u32 = 200;
 /// milliseconds once the code is optimized took 40 ms once while the two cores were busy (with the
 /// optimizing compiler, among others), and the one before it in the same task made that 53 ms.
 const SLICE_MS: f64 = 12.0;
-
-/// A chain of `statements` + 1 statements over `stages` stages (spread evenly, every stage but the
-/// last asynchronous) and `extent` iterations: a small copy of the heavy schedules of
-/// docs/limits.md (`scripts/heavy_loop.py`).
-fn chain(statements: usize, stages: usize, extent: usize) -> String {
-    let mut text = String::new();
-    for k in 0..statements {
-        text.push_str(&format!("T{k} = alloc([1])\n"));
-    }
-    text.push_str(&format!("for i in range({extent}):\n"));
-    for k in 0..statements {
-        match k {
-            0 => text.push_str("    T0[0] = A[i] + 1\n"),
-            _ => text.push_str(&format!("    T{k}[0] = T{}[0] + 1\n", k - 1)),
-        }
-    }
-    text.push_str(&format!("    O[i] = T{}[0] + 1\n", statements - 1));
-    let stage: Vec<String> = (0..=statements)
-        .map(|k| {
-            (k * (stages + 1) / (statements + 1))
-                .min(stages)
-                .to_string()
-        })
-        .collect();
-    let order: Vec<String> = (0..=statements).map(|k| k.to_string()).collect();
-    let asynchronous: Vec<String> = (0..stages).map(|s| s.to_string()).collect();
-    text.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_stage\", [{}])\n",
-        stage.join(", ")
-    ));
-    text.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_order\", [{}])\n",
-        order.join(", ")
-    ));
-    text.push_str(&format!(
-        "sch.annotate(i, \"software_pipeline_async_stages\", [{}])\n",
-        asynchronous.join(", ")
-    ));
-    text
-}
 
 struct Warm {
     ctx: Ctx,
@@ -227,17 +189,6 @@ fn wait_ms(warm: &Warm) -> Option<f64> {
     pending.then_some(RETRY_MS)
 }
 
-/// The app's options for a warm-up step. Without the code of a target: emitting a chain is most of
-/// exploring it (3–4 times the cost without), which made steps of up to 45 ms; with both printed
-/// forms instead, so that the peeled program that emitting needs is built, as when the app emits.
-fn step_options(app: Options) -> Options {
-    Options {
-        both_forms: app.both_forms || !app.targets.is_empty(),
-        targets: Vec::new(),
-        ..app
-    }
-}
-
 /// Runs steps from `step` on while the next explores the same loop and the idle period and the
 /// task's `SLICE_MS` have room for it (twice the last one's time: a step may take longer than the
 /// one before), then asks for the next idle period. After the last, `finish`.
@@ -248,7 +199,9 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
     }
     let began = dom::now_ms();
     // Nothing the user does can change them within this task (reading them copies the text).
-    let options = step_options((warm.options)());
+    // The app's options but without emitting machine code, which is most of exploring a chain
+    // (3–4 times the cost without) and made steps of up to 45 ms; what emitting is given is built.
+    let options = (warm.options)().without_code();
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
         if let Some(ms) = wait_ms(&warm) {
             // At most `RETRY_MS` at a time: a text pasted meanwhile may need the warm-up at once.
@@ -304,7 +257,7 @@ fn finish(warm: Rc<Warm>, k: usize) {
             let (statements, stages, extent) = RUNS_STEP;
             let ex = explore(
                 &chain(statements, stages, extent),
-                &step_options((warm.options)()),
+                &(warm.options)().without_code(),
             );
             drop(stagecraft::explore::verification(&ex));
             *warm.runs.borrow_mut() = Some(ex);
@@ -350,25 +303,5 @@ mod tests {
         assert!(waits(&"# a comment\n".repeat(400)));
         assert_eq!(stages(&chain(24, 8, 64)), 8);
         assert_eq!(stages("for i in range(4):\n    B[i] = A[i]\n"), 0);
-    }
-
-    #[test]
-    fn steps_emit_no_code_but_build_what_emitting_needs() {
-        let app = Options {
-            both_forms: false,
-            targets: vec![stagecraft::emit::Target::Ptx],
-            ..Options::default()
-        };
-        let step = step_options(app.clone());
-        assert!(step.targets.is_empty() && step.both_forms);
-        assert_eq!((step.form, step.defer_runs), (app.form, app.defer_runs));
-        let ex = explore(&chain(12, 12, 20), &step);
-        assert!(ex.code.is_empty() && ex.peeled.is_some());
-        // Without a code target, the app's options as they are.
-        let program = Options {
-            targets: Vec::new(),
-            ..app
-        };
-        assert_eq!(step_options(program.clone()), program);
     }
 }
