@@ -155,14 +155,29 @@ pub fn start(
 }
 
 /// Runs step `step` in the browser's next idle period, or after `IDLE_TIMEOUT_MS` at the latest:
-/// Chromium may report no idle period for as long as the pointer rests where it clicked.
+/// Chromium may report no idle period for as long as the pointer rests where it clicked. A browser
+/// without idle callbacks (Safari) runs it in a task of its own, with `SLICE_MS` as its idle
+/// period: a large text waits for the warm-up, and must not wait forever.
 fn when_idle(warm: Rc<Warm>, step: usize) {
-    let f =
-        Closure::once_into_js(move |deadline: web_sys::IdleDeadline| run(warm, step, &deadline));
-    if let Some(w) = dom::window() {
+    let Some(w) = dom::window() else {
+        return;
+    };
+    let idle = js_sys::Reflect::has(&w, &JsValue::from_str("requestIdleCallback")).unwrap_or(false);
+    if idle {
+        let f = Closure::once_into_js(move |deadline: web_sys::IdleDeadline| {
+            run(warm, step, &|| deadline.time_remaining())
+        });
         let options = web_sys::IdleRequestOptions::new();
         options.set_timeout(IDLE_TIMEOUT_MS);
         let _ = w.request_idle_callback_with_options(f.unchecked_ref(), &options);
+    } else {
+        set_timeout(
+            move || {
+                let began = dom::now_ms();
+                run(warm, step, &|| SLICE_MS - (dom::now_ms() - began));
+            },
+            std::time::Duration::ZERO,
+        );
     }
 }
 
@@ -192,7 +207,7 @@ fn wait_ms(warm: &Warm) -> Option<f64> {
 /// Runs steps from `step` on while the next explores the same loop and the idle period and the
 /// task's `SLICE_MS` have room for it (twice the last one's time: a step may take longer than the
 /// one before), then asks for the next idle period. After the last, `finish`.
-fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
+fn run(warm: Rc<Warm>, mut step: usize, idle_remaining: &dyn Fn() -> f64) {
     if step >= STEPS.len() {
         finish(warm, step - STEPS.len());
         return;
@@ -218,7 +233,7 @@ fn run(warm: Rc<Warm>, mut step: usize, deadline: &web_sys::IdleDeadline) {
         let took = now - t0;
         // Only a step of the same loop is expected to take about as long.
         let same = STEPS.get(step) == Some(&(statements, stages, extent));
-        if !same || deadline.time_remaining() < 2.0 * took || now - began + 2.0 * took > SLICE_MS {
+        if !same || idle_remaining() < 2.0 * took || now - began + 2.0 * took > SLICE_MS {
             break;
         }
     }
