@@ -141,7 +141,7 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 /// verification and the timeline are left out of the exploration: they are most of a large loop's
 /// cost (a loop of 160 statements over 64 stages: ≈ 110 M of 215 M instructions). They are run
 /// right away when all of it fits a frame, else each in a task of its own after the program is
-/// drawn (`run_later`).
+/// drawn (`run_later`); the page's first exploration's always so.
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
     let inputs = ctx.st.with_untracked(Inputs::of);
