@@ -4,6 +4,7 @@
 // from the URL's hash (a shared link). Serve a release build (scripts/build-web.sh, then
 // `python3 -m http.server 8791 -d dist`) and run:
 //   URL=http://127.0.0.1:8791/ RUNS=5 node e2e/fresh-load.mjs LOOP.py[:pane[:storage|link[:target]]] ...
+// `default` instead of LOOP.py opens a page with nothing saved: the default example.
 // With PASTE_AFTER=ms it instead opens the default example and pastes LOOP.py that many
 // milliseconds after the page is first drawn (before the warm-up has finished).
 // Prints, per run: long tasks from navigation on (start:duration, ms), when the text is first
@@ -74,8 +75,9 @@ const paste = (page, text) => page.$eval('#source', (el, v) => {
 
 for (const arg of process.argv.slice(2)) {
   const [file, pane = 'program', how = 'storage', target] = arg.split(':');
-  const text = readFileSync(file, 'utf8');
-  const state = pasteAfter === null ? await savedState(text, pane, target) : null;
+  // `default`: a page with nothing saved, which opens the default example.
+  const text = file === 'default' ? null : readFileSync(file, 'utf8');
+  const state = pasteAfter === null && text !== null ? await savedState(text, pane, target) : null;
   for (let r = 0; r < runs; r++) {
     const ctx = await launch();
     const page = await ctx.newPage();

@@ -141,7 +141,7 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 /// verification and the timeline are left out of the exploration: they are most of a large loop's
 /// cost (a loop of 160 statements over 64 stages: ≈ 110 M of 215 M instructions). They are run
 /// right away when all of it fits a frame, else each in a task of its own after the program is
-/// drawn (`run_later`).
+/// drawn (`run_later`); the page's first exploration's always so.
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
     let inputs = ctx.st.with_untracked(Inputs::of);
@@ -150,6 +150,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     let t0 = dom::now_ms();
     let ex = Arc::new(explore(&inputs.text, &inputs.options()));
     let ms = dom::now_ms() - t0;
+    dom::mark("stagecraft:explored");
     // The page's first exploration, unless its text waited for the warm-up: in baseline code.
     let first = serial == 1 && !ctx.warmed.get_untracked();
     let kept = ex.ok && keeps_runs(ctx, last, &inputs);
@@ -158,15 +159,22 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     } else {
         ctx.runs_ms.get_value()
     };
-    // The first exploration also warms the WebAssembly code up: it is never called slow, and
-    // the page has nothing to show until it is drawn.
-    let together = first || fits(ctx, ms);
+    // The first exploration also warms the WebAssembly code up: it is never called slow. Like any
+    // other, it is drawn in a task of its own when exploring and drawing would not fit one.
+    let together = fits(ctx, ms);
     // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
     // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
     // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
+    // The first runs, of code not yet optimized, have no estimate (the default example: verified
+    // and simulated in 7–10 ms on loading the page, in 0.3–0.5 ms afterwards): in the same task
+    // as the first exploration and its drawing they made one of 50–75 ms. They run later, and
+    // `run_later` does not take their cost as the next runs' estimate.
     let pasted = large_edit(ctx, inputs.text.len());
-    let runs_now = together && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
+    let runs_now = together && !first && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
     let runs = runs_now.then(|| Runs::of(&ex));
+    if runs.is_some() {
+        dom::mark("stagecraft:ran-now");
+    }
     let mut timing = Timing {
         serial,
         explore: ms,
@@ -177,12 +185,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         timing.verify = Some(r.verify_ms);
         timing.simulate = Some(r.simulate_ms);
         runs_ms = r.verify_ms + r.simulate_ms;
-        // The first runs are of code not yet optimized (the default example: verified and
-        // simulated in 7–10 ms on loading the page, in 0.3–0.5 ms afterwards): as an estimate
-        // they put the first keystroke's runs in tasks of their own.
-        if !first {
-            ctx.runs_ms.set_value(runs_ms);
-        }
+        ctx.runs_ms.set_value(runs_ms);
     }
     ctx.timing.set(timing);
     let slow = !first && !fits(ctx, ms + runs_ms);
@@ -399,7 +402,9 @@ fn after_drawing(f: Box<dyn FnOnce()>) {
 /// too large to explore before the warm-up has finished (`Ctx::preparing`) waits for it, then is
 /// explored at once: the user has waited already. Returns whether a recomputation is scheduled and
 /// has not begun.
-fn schedule_recomputes(ctx: Ctx) -> impl Fn() -> bool + Copy {
+/// Nothing is explored before `mounted`: the panes that show an exploration are mounted in a task
+/// after the page's first (`App`).
+fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> bool + Copy {
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let last = StoredValue::new(None::<Inputs>);
     let frame_requested = StoredValue::new(false);
@@ -418,6 +423,9 @@ fn schedule_recomputes(ctx: Ctx) -> impl Fn() -> bool + Copy {
         }
     };
     Effect::new(move |_| {
+        if !mounted.get() {
+            return;
+        }
         // Reading (not only tracking) the memo: a memo never read never recomputes or notifies.
         let length = inputs.with(|i| i.text.len());
         if ctx.preparing.get() {
@@ -464,7 +472,14 @@ pub fn App() -> impl IntoView {
     let ctx = Ctx::new(start.state.clone());
     provide_context(ctx);
     persist::autosave(ctx.st, start.state, start.from_link);
-    let scheduled = schedule_recomputes(ctx);
+    // The page's first task mounts the header and the editor with the text, and the browser draws
+    // them; the grid, the problems and the panes follow in a task of their own, then the first
+    // exploration in the next frame. In one task, instantiating the WebAssembly and mounting the
+    // whole page took 50–90 ms; mounting the panes in a timeout, the first exploration ran in the
+    // frame that first laid the page out (one task of 48–131 ms).
+    let (mounted, set_mounted) = signal(false);
+    after_drawing(Box::new(move || set_mounted.set(true)));
+    let scheduled = schedule_recomputes(ctx, mounted);
     // In idle time after the first render, explorations that make V8 optimize exploring's code:
     // with the options the app would use now, yielding to any recomputation.
     crate::warm::start(
@@ -503,11 +518,10 @@ pub fn App() -> impl IntoView {
         <main>
             <section class="left">
                 <editor::Editor/>
-                <grid::Grid/>
-                <problems::Problems/>
+                {move || mounted.get().then(|| view! { <grid::Grid/><problems::Problems/> })}
             </section>
             <section class="right">
-                <panes::Panes/>
+                {move || mounted.get().then(|| view! { <panes::Panes/> })}
             </section>
         </main>
     }

@@ -142,6 +142,13 @@ fn keep_rendered(
 /// in the same task can move the list (the grid's new rows shrink the editor above it).
 pub fn show_near_now_and_before_drawing(scroller: &web_sys::Element, class: &'static str) {
     show_near(scroller, class);
+    show_near_before_drawing(scroller, class);
+}
+
+/// `show_near` before the browser next draws, only: for a list written outside an animation frame
+/// (whose next frame then comes before any drawing), where reading the geometry at once would lay
+/// the page out twice in a row.
+pub fn show_near_before_drawing(scroller: &web_sys::Element, class: &'static str) {
     let scroller = scroller.clone();
     request_animation_frame(move || show_near(&scroller, class));
 }

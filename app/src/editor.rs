@@ -29,7 +29,14 @@ pub fn Editor() -> impl IntoView {
         if written.with_value(|w| *w != html) {
             pre.set_inner_html(&html);
             written.set_value(html);
-            dom::show_near_now_and_before_drawing(&pre, "chunk");
+            // The text alone, before anything is explored, is written in the page's first task,
+            // not in a frame: read at once, the geometry laid out the whole page in it (10 ms of
+            // that task's 35), and the browser's next frame would lay it out again.
+            if ctx.current.with_untracked(Option::is_none) {
+                dom::show_near_before_drawing(&pre, "chunk");
+            } else {
+                dom::show_near_now_and_before_drawing(&pre, "chunk");
+            }
         }
     });
     dom::show_near_on_resize(move || overlay.get_untracked().map(Into::into), "chunk");

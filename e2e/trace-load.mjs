@@ -1,0 +1,86 @@
+// What the main thread's tasks contain while a fresh page loads (docs/limits.md, "The page's own
+// load"): a Chromium trace of opening URL in a fresh browser, then, for every task of the
+// renderer's main thread over MIN_MS (20 by default), its start and length from navigation (ms) and
+// the events within it that took longest (compiling or instantiating WebAssembly, script, style,
+// layout, paint), with the app's performance marks that fall in it. Serve a release build
+// (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
+//   URL=http://127.0.0.1:8791/ RUNS=3 node e2e/trace-load.mjs [LOOP.py]
+// With LOOP.py the page opens with that text saved in its storage (as `fresh-load.mjs` does),
+// else with the default example. TRACE_OUT=file.json keeps the last run's trace.
+import { chromium } from 'playwright-core';
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const url = process.env.URL || 'http://127.0.0.1:8791/';
+const runs = Number(process.env.RUNS || 3);
+const minMs = Number(process.env.MIN_MS || 20);
+const file = process.argv[2];
+const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
+  'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
+
+/** The app's saved form of `text`: what it writes to storage after an edit. */
+async function savedState(text) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+  const page = await browser.newPage();
+  await page.goto(url);
+  await page.waitForSelector('body[data-explored]', { state: 'attached' });
+  await page.fill('#source', text);
+  await page.waitForTimeout(1500);
+  const state = await page.evaluate(() => localStorage.getItem('stagecraft.v2.state'));
+  await browser.close();
+  return state;
+}
+
+const state = file ? await savedState(readFileSync(file, 'utf8')) : null;
+for (let r = 0; r < runs; r++) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+  const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+  if (state) {
+    await page.goto(url + 'no-app-here.txt');
+    await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), state);
+  }
+  await browser.startTracing(page, { categories });
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const count = a => Number(document.body.getAttribute(a) ?? 0);
+    return count('data-explored') > 0 && count('data-ran') >= count('data-explored');
+  }, null, { timeout: 20000 });
+  await page.waitForTimeout(1500);
+  const trace = JSON.parse((await browser.stopTracing()).toString());
+  if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify(trace));
+  await browser.close();
+  report(trace.traceEvents, r);
+}
+
+/** Prints the long tasks of the app's renderer main thread, with what is in them: the events of
+ * at least a millisecond, three levels deep, and the app's performance marks. */
+function report(events, r) {
+  const nav = events.find(e => e.name === 'navigationStart' && e.args?.data?.isLoadingMainFrame
+    && e.args.data.documentLoaderURL?.startsWith(url));
+  const main = events.find(e => e.name === 'thread_name' && e.args.name === 'CrRendererMain'
+    && e.pid === nav?.pid);
+  if (!nav || !main) { console.log(`#${r}: no navigation or main thread found`); return; }
+  const t0 = nav.ts;
+  const ms = ts => ((ts - t0) / 1000).toFixed(0);
+  const onMain = events.filter(e => e.pid === main.pid && e.tid === main.tid && e.ts >= t0)
+    .sort((a, b) => a.ts - b.ts);
+  const tasks = onMain.filter(e => e.ph === 'X' && e.name === 'RunTask' && e.dur / 1000 >= minMs);
+  const marks = onMain.filter(e => e.cat.includes('blink.user_timing') && e.name.startsWith('stagecraft:')
+    && e.ph !== 'X' && e.ph !== 'e');
+  const lines = [];
+  for (const t of tasks) {
+    lines.push(`  task ${ms(t.ts)}+${(t.dur / 1000).toFixed(1)}`);
+    const stack = [t];
+    for (const e of onMain) {
+      if (e === t || e.ph !== 'X' || e.ts < t.ts || e.ts + e.dur > t.ts + t.dur || e.dur < 1000) continue;
+      while (stack.length > 1 && stack.at(-1).ts + stack.at(-1).dur < e.ts + e.dur) stack.pop();
+      if (stack.length <= 3) lines.push(`${'  '.repeat(stack.length + 1)}${e.name} ${ms(e.ts)}+${(e.dur / 1000).toFixed(1)}`);
+      stack.push(e);
+    }
+    const m = marks.filter(e => e.ts >= t.ts && e.ts <= t.ts + t.dur).map(e => `${e.name.slice(11)}@${ms(e.ts)}`);
+    if (m.length) lines.push(`    marks ${m.join(' ')}`);
+  }
+  const dom = marks.find(e => e.name === 'stagecraft:dom');
+  console.log(`#${r}: first DOM ${dom ? ms(dom.ts) : '-'} ms; tasks over ${minMs} ms:\n${lines.join('\n')}`);
+}
