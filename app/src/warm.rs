@@ -58,7 +58,7 @@ const COLD_LINE_STAGES: usize = 512;
 /// without parsing: any number on such a line counts, which can only overestimate.
 fn stages(text: &str) -> usize {
     text.lines()
-        .filter(|l| l.contains("software_pipeline_stage"))
+        .filter(|l| l.contains(stagecraft::schedule::STAGE_KEY))
         .flat_map(|l| l.split(|c: char| !c.is_ascii_digit()))
         .filter_map(|n| n.parse::<usize>().ok())
         .max()
