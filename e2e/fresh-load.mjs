@@ -10,20 +10,11 @@
 // Prints, per run: long tasks from navigation on (start:duration, ms), when the text is first
 // drawn, when the first exploration's result is written (`data-explored`) and when its verification
 // and timeline are (`data-ran`), ms from navigation, the warm-up steps, and the header's timing.
-import { chromium } from 'playwright-core';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { url, launchFresh, savedState, openWith, explored, paste } from './fresh.mjs';
 
-const url = process.env.URL || 'http://127.0.0.1:8791/';
 const runs = Number(process.env.RUNS || 5);
 const pasteAfter = process.env.PASTE_AFTER === undefined ? null : Number(process.env.PASTE_AFTER);
-const launch = () => chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-load-')), {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1500, height: 900 },
-});
 
 // Installed before the app's script: every long task, and when the text, the results and the runs
 // first reach the page (the times a user would see them, less the paint).
@@ -52,42 +43,16 @@ const observe = () => {
     attributeFilter: ['data-explored', 'data-ran'] });
 };
 
-/** The app's saved form of `text` shown in `pane`: what it writes to storage after an edit. */
-async function savedState(text, pane, target) {
-  const ctx = await launch();
-  const page = await ctx.newPage();
-  await page.goto(url);
-  await page.waitForSelector('body[data-explored]', { state: 'attached' });
-  await page.click(`#tab-${pane}`);
-  if (target) await page.selectOption('#target', target);
-  await page.fill('#source', text);
-  // The app writes its state 300 ms after the last change.
-  await page.waitForTimeout(1500);
-  const state = await page.evaluate(() => localStorage.getItem('stagecraft.v2.state'));
-  await ctx.close();
-  return state;
-}
-
-const paste = (page, text) => page.$eval('#source', (el, v) => {
-  el.value = v;
-  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-}, text);
-
 for (const arg of process.argv.slice(2)) {
   const [file, pane = 'program', how = 'storage', target] = arg.split(':');
   // `default`: a page with nothing saved, which opens the default example.
   const text = file === 'default' ? null : readFileSync(file, 'utf8');
   const state = pasteAfter === null && text !== null ? await savedState(text, pane, target) : null;
   for (let r = 0; r < runs; r++) {
-    const ctx = await launch();
+    const ctx = await launchFresh();
     const page = await ctx.newPage();
     await page.addInitScript(observe);
-    if (state && how === 'storage') {
-      // A page of the same origin that is not the app (a 404) writes the saved state.
-      await page.goto(url + 'no-app-here.txt');
-      await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), state);
-    }
-    await page.goto(state && how === 'link' ? `${url}#${state}` : url);
+    await openWith(page, state, how);
     let before = 0;
     if (pasteAfter !== null) {
       await page.waitForFunction(() => window.__at.text !== undefined, null, { polling: 'raf' });
@@ -96,10 +61,7 @@ for (const arg of process.argv.slice(2)) {
       await paste(page, text);
     }
     // Done once an exploration after the paste (if any) is written and its runs are too.
-    await page.waitForFunction(n => {
-      const count = a => Number(document.body.getAttribute(a) ?? 0);
-      return count('data-explored') > n && count('data-ran') >= count('data-explored');
-    }, before, { timeout: 20000 });
+    await explored(page, before);
     await page.waitForTimeout(1500);
     const { lt, at, last, warm, pasted, dom } = await page.evaluate(() => ({
       lt: window.__lt, at: window.__at, last: window.__last,

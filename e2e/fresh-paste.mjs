@@ -1,29 +1,20 @@
 // Long tasks of pasting a loop into a fresh page, RUNS times per file (a browser of its own per run,
 // as V8 may keep optimized code with the page's resources): the tables of docs/limits.md, "The first
 // large exploration of a page". Serve a release build (scripts/build-web.sh, then
-// `python3 -m http.server 8772 -d dist`) and run:
+// `python3 -m http.server 8791 -d dist`) and run:
 //   RUNS=5 node e2e/fresh-paste.mjs LOOP.py[:pane[:target]] ...   (loops: scripts/heavy_loop.py 159 64 64 > LOOP.py;
 //   target: a code target of the code pane, e.g. h64.py:code:ptx)
 // Prints, per run: the warm-up steps (start + duration, ms), long tasks at load, pasting and typing
 // (duration, ms), and the header's timing of the paste.
-import { chromium } from 'playwright-core';
 import { readFileSync } from 'node:fs';
+import { url, launchFresh, paste } from './fresh.mjs';
 
-const url = process.env.URL || 'http://127.0.0.1:8772/';
 const runs = Number(process.env.RUNS || 5);
-const paste = (page, text) => page.$eval('#source', (el, v) => {
-  el.value = v;
-  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-}, text);
 
 for (const arg of process.argv.slice(2)) {
   const [file, pane = 'program', target] = arg.split(':');
   for (let r = 0; r < runs; r++) {
-    const ctx = await chromium.launchPersistentContext('', {
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu'],
-      viewport: { width: 1500, height: 900 },
-    });
+    const ctx = await launchFresh();
     const page = await ctx.newPage();
     await page.goto(url);
     await page.waitForSelector('#program .line');

@@ -9,43 +9,23 @@
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 import { chromium } from 'playwright-core';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { url, args, viewport, savedState, store, explored } from './fresh.mjs';
 
-const url = process.env.URL || 'http://127.0.0.1:8791/';
 const runs = Number(process.env.RUNS || 3);
 const minMs = Number(process.env.MIN_MS || 20);
 const file = process.argv[2];
-const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
   'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
-
-/** The app's saved form of `text`: what it writes to storage after an edit. */
-async function savedState(text) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.waitForSelector('body[data-explored]', { state: 'attached' });
-  await page.fill('#source', text);
-  await page.waitForTimeout(1500);
-  const state = await page.evaluate(() => localStorage.getItem('stagecraft.v2.state'));
-  await browser.close();
-  return state;
-}
 
 const state = file ? await savedState(readFileSync(file, 'utf8')) : null;
 for (let r = 0; r < runs; r++) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
-  const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
-  if (state) {
-    await page.goto(url + 'no-app-here.txt');
-    await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), state);
-  }
+  const page = await browser.newPage({ viewport });
+  // The state is written before tracing begins: only the app's own load is traced.
+  if (state) await store(page, state);
   await browser.startTracing(page, { categories });
   await page.goto(url);
-  await page.waitForFunction(() => {
-    const count = a => Number(document.body.getAttribute(a) ?? 0);
-    return count('data-explored') > 0 && count('data-ran') >= count('data-explored');
-  }, null, { timeout: 20000 });
+  await explored(page);
   await page.waitForTimeout(1500);
   const trace = JSON.parse((await browser.stopTracing()).toString());
   if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify(trace));
