@@ -31,7 +31,12 @@ const USAGE: &str = "usage:
   stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
       (run the loop and the pipelined program; exit 3 when they race or differ)
-  stagecraft time FILE      (mean time of parse + transform + waits; STAGECRAFT_TIME_REPS runs)
+  stagecraft time FILE      (time of parse + transform + waits: the fastest of ten batches of
+      STAGECRAFT_TIME_REPS / 10 runs)
+  stagecraft workload heavy N STAGES [EXTENT]
+  stagecraft workload synthetic N [STAGES [EXTENT [SLOTS]]]
+      (print a generated loop of N + 1 statements: docs/limits.md's heavy chains, the benchmarks'
+      synthetic chains)
 FILE may be `-` to read standard input.";
 
 fn main() -> ExitCode {
@@ -131,6 +136,49 @@ fn parse_args(rest: &[String]) -> Result<Args, String> {
         emit,
         options,
     })
+}
+
+/// The text of `stagecraft workload KIND N ...` (`stagecraft::workloads`).
+fn workload(rest: &[String]) -> Result<String, String> {
+    let (kind, numbers) = rest
+        .split_first()
+        .ok_or("workload needs heavy or synthetic")?;
+    let numbers = numbers
+        .iter()
+        .map(|n| {
+            n.parse::<usize>()
+                .map_err(|_| format!("workload {kind}: `{n}` is not a count"))
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    // A typo of a few more digits would print gigabytes.
+    if numbers.iter().any(|&n| n > 1 << 20) {
+        return Err(format!("workload {kind}: counts go up to {}", 1 << 20));
+    }
+    let arg = |i: usize, default: Option<usize>| {
+        numbers
+            .get(i)
+            .copied()
+            .or(default)
+            .ok_or_else(|| format!("workload {kind} needs N and STAGES"))
+    };
+    let most = if kind == "heavy" { 3 } else { 4 };
+    if numbers.len() > most {
+        return Err(format!("workload {kind} takes at most {most} numbers"));
+    }
+    match kind.as_str() {
+        "heavy" => Ok(stagecraft::workloads::heavy_chain(
+            arg(0, None)?,
+            arg(1, None)?,
+            arg(2, Some(64))?,
+        )),
+        "synthetic" => Ok(stagecraft::workloads::synthetic_chain(
+            arg(0, None)?,
+            arg(1, Some(8))?,
+            arg(2, Some(64))?,
+            arg(3, Some(4))?,
+        )),
+        other => Err(format!("workload takes heavy or synthetic, not {other}")),
+    }
 }
 
 fn report(ex: &Exploration, file: &str, source: &str) -> bool {
@@ -326,6 +374,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 micros = micros.min(start.elapsed().as_secs_f64() * 1e6 / f64::from(batch));
             }
             outln!("{micros:.3} us per transform (fastest of 10 batches of {batch})");
+            Ok(ExitCode::SUCCESS)
+        }
+        "workload" => {
+            outln!("{}", workload(rest)?.trim_end());
             Ok(ExitCode::SUCCESS)
         }
         "help" | "--help" | "-h" => {

@@ -1,0 +1,163 @@
+//! The `stagecraft` command line as a user runs it: what goes to standard output, what to standard
+//! error, and the exit code (0 valid, 1 invalid input, 2 a usage mistake, 3 a race or a difference).
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn stagecraft(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stagecraft"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const RFC_A: &str = "examples/rfc_a_async_copy.py";
+
+#[test]
+fn explore_prints_the_pipelined_program_and_succeeds() {
+    let out = stagecraft(&["explore", RFC_A], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("with async_commit_queue(0):"), "{printed}");
+    assert!(
+        printed.contains("with async_wait_queue(0, 1):"),
+        "{printed}"
+    );
+    assert!(printed.contains("for i in range(1, 16):"), "{printed}");
+}
+
+#[test]
+fn the_peeled_form_writes_every_step_out() {
+    // Example (c) has three prologue steps: a loop in the rolled form, written out in the peeled.
+    const RFC_C: &str = "examples/rfc_c_interleaved.py";
+    let loops = |form: &str| {
+        let out = stagecraft(&["explore", RFC_C, "--form", form], None);
+        assert_eq!(out.status.code(), Some(0));
+        text(&out.stdout).matches("for ").count()
+    };
+    assert_eq!((loops("rolled"), loops("peeled")), (3, 1));
+}
+
+#[test]
+fn a_dash_reads_standard_input() {
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/rfc_a_async_copy.py"
+    ))
+    .unwrap();
+    let from_file = stagecraft(&["explore", RFC_A], None);
+    let from_stdin = stagecraft(&["explore", "-"], Some(&source));
+    assert_eq!(from_stdin.status.code(), Some(0));
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+}
+
+#[test]
+fn invalid_input_fails_with_located_diagnostics_on_standard_error() {
+    let loop_text = "for i in range(8):\n    B[0] = A[i]\n    C[i] = B[0]\n\
+        sch.annotate(i, \"software_pipeline_stage\", [1, 0])\n\
+        sch.annotate(i, \"software_pipeline_order\", [0, 1])\n";
+    let out = stagecraft(&["explore", "-"], Some(loop_text));
+    assert_eq!(out.status.code(), Some(1));
+    let errors = text(&out.stderr);
+    // file:line:column of the statement that reads what a later stage writes.
+    assert!(errors.contains("-:3:5"), "{errors}");
+    assert!(errors.contains("error"), "{errors}");
+}
+
+#[test]
+fn json_is_one_document_with_the_documented_fields() {
+    let out = stagecraft(&["explore", RFC_A, "--emit", "json"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "ok",
+        "diagnostics",
+        "rolled",
+        "peeled",
+        "buffers",
+        "groups",
+        "waits",
+    ] {
+        assert!(json.get(field).is_some(), "no `{field}` in {json}");
+    }
+}
+
+#[test]
+fn a_code_target_prints_its_code() {
+    let out = stagecraft(&["explore", RFC_A, "--emit", "ptx"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ptx = text(&out.stdout);
+    assert!(ptx.contains("cp.async.commit_group"), "{ptx}");
+    assert!(ptx.contains("cp.async.wait_group 1"), "{ptx}");
+}
+
+#[test]
+fn usage_mistakes_exit_2_with_the_usage() {
+    for args in [
+        &[][..],
+        &["explore"][..],
+        &["explore", RFC_A, "--form", "diagonal"][..],
+        &["explore", RFC_A, "--emit", "sass"][..],
+        &["explore", RFC_A, "--param", "N"][..],
+        &["explore", "no/such/file.py"][..],
+        &["frobnicate"][..],
+        &["workload", "heavy", "8"][..],
+        &["workload", "heavy", "eight", "2"][..],
+        &["workload", "spiral", "8"][..],
+    ] {
+        let out = stagecraft(args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let errors = text(&out.stderr);
+        assert!(errors.starts_with("stagecraft: "), "{args:?}: {errors}");
+        assert!(errors.contains("usage:"), "{args:?}: {errors}");
+    }
+}
+
+#[test]
+fn check_exits_3_on_the_race_tvm_leaves_in_example_b() {
+    let out = stagecraft(
+        &[
+            "check",
+            "examples/rfc_b_two_async_stages.py",
+            "--pipelined",
+            "tests/pipelined/rfc_b_tvm_two_versions.py",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("race at "),
+        "{}",
+        text(&out.stdout)
+    );
+    let derived = stagecraft(&["check", "examples/rfc_b_two_async_stages.py"], None);
+    assert_eq!(derived.status.code(), Some(0), "{}", text(&derived.stdout));
+}
+
+#[test]
+fn workloads_print_the_library_generators() {
+    let heavy = stagecraft(&["workload", "heavy", "12", "4", "9"], None);
+    assert_eq!(
+        text(&heavy.stdout),
+        stagecraft::workloads::heavy_chain(12, 4, 9)
+    );
+    let synthetic = stagecraft(&["workload", "synthetic", "16"], None);
+    assert_eq!(
+        text(&synthetic.stdout),
+        stagecraft::workloads::synthetic_chain(16, 8, 64, 4)
+    );
+}
