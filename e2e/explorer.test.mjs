@@ -1,24 +1,13 @@
 // Browser tests of the explorer: run by scripts/e2e.sh against the release build served on 127.0.0.1.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtempSync, readFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { url as BASE, launchFresh as launch, workload, store, paste } from './fresh.mjs';
 
-const BASE = process.env.STAGECRAFT_URL ?? 'http://127.0.0.1:8765/';
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 let ctx;
 const errors = [];
-
-/** A browser with a profile of its own, empty. */
-const launch = () => chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'stagecraft-')), {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1500, height: 900 },
-});
 
 before(async () => { ctx = await launch(); });
 after(async () => { await ctx?.close(); });
@@ -385,26 +374,9 @@ test('edit → updated DOM, per preset (printed, not asserted; budget 16 ms)', a
   await page.close();
 });
 
-/** The benchmarks' synthetic chain (`stagecraft::workloads::synthetic_chain(n, 8, 64, 4)`): `n` statements and a last one (`n + 1` in all, so 159 is the limit of 160) over 8 stages, every other stage asynchronous. */
-function synthetic(n) {
-  let s = '';
-  for (let k = 0; k < n; k++) s += `T${k} = alloc([4])\n`;
-  s += 'for i in range(64):\n';
-  for (let k = 0; k < n; k++) s += `    T${k}[${k % 4}] = ${k === 0 ? 'A[i, 0]' : `T${k - 1}[${k % 4}]`} * 2 + ${k}\n`;
-  s += `    C[i] = T${n - 1}[${(n - 1) % 4}]\n`;
-  const list = f => Array.from({ length: n + 1 }, (_, k) => f(k)).join(', ');
-  s += `sch.annotate(i, "software_pipeline_stage", [${list(k => Math.floor(k * 8 / (n + 1)))}])\n`;
-  s += `sch.annotate(i, "software_pipeline_order", [${list(k => k)}])\n`;
-  s += 'sch.annotate(i, "software_pipeline_async_stages", [0, 2, 4, 6])\n';
-  return s;
-}
-
 test('a long text: the overlay follows the textarea and is drawn wherever it is scrolled to, as are the grid rows', async () => {
   const page = await open();
-  await andExplored(page, () => page.$eval('#source', (el, text) => {
-    el.value = text;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-  }, synthetic(159)));
+  await andExplored(page, () => paste(page, workload('synthetic', 159)));
   // Scrolls a box, then reports, in the frame after, which of its chunks in view are not drawn.
   const scrolled = (box, chunks, top, left) => page.evaluate(([box, chunks, top, left]) => new Promise(done => {
     const el = document.querySelector(box);
@@ -450,12 +422,7 @@ test('long tasks when switching to, pasting and typing into large loops (printed
     await page.click(`#tab-${pane}`);
     await settle();
     const switching = await take();
-    // What a paste does to the page: the whole text in one input event. (Playwright's fill types
-    // the text through the editor instead, which in Chromium takes ~0.6 s even in a bare textarea.)
-    await andExplored(page, () => page.$eval('#source', (el, text) => {
-      el.value = text;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-    }, synthetic(n)));
+    await andExplored(page, () => paste(page, workload('synthetic', n)));
     await settle();
     const pasting = await take();
     // Ten keystrokes at the end of a statement, as a person types.
@@ -472,22 +439,6 @@ test('long tasks when switching to, pasting and typing into large loops (printed
   console.table(rows);
   await page.close();
 });
-
-/** `scripts/heavy_loop.py` (`stagecraft::workloads::heavy_chain`): a chain of `n` + 1 statements over `stages` stages (spread evenly,
- * every stage but the last asynchronous) and `extent` iterations, as docs/limits.md measures. */
-function heavy(n, stages, extent) {
-  const lines = [];
-  for (let k = 0; k < n; k++) lines.push(`T${k} = alloc([1])`);
-  lines.push(`for i in range(${extent}):`);
-  for (let k = 0; k < n; k++) lines.push(`    T${k}[0] = ${k > 0 ? `T${k - 1}[0]` : 'A[i]'} + 1`);
-  lines.push(`    O[i] = T${n - 1}[0] + 1`);
-  const stage = Array.from({ length: n + 1 }, (_, k) => Math.min(stages, Math.floor(k * (stages + 1) / (n + 1))));
-  const asynchronous = [...new Set(stage)].sort((a, b) => a - b).slice(0, -1);
-  lines.push(`sch.annotate(i, "software_pipeline_stage", [${stage.join(', ')}])`);
-  lines.push(`sch.annotate(i, "software_pipeline_order", [${stage.map((_, k) => k).join(', ')}])`);
-  lines.push(`sch.annotate(i, "software_pipeline_async_stages", [${asynchronous.join(', ')}])`);
-  return lines.join('\n') + '\n';
-}
 
 test('after a heavy paste the verification and the timeline arrive and show that loop, never an earlier one as its own', async () => {
   const page = await open();
@@ -514,10 +465,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
   const pasteAndRun = async text => {
     const ran = await page.evaluate(() => Number(document.body.dataset.ran ?? 0));
     await page.evaluate(() => { window.__frames.splice(0, window.__frames.length - 1); });
-    await andExplored(page, () => page.$eval('#source', (el, text) => {
-      el.value = text;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-    }, text));
+    await andExplored(page, () => paste(page, text));
     await page.waitForFunction(k => Number(document.body.dataset.ran ?? 0) > k, ran, { timeout: 30000 });
     await page.waitForTimeout(200);
     return page.evaluate(() => window.__frames.slice());
@@ -537,7 +485,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
   await page.waitForSelector('#verdict');
   const small = await shown();
   assert.match(small, /^equivalent/);
-  let frames = await pasteAndRun(heavy(159, 16, 64));
+  let frames = await pasteAndRun(workload('heavy', 159, 16, 64));
   const verdict = await page.locator('#verdict').innerText();
   // 160 statements × 64 iterations, every wait listed (most not judged: the interpretation budget).
   assert.match(verdict, /^equivalent: same outputs, no race; \d+ of (\d+) waits judged tight.*\(10240 statement instances\)$/);
@@ -558,7 +506,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
   assert.equal(await page.locator('.panes > .pending:not(.hidden)').count(), 0);
 
   // Beyond the interpreter's limit and the timeline's: the reason, not an empty clean run.
-  frames = await pasteAndRun(heavy(159, 8, 5000));
+  frames = await pasteAndRun(workload('heavy', 159, 8, 5000));
   const long = await shown();
   // The simulation stops at its instance limit: the chart and the notice say where.
   const simulated = long.match(/^steps 1–\d+ of (\d+)$/)?.[1];
@@ -607,10 +555,7 @@ test('long tasks pasting a heavy loop into a fresh page (printed, not asserted; 
       return tasks.length ? `${tasks.length} (${Math.max(...tasks).toFixed(0)} ms)` : '0';
     };
     const before = await take();
-    await andExplored(page, () => page.$eval('#source', (el, text) => {
-      el.value = text;
-      el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-    }, heavy(n, stages, extent)));
+    await andExplored(page, () => paste(page, workload('heavy', n, stages, extent)));
     await page.waitForTimeout(800);
     rows.push({ loop: `heavy_loop.py ${n} ${stages} ${extent}`, pane,
       'warm-up steps (longest)': `${warmUp.length} (${Math.max(0, ...warmUp).toFixed(0)} ms)`,
@@ -648,7 +593,7 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
   // 40–60 ms. The page's load (instantiating the WebAssembly and the first render, before the text
   // is drawn) is printed too. Each case is a browser of its own, as V8 may keep optimized code with
   // the page's resources.
-  const text = heavy(159, 64, 64);
+  const text = workload('heavy', 159, 64, 64);
   // The state as the app saves it after an edit.
   const saver = await open();
   await saver.click('#tab-program');
@@ -673,19 +618,13 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
       });
     }
     if (how === 'saved') {
-      // A page of the same origin that is not the app (a 404) writes the saved state.
-      await page.goto(BASE + 'no-app-here.txt');
-      await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), saved);
+      await store(page, saved);
     }
     await page.goto(how.startsWith('link') ? `${BASE}#${saved}` : BASE);
     await page.waitForFunction(() => window.__drawn, null, { timeout: 30000 });
     let since = (await page.evaluate(() => window.__drawn))[0];
     if (how === 'pasted') {
-      since = await page.$eval('#source', (el, t) => {
-        el.value = t;
-        el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-        return performance.now();
-      }, text);
+      since = await paste(page, text);
     } else {
       assert.equal(await page.inputValue('#source'), text, 'the text is drawn before it is explored');
       assert.equal((await page.evaluate(() => window.__drawn))[1], 'preparing…');

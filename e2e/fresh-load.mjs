@@ -3,15 +3,15 @@
 // a page". The state comes from this browser's storage (a reload of saved work) or, with `:link`,
 // from the URL's hash (a shared link). Serve a release build (scripts/build-web.sh, then
 // `python3 -m http.server 8791 -d dist`) and run:
-//   URL=http://127.0.0.1:8791/ RUNS=5 node e2e/fresh-load.mjs LOOP.py[:pane[:storage|link[:target]]] ...
-// `default` instead of LOOP.py opens a page with nothing saved: the default example.
-// With PASTE_AFTER=ms it instead opens the default example and pastes LOOP.py that many
+//   RUNS=5 node e2e/fresh-load.mjs LOOP[:pane[:storage|link[:target]]] ...
+// LOOP is a file or a generated loop, e.g. `heavy-159-64-64` (fresh.mjs, `loopText`); `default`
+// opens a page with nothing saved: the default example.
+// With PASTE_AFTER=ms it instead opens the default example and pastes LOOP that many
 // milliseconds after the page is first drawn (before the warm-up has finished).
 // Prints, per run: long tasks from navigation on (start:duration, ms), when the text is first
 // drawn, when the first exploration's result is written (`data-explored`) and when its verification
 // and timeline are (`data-ran`), ms from navigation, the warm-up steps, and the header's timing.
-import { readFileSync } from 'node:fs';
-import { url, launchFresh, savedState, openWith, explored, paste } from './fresh.mjs';
+import { url, loopText, launchFresh, closeShared, savedState, openWith, explored, paste } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 5);
 const pasteAfter = process.env.PASTE_AFTER === undefined ? null : Number(process.env.PASTE_AFTER);
@@ -46,7 +46,7 @@ const observe = () => {
 for (const arg of process.argv.slice(2)) {
   const [file, pane = 'program', how = 'storage', target] = arg.split(':');
   // `default`: a page with nothing saved, which opens the default example.
-  const text = file === 'default' ? null : readFileSync(file, 'utf8');
+  const text = file === 'default' ? null : loopText(file);
   const state = pasteAfter === null && text !== null ? await savedState(text, pane, target) : null;
   for (let r = 0; r < runs; r++) {
     const ctx = await launchFresh();
@@ -76,3 +76,4 @@ for (const arg of process.argv.slice(2)) {
     await ctx.close();
   }
 }
+await closeShared();

@@ -2,12 +2,11 @@
 // as V8 may keep optimized code with the page's resources): the tables of docs/limits.md, "The first
 // large exploration of a page". Serve a release build (scripts/build-web.sh, then
 // `python3 -m http.server 8791 -d dist`) and run:
-//   RUNS=5 node e2e/fresh-paste.mjs LOOP.py[:pane[:target]] ...   (loops: scripts/heavy_loop.py 159 64 64 > LOOP.py;
-//   target: a code target of the code pane, e.g. h64.py:code:ptx)
+//   RUNS=5 node e2e/fresh-paste.mjs LOOP[:pane[:target]] ...   (LOOP: a file or a generated loop such
+//   as `heavy-159-64-64`; target: a code target of the code pane, e.g. heavy-159-64-64:code:ptx)
 // Prints, per run: the warm-up steps (start + duration, ms), long tasks at load, pasting and typing
 // (duration, ms), and the header's timing of the paste.
-import { readFileSync } from 'node:fs';
-import { url, launchFresh, paste } from './fresh.mjs';
+import { url, loopText, launchFresh, closeShared, paste } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 5);
 
@@ -30,7 +29,7 @@ for (const arg of process.argv.slice(2)) {
     const load = (await take()).map(([, d]) => d);
     const warm = await page.evaluate(() => performance.getEntriesByName('stagecraft:warm-up-step')
       .map(e => `${Math.round(e.startTime)}+${e.duration.toFixed(1)}`).join(' '));
-    await paste(page, readFileSync(file, 'utf8'));
+    await paste(page, loopText(file));
     await page.waitForTimeout(2500);
     const pasted = (await take()).map(([, d]) => d);
     const timing = await page.locator('.timing').getAttribute('title');
@@ -43,3 +42,4 @@ for (const arg of process.argv.slice(2)) {
     await ctx.close();
   }
 }
+await closeShared();

@@ -1,14 +1,19 @@
-// What the fresh-page measuring scripts (fresh-load.mjs, fresh-paste.mjs, trace-load.mjs) share:
-// a fresh Chromium per run (V8 may keep optimized code with a profile's resources), the app's
-// saved state of a text, opening a page with that state in its storage or link, and pasting.
+// What the browser tests (explorer.test.mjs) and the fresh-page measuring scripts (fresh-load.mjs,
+// fresh-paste.mjs, trace-load.mjs, shot.mjs) share: a fresh Chromium per run (V8 may keep optimized
+// code with a profile's resources), the generated loops, the app's saved state of a text, opening
+// a page with that state in its storage or link, and pasting.
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The served release build (scripts/build-web.sh, then `python3 -m http.server 8791 -d dist`). */
-export const url = process.env.URL || 'http://127.0.0.1:8791/';
+/** The served release build (scripts/e2e.sh sets it; by hand: scripts/build-web.sh, then
+ * `python3 -m http.server 8791 -d dist`). */
+export const url = process.env.STAGECRAFT_URL || 'http://127.0.0.1:8791/';
+
+export const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 /** Headless, and without the background work a first run of a profile starts. */
 export const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -16,10 +21,38 @@ export const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-q
 
 export const viewport = { width: 1500, height: 900 };
 
-/** A browser context in a profile of its own, never used before. */
-export const launchFresh = () => chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-fresh-')), {
-  executablePath: '/usr/bin/chromium', args, viewport,
-});
+/** A browser context in a profile of its own, never used before. In a browser of its own too,
+ * launched for it; with SHARED_BROWSER=1 in one browser launched once and left running, as a
+ * person's browser is when they open a link (its own processes and caches are then warm, the
+ * page's renderer and storage still new). */
+export async function launchFresh() {
+  if (process.env.SHARED_BROWSER !== '1') {
+    return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-fresh-')), {
+      executablePath, args, viewport,
+    });
+  }
+  sharedBrowser ??= await chromium.launch({ executablePath, args });
+  return sharedBrowser.newContext({ viewport });
+}
+let sharedBrowser;
+
+/** Closes the browser `launchFresh` shares, if it launched one (else node waits for it). */
+export const closeShared = () => sharedBrowser?.close();
+
+/** A generated loop, from core's generators (`stagecraft workload heavy N STAGES [EXTENT]`, the
+ * chains of docs/limits.md; `stagecraft workload synthetic N`, the benchmarks'). */
+export const workload = (kind, ...numbers) => execFileSync('cargo',
+  ['run', '-q', '--release', '-p', 'stagecraft-core', '--bin', 'stagecraft', '--', 'workload', kind, ...numbers.map(String)],
+  { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
+
+/** The text a measuring script is given: a file, or a generated loop written as
+ * `heavy-159-64-64` (`workload('heavy', 159, 64, 64)`) or `synthetic-128`. */
+export function loopText(arg) {
+  const [kind, ...numbers] = arg.split('-');
+  return (kind === 'heavy' || kind === 'synthetic') && numbers.length && numbers.every(n => /^\d+$/.test(n))
+    ? workload(kind, ...numbers)
+    : readFileSync(arg, 'utf8');
+}
 
 /** What the app saves to storage (and puts in a link) after `text` is typed with `pane` shown,
  * and the code `target` chosen if given. */
@@ -57,8 +90,11 @@ export const explored = (page, before = 0) => page.waitForFunction(n => {
   return count('data-explored') > n && count('data-ran') >= count('data-explored');
 }, before, { timeout: 20000 });
 
-/** Pastes `text` over the editor's, as the browser does (one input event). */
+/** Pastes `text` over the editor's, as the browser does (one input event; Playwright's `fill`
+ * types it through the editor instead, which in Chromium takes ~0.6 s even in a bare textarea).
+ * Resolves to when it was pasted, on the page's clock. */
 export const paste = (page, text) => page.$eval('#source', (el, v) => {
   el.value = v;
   el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+  return performance.now();
 }, text);

@@ -1,14 +1,8 @@
-// Ad-hoc screenshot: node e2e/shot.mjs URL OUT.png
-import { chromium } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Ad-hoc screenshot: node e2e/shot.mjs URL OUT.png [PANE]
+import { launchFresh } from './fresh.mjs';
+
 const [url, out, pane] = process.argv.slice(2);
-const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sc-')), {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  viewport: { width: 1500, height: 900 },
-});
+const ctx = await launchFresh();
 const page = await ctx.newPage();
 const errors = [];
 page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });

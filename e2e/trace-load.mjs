@@ -4,12 +4,12 @@
 // the events within it that took longest (compiling or instantiating WebAssembly, script, style,
 // layout, paint), with the app's performance marks that fall in it. Serve a release build
 // (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
-//   URL=http://127.0.0.1:8791/ RUNS=3 node e2e/trace-load.mjs [LOOP.py]
-// With LOOP.py the page opens with that text saved in its storage (as `fresh-load.mjs` does),
+//   RUNS=3 node e2e/trace-load.mjs [LOOP]
+// With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 import { chromium } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { url, args, viewport, savedState, store, explored } from './fresh.mjs';
+import { writeFileSync } from 'node:fs';
+import { url, loopText, executablePath, args, viewport, savedState, store, explored } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 3);
 const minMs = Number(process.env.MIN_MS || 20);
@@ -17,9 +17,9 @@ const file = process.argv[2];
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
   'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
 
-const state = file ? await savedState(readFileSync(file, 'utf8')) : null;
+const state = file ? await savedState(loopText(file)) : null;
 for (let r = 0; r < runs; r++) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+  const browser = await chromium.launch({ executablePath, args });
   const page = await browser.newPage({ viewport });
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
