@@ -246,6 +246,18 @@ pub fn transform(source: &str, options: &Options) -> Exploration {
 }
 
 fn run(source: &str, options: &Options, present: bool) -> Exploration {
+    let mut unlisted = 0;
+    let mut ex = run_phases(source, options, present, &mut unlisted);
+    // Problems in text order, errors first at one place, whichever phase found them.
+    ex.diagnostics
+        .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
+    leave_out_past_the_limit(&mut ex.diagnostics, unlisted);
+    ex
+}
+
+/// Every phase in turn; one that finds an error ends the exploration there. `unlisted` counts the
+/// problems the lexer and parser found past those they keep.
+fn run_phases(source: &str, options: &Options, present: bool, unlisted: &mut usize) -> Exploration {
     let mut ex = Exploration {
         tokens: if present {
             highlight_tokens(source)
@@ -256,6 +268,7 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     };
     let parsed = parser::parse(source);
     ex.diagnostics.extend(parsed.diagnostics);
+    *unlisted = parsed.unlisted;
     let lowered = lower(&parsed.file);
     let crate::lower::Lowered {
         mut program,
@@ -620,9 +633,38 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
         ex.verification = verification(&ex);
         ex.timeline = timeline(&ex);
     }
-    ex.diagnostics
-        .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
     ex
+}
+
+/// Keeps the first `limits::MAX_DIAGNOSTICS` problems and says how many more there are, where the
+/// first of those is: the rest are almost always the same mistake repeated. `unlisted` were found
+/// past what the lexer and parser keep (all errors, and after those kept).
+fn leave_out_past_the_limit(diagnostics: &mut Vec<Diagnostic>, unlisted: usize) {
+    let Some(first_left_out) = diagnostics.get(limits::MAX_DIAGNOSTICS) else {
+        return;
+    };
+    let span = first_left_out.span;
+    let left_out = diagnostics.split_off(limits::MAX_DIAGNOSTICS);
+    let errors = left_out.iter().filter(|d| d.is_error()).count() + unlisted;
+    let count = left_out.len() + unlisted;
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    let kinds = match errors {
+        0 => String::new(),
+        n if n == count => format!(" ({})", plural(n, "an error", "all errors")),
+        n => format!(" ({n} of them {})", plural(n, "an error", "errors")),
+    };
+    let message = format!(
+        "{count} more {} from here on {} not listed{kinds}: Stagecraft lists the first {}",
+        plural(count, "problem", "problems"),
+        plural(count, "is", "are"),
+        limits::MAX_DIAGNOSTICS,
+    );
+    let hint = "fix the ones above first: the rest are often the same mistake";
+    diagnostics.push(if errors > 0 {
+        Diagnostic::error(span, message).with_hint(hint)
+    } else {
+        Diagnostic::warning(span, message).with_hint(hint)
+    });
 }
 
 /// Text as the user wrote it, on one line (an annotation's value may span lines).

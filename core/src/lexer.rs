@@ -3,6 +3,7 @@
 //! character becomes an `Unknown` token and a diagnostic. The app highlights text from these tokens.
 
 use crate::diagnostic::{Diagnostic, Span};
+use crate::limits::PHASE_DIAGNOSTICS;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,7 +175,10 @@ pub fn is_keyword(word: &str) -> bool {
 
 pub struct Lexed {
     pub tokens: Vec<Token>,
+    /// The first `limits::PHASE_DIAGNOSTICS` problems, in text order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems found past those, counted only.
+    pub unlisted: usize,
 }
 
 /// Tokens for highlighting: everything the user wrote, including comments, in order.
@@ -211,12 +215,16 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 Span::new(0, 0),
                 "this text is longer than 4 GiB, which Stagecraft cannot read",
             )],
+            unlisted: 0,
         };
     }
     let bytes = text.as_bytes();
     // About one token per four bytes in practice; growing the vector costs more than the slack.
     let mut tokens = Vec::with_capacity(text.len() / 3 + 8);
     let mut diagnostics = Vec::new();
+    // Problems past the first `PHASE_DIAGNOSTICS`, counted only: a text of stray characters has
+    // one on every line.
+    let mut unlisted = 0usize;
     // Columns of the open blocks; the outermost, column 0, is left implicit. Sized for the usual
     // nesting: growing from empty cost more than the allocation.
     let mut indents: Vec<usize> = Vec::with_capacity(4);
@@ -262,13 +270,17 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 tokens.push(Token::new(TokenKind::Dedent, span(p, p)));
             }
             if col != indents.last().copied().unwrap_or(0) {
-                diagnostics.push(
-                    Diagnostic::error(
-                        span(pos, p),
-                        "this line's indentation matches no enclosing block",
-                    )
-                    .with_hint("indent it exactly like the line it belongs with"),
-                );
+                if diagnostics.len() < PHASE_DIAGNOSTICS {
+                    diagnostics.push(
+                        Diagnostic::error(
+                            span(pos, p),
+                            "this line's indentation matches no enclosing block",
+                        )
+                        .with_hint("indent it exactly like the line it belongs with"),
+                    );
+                } else {
+                    unlisted += 1;
+                }
                 indents.push(col);
                 tokens.push(Token::new(TokenKind::Indent, span(p, p)));
             }
@@ -347,10 +359,14 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                     if byte(pos) == c {
                         pos += 1;
                     } else {
-                        diagnostics.push(
-                            Diagnostic::error(span(start, pos), "this string is not closed")
-                                .with_hint(format!("end it with {}", c as char)),
-                        );
+                        if diagnostics.len() < PHASE_DIAGNOSTICS {
+                            diagnostics.push(
+                                Diagnostic::error(span(start, pos), "this string is not closed")
+                                    .with_hint(format!("end it with {}", c as char)),
+                            );
+                        } else {
+                            unlisted += 1;
+                        }
                     }
                     tokens.push(Token::new(TokenKind::Str, span(start, pos)));
                 }
@@ -399,25 +415,30 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                         });
                     } else {
                         pos += 1;
-                        diagnostics.push(
-                            Diagnostic::error(span(start, pos), "unexpected `!`")
-                                .with_hint("use `not` or `!=`"),
-                        );
+                        if diagnostics.len() < PHASE_DIAGNOSTICS {
+                            diagnostics.push(
+                                Diagnostic::error(span(start, pos), "unexpected `!`")
+                                    .with_hint("use `not` or `!=`"),
+                            );
+                        } else {
+                            unlisted += 1;
+                        }
                         tokens.push(Token::new(TokenKind::Unknown, span(start, pos)));
                     }
                 }
                 _ => {
-                    // Skip a whole UTF-8 character so spans stay on character boundaries.
-                    let len = text
-                        .get(pos..)
-                        .and_then(|s| s.chars().next())
-                        .map_or(1, char::len_utf8);
-                    pos += len;
-                    let shown = text.get(start..pos).unwrap_or("?");
-                    diagnostics.push(Diagnostic::error(
-                        span(start, pos),
-                        format!("unexpected character `{shown}`"),
-                    ));
+                    // A run of characters the language has no use for is one token and one
+                    // problem, not one per character. Whole UTF-8 characters are skipped, so
+                    // spans stay on character boundaries.
+                    pos = skip_while(bytes, pos + 1, is_stray_byte);
+                    while !text.is_char_boundary(pos) {
+                        pos += 1;
+                    }
+                    if diagnostics.len() < PHASE_DIAGNOSTICS {
+                        diagnostics.push(stray(text, start, pos));
+                    } else {
+                        unlisted += 1;
+                    }
                     tokens.push(Token::new(TokenKind::Unknown, span(start, pos)));
                 }
             }
@@ -434,6 +455,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     Lexed {
         tokens,
         diagnostics,
+        unlisted,
     }
 }
 
@@ -479,6 +501,32 @@ const fn word_bytes() -> [bool; 256] {
         i += 1;
     }
     table
+}
+
+/// Whether a byte is part of a character the lexer has no token for (UTF-8 bytes beyond ASCII
+/// included: a character the language has no use for is always a stray).
+fn is_stray_byte(b: u8) -> bool {
+    !b.is_ascii()
+        || matches!(
+            b,
+            b'@' | b'$' | b'?' | b'`' | b'^' | b'&' | b'|' | b'~' | b';'
+        )
+}
+
+/// The problem of the stray characters at `start..end`, quoting the first few.
+fn stray(text: &str, start: usize, end: usize) -> Diagnostic {
+    const SHOWN: usize = 12;
+    let run = text.get(start..end).unwrap_or("?");
+    let message = match run.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!(
+            "unexpected characters `{}…` ({} in all)",
+            run.get(..cut).unwrap_or(run),
+            run.chars().count()
+        ),
+        None if run.chars().nth(1).is_some() => format!("unexpected characters `{run}`"),
+        None => format!("unexpected character `{run}`"),
+    };
+    Diagnostic::error(span(start, end), message)
 }
 
 fn starts_statement(line: &str) -> bool {

@@ -34,5 +34,12 @@ pub const MAX_TIMELINE_INSTANCES: i64 = 50_000;
 /// window ends at the step where this many are drawn. The chart of 64 steps of 160 statements,
 /// 10 000 SVG bars, took 200 ms to write and 330 ms to draw in Chromium.
 pub const MAX_TIMELINE_BARS: usize = 2000;
+/// Problems listed for one text, the first in the text; one more says how many were left out. A
+/// text of 64 KiB can hold 65 000 of them (a stray character on every line), and the app
+/// underlines and lists each.
+pub const MAX_DIAGNOSTICS: usize = 100;
+/// Problems the lexer, and the parser, each keep; past it they count them without writing them.
+/// Twice `MAX_DIAGNOSTICS`, so that the first `MAX_DIAGNOSTICS` of the text are among those kept.
+pub const PHASE_DIAGNOSTICS: usize = 2 * MAX_DIAGNOSTICS;
 /// URL hash size accepted by the app.
 pub const MAX_URL_HASH_BYTES: usize = 64 * 1024;

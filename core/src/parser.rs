@@ -8,7 +8,10 @@ use crate::syntax::*;
 
 pub struct Parsed {
     pub file: File,
+    /// The lexer's and the parser's first `limits::PHASE_DIAGNOSTICS` problems each.
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems found past those, counted only.
+    pub unlisted: usize,
 }
 
 pub fn parse(text: &str) -> Parsed {
@@ -25,6 +28,7 @@ pub fn parse(text: &str) -> Parsed {
         return Parsed {
             file: File::default(),
             diagnostics: vec![d],
+            unlisted: 0,
         };
     }
     // Comments matter to the highlighter only; without them, peeking is indexing.
@@ -33,13 +37,16 @@ pub fn parse(text: &str) -> Parsed {
         text,
         tokens: lexed.tokens,
         pos: 0,
+        room: lexed.diagnostics.len() + limits::PHASE_DIAGNOSTICS,
         diagnostics: lexed.diagnostics,
+        unlisted: lexed.unlisted,
         depth: 0,
     };
     let stmts = p.block_until_eof();
     Parsed {
         file: File { stmts },
         diagnostics: p.diagnostics,
+        unlisted: p.unlisted,
     }
 }
 
@@ -48,6 +55,10 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     pos: usize,
     diagnostics: Vec<Diagnostic>,
+    /// How long `diagnostics` may grow: the lexer's and `limits::PHASE_DIAGNOSTICS` more.
+    room: usize,
+    /// Problems past `room`, counted only.
+    unlisted: usize,
     depth: usize,
 }
 
@@ -115,20 +126,36 @@ impl<'a> Parser<'a> {
     #[cold]
     fn expected(&mut self, sym: Sym, what: &str) -> PResult<Token> {
         let t = self.peek_tok();
-        let found = describe(t, self.text_of(t));
-        self.diagnostics.push(Diagnostic::error(
-            t.span,
-            format!("expected `{}` {what}, found {found}", sym.text()),
-        ));
+        self.report(|p| {
+            let found = describe(t, p.text_of(t));
+            Diagnostic::error(
+                t.span,
+                format!("expected `{}` {what}, found {found}", sym.text()),
+            )
+        });
         Err(())
     }
 
-    fn error_at(&mut self, t: Token, message: String, hint: Option<&str>) {
-        let mut d = Diagnostic::error(t.span, message);
-        if let Some(h) = hint {
-            d = d.with_hint(h);
+    /// Records the problem `make` makes, while there is room (a text of bad lines has one on
+    /// every line); past it, only counts it.
+    #[cold]
+    fn report(&mut self, make: impl FnOnce(&Self) -> Diagnostic) {
+        if self.diagnostics.len() < self.room {
+            let d = make(self);
+            self.diagnostics.push(d);
+        } else {
+            self.unlisted += 1;
         }
-        self.diagnostics.push(d);
+    }
+
+    fn error_at(&mut self, t: Token, message: String, hint: Option<&str>) {
+        self.report(|_| {
+            let d = Diagnostic::error(t.span, message);
+            match hint {
+                Some(h) => d.with_hint(h),
+                None => d,
+            }
+        });
     }
 
     /// Skips to the start of the next logical line (past its Newline), keeping nested blocks balanced.
@@ -289,11 +316,11 @@ impl<'a> Parser<'a> {
         self.bump();
         if self.peek_tok().kind != TokenKind::Indent {
             let t = self.peek_tok();
-            self.diagnostics.push(
+            self.report(|_| {
                 Diagnostic::error(header, "this block has no body")
                     .with_hint("indent the statements that belong to it")
-                    .with_related(t.span, "the next line is not indented"),
-            );
+                    .with_related(t.span, "the next line is not indented")
+            });
             return Ok(Vec::new());
         }
         self.bump();
@@ -352,10 +379,12 @@ impl<'a> Parser<'a> {
             let span = lhs.span.to(value.span);
             self.end_of_line()?;
             if !matches!(lhs.kind, ExprKind::Name(_) | ExprKind::Subscript { .. }) {
-                self.diagnostics.push(Diagnostic::error(
-                    lhs.span,
-                    "only a buffer element like `B[i, 0]` or a name can be assigned to",
-                ));
+                self.report(|_| {
+                    Diagnostic::error(
+                        lhs.span,
+                        "only a buffer element like `B[i, 0]` or a name can be assigned to",
+                    )
+                });
             }
             return Ok(Stmt {
                 kind: StmtKind::Assign { target: lhs, value },
@@ -417,13 +446,13 @@ impl<'a> Parser<'a> {
         let range = self.comma_list(Sym::RParen, Self::expr)?;
         let close = self.expect(Sym::RParen, "to close `range(`")?;
         if range.is_empty() || range.len() > 2 {
-            self.diagnostics.push(
+            self.report(|_| {
                 Diagnostic::error(
                     range_tok.span.to(close.span),
                     "`range` takes one or two arguments",
                 )
-                .with_hint("range(extent) or range(start, stop)"),
-            );
+                .with_hint("range(extent) or range(start, stop)")
+            });
         }
         let body = self.suite(kw.span.to(close.span))?;
         let span = span_to_body(kw.span, &body);
@@ -746,8 +775,10 @@ impl<'a> Parser<'a> {
                 Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
             }
             _ => {
-                let found = describe(t, self.text_of(t));
-                self.error_at(t, format!("expected an expression, found {found}"), None);
+                self.report(|p| {
+                    let found = describe(t, p.text_of(t));
+                    Diagnostic::error(t.span, format!("expected an expression, found {found}"))
+                });
                 Err(())
             }
         }

@@ -264,3 +264,52 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
         );
     }
 }
+
+#[test]
+fn problems_past_the_listing_limit_are_counted_not_listed() {
+    // A stray character on every line is two problems a line: the character and the statement.
+    let lines = 20_000;
+    let listed = messages(&"@\n".repeat(lines));
+    assert_eq!(listed.len(), limits::MAX_DIAGNOSTICS + 1);
+    let more = 2 * lines - limits::MAX_DIAGNOSTICS;
+    assert_eq!(
+        listed.last().unwrap(),
+        &format!(
+            "{more} more problems from here on are not listed (all errors): Stagecraft lists the first {}",
+            limits::MAX_DIAGNOSTICS
+        )
+    );
+}
+
+#[test]
+fn the_problems_listed_are_the_first_in_the_text_whichever_phase_found_them() {
+    // The parser's problems come first in the text, the lexer's after: the lexer finds its own
+    // first, and keeps more of them than are listed.
+    let text = format!("{}{}", "x = \n".repeat(150), "$\n".repeat(300));
+    let ex = explore(&text, &Options::default());
+    let (listed, summary) = ex.diagnostics.split_at(limits::MAX_DIAGNOSTICS);
+    assert!(
+        listed
+            .iter()
+            .all(|d| d.message.starts_with("expected an expression")),
+        "{listed:?}"
+    );
+    assert!(listed.windows(2).all(|w| w[0].span.start < w[1].span.start));
+    // 50 more statements, then 300 lines of two problems each.
+    assert!(
+        summary[0].message.starts_with("650 more problems"),
+        "{summary:?}"
+    );
+    assert_eq!(summary[0].span.start as usize, 100 * "x = \n".len() + 4);
+}
+
+#[test]
+fn a_run_of_stray_characters_is_one_problem() {
+    let listed = messages(&format!("x = 1 {}\n", "@".repeat(60_000)));
+    assert_eq!(
+        listed.first().unwrap(),
+        "unexpected characters `@@@@@@@@@@@@…` (60000 in all)"
+    );
+    assert!(listed.len() <= 2, "{listed:?}");
+    assert_eq!(messages("x = 1 ¤\n")[0], "unexpected character `¤`");
+}
