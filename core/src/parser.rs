@@ -15,16 +15,9 @@ pub struct Parsed {
 }
 
 pub fn parse(text: &str) -> Parsed {
-    if text.len() > limits::MAX_SOURCE_BYTES {
-        let d = Diagnostic::error(
-            Span::new(0, 0),
-            format!(
-                "the text is {} bytes; Stagecraft reads at most {} bytes",
-                text.len(),
-                limits::MAX_SOURCE_BYTES
-            ),
-        )
-        .with_hint("a pipelined loop body fits in far less; split the example");
+    if let Some(message) = limits::source_beyond_limits(text) {
+        let d = Diagnostic::error(Span::new(0, 0), message)
+            .with_hint("a pipelined loop body fits in far less; split the example");
         return Parsed {
             file: File::default(),
             diagnostics: vec![d],

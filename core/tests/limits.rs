@@ -22,7 +22,23 @@ fn messages(text: &str) -> Vec<String> {
 #[test]
 fn source_size() {
     let text = format!("# {}\n", "x".repeat(limits::MAX_SOURCE_BYTES));
-    assert!(messages(&text).iter().any(|m| m.contains("reads at most")));
+    assert_eq!(
+        messages(&text),
+        [format!(
+            "the text is {} bytes; Stagecraft reads at most 65536 bytes",
+            limits::MAX_SOURCE_BYTES + 3
+        )]
+    );
+}
+
+#[test]
+fn source_lines() {
+    let at_the_limit = "\n".repeat(limits::MAX_SOURCE_LINES - 1);
+    assert!(limits::source_beyond_limits(&at_the_limit).is_none());
+    assert_eq!(
+        messages(&format!("{at_the_limit}\n")),
+        ["the text has 4097 lines; Stagecraft reads at most 4096 lines"]
+    );
 }
 
 #[test]
@@ -268,7 +284,7 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
 #[test]
 fn problems_past_the_listing_limit_are_counted_not_listed() {
     // A stray character on every line is two problems a line: the character and the statement.
-    let lines = 20_000;
+    let lines = 4_000;
     let listed = messages(&"@\n".repeat(lines));
     assert_eq!(listed.len(), limits::MAX_DIAGNOSTICS + 1);
     let more = 2 * lines - limits::MAX_DIAGNOSTICS;
