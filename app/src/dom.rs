@@ -173,23 +173,28 @@ pub fn show_near_on_resize(
 /// the screen: in the grid's small box, 64 rows with their inputs and buttons where 8 are seen,
 /// which took a third of drawing a 160-statement paste. Reading the geometry lays out the page,
 /// cheaply while newly written chunks are still skipped.
+///
+/// Every chunk is measured before any is changed: reading a chunk's place after changing another
+/// lays the page out again, and 64 KiB of blank lines (2 048 chunks) then took 2 s. A chunk is
+/// sized by its line count whether hidden or not, so changing one moves none of the others.
 pub fn show_near(scroller: &web_sys::Element, class: &str) {
     let view = scroller.get_bounding_client_rect();
     let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());
     let chunks = scroller.get_elements_by_class_name(class);
-    for k in 0..chunks.length() {
-        let Some(chunk) = chunks.item(k) else {
-            continue;
+    let changes: Vec<(web_sys::Element, bool)> = (0..chunks.length())
+        .filter_map(|k| chunks.item(k))
+        .filter_map(|chunk| {
+            let at = chunk.get_bounding_client_rect();
+            let near = at.bottom() > top && at.top() < bottom;
+            (near == chunk.has_attribute("hidden")).then_some((chunk, near))
+        })
+        .collect();
+    for (chunk, near) in changes {
+        let _ = if near {
+            chunk.remove_attribute("hidden")
+        } else {
+            chunk.set_attribute("hidden", "until-found")
         };
-        let at = chunk.get_bounding_client_rect();
-        let near = at.bottom() > top && at.top() < bottom;
-        if near == chunk.has_attribute("hidden") {
-            let _ = if near {
-                chunk.remove_attribute("hidden")
-            } else {
-                chunk.set_attribute("hidden", "until-found")
-            };
-        }
     }
 }
 
