@@ -27,6 +27,11 @@ pub const TASK_MS: f64 = 40.0;
 /// default example, in 3 of 7 runs).
 pub const LARGE_EDIT_BYTES: usize = 1024;
 
+/// The message above the page (a link that could not be read, a paste that was refused), shared so
+/// that the editor can set it.
+#[derive(Clone, Copy)]
+pub struct Banner(pub RwSignal<Option<String>>);
+
 /// A panic in wasm would silently kill the page: show it in a banner instead.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
@@ -488,6 +493,7 @@ pub fn App() -> impl IntoView {
         scheduled,
     );
     let banner = RwSignal::new(start.banner);
+    provide_context(Banner(banner));
     // A memo: the style sheet is rewritten (and the whole page restyled) only when it changes,
     // not each time a verification or a timeline arrives.
     let focus_css = Memo::new(move |_| {

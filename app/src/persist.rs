@@ -25,10 +25,23 @@ pub struct Start {
 pub fn start(hash: &str, saved: Option<&str>, old_text: Option<&str>) -> Start {
     if hash.len() > 1 {
         return match state::decode(hash) {
-            Ok(state) => Start {
-                state,
-                banner: None,
-                from_link: true,
+            // A link of a few hundred bytes can hold 65 000 blank lines, which the browser takes
+            // most of a second to lay out in the editor: refused, as a paste of them is. (Saved
+            // work is the user's own, and is restored whatever its size.)
+            Ok(state) => match stagecraft::limits::source_beyond_limits(&state.text) {
+                Some(why) => Start {
+                    state: State::default(),
+                    banner: Some(format!(
+                        "The link's text is not shown: {why}. Showing the default example; your \
+                         saved work is untouched."
+                    )),
+                    from_link: true,
+                },
+                None => Start {
+                    state,
+                    banner: None,
+                    from_link: true,
+                },
             },
             Err(e) => Start {
                 state: State::default(),
@@ -166,6 +179,25 @@ mod tests {
         let s = start("", Some("v1/garbage!"), Some("old"));
         assert!(s.banner.is_some());
         assert_eq!(s.state.text, "old");
+    }
+
+    #[test]
+    fn a_link_beyond_the_line_limit_is_refused_but_saved_work_is_restored() {
+        let long = State {
+            text: "\n".repeat(stagecraft::limits::MAX_SOURCE_LINES),
+            ..State::default()
+        };
+        let encoded = state::encode(&long);
+        let s = start(&format!("#{encoded}"), None, None);
+        assert_eq!(s.state, State::default());
+        assert_eq!(
+            s.banner.as_deref(),
+            Some(
+                "The link's text is not shown: the text has 4097 lines; Stagecraft reads at most \
+                 4096 lines. Showing the default example; your saved work is untouched."
+            )
+        );
+        assert_eq!(start("", Some(&encoded), None).state, long);
     }
 
     #[test]
