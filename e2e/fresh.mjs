@@ -90,10 +90,15 @@ export const explored = (page, before = 0) => page.waitForFunction(n => {
   return count('data-explored') > n && count('data-ran') >= count('data-explored');
 }, before, { timeout: 20000 });
 
-/** Pastes `text` over the editor's, as the browser does (one input event; Playwright's `fill`
- * types it through the editor instead, which in Chromium takes ~0.6 s even in a bare textarea).
- * Resolves to when it was pasted, on the page's clock. */
+/** Pastes `text` over the editor's, as the browser does: a `paste` event, which the page may
+ * cancel, then the text in one input event (Playwright's `fill` types it through the editor
+ * instead, which in Chromium takes ~0.6 s even in a bare textarea). Resolves to when it was
+ * pasted, on the page's clock, or null if the page refused the paste. */
 export const paste = (page, text) => page.$eval('#source', (el, v) => {
+  el.select();
+  const data = new DataTransfer();
+  data.setData('text/plain', v);
+  if (!el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) return null;
   el.value = v;
   el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
   return performance.now();

@@ -5,11 +5,12 @@
 // layout, paint), with the app's performance marks that fall in it. Serve a release build
 // (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
 //   RUNS=3 node e2e/trace-load.mjs [LOOP]
+// With PASTE=LOOP2 the page is loaded first and the trace is of pasting LOOP2 (times from the paste).
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 import { chromium } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
-import { url, loopText, executablePath, args, viewport, savedState, store, explored } from './fresh.mjs';
+import { url, loopText, executablePath, args, viewport, savedState, store, explored, paste } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 3);
 const minMs = Number(process.env.MIN_MS || 20);
@@ -17,15 +18,26 @@ const file = process.argv[2];
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
   'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
 
+const pasted = process.env.PASTE ? loopText(process.env.PASTE) : undefined;
 const state = file ? await savedState(loopText(file)) : null;
 for (let r = 0; r < runs; r++) {
   const browser = await chromium.launch({ executablePath, args });
   const page = await browser.newPage({ viewport });
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
+  if (pasted !== undefined) {
+    await page.goto(url);
+    await explored(page);
+    await page.waitForTimeout(1500);
+  }
   await browser.startTracing(page, { categories });
-  await page.goto(url);
-  await explored(page);
+  if (pasted === undefined) {
+    await page.goto(url);
+    await explored(page);
+  } else {
+    await page.evaluate(() => performance.mark('stagecraft:pasting'));
+    await paste(page, pasted);
+  }
   await page.waitForTimeout(1500);
   const trace = JSON.parse((await browser.stopTracing()).toString());
   if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify(trace));
@@ -36,11 +48,13 @@ for (let r = 0; r < runs; r++) {
 /** Prints the long tasks of the app's renderer main thread, with what is in them: the events of
  * at least a millisecond, three levels deep, and the app's performance marks. */
 function report(events, r) {
-  const nav = events.find(e => e.name === 'navigationStart' && e.args?.data?.isLoadingMainFrame
-    && e.args.data.documentLoaderURL?.startsWith(url));
+  // From navigation, or (PASTE) from the paste.
+  const nav = events.find(e => pasted === undefined
+    ? e.name === 'navigationStart' && e.args?.data?.isLoadingMainFrame && e.args.data.documentLoaderURL?.startsWith(url)
+    : e.name === 'stagecraft:pasting');
   const main = events.find(e => e.name === 'thread_name' && e.args.name === 'CrRendererMain'
     && e.pid === nav?.pid);
-  if (!nav || !main) { console.log(`#${r}: no navigation or main thread found`); return; }
+  if (!nav || !main) { console.log(`#${r}: no navigation (or paste) or main thread found`); return; }
   const t0 = nav.ts;
   const ms = ts => ((ts - t0) / 1000).toFixed(0);
   const onMain = events.filter(e => e.pid === main.pid && e.tid === main.tid && e.ts >= t0)
