@@ -119,14 +119,19 @@ impl<'a> Parser<'a> {
     #[cold]
     fn expected(&mut self, sym: Sym, what: &str) -> PResult<Token> {
         let t = self.peek_tok();
-        self.report(|p| {
-            let found = describe(t, p.text_of(t));
-            Diagnostic::error(
-                t.span,
-                format!("expected `{}` {what}, found {found}", sym.text()),
-            )
+        self.report_found(t, |found| {
+            format!("expected `{}` {what}, found {found}", sym.text())
         });
         Err(())
+    }
+
+    /// Reports what was expected where token `t` was found (`message` of its description); not
+    /// at a stray character, which the lexer has reported already.
+    #[cold]
+    fn report_found(&mut self, t: Token, message: impl FnOnce(&str) -> String) {
+        if t.kind != TokenKind::Unknown {
+            self.report(|p| Diagnostic::error(t.span, message(&describe(t, p.text_of(t)))));
+        }
     }
 
     /// Records the problem `make` makes, while there is room (a text of bad lines has one on
@@ -287,12 +292,9 @@ impl<'a> Parser<'a> {
             }
             TokenKind::Eof | TokenKind::Dedent => Ok(()),
             _ => {
-                let found = describe(t, self.text_of(t));
-                self.error_at(
-                    t,
-                    format!("expected the end of the line, found {found}"),
-                    None,
-                );
+                self.report_found(t, |found| {
+                    format!("expected the end of the line, found {found}")
+                });
                 Err(())
             }
         }
@@ -411,12 +413,9 @@ impl<'a> Parser<'a> {
         let kw = self.bump();
         let var_tok = self.peek_tok();
         if var_tok.kind != TokenKind::Ident {
-            let found = describe(var_tok, self.text_of(var_tok));
-            self.error_at(
-                var_tok,
-                format!("expected a loop variable after `for`, found {found}"),
-                None,
-            );
+            self.report_found(var_tok, |found| {
+                format!("expected a loop variable after `for`, found {found}")
+            });
             return Err(());
         }
         self.bump();
@@ -768,10 +767,7 @@ impl<'a> Parser<'a> {
                 Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)))
             }
             _ => {
-                self.report(|p| {
-                    let found = describe(t, p.text_of(t));
-                    Diagnostic::error(t.span, format!("expected an expression, found {found}"))
-                });
+                self.report_found(t, |found| format!("expected an expression, found {found}"));
                 Err(())
             }
         }
