@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { url as BASE, launchFresh as launch, workload, store, paste } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -655,6 +655,42 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
     const longest = Math.max(0, ...JSON.parse(row['long tasks after']));
     assert.ok(longest <= 100, `${row.how}: a task of ${longest} ms after the text was drawn or pasted`);
   }
+});
+
+test('hostile texts at the limits draw without a long task; a paste beyond them is refused with a banner (long tasks printed; budget 50 ms)', async () => {
+  // Each text is pasted over the default example, in a page of its own (e2e/stress.mjs prints the
+  // same for any pane). Asserted: no task over twice the budget, at most 101 problems listed, and
+  // a paste beyond the limits leaves the text as it was and says why.
+  const rows = [];
+  for (const [name, text] of Object.entries(hostileTexts)) {
+    const page = await open();
+    await page.waitForTimeout(300);
+    await page.evaluate(() => {
+      window.__longTasks = [];
+      new PerformanceObserver(l => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); })
+        .observe({ type: 'longtask' });
+    });
+    const before = await page.inputValue('#source');
+    const n = await explored(page);
+    const at = await paste(page, text);
+    if (name.startsWith('beyond')) {
+      assert.equal(at, null, `${name}: the paste was not refused`);
+      assert.match(await page.locator('.banner').textContent(), /^Not pasted: the text (has \d+ lines|is \d+ bytes); Stagecraft reads at most/);
+      assert.equal(await page.inputValue('#source'), before);
+    } else {
+      assert.notEqual(at, null, `${name}: the paste was refused`);
+      await page.waitForFunction(k => Number(document.body.dataset.explored ?? 0) > k, n, { timeout: 30000 });
+    }
+    await page.waitForTimeout(800);
+    const tasks = await page.evaluate(() => window.__longTasks);
+    const problems = await page.locator('.problems li').count();
+    assert.ok(problems <= 101, `${name}: ${problems} problems listed`);
+    rows.push({ text: name, 'long tasks': tasks.length ? `${tasks.length} (${Math.max(...tasks).toFixed(0)} ms)` : '0', problems });
+    assert.ok(tasks.every(d => d <= 100), `${name}: a task of ${Math.max(...tasks)} ms`);
+    await page.close();
+  }
+  console.log('hostile texts (> 50 ms: count, longest):');
+  console.table(rows);
 });
 
 test('no script errors on any page', () => {

@@ -5,32 +5,9 @@
 //   RUNS=2 node e2e/stress.mjs [NAME[:pane]] ...   (no NAME: every text in the program pane)
 // Prints, per run: long tasks from the paste on (start:duration, ms, from the paste), how many
 // problems the page lists, and the header's timing.
-import { url, launchFresh, closeShared, explored, paste } from './fresh.mjs';
-
+import { url, launchFresh, closeShared, explored, paste, hostileTexts as texts } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 2);
-const max = 64 * 1024 - 16;
-const lines = 4095;
-
-/** Texts of nearly the largest size Stagecraft reads (64 KiB, 4 096 lines), each bad in its own
- * way, and two beyond it, which a paste must not bring in. */
-const texts = {
-  'unknown-run': '@'.repeat(max),
-  'unknown-spaced': '@ '.repeat(max / 2),
-  'unknown-lines': '@\n'.repeat(lines),
-  'open-brackets': 'x = (\n'.repeat(lines),
-  'long-sum': 'x = ' + '1 + '.repeat(max / 4 - 2) + '1\n',
-  'long-name': 'a'.repeat(max),
-  'long-comment': '# ' + 'x'.repeat(max - 2),
-  'unclosed-string': '"' + 'x'.repeat(max - 1),
-  'blank-lines': '\n'.repeat(lines),
-  'many-lines-of-names': 'abcdefghijklmn\n'.repeat(lines),
-  'deep-blocks': Array.from({ length: 40 }, (_, d) => ' '.repeat(4 * d) + 'for i in range(4):').join('\n') + '\n',
-  'many-allocs': Array.from({ length: 2000 }, (_, k) => `T${k} = alloc([1048576])`).join('\n') + '\n',
-  'many-annotations': 'for i in range(4):\n    C[i] = A[i]\n' + 'sch.annotate(i, "k", [0])\n'.repeat(2000),
-  'beyond-lines': '\n'.repeat(max),
-  'beyond-bytes': '#'.repeat(max + 100),
-};
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(texts);
 for (const arg of chosen) {
   const [name, pane = 'program'] = arg.split(':');
