@@ -69,7 +69,7 @@ function report(events, r) {
     for (const e of onMain) {
       if (e === t || e.ph !== 'X' || e.ts < t.ts || e.ts + e.dur > t.ts + t.dur || e.dur < 1000) continue;
       while (stack.length > 1 && stack.at(-1).ts + stack.at(-1).dur < e.ts + e.dur) stack.pop();
-      if (stack.length <= 3) lines.push(`${'  '.repeat(stack.length + 1)}${e.name} ${ms(e.ts)}+${(e.dur / 1000).toFixed(1)}`);
+      if (stack.length <= Number(process.env.DEPTH || 3)) lines.push(`${'  '.repeat(stack.length + 1)}${e.name} ${ms(e.ts)}+${(e.dur / 1000).toFixed(1)}`);
       stack.push(e);
     }
     const m = marks.filter(e => e.ts >= t.ts && e.ts <= t.ts + t.dur).map(e => `${e.name.slice(11)}@${ms(e.ts)}`);

@@ -166,7 +166,7 @@ impl Chunked {
         let sizes = chunk_sizes(text);
         let mut out = Html::with_capacity(text.len() * 2 + 64 * sizes.len());
         let mut sizes = sizes.into_iter();
-        open_chunk(&mut out, sizes.next().unwrap_or_default());
+        open_chunk(&mut out, sizes.next().unwrap_or_default(), false);
         Chunked {
             out,
             sizes,
@@ -215,7 +215,10 @@ impl Chunked {
         let statement = self.statement;
         self.close_statement();
         self.out.raw("</div>");
-        open_chunk(&mut self.out, self.sizes.next().unwrap_or_default());
+        // Every chunk after the first is written hidden, and `dom::show_near` shows those near
+        // the view right after: written shown, 4 000 lines were all styled in the task that wrote
+        // them (22 ms), most of them to be hidden at once.
+        open_chunk(&mut self.out, self.sizes.next().unwrap_or_default(), true);
         self.newlines_left = CHUNK_LINES;
         if let Some(id) = statement {
             self.open_statement(id);
@@ -229,12 +232,12 @@ impl Chunked {
     }
 }
 
-fn open_chunk(out: &mut Html, size: ChunkSize) {
+fn open_chunk(out: &mut Html, size: ChunkSize, hidden: bool) {
     out.raw("<div class=\"chunk\" style=\"--lines:")
         .num(size.lines)
         .raw(";--columns:")
         .num(size.columns)
-        .raw("\">");
+        .raw(if hidden { "\" hidden=\"until-found\">" } else { "\">" });
 }
 
 /// The size of each chunk of the overlay of `text` (which ends with one more space).
