@@ -20,8 +20,11 @@ const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline'
 
 const pasted = process.env.PASTE ? loopText(process.env.PASTE) : undefined;
 const state = file ? await savedState(loopText(file)) : null;
+let shared;
 for (let r = 0; r < runs; r++) {
-  const browser = await chromium.launch({ executablePath, args });
+  // SHARED_BROWSER=1: one browser for every run, left running, as fresh.mjs does.
+  const browser = shared ?? await chromium.launch({ executablePath, args });
+  if (process.env.SHARED_BROWSER === '1') shared = browser;
   const page = await browser.newPage({ viewport });
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
@@ -41,9 +44,10 @@ for (let r = 0; r < runs; r++) {
   await page.waitForTimeout(1500);
   const trace = JSON.parse((await browser.stopTracing()).toString());
   if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT, JSON.stringify(trace));
-  await browser.close();
+  if (shared) await page.context().close(); else await browser.close();
   report(trace.traceEvents, r);
 }
+await shared?.close();
 
 /** Prints the long tasks of the app's renderer main thread, with what is in them: the events of
  * at least a millisecond, three levels deep, and the app's performance marks. */
