@@ -237,7 +237,11 @@ fn open_chunk(out: &mut Html, size: ChunkSize, hidden: bool) {
         .num(size.lines)
         .raw(";--columns:")
         .num(size.columns)
-        .raw(if hidden { "\" hidden=\"until-found\">" } else { "\">" });
+        .raw(if hidden {
+            "\" hidden=\"until-found\">"
+        } else {
+            "\">"
+        });
 }
 
 /// The size of each chunk of the overlay of `text` (which ends with one more space).
