@@ -677,6 +677,14 @@ test('hostile texts at the limits draw without a long task; a paste beyond them 
       assert.equal(at, null, `${name}: the paste was not refused`);
       assert.match(await page.locator('.banner').textContent(), /^Not pasted: the text (has \d+ lines|is \d+ bytes); Stagecraft reads at most/);
       assert.equal(await page.inputValue('#source'), before);
+      // Dropped from elsewhere, as a paste.
+      const dropped = await page.$eval('#source', (el, v) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', v);
+        return !el.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+      }, text);
+      assert.ok(dropped, `${name}: the drop was not refused`);
+      assert.match(await page.locator('.banner').textContent(), /^Not dropped: /);
     } else {
       assert.notEqual(at, null, `${name}: the paste was refused`);
       await page.waitForFunction(k => Number(document.body.dataset.explored ?? 0) > k, n, { timeout: 30000 });

@@ -48,32 +48,52 @@ pub fn Editor() -> impl IntoView {
             dom::show_near(&pre, "chunk");
         }
     };
-    // A paste that would make a text Stagecraft does not read (too many bytes or lines) is refused
-    // before it lands in the editor, which the browser lays out whole: 32 000 short lines took
-    // Chromium 200–400 ms. The text stays as it was, and the banner says why.
+    // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
+    // is refused before it lands in the editor, which the browser lays out whole: 32 000 short
+    // lines took Chromium 200–400 ms. The text stays as it was, and the banner says why.
     let banner = use_context::<crate::app::Banner>();
+    let refuse_beyond_limits = move |ev: &web_sys::Event, after: &str, verb: &str| {
+        if let Some(why) = stagecraft::limits::source_beyond_limits(after) {
+            ev.prevent_default();
+            if let Some(crate::app::Banner(b)) = banner {
+                b.set(Some(format!("Not {verb}: {why}. Your text is as it was.")));
+            }
+        }
+    };
+    let area_of = |ev: &web_sys::Event| {
+        dom::target_element(ev).and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+    };
     let on_paste = move |ev: web_sys::ClipboardEvent| {
-        let Some(area) = dom::target_element(&ev)
-            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-        else {
-            return;
-        };
+        let Some(area) = area_of(&ev) else { return };
         let Some(pasted) = ev
             .clipboard_data()
             .and_then(|d| d.get_data("text/plain").ok())
         else {
             return;
         };
-        let value = area.value();
         let from = area.selection_start().ok().flatten().unwrap_or(0);
         let to = area.selection_end().ok().flatten().unwrap_or(from);
-        let after = after_paste(&value, from, to, &pasted);
-        if let Some(why) = stagecraft::limits::source_beyond_limits(&after) {
-            ev.prevent_default();
-            if let Some(crate::app::Banner(b)) = banner {
-                b.set(Some(format!("Not pasted: {why}. Your text is as it was.")));
-            }
+        refuse_beyond_limits(
+            &ev,
+            &after_paste(&area.value(), from, to, &pasted),
+            "pasted",
+        );
+    };
+    // A drop from elsewhere adds its text wherever it lands; a drag of the editor's own selection
+    // only moves text, and is let through.
+    let dragging_own = StoredValue::new(false);
+    let on_drop = move |ev: web_sys::DragEvent| {
+        if dragging_own.get_value() {
+            return;
         }
+        let Some(area) = area_of(&ev) else { return };
+        let Some(dropped) = ev
+            .data_transfer()
+            .and_then(|d| d.get_data("text/plain").ok())
+        else {
+            return;
+        };
+        refuse_beyond_limits(&ev, &[area.value(), dropped].concat(), "dropped");
     };
     let on_input = move |ev: leptos::ev::Event| {
         dom::mark("stagecraft:edit");
@@ -87,6 +107,9 @@ pub fn Editor() -> impl IntoView {
                 prop:value=move || ctx.text.get()
                 on:input=on_input
                 on:paste=on_paste
+                on:drop=on_drop
+                on:dragstart=move |_| dragging_own.set_value(true)
+                on:dragend=move |_| dragging_own.set_value(false)
                 on:scroll=sync_scroll></textarea>
         </div>
     }
