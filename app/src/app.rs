@@ -164,9 +164,11 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     } else {
         ctx.runs_ms.get_value()
     };
-    // The first exploration also warms the WebAssembly code up: it is never called slow. Like any
-    // other, it is drawn in a task of its own when exploring and drawing would not fit one.
-    let together = fits(ctx, ms);
+    // The first exploration also warms the WebAssembly code up: it is never called slow. It is
+    // always drawn in a task of its own: its drawing is also the panes' first style and layout,
+    // which the estimate from exploring does not foresee (the default example, explored and drawn
+    // in one task, made one of 55–65 ms in 2 of 20 new pages of a running browser).
+    let together = !first && fits(ctx, ms);
     // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
     // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
     // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
