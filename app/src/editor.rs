@@ -63,12 +63,11 @@ pub fn Editor() -> impl IntoView {
     let area_of = |ev: &web_sys::Event| {
         dom::target_element(ev).and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
     };
+    let plain_text =
+        |data: Option<web_sys::DataTransfer>| data.and_then(|d| d.get_data("text/plain").ok());
     let on_paste = move |ev: web_sys::ClipboardEvent| {
         let Some(area) = area_of(&ev) else { return };
-        let Some(pasted) = ev
-            .clipboard_data()
-            .and_then(|d| d.get_data("text/plain").ok())
-        else {
+        let Some(pasted) = plain_text(ev.clipboard_data()) else {
             return;
         };
         let from = area.selection_start().ok().flatten().unwrap_or(0);
@@ -87,10 +86,7 @@ pub fn Editor() -> impl IntoView {
             return;
         }
         let Some(area) = area_of(&ev) else { return };
-        let Some(dropped) = ev
-            .data_transfer()
-            .and_then(|d| d.get_data("text/plain").ok())
-        else {
+        let Some(dropped) = plain_text(ev.data_transfer()) else {
             return;
         };
         refuse_beyond_limits(&ev, &[area.value(), dropped].concat(), "dropped");
