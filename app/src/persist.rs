@@ -182,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn a_link_beyond_the_line_limit_is_refused_but_saved_work_is_restored() {
+    fn a_link_beyond_the_text_limits_is_refused_but_saved_work_is_restored() {
         let long = State {
             text: "\n".repeat(stagecraft::limits::MAX_SOURCE_LINES),
             ..State::default()
@@ -198,6 +198,21 @@ mod tests {
             )
         );
         assert_eq!(start("", Some(&encoded), None).state, long);
+        let large = State {
+            text: "#".repeat(stagecraft::limits::MAX_SOURCE_BYTES + 1),
+            ..State::default()
+        };
+        let encoded = state::encode(&large);
+        let s = start(&format!("#{encoded}"), None, None);
+        assert!(
+            s.banner.as_deref().is_some_and(|b| b.starts_with(
+                "The link's text is not shown: the text is 65537 bytes; Stagecraft reads at most \
+                 65536 bytes."
+            )),
+            "{:?}",
+            s.banner
+        );
+        assert_eq!(start("", Some(&encoded), None).state, large);
     }
 
     #[test]
