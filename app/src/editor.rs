@@ -114,17 +114,10 @@ pub fn Editor() -> impl IntoView {
 /// The text a paste of `pasted` over the selection `from..to` of `text` makes; the selection is in
 /// UTF-16 code units, as a textarea gives it.
 fn after_paste(text: &str, from: u32, to: u32, pasted: &str) -> String {
-    let byte = |units: u32| {
-        let mut seen = 0u32;
-        text.char_indices()
-            .find(|&(_, c)| {
-                let here = seen >= units;
-                seen += c.len_utf16() as u32;
-                here
-            })
-            .map_or(text.len(), |(i, _)| i)
-    };
-    let (from, to) = (byte(from.min(to)), byte(to.max(from)));
+    let (from, to) = (
+        utf16_to_byte(text, from.min(to)),
+        utf16_to_byte(text, to.max(from)),
+    );
     [
         text.get(..from).unwrap_or(""),
         pasted,
@@ -133,9 +126,27 @@ fn after_paste(text: &str, from: u32, to: u32, pasted: &str) -> String {
     .concat()
 }
 
+/// Where byte `byte` of `text` is in UTF-16 code units, as a textarea counts its selection.
+pub fn byte_to_utf16(text: &str, byte: u32) -> u32 {
+    text.get(..byte as usize)
+        .map_or(0, |p| p.encode_utf16().count()) as u32
+}
+
+/// The byte of `text` at UTF-16 code unit `units` (the end of the text past it).
+fn utf16_to_byte(text: &str, units: u32) -> usize {
+    let mut seen = 0u32;
+    text.char_indices()
+        .find(|&(_, c)| {
+            let here = seen >= units;
+            seen += c.len_utf16() as u32;
+            here
+        })
+        .map_or(text.len(), |(i, _)| i)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::after_paste;
+    use super::{after_paste, byte_to_utf16, utf16_to_byte};
 
     #[test]
     fn a_paste_replaces_the_selection_counted_in_utf16_units() {
@@ -145,5 +156,14 @@ mod tests {
         // `ü` is one unit, `𝔸` two: units 2..5 are `𝔸c`.
         assert_eq!(after_paste("üb𝔸c", 2, 5, "-"), "üb-");
         assert_eq!(after_paste("ab", 9, 12, "!"), "ab!");
+    }
+
+    #[test]
+    fn utf16_units_and_bytes_convert_both_ways() {
+        let text = "üb𝔸c";
+        for (byte, units) in [(0, 0), (2, 1), (3, 2), (7, 4), (8, 5)] {
+            assert_eq!(byte_to_utf16(text, byte), units);
+            assert_eq!(utf16_to_byte(text, units), byte as usize);
+        }
     }
 }

@@ -45,12 +45,11 @@ fn select_in_editor(text: &str, start: u32, end: u32) {
     else {
         return;
     };
-    let to_utf16 = |b: u32| {
-        text.get(..b as usize)
-            .map_or(0, |p| p.encode_utf16().count()) as u32
-    };
     let _ = t.focus();
-    let _ = t.set_selection_range(to_utf16(start), to_utf16(end));
+    let _ = t.set_selection_range(
+        crate::editor::byte_to_utf16(text, start),
+        crate::editor::byte_to_utf16(text, end),
+    );
 }
 
 #[component]
