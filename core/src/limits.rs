@@ -3,8 +3,9 @@
 
 /// Source text size.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
-/// Source text lines (newlines + 1). A browser lays a textarea's text out whole: 32 000 short lines
-/// took Chromium 200–400 ms, in a bare textarea as in the editor; 4 096 about 25 ms.
+/// Source text lines (newlines + 1). A browser lays a textarea's text out whole: setting 32 760
+/// short lines in a bare textarea took Chromium 272–448 ms, 4 095 lines 25–69 ms (docs/limits.md,
+/// "Hostile text").
 pub const MAX_SOURCE_LINES: usize = 4096;
 
 /// Why Stagecraft does not read `text`, if it is beyond `MAX_SOURCE_BYTES` or `MAX_SOURCE_LINES`.
