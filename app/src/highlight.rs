@@ -6,6 +6,7 @@ use stagecraft::diagnostic::{Diagnostic, Severity};
 use stagecraft::explore::StatementInfo;
 use stagecraft::ir::StmtId;
 use stagecraft::lexer::{Token, TokenKind};
+use std::borrow::Cow;
 
 fn class_of(kind: TokenKind) -> &'static str {
     match kind {
@@ -34,7 +35,7 @@ pub fn editor_html(
     diagnostics: &[Diagnostic],
     statements: &[StatementInfo],
 ) -> String {
-    let tokens = &outside_long_lines(text, tokens);
+    let tokens: &[Token] = &outside_long_lines(text, tokens);
     // Boundaries where a span may open or close.
     let mut marks: Vec<usize> = Vec::with_capacity(2 * (tokens.len() + statements.len()) + 2);
     marks.extend([0, text.len()]);
@@ -115,8 +116,9 @@ pub fn editor_html(
 /// annotation list is under 1 KiB.)
 const LONG_LINE: usize = 2048;
 
-/// The tokens that do not lie on a line longer than `LONG_LINE`.
-fn outside_long_lines(text: &str, tokens: &[Token]) -> Vec<Token> {
+/// The tokens that do not lie on a line longer than `LONG_LINE`: all of them, not copied, when no
+/// line is (the usual text).
+fn outside_long_lines<'t>(text: &str, tokens: &'t [Token]) -> Cow<'t, [Token]> {
     let mut long = Vec::new();
     let mut start = 0;
     for line in text.split_inclusive('\n') {
@@ -124,6 +126,9 @@ fn outside_long_lines(text: &str, tokens: &[Token]) -> Vec<Token> {
             long.push(start..start + line.len());
         }
         start += line.len();
+    }
+    if long.is_empty() {
+        return Cow::Borrowed(tokens);
     }
     let mut long = long.into_iter().peekable();
     tokens
