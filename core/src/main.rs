@@ -37,6 +37,9 @@ const USAGE: &str = "usage:
   stagecraft workload synthetic N [STAGES [EXTENT [SLOTS]]]
       (print a generated loop of N + 1 statements: docs/limits.md's heavy chains, the benchmarks'
       synthetic chains)
+  stagecraft workload random SEED
+  stagecraft workload copies SEED
+      (print the property tests' random loop number SEED: any index form, or async copies)
 FILE may be `-` to read standard input.";
 
 fn main() -> ExitCode {
@@ -142,7 +145,7 @@ fn parse_args(rest: &[String]) -> Result<Args, String> {
 fn workload(rest: &[String]) -> Result<String, String> {
     let (kind, numbers) = rest
         .split_first()
-        .ok_or("workload needs heavy or synthetic")?;
+        .ok_or("workload needs heavy, synthetic, random or copies")?;
     let numbers = numbers
         .iter()
         .map(|n| {
@@ -161,7 +164,11 @@ fn workload(rest: &[String]) -> Result<String, String> {
             .or(default)
             .ok_or_else(|| format!("workload {kind} needs N and STAGES"))
     };
-    let most = if kind == "heavy" { 3 } else { 4 };
+    let most = match kind.as_str() {
+        "heavy" => 3,
+        "random" | "copies" => 1,
+        _ => 4,
+    };
     if numbers.len() > most {
         return Err(format!("workload {kind} takes at most {most} numbers"));
     }
@@ -177,7 +184,18 @@ fn workload(rest: &[String]) -> Result<String, String> {
             arg(2, Some(64))?,
             arg(3, Some(4))?,
         )),
-        other => Err(format!("workload takes heavy or synthetic, not {other}")),
+        "random" | "copies" => Ok(stagecraft::random_loop::random_loop(
+            arg(0, None)? as u64,
+            if kind == "random" {
+                stagecraft::random_loop::Flavor::Irregular
+            } else {
+                stagecraft::random_loop::Flavor::Copies
+            },
+        )
+        .text()),
+        other => Err(format!(
+            "workload takes heavy, synthetic, random or copies, not {other}"
+        )),
     }
 }
 

@@ -1,0 +1,271 @@
+//! Random annotated loops for the property tests (and anything else that wants many loops): the
+//! index forms the dependence analysis handles exactly and those it must treat conservatively
+//! (`%`, `//`, `min`, `max`, conditional expressions, conditional statements, user-written rings,
+//! reads of what earlier iterations wrote), with random stages, orders and async stages.
+//! Seeded and deterministic, so a failing case is named by its seed.
+
+use std::fmt::Write;
+
+/// What kind of loop to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// Every index form the language accepts, rings and cross-iteration reads: for the transform's
+    /// soundness.
+    Irregular,
+    /// Asynchronous global→shared copies feeding later statements: what the targets make
+    /// asynchronous (LDS DMA, cp.async), for executing emitted kernels.
+    Copies,
+}
+
+/// A generated loop. `text()` writes it; `with_extent` keeps everything but the trip count, so a
+/// test can run the same schedule at the short trip counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RandomLoop {
+    pub seed: u64,
+    /// `X = alloc(...)` lines.
+    pub allocations: Vec<String>,
+    /// One entry per statement of the pipelined loop (several lines for a nested loop or an `if`),
+    /// indented for the loop body.
+    pub statements: Vec<String>,
+    pub stages: Vec<i64>,
+    pub orders: Vec<i64>,
+    pub async_stages: Vec<i64>,
+    /// `None`: the symbolic extent `N`.
+    pub extent: Option<i64>,
+}
+
+impl RandomLoop {
+    pub fn max_stage(&self) -> i64 {
+        self.stages.iter().copied().max().unwrap_or(0)
+    }
+
+    pub fn with_extent(&self, extent: Option<i64>) -> RandomLoop {
+        RandomLoop {
+            extent,
+            ..self.clone()
+        }
+    }
+
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# random loop, seed {}", self.seed);
+        for a in &self.allocations {
+            let _ = writeln!(s, "{a}");
+        }
+        let extent = self
+            .extent
+            .map_or_else(|| "N".to_string(), |e| e.to_string());
+        let _ = writeln!(s, "for i in range({extent}):");
+        for st in &self.statements {
+            s.push_str(st);
+        }
+        let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        for (key, values) in [
+            ("software_pipeline_stage", &self.stages),
+            ("software_pipeline_order", &self.orders),
+            ("software_pipeline_async_stages", &self.async_stages),
+        ] {
+            let _ = writeln!(s, "sch.annotate(i, \"{key}\", [{}])", list(values));
+        }
+        s
+    }
+}
+
+/// splitmix64: small, seedable, good enough to pick shapes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        let span = (hi - lo + 1).max(1) as u64;
+        lo + (self.next() % span) as i64
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        if items.is_empty() {
+            return None;
+        }
+        items.get((self.next() % items.len() as u64) as usize)
+    }
+}
+
+/// An intermediate buffer of the loop: its name and length (one dimension).
+#[derive(Clone)]
+struct Shared {
+    name: String,
+    len: i64,
+}
+
+/// An index into a buffer of length `len` at iteration `i`, always in bounds for `i ≥ 0`.
+fn index(rng: &mut Rng, len: i64) -> String {
+    let last = len - 1;
+    match rng.range(0, 9) {
+        0 => "0".to_string(),
+        1 => rng.range(0, last).to_string(),
+        2 => format!("i % {len}"),
+        3 => format!("(i + {}) % {len}", rng.range(1, len.max(2))),
+        4 => format!("(i // 2) % {len}"),
+        5 => format!("min(i, {last})"),
+        6 => format!("max({last} - i, 0)"),
+        7 => format!(
+            "({} if i % 2 == 0 else {})",
+            rng.range(0, last),
+            rng.range(0, last)
+        ),
+        8 => format!("(2 * i + {}) % {len}", rng.range(0, last)),
+        _ => format!("min(i + 1, {last})"),
+    }
+}
+
+/// Generates loop `seed` of the given flavor.
+pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
+    let mut rng = Rng(seed ^ 0x05EE_D0F1_00B5);
+    let n = rng.range(1, 6) as usize;
+    let mut shared: Vec<Shared> = Vec::new();
+    let mut allocations = Vec::new();
+    let mut statements = Vec::with_capacity(n);
+    let mut copies = Vec::with_capacity(n);
+    let mut outputs = 0;
+    for k in 0..n {
+        let copy = flavor == Flavor::Copies && (k == 0 || rng.chance(40));
+        let last = k + 1 == n;
+        // The value: reads of earlier buffers (any index form) and the inputs.
+        let mut terms = Vec::new();
+        if copy {
+            // A pure global→shared copy, the only statement a target makes asynchronous.
+            terms.push(if rng.chance(70) {
+                "A[i]".to_string()
+            } else {
+                format!("A[i, {}]", rng.range(0, 3))
+            });
+        } else {
+            for _ in 0..rng.range(0, 2) {
+                if let Some(b) = rng.pick(&shared).cloned() {
+                    let ix = if flavor == Flavor::Copies && rng.chance(60) {
+                        "i % ".to_string() + &b.len.to_string()
+                    } else {
+                        index(&mut rng, b.len)
+                    };
+                    terms.push(format!("{}[{ix}]", b.name));
+                }
+            }
+            if terms.is_empty() || rng.chance(30) {
+                terms.push(
+                    if rng.chance(80) {
+                        "A[i]"
+                    } else {
+                        "A[(i + 1) % 8]"
+                    }
+                    .to_string(),
+                );
+            }
+        }
+        let value = if copy {
+            terms.join("")
+        } else {
+            format!("{} + {}", terms.join(" + "), k + 1)
+        };
+        // The target: a new or an earlier intermediate buffer, or a global output.
+        let to_output = last || (!copy && rng.chance(20));
+        let statement = if to_output {
+            outputs += 1;
+            let o = format!("O{outputs}");
+            if !last && rng.chance(30) {
+                // A nested loop writing a row of the output.
+                format!("    for x in range(2):\n        {o}[i, x] = {value} + x\n")
+            } else {
+                format!("    {o}[i] = {value}\n")
+            }
+        } else {
+            let reuse = !copy && rng.chance(25);
+            let b = match (reuse, rng.pick(&shared).cloned()) {
+                (true, Some(b)) => b,
+                _ => {
+                    let b = Shared {
+                        name: format!("S{}", shared.len()),
+                        len: *rng.pick(&[1, 2, 3, 4, 4, 8]).unwrap_or(&4),
+                    };
+                    allocations.push(format!("{} = alloc([{}])", b.name, b.len));
+                    shared.push(b.clone());
+                    b
+                }
+            };
+            let ix = if copy && rng.chance(50) {
+                format!("i % {}", b.len)
+            } else {
+                index(&mut rng, b.len)
+            };
+            let accumulate = !copy && rng.chance(15);
+            let value = if accumulate {
+                format!("{}[{ix}] + {value}", b.name)
+            } else {
+                value
+            };
+            if !copy && rng.chance(15) {
+                format!(
+                    "    if i % 2 == {}:\n        {}[{ix}] = {value}\n",
+                    rng.range(0, 1),
+                    b.name
+                )
+            } else {
+                format!("    {}[{ix}] = {value}\n", b.name)
+            }
+        };
+        statements.push(statement);
+        copies.push(copy);
+    }
+    let max_stage = if flavor == Flavor::Copies {
+        rng.range(1, 3)
+    } else {
+        rng.range(0, 3)
+    };
+    let mut stages: Vec<i64> = (0..n).map(|_| rng.range(0, max_stage)).collect();
+    let mut orders: Vec<i64> = (0..n as i64).collect();
+    if flavor == Flavor::Copies || rng.chance(50) {
+        // Stages that never decrease along the text and orders as written: mostly valid.
+        stages.sort_unstable();
+    } else {
+        // A random permutation of the orders (Fisher–Yates).
+        for k in (1..n).rev() {
+            let j = rng.range(0, k as i64) as usize;
+            orders.swap(k, j);
+        }
+    }
+    let mut async_stages: Vec<i64> = match flavor {
+        // The copies' stages, which the targets make asynchronous.
+        Flavor::Copies => stages
+            .iter()
+            .zip(&copies)
+            .filter(|(_, &c)| c)
+            .map(|(&s, _)| s)
+            .collect(),
+        Flavor::Irregular => (0..=max_stage).filter(|_| rng.chance(40)).collect(),
+    };
+    async_stages.dedup();
+    let extent = if rng.chance(15) {
+        None
+    } else {
+        Some(rng.range(1, 12))
+    };
+    RandomLoop {
+        seed,
+        allocations,
+        statements,
+        stages,
+        orders,
+        async_stages,
+        extent,
+    }
+}
