@@ -3,7 +3,7 @@
 //! element at an iteration distance `d` — exactly for the affine indices the loop language allows,
 //! conservatively (`may conflict`) for anything else.
 
-use crate::ir::{floor_div, floor_mod, IExpr, IOp, VarId};
+use crate::ir::{floor_div, floor_mod, CmpOp, Cond, IExpr, IOp, VarId};
 
 /// Inclusive integer interval; saturating at the i64 range for unknown values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +106,55 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
     }
 }
 
+/// Whether `c` holds for every value of the variables (`Some(true)`), for none (`Some(false)`), or
+/// depends on them (`None`).
+pub fn truth(c: &Cond, ranges: &dyn Fn(VarId) -> Interval) -> Option<bool> {
+    match c {
+        Cond::True => Some(true),
+        Cond::Not(a) => truth(a, ranges).map(|t| !t),
+        Cond::And(a, b) => match (truth(a, ranges), truth(b, ranges)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Cond::Or(a, b) => match (truth(a, ranges), truth(b, ranges)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Cond::Cmp(op, a, b) => {
+            let (x, y) = (interval(a, ranges), interval(b, ranges));
+            if !x.is_bounded() || !y.is_bounded() {
+                return None;
+            }
+            let lt = |x: Interval, y: Interval| {
+                if x.hi < y.lo {
+                    Some(true)
+                } else if x.lo >= y.hi {
+                    Some(false)
+                } else {
+                    None
+                }
+            };
+            let eq = if x.lo == x.hi && y.lo == y.hi && x.lo == y.lo {
+                Some(true)
+            } else if x.hi < y.lo || y.hi < x.lo {
+                Some(false)
+            } else {
+                None
+            };
+            match op {
+                CmpOp::Lt => lt(x, y),
+                CmpOp::Ge => lt(x, y).map(|t| !t),
+                CmpOp::Gt => lt(y, x),
+                CmpOp::Le => lt(y, x).map(|t| !t),
+                CmpOp::Eq => eq,
+                CmpOp::Ne => eq.map(|t| !t),
+            }
+        }
+    }
+}
+
 /// `e = coef * var + rest` with `rest` free of `var`, when `e` is linear in `var`.
 pub fn split_linear(e: &IExpr, var: VarId) -> Option<(i64, IExpr)> {
     if !e.mentions(var) {
@@ -139,24 +188,19 @@ pub fn split_linear(e: &IExpr, var: VarId) -> Option<(i64, IExpr)> {
     }
 }
 
-/// One dimension of an access, seen from the pipelined loop: `coef * iteration + [lo, hi]`.
+/// One dimension of an access, seen from the pipelined loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dim {
+    /// `coef · i + r`, `r` in `rest`.
     Affine { coef: i64, rest: Interval },
-    Unknown,
-}
-
-/// May `a` at iteration `j` and `b` at iteration `j + d` touch the same element?
-pub fn may_conflict(a: &[Dim], b: &[Dim], d: i64) -> bool {
-    if a.len() != b.len() {
-        return true;
-    }
-    a.iter().zip(b).all(|(x, y)| match (x, y) {
-        (Dim::Affine { coef: c1, rest: r1 }, Dim::Affine { coef: c2, rest: r2 }) if c1 == c2 => {
-            let shift = c1.saturating_mul(d);
-            let (lo2, hi2) = (r2.lo.saturating_add(shift), r2.hi.saturating_add(shift));
-            r1.lo <= hi2 && lo2 <= r1.hi
-        }
-        _ => true,
-    })
+    /// `(coef · i + r) mod modulus`, `r` in `rest`: a ring the user wrote (`S[(i + 3) % 4]`).
+    /// `coef` is reduced modulo `modulus`, and is never 0 (that is `Affine`).
+    Periodic {
+        coef: i64,
+        rest: Interval,
+        modulus: i64,
+    },
+    /// Any other index: moves with the iteration in a way not modelled, within `values` (over
+    /// every iteration; `Interval::ALL` when unknown).
+    Unknown { values: Interval },
 }

@@ -737,7 +737,10 @@ fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) ->
     }
 }
 
-fn buffer_infos(program: &Program, versions: &[schedule::VersionDecision]) -> Vec<BufferInfo> {
+fn buffer_infos(
+    program: &Program,
+    versions: &[crate::versions::VersionDecision],
+) -> Vec<BufferInfo> {
     program
         .buffers
         .iter()

@@ -5,7 +5,8 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::{IExpr, IOp, Program, SectionKind};
-use crate::schedule::{self, Dependence, Extent, LoopSchedule, VersionDecision};
+use crate::schedule::{self, Dependence, Extent, LoopSchedule};
+use crate::versions::{self, VersionDecision};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
@@ -52,8 +53,8 @@ pub fn build<'s>(
     diags: &mut Vec<Diagnostic>,
     explain: bool,
 ) -> Option<Pipeline<'s>> {
-    let deps = schedule::dependences(&sched.units);
-    let versions = schedule::choose_versions(program, &sched, &deps, explain);
+    let deps = schedule::dependences(&sched.units, schedule::iteration_range(&sched));
+    let versions = versions::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);
     let order_ok = schedule::validate_order(program, &sched, &deps, &versions, diags);
     if !(bounds_ok && order_ok) {

@@ -4,11 +4,12 @@
 //! are chosen with TVM's rule plus the adjustments correctness needs, each with its reason.
 
 use crate::affine::Dim;
-use crate::dependence::{conflict_distances, first_distance, unit_accesses, Distances, UnitAccess};
+use crate::dependence::{conflict_distances, unit_accesses, Distances, IterationRange, UnitAccess};
 use crate::diagnostic::{Diagnostic, Span};
-use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, Scope, StmtId, VarId};
+use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, StmtId, VarId};
 use crate::limits;
 use crate::lower::Annotation;
+use crate::versions::VersionDecision;
 use serde::{Deserialize, Serialize};
 
 pub const STAGE_KEY: &str = "software_pipeline_stage";
@@ -85,13 +86,6 @@ fn labels(source: &str, units: &[Unit]) -> Vec<String> {
         .iter()
         .map(|u| quote(source, u.span, lines.line_of(u.span.start as usize)))
         .collect()
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VersionDecision {
-    pub buffer: BufId,
-    pub versions: u32,
-    pub reason: String,
 }
 
 /// A dependence between two unit instances `distance` iterations apart, in original program order.
@@ -234,13 +228,14 @@ pub fn schedule_loop<'a, 's>(
         None => Extent::Symbolic(extent_expr),
     };
 
+    let range = iteration_range_of(lo, &extent);
     let mut units: Vec<Unit> = Vec::with_capacity(body.len());
     for (pos, node) in body.into_iter().enumerate() {
         // Units are mostly single statements.
         let mut stmts = Vec::with_capacity(1);
         for_each_assign(std::slice::from_ref(&node), &mut |a| stmts.push(a.stmt));
         let span = node_span(&node);
-        let accesses = unit_accesses(&node, var);
+        let accesses = unit_accesses(&node, var, range);
         units.push(Unit {
             pos,
             node,
@@ -447,9 +442,10 @@ pub fn node_span(node: &Node) -> Span {
     }
 }
 
-/// All dependences between units, in original program order (`from` runs first).
-pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
-    let mut deps = Vec::with_capacity(2 * units.len());
+/// All dependences between units, in original program order (`from` runs first), for iterations
+/// in `range`.
+pub fn dependences(units: &[Unit], range: IterationRange) -> Vec<Dependence> {
+    let mut deps: Vec<Dependence> = Vec::with_capacity(2 * units.len());
     for a in units {
         for b in units {
             for x in &a.accesses {
@@ -457,10 +453,12 @@ pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
                     if x.buffer != y.buffer || (!x.write && !y.write) {
                         continue;
                     }
-                    let mut set = conflict_distances(&x.dims, &y.dims);
-                    // `a` at iteration j runs before `b` at j + d when d > 0, or d == 0 and a is earlier.
-                    let min = if a.pos < b.pos { 0 } else { 1 };
-                    set.lo = set.lo.max(min);
+                    let mut set = conflict_distances(x, y, range);
+                    // `a` at iteration j runs before `b` at j + d when d > 0, or d == 0 and a is
+                    // earlier; within one unit, its own accesses at d == 0 are not reordered.
+                    if a.pos >= b.pos {
+                        set = set.intersect(&Distances::between(1, i64::MAX / 4));
+                    }
                     if set.is_empty() {
                         continue;
                     }
@@ -469,14 +467,11 @@ pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
                         (false, true) => DepKind::War,
                         _ => DepKind::Waw,
                     };
-                    let dup = deps.iter_mut().find(|d: &&mut Dependence| {
+                    let dup = deps.iter_mut().find(|d| {
                         d.from == a.pos && d.to == b.pos && d.buffer == x.buffer && d.kind == kind
                     });
                     match dup {
-                        Some(d) => {
-                            d.distances.lo = d.distances.lo.min(set.lo);
-                            d.distances.hi = d.distances.hi.max(set.hi);
-                        }
+                        Some(d) => d.distances = d.distances.union(&set),
                         None => deps.push(Dependence {
                             from: a.pos,
                             to: b.pos,
@@ -492,179 +487,29 @@ pub fn dependences(units: &[Unit]) -> Vec<Dependence> {
     deps
 }
 
+/// The iterations of the schedule's loop variable, as far as they are known.
+pub fn iteration_range(sched: &LoopSchedule) -> IterationRange {
+    iteration_range_of(&sched.lo, &sched.extent)
+}
+
+fn iteration_range_of(lo: &IExpr, extent: &Extent) -> IterationRange {
+    match (lo.as_const(), extent) {
+        (Some(lo), Extent::Const(e)) => IterationRange {
+            lo,
+            hi: lo.saturating_add(e - 1),
+        },
+        (Some(lo), Extent::Symbolic(_)) => IterationRange {
+            lo,
+            ..IterationRange::UNKNOWN
+        },
+        _ => IterationRange::UNKNOWN,
+    }
+}
+
 /// Does the pipelined order keep `from` (iteration j) before `to` (iteration j + d)?
 pub fn keeps_order(from: &Unit, to: &Unit, d: i64) -> bool {
     let lead = from.stage - to.stage;
     lead < d || (lead == d && from.order < to.order)
-}
-
-/// Buffers whose value flows from one iteration into a later one (accumulators, carried state).
-/// They are never multi-versioned: every iteration must see the same storage.
-pub fn carried_buffers(units: &[Unit], deps: &[Dependence]) -> Vec<BufId> {
-    let mut carried = Vec::new();
-    for d in deps.iter().filter(|d| d.kind == DepKind::Raw) {
-        let same_iteration_writer = deps.iter().any(|e| {
-            e.kind == DepKind::Raw
-                && e.to == d.to
-                && e.buffer == d.buffer
-                && e.distances.lo == 0
-                && e.from != d.to
-        });
-        let to_has_write = units
-            .get(d.to)
-            .is_some_and(|u| u.accesses.iter().any(|a| a.write && a.buffer == d.buffer));
-        if d.distances.hi >= 1
-            && !same_iteration_writer
-            && (d.distances.lo >= 1 || to_has_write)
-            && !carried.contains(&d.buffer)
-        {
-            carried.push(d.buffer);
-        }
-    }
-    carried
-}
-
-/// Chooses ring versions: TVM's rule first, then what correctness additionally needs.
-/// `explain` writes each decision's reason (display only; the transform alone skips it).
-pub fn choose_versions(
-    program: &Program,
-    sched: &LoopSchedule,
-    deps: &[Dependence],
-    explain: bool,
-) -> Vec<VersionDecision> {
-    // Reasons are built only when shown: formatting them is a tenth of a small transform.
-    let say = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
-    let carried = carried_buffers(&sched.units, deps);
-    let mut out = Vec::with_capacity(program.buffers.len());
-    for (id, buf) in program.buffers.iter().enumerate() {
-        let id = id as BufId;
-        if !buf.declared || buf.scope == Scope::Global || !sched.annotated {
-            continue;
-        }
-        let writers: Vec<&Unit> = sched
-            .units
-            .iter()
-            .filter(|u| u.accesses.iter().any(|a| a.write && a.buffer == id))
-            .collect();
-        let readers: Vec<&Unit> = sched
-            .units
-            .iter()
-            .filter(|u| u.accesses.iter().any(|a| !a.write && a.buffer == id))
-            .collect();
-        if writers.is_empty() {
-            continue;
-        }
-        if carried.contains(&id) {
-            out.push(VersionDecision {
-                buffer: id,
-                versions: 1,
-                reason: say(&|| format!("`{}` carries values from one iteration to the next, so every iteration must use the same storage", buf.name)),
-            });
-            continue;
-        }
-        let def = writers.iter().map(|u| u.stage).min().unwrap_or(0);
-        let used = readers
-            .iter()
-            .map(|u| u.stage)
-            .max()
-            .unwrap_or(def)
-            .max(def);
-        let mut versions = used - def + 1;
-        let mut reason = say(&|| {
-            if versions == 1 {
-                format!("written and read in stage {def}: one copy suffices")
-            } else {
-                format!("written in stage {def}, read up to stage {used}: {used} − {def} + 1 = {versions} versions")
-            }
-        });
-        if versions == 2 {
-            let needed = writers.iter().any(|w| {
-                readers.iter().any(|r| {
-                    w.order < r.order
-                        && w.stage < r.stage
-                        && w.accesses.iter().any(|x| {
-                            x.write
-                                && x.buffer == id
-                                && r.accesses.iter().any(|y| {
-                                    !y.write
-                                        && y.buffer == id
-                                        && crate::affine::may_conflict(&x.dims, &y.dims, 0)
-                                })
-                        })
-                })
-            });
-            if !needed {
-                versions = 1;
-                reason = say(&|| {
-                    format!(
-                    "written in stage {def}, read in stage {used}, but every reader runs before the writer in the pipelined body, so one copy suffices (TVM's rule)"
-                )
-                });
-            }
-        }
-        // Async readers may read until their group completes: keep their slot until it is awaited.
-        for r in readers.iter().filter(|r| r.is_async) {
-            let consumers_stage = sched
-                .units
-                .iter()
-                .filter(|c| {
-                    c.pos != r.pos
-                        && c.accesses.iter().any(|a| {
-                            r.accesses
-                                .iter()
-                                .any(|w| w.write && w.buffer == a.buffer && !a.write)
-                        })
-                })
-                .map(|c| c.stage)
-                .min();
-            if let Some(sc) = consumers_stage {
-                let need = sc - def + 1;
-                if need > versions {
-                    reason = say(&|| {
-                        format!(
-                        "{reason}; {} reads it asynchronously and its group is awaited only in stage {sc}, so the slot must survive until then: {sc} − {def} + 1 = {need} versions (TVM keeps {versions}, which races)",
-                        sched.label(r.pos)
-                    )
-                    });
-                    versions = need;
-                }
-            }
-        }
-        // Slot reuse must not reorder conflicting instances.
-        loop {
-            let bad = deps.iter().find(|d| {
-                d.buffer == id
-                    && (1..=sched.max_stage).any(|dist| {
-                        dist % versions == 0
-                            && dist >= d.distances.lo
-                            && dist <= d.distances.hi
-                            && match (sched.units.get(d.from), sched.units.get(d.to)) {
-                                (Some(f), Some(t)) => !keeps_order(f, t, dist),
-                                _ => false,
-                            }
-                    })
-            });
-            match bad {
-                Some(d) if versions <= sched.max_stage => {
-                    versions += 1;
-                    reason = say(&|| {
-                        let (f, t) = (sched.label(d.from), sched.label(d.to));
-                        format!(
-                            "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
-                            d.kind.describe()
-                        )
-                    });
-                }
-                _ => break,
-            }
-        }
-        out.push(VersionDecision {
-            buffer: id,
-            versions: versions.clamp(1, 64) as u32,
-            reason,
-        });
-    }
-    out
 }
 
 /// Checks every dependence against the pipelined order, after versions are known.
@@ -684,9 +529,8 @@ pub fn validate_order(
             .iter()
             .find(|v| v.buffer == d.buffer)
             .map_or(1, |v| i64::from(v.versions));
-        let upto = d.distances.hi.min(sched.max_stage);
-        let Some(dist) =
-            (d.distances.lo.max(0)..=upto).find(|&k| k % v == 0 && !keeps_order(from, to, k))
+        let Some(dist) = (0..=sched.max_stage)
+            .find(|&k| k % v == 0 && d.distances.contains(k) && !keeps_order(from, to, k))
         else {
             continue;
         };
@@ -857,7 +701,7 @@ fn check_global_reach(
 
 /// Earliest physical distance at which `from` and `to` meet (for synchronization), if any.
 pub fn first_physical_distance(d: &Dependence, versions: i64) -> Option<i64> {
-    first_distance(d.distances, 0, versions.max(1))
+    d.distances.first(0, versions)
 }
 
 #[cfg(test)]
