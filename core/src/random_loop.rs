@@ -108,9 +108,16 @@ struct Shared {
     len: i64,
 }
 
-/// An index into a buffer of length `len` at iteration `i`, always in bounds for `i ≥ 0`.
+/// An index into a buffer of length `len` at iteration `i`, always in bounds for `0 ≤ i < 13`.
 fn index(rng: &mut Rng, len: i64) -> String {
     let last = len - 1;
+    if len >= 16 && rng.chance(60) {
+        // Affine: this iteration's element, or the next ones (read across iterations).
+        return match rng.range(0, 2) {
+            0 => "i".to_string(),
+            c => format!("i + {c}"),
+        };
+    }
     match rng.range(0, 9) {
         0 => "0".to_string(),
         1 => rng.range(0, last).to_string(),
@@ -195,7 +202,7 @@ pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
                 _ => {
                     let b = Shared {
                         name: format!("S{}", shared.len()),
-                        len: *rng.pick(&[1, 2, 3, 4, 4, 8]).unwrap_or(&4),
+                        len: *rng.pick(&[1, 2, 3, 4, 4, 8, 16]).unwrap_or(&4),
                     };
                     allocations.push(format!("{} = alloc([{}])", b.name, b.len));
                     shared.push(b.clone());
@@ -257,6 +264,7 @@ pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
     let extent = if rng.chance(15) {
         None
     } else {
+        // At most 12 iterations: `i + 2` stays inside a buffer of 16.
         Some(rng.range(1, 12))
     };
     RandomLoop {
