@@ -275,7 +275,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let source = read_source(&a.file)?;
             let mut options = a.options.clone();
             options.form = a.form;
-            options.verify = pipelined_path.is_none();
+            // The program checked is verified below, from its text.
+            options.verify = false;
             let ex = explore(&source, &options);
             if !report(&ex, &a.file, &source) {
                 return Ok(ExitCode::from(1));
@@ -283,39 +284,47 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let Some(programs) = &ex.programs else {
                 return Ok(ExitCode::from(1));
             };
-            let (verification, text, name) = match &pipelined_path {
+            // The program actually checked is a text, so that every line below points into it:
+            // the file given, or the derived program as `stagecraft explore FILE` prints it.
+            let (text, name) = match &pipelined_path {
                 None => {
                     let printed = match a.form {
-                        Form::Rolled => ex.rolled.as_ref().map(|p| p.text.clone()),
-                        Form::Peeled => ex.peeled.as_ref().map(|p| p.text.clone()),
+                        Form::Rolled => ex.rolled.as_ref(),
+                        Form::Peeled => ex.peeled.as_ref(),
+                    };
+                    let form = match a.form {
+                        Form::Rolled => "rolled",
+                        Form::Peeled => "peeled",
                     };
                     (
-                        ex.verification.clone(),
-                        printed.unwrap_or_default(),
-                        "(derived)".to_string(),
+                        printed.map(|p| p.text.clone()).unwrap_or_default(),
+                        format!(
+                            "(derived, as `stagecraft explore {} --form {form}` prints it)",
+                            a.file
+                        ),
                     )
                 }
-                Some(path) => {
-                    let text = read_source(path)?;
-                    let parsed = stagecraft::parser::parse(&text);
-                    let lowered = stagecraft::lower::lower(&parsed.file);
-                    let mut bad = false;
-                    for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
-                        eprint!("{}", d.render(path, &text));
-                        bad |= d.is_error();
-                    }
-                    if bad {
-                        return Ok(ExitCode::from(1));
-                    }
-                    let vopts = stagecraft::verify::VerifyOptions {
-                        params: programs.params.clone(),
-                        ..Default::default()
-                    };
-                    let v =
-                        stagecraft::verify::verify(&programs.original, &lowered.program, &vopts);
-                    (Some(v), text, path.clone())
-                }
+                Some(path) => (read_source(path)?, path.clone()),
             };
+            let parsed = stagecraft::parser::parse(&text);
+            let lowered = stagecraft::lower::lower(&parsed.file);
+            let mut bad = false;
+            for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
+                eprint!("{}", d.render(&name, &text));
+                bad |= d.is_error();
+            }
+            if bad {
+                return Ok(ExitCode::from(1));
+            }
+            let vopts = stagecraft::verify::VerifyOptions {
+                params: programs.params.clone(),
+                ..Default::default()
+            };
+            let verification = Some(stagecraft::verify::verify(
+                &programs.original,
+                &lowered.program,
+                &vopts,
+            ));
             let Some(v) = verification else {
                 return Ok(ExitCode::from(1));
             };

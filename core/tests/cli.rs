@@ -161,3 +161,34 @@ fn workloads_print_the_library_generators() {
         stagecraft::workloads::synthetic_chain(16, 8, 64, 4)
     );
 }
+
+#[test]
+fn check_points_at_lines_of_the_program_it_checked() {
+    // The derived program's waits are reported at their lines in the printed program (they were
+    // once resolved against the loop's own text: "line 4", which is `# prologue`).
+    const RFC_C: &str = "examples/rfc_c_interleaved.py";
+    for form in ["rolled", "peeled"] {
+        let printed = text(&stagecraft(&["explore", RFC_C, "--form", form], None).stdout);
+        let wait_lines: Vec<usize> = printed
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.contains("async_wait_queue"))
+            .map(|(k, _)| k + 1)
+            .collect();
+        let out = stagecraft(&["check", RFC_C, "--form", form], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let report = text(&out.stdout);
+        let reported: Vec<usize> = report
+            .lines()
+            .filter_map(|l| l.split("(line ").nth(1))
+            .filter_map(|l| l.split(',').next()?.parse().ok())
+            .collect();
+        assert!(!reported.is_empty(), "{report}");
+        for line in &reported {
+            assert!(
+                wait_lines.contains(line),
+                "{form}: line {line} is not a wait in\n{printed}\n{report}"
+            );
+        }
+    }
+}
