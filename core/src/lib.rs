@@ -13,6 +13,7 @@ pub mod ir;
 pub mod lexer;
 pub mod limits;
 pub mod lower;
+pub mod machine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_alloc;
 pub mod parser;

@@ -44,6 +44,9 @@ pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
 pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Statement instances all judging re-runs of one verification may execute together.
 pub const MAX_JUDGE_INSTANCES: u64 = 40_000;
+/// Wave-instructions the machine-level verifier executes in one kernel before it stops and says
+/// so (a wave executing one instruction for all its threads counts once).
+pub const MAX_MACHINE_INSTRUCTIONS: u64 = 2_000_000;
 /// Elements in one buffer.
 pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
 /// Default concrete value of a symbolic extent for interpretation and simulation.

@@ -1,0 +1,617 @@
+//! Memory with operations in flight, shared by every target's executor.
+//!
+//! Memory is a set of *spaces* (one per kernel argument buffer, one per shared-memory object or
+//! one LDS) of 4-byte words. An asynchronous operation — an LDS DMA, a `cp.async`, an ordinary
+//! vector load or store whose completion the hardware counts — is issued with the words it reads
+//! and the words it writes. Until it completes it may read its sources at any moment, and its
+//! writes land only when it completes ("latest possible" completion: an operation completes only
+//! when the executor, obeying a wait, says so). Every access in that window that could observe the
+//! difference is a race:
+//!
+//! | race | when |
+//! |---|---|
+//! | read-after-write | a read of a word an operation in flight will write |
+//! | write-after-read | a write of a word an operation in flight may still read |
+//! | write-after-write | a write of a word an operation in flight will write |
+//!
+//! Operations of one *domain* (one hardware counter of one wave or thread) may be ordered among
+//! themselves, which removes some of those races ([`Order`]). Per word the memory keeps counts of
+//! pending reads and writes, so an access that races with nothing costs two array reads; only a
+//! race walks the operations in flight to name the one it meets.
+//!
+//! Two waves (or warps) touching one word in one barrier interval, one of them writing, is a race
+//! too: each word remembers the last wave that touched it and in which barrier interval.
+
+use crate::interp::RaceKind;
+
+/// A word of memory: space and 4-byte index within it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cell {
+    pub space: u16,
+    pub word: u32,
+}
+
+/// What a space holds, for naming its words in reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpaceKind {
+    /// Kernel argument `param` (a global buffer of the contract, in order).
+    Global { param: usize },
+    /// Workgroup-shared memory: the whole LDS (`name` `None`, byte offsets as the ISA sees them),
+    /// or one named object (`@lds_B` in LLVM IR, `sh_B` in PTX).
+    Shared { name: Option<String> },
+}
+
+/// How the operations of one domain are ordered among themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// They complete in issue order (AMDGPU `vmcnt`): a newer operation's writes land after every
+    /// older one has completed, so it cannot race with their reads or writes; its reads may still
+    /// happen before an older write lands (read-after-write).
+    Fifo,
+    /// They are performed in issue order, each at its issue (the LDS queue of one wave): within
+    /// the domain no race is possible; only other domains see them in flight until they complete.
+    InOrder,
+    /// Nothing orders them (LLVM's async operations between two asyncmarks): any conflict races.
+    Unordered,
+}
+
+/// An operation to issue.
+#[derive(Clone, Debug)]
+pub struct Issue {
+    /// 1-based line of the instruction in the kernel text.
+    pub line: u32,
+    /// Wave (or warp) that issued it.
+    pub wave: u16,
+    /// Hardware counter of that wave: operations of one domain are ordered by `order`.
+    pub domain: u32,
+    pub order: Order,
+    pub reads: Vec<Cell>,
+    pub writes: Vec<(Cell, u32)>,
+}
+
+/// Identifies an operation in flight.
+pub type OpId = u32;
+
+#[derive(Clone, Debug)]
+struct Op {
+    line: u32,
+    wave: u16,
+    domain: u32,
+    order: Order,
+    reads: Vec<Cell>,
+    writes: Vec<(Cell, u32)>,
+    live: bool,
+}
+
+/// An access that met an operation in flight (or another wave's access).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub kind: RaceKind,
+    pub cell: Cell,
+    /// Line of the operation in flight, or of the other wave's last access to the word.
+    pub other_line: u32,
+    pub other_wave: u16,
+    /// The other side is an operation in flight (not an earlier access by another wave).
+    pub in_flight: bool,
+}
+
+/// Who accesses a word synchronously.
+#[derive(Clone, Copy, Debug)]
+pub struct Actor {
+    pub line: u32,
+    pub wave: u16,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Touch {
+    /// Line of the last access (0: never), its wave and barrier interval.
+    line: u32,
+    wave: u16,
+    interval: u32,
+    wrote: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Space {
+    pub kind: SpaceKind,
+    words: Vec<u32>,
+    written: Vec<bool>,
+    pending_reads: Vec<u16>,
+    pending_writes: Vec<u16>,
+    touched: Vec<Touch>,
+}
+
+impl Space {
+    pub fn new(kind: SpaceKind, initial: Vec<u32>, initialized: bool) -> Space {
+        let n = initial.len();
+        Space {
+            kind,
+            words: initial,
+            written: vec![initialized; n],
+            pending_reads: vec![0; n],
+            pending_writes: vec![0; n],
+            touched: vec![Touch::default(); n],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    pub spaces: Vec<Space>,
+    ops: Vec<Op>,
+    free: Vec<OpId>,
+    /// Barrier intervals passed so far (cross-wave accesses in different intervals are ordered).
+    interval: u32,
+    /// Waves in the kernel: with one, the cross-wave bookkeeping is skipped.
+    waves: u16,
+}
+
+impl Memory {
+    pub fn new(spaces: Vec<Space>, waves: u16) -> Memory {
+        Memory {
+            spaces,
+            ops: Vec::new(),
+            free: Vec::new(),
+            interval: 0,
+            waves,
+        }
+    }
+
+    /// Whether the cell exists.
+    pub fn contains(&self, c: Cell) -> bool {
+        self.spaces
+            .get(c.space as usize)
+            .is_some_and(|s| (c.word as usize) < s.len())
+    }
+
+    /// A workgroup barrier: accesses after it are ordered after every access before it.
+    pub fn barrier(&mut self) {
+        self.interval += 1;
+    }
+
+    /// Does an operation in flight write the word?
+    pub fn write_pending(&self, c: Cell) -> bool {
+        self.spaces
+            .get(c.space as usize)
+            .and_then(|s| s.pending_writes.get(c.word as usize))
+            .is_some_and(|n| *n > 0)
+    }
+
+    /// Was the word ever written (or initialized)?
+    pub fn initialized(&self, c: Cell) -> bool {
+        self.spaces
+            .get(c.space as usize)
+            .and_then(|s| s.written.get(c.word as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    fn touch(&mut self, c: Cell, actor: Actor, write: bool, out: &mut Vec<Conflict>) {
+        if self.waves <= 1 {
+            return;
+        }
+        let interval = self.interval;
+        let Some(t) = self
+            .spaces
+            .get_mut(c.space as usize)
+            .and_then(|s| s.touched.get_mut(c.word as usize))
+        else {
+            return;
+        };
+        if t.line != 0 && t.wave != actor.wave && t.interval == interval && (t.wrote || write) {
+            out.push(Conflict {
+                kind: match (t.wrote, write) {
+                    (true, true) => RaceKind::WriteAfterWrite,
+                    (true, false) => RaceKind::ReadAfterWrite,
+                    _ => RaceKind::WriteAfterRead,
+                },
+                cell: c,
+                other_line: t.line,
+                other_wave: t.wave,
+                in_flight: false,
+            });
+        }
+        let wrote = write || (t.wave == actor.wave && t.interval == interval && t.wrote);
+        *t = Touch {
+            line: actor.line,
+            wave: actor.wave,
+            interval,
+            wrote,
+        };
+    }
+
+    /// The operations in flight that conflict with an access to `c` by `domain` (`None`: a
+    /// synchronous access, ordered with nothing in flight).
+    fn conflicts(
+        &self,
+        c: Cell,
+        write: bool,
+        domain: Option<(u32, Order)>,
+        out: &mut Vec<Conflict>,
+    ) {
+        let Some(space) = self.spaces.get(c.space as usize) else {
+            return;
+        };
+        let w = c.word as usize;
+        let pw = space.pending_writes.get(w).copied().unwrap_or(0);
+        let pr = if write {
+            space.pending_reads.get(w).copied().unwrap_or(0)
+        } else {
+            0
+        };
+        if pw == 0 && pr == 0 {
+            return;
+        }
+        for op in self.ops.iter().filter(|o| o.live) {
+            let same = domain.is_some_and(|(d, _)| d == op.domain);
+            let order = domain.map(|(_, o)| o);
+            if pw > 0 && op.writes.iter().any(|(x, _)| *x == c) {
+                // Within a FIFO domain a newer write lands last; within an in-order domain
+                // everything is ordered. A read in a FIFO domain may still precede the write.
+                let ordered = same
+                    && match order {
+                        Some(Order::InOrder) => true,
+                        Some(Order::Fifo) => write,
+                        _ => false,
+                    };
+                if !ordered {
+                    out.push(Conflict {
+                        kind: if write {
+                            RaceKind::WriteAfterWrite
+                        } else {
+                            RaceKind::ReadAfterWrite
+                        },
+                        cell: c,
+                        other_line: op.line,
+                        other_wave: op.wave,
+                        in_flight: true,
+                    });
+                }
+            }
+            if pr > 0 && op.reads.contains(&c) {
+                let ordered = same && matches!(order, Some(Order::InOrder | Order::Fifo));
+                if !ordered {
+                    out.push(Conflict {
+                        kind: RaceKind::WriteAfterRead,
+                        cell: c,
+                        other_line: op.line,
+                        other_wave: op.wave,
+                        in_flight: true,
+                    });
+                }
+            }
+        }
+    }
+
+    /// A synchronous read: the word's current value (stale if a write to it is in flight).
+    /// `None` for a word outside every space.
+    pub fn read(&mut self, c: Cell, actor: Actor, out: &mut Vec<Conflict>) -> Option<u32> {
+        let v = self
+            .spaces
+            .get(c.space as usize)?
+            .words
+            .get(c.word as usize)
+            .copied()?;
+        self.conflicts(c, false, None, out);
+        self.touch(c, actor, false, out);
+        Some(v)
+    }
+
+    /// A synchronous write. Returns `false` for a word outside every space.
+    pub fn write(&mut self, c: Cell, value: u32, actor: Actor, out: &mut Vec<Conflict>) -> bool {
+        if !self.contains(c) {
+            return false;
+        }
+        self.conflicts(c, true, None, out);
+        self.touch(c, actor, true, out);
+        self.store(c, value);
+        true
+    }
+
+    fn store(&mut self, c: Cell, value: u32) {
+        if let Some(s) = self.spaces.get_mut(c.space as usize) {
+            if let (Some(w), Some(f)) = (
+                s.words.get_mut(c.word as usize),
+                s.written.get_mut(c.word as usize),
+            ) {
+                *w = value;
+                *f = true;
+            }
+        }
+    }
+
+    /// Issues an operation; its reads and writes must be cells that exist (the executor checks
+    /// bounds first and reports the rest as problems). The values it writes were computed by the
+    /// executor at issue, from the words it reads (`peek`).
+    pub fn issue(&mut self, op: Issue, out: &mut Vec<Conflict>) -> OpId {
+        let actor = Actor {
+            line: op.line,
+            wave: op.wave,
+        };
+        let domain = Some((op.domain, op.order));
+        for &c in &op.reads {
+            self.conflicts(c, false, domain, out);
+            self.touch(c, actor, false, out);
+        }
+        for &(c, _) in &op.writes {
+            self.conflicts(c, true, domain, out);
+            self.touch(c, actor, true, out);
+        }
+        for &c in &op.reads {
+            if let Some(p) = self
+                .spaces
+                .get_mut(c.space as usize)
+                .and_then(|s| s.pending_reads.get_mut(c.word as usize))
+            {
+                *p = p.saturating_add(1);
+            }
+        }
+        for &(c, v) in &op.writes {
+            if let Some(p) = self
+                .spaces
+                .get_mut(c.space as usize)
+                .and_then(|s| s.pending_writes.get_mut(c.word as usize))
+            {
+                *p = p.saturating_add(1);
+            }
+            // An in-order operation is performed at issue; others land when they complete.
+            if op.order == Order::InOrder {
+                self.store(c, v);
+            }
+        }
+        let slot = Op {
+            line: op.line,
+            wave: op.wave,
+            domain: op.domain,
+            order: op.order,
+            reads: op.reads,
+            writes: op.writes,
+            live: true,
+        };
+        match self.free.pop() {
+            Some(id) => {
+                if let Some(o) = self.ops.get_mut(id as usize) {
+                    *o = slot;
+                }
+                id
+            }
+            None => {
+                self.ops.push(slot);
+                (self.ops.len() - 1) as OpId
+            }
+        }
+    }
+
+    /// The word's current value, without any race check (for an operation's own reads at issue).
+    pub fn peek(&self, c: Cell) -> Option<u32> {
+        self.spaces
+            .get(c.space as usize)?
+            .words
+            .get(c.word as usize)
+            .copied()
+    }
+
+    /// Completes an operation: its writes land (unless performed at issue). Completing an
+    /// operation twice does nothing.
+    pub fn complete(&mut self, id: OpId) {
+        let Some(op) = self.ops.get_mut(id as usize).filter(|o| o.live) else {
+            return;
+        };
+        op.live = false;
+        let reads = std::mem::take(&mut op.reads);
+        let writes = std::mem::take(&mut op.writes);
+        let land = op.order != Order::InOrder;
+        for c in reads {
+            if let Some(p) = self
+                .spaces
+                .get_mut(c.space as usize)
+                .and_then(|s| s.pending_reads.get_mut(c.word as usize))
+            {
+                *p = p.saturating_sub(1);
+            }
+        }
+        for (c, v) in writes {
+            if let Some(p) = self
+                .spaces
+                .get_mut(c.space as usize)
+                .and_then(|s| s.pending_writes.get_mut(c.word as usize))
+            {
+                *p = p.saturating_sub(1);
+            }
+            if land {
+                self.store(c, v);
+            }
+        }
+        self.free.push(id);
+    }
+
+    /// Line and wave of every operation still in flight, oldest slot first.
+    pub fn in_flight(&self) -> Vec<(OpId, u32, u16)> {
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.live)
+            .map(|(id, o)| (id as OpId, o.line, o.wave))
+            .collect()
+    }
+
+    /// The first word an operation in flight writes (for reports of operations never awaited).
+    pub fn first_write(&self, id: OpId) -> Option<Cell> {
+        self.ops
+            .get(id as usize)
+            .filter(|o| o.live)
+            .and_then(|o| o.writes.first().map(|w| w.0))
+    }
+
+    /// The words of a space, for comparing outputs.
+    pub fn space(&self, id: u16) -> Option<&Space> {
+        self.spaces.get(id as usize)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn mem() -> Memory {
+        Memory::new(
+            vec![
+                Space::new(SpaceKind::Global { param: 0 }, vec![7; 8], true),
+                Space::new(SpaceKind::Shared { name: None }, vec![0; 8], false),
+            ],
+            1,
+        )
+    }
+
+    fn cell(space: u16, word: u32) -> Cell {
+        Cell { space, word }
+    }
+
+    fn copy(line: u32, domain: u32, order: Order, from: u32, to: u32, v: u32) -> Issue {
+        Issue {
+            line,
+            wave: 0,
+            domain,
+            order,
+            reads: vec![cell(0, from)],
+            writes: vec![(cell(1, to), v)],
+        }
+    }
+
+    const ACTOR: Actor = Actor { line: 99, wave: 0 };
+
+    #[test]
+    fn a_copy_lands_only_when_it_completes_and_an_early_read_races() {
+        let mut m = mem();
+        let mut out = Vec::new();
+        let id = m.issue(copy(3, 0, Order::Fifo, 0, 0, 7), &mut out);
+        assert!(out.is_empty());
+        assert_eq!(m.read(cell(1, 0), ACTOR, &mut out), Some(0));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, RaceKind::ReadAfterWrite);
+        assert_eq!(out[0].other_line, 3);
+        out.clear();
+        m.complete(id);
+        assert_eq!(m.read(cell(1, 0), ACTOR, &mut out), Some(7));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn overwriting_a_source_still_being_read_races() {
+        let mut m = mem();
+        let mut out = Vec::new();
+        m.issue(copy(3, 0, Order::Fifo, 2, 0, 7), &mut out);
+        m.write(cell(0, 2), 1, ACTOR, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, RaceKind::WriteAfterRead);
+    }
+
+    #[test]
+    fn fifo_orders_writes_but_not_a_read_of_an_older_write() {
+        let mut m = mem();
+        let mut out = Vec::new();
+        m.issue(copy(1, 0, Order::Fifo, 0, 0, 7), &mut out);
+        m.issue(copy(2, 0, Order::Fifo, 1, 0, 7), &mut out);
+        assert!(
+            out.is_empty(),
+            "two copies to one word in one FIFO: {out:?}"
+        );
+        // A FIFO operation reading what an older one writes may read first.
+        m.issue(
+            Issue {
+                line: 3,
+                wave: 0,
+                domain: 0,
+                order: Order::Fifo,
+                reads: vec![cell(1, 0)],
+                writes: vec![(cell(0, 5), 0)],
+            },
+            &mut out,
+        );
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|c| c.kind == RaceKind::ReadAfterWrite));
+        // Other domains, and unordered ones, race on any conflict.
+        out.clear();
+        m.issue(copy(4, 1, Order::Unordered, 3, 0, 7), &mut out);
+        let kinds: Vec<RaceKind> = out.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                RaceKind::WriteAfterWrite,
+                RaceKind::WriteAfterWrite,
+                RaceKind::WriteAfterRead
+            ]
+        );
+    }
+
+    #[test]
+    fn in_order_operations_are_performed_at_issue() {
+        let mut m = mem();
+        let mut out = Vec::new();
+        let w = m.issue(
+            Issue {
+                line: 1,
+                wave: 0,
+                domain: 5,
+                order: Order::InOrder,
+                reads: vec![],
+                writes: vec![(cell(1, 4), 9)],
+            },
+            &mut out,
+        );
+        assert_eq!(m.peek(cell(1, 4)), Some(9));
+        m.issue(
+            Issue {
+                line: 2,
+                wave: 0,
+                domain: 5,
+                order: Order::InOrder,
+                reads: vec![cell(1, 4)],
+                writes: vec![],
+            },
+            &mut out,
+        );
+        assert!(out.is_empty());
+        // A synchronous access sees the write in flight.
+        m.read(cell(1, 4), ACTOR, &mut out);
+        assert_eq!(out.len(), 1);
+        m.complete(w);
+        m.complete(w);
+        assert_eq!(m.peek(cell(1, 4)), Some(9));
+    }
+
+    #[test]
+    fn two_waves_in_one_barrier_interval_race_on_a_shared_word() {
+        let mut m = Memory::new(
+            vec![Space::new(
+                SpaceKind::Shared { name: None },
+                vec![0; 4],
+                false,
+            )],
+            2,
+        );
+        let mut out = Vec::new();
+        m.write(cell(0, 1), 5, Actor { line: 1, wave: 0 }, &mut out);
+        m.read(cell(0, 1), Actor { line: 2, wave: 1 }, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].kind, RaceKind::ReadAfterWrite);
+        assert!(!out[0].in_flight);
+        out.clear();
+        m.barrier();
+        m.read(cell(0, 1), Actor { line: 3, wave: 0 }, &mut out);
+        assert!(out.is_empty());
+    }
+}
