@@ -23,11 +23,12 @@
 //! - every output value (every element of every kernel argument, every thread) against the
 //!   original loop interpreted on the same inputs.
 //!
-//! Targets: none yet; each target family adds a parser and an executor (`execute(text, contract)
-//! -> Execution`) and one arm in [`check`].
+//! Targets: AMDGPU ISA gfx942 / gfx950 ([`amdgpu`]), AMDGPU LLVM IR with asyncmarks ([`llvm_ir`]).
 //! docs/execution-model.md states the machine semantics and where they come from.
 
+pub mod amdgpu;
 pub mod contract;
+pub mod llvm_ir;
 pub mod memory;
 
 use crate::emit::Target;
@@ -148,7 +149,6 @@ impl MachineCheck {
 
 /// Why an execution stopped early.
 #[derive(Clone, Debug, PartialEq)]
-#[allow(dead_code)]
 pub(crate) enum Stop {
     NotSupported {
         line: u32,
@@ -160,7 +160,6 @@ pub(crate) enum Stop {
 }
 
 /// What executing a kernel leaves behind, before it is compared with the loop.
-#[allow(dead_code)]
 pub(crate) struct Execution {
     pub memory: Memory,
     /// The memory space of each kernel argument, in order.
@@ -174,7 +173,6 @@ pub(crate) struct Execution {
 
 /// Races and problems as the executors find them, deduplicated.
 #[derive(Default)]
-#[allow(dead_code)]
 pub(crate) struct Log {
     races: BTreeMap<(u32, u8, u32), RaceEntry>,
     order: Vec<(u32, u8, u32)>,
@@ -191,7 +189,6 @@ struct RaceEntry {
 }
 
 #[derive(Clone)]
-#[allow(dead_code)]
 pub(crate) enum RacePlace {
     Memory(Cell),
     Register(String),
@@ -209,7 +206,6 @@ fn kind_code(k: RaceKind) -> u8 {
     }
 }
 
-#[allow(dead_code)]
 impl Log {
     /// The conflicts one instruction instance met: one entry per (instruction, kind, other).
     pub fn conflicts(&mut self, line: u32, conflicts: &mut Vec<Conflict>) {
@@ -315,26 +311,22 @@ pub fn check(
             )
         }
     };
-    // One executor per target family plugs in here; none is written yet.
-    let _ = (&contract, text);
-    MachineCheck::without_run(
-        target,
-        MachineVerdict::NotExecuted,
-        format!(
-            "not executed: there is no machine-level executor for {} yet",
-            target.label()
-        ),
-    )
-}
-
-#[allow(dead_code)]
-fn judge_execution(
-    text: &str,
-    target: Target,
-    contract: &Contract,
-    execution: Execution,
-) -> MachineCheck {
-    judge(text, target, contract, execution)
+    let execution = match target {
+        Target::Amdgpu => amdgpu::execute(text, &contract, amdgpu::Gfx::Gfx942),
+        Target::AmdgpuGfx950 => amdgpu::execute(text, &contract, amdgpu::Gfx::Gfx950),
+        Target::AmdgpuIr => llvm_ir::execute(text, &contract),
+        Target::Ptx | Target::PtxSm90 => {
+            return MachineCheck::without_run(
+                target,
+                MachineVerdict::NotExecuted,
+                format!(
+                    "not executed: there is no machine-level executor for {} yet",
+                    target.label()
+                ),
+            )
+        }
+    };
+    judge(text, target, &contract, execution)
 }
 
 /// Compares an execution with the loop and writes the verdict.
@@ -556,12 +548,10 @@ fn compare(contract: &Contract, ex: &Execution, check: &mut MachineCheck) {
 
 /// Float arithmetic in float32 as the machine does it, noting whether a result was rounded where
 /// the loop's interpretation (float64, rounded to float32 when stored) might not round the same.
-#[allow(dead_code)]
 pub(crate) struct Float {
     pub inexact: bool,
 }
 
-#[allow(dead_code)]
 impl Float {
     fn note(&mut self, wide: f64, narrow: f32) -> f32 {
         if wide.is_finite() && f64::from(narrow) != wide {

@@ -1,0 +1,1097 @@
+//! AMDGPU LLVM IR text (the subset Stagecraft's emitter writes) → decoded functions, with the
+//! checks `llvm-as` and the verifier would make on what the subset uses: each value defined once
+//! with the type its uses state, calls only to declared intrinsics with their signatures, immediate
+//! arguments constant and in range (`wait.asyncmark`'s count is an `i16` that cannot be negative).
+
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    I1,
+    I16,
+    I32,
+    Float,
+    /// A pointer in an address space (1 global, 3 LDS).
+    Ptr(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    Local(u32),
+    Int(i64),
+    /// float bits.
+    Float(u32),
+    Bool(bool),
+    /// An LDS object (`@lds_B`), by index.
+    Lds(u16),
+    /// A kernel argument, by position.
+    Arg(u16),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    Add,
+    Sub,
+    Mul,
+    SRem,
+    SDiv,
+    And,
+    Or,
+    Xor,
+    Shl,
+    LShr,
+    AShr,
+    SMin,
+    SMax,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pred {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    WorkitemId {
+        dst: u32,
+    },
+    Int {
+        dst: u32,
+        op: IntOp,
+        a: Val,
+        b: Val,
+    },
+    Icmp {
+        dst: u32,
+        pred: Pred,
+        a: Val,
+        b: Val,
+    },
+    Select {
+        dst: u32,
+        c: Val,
+        a: Val,
+        b: Val,
+    },
+    /// `and`/`or`/`xor` on i1.
+    Logic {
+        dst: u32,
+        op: IntOp,
+        a: Val,
+        b: Val,
+    },
+    /// `getelementptr`: base + 4 · index (float elements).
+    Gep {
+        dst: u32,
+        base: Val,
+        index: Val,
+    },
+    Load {
+        dst: u32,
+        ptr: Val,
+    },
+    Store {
+        value: Val,
+        ptr: Val,
+    },
+    FBin {
+        dst: u32,
+        op: FOp,
+        a: Val,
+        b: Val,
+    },
+    FNeg {
+        dst: u32,
+        a: Val,
+    },
+    FAbs {
+        dst: u32,
+        a: Val,
+    },
+    Fma {
+        dst: u32,
+        a: Val,
+        b: Val,
+        c: Val,
+    },
+    SiToFp {
+        dst: u32,
+        a: Val,
+    },
+    /// `llvm.amdgcn.global.load.async.lds(global, lds, size, offset, aux)`.
+    AsyncLds {
+        global: Val,
+        lds: Val,
+        size: i64,
+        offset: i64,
+    },
+    AsyncMark,
+    WaitAsyncMark {
+        count: i64,
+    },
+    Phi {
+        dst: u32,
+        incoming: Vec<(Val, usize)>,
+    },
+    Br {
+        to: usize,
+    },
+    CondBr {
+        c: Val,
+        then: usize,
+        other: usize,
+    },
+    Ret,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub line: u32,
+    pub kind: Kind,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub name: String,
+    pub insts: Vec<Inst>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LdsObject {
+    pub name: String,
+    /// In floats.
+    pub elements: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    pub blocks: Vec<Block>,
+    /// SSA values (locals), by index: name and type.
+    pub locals: Vec<(String, Ty)>,
+    pub lds: Vec<LdsObject>,
+    /// Kernel arguments: name (all `ptr addrspace(1)`).
+    pub args: Vec<String>,
+}
+
+pub type Complaint = (u32, String);
+
+pub struct Parsed {
+    pub function: Function,
+    pub problems: Vec<Complaint>,
+    pub unsupported: Option<Complaint>,
+}
+
+/// The intrinsics of the subset and their signatures, as `declare` must state them.
+const DECLARATIONS: [(&str, &str); 10] = [
+    ("llvm.amdgcn.workitem.id.x", "i32 ()"),
+    ("llvm.amdgcn.asyncmark", "void ()"),
+    ("llvm.amdgcn.wait.asyncmark", "void (i16)"),
+    (
+        "llvm.amdgcn.global.load.async.lds",
+        "void (ptr addrspace(1), ptr addrspace(3), i32 immarg, i32 immarg, i32 immarg)",
+    ),
+    ("llvm.maxnum.f32", "float (float, float)"),
+    ("llvm.minnum.f32", "float (float, float)"),
+    ("llvm.fma.f32", "float (float, float, float)"),
+    ("llvm.fabs.f32", "float (float)"),
+    ("llvm.smin.i32", "i32 (i32, i32)"),
+    ("llvm.smax.i32", "i32 (i32, i32)"),
+];
+
+fn strip_comment(s: &str) -> &str {
+    // No string in the subset holds a `;` except the target triple, which has none.
+    match s.find(';') {
+        Some(at) => s.get(..at).unwrap_or(s),
+        None => s,
+    }
+}
+
+fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let body = s.strip_prefix('-').unwrap_or(s);
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// A float constant: LLVM writes floats as the hex of the double (`0x3FF0000000000000`) or in
+/// decimal; the value must be exactly a float.
+fn parse_float(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if let Some(hex) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        if hex.len() != 16 {
+            return None;
+        }
+        return u64::from_str_radix(hex, 16).ok().map(f64::from_bits);
+    }
+    s.parse::<f64>().ok()
+}
+
+/// Splits `a, b, c` at top-level commas (not inside `(...)` or `[...]`).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s.get(start..i).unwrap_or("").trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = s.get(start..).unwrap_or("").trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+fn parse_ty(s: &str) -> Option<Ty> {
+    match s.trim() {
+        "i1" => Some(Ty::I1),
+        "i16" => Some(Ty::I16),
+        "i32" => Some(Ty::I32),
+        "float" => Some(Ty::Float),
+        "ptr" => Some(Ty::Ptr(0)),
+        t => {
+            let space = t
+                .strip_prefix("ptr addrspace(")?
+                .strip_suffix(')')?
+                .trim()
+                .parse()
+                .ok()?;
+            Some(Ty::Ptr(space))
+        }
+    }
+}
+
+/// Splits `TYPE VALUE` (the type may be `ptr addrspace(3)`).
+fn split_typed(s: &str) -> Option<(Ty, &str)> {
+    let s = s.trim();
+    if let Some(rest) = s.strip_prefix("ptr addrspace(") {
+        let close = rest.find(')')?;
+        let space: u32 = rest.get(..close)?.trim().parse().ok()?;
+        return Some((Ty::Ptr(space), rest.get(close + 1..)?.trim()));
+    }
+    let (t, v) = s.split_once(char::is_whitespace)?;
+    Some((parse_ty(t)?, v.trim()))
+}
+
+struct Ctx<'a> {
+    locals: BTreeMap<&'a str, u32>,
+    types: Vec<Ty>,
+    lds: BTreeMap<String, u16>,
+    args: BTreeMap<String, u16>,
+    blocks: BTreeMap<String, usize>,
+    problems: Vec<Complaint>,
+    line: u32,
+}
+
+impl Ctx<'_> {
+    fn bad(&mut self, what: impl Into<String>) {
+        self.problems.push((self.line, what.into()));
+    }
+
+    /// A value of type `ty` written as `s`.
+    fn val(&mut self, ty: Ty, s: &str) -> Val {
+        let s = s.trim();
+        if let Some(name) = s.strip_prefix('%') {
+            if let Some(&k) = self.args.get(name) {
+                if ty != Ty::Ptr(1) {
+                    self.bad(format!("%{name} is a `ptr addrspace(1)`, used as {ty:?}"));
+                }
+                return Val::Arg(k);
+            }
+            return match self.locals.get(name) {
+                Some(&k) => {
+                    let actual = self.types.get(k as usize).copied();
+                    if actual != Some(ty) {
+                        self.bad(format!(
+                            "%{name} has type {:?}, used as {ty:?}",
+                            actual.unwrap_or(Ty::I32)
+                        ));
+                    }
+                    Val::Local(k)
+                }
+                None => {
+                    self.bad(format!("%{name} is not defined"));
+                    Val::Int(0)
+                }
+            };
+        }
+        if let Some(name) = s.strip_prefix('@') {
+            return match self.lds.get(name) {
+                Some(&k) if ty == Ty::Ptr(3) => Val::Lds(k),
+                Some(_) => {
+                    self.bad(format!("@{name} is an LDS pointer, used as {ty:?}"));
+                    Val::Int(0)
+                }
+                None => {
+                    self.bad(format!("@{name} is not defined"));
+                    Val::Int(0)
+                }
+            };
+        }
+        if s == "poison" || s == "undef" {
+            self.bad(format!("uses `{s}`, which has no defined value"));
+            return Val::Int(0);
+        }
+        match ty {
+            Ty::I1 => match s {
+                "true" => Val::Bool(true),
+                "false" => Val::Bool(false),
+                _ => {
+                    self.bad(format!("`{s}` is not an i1"));
+                    Val::Bool(false)
+                }
+            },
+            Ty::I16 | Ty::I32 => match parse_int(s) {
+                Some(v) => {
+                    let (lo, hi) = if ty == Ty::I16 {
+                        (i64::from(i16::MIN), i64::from(u16::MAX))
+                    } else {
+                        (i64::from(i32::MIN), i64::from(u32::MAX))
+                    };
+                    if !(lo..=hi).contains(&v) {
+                        self.bad(format!("{v} does not fit in {ty:?}"));
+                    }
+                    Val::Int(v)
+                }
+                None => {
+                    self.bad(format!("`{s}` is not an integer"));
+                    Val::Int(0)
+                }
+            },
+            Ty::Float => match parse_float(s) {
+                Some(v) if f64::from(v as f32) == v || v.is_nan() => {
+                    Val::Float((v as f32).to_bits())
+                }
+                Some(v) => {
+                    self.bad(format!("{s} ({v}) is not exactly a float"));
+                    Val::Float(0)
+                }
+                None => {
+                    self.bad(format!("`{s}` is not a float constant"));
+                    Val::Float(0)
+                }
+            },
+            Ty::Ptr(_) => {
+                self.bad(format!("`{s}` is not a pointer"));
+                Val::Int(0)
+            }
+        }
+    }
+
+    fn typed(&mut self, s: &str, want: Ty) -> Val {
+        match split_typed(s) {
+            Some((ty, v)) => {
+                if ty != want {
+                    self.bad(format!("`{s}`: expected {want:?}"));
+                }
+                self.val(ty, v)
+            }
+            None => {
+                self.bad(format!("`{s}` is not a typed value"));
+                Val::Int(0)
+            }
+        }
+    }
+
+    fn block(&mut self, s: &str) -> usize {
+        let s = s.trim();
+        let name = s
+            .strip_prefix("label %")
+            .unwrap_or(s)
+            .trim_start_matches('%');
+        match self.blocks.get(name) {
+            Some(&b) => b,
+            None => {
+                self.bad(format!("no block `{name}`"));
+                0
+            }
+        }
+    }
+
+    fn imm(&mut self, s: &str, what: &str) -> i64 {
+        match split_typed(s) {
+            Some((Ty::I32 | Ty::I16, v)) => match parse_int(v) {
+                Some(x) => x,
+                None => {
+                    self.bad(format!("{what} must be an immediate, not `{v}`"));
+                    0
+                }
+            },
+            _ => {
+                self.bad(format!("{what}: `{s}` is not an integer argument"));
+                0
+            }
+        }
+    }
+}
+
+/// The type an instruction's result has, from its text (first pass).
+fn result_type(rhs: &str) -> Option<Ty> {
+    let (op, rest) = rhs.split_once(char::is_whitespace)?;
+    let rest = rest.trim();
+    match op {
+        "add" | "sub" | "mul" | "srem" | "sdiv" | "and" | "or" | "xor" | "shl" | "lshr"
+        | "ashr" => {
+            if rest.starts_with("i1 ") {
+                Some(Ty::I1)
+            } else {
+                Some(Ty::I32)
+            }
+        }
+        "icmp" => Some(Ty::I1),
+        "select" => split_top(rest)
+            .get(1)
+            .and_then(|a| split_typed(a))
+            .map(|(t, _)| t),
+        "getelementptr" => split_top(rest)
+            .get(1)
+            .and_then(|a| split_typed(a))
+            .map(|(t, _)| t),
+        "load" | "fadd" | "fsub" | "fmul" | "fdiv" | "fneg" | "sitofp" => Some(Ty::Float),
+        "phi" => rest.split_once(' ').and_then(|(t, _)| parse_ty(t)),
+        "call" => {
+            let (t, _) = rest.split_once(' ')?;
+            parse_ty(t)
+        }
+        _ => None,
+    }
+}
+
+pub fn parse(text: &str) -> Parsed {
+    let lines: Vec<(u32, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| ((i + 1) as u32, strip_comment(l).trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    let mut f = Function::default();
+    let mut problems: Vec<Complaint> = Vec::new();
+    let mut unsupported: Option<Complaint> = None;
+    let mut declared: BTreeMap<String, String> = BTreeMap::new();
+    let mut triple = false;
+    let mut body_lines: Vec<(u32, &str)> = Vec::new();
+    let mut in_function = false;
+    let mut defined = false;
+    for &(line, l) in &lines {
+        if in_function {
+            if l == "}" {
+                in_function = false;
+            } else {
+                body_lines.push((line, l));
+            }
+            continue;
+        }
+        if let Some(t) = l.strip_prefix("target triple") {
+            triple = true;
+            if t.trim().trim_start_matches('=').trim() != "\"amdgcn-amd-amdhsa\"" {
+                problems.push((
+                    line,
+                    format!(
+                        "the target triple is {}, not \"amdgcn-amd-amdhsa\"",
+                        t.trim().trim_start_matches('=').trim()
+                    ),
+                ));
+            }
+        } else if let Some(rest) = l.strip_prefix('@') {
+            // @lds_B = internal addrspace(3) global [N x float] poison, align 16
+            let Some((name, def)) = rest.split_once('=') else {
+                problems.push((line, "a global without `=`".into()));
+                continue;
+            };
+            let def = def.trim();
+            let parsed = def
+                .strip_prefix("internal addrspace(3) global [")
+                .and_then(|r| r.split_once(" x float] "))
+                .and_then(|(n, init)| Some((n.trim().parse::<u64>().ok()?, init)));
+            match parsed {
+                Some((n, init)) => {
+                    let init = init.split(',').next().unwrap_or("").trim();
+                    if init != "poison" && init != "undef" {
+                        problems.push((line, format!("LDS cannot be initialized (`{init}`): the backend rejects an initializer for addrspace(3)")));
+                    }
+                    f.lds.push(LdsObject {
+                        name: name.trim().to_string(),
+                        elements: n,
+                    });
+                }
+                None => {
+                    unsupported.get_or_insert((line, format!("the global `@{}`", name.trim())));
+                }
+            }
+        } else if let Some(rest) = l.strip_prefix("declare ") {
+            // declare void @llvm.amdgcn.asyncmark()
+            let Some((ret, sig)) = rest.split_once(" @") else {
+                problems.push((line, "a declaration without a name".into()));
+                continue;
+            };
+            let Some((name, params)) = sig.split_once('(') else {
+                problems.push((line, "a declaration without parameters".into()));
+                continue;
+            };
+            let params = params.trim_end_matches(')');
+            declared.insert(name.to_string(), format!("{} ({params})", ret.trim()));
+        } else if let Some(rest) = l.strip_prefix("define amdgpu_kernel void @") {
+            if defined {
+                unsupported.get_or_insert((line, "a second function".into()));
+                continue;
+            }
+            defined = true;
+            in_function = true;
+            let params = rest
+                .split_once('(')
+                .and_then(|(_, p)| p.rsplit_once(')'))
+                .map_or("", |(p, _)| p);
+            for p in split_top(params) {
+                match split_typed(p) {
+                    Some((Ty::Ptr(1), name)) if name.starts_with('%') => {
+                        f.args.push(name.trim_start_matches('%').to_string());
+                    }
+                    _ => {
+                        unsupported.get_or_insert((line, format!("the kernel parameter `{p}`")));
+                    }
+                }
+            }
+        } else if l.starts_with("define ") {
+            unsupported.get_or_insert((line, "a function that is not an amdgpu_kernel".into()));
+        } else if l.starts_with("source_filename") || l.starts_with("target datalayout") {
+        } else {
+            unsupported.get_or_insert((line, format!("`{l}`")));
+        }
+    }
+    if !triple {
+        problems.push((0, "no `target triple = \"amdgcn-amd-amdhsa\"`".into()));
+    }
+    if !defined {
+        problems.push((0, "no `define amdgpu_kernel void @…` function".into()));
+    }
+    if in_function {
+        problems.push((0, "the function's `}` is missing".into()));
+    }
+    for (name, sig) in DECLARATIONS {
+        if let Some(d) = declared.get(name) {
+            if d != sig {
+                problems.push((
+                    0,
+                    format!("@{name} is declared `{d}`; its signature is `{sig}`"),
+                ));
+            }
+        }
+    }
+    // First pass over the body: blocks and the values they define.
+    let mut ctx = Ctx {
+        locals: BTreeMap::new(),
+        types: Vec::new(),
+        lds: f
+            .lds
+            .iter()
+            .enumerate()
+            .map(|(k, o)| (o.name.clone(), k as u16))
+            .collect(),
+        args: f
+            .args
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (a.clone(), k as u16))
+            .collect(),
+        blocks: BTreeMap::new(),
+        problems: Vec::new(),
+        line: 0,
+    };
+    let mut nblocks = 0usize;
+    if !matches!(body_lines.first(), Some((_, l)) if l.ends_with(':')) {
+        // An unnamed entry block.
+        nblocks = 1;
+        f.blocks.push(Block::default());
+    }
+    for &(line, l) in &body_lines {
+        ctx.line = line;
+        if let Some(name) = l.strip_suffix(':') {
+            if ctx.blocks.insert(name.to_string(), nblocks).is_some() {
+                ctx.bad(format!("the block `{name}` is defined twice"));
+            }
+            f.blocks.push(Block {
+                name: name.to_string(),
+                insts: Vec::new(),
+            });
+            nblocks += 1;
+            continue;
+        }
+        if let Some((lhs, rhs)) = l.split_once(" = ") {
+            let Some(name) = lhs.trim().strip_prefix('%') else {
+                ctx.bad(format!("`{lhs}` is not a local value"));
+                continue;
+            };
+            let Some(ty) = result_type(rhs.trim()) else {
+                continue;
+            };
+            let k = ctx.types.len() as u32;
+            if ctx.locals.insert(name, k).is_some() {
+                ctx.bad(format!("%{name} is defined twice"));
+            }
+            ctx.types.push(ty);
+            f.locals.push((name.to_string(), ty));
+        }
+    }
+    // Second pass: decode, into the block of the label above (block 0 before any label).
+    let mut block = 0usize;
+    for &(line, l) in &body_lines {
+        ctx.line = line;
+        if let Some(name) = l.strip_suffix(':') {
+            block = ctx.blocks.get(name).copied().unwrap_or(block);
+            continue;
+        }
+        let (dst, rhs) = match l.split_once(" = ") {
+            Some((lhs, rhs)) => (
+                ctx.locals.get(lhs.trim().trim_start_matches('%')).copied(),
+                rhs.trim(),
+            ),
+            None => (None, l),
+        };
+        let kind = decode(&mut ctx, dst, rhs, &declared, &mut unsupported);
+        if let (Some(kind), Some(b)) = (kind, f.blocks.get_mut(block)) {
+            b.insts.push(Inst { line, kind });
+        }
+    }
+    problems.extend(ctx.problems);
+    Parsed {
+        function: f,
+        problems,
+        unsupported,
+    }
+}
+
+fn decode(
+    ctx: &mut Ctx,
+    dst: Option<u32>,
+    rhs: &str,
+    declared: &BTreeMap<String, String>,
+    unsupported: &mut Option<Complaint>,
+) -> Option<Kind> {
+    let (op, rest) = rhs.split_once(char::is_whitespace).unwrap_or((rhs, ""));
+    let rest = rest.trim();
+    let need_dst = |ctx: &mut Ctx| {
+        if dst.is_none() {
+            ctx.bad(format!("`{op}` needs a result name"));
+        }
+        dst.unwrap_or(0)
+    };
+    let int_op = |o: &str| {
+        Some(match o {
+            "add" => IntOp::Add,
+            "sub" => IntOp::Sub,
+            "mul" => IntOp::Mul,
+            "srem" => IntOp::SRem,
+            "sdiv" => IntOp::SDiv,
+            "and" => IntOp::And,
+            "or" => IntOp::Or,
+            "xor" => IntOp::Xor,
+            "shl" => IntOp::Shl,
+            "lshr" => IntOp::LShr,
+            "ashr" => IntOp::AShr,
+            _ => return None,
+        })
+    };
+    if let Some(iop) = int_op(op) {
+        let d = need_dst(ctx);
+        // `add i32 %a, %b` (flags like nsw are not in the subset).
+        let Some((ty, operands)) = rest.split_once(char::is_whitespace) else {
+            ctx.bad(format!("`{rhs}` is incomplete"));
+            return None;
+        };
+        let ty = parse_ty(ty)?;
+        let parts = split_top(operands);
+        let (Some(a), Some(b), 2) = (parts.first(), parts.get(1), parts.len()) else {
+            ctx.bad(format!("`{op}` takes two operands"));
+            return None;
+        };
+        let (a, b) = (ctx.val(ty, a), ctx.val(ty, b));
+        return Some(match ty {
+            Ty::I1 if matches!(iop, IntOp::And | IntOp::Or | IntOp::Xor) => Kind::Logic {
+                dst: d,
+                op: iop,
+                a,
+                b,
+            },
+            Ty::I32 => Kind::Int {
+                dst: d,
+                op: iop,
+                a,
+                b,
+            },
+            _ => {
+                unsupported.get_or_insert((ctx.line, format!("`{op}` on {ty:?}")));
+                return None;
+            }
+        });
+    }
+    match op {
+        "icmp" => {
+            let d = need_dst(ctx);
+            let (pred, rest) = rest.split_once(char::is_whitespace)?;
+            let pred = match pred {
+                "eq" => Pred::Eq,
+                "ne" => Pred::Ne,
+                "slt" => Pred::Slt,
+                "sle" => Pred::Sle,
+                "sgt" => Pred::Sgt,
+                "sge" => Pred::Sge,
+                other => {
+                    unsupported.get_or_insert((ctx.line, format!("icmp {other}")));
+                    return None;
+                }
+            };
+            let (ty, operands) = rest.trim().split_once(char::is_whitespace)?;
+            let ty = parse_ty(ty)?;
+            let parts = split_top(operands);
+            let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
+                ctx.bad("icmp takes two operands");
+                return None;
+            };
+            Some(Kind::Icmp {
+                dst: d,
+                pred,
+                a: ctx.val(ty, a),
+                b: ctx.val(ty, b),
+            })
+        }
+        "select" => {
+            let d = need_dst(ctx);
+            let parts = split_top(rest);
+            let (Some(c), Some(a), Some(b)) = (parts.first(), parts.get(1), parts.get(2)) else {
+                ctx.bad("select takes three operands");
+                return None;
+            };
+            let c = ctx.typed(c, Ty::I1);
+            let ty = split_typed(a).map_or(Ty::I32, |(t, _)| t);
+            Some(Kind::Select {
+                dst: d,
+                c,
+                a: ctx.typed(a, ty),
+                b: ctx.typed(b, ty),
+            })
+        }
+        "getelementptr" => {
+            let d = need_dst(ctx);
+            let parts = split_top(rest);
+            let elem = parts.first().copied().unwrap_or("");
+            let Some(base) = parts.get(1) else {
+                ctx.bad("getelementptr without a base");
+                return None;
+            };
+            let space = match split_typed(base) {
+                Some((Ty::Ptr(s), _)) => s,
+                _ => {
+                    ctx.bad(format!("`{base}` is not a pointer"));
+                    return None;
+                }
+            };
+            let base = ctx.typed(base, Ty::Ptr(space));
+            let index = if elem == "float" {
+                match (parts.get(2), parts.len()) {
+                    (Some(i), 3) => ctx.typed(i, Ty::I32),
+                    _ => {
+                        ctx.bad("getelementptr float takes one index");
+                        return None;
+                    }
+                }
+            } else if elem.starts_with('[') && elem.ends_with(" x float]") {
+                match (parts.get(2), parts.get(3), parts.len()) {
+                    (Some(z), Some(i), 4) => {
+                        if ctx.typed(z, Ty::I32) != Val::Int(0) {
+                            unsupported.get_or_insert((
+                                ctx.line,
+                                "a getelementptr whose first index is not 0".into(),
+                            ));
+                        }
+                        ctx.typed(i, Ty::I32)
+                    }
+                    _ => {
+                        ctx.bad("getelementptr [N x float] takes the indices 0 and one more");
+                        return None;
+                    }
+                }
+            } else {
+                unsupported.get_or_insert((ctx.line, format!("getelementptr over `{elem}`")));
+                return None;
+            };
+            Some(Kind::Gep {
+                dst: d,
+                base,
+                index,
+            })
+        }
+        "load" => {
+            let d = need_dst(ctx);
+            let parts = split_top(rest);
+            if parts.first() != Some(&"float") {
+                unsupported.get_or_insert((ctx.line, "a load of a type other than float".into()));
+                return None;
+            }
+            let Some(p) = parts.get(1) else {
+                ctx.bad("load without a pointer");
+                return None;
+            };
+            check_align(ctx, parts.get(2));
+            let space = match split_typed(p) {
+                Some((Ty::Ptr(s), _)) => s,
+                _ => 0,
+            };
+            Some(Kind::Load {
+                dst: d,
+                ptr: ctx.typed(p, Ty::Ptr(space)),
+            })
+        }
+        "store" => {
+            let parts = split_top(rest);
+            let (Some(v), Some(p)) = (parts.first(), parts.get(1)) else {
+                ctx.bad("store takes a value and a pointer");
+                return None;
+            };
+            check_align(ctx, parts.get(2));
+            let space = match split_typed(p) {
+                Some((Ty::Ptr(s), _)) => s,
+                _ => 0,
+            };
+            Some(Kind::Store {
+                value: ctx.typed(v, Ty::Float),
+                ptr: ctx.typed(p, Ty::Ptr(space)),
+            })
+        }
+        "fadd" | "fsub" | "fmul" | "fdiv" => {
+            let d = need_dst(ctx);
+            let operands = rest.strip_prefix("float ").unwrap_or(rest);
+            let parts = split_top(operands);
+            let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
+                ctx.bad(format!("{op} takes two operands"));
+                return None;
+            };
+            let fop = match op {
+                "fadd" => FOp::Add,
+                "fsub" => FOp::Sub,
+                "fmul" => FOp::Mul,
+                _ => FOp::Div,
+            };
+            Some(Kind::FBin {
+                dst: d,
+                op: fop,
+                a: ctx.val(Ty::Float, a),
+                b: ctx.val(Ty::Float, b),
+            })
+        }
+        "fneg" => {
+            let d = need_dst(ctx);
+            Some(Kind::FNeg {
+                dst: d,
+                a: ctx.typed(rest, Ty::Float),
+            })
+        }
+        "sitofp" => {
+            let d = need_dst(ctx);
+            let Some(v) = rest.strip_suffix(" to float") else {
+                unsupported.get_or_insert((ctx.line, "sitofp to a type other than float".into()));
+                return None;
+            };
+            Some(Kind::SiToFp {
+                dst: d,
+                a: ctx.typed(v, Ty::I32),
+            })
+        }
+        "phi" => {
+            let d = need_dst(ctx);
+            let (ty, incoming) = rest.split_once(char::is_whitespace)?;
+            let ty = parse_ty(ty)?;
+            let mut list = Vec::new();
+            for part in split_top(incoming) {
+                let inner = part
+                    .trim()
+                    .strip_prefix('[')
+                    .and_then(|p| p.strip_suffix(']'))
+                    .map(str::trim);
+                let Some((v, b)) = inner.and_then(|i| i.split_once(',')) else {
+                    ctx.bad(format!("`{part}` is not a phi entry"));
+                    continue;
+                };
+                let v = ctx.val(ty, v);
+                let b = ctx.block(b);
+                list.push((v, b));
+            }
+            Some(Kind::Phi {
+                dst: d,
+                incoming: list,
+            })
+        }
+        "br" => {
+            if let Some(label) = rest.strip_prefix("label ") {
+                return Some(Kind::Br {
+                    to: ctx.block(label),
+                });
+            }
+            let parts = split_top(rest);
+            let (Some(c), Some(t), Some(o)) = (parts.first(), parts.get(1), parts.get(2)) else {
+                ctx.bad("br takes a label, or a condition and two labels");
+                return None;
+            };
+            Some(Kind::CondBr {
+                c: ctx.typed(c, Ty::I1),
+                then: ctx.block(t),
+                other: ctx.block(o),
+            })
+        }
+        "ret" => {
+            if rest != "void" {
+                ctx.bad("the kernel returns void");
+            }
+            Some(Kind::Ret)
+        }
+        "call" => decode_call(ctx, dst, rest, declared, unsupported),
+        other => {
+            unsupported.get_or_insert((ctx.line, format!("the instruction `{other}`")));
+            None
+        }
+    }
+}
+
+fn check_align(ctx: &mut Ctx, a: Option<&&str>) {
+    if let Some(a) = a {
+        match a.trim().strip_prefix("align ").and_then(parse_int) {
+            Some(4) => {}
+            Some(n) if n > 4 => ctx.bad(format!("align {n}: a float is 4-byte aligned here")),
+            _ => ctx.bad(format!("`{a}` is not `align 4`")),
+        }
+    }
+}
+
+fn decode_call(
+    ctx: &mut Ctx,
+    dst: Option<u32>,
+    rest: &str,
+    declared: &BTreeMap<String, String>,
+    unsupported: &mut Option<Complaint>,
+) -> Option<Kind> {
+    // call TYPE @NAME(ARGS)
+    let (_ret, callee) = rest.split_once(" @")?;
+    let (name, args) = callee.split_once('(')?;
+    let args = args.strip_suffix(')').unwrap_or(args);
+    let args = split_top(args);
+    if !declared.contains_key(name) {
+        ctx.bad(format!("@{name} is called but not declared"));
+    }
+    let d = dst.unwrap_or(0);
+    let arg = |k: usize| args.get(k).copied().unwrap_or("");
+    Some(match name {
+        "llvm.amdgcn.workitem.id.x" => Kind::WorkitemId { dst: d },
+        "llvm.amdgcn.asyncmark" => Kind::AsyncMark,
+        "llvm.amdgcn.wait.asyncmark" => {
+            let count = match split_typed(arg(0)) {
+                Some((Ty::I16, v)) => match parse_int(v) {
+                    Some(n) if n < 0 => {
+                        ctx.bad(format!(
+                            "wait.asyncmark(i16 {n}): a count of marks cannot be negative"
+                        ));
+                        0
+                    }
+                    Some(n) if n > i64::from(u16::MAX) => {
+                        ctx.bad(format!("wait.asyncmark(i16 {n}): {n} does not fit in i16"));
+                        0
+                    }
+                    Some(n) => n,
+                    None => {
+                        ctx.bad(format!(
+                            "wait.asyncmark({}): the count must be a constant",
+                            arg(0)
+                        ));
+                        0
+                    }
+                },
+                _ => {
+                    ctx.bad(format!("wait.asyncmark takes one i16, not `{}`", arg(0)));
+                    0
+                }
+            };
+            Kind::WaitAsyncMark { count }
+        }
+        "llvm.amdgcn.global.load.async.lds" => {
+            if args.len() != 5 {
+                ctx.bad("global.load.async.lds takes five arguments");
+                return None;
+            }
+            let global = ctx.typed(arg(0), Ty::Ptr(1));
+            let lds = ctx.typed(arg(1), Ty::Ptr(3));
+            let size = ctx.imm(arg(2), "the size");
+            let offset = ctx.imm(arg(3), "the offset");
+            let _aux = ctx.imm(arg(4), "the cache policy");
+            if ![1, 2, 4, 12, 16].contains(&size) {
+                ctx.bad(format!(
+                    "a size of {size} bytes: the LDS DMA moves 1, 2, 4, 12 or 16 bytes per lane"
+                ));
+            } else if size != 4 {
+                unsupported.get_or_insert((ctx.line, format!("LDS DMA of {size} bytes per lane")));
+                return None;
+            }
+            Kind::AsyncLds {
+                global,
+                lds,
+                size,
+                offset,
+            }
+        }
+        "llvm.maxnum.f32" | "llvm.minnum.f32" => Kind::FBin {
+            dst: d,
+            op: if name == "llvm.maxnum.f32" {
+                FOp::Max
+            } else {
+                FOp::Min
+            },
+            a: ctx.typed(arg(0), Ty::Float),
+            b: ctx.typed(arg(1), Ty::Float),
+        },
+        "llvm.fma.f32" => Kind::Fma {
+            dst: d,
+            a: ctx.typed(arg(0), Ty::Float),
+            b: ctx.typed(arg(1), Ty::Float),
+            c: ctx.typed(arg(2), Ty::Float),
+        },
+        "llvm.fabs.f32" => Kind::FAbs {
+            dst: d,
+            a: ctx.typed(arg(0), Ty::Float),
+        },
+        "llvm.smin.i32" | "llvm.smax.i32" => Kind::Int {
+            dst: d,
+            op: if name == "llvm.smin.i32" {
+                IntOp::SMin
+            } else {
+                IntOp::SMax
+            },
+            a: ctx.typed(arg(0), Ty::I32),
+            b: ctx.typed(arg(1), Ty::I32),
+        },
+        other => {
+            unsupported.get_or_insert((ctx.line, format!("a call to @{other}")));
+            return None;
+        }
+    })
+}
