@@ -31,6 +31,9 @@ const USAGE: &str = "usage:
   stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
       (run the loop and the pipelined program; exit 3 when they race or differ)
+  stagecraft check LOOP --emit TARGET [--pipelined FILE] [--param NAME=VALUE]...
+      (emit the kernel for TARGET and execute its text; exit 0 only when it computes what the
+      loop computes with no race, 3 when it races, differs or is invalid)
   stagecraft time FILE      (time of parse + transform + waits: the fastest of ten batches of
       STAGECRAFT_TIME_REPS / 10 runs)
   stagecraft workload heavy N STAGES [EXTENT]
@@ -209,6 +212,112 @@ fn report(ex: &Exploration, file: &str, source: &str) -> bool {
     ex.ok
 }
 
+/// `check LOOP --emit TARGET`: emits the kernel for TARGET from the derived pipelined program (or
+/// from the hand-written one of `--pipelined`) and executes it with the machine-level verifier
+/// (docs/execution-model.md). Exit 0 only when the kernel is correct, 3 when it races, differs or
+/// is invalid, 1 when nothing could be emitted or executed.
+fn check_machine(
+    a: &Args,
+    source: &str,
+    target: Target,
+    pipelined_path: Option<&str>,
+) -> Result<ExitCode, String> {
+    let options = Options {
+        verify: false,
+        timeline: false,
+        targets: Vec::new(),
+        peeled_program: true,
+        both_forms: false,
+        form: Form::Peeled,
+        ..a.options.clone()
+    };
+    let ex = explore(source, &options);
+    if !report(&ex, &a.file, source) {
+        return Ok(ExitCode::from(1));
+    }
+    let Some(programs) = &ex.programs else {
+        return Ok(ExitCode::from(1));
+    };
+    let hand_written;
+    let (pipelined, name) = match pipelined_path {
+        None => match &programs.peeled {
+            Some(p) => (p, a.file.clone()),
+            None => return Ok(ExitCode::from(1)),
+        },
+        Some(path) => {
+            let text = read_source(path)?;
+            let parsed = stagecraft::parser::parse(&text);
+            let lowered = stagecraft::lower::lower(&parsed.file);
+            let mut bad = false;
+            for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
+                eprint!("{}", d.render(path, &text));
+                bad |= d.is_error();
+            }
+            if bad {
+                return Ok(ExitCode::from(1));
+            }
+            hand_written = lowered.program;
+            (&hand_written, path.to_string())
+        }
+    };
+    let emit_options = stagecraft::emit::EmitOptions::default();
+    let code = stagecraft::emit::emit(pipelined, &programs.params, target, &emit_options);
+    if let Some(e) = &code.error {
+        eprintln!("stagecraft: cannot emit {}: {e}", target.name());
+        return Ok(ExitCode::from(1));
+    }
+    for n in &code.notes {
+        eprintln!("note: {n}");
+    }
+    let lanes = match target {
+        Target::Amdgpu | Target::AmdgpuGfx950 | Target::AmdgpuIr => emit_options.amd_lanes,
+        Target::Ptx | Target::PtxSm90 => emit_options.lanes,
+    };
+    let m = stagecraft::machine::check(
+        &programs.original,
+        pipelined,
+        &programs.params,
+        &code.text,
+        target,
+        lanes,
+    );
+    let kernel = format!("{name} --emit {}", target.name());
+    if a.emit == Emit::Json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        );
+    } else {
+        outln!("{kernel}: {}", m.summary);
+        for p in &m.problems {
+            outln!("  invalid at line {}: {}", p.line, p.message);
+        }
+        for r in &m.races {
+            outln!("  race at line {}: {}", r.line, r.message);
+        }
+        for u in &m.unawaited {
+            outln!("  never awaited at line {}: {}", u.line, u.message);
+        }
+        for d in &m.differences {
+            let idx: Vec<String> = d.index.iter().map(|i| i.to_string()).collect();
+            outln!(
+                "  `{}[{}]`, thread {}: the loop computes {}, the kernel {}",
+                d.buffer,
+                idx.join(", "),
+                d.thread,
+                d.expected,
+                d.got
+            );
+        }
+    }
+    Ok(match m.verdict {
+        stagecraft::machine::MachineVerdict::Correct => ExitCode::SUCCESS,
+        stagecraft::machine::MachineVerdict::NotExecuted
+        | stagecraft::machine::MachineVerdict::NotSupported => ExitCode::from(1),
+        _ => ExitCode::from(3),
+    })
+}
+
 fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some((command, rest)) = args.split_first() else {
         return Err("missing command".into());
@@ -273,6 +382,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             };
             let a = parse_args(&rest)?;
             let source = read_source(&a.file)?;
+            if let Emit::Code(target) = a.emit {
+                return check_machine(&a, &source, target, pipelined_path.as_deref());
+            }
             let mut options = a.options.clone();
             options.form = a.form;
             // The program checked is verified below, from its text.
