@@ -1,9 +1,10 @@
 //! AMDGPU ISA for gfx942 / gfx950, assembled by `llvm-mc -triple=amdgcn-amd-amdhsa`. Global→LDS
 //! copies in async stages are LDS DMA (`global_load_lds_dword`, M0 = the LDS address); a wait on
 //! groups becomes `s_waitcnt vmcnt(M)` where M counts every vector-memory *instruction* still
-//! allowed in flight — LDS DMA, ordinary global loads and stores alike — found by walking the
-//! program's instruction stream back to the end of the newest group that must complete.
+//! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
+//! real instruction stream for its actual trip count (`sequence.rs`).
 
+use super::sequence::{translate, Ev, Translated};
 use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
 
@@ -13,16 +14,14 @@ enum S {
     Reg(u32),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Ev {
-    /// One vector-memory instruction issued.
-    Vmem,
-    Commit(i64),
-    /// The k-th wait placeholder: (queue, count in groups).
-    Wait(usize, i64, i64),
-    /// Start and end of the body loop in the static stream.
-    LoopStart,
-    LoopEnd,
+/// The vmcnt field's largest value on gfx9.
+const VMCNT_MAX: u64 = 63;
+
+/// One `s_waitcnt` line of the kernel: the IR waits at that point (consecutive waits of several
+/// queues are one instruction: the smallest count serves them all).
+struct WaitPoint {
+    /// (placeholder, derived wait id, queue, count in groups).
+    members: Vec<(usize, Option<u32>, i64, i64)>,
 }
 
 struct Gen<'a> {
@@ -30,8 +29,11 @@ struct Gen<'a> {
     flat: &'a Flat,
     lanes: i64,
     out: Lines,
+    /// The stream of vector-memory instructions, commits and waits; `loop_events` holds the
+    /// stream outside the body loop while its body is emitted.
     events: Vec<Ev>,
     waits: usize,
+    points: Vec<WaitPoint>,
     s_next: u32,
     s_max: u32,
     v_next: u32,
@@ -250,9 +252,10 @@ impl Gen<'_> {
         if self.scope(a.buffer) == Scope::Global {
             let p = self.global_address(a);
             emit!(self, "global_load_dword v{d}, v[{}:{}], off", p, p + 1);
-            self.events.push(Ev::Vmem);
+            self.events.push(Ev::Unit { group: None });
             // vmcnt retires in order: waiting for this load waits for everything issued before it.
             self.emit("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
+            self.events.push(Ev::Retire(0));
             self.notes.push("a synchronous global load waits with vmcnt(0), which also completes every LDS DMA in flight (vmcnt retires in order)".into());
         } else {
             let addr = self.lane_address(a);
@@ -333,7 +336,7 @@ impl Gen<'_> {
                 p,
                 p + 1
             );
-            self.events.push(Ev::Vmem);
+            self.events.push(Ev::Unit { group: s.queue });
         } else {
             if s.is_async {
                 self.emit("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
@@ -343,7 +346,11 @@ impl Gen<'_> {
             if self.scope(s.assign.target.buffer) == Scope::Global {
                 let p = self.global_address(&s.assign.target);
                 emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
-                self.events.push(Ev::Vmem);
+                // An async statement emitted synchronously still belongs to its group: a wait
+                // on the group must see its store land.
+                self.events.push(Ev::Unit {
+                    group: if s.is_async { s.queue } else { None },
+                });
             } else {
                 let addr = self.lane_address(&s.assign.target);
                 emit!(self, "ds_write_b32 v{addr}, v{v}");
@@ -355,7 +362,9 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        for it in items {
+        let mut i = 0;
+        while let Some(it) = items.get(i) {
+            i += 1;
             match it {
                 Item::Stmt(s) => self.stmt(s),
                 Item::Open(_) => {}
@@ -363,14 +372,25 @@ impl Gen<'_> {
                     emit!(self, "; commit group (queue {q})");
                     self.events.push(Ev::Commit(*q));
                 }
-                Item::Wait { queue, count, id } => {
-                    let k = self.waits;
-                    self.waits += 1;
-                    self.events.push(Ev::Wait(k, *queue, *count));
-                    emit!(self,
-                        "s_waitcnt vmcnt(@W{k}@)  ; wait #{} (queue {queue}): at most {count} groups in flight",
-                        id.map_or("-".into(), |i| i.to_string())
-                    );
+                Item::Wait { .. } => {
+                    // Consecutive waits (on several queues) are one instruction.
+                    let mut members = Vec::new();
+                    let mut j = i - 1;
+                    while let Some(Item::Wait { queue, count, id }) = items.get(j) {
+                        let k = self.waits;
+                        self.waits += 1;
+                        self.events.push(Ev::Wait {
+                            k,
+                            queue: *queue,
+                            count: *count,
+                        });
+                        members.push((k, *id, *queue, *count));
+                        j += 1;
+                    }
+                    i = j;
+                    let g = self.points.len();
+                    self.points.push(WaitPoint { members });
+                    emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
                     self.labels += 1;
@@ -379,9 +399,13 @@ impl Gen<'_> {
                     self.out.line(format!(".Lbody{n}:"));
                     emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
                     emit!(self, "s_cbranch_scc1 .Lend{n}");
-                    self.events.push(Ev::LoopStart);
+                    let outer = std::mem::take(&mut self.events);
                     self.items(body);
-                    self.events.push(Ev::LoopEnd);
+                    let body_events = std::mem::replace(&mut self.events, outer);
+                    self.events.push(Ev::Loop {
+                        trips: u64::try_from(hi - lo).unwrap_or(0),
+                        body: body_events,
+                    });
                     emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
                     emit!(self, "s_branch .Lbody{n}");
                     self.out.line(format!(".Lend{n}:"));
@@ -391,8 +415,62 @@ impl Gen<'_> {
     }
 }
 
-/// Replaces each `@W{k}@` placeholder with wait k's count, in one pass over the text.
-fn fill_waits(text: &str, counts: &[u32]) -> String {
+fn wait_names(point: &WaitPoint) -> String {
+    point
+        .members
+        .iter()
+        .map(|(_, id, q, n)| {
+            format!(
+                "wait #{} (queue {q}): at most {n} groups in flight",
+                id.map_or("-".into(), |i| i.to_string())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The text of each wait point (instruction and comment, or a comment alone when the point never
+/// needs anything to complete), and the notes that say what a count could not express.
+fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<String> {
+    points
+        .iter()
+        .map(|p| {
+            let names = wait_names(p);
+            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
+            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
+            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
+            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
+            let Some(exact) = exact else {
+                return if instances == 0 {
+                    format!("; {names} — never runs (the body loop runs no iteration)")
+                } else {
+                    format!("; {names} — nothing to wait for: every group it needs issued no vector-memory instruction, or has landed already")
+                };
+            };
+            let vmcnt = exact.min(VMCNT_MAX);
+            if let Some(l) = loosest.filter(|l| *l > exact) {
+                notes.push(format!(
+                    "{names}: vmcnt({vmcnt}) serves all its {instances} instances; it is exact where the fewest instructions may stay in flight ({exact}), others could keep up to {l}"
+                ));
+            }
+            if exact > VMCNT_MAX {
+                notes.push(format!(
+                    "{names}: exactly {exact} vector-memory instructions may stay in flight, but vmcnt holds at most {VMCNT_MAX}: vmcnt({VMCNT_MAX}) waits for {} more instructions than the IR asks",
+                    exact - VMCNT_MAX
+                ));
+                format!(
+                    "s_waitcnt vmcnt({vmcnt})  ; {names} = {exact} instructions; vmcnt holds at most {VMCNT_MAX}, so this waits for {} more",
+                    exact - VMCNT_MAX
+                )
+            } else {
+                format!("s_waitcnt vmcnt({vmcnt})  ; {names}")
+            }
+        })
+        .collect()
+}
+
+/// Replaces each `@W{g}@` placeholder with wait point g's text, in one pass over the text.
+fn fill_waits(text: &str, lines: &[String]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("@W") {
@@ -402,7 +480,7 @@ fn fill_waits(text: &str, counts: &[u32]) -> String {
         let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
         match (k, after.get(digits..digits + 1)) {
             (Some(k), Some("@")) => {
-                out.push_str(&counts.get(k).copied().unwrap_or(0).to_string());
+                out.push_str(lines.get(k).map_or("", String::as_str));
                 rest = after.get(digits + 1..).unwrap_or("");
             }
             _ => {
@@ -413,61 +491,6 @@ fn fill_waits(text: &str, counts: &[u32]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Instruction counts for every wait: the execution stream is the prologue, the body twice (the
-/// first body iteration and a steady one) and the epilogue; a wait takes the smallest count over its
-/// occurrences, so it is right at every instance.
-fn vmcnt_counts(events: &[Ev], waits: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut stream = Vec::new();
-    let mut i = 0;
-    while let Some(e) = events.get(i) {
-        if *e == Ev::LoopStart {
-            let end = events
-                .iter()
-                .skip(i)
-                .position(|x| *x == Ev::LoopEnd)
-                .map_or(events.len(), |p| p + i);
-            let body = events.get(i + 1..end).unwrap_or(&[]);
-            stream.extend_from_slice(body);
-            stream.extend_from_slice(body);
-            i = end + 1;
-        } else {
-            stream.push(*e);
-            i += 1;
-        }
-    }
-    let mut counts = vec![63u32; waits];
-    let mut loosest = vec![0u32; waits];
-    for (pos, e) in stream.iter().enumerate() {
-        let Ev::Wait(k, q, n) = *e else { continue };
-        // Walk back past n commits of q: the commit before that closed the newest group to complete.
-        let mut commits = 0;
-        let mut vmem = 0u32;
-        let mut found = false;
-        for prev in stream.get(..pos).unwrap_or(&[]).iter().rev() {
-            match prev {
-                Ev::Commit(c) if *c == q => {
-                    if commits == n {
-                        found = true;
-                        break;
-                    }
-                    commits += 1;
-                }
-                Ev::Vmem => vmem += 1,
-                _ => {}
-            }
-        }
-        // Without a group old enough to wait for, nothing needs to complete: keep the loosest count.
-        let m = if found { vmem.min(63) } else { 63 };
-        if let Some(c) = counts.get_mut(k) {
-            *c = (*c).min(m);
-        }
-        if let Some(c) = loosest.get_mut(k) {
-            *c = (*c).max(m);
-        }
-    }
-    (counts, loosest)
 }
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> Emitted {
@@ -484,6 +507,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         out: Lines::default(),
         events: Vec::new(),
         waits: 0,
+        points: Vec::new(),
         s_next: s_base + 2 * globals,
         s_max: s_base + 2 * globals,
         v_next: 1,
@@ -511,15 +535,9 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         };
     }
     g.items(&flat.items);
-    let (counts, loosest) = vmcnt_counts(&g.events, g.waits);
-    let body = fill_waits(&g.out.text, &counts);
-    for (k, c) in counts.iter().enumerate() {
-        if let Some(l) = loosest.get(k).filter(|l| *l > c) {
-            g.notes.push(format!(
-                "the body's vmcnt({c}) is what its first iteration (right after the prologue) allows; later iterations could keep {l} instructions in flight — one immediate must serve every iteration"
-            ));
-        }
-    }
+    let translated = translate(&g.events, g.waits);
+    let lines = wait_lines(&g.points, &translated, &mut g.notes);
+    let body = fill_waits(&g.out.text, &lines);
     if gfx950 {
         g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
     }

@@ -1,10 +1,20 @@
 //! AMDGPU LLVM IR with LLVM's asyncmark model (seed 003): LDS DMA through the `.async` intrinsic,
 //! `llvm.amdgcn.asyncmark()` where a group is committed and `llvm.amdgcn.wait.asyncmark(i16 N)`
-//! with N in marks — exactly the group counts of the pipelined program. Checked with `llvm-as-22`
-//! and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the new intrinsics).
+//! with N in marks. A thread has ONE sequence of asyncmarks whatever the queue, so each per-queue
+//! wait of the pipelined program becomes the count of the single sequence that completes exactly
+//! the groups it needs (`sequence.rs`); waits of several queues at one point are one call.
+//! Checked with `llvm-as-22` and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the
+//! new intrinsics).
 
+use super::sequence::{extra_groups, translate, Ev, Translated};
 use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
+
+/// One `wait.asyncmark` of the kernel: the IR waits at that point.
+struct WaitPoint {
+    /// (placeholder, derived wait id, queue, count in groups).
+    members: Vec<(usize, Option<u32>, i64, i64)>,
+}
 
 struct Gen<'a> {
     program: &'a Program,
@@ -15,6 +25,9 @@ struct Gen<'a> {
     loops: u32,
     notes: Vec<String>,
     block: String,
+    events: Vec<Ev>,
+    waits: usize,
+    points: Vec<WaitPoint>,
 }
 
 fn float(x: f64) -> String {
@@ -22,9 +35,6 @@ fn float(x: f64) -> String {
 }
 
 impl Gen<'_> {
-    fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.indented("  ", s.as_ref());
-    }
     fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
         self.out.indented_args("  ", args);
     }
@@ -246,16 +256,39 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        for it in items {
+        let mut i = 0;
+        while let Some(it) = items.get(i) {
+            i += 1;
             match it {
                 Item::Stmt(s) => self.stmt(s),
                 Item::Open(_) => {}
-                Item::Commit(_) => self.emit("call void @llvm.amdgcn.asyncmark()"),
-                Item::Wait { count, .. } => emit!(
-                    self,
-                    "call void @llvm.amdgcn.wait.asyncmark(i16 {})",
-                    (*count).min(i64::from(i16::MAX))
-                ),
+                Item::Commit(q) => {
+                    emit!(
+                        self,
+                        "call void @llvm.amdgcn.asyncmark()  ; commit group (queue {q})"
+                    );
+                    self.events.push(Ev::Unit { group: Some(*q) });
+                    self.events.push(Ev::Commit(*q));
+                }
+                Item::Wait { .. } => {
+                    let mut members = Vec::new();
+                    let mut j = i - 1;
+                    while let Some(Item::Wait { queue, count, id }) = items.get(j) {
+                        let k = self.waits;
+                        self.waits += 1;
+                        self.events.push(Ev::Wait {
+                            k,
+                            queue: *queue,
+                            count: *count,
+                        });
+                        members.push((k, *id, *queue, *count));
+                        j += 1;
+                    }
+                    i = j;
+                    let g = self.points.len();
+                    self.points.push(WaitPoint { members });
+                    emit!(self, "@W{g}@");
+                }
                 Item::Loop { lo, hi, body, .. } => {
                     self.loops += 1;
                     let k = self.loops;
@@ -270,7 +303,13 @@ impl Gen<'_> {
                     emit!(self, "br i1 %more{k}, label %body{k}, label %exit{k}");
                     self.out.line(format!("body{k}:"));
                     self.block = format!("body{k}");
+                    let outer = std::mem::take(&mut self.events);
                     self.items(body);
+                    let body_events = std::mem::replace(&mut self.events, outer);
+                    self.events.push(Ev::Loop {
+                        trips: u64::try_from(hi - lo).unwrap_or(0),
+                        body: body_events,
+                    });
                     emit!(self, "%next{k} = add i32 %i{k}, 1");
                     emit!(self, "br label %head{k}");
                     self.out.line(format!("exit{k}:"));
@@ -279,6 +318,88 @@ impl Gen<'_> {
             }
         }
     }
+}
+
+fn wait_names(point: &WaitPoint) -> String {
+    point
+        .members
+        .iter()
+        .map(|(_, id, q, n)| {
+            format!(
+                "wait #{} (queue {q}): at most {n} groups of it in flight",
+                id.map_or("-".into(), |i| i.to_string())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The text of each wait point, and notes where the single sequence of asyncmarks cannot say
+/// what the per-queue waits said.
+fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<String> {
+    points
+        .iter()
+        .map(|p| {
+            let names = wait_names(p);
+            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
+            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
+            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
+            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
+            let extra = p.members.iter().map(|m| of(&m.0).extra_groups).max().unwrap_or(0);
+            let Some(n) = exact else {
+                return if instances == 0 {
+                    format!("; {names} — never runs (the body loop runs no iteration)")
+                } else {
+                    format!("; {names} — nothing to wait for: every group it needs is complete already")
+                };
+            };
+            if let Some(l) = loosest.filter(|l| *l > n) {
+                notes.push(format!(
+                    "{names}: wait.asyncmark({n}) serves all its {instances} instances; it is exact where the fewest marks may stay in flight ({n}), others could keep up to {l}"
+                ));
+            }
+            let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
+            if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
+                notes.push(format!(
+                    "{names}: asyncmarks form one sequence per thread (seed 003), so this is wait.asyncmark({n}) — the marks committed after the newest group it needs, of every queue"
+                ));
+            }
+            if extra > 0 {
+                notes.push(format!(
+                    "{names}: the single sequence of asyncmarks also completes {extra} group(s) of other queues that the IR lets stay in flight (older marks complete first)"
+                ));
+                format!(
+                    "call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names} — also completes {extra} group(s) the IR lets stay in flight"
+                )
+            } else {
+                format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names}")
+            }
+        })
+        .collect()
+}
+
+/// Replaces each `@W{g}@` placeholder with wait point g's text.
+fn fill_waits(text: &str, lines: &[String]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("@W") {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let after = rest.get(at + 2..).unwrap_or("");
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
+        match (k, after.get(digits..digits + 1)) {
+            (Some(k), Some("@")) => {
+                out.push_str(lines.get(k).map_or("", String::as_str));
+                rest = after.get(digits + 1..).unwrap_or("");
+            }
+            _ => {
+                out.push_str("@W");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
@@ -291,8 +412,19 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         loops: 0,
         notes: Vec::new(),
         block: "entry".into(),
+        events: Vec::new(),
+        waits: 0,
+        points: Vec::new(),
     };
     g.items(&flat.items);
+    let mut translated = translate(&g.events, g.waits);
+    let immediates: Vec<u64> = translated
+        .iter()
+        .map(|t| t.immediate(u64::from(u16::MAX), u64::from(u16::MAX)))
+        .collect();
+    extra_groups(&g.events, &immediates, &mut translated);
+    let lines = wait_lines(&g.points, &translated, &mut g.notes);
+    let body = fill_waits(&g.out.text, &lines);
     let mut head = Lines::default();
     head.line("; Generated by Stagecraft: AMDGPU LLVM IR with asyncmarks. One workgroup; every buffer element");
     head.line(format!(
@@ -338,7 +470,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     head.line("entry:");
     head.line("  %tid = call i32 @llvm.amdgcn.workitem.id.x()");
     let mut text = head.text;
-    text.push_str(&g.out.text);
+    text.push_str(&body);
     text.push_str("  ret void\n}\n");
     let mut line_stmts = head.stmts;
     line_stmts.extend(g.out.stmts);

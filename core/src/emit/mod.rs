@@ -18,6 +18,7 @@ macro_rules! emit {
 mod amdgpu;
 mod llvm;
 mod ptx;
+pub(crate) mod sequence;
 mod slots;
 
 use crate::affine::{interval, Interval};

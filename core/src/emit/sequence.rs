@@ -1,0 +1,507 @@
+//! Per-queue waits → counts of one in-order hardware sequence.
+//!
+//! The pipelined program waits per queue: `wait(q, n)` leaves the n newest groups of queue q in
+//! flight. The hardware keeps one sequence per thread and waits by its length: AMDGPU's `vmcnt`
+//! counts vector-memory instructions (which retire in issue order), LLVM's asyncmarks form one
+//! sequence of marks per thread (seed 003), sm_80's `cp.async` groups likewise. This module walks
+//! the real stream of the kernel — the prologue, the body loop for its actual trip count, the
+//! epilogue — and gives each wait the count of *units* (instructions, marks) that may stay in
+//! flight so that every group the IR wait needs completes, and no more:
+//!
+//!     M = the units issued after the newest unit of a needed group
+//!
+//! where the needed groups are the groups of q older than its n newest. A unit already retired by
+//! a fixed wait of the stream (`Retire`, e.g. the `vmcnt(0)` after a synchronous load) needs
+//! nothing. A wait that runs several times (in the body loop) gets one immediate: the smallest
+//! over its instances, and [`Translated`] says when instances differ. The emitters share it:
+//! `amdgpu.rs` (units = vector-memory instructions), `llvm.rs` (units = asyncmarks), and PTX
+//! sm_80 (units = `cp.async.commit_group`s) can call it the same way.
+
+/// One event of the kernel's stream, in program order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Ev {
+    /// A counted unit; `group` is the queue of the group it belongs to, if any.
+    Unit { group: Option<i64> },
+    /// A group of the queue is committed (after its units).
+    Commit(i64),
+    /// The k-th wait placeholder of the emitter: `wait(queue, count)` of the IR.
+    Wait { k: usize, queue: i64, count: i64 },
+    /// A fixed hardware wait in the stream: at most this many units stay in flight.
+    Retire(u64),
+    /// The body loop, run `trips` times.
+    Loop { trips: u64, body: Vec<Ev> },
+}
+
+/// What a wait placeholder becomes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Translated {
+    /// Dynamic instances of the wait.
+    pub instances: u64,
+    /// Instances where some unit must complete.
+    pub constrained: u64,
+    /// Smallest and largest exact count over the constrained instances.
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+    /// Most groups of any queue the immediate forces, at one instance, beyond those the IR waits
+    /// at that point asked for (groups in flight that the IR lets stay).
+    pub extra_groups: u64,
+}
+
+impl Translated {
+    /// The immediate to emit: the smallest exact count, capped at `field_max`; `loose` when the
+    /// wait never needs anything to complete.
+    pub fn immediate(&self, field_max: u64, loose: u64) -> u64 {
+        self.min.map_or(loose.min(field_max), |m| m.min(field_max))
+    }
+}
+
+/// Head and tail iterations written out when the loop is long; the iterations between them are
+/// all alike (a `Gap`).
+#[derive(Clone, Debug, PartialEq)]
+enum Flat {
+    Unit(Option<i64>),
+    Commit(i64),
+    Wait {
+        k: usize,
+        queue: i64,
+        count: i64,
+        /// Instances this position stands for: 1, or more for the iteration written before a
+        /// gap (it stands for the steady ones), or 0 for iterations just after a gap.
+        weight: u64,
+    },
+    Retire(u64),
+    /// `iterations` copies of the body, all alike.
+    Gap {
+        iterations: u64,
+        units: u64,
+        commits: Vec<(i64, u64)>,
+        tagged: Vec<i64>,
+    },
+}
+
+/// Per body iteration: units, commits of each queue, queues with units, and whether it holds a
+/// fixed wait.
+struct Span {
+    units: u64,
+    commits: Vec<(i64, u64)>,
+    tagged: Vec<i64>,
+    retires: bool,
+}
+
+fn span(body: &[Ev]) -> Span {
+    let mut s = Span {
+        units: 0,
+        commits: Vec::new(),
+        tagged: Vec::new(),
+        retires: false,
+    };
+    for e in body {
+        match e {
+            Ev::Unit { group } => {
+                s.units += 1;
+                if let Some(q) = group {
+                    if !s.tagged.contains(q) {
+                        s.tagged.push(*q);
+                    }
+                }
+            }
+            Ev::Commit(q) => match s.commits.iter_mut().find(|(x, _)| x == q) {
+                Some((_, c)) => *c += 1,
+                None => s.commits.push((*q, 1)),
+            },
+            Ev::Retire(_) => s.retires = true,
+            // Loops nest only once in a kernel; an inner one is flattened by the emitters.
+            Ev::Wait { .. } | Ev::Loop { .. } => {}
+        }
+    }
+    s
+}
+
+/// Iterations of a loop that must be written out around a gap, so that every walk from after
+/// the gap stops before reaching it, and iterations after the head are steady.
+fn horizon(body: &[Ev], waits_max: i64) -> u64 {
+    let c_min = span(body)
+        .commits
+        .iter()
+        .map(|(_, c)| *c)
+        .filter(|c| *c > 0)
+        .min();
+    match c_min {
+        Some(c) => (waits_max.max(0) as u64 + 1).div_ceil(c) + 2,
+        None => 2,
+    }
+}
+
+fn max_count(evs: &[Ev]) -> i64 {
+    evs.iter()
+        .map(|e| match e {
+            Ev::Wait { count, .. } => *count,
+            Ev::Loop { body, .. } => max_count(body),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn flatten(evs: &[Ev], waits_max: i64, out: &mut Vec<Flat>) {
+    for e in evs {
+        match e {
+            Ev::Unit { group } => out.push(Flat::Unit(*group)),
+            Ev::Commit(q) => out.push(Flat::Commit(*q)),
+            Ev::Retire(c) => out.push(Flat::Retire(*c)),
+            Ev::Wait { k, queue, count } => out.push(Flat::Wait {
+                k: *k,
+                queue: *queue,
+                count: *count,
+                weight: 1,
+            }),
+            Ev::Loop { trips, body } => {
+                // A long loop is written as: h iterations, a gap, 2h iterations. The gap's
+                // iterations and the first h after it are steady — their waits have the values of
+                // the last iteration before the gap, which stands for them (its weight); the
+                // last h after it are computed exactly (walks from there never reach the gap).
+                let h = horizon(body, waits_max);
+                if *trips <= 3 * h + 1 {
+                    for _ in 0..*trips {
+                        flatten(body, waits_max, out);
+                    }
+                    continue;
+                }
+                let gap = trips - 3 * h;
+                for i in 0..h {
+                    let start = out.len();
+                    flatten(body, waits_max, out);
+                    if i + 1 == h {
+                        reweigh(out, start, |w| w + gap + h);
+                    }
+                }
+                let s = span(body);
+                out.push(Flat::Gap {
+                    iterations: gap,
+                    units: s.units,
+                    commits: s.commits,
+                    tagged: s.tagged,
+                });
+                for i in 0..2 * h {
+                    let start = out.len();
+                    flatten(body, waits_max, out);
+                    if i < h {
+                        reweigh(out, start, |_| 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn reweigh(out: &mut [Flat], start: usize, f: impl Fn(u64) -> u64) {
+    for x in out.iter_mut().skip(start) {
+        if let Flat::Wait { weight, .. } = x {
+            *weight = f(*weight);
+        }
+    }
+}
+
+/// The exact count at the wait at `pos` (`None`: nothing needs to complete).
+fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<u64> {
+    let mut commits_passed: i64 = 0;
+    // Passed the commit that closed the newest needed group.
+    let mut found_commit = false;
+    let mut units: u64 = 0;
+    // How many more (older) units a fixed wait passed so far lets stay in flight.
+    let mut horizon: Option<u64> = None;
+    for f in stream.get(..pos).unwrap_or(&[]).iter().rev() {
+        match f {
+            Flat::Commit(q) if *q == queue && !found_commit => {
+                if commits_passed == count {
+                    found_commit = true;
+                } else {
+                    commits_passed += 1;
+                }
+            }
+            Flat::Unit(g) => {
+                if horizon == Some(0) {
+                    // This unit and every older one are retired already.
+                    return None;
+                }
+                if found_commit && *g == Some(queue) {
+                    // The newest unit of a needed group.
+                    return Some(units);
+                }
+                units += 1;
+                if let Some(h) = horizon.as_mut() {
+                    *h -= 1;
+                }
+            }
+            Flat::Retire(c) => horizon = Some(horizon.map_or(*c, |h| h.min(*c))),
+            Flat::Gap {
+                iterations,
+                units: u,
+                commits,
+                tagged,
+            } => {
+                let stops_inside = if found_commit {
+                    tagged.contains(&queue)
+                } else {
+                    commits.iter().any(|(q, c)| *q == queue && *c > 0)
+                };
+                if stops_inside {
+                    // Walks from after the gap stop before it (the horizon); this count is
+                    // smaller than the exact one, so still safe.
+                    return Some(units);
+                }
+                // Fixed waits inside the gap are ignored: fewer units than exact, still safe.
+                units += iterations * u;
+                if let Some(h) = horizon.as_mut() {
+                    *h = h.saturating_sub(iterations * u);
+                }
+            }
+            Flat::Commit(_) | Flat::Wait { .. } => {}
+        }
+    }
+    None
+}
+
+/// Translates every wait placeholder of `events` (`waits` of them).
+pub(crate) fn translate(events: &[Ev], waits: usize) -> Vec<Translated> {
+    let mut stream = Vec::new();
+    flatten(events, max_count(events), &mut stream);
+    let mut out = vec![Translated::default(); waits];
+    for (pos, f) in stream.iter().enumerate() {
+        let Flat::Wait {
+            k,
+            queue,
+            count,
+            weight,
+        } = f
+        else {
+            continue;
+        };
+        if *weight == 0 {
+            continue;
+        }
+        let Some(t) = out.get_mut(*k) else { continue };
+        t.instances += weight;
+        if let Some(m) = exact(&stream, pos, *queue, *count) {
+            t.constrained += weight;
+            t.min = Some(t.min.map_or(m, |x| x.min(m)));
+            t.max = Some(t.max.map_or(m, |x| x.max(m)));
+        }
+    }
+    out
+}
+
+/// Groups the immediates force beyond what the IR asked, by running the single sequence with
+/// the immediates chosen (`immediates[k]`). Units are marks here (each `Commit` preceded by its
+/// group's one `Unit`): the mode of asyncmarks and `cp.async` groups.
+pub(crate) fn extra_groups(events: &[Ev], immediates: &[u64], out: &mut [Translated]) {
+    let mut stream = Vec::new();
+    flatten(events, max_count(events), &mut stream);
+    // The sequence: (queue, commit number in its queue) of each mark in flight, oldest first.
+    let mut seq: std::collections::VecDeque<(i64, u64)> = std::collections::VecDeque::new();
+    let mut committed: Vec<(i64, u64)> = Vec::new();
+    let mut pending_unit: Option<i64> = None;
+    let mut i = 0;
+    while let Some(f) = stream.get(i) {
+        match f {
+            Flat::Unit(g) => pending_unit = *g,
+            Flat::Commit(q) => {
+                let n = match committed.iter_mut().find(|(x, _)| x == q) {
+                    Some((_, c)) => {
+                        *c += 1;
+                        *c - 1
+                    }
+                    None => {
+                        committed.push((*q, 1));
+                        0
+                    }
+                };
+                if pending_unit.take().is_some() {
+                    seq.push_back((*q, n));
+                }
+            }
+            Flat::Wait { .. } => {
+                // The waits at this point (consecutive placeholders) and what the IR needs.
+                let mut j = i;
+                let mut needed: Vec<(i64, u64)> = Vec::new(); // queue, groups of it older than
+                let mut keep: Option<u64> = None;
+                while let Some(Flat::Wait {
+                    k, queue, count, ..
+                }) = stream.get(j)
+                {
+                    let total = committed
+                        .iter()
+                        .find(|(x, _)| x == queue)
+                        .map_or(0, |(_, c)| *c);
+                    needed.push((*queue, total.saturating_sub((*count).max(0) as u64)));
+                    if let Some(imm) = immediates.get(*k) {
+                        keep = Some(keep.map_or(*imm, |x| x.min(*imm)));
+                    }
+                    j += 1;
+                }
+                let keep = keep.unwrap_or(u64::MAX) as usize;
+                let mut extra = 0;
+                while seq.len() > keep {
+                    if let Some((q, n)) = seq.pop_front() {
+                        let asked = needed.iter().any(|(nq, older)| *nq == q && n < *older);
+                        if !asked {
+                            extra += 1;
+                        }
+                    }
+                }
+                let mut j2 = i;
+                while let Some(Flat::Wait { k, .. }) = stream.get(j2) {
+                    if let Some(t) = out.get_mut(*k) {
+                        t.extra_groups = t.extra_groups.max(extra);
+                    }
+                    j2 += 1;
+                }
+                i = j;
+                continue;
+            }
+            Flat::Retire(_) | Flat::Gap { .. } => {}
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn unit(q: i64) -> Ev {
+        Ev::Unit { group: Some(q) }
+    }
+
+    /// A group of `units` copies of queue q, committed.
+    fn group(q: i64, units: usize) -> Vec<Ev> {
+        let mut v = vec![unit(q); units];
+        v.push(Ev::Commit(q));
+        v
+    }
+
+    #[test]
+    fn the_three_iteration_loop_needs_two_instructions_in_flight_at_the_epilogue() {
+        // Stages [0, 2], one copy (LDS DMA) per group; the consumer stores C (a vector-memory
+        // instruction outside any group). Prologue: two groups; body (1 trip): group, wait(2),
+        // store; epilogue: wait(1), store, wait(0), store.
+        let mut ev = Vec::new();
+        ev.extend(group(0, 1));
+        ev.extend(group(0, 1));
+        let mut body = group(0, 1);
+        body.push(Ev::Wait {
+            k: 0,
+            queue: 0,
+            count: 2,
+        });
+        body.push(Ev::Unit { group: None });
+        ev.push(Ev::Loop { trips: 1, body });
+        ev.push(Ev::Wait {
+            k: 1,
+            queue: 0,
+            count: 1,
+        });
+        ev.push(Ev::Unit { group: None });
+        ev.push(Ev::Wait {
+            k: 2,
+            queue: 0,
+            count: 0,
+        });
+        ev.push(Ev::Unit { group: None });
+        let t = translate(&ev, 3);
+        assert_eq!(t[0].min, Some(2));
+        // In flight after the body: load(1), load(2), store(C[0]): load(1) must land.
+        assert_eq!(t[1].min, Some(2));
+        assert_eq!(t[2].min, Some(2));
+    }
+
+    #[test]
+    fn a_long_loop_gives_the_same_counts_as_writing_it_out() {
+        let body = |k0| {
+            let mut b = group(0, 2);
+            b.push(Ev::Wait {
+                k: k0,
+                queue: 0,
+                count: 3,
+            });
+            b.push(Ev::Unit { group: None });
+            b
+        };
+        for trips in [0u64, 1, 5, 17, 100, 1000] {
+            let mut ev = Vec::new();
+            for _ in 0..3 {
+                ev.extend(group(0, 2));
+            }
+            ev.push(Ev::Loop {
+                trips,
+                body: body(0),
+            });
+            ev.push(Ev::Wait {
+                k: 1,
+                queue: 0,
+                count: 0,
+            });
+            let mut written = Vec::new();
+            for _ in 0..3 {
+                written.extend(group(0, 2));
+            }
+            for _ in 0..trips {
+                written.extend(body(0));
+            }
+            written.push(Ev::Wait {
+                k: 1,
+                queue: 0,
+                count: 0,
+            });
+            assert_eq!(translate(&ev, 2), translate(&written, 2), "{trips} trips");
+        }
+    }
+
+    #[test]
+    fn a_unit_retired_by_a_fixed_wait_needs_nothing() {
+        let ev = vec![
+            unit(0),
+            Ev::Commit(0),
+            Ev::Unit { group: None },
+            Ev::Retire(0),
+            Ev::Wait {
+                k: 0,
+                queue: 0,
+                count: 0,
+            },
+        ];
+        let t = translate(&ev, 1);
+        assert_eq!(t[0].constrained, 0);
+        assert_eq!(t[0].immediate(63, 63), 63);
+    }
+
+    /// Two queues in one sequence of marks: the count is what the single sequence needs, and the
+    /// groups it forces beyond the IR's per-queue waits are counted.
+    #[test]
+    fn two_queues_translate_to_one_sequence_of_marks() {
+        // Marks: a0 b0 a1 b1 a2 — wait(0, 1) needs a1 (a2 may stay): 1 mark after it (a2)...
+        // then b1 is newer than a1: 2 marks after a1.
+        let mut ev = Vec::new();
+        for q in [0, 1, 0, 1, 0] {
+            ev.extend(group(q, 1));
+        }
+        ev.push(Ev::Wait {
+            k: 0,
+            queue: 0,
+            count: 1,
+        });
+        ev.push(Ev::Wait {
+            k: 1,
+            queue: 1,
+            count: 1,
+        });
+        let mut t = translate(&ev, 2);
+        assert_eq!(t[0].min, Some(2)); // b1, a2 stay
+        assert_eq!(t[1].min, Some(3)); // a1, b1, a2 stay: b0 completes
+        let imm: Vec<u64> = t.iter().map(|x| x.immediate(u64::MAX, 0)).collect();
+        extra_groups(&ev, &imm, &mut t);
+        // Keeping 2 marks forces a0, b0, a1; the IR asked for a0, a1 (queue 0) and b0 (queue 1).
+        assert_eq!(t[0].extra_groups, 0);
+    }
+}
