@@ -567,6 +567,35 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     head.line(format!("  v_readfirstlane_b32 s{S_WAVE}, v1"));
     head.line(format!("  s_lshl_b32 s{S_WAVE}, s{S_WAVE}, 8"));
     head.line("  s_waitcnt lgkmcnt(0)");
+    // Buffers the loop reads before writing (accumulators) start at 0 in the loop; LDS starts
+    // undefined: fill them, each element tile of every thread (its address (e · lanes + t) · 4).
+    let zeroed = super::read_before_written(program, &flat.items);
+    if !zeroed.is_empty() {
+        g.v_max = g.v_max.max(3);
+        head.line("  v_mov_b32 v2, 0");
+    }
+    for b in zeroed {
+        let name = program.buffer(b).map_or("?", |x| x.name.as_str());
+        let base = g.lds_base(b);
+        head.line(format!(
+            "  ; `{name}` is read before it is written: the loop reads it as 0, LDS starts undefined"
+        ));
+        head.line("  v_lshlrev_b32 v1, 2, v0");
+        if base != 0 {
+            head.line(format!("  v_add_u32 v1, {base}, v1"));
+        }
+        head.line(format!(
+            "  s_mov_b32 s{S_LOOP}, {}",
+            elements(&flat.shapes, b)
+        ));
+        head.line(format!(".Lzero{b}:"));
+        head.line("  ds_write_b32 v1, v2");
+        head.line(format!("  v_add_u32 v1, {}, v1", g.lanes * 4));
+        head.line(format!("  s_sub_i32 s{S_LOOP}, s{S_LOOP}, 1"));
+        head.line(format!("  s_cmp_lg_u32 s{S_LOOP}, 0"));
+        head.line(format!("  s_cbranch_scc1 .Lzero{b}"));
+        head.line("  s_waitcnt lgkmcnt(0)");
+    }
     let mut text = head.text;
     text.push_str(&body);
     text.push_str("  s_waitcnt vmcnt(0)\n  s_endpgm\n");

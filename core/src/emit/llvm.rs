@@ -318,6 +318,40 @@ impl Gen<'_> {
             }
         }
     }
+
+    /// Buffers the loop reads before writing start at 0 in the loop; LDS starts undefined: a
+    /// loop stores 0.0 into each element of every thread.
+    fn zero_fill(&mut self) {
+        for b in super::read_before_written(self.program, &self.flat.items) {
+            let name = self.name(b);
+            let n = elements(&self.flat.shapes, b);
+            let lanes = self.lanes;
+            let from = self.block.clone();
+            emit!(
+                self,
+                "; `{name}` is read before it is written: the loop reads it as 0, LDS starts undefined"
+            );
+            emit!(self, "br label %zero{b}");
+            self.out.line(format!("zero{b}:"));
+            emit!(
+                self,
+                "%zi{b} = phi i32 [ 0, %{from} ], [ %zn{b}, %zero{b} ]"
+            );
+            emit!(self, "%zs{b} = mul i32 %zi{b}, {lanes}");
+            emit!(self, "%zl{b} = add i32 %zs{b}, %tid");
+            emit!(
+                self,
+                "%zp{b} = getelementptr [{} x float], ptr addrspace(3) @lds_{name}, i32 0, i32 %zl{b}",
+                n * lanes
+            );
+            emit!(self, "store float 0.0, ptr addrspace(3) %zp{b}, align 4");
+            emit!(self, "%zn{b} = add i32 %zi{b}, 1");
+            emit!(self, "%zc{b} = icmp slt i32 %zn{b}, {n}");
+            emit!(self, "br i1 %zc{b}, label %zero{b}, label %zeroed{b}");
+            self.out.line(format!("zeroed{b}:"));
+            self.block = format!("zeroed{b}");
+        }
+    }
 }
 
 fn wait_names(point: &WaitPoint) -> String {
@@ -416,6 +450,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         waits: 0,
         points: Vec::new(),
     };
+    g.zero_fill();
     g.items(&flat.items);
     let mut translated = translate(&g.events, g.waits);
     let immediates: Vec<u64> = translated
