@@ -20,8 +20,22 @@ const VMCNT_MAX: u64 = 63;
 /// One `s_waitcnt` line of the kernel: the IR waits at that point (consecutive waits of several
 /// queues are one instruction: the smallest count serves them all).
 struct WaitPoint {
-    /// (placeholder, derived wait id, queue, count in groups).
-    members: Vec<(usize, Option<u32>, i64, i64)>,
+    /// (placeholder, derived wait id, queue, count in groups, wait node).
+    members: Vec<(usize, Option<u32>, i64, i64, usize)>,
+    /// Index of its line in the emitted body.
+    line: usize,
+}
+
+/// What a wait point's line says, and what it is.
+struct WaitLine {
+    text: String,
+    immediate: Option<u64>,
+    exact: bool,
+    instances: u64,
+    group_units: Option<u64>,
+    completes: bool,
+    isolated: bool,
+    needed_label: Option<usize>,
 }
 
 struct Gen<'a> {
@@ -252,7 +266,10 @@ impl Gen<'_> {
         if self.scope(a.buffer) == Scope::Global {
             let p = self.global_address(a);
             emit!(self, "global_load_dword v{d}, v[{}:{}], off", p, p + 1);
-            self.events.push(Ev::Unit { group: None });
+            self.events.push(Ev::Unit {
+                group: None,
+                label: self.out.stmts.len() - 1,
+            });
             // vmcnt retires in order: waiting for this load waits for everything issued before it.
             self.emit("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
             self.events.push(Ev::Retire(0));
@@ -336,7 +353,10 @@ impl Gen<'_> {
                 p,
                 p + 1
             );
-            self.events.push(Ev::Unit { group: s.queue });
+            self.events.push(Ev::Unit {
+                group: s.queue,
+                label: self.out.stmts.len() - 1,
+            });
         } else {
             if s.is_async {
                 self.emit("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
@@ -346,10 +366,12 @@ impl Gen<'_> {
             if self.scope(s.assign.target.buffer) == Scope::Global {
                 let p = self.global_address(&s.assign.target);
                 emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
-                // An async statement emitted synchronously still belongs to its group: a wait
-                // on the group must see its store land.
+                // Counted by vmcnt, but nothing waits for it: this wave's later vector-memory
+                // accesses reach memory after it, and no other thread reads this thread's value.
+                // (An async statement emitted synchronously has read its sources already.)
                 self.events.push(Ev::Unit {
-                    group: if s.is_async { s.queue } else { None },
+                    group: None,
+                    label: self.out.stmts.len() - 1,
                 });
             } else {
                 let addr = self.lane_address(&s.assign.target);
@@ -376,20 +398,30 @@ impl Gen<'_> {
                     // Consecutive waits (on several queues) are one instruction.
                     let mut members = Vec::new();
                     let mut j = i - 1;
-                    while let Some(Item::Wait { queue, count, id }) = items.get(j) {
+                    while let Some(Item::Wait {
+                        queue,
+                        count,
+                        id,
+                        node,
+                    }) = items.get(j)
+                    {
                         let k = self.waits;
                         self.waits += 1;
                         self.events.push(Ev::Wait {
                             k,
                             queue: *queue,
                             count: *count,
+                            joined: !members.is_empty(),
                         });
-                        members.push((k, *id, *queue, *count));
+                        members.push((k, *id, *queue, *count, *node));
                         j += 1;
                     }
                     i = j;
                     let g = self.points.len();
-                    self.points.push(WaitPoint { members });
+                    self.points.push(WaitPoint {
+                        members,
+                        line: self.out.stmts.len(),
+                    });
                     emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
@@ -419,7 +451,7 @@ fn wait_names(point: &WaitPoint) -> String {
     point
         .members
         .iter()
-        .map(|(_, id, q, n)| {
+        .map(|(_, id, q, n, _)| {
             format!(
                 "wait #{} (queue {q}): at most {n} groups in flight",
                 id.map_or("-".into(), |i| i.to_string())
@@ -431,7 +463,7 @@ fn wait_names(point: &WaitPoint) -> String {
 
 /// The text of each wait point (instruction and comment, or a comment alone when the point never
 /// needs anything to complete), and the notes that say what a count could not express.
-fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<String> {
+fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<WaitLine> {
     points
         .iter()
         .map(|p| {
@@ -440,11 +472,50 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
             let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
             let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
             let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
+            let steady = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
+            });
+            let completes = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.completes
+            });
+            let isolated = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.isolated
+            });
+            let needed_label = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.needed_label)
+                .next()
+                .flatten();
+            // The member that sets the immediate says what one group more would add.
+            let group_units = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.group_units)
+                .next()
+                .flatten();
             let Some(exact) = exact else {
-                return if instances == 0 {
+                let text = if instances == 0 {
                     format!("; {names} — never runs (the body loop runs no iteration)")
                 } else {
                     format!("; {names} — nothing to wait for: every group it needs issued no vector-memory instruction, or has landed already")
+                };
+                return WaitLine {
+                    text,
+                    immediate: None,
+                    exact: false,
+                    instances,
+                    group_units: None,
+                    completes: false,
+                    isolated: false,
+                    needed_label: None,
                 };
             };
             let vmcnt = exact.min(VMCNT_MAX);
@@ -458,19 +529,69 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
                     "{names}: exactly {exact} vector-memory instructions may stay in flight, but vmcnt holds at most {VMCNT_MAX}: vmcnt({VMCNT_MAX}) waits for {} more instructions than the IR asks",
                     exact - VMCNT_MAX
                 ));
-                format!(
-                    "s_waitcnt vmcnt({vmcnt})  ; {names} = {exact} instructions; vmcnt holds at most {VMCNT_MAX}, so this waits for {} more",
-                    exact - VMCNT_MAX
-                )
+                WaitLine {
+                    text: format!(
+                        "s_waitcnt vmcnt({vmcnt})  ; {names} = {exact} instructions; vmcnt holds at most {VMCNT_MAX}, so this waits for {} more",
+                        exact - VMCNT_MAX
+                    ),
+                    immediate: Some(vmcnt),
+                    exact: false,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
             } else {
-                format!("s_waitcnt vmcnt({vmcnt})  ; {names}")
+                WaitLine {
+                    text: format!("s_waitcnt vmcnt({vmcnt})  ; {names}"),
+                    immediate: Some(vmcnt),
+                    exact: steady,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
             }
         })
         .collect()
 }
 
+/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
+fn emitted_waits(
+    points: &[WaitPoint],
+    lines: &[WaitLine],
+    offset: usize,
+) -> Vec<super::EmittedWait> {
+    points
+        .iter()
+        .zip(lines)
+        .map(|(p, l)| super::EmittedWait {
+            line: (offset + p.line + 1) as u32,
+            ir: p
+                .members
+                .iter()
+                .map(|&(_, id, queue, count, node)| super::IrWait {
+                    node,
+                    id,
+                    queue,
+                    count,
+                })
+                .collect(),
+            immediate: l.immediate,
+            exact: l.exact,
+            instances: l.instances,
+            group_units: l.group_units,
+            completes: l.completes,
+            isolated: l.isolated,
+            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
+        })
+        .collect()
+}
+
 /// Replaces each `@W{g}@` placeholder with wait point g's text, in one pass over the text.
-fn fill_waits(text: &str, lines: &[String]) -> String {
+fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("@W") {
@@ -480,7 +601,7 @@ fn fill_waits(text: &str, lines: &[String]) -> String {
         let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
         match (k, after.get(digits..digits + 1)) {
             (Some(k), Some("@")) => {
-                out.push_str(lines.get(k).map_or("", String::as_str));
+                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
                 rest = after.get(digits + 1..).unwrap_or("");
             }
             _ => {
@@ -535,7 +656,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         };
     }
     g.items(&flat.items);
-    let translated = translate(&g.events, g.waits);
+    let translated = translate(&g.events, g.waits, VMCNT_MAX);
     let lines = wait_lines(&g.points, &translated, &mut g.notes);
     let body = fill_waits(&g.out.text, &lines);
     if gfx950 {
@@ -604,6 +725,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     text.push_str(&format!(
         ".rodata\n.p2align 6\n.amdhsa_kernel stagecraft\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size {lds}\n  .amdhsa_next_free_vgpr {vgprs}\n  .amdhsa_next_free_sgpr {sgprs}\n  .amdhsa_accum_offset {vgprs}\n.end_amdhsa_kernel\n"
     ));
+    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
     let mut line_stmts = head.stmts;
     line_stmts.extend(g.out.stmts);
     line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
@@ -611,6 +733,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         text,
         notes: g.notes,
         line_stmts,
+        waits,
         ..Emitted::default()
     }
 }

@@ -6,14 +6,28 @@
 //! Checked with `llvm-as-22` and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the
 //! new intrinsics).
 
-use super::sequence::{extra_groups, translate, Ev, Translated};
+use super::sequence::{translate, Ev, Translated};
 use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
 
 /// One `wait.asyncmark` of the kernel: the IR waits at that point.
 struct WaitPoint {
-    /// (placeholder, derived wait id, queue, count in groups).
-    members: Vec<(usize, Option<u32>, i64, i64)>,
+    /// (placeholder, derived wait id, queue, count in groups, wait node).
+    members: Vec<(usize, Option<u32>, i64, i64, usize)>,
+    /// Index of its line in the emitted body.
+    line: usize,
+}
+
+/// What a wait point's line says, and what it is.
+struct WaitLine {
+    text: String,
+    immediate: Option<u64>,
+    exact: bool,
+    instances: u64,
+    group_units: Option<u64>,
+    completes: bool,
+    isolated: bool,
+    needed_label: Option<usize>,
 }
 
 struct Gen<'a> {
@@ -28,6 +42,8 @@ struct Gen<'a> {
     events: Vec<Ev>,
     waits: usize,
     points: Vec<WaitPoint>,
+    /// Async copies issued since the open commit scope began.
+    copies: usize,
 }
 
 fn float(x: f64) -> String {
@@ -238,6 +254,7 @@ impl Gen<'_> {
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
         if let Some(src) = is_async_copy(self.program, s) {
+            self.copies += 1;
             let (g, l) = (self.pointer(&src), self.pointer(&s.assign.target));
             emit!(self, "call void @llvm.amdgcn.global.load.async.lds(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 4, i32 0, i32 0)");
         } else {
@@ -261,32 +278,48 @@ impl Gen<'_> {
             i += 1;
             match it {
                 Item::Stmt(s) => self.stmt(s),
-                Item::Open(_) => {}
+                Item::Open(_) => self.copies = 0,
                 Item::Commit(q) => {
                     emit!(
                         self,
                         "call void @llvm.amdgcn.asyncmark()  ; commit group (queue {q})"
                     );
-                    self.events.push(Ev::Unit { group: Some(*q) });
+                    // A mark is counted whatever its group holds; only a group with an async
+                    // copy has anything to complete.
+                    let group = (std::mem::take(&mut self.copies) > 0).then_some(*q);
+                    self.events.push(Ev::Unit {
+                        group,
+                        label: self.out.stmts.len() - 1,
+                    });
                     self.events.push(Ev::Commit(*q));
                 }
                 Item::Wait { .. } => {
                     let mut members = Vec::new();
                     let mut j = i - 1;
-                    while let Some(Item::Wait { queue, count, id }) = items.get(j) {
+                    while let Some(Item::Wait {
+                        queue,
+                        count,
+                        id,
+                        node,
+                    }) = items.get(j)
+                    {
                         let k = self.waits;
                         self.waits += 1;
                         self.events.push(Ev::Wait {
                             k,
                             queue: *queue,
                             count: *count,
+                            joined: !members.is_empty(),
                         });
-                        members.push((k, *id, *queue, *count));
+                        members.push((k, *id, *queue, *count, *node));
                         j += 1;
                     }
                     i = j;
                     let g = self.points.len();
-                    self.points.push(WaitPoint { members });
+                    self.points.push(WaitPoint {
+                        members,
+                        line: self.out.stmts.len(),
+                    });
                     emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
@@ -358,7 +391,7 @@ fn wait_names(point: &WaitPoint) -> String {
     point
         .members
         .iter()
-        .map(|(_, id, q, n)| {
+        .map(|(_, id, q, n, _)| {
             format!(
                 "wait #{} (queue {q}): at most {n} groups of it in flight",
                 id.map_or("-".into(), |i| i.to_string())
@@ -370,7 +403,7 @@ fn wait_names(point: &WaitPoint) -> String {
 
 /// The text of each wait point, and notes where the single sequence of asyncmarks cannot say
 /// what the per-queue waits said.
-fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<String> {
+fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<WaitLine> {
     points
         .iter()
         .map(|p| {
@@ -380,11 +413,50 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
             let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
             let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
             let extra = p.members.iter().map(|m| of(&m.0).extra_groups).max().unwrap_or(0);
+            let steady = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
+            });
+            let completes = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.completes
+            });
+            let isolated = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.isolated
+            });
+            let needed_label = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.needed_label)
+                .next()
+                .flatten();
+            // The member that sets the immediate says what one group more would add.
+            let group_units = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.group_units)
+                .next()
+                .flatten();
             let Some(n) = exact else {
-                return if instances == 0 {
+                let text = if instances == 0 {
                     format!("; {names} — never runs (the body loop runs no iteration)")
                 } else {
                     format!("; {names} — nothing to wait for: every group it needs is complete already")
+                };
+                return WaitLine {
+                    text,
+                    immediate: None,
+                    exact: false,
+                    instances,
+                    group_units: None,
+                    completes: false,
+                    isolated: false,
+                    needed_label: None,
                 };
             };
             if let Some(l) = loosest.filter(|l| *l > n) {
@@ -402,18 +474,68 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
                 notes.push(format!(
                     "{names}: the single sequence of asyncmarks also completes {extra} group(s) of other queues that the IR lets stay in flight (older marks complete first)"
                 ));
-                format!(
-                    "call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names} — also completes {extra} group(s) the IR lets stay in flight"
-                )
+                WaitLine {
+                    text: format!(
+                        "call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names} — also completes {extra} group(s) the IR lets stay in flight"
+                    ),
+                    immediate: Some(n),
+                    exact: steady,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
             } else {
-                format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names}")
+                WaitLine {
+                    text: format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names}"),
+                    immediate: Some(n),
+                    exact: steady,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
             }
         })
         .collect()
 }
 
+/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
+fn emitted_waits(
+    points: &[WaitPoint],
+    lines: &[WaitLine],
+    offset: usize,
+) -> Vec<super::EmittedWait> {
+    points
+        .iter()
+        .zip(lines)
+        .map(|(p, l)| super::EmittedWait {
+            line: (offset + p.line + 1) as u32,
+            ir: p
+                .members
+                .iter()
+                .map(|&(_, id, queue, count, node)| super::IrWait {
+                    node,
+                    id,
+                    queue,
+                    count,
+                })
+                .collect(),
+            immediate: l.immediate,
+            exact: l.exact,
+            instances: l.instances,
+            group_units: l.group_units,
+            completes: l.completes,
+            isolated: l.isolated,
+            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
+        })
+        .collect()
+}
+
 /// Replaces each `@W{g}@` placeholder with wait point g's text.
-fn fill_waits(text: &str, lines: &[String]) -> String {
+fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("@W") {
@@ -423,7 +545,7 @@ fn fill_waits(text: &str, lines: &[String]) -> String {
         let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
         match (k, after.get(digits..digits + 1)) {
             (Some(k), Some("@")) => {
-                out.push_str(lines.get(k).map_or("", String::as_str));
+                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
                 rest = after.get(digits + 1..).unwrap_or("");
             }
             _ => {
@@ -449,15 +571,11 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         events: Vec::new(),
         waits: 0,
         points: Vec::new(),
+        copies: 0,
     };
     g.zero_fill();
     g.items(&flat.items);
-    let mut translated = translate(&g.events, g.waits);
-    let immediates: Vec<u64> = translated
-        .iter()
-        .map(|t| t.immediate(u64::from(u16::MAX), u64::from(u16::MAX)))
-        .collect();
-    extra_groups(&g.events, &immediates, &mut translated);
+    let translated = translate(&g.events, g.waits, u64::from(u16::MAX));
     let lines = wait_lines(&g.points, &translated, &mut g.notes);
     let body = fill_waits(&g.out.text, &lines);
     let mut head = Lines::default();
@@ -507,6 +625,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     let mut text = head.text;
     text.push_str(&body);
     text.push_str("  ret void\n}\n");
+    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
     let mut line_stmts = head.stmts;
     line_stmts.extend(g.out.stmts);
     line_stmts.extend([None, None]);
@@ -514,6 +633,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         text,
         notes: g.notes,
         line_stmts,
+        waits,
         ..Emitted::default()
     }
 }

@@ -104,6 +104,53 @@ pub struct Emitted {
     pub line_stmts: Vec<Option<StmtId>>,
     /// Set when nothing could be emitted.
     pub error: Option<String>,
+    /// Each wait of the kernel and the waits of the pipelined program it implements (filled by
+    /// the AMDGPU emitters).
+    #[serde(default)]
+    pub waits: Vec<EmittedWait>,
+}
+
+/// A wait of the emitted kernel.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmittedWait {
+    /// 1-based line of the wait instruction (or of the comment that stands for it when it needs
+    /// nothing to complete).
+    pub line: u32,
+    /// The waits of the pipelined program it implements (several queues' waits at one point are
+    /// one instruction).
+    pub ir: Vec<IrWait>,
+    /// Its immediate (`vmcnt`, marks), when an instruction is emitted.
+    pub immediate: Option<u64>,
+    /// The immediate is the exact count at every instance: one value serves them all and the
+    /// field holds it.
+    pub exact: bool,
+    /// Dynamic instances.
+    pub instances: u64,
+    /// How much larger the immediate would be with one group more in flight (the newest needed
+    /// group's units, from its first to its last), when the same at every instance.
+    pub group_units: Option<u64>,
+    /// At every instance the newest group it needs is still in flight when it runs: it is the
+    /// wait that completes that group (an earlier wait forcing more — a capped `vmcnt`, the single
+    /// sequence of asyncmarks — can leave a later wait nothing to do).
+    pub completes: bool,
+    /// At every instance no other wait completes anything between it and the next wait on its
+    /// queue: a group it left in flight would stay in flight until then (another queue's wait, or
+    /// the `vmcnt(0)` of a synchronous load, completes everything older in the single sequence).
+    pub isolated: bool,
+    /// The line of the unit its count is measured from — the newest instruction (LDS DMA) or
+    /// asyncmark of the newest group it needs — when the same at every instance.
+    pub needed_line: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IrWait {
+    /// Pre-order index of the `Wait` node in the pipelined program (`interp::WaitRef::index`).
+    pub node: usize,
+    /// The derived wait it comes from.
+    pub id: Option<u32>,
+    pub queue: i64,
+    /// In groups.
+    pub count: i64,
 }
 
 /// One item of the flattened program.
@@ -117,6 +164,9 @@ pub(crate) enum Item {
         queue: i64,
         count: i64,
         id: Option<u32>,
+        /// Pre-order index of the `Wait` node in the pipelined program (as the interpreter and
+        /// the verifier number them).
+        node: usize,
     },
     Loop {
         var: VarId,
@@ -141,7 +191,13 @@ pub(crate) struct Flat {
     pub loop_var: Option<VarId>,
 }
 
-struct Flattener {
+struct Flattener<'p> {
+    /// Inside the body section (the pipelined loop is the first loop there).
+    in_body: bool,
+    /// The program is divided in sections (a derived program; a hand-written one may not be).
+    sections: bool,
+    /// The program's `Wait` nodes in pre-order, to number the items made from them.
+    wait_nodes: Vec<&'p Node>,
     env: BTreeMap<VarId, i64>,
     loop_var: Option<VarId>,
     loop_range: Interval,
@@ -151,7 +207,25 @@ struct Flattener {
     error: Option<String>,
 }
 
-impl Flattener {
+/// `Wait` nodes in pre-order (a wait before the nodes in its body).
+fn wait_nodes<'p>(nodes: &'p [Node], out: &mut Vec<&'p Node>) {
+    for n in nodes {
+        match n {
+            Node::Wait { body, .. } => {
+                out.push(n);
+                wait_nodes(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => wait_nodes(body, out),
+            Node::Assign(_) => {}
+        }
+    }
+}
+
+impl<'p> Flattener<'p> {
     fn bind(&self, e: &IExpr) -> IExpr {
         let mut e = e.clone();
         for (v, x) in &self.env {
@@ -168,13 +242,21 @@ impl Flattener {
         b.as_const()
     }
 
-    fn nodes(&mut self, nodes: &[Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
+    fn nodes(&mut self, nodes: &'p [Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
         for n in nodes {
             match n {
-                Node::Section { body, .. } => self.nodes(body, is_async, top, out),
+                Node::Section { body, kind, .. } => {
+                    // Only the body section's loop is the pipelined loop: a prologue's inner
+                    // loop (`for t in range(2)` of a copy) is unrolled like any other.
+                    if *kind == SectionKind::Body {
+                        self.in_body = true;
+                    }
+                    self.nodes(body, is_async, top, out);
+                    self.in_body = false;
+                }
                 Node::For {
                     var, lo, hi, body, ..
-                } if top && self.loop_var.is_none() => {
+                } if top && self.loop_var.is_none() && (self.in_body || !self.sections) => {
                     let (Some(l), Some(h)) = (
                         self.const_of(lo, "the body loop's start"),
                         self.const_of(hi, "the body loop's end"),
@@ -244,13 +326,25 @@ impl Flattener {
                     wait,
                     ..
                 } => {
-                    let Some(n) = self.const_of(count, "a wait count") else {
+                    let node = self
+                        .wait_nodes
+                        .iter()
+                        .position(|p| std::ptr::eq(*p, n))
+                        .unwrap_or(usize::MAX);
+                    let Some(c) = self.const_of(count, "a wait count") else {
                         return;
                     };
+                    if c < 0 {
+                        self.error.get_or_insert_with(|| {
+                            format!("a wait on queue {queue} has the count {c}; a count of groups in flight cannot be negative")
+                        });
+                        return;
+                    }
                     out.push(Item::Wait {
                         queue: *queue,
-                        count: n.max(0),
+                        count: c,
                         id: *wait,
+                        node,
                     });
                     self.nodes(body, is_async, false, out);
                 }
@@ -318,7 +412,15 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
                 .unwrap_or(crate::limits::DEFAULT_SYMBOLIC_EXTENT),
         );
     }
+    let mut waits = Vec::new();
+    wait_nodes(&program.body, &mut waits);
     let mut f = Flattener {
+        in_body: false,
+        sections: program
+            .body
+            .iter()
+            .any(|n| matches!(n, Node::Section { .. })),
+        wait_nodes: waits,
         env,
         loop_var: None,
         loop_range: Interval::point(0),

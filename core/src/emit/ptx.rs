@@ -392,10 +392,12 @@ impl Gen<'_> {
                 }
                 Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
                 Item::Commit(_) => self.emit("cp.async.commit_group;"),
-                Item::Wait { queue, count, id } if self.hopper.is_some() => {
-                    self.hopper_wait(*queue, *count, *id)
-                }
-                Item::Wait { queue, count, id } => {
+                Item::Wait {
+                    queue, count, id, ..
+                } if self.hopper.is_some() => self.hopper_wait(*queue, *count, *id),
+                Item::Wait {
+                    queue, count, id, ..
+                } => {
                     emit!(self,
                         "cp.async.wait_group {count};  // wait #{} (queue {queue}): at most {count} groups in flight",
                         id.map_or("-".into(), |i| i.to_string())

@@ -20,12 +20,19 @@
 /// One event of the kernel's stream, in program order.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Ev {
-    /// A counted unit; `group` is the queue of the group it belongs to, if any.
-    Unit { group: Option<i64> },
+    /// A counted unit; `group` is the queue of the group it belongs to, if any; `label` says
+    /// which instruction of the kernel it is (the emitter's line index).
+    Unit { group: Option<i64>, label: usize },
     /// A group of the queue is committed (after its units).
     Commit(i64),
-    /// The k-th wait placeholder of the emitter: `wait(queue, count)` of the IR.
-    Wait { k: usize, queue: i64, count: i64 },
+    /// The k-th wait placeholder of the emitter: `wait(queue, count)` of the IR; `joined` when it
+    /// is one instruction with the wait before it (waits of several queues at one point).
+    Wait {
+        k: usize,
+        queue: i64,
+        count: i64,
+        joined: bool,
+    },
     /// A fixed hardware wait in the stream: at most this many units stay in flight.
     Retire(u64),
     /// The body loop, run `trips` times.
@@ -45,26 +52,34 @@ pub(crate) struct Translated {
     /// Most groups of any queue the immediate forces, at one instance, beyond those the IR waits
     /// at that point asked for (groups in flight that the IR lets stay).
     pub extra_groups: u64,
-}
-
-impl Translated {
-    /// The immediate to emit: the smallest exact count, capped at `field_max`; `loose` when the
-    /// wait never needs anything to complete.
-    pub fn immediate(&self, field_max: u64, loose: u64) -> u64 {
-        self.min.map_or(loose.min(field_max), |m| m.min(field_max))
-    }
+    /// The units from the first to the last of the newest needed group (what one group more in
+    /// flight adds to the count), when the same at every constrained instance.
+    pub group_units: Option<u64>,
+    /// Whether `group_units` differed between instances.
+    group_units_vary: bool,
+    /// The unit the exact count is measured from (the newest unit of the newest needed group),
+    /// when the same instruction at every constrained instance.
+    pub needed_label: Option<usize>,
+    needed_label_vary: bool,
+    /// At every instance, the newest needed unit is still in flight when the wait runs (with the
+    /// immediates chosen): this wait is what completes it, not an earlier one forcing more.
+    pub completes: bool,
+    /// At every instance, no other wait completes anything between it and the next wait on its
+    /// queue: with one group more left in flight, that group stays in flight until then.
+    pub isolated: bool,
 }
 
 /// Head and tail iterations written out when the loop is long; the iterations between them are
 /// all alike (a `Gap`).
 #[derive(Clone, Debug, PartialEq)]
 enum Flat {
-    Unit(Option<i64>),
+    Unit(Option<i64>, usize),
     Commit(i64),
     Wait {
         k: usize,
         queue: i64,
         count: i64,
+        joined: bool,
         /// Instances this position stands for: 1, or more for the iteration written before a
         /// gap (it stands for the steady ones), or 0 for iterations just after a gap.
         weight: u64,
@@ -97,7 +112,7 @@ fn span(body: &[Ev]) -> Span {
     };
     for e in body {
         match e {
-            Ev::Unit { group } => {
+            Ev::Unit { group, .. } => {
                 s.units += 1;
                 if let Some(q) = group {
                     if !s.tagged.contains(q) {
@@ -146,13 +161,19 @@ fn max_count(evs: &[Ev]) -> i64 {
 fn flatten(evs: &[Ev], waits_max: i64, out: &mut Vec<Flat>) {
     for e in evs {
         match e {
-            Ev::Unit { group } => out.push(Flat::Unit(*group)),
+            Ev::Unit { group, label } => out.push(Flat::Unit(*group, *label)),
             Ev::Commit(q) => out.push(Flat::Commit(*q)),
             Ev::Retire(c) => out.push(Flat::Retire(*c)),
-            Ev::Wait { k, queue, count } => out.push(Flat::Wait {
+            Ev::Wait {
+                k,
+                queue,
+                count,
+                joined,
+            } => out.push(Flat::Wait {
                 k: *k,
                 queue: *queue,
                 count: *count,
+                joined: *joined,
                 weight: 1,
             }),
             Ev::Loop { trips, body } => {
@@ -202,15 +223,16 @@ fn reweigh(out: &mut [Flat], start: usize, f: impl Fn(u64) -> u64) {
     }
 }
 
-/// The exact count at the wait at `pos` (`None`: nothing needs to complete).
-fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<u64> {
+/// The exact count at the wait at `pos` (`None`: nothing needs to complete), the units of the
+/// newest needed group, and the position of its newest unit.
+fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<(u64, u64, usize)> {
     let mut commits_passed: i64 = 0;
     // Passed the commit that closed the newest needed group.
     let mut found_commit = false;
     let mut units: u64 = 0;
     // How many more (older) units a fixed wait passed so far lets stay in flight.
     let mut horizon: Option<u64> = None;
-    for f in stream.get(..pos).unwrap_or(&[]).iter().rev() {
+    for (at, f) in stream.get(..pos).unwrap_or(&[]).iter().enumerate().rev() {
         match f {
             Flat::Commit(q) if *q == queue && !found_commit => {
                 if commits_passed == count {
@@ -219,14 +241,14 @@ fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<u64> {
                     commits_passed += 1;
                 }
             }
-            Flat::Unit(g) => {
+            Flat::Unit(g, _) => {
                 if horizon == Some(0) {
                     // This unit and every older one are retired already.
                     return None;
                 }
                 if found_commit && *g == Some(queue) {
                     // The newest unit of a needed group.
-                    return Some(units);
+                    return Some((units, group_span(stream, at, queue), at));
                 }
                 units += 1;
                 if let Some(h) = horizon.as_mut() {
@@ -248,7 +270,7 @@ fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<u64> {
                 if stops_inside {
                     // Walks from after the gap stop before it (the horizon); this count is
                     // smaller than the exact one, so still safe.
-                    return Some(units);
+                    return Some((units, 1, at));
                 }
                 // Fixed waits inside the gap are ignored: fewer units than exact, still safe.
                 units += iterations * u;
@@ -262,107 +284,216 @@ fn exact(stream: &[Flat], pos: usize, queue: i64, count: i64) -> Option<u64> {
     None
 }
 
-/// Translates every wait placeholder of `events` (`waits` of them).
-pub(crate) fn translate(events: &[Ev], waits: usize) -> Vec<Translated> {
+/// Units from the first unit of `queue`'s group whose last unit is at `at`, through it.
+fn group_span(stream: &[Flat], at: usize, queue: i64) -> u64 {
+    let mut span = 0;
+    let mut first = 0;
+    for f in stream.get(..=at).unwrap_or(&[]).iter().rev() {
+        match f {
+            Flat::Unit(g, _) => {
+                span += 1;
+                if *g == Some(queue) {
+                    first = span;
+                }
+            }
+            Flat::Commit(q) if *q == queue => break,
+            Flat::Gap { .. } => break,
+            _ => {}
+        }
+    }
+    first
+}
+
+/// Translates every wait placeholder of `events` (`waits` of them) for a counter whose field
+/// holds at most `field_max`.
+pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Translated> {
     let mut stream = Vec::new();
     flatten(events, max_count(events), &mut stream);
     let mut out = vec![Translated::default(); waits];
+    // Pass 1: the exact count at every instance, from the stream alone.
+    let mut results: Vec<Option<(u64, u64, usize)>> = vec![None; stream.len()];
     for (pos, f) in stream.iter().enumerate() {
         let Flat::Wait {
             k,
             queue,
             count,
             weight,
+            ..
         } = f
         else {
             continue;
         };
+        let r = exact(&stream, pos, *queue, *count);
+        if let Some(slot) = results.get_mut(pos) {
+            *slot = r;
+        }
         if *weight == 0 {
             continue;
         }
         let Some(t) = out.get_mut(*k) else { continue };
         t.instances += weight;
-        if let Some(m) = exact(&stream, pos, *queue, *count) {
+        if let Some((m, span, at)) = r {
+            let label = match stream.get(at) {
+                Some(Flat::Unit(_, label)) => Some(*label),
+                _ => None,
+            };
+            match t.needed_label {
+                _ if t.needed_label_vary => {}
+                None if t.constrained == 0 => t.needed_label = label,
+                x if x != label => {
+                    t.needed_label = None;
+                    t.needed_label_vary = true;
+                }
+                _ => {}
+            }
             t.constrained += weight;
             t.min = Some(t.min.map_or(m, |x| x.min(m)));
             t.max = Some(t.max.map_or(m, |x| x.max(m)));
+            match t.group_units {
+                None if !t.group_units_vary => t.group_units = Some(span),
+                Some(g) if g != span => {
+                    t.group_units = None;
+                    t.group_units_vary = true;
+                }
+                _ => {}
+            }
         }
     }
-    out
-}
-
-/// Groups the immediates force beyond what the IR asked, by running the single sequence with
-/// the immediates chosen (`immediates[k]`). Units are marks here (each `Commit` preceded by its
-/// group's one `Unit`): the mode of asyncmarks and `cp.async` groups.
-pub(crate) fn extra_groups(events: &[Ev], immediates: &[u64], out: &mut [Translated]) {
-    let mut stream = Vec::new();
-    flatten(events, max_count(events), &mut stream);
-    // The sequence: (queue, commit number in its queue) of each mark in flight, oldest first.
-    let mut seq: std::collections::VecDeque<(i64, u64)> = std::collections::VecDeque::new();
+    // A wait with nothing to complete is not emitted: it keeps everything in flight.
+    let immediates: Vec<u64> = out
+        .iter()
+        .map(|t| t.min.map_or(u64::MAX, |m| m.min(field_max)))
+        .collect();
+    for t in &mut out {
+        t.completes = t.constrained > 0;
+        t.isolated = t.constrained > 0;
+    }
+    // Instances waiting to learn whether they are isolated: (wait, queue, counts).
+    let mut open: Vec<(usize, i64, bool)> = Vec::new();
+    let not_isolated = |open: &mut Vec<(usize, i64, bool)>,
+                        out: &mut Vec<Translated>,
+                        keep: &dyn Fn(i64) -> bool| {
+        open.retain(|(k, q, counts)| {
+            if keep(*q) {
+                return true;
+            }
+            if *counts {
+                if let Some(t) = out.get_mut(*k) {
+                    t.isolated = false;
+                }
+            }
+            false
+        });
+    };
+    // Pass 2: run the sequence with those immediates — which waits complete the newest group
+    // they need, and which groups they force that the IR lets stay in flight.
+    let mut fifo: std::collections::VecDeque<(usize, Option<(i64, u64)>)> =
+        std::collections::VecDeque::new();
     let mut committed: Vec<(i64, u64)> = Vec::new();
-    let mut pending_unit: Option<i64> = None;
+    let number = |committed: &[(i64, u64)], q: i64| {
+        committed
+            .iter()
+            .find(|(x, _)| *x == q)
+            .map_or(0, |(_, c)| *c)
+    };
     let mut i = 0;
     while let Some(f) = stream.get(i) {
         match f {
-            Flat::Unit(g) => pending_unit = *g,
-            Flat::Commit(q) => {
-                let n = match committed.iter_mut().find(|(x, _)| x == q) {
-                    Some((_, c)) => {
-                        *c += 1;
-                        *c - 1
-                    }
-                    None => {
-                        committed.push((*q, 1));
-                        0
-                    }
-                };
-                if pending_unit.take().is_some() {
-                    seq.push_back((*q, n));
+            Flat::Unit(g, _) => {
+                let group = g.map(|q| (q, number(&committed, q)));
+                fifo.push_back((i, group));
+            }
+            Flat::Commit(q) => match committed.iter_mut().find(|(x, _)| x == q) {
+                Some((_, c)) => *c += 1,
+                None => committed.push((*q, 1)),
+            },
+            Flat::Retire(c) => {
+                // One group more in flight would be completed here if it completes anything
+                // now or would with those units too (at least as many in flight as it keeps).
+                if fifo.len() as u64 >= *c {
+                    not_isolated(&mut open, &mut out, &|_| false);
+                }
+                while fifo.len() as u64 > *c {
+                    fifo.pop_front();
                 }
             }
             Flat::Wait { .. } => {
-                // The waits at this point (consecutive placeholders) and what the IR needs.
+                // The waits of one instruction act as one: the smallest immediate.
                 let mut j = i;
-                let mut needed: Vec<(i64, u64)> = Vec::new(); // queue, groups of it older than
-                let mut keep: Option<u64> = None;
+                let mut needed: Vec<(i64, u64)> = Vec::new();
+                let mut keep = u64::MAX;
                 while let Some(Flat::Wait {
-                    k, queue, count, ..
+                    k,
+                    queue,
+                    count,
+                    weight,
+                    joined,
                 }) = stream.get(j)
                 {
-                    let total = committed
-                        .iter()
-                        .find(|(x, _)| x == queue)
-                        .map_or(0, |(_, c)| *c);
-                    needed.push((*queue, total.saturating_sub((*count).max(0) as u64)));
+                    if j > i && !joined {
+                        break;
+                    }
+                    let older = number(&committed, *queue).saturating_sub((*count).max(0) as u64);
+                    needed.push((*queue, older));
+                    if let (Some((_, _, at)), Some(t)) =
+                        (results.get(j).copied().flatten(), out.get_mut(*k))
+                    {
+                        let in_flight = fifo.front().is_some_and(|(p, _)| at >= *p);
+                        if *weight > 0 && !in_flight {
+                            t.completes = false;
+                        }
+                    }
                     if let Some(imm) = immediates.get(*k) {
-                        keep = Some(keep.map_or(*imm, |x| x.min(*imm)));
+                        keep = keep.min(*imm);
                     }
                     j += 1;
                 }
-                let keep = keep.unwrap_or(u64::MAX) as usize;
-                let mut extra = 0;
-                while seq.len() > keep {
-                    if let Some((q, n)) = seq.pop_front() {
-                        let asked = needed.iter().any(|(nq, older)| *nq == q && n < *older);
-                        if !asked {
-                            extra += 1;
+                // Instances of earlier waits on these queues end here (isolated so far); those of
+                // other queues are not isolated if this wait completes anything.
+                let here: Vec<i64> = needed.iter().map(|(q, _)| *q).collect();
+                open.retain(|(_, q, _)| !here.contains(q));
+                if fifo.len() as u64 >= keep {
+                    not_isolated(&mut open, &mut out, &|_| false);
+                }
+                for w in stream.get(i..j).unwrap_or(&[]) {
+                    if let Flat::Wait {
+                        k, queue, weight, ..
+                    } = w
+                    {
+                        open.push((*k, *queue, *weight > 0));
+                    }
+                }
+                let mut forced: Vec<(i64, u64)> = Vec::new();
+                while fifo.len() as u64 > keep {
+                    if let Some((_, Some(g))) = fifo.pop_front() {
+                        if !forced.contains(&g) {
+                            forced.push(g);
                         }
                     }
                 }
-                let mut j2 = i;
-                while let Some(Flat::Wait { k, .. }) = stream.get(j2) {
-                    if let Some(t) = out.get_mut(*k) {
-                        t.extra_groups = t.extra_groups.max(extra);
+                let extra = forced
+                    .iter()
+                    .filter(|(q, n)| {
+                        let asked = needed.iter().any(|(nq, older)| nq == q && n < older);
+                        let complete = !fifo.iter().any(|(_, g)| *g == Some((*q, *n)));
+                        complete && !asked
+                    })
+                    .count() as u64;
+                for w in stream.get(i..j).unwrap_or(&[]) {
+                    if let Flat::Wait { k, .. } = w {
+                        if let Some(t) = out.get_mut(*k) {
+                            t.extra_groups = t.extra_groups.max(extra);
+                        }
                     }
-                    j2 += 1;
                 }
                 i = j;
                 continue;
             }
-            Flat::Retire(_) | Flat::Gap { .. } => {}
+            Flat::Gap { .. } => {}
         }
         i += 1;
     }
+    out
 }
 
 #[cfg(test)]
@@ -371,7 +502,10 @@ mod tests {
     use super::*;
 
     fn unit(q: i64) -> Ev {
-        Ev::Unit { group: Some(q) }
+        Ev::Unit {
+            group: Some(q),
+            label: 0,
+        }
     }
 
     /// A group of `units` copies of queue q, committed.
@@ -394,22 +528,34 @@ mod tests {
             k: 0,
             queue: 0,
             count: 2,
+            joined: false,
         });
-        body.push(Ev::Unit { group: None });
+        body.push(Ev::Unit {
+            group: None,
+            label: 0,
+        });
         ev.push(Ev::Loop { trips: 1, body });
         ev.push(Ev::Wait {
             k: 1,
             queue: 0,
             count: 1,
+            joined: false,
         });
-        ev.push(Ev::Unit { group: None });
+        ev.push(Ev::Unit {
+            group: None,
+            label: 0,
+        });
         ev.push(Ev::Wait {
             k: 2,
             queue: 0,
             count: 0,
+            joined: false,
         });
-        ev.push(Ev::Unit { group: None });
-        let t = translate(&ev, 3);
+        ev.push(Ev::Unit {
+            group: None,
+            label: 0,
+        });
+        let t = translate(&ev, 3, 63);
         assert_eq!(t[0].min, Some(2));
         // In flight after the body: load(1), load(2), store(C[0]): load(1) must land.
         assert_eq!(t[1].min, Some(2));
@@ -424,8 +570,12 @@ mod tests {
                 k: k0,
                 queue: 0,
                 count: 3,
+                joined: false,
             });
-            b.push(Ev::Unit { group: None });
+            b.push(Ev::Unit {
+                group: None,
+                label: 0,
+            });
             b
         };
         for trips in [0u64, 1, 5, 17, 100, 1000] {
@@ -441,6 +591,7 @@ mod tests {
                 k: 1,
                 queue: 0,
                 count: 0,
+                joined: false,
             });
             let mut written = Vec::new();
             for _ in 0..3 {
@@ -453,8 +604,13 @@ mod tests {
                 k: 1,
                 queue: 0,
                 count: 0,
+                joined: false,
             });
-            assert_eq!(translate(&ev, 2), translate(&written, 2), "{trips} trips");
+            assert_eq!(
+                translate(&ev, 2, 63),
+                translate(&written, 2, 63),
+                "{trips} trips"
+            );
         }
     }
 
@@ -463,17 +619,21 @@ mod tests {
         let ev = vec![
             unit(0),
             Ev::Commit(0),
-            Ev::Unit { group: None },
+            Ev::Unit {
+                group: None,
+                label: 0,
+            },
             Ev::Retire(0),
             Ev::Wait {
                 k: 0,
                 queue: 0,
                 count: 0,
+                joined: false,
             },
         ];
-        let t = translate(&ev, 1);
+        let t = translate(&ev, 1, 63);
         assert_eq!(t[0].constrained, 0);
-        assert_eq!(t[0].immediate(63, 63), 63);
+        assert_eq!(t[0].min, None);
     }
 
     /// Two queues in one sequence of marks: the count is what the single sequence needs, and the
@@ -490,18 +650,71 @@ mod tests {
             k: 0,
             queue: 0,
             count: 1,
+            joined: false,
         });
         ev.push(Ev::Wait {
             k: 1,
             queue: 1,
             count: 1,
+            joined: true,
         });
-        let mut t = translate(&ev, 2);
+        let t = translate(&ev, 2, u64::MAX);
         assert_eq!(t[0].min, Some(2)); // b1, a2 stay
         assert_eq!(t[1].min, Some(3)); // a1, b1, a2 stay: b0 completes
-        let imm: Vec<u64> = t.iter().map(|x| x.immediate(u64::MAX, 0)).collect();
-        extra_groups(&ev, &imm, &mut t);
-        // Keeping 2 marks forces a0, b0, a1; the IR asked for a0, a1 (queue 0) and b0 (queue 1).
+                                       // Keeping 2 marks forces a0, b0, a1; the IR asked for a0, a1 (queue 0) and b0 (queue 1).
         assert_eq!(t[0].extra_groups, 0);
+        assert!(t[0].completes && t[1].completes);
+        // One queue alone: wait(1, 0) after a0 b0 a1 needs b0; the single sequence forces a0 too,
+        // which queue 1's wait does not ask for.
+        let mut ev = Vec::new();
+        for q in [0, 1, 0] {
+            ev.extend(group(q, 1));
+        }
+        ev.push(Ev::Wait {
+            k: 0,
+            queue: 1,
+            count: 0,
+            joined: false,
+        });
+        let t = translate(&ev, 1, u64::MAX);
+        assert_eq!(t[0].min, Some(1));
+        assert_eq!(t[0].extra_groups, 1);
+    }
+
+    /// CUTLASS's shape: groups of 32 copies, three in flight in the body (96 instructions, capped
+    /// at 63), then the epilogue: the capped body wait has already completed what the first
+    /// epilogue wait needs.
+    #[test]
+    fn a_capped_wait_can_leave_the_next_one_nothing_to_complete() {
+        let mut ev = Vec::new();
+        for _ in 0..3 {
+            ev.extend(group(0, 32));
+        }
+        let mut body = group(0, 32);
+        body.push(Ev::Wait {
+            k: 0,
+            queue: 0,
+            count: 3,
+            joined: false,
+        });
+        ev.push(Ev::Loop { trips: 13, body });
+        for (k, count) in [(1, 2), (2, 1), (3, 0)] {
+            ev.push(Ev::Wait {
+                k,
+                queue: 0,
+                count,
+                joined: false,
+            });
+        }
+        let t = translate(&ev, 4, 63);
+        assert_eq!(t[0].min, Some(96));
+        assert_eq!(t[0].min.map(|m| m.min(63)), Some(63));
+        assert_eq!(t[1].min, Some(64));
+        assert!(
+            !t[1].completes,
+            "the body's vmcnt(63) completed group 13 already"
+        );
+        assert!(t[2].completes && t[3].completes);
+        assert_eq!(t[2].group_units, Some(32));
     }
 }
