@@ -45,6 +45,8 @@ pub struct Contract {
     pub seeds: Vec<u64>,
     /// Wave-instructions executed at most before the run stops and says so.
     pub max_instructions: u64,
+    /// The initial words of each kernel argument (`initial_words`), computed once.
+    initial: Vec<Vec<u32>>,
 }
 
 /// Input seeds: three, so that threads 1, 2 and 64 apart see different values.
@@ -126,14 +128,17 @@ impl Contract {
                 versions: b.versions,
             })
             .collect();
-        Ok(Contract {
+        let mut c = Contract {
             lanes,
             wave: wave.max(1),
             globals,
             shared,
             seeds: SEEDS.to_vec(),
             max_instructions: crate::limits::MAX_MACHINE_INSTRUCTIONS,
-        })
+            initial: Vec::new(),
+        };
+        c.initial = (0..c.globals.len()).map(|k| c.compute_initial(k)).collect();
+        Ok(c)
     }
 
     pub fn waves(&self) -> u32 {
@@ -156,6 +161,10 @@ impl Contract {
 
     /// The initial words of kernel argument `param`: element `e` of thread `t` at `e · lanes + t`.
     pub fn initial_words(&self, param: usize) -> Vec<u32> {
+        self.initial.get(param).cloned().unwrap_or_default()
+    }
+
+    fn compute_initial(&self, param: usize) -> Vec<u32> {
         let Some(g) = self.globals.get(param) else {
             return Vec::new();
         };

@@ -66,20 +66,74 @@ pub struct Issue {
     pub domain: u32,
     pub order: Order,
     pub reads: Vec<Cell>,
-    pub writes: Vec<(Cell, u32)>,
+    pub writes: Vec<Cell>,
+    /// What it writes to `writes`, word by word.
+    pub values: Vec<u32>,
 }
 
 /// Identifies an operation in flight.
 pub type OpId = u32;
 
+/// The words an operation touches: a run of consecutive words of one space (an element tile of
+/// a wave: the common case), or any list.
+#[derive(Clone, Debug)]
+enum Words {
+    Run { space: u16, start: u32, len: u32 },
+    List(Vec<Cell>),
+}
+
+impl Words {
+    fn of(cells: &[Cell]) -> Words {
+        let Some(first) = cells.first() else {
+            return Words::List(Vec::new());
+        };
+        let run = cells.iter().enumerate().all(|(i, c)| {
+            c.space == first.space && u64::from(c.word) == u64::from(first.word) + i as u64
+        });
+        if run {
+            Words::Run {
+                space: first.space,
+                start: first.word,
+                len: cells.len() as u32,
+            }
+        } else {
+            Words::List(cells.to_vec())
+        }
+    }
+
+    fn contains(&self, c: Cell) -> bool {
+        match self {
+            Words::Run { space, start, len } => {
+                c.space == *space && c.word >= *start && c.word - start < *len
+            }
+            Words::List(l) => l.contains(&c),
+        }
+    }
+
+    fn first(&self) -> Option<Cell> {
+        match self {
+            Words::Run { space, start, len } => (*len > 0).then_some(Cell {
+                space: *space,
+                word: *start,
+            }),
+            Words::List(l) => l.first().copied(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Op {
+    /// Incremented each time the slot is reused, so that a word's record of its last pending
+    /// writer or reader can tell a recycled slot from the operation it meant.
+    generation: u32,
     line: u32,
     wave: u16,
     domain: u32,
     order: Order,
-    reads: Vec<Cell>,
-    writes: Vec<(Cell, u32)>,
+    reads: Words,
+    writes: Words,
+    /// What it writes, word by word in the order of `writes`.
+    values: Vec<u32>,
     live: bool,
 }
 
@@ -111,13 +165,35 @@ struct Touch {
     wrote: bool,
 }
 
+/// What a word has in flight.
+#[derive(Clone, Copy, Debug)]
+struct WordState {
+    written: bool,
+    pending_reads: u16,
+    pending_writes: u16,
+    /// The last operation that put a pending read / write on the word (slot, generation): with
+    /// one pending, it is the one to check, without walking the operations in flight.
+    last_reader: (OpId, u32),
+    last_writer: (OpId, u32),
+}
+
+impl WordState {
+    fn new(written: bool) -> WordState {
+        WordState {
+            written,
+            pending_reads: 0,
+            pending_writes: 0,
+            last_reader: (OpId::MAX, 0),
+            last_writer: (OpId::MAX, 0),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Space {
     pub kind: SpaceKind,
     words: Vec<u32>,
-    written: Vec<bool>,
-    pending_reads: Vec<u16>,
-    pending_writes: Vec<u16>,
+    state: Vec<WordState>,
     touched: Vec<Touch>,
 }
 
@@ -127,10 +203,8 @@ impl Space {
         Space {
             kind,
             words: initial,
-            written: vec![initialized; n],
-            pending_reads: vec![0; n],
-            pending_writes: vec![0; n],
-            touched: vec![Touch::default(); n],
+            state: vec![WordState::new(initialized); n],
+            touched: Vec::new(),
         }
     }
 
@@ -159,7 +233,12 @@ pub struct Memory {
 }
 
 impl Memory {
-    pub fn new(spaces: Vec<Space>, waves: u16) -> Memory {
+    pub fn new(mut spaces: Vec<Space>, waves: u16) -> Memory {
+        if waves > 1 {
+            for s in &mut spaces {
+                s.touched = vec![Touch::default(); s.words.len()];
+            }
+        }
         Memory {
             spaces,
             ops: Vec::new(),
@@ -181,21 +260,21 @@ impl Memory {
         self.interval += 1;
     }
 
+    fn word(&self, c: Cell) -> Option<&WordState> {
+        self.spaces
+            .get(c.space as usize)?
+            .state
+            .get(c.word as usize)
+    }
+
     /// Does an operation in flight write the word?
     pub fn write_pending(&self, c: Cell) -> bool {
-        self.spaces
-            .get(c.space as usize)
-            .and_then(|s| s.pending_writes.get(c.word as usize))
-            .is_some_and(|n| *n > 0)
+        self.word(c).is_some_and(|w| w.pending_writes > 0)
     }
 
     /// Was the word ever written (or initialized)?
     pub fn initialized(&self, c: Cell) -> bool {
-        self.spaces
-            .get(c.space as usize)
-            .and_then(|s| s.written.get(c.word as usize))
-            .copied()
-            .unwrap_or(false)
+        self.word(c).is_some_and(|w| w.written)
     }
 
     fn touch(&mut self, c: Cell, actor: Actor, write: bool, out: &mut Vec<Conflict>) {
@@ -241,58 +320,146 @@ impl Memory {
         domain: Option<(u32, Order)>,
         out: &mut Vec<Conflict>,
     ) {
-        let Some(space) = self.spaces.get(c.space as usize) else {
+        let Some(state) = self.word(c).copied() else {
             return;
         };
-        let w = c.word as usize;
-        let pw = space.pending_writes.get(w).copied().unwrap_or(0);
-        let pr = if write {
-            space.pending_reads.get(w).copied().unwrap_or(0)
-        } else {
-            0
-        };
+        let pw = state.pending_writes;
+        let pr = if write { state.pending_reads } else { 0 };
         if pw == 0 && pr == 0 {
             return;
         }
-        for op in self.ops.iter().filter(|o| o.live) {
-            let same = domain.is_some_and(|(d, _)| d == op.domain);
-            let order = domain.map(|(_, o)| o);
-            if pw > 0 && op.writes.iter().any(|(x, _)| *x == c) {
-                // Within a FIFO domain a newer write lands last; within an in-order domain
-                // everything is ordered. A read in a FIFO domain may still precede the write.
-                let ordered = same
-                    && match order {
-                        Some(Order::InOrder) => true,
-                        Some(Order::Fifo) => write,
-                        _ => false,
-                    };
-                if !ordered {
-                    out.push(Conflict {
-                        kind: if write {
-                            RaceKind::WriteAfterWrite
-                        } else {
-                            RaceKind::ReadAfterWrite
-                        },
-                        cell: c,
-                        other_line: op.line,
-                        other_wave: op.wave,
-                        in_flight: true,
-                    });
-                }
-            }
-            if pr > 0 && op.reads.contains(&c) {
-                let ordered = same && matches!(order, Some(Order::InOrder | Order::Fifo));
-                if !ordered {
-                    out.push(Conflict {
-                        kind: RaceKind::WriteAfterRead,
-                        cell: c,
-                        other_line: op.line,
-                        other_wave: op.wave,
-                        in_flight: true,
-                    });
-                }
+        // With one pending, the word names its operation; otherwise walk those in flight.
+        let named = |last: Option<&(OpId, u32)>| {
+            last.and_then(|(id, generation)| {
+                self.ops
+                    .get(*id as usize)
+                    .filter(|o| o.live && o.generation == *generation)
+            })
+        };
+        if pw == 1 && pr == 0 {
+            if let Some(op) = named(Some(&state.last_writer)) {
+                self.against(op, c, write, false, domain, out);
+                return;
             }
         }
+        if pw == 0 && pr == 1 {
+            if let Some(op) = named(Some(&state.last_reader)) {
+                self.against(op, c, write, true, domain, out);
+                return;
+            }
+        }
+        for op in self.ops.iter().filter(|o| o.live) {
+            if pw > 0 && op.writes.contains(c) {
+                self.against(op, c, write, false, domain, out);
+            }
+            if pr > 0 && op.reads.contains(c) {
+                self.against(op, c, write, true, domain, out);
+            }
+        }
+    }
+
+    /// The race, if any, between an access to `c` and the operation in flight `op`, which
+    /// writes `c` (or reads it, `op_reads`).
+    fn against(
+        &self,
+        op: &Op,
+        c: Cell,
+        write: bool,
+        op_reads: bool,
+        domain: Option<(u32, Order)>,
+        out: &mut Vec<Conflict>,
+    ) {
+        let same = domain.is_some_and(|(d, _)| d == op.domain);
+        let order = domain.map(|(_, o)| o);
+        let (ordered, kind) = if op_reads {
+            // A write after a pending read: ordered within a FIFO or in-order domain.
+            (
+                same && matches!(order, Some(Order::InOrder | Order::Fifo)),
+                RaceKind::WriteAfterRead,
+            )
+        } else {
+            // Within a FIFO domain a newer write lands last; within an in-order domain
+            // everything is ordered. A read in a FIFO domain may still precede the write.
+            let ordered = same
+                && match order {
+                    Some(Order::InOrder) => true,
+                    Some(Order::Fifo) => write,
+                    _ => false,
+                };
+            let kind = if write {
+                RaceKind::WriteAfterWrite
+            } else {
+                RaceKind::ReadAfterWrite
+            };
+            (ordered, kind)
+        };
+        if !ordered {
+            out.push(Conflict {
+                kind,
+                cell: c,
+                other_line: op.line,
+                other_wave: op.wave,
+                in_flight: true,
+            });
+        }
+    }
+
+    /// Synchronous reads of several words by threads in lockstep (`waves[i]` is the wave of the
+    /// thread reading `cells[i]`): their current values, stale where a write is in flight.
+    /// `None` when a word is outside every space.
+    pub fn read_all(
+        &mut self,
+        cells: &[Cell],
+        line: u32,
+        waves: &dyn Fn(usize) -> u16,
+        out: &mut Vec<Conflict>,
+    ) -> Option<Vec<u32>> {
+        let words = Words::of(cells);
+        if !cells.iter().all(|c| self.contains(*c)) {
+            return None;
+        }
+        self.check(&words, false, None, out);
+        if self.waves > 1 {
+            for (i, c) in cells.iter().enumerate() {
+                let actor = Actor {
+                    line,
+                    wave: waves(i),
+                };
+                self.touch(*c, actor, false, out);
+            }
+        }
+        Some(self.peek_all(cells))
+    }
+
+    /// Synchronous writes of several words by threads in lockstep (see `read_all`). Returns
+    /// `false` when a word is outside every space (nothing is written then).
+    pub fn write_all(
+        &mut self,
+        cells: &[Cell],
+        values: &[u32],
+        line: u32,
+        waves: &dyn Fn(usize) -> u16,
+        out: &mut Vec<Conflict>,
+    ) -> bool {
+        if !cells.iter().all(|c| self.contains(*c)) {
+            return false;
+        }
+        let words = Words::of(cells);
+        self.check(&words, true, None, out);
+        if self.waves > 1 {
+            for (i, c) in cells.iter().enumerate() {
+                let actor = Actor {
+                    line,
+                    wave: waves(i),
+                };
+                self.touch(*c, actor, true, out);
+            }
+        }
+        self.mark(&words, values, |w, v| {
+            w.written = true;
+            Some(v)
+        });
+        true
     }
 
     /// A synchronous read: the word's current value (stale if a write to it is in flight).
@@ -324,10 +491,10 @@ impl Memory {
         if let Some(s) = self.spaces.get_mut(c.space as usize) {
             if let (Some(w), Some(f)) = (
                 s.words.get_mut(c.word as usize),
-                s.written.get_mut(c.word as usize),
+                s.state.get_mut(c.word as usize),
             ) {
                 *w = value;
-                *f = true;
+                f.written = true;
             }
         }
     }
@@ -341,57 +508,167 @@ impl Memory {
             wave: op.wave,
         };
         let domain = Some((op.domain, op.order));
-        for &c in &op.reads {
-            self.conflicts(c, false, domain, out);
-            self.touch(c, actor, false, out);
-        }
-        for &(c, _) in &op.writes {
-            self.conflicts(c, true, domain, out);
-            self.touch(c, actor, true, out);
-        }
-        for &c in &op.reads {
-            if let Some(p) = self
-                .spaces
-                .get_mut(c.space as usize)
-                .and_then(|s| s.pending_reads.get_mut(c.word as usize))
-            {
-                *p = p.saturating_add(1);
+        let multi = self.waves > 1;
+        let values = op.values;
+        let (reads, writes) = (Words::of(&op.reads), Words::of(&op.writes));
+        // Checks first, against what was in flight before this operation.
+        self.check(&reads, false, domain, out);
+        self.check(&writes, true, domain, out);
+        if multi {
+            for &c in &op.reads {
+                self.touch(c, actor, false, out);
+            }
+            for &c in &op.writes {
+                self.touch(c, actor, true, out);
             }
         }
-        for &(c, v) in &op.writes {
-            if let Some(p) = self
-                .spaces
-                .get_mut(c.space as usize)
-                .and_then(|s| s.pending_writes.get_mut(c.word as usize))
-            {
-                *p = p.saturating_add(1);
-            }
-            // An in-order operation is performed at issue; others land when they complete.
-            if op.order == Order::InOrder {
-                self.store(c, v);
-            }
-        }
-        let slot = Op {
-            line: op.line,
-            wave: op.wave,
-            domain: op.domain,
-            order: op.order,
-            reads: op.reads,
-            writes: op.writes,
-            live: true,
-        };
-        match self.free.pop() {
-            Some(id) => {
-                if let Some(o) = self.ops.get_mut(id as usize) {
-                    *o = slot;
-                }
-                id
-            }
+        // The slot the operation takes, and its generation, for the words' records.
+        let (id, generation) = match self.free.pop() {
+            Some(id) => (
+                id,
+                self.ops
+                    .get(id as usize)
+                    .map_or(0, |o| o.generation.wrapping_add(1)),
+            ),
             None => {
-                self.ops.push(slot);
-                (self.ops.len() - 1) as OpId
+                self.ops.push(Op {
+                    generation: 0,
+                    line: 0,
+                    wave: 0,
+                    domain: 0,
+                    order: Order::Unordered,
+                    reads: Words::List(Vec::new()),
+                    writes: Words::List(Vec::new()),
+                    values: Vec::new(),
+                    live: false,
+                });
+                ((self.ops.len() - 1) as OpId, 0)
+            }
+        };
+        let me = (id, generation);
+        self.mark(&reads, &[], |w, _| {
+            w.pending_reads = w.pending_reads.saturating_add(1);
+            w.last_reader = me;
+            None
+        });
+        // An in-order operation is performed at issue; others land when they complete.
+        let at_issue = op.order == Order::InOrder;
+        self.mark(&writes, &values, |w, v| {
+            w.pending_writes = w.pending_writes.saturating_add(1);
+            w.last_writer = me;
+            at_issue.then(|| {
+                w.written = true;
+                v
+            })
+        });
+        if let Some(o) = self.ops.get_mut(id as usize) {
+            *o = Op {
+                generation,
+                line: op.line,
+                wave: op.wave,
+                domain: op.domain,
+                order: op.order,
+                reads,
+                writes,
+                values,
+                live: true,
+            };
+        }
+        id
+    }
+
+    /// Races of an access to `words` with what is in flight (only words with something pending
+    /// are looked at closely).
+    fn check(
+        &self,
+        words: &Words,
+        write: bool,
+        domain: Option<(u32, Order)>,
+        out: &mut Vec<Conflict>,
+    ) {
+        let busy = |w: &WordState| w.pending_writes > 0 || (write && w.pending_reads > 0);
+        match words {
+            Words::Run { space, start, len } => {
+                let Some(states) = self.spaces.get(*space as usize).and_then(|s| {
+                    s.state
+                        .get(*start as usize..*start as usize + *len as usize)
+                }) else {
+                    return;
+                };
+                for (i, w) in states.iter().enumerate() {
+                    if busy(w) {
+                        let c = Cell {
+                            space: *space,
+                            word: start + i as u32,
+                        };
+                        self.conflicts(c, write, domain, out);
+                    }
+                }
+            }
+            Words::List(cells) => {
+                for &c in cells {
+                    if self.word(c).is_some_and(busy) {
+                        self.conflicts(c, write, domain, out);
+                    }
+                }
             }
         }
+    }
+
+    /// Applies `f` to the state of every word (with the value written there, if any); a
+    /// returned value is stored in the word.
+    fn mark(
+        &mut self,
+        words: &Words,
+        values: &[u32],
+        mut f: impl FnMut(&mut WordState, u32) -> Option<u32>,
+    ) {
+        match words {
+            Words::Run { space, start, len } => {
+                let Some(s) = self.spaces.get_mut(*space as usize) else {
+                    return;
+                };
+                let range = *start as usize..*start as usize + *len as usize;
+                let (Some(states), Some(data)) =
+                    (s.state.get_mut(range.clone()), s.words.get_mut(range))
+                else {
+                    return;
+                };
+                for (i, (w, x)) in states.iter_mut().zip(data.iter_mut()).enumerate() {
+                    if let Some(v) = f(w, values.get(i).copied().unwrap_or(0)) {
+                        *x = v;
+                    }
+                }
+            }
+            Words::List(cells) => {
+                for (i, c) in cells.iter().enumerate() {
+                    if let Some(s) = self.spaces.get_mut(c.space as usize) {
+                        if let (Some(w), Some(x)) = (
+                            s.state.get_mut(c.word as usize),
+                            s.words.get_mut(c.word as usize),
+                        ) {
+                            if let Some(v) = f(w, values.get(i).copied().unwrap_or(0)) {
+                                *x = v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The words' current values, without any race check (an operation's own reads at issue).
+    pub fn peek_all(&self, cells: &[Cell]) -> Vec<u32> {
+        if let Words::Run { space, start, len } = Words::of(cells) {
+            if let Some(run) = self
+                .spaces
+                .get(space as usize)
+                .and_then(|s| s.words.get(start as usize..(start + len) as usize))
+            {
+                return run.to_vec();
+            }
+        }
+        cells.iter().map(|c| self.peek(*c).unwrap_or(0)).collect()
     }
 
     /// The word's current value, without any race check (for an operation's own reads at issue).
@@ -410,30 +687,21 @@ impl Memory {
             return;
         };
         op.live = false;
-        let reads = std::mem::take(&mut op.reads);
-        let writes = std::mem::take(&mut op.writes);
+        let reads = std::mem::replace(&mut op.reads, Words::List(Vec::new()));
+        let writes = std::mem::replace(&mut op.writes, Words::List(Vec::new()));
+        let values = std::mem::take(&mut op.values);
         let land = op.order != Order::InOrder;
-        for c in reads {
-            if let Some(p) = self
-                .spaces
-                .get_mut(c.space as usize)
-                .and_then(|s| s.pending_reads.get_mut(c.word as usize))
-            {
-                *p = p.saturating_sub(1);
-            }
-        }
-        for (c, v) in writes {
-            if let Some(p) = self
-                .spaces
-                .get_mut(c.space as usize)
-                .and_then(|s| s.pending_writes.get_mut(c.word as usize))
-            {
-                *p = p.saturating_sub(1);
-            }
-            if land {
-                self.store(c, v);
-            }
-        }
+        self.mark(&reads, &[], |w, _| {
+            w.pending_reads = w.pending_reads.saturating_sub(1);
+            None
+        });
+        self.mark(&writes, &values, |w, v| {
+            w.pending_writes = w.pending_writes.saturating_sub(1);
+            land.then(|| {
+                w.written = true;
+                v
+            })
+        });
         self.free.push(id);
     }
 
@@ -452,7 +720,7 @@ impl Memory {
         self.ops
             .get(id as usize)
             .filter(|o| o.live)
-            .and_then(|o| o.writes.first().map(|w| w.0))
+            .and_then(|o| o.writes.first())
     }
 
     /// The words of a space, for comparing outputs.
@@ -487,7 +755,8 @@ mod tests {
             domain,
             order,
             reads: vec![cell(0, from)],
-            writes: vec![(cell(1, to), v)],
+            writes: vec![cell(1, to)],
+            values: vec![v],
         }
     }
 
@@ -537,7 +806,8 @@ mod tests {
                 domain: 0,
                 order: Order::Fifo,
                 reads: vec![cell(1, 0)],
-                writes: vec![(cell(0, 5), 0)],
+                writes: vec![cell(0, 5)],
+                values: vec![0],
             },
             &mut out,
         );
@@ -568,7 +838,8 @@ mod tests {
                 domain: 5,
                 order: Order::InOrder,
                 reads: vec![],
-                writes: vec![(cell(1, 4), 9)],
+                writes: vec![cell(1, 4)],
+                values: vec![9],
             },
             &mut out,
         );
@@ -581,6 +852,7 @@ mod tests {
                 order: Order::InOrder,
                 reads: vec![cell(1, 4)],
                 writes: vec![],
+                values: vec![],
             },
             &mut out,
         );

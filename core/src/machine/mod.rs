@@ -297,24 +297,31 @@ pub fn check(
     target: Target,
     lanes: u32,
 ) -> MachineCheck {
-    let wave = match target {
+    match Contract::new(original, pipelined, params, lanes, wave_of(target)) {
+        Ok(contract) => check_with(&contract, text, target),
+        Err(why) => MachineCheck::without_run(
+            target,
+            MachineVerdict::NotExecuted,
+            format!("not executed: {why}"),
+        ),
+    }
+}
+
+/// Threads in lockstep on the target: a wave of 64 on AMDGPU, a warp of 32 on NVIDIA.
+pub fn wave_of(target: Target) -> u32 {
+    match target {
         Target::Amdgpu | Target::AmdgpuGfx950 | Target::AmdgpuIr => 64,
         Target::Ptx | Target::PtxSm90 => 32,
-    };
-    let contract = match Contract::new(original, pipelined, params, lanes, wave) {
-        Ok(c) => c,
-        Err(why) => {
-            return MachineCheck::without_run(
-                target,
-                MachineVerdict::NotExecuted,
-                format!("not executed: {why}"),
-            )
-        }
-    };
+    }
+}
+
+/// [`check`] with the contract built already (it holds the loop's reference runs, so several
+/// kernels of one loop — several targets — share it). The contract's wave must be the target's.
+pub fn check_with(contract: &Contract, text: &str, target: Target) -> MachineCheck {
     let execution = match target {
-        Target::Amdgpu => amdgpu::execute(text, &contract, amdgpu::Gfx::Gfx942),
-        Target::AmdgpuGfx950 => amdgpu::execute(text, &contract, amdgpu::Gfx::Gfx950),
-        Target::AmdgpuIr => llvm_ir::execute(text, &contract),
+        Target::Amdgpu => amdgpu::execute(text, contract, amdgpu::Gfx::Gfx942),
+        Target::AmdgpuGfx950 => amdgpu::execute(text, contract, amdgpu::Gfx::Gfx950),
+        Target::AmdgpuIr => llvm_ir::execute(text, contract),
         Target::Ptx | Target::PtxSm90 => {
             return MachineCheck::without_run(
                 target,
@@ -326,7 +333,7 @@ pub fn check(
             )
         }
     };
-    judge(text, target, &contract, execution)
+    judge(text, target, contract, execution)
 }
 
 /// Compares an execution with the loop and writes the verdict.
@@ -545,6 +552,30 @@ fn compare(contract: &Contract, ex: &Execution, check: &mut MachineCheck) {
         }
     }
 }
+
+/// FNV-1a: names in kernel texts are short, and a map from names is looked up once per operand.
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A hash map keyed by names of a kernel text.
+pub(crate) type NameMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// Float arithmetic in float32 as the machine does it, noting whether a result was rounded where
 /// the loop's interpretation (float64, rounded to float32 when stored) might not round the same.

@@ -70,8 +70,11 @@ enum Writeback {
 struct InFlight {
     /// Unique among the wave's operations (what its pending registers point to).
     ticket: u32,
-    /// The memory operation, if it touches memory (scalar loads of the argument segment do not).
+    /// The memory operation, if it touches memory (scalar loads of the argument segment do not);
+    /// for an LDS DMA, its LDS write.
     op: Option<OpId>,
+    /// An LDS DMA's read of its global source.
+    source: Option<OpId>,
     line: u32,
     writeback: Writeback,
     /// An LDS DMA: never landing at the kernel's end is reported.
@@ -285,6 +288,30 @@ impl Machine<'_> {
         }
     }
 
+    /// A VALU source's value in every lane of the wave.
+    fn lanes(w: &Wave, s: &Src) -> [u32; WAVE] {
+        match s {
+            Src::Scalar(v) => [*v; WAVE],
+            Src::Vector(r) => {
+                let mut a = [0u32; WAVE];
+                let base = *r as usize * WAVE;
+                if let Some(src) = w.vgpr.get(base..base + WAVE) {
+                    a.copy_from_slice(src);
+                }
+                a
+            }
+        }
+    }
+
+    /// Writes the wave's lanes of VGPR `r` (lanes beyond the wave's keep their value).
+    fn set_lanes(w: &mut Wave, r: u16, values: &[u32; WAVE]) {
+        let base = r as usize * WAVE;
+        let n = w.lanes;
+        if let (Some(dst), Some(src)) = (w.vgpr.get_mut(base..base + n), values.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+    }
+
     fn set_lane(w: &mut Wave, r: u16, lane: usize, v: u32) {
         if let Some(x) = w.vgpr.get_mut(r as usize * WAVE + lane) {
             *x = v;
@@ -343,6 +370,30 @@ impl Machine<'_> {
         None
     }
 
+    /// The LDS words of every lane's byte address, or a problem for the first bad one.
+    fn lds_cells(
+        &mut self,
+        bytes: impl Iterator<Item = u64> + Clone,
+        line: u32,
+    ) -> Option<Vec<Cell>> {
+        let limit = self.lds_bytes;
+        let space = self.lds;
+        let mut cells = Vec::with_capacity(WAVE);
+        for b in bytes.clone() {
+            if !b.is_multiple_of(4) || b + 4 > limit {
+                for (lane, b) in bytes.enumerate() {
+                    self.lds_cell(b, line, lane)?;
+                }
+                return None;
+            }
+            cells.push(Cell {
+                space,
+                word: (b / 4) as u32,
+            });
+        }
+        Some(cells)
+    }
+
     fn lds_cell(&mut self, byte: u64, line: u32, lane: usize) -> Option<Cell> {
         if !byte.is_multiple_of(4) {
             self.problem(
@@ -390,7 +441,7 @@ impl Machine<'_> {
     }
 
     fn retire(&mut self, w: &mut Wave, f: InFlight) {
-        if let Some(op) = f.op {
+        for op in [f.op, f.source].into_iter().flatten() {
             self.memory.complete(op);
         }
         let ticket = f.ticket;
@@ -530,6 +581,7 @@ impl Machine<'_> {
                 w.lgkm.push_back(InFlight {
                     ticket,
                     op: None,
+                    source: None,
                     line,
                     writeback: Writeback::Sgpr { reg: d, values },
                     dma: false,
@@ -614,22 +666,26 @@ impl Machine<'_> {
                 let s = self.vsrc(w, at(1), inst.op.is_float(), line);
                 let d = self.vgpr_of(at(0), line);
                 self.check_vgpr_write(w, d, line);
-                for l in 0..w.lanes {
-                    let a = Self::lane_value(w, &s, l);
-                    let r = match inst.op {
-                        VMovB32 => a,
-                        VRcpF32 => self.float.rcp(f32::from_bits(a)).to_bits(),
-                        _ => {
-                            let x = a as i32;
-                            let f = x as f32;
-                            if f64::from(f) != f64::from(x) {
+                let x = Self::lanes(w, &s);
+                let mut r = [0u32; WAVE];
+                match inst.op {
+                    VMovB32 => r = x,
+                    VRcpF32 => {
+                        for (o, a) in r.iter_mut().zip(x) {
+                            *o = self.float.rcp(f32::from_bits(a)).to_bits();
+                        }
+                    }
+                    _ => {
+                        for (o, a) in r.iter_mut().zip(x) {
+                            let f = a as i32 as f32;
+                            if f64::from(f) != f64::from(a as i32) {
                                 self.float.inexact = true;
                             }
-                            f.to_bits()
+                            *o = f.to_bits();
                         }
-                    };
-                    Self::set_lane(w, d, l, r);
+                    }
                 }
+                Self::set_lanes(w, d, &r);
             }
             VLshlrevB32 | VLshrrevB32 | VAddU32 | VSubU32 | VAndB32 | VOrB32 | VXorB32
             | VAddF32 | VSubF32 | VMulF32 | VMaxF32 | VMinF32 => {
@@ -638,25 +694,47 @@ impl Machine<'_> {
                 let b = self.vsrc(w, at(2), float, line);
                 let d = self.vgpr_of(at(0), line);
                 self.check_vgpr_write(w, d, line);
-                for l in 0..w.lanes {
-                    let (x, y) = (Self::lane_value(w, &a, l), Self::lane_value(w, &b, l));
-                    let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
-                    let r = match inst.op {
-                        VLshlrevB32 => y << (x & 31),
-                        VLshrrevB32 => y >> (x & 31),
-                        VAddU32 => x.wrapping_add(y),
-                        VSubU32 => x.wrapping_sub(y),
-                        VAndB32 => x & y,
-                        VOrB32 => x | y,
-                        VXorB32 => x ^ y,
-                        VAddF32 => self.float.add(fx, fy).to_bits(),
-                        VSubF32 => self.float.sub(fx, fy).to_bits(),
-                        VMulF32 => self.float.mul(fx, fy).to_bits(),
-                        VMaxF32 => fx.max(fy).to_bits(),
-                        _ => fx.min(fy).to_bits(),
+                let (x, y) = (Self::lanes(w, &a), Self::lanes(w, &b));
+                let mut r = [0u32; WAVE];
+                // One loop per operation: the operation is chosen once per instruction.
+                let each = |r: &mut [u32; WAVE], f: &dyn Fn(u32, u32) -> u32| {
+                    for ((o, a), b) in r.iter_mut().zip(x).zip(y) {
+                        *o = f(a, b);
+                    }
+                };
+                let float_op =
+                    |r: &mut [u32; WAVE], f: fn(f32, f32) -> f32, wide: fn(f64, f64) -> f64| {
+                        let mut inexact = false;
+                        for ((o, a), b) in r.iter_mut().zip(x).zip(y) {
+                            let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+                            let v = f(fa, fb);
+                            let exact = wide(f64::from(fa), f64::from(fb));
+                            inexact |= exact.is_finite() && f64::from(v) != exact;
+                            *o = v.to_bits();
+                        }
+                        inexact
                     };
-                    Self::set_lane(w, d, l, r);
+                let mut inexact = false;
+                match inst.op {
+                    VLshlrevB32 => each(&mut r, &|a, b| b << (a & 31)),
+                    VLshrrevB32 => each(&mut r, &|a, b| b >> (a & 31)),
+                    VAddU32 => each(&mut r, &|a, b| a.wrapping_add(b)),
+                    VSubU32 => each(&mut r, &|a, b| a.wrapping_sub(b)),
+                    VAndB32 => each(&mut r, &|a, b| a & b),
+                    VOrB32 => each(&mut r, &|a, b| a | b),
+                    VXorB32 => each(&mut r, &|a, b| a ^ b),
+                    VAddF32 => inexact = float_op(&mut r, |a, b| a + b, |a, b| a + b),
+                    VSubF32 => inexact = float_op(&mut r, |a, b| a - b, |a, b| a - b),
+                    VMulF32 => inexact = float_op(&mut r, |a, b| a * b, |a, b| a * b),
+                    VMaxF32 => each(&mut r, &|a, b| {
+                        f32::from_bits(a).max(f32::from_bits(b)).to_bits()
+                    }),
+                    _ => each(&mut r, &|a, b| {
+                        f32::from_bits(a).min(f32::from_bits(b)).to_bits()
+                    }),
                 }
+                self.float.inexact |= inexact;
+                Self::set_lanes(w, d, &r);
             }
             VAddCoU32 | VAddcCoU32 => {
                 let a = self.vsrc(w, at(2), false, line);
@@ -674,14 +752,16 @@ impl Machine<'_> {
                 };
                 let d = self.vgpr_of(at(0), line);
                 self.check_vgpr_write(w, d, line);
+                let (x, y) = (Self::lanes(w, &a), Self::lanes(w, &b));
+                let mut r = [0u32; WAVE];
                 let mut vcc = 0u64;
-                for l in 0..w.lanes {
-                    let (x, y) = (Self::lane_value(w, &a, l), Self::lane_value(w, &b, l));
-                    let r = u64::from(x) + u64::from(y) + ((carry_in >> l) & 1);
-                    Self::set_lane(w, d, l, r as u32);
-                    vcc |= (r >> 32) << l;
+                for (l, ((o, a), b)) in r.iter_mut().zip(x).zip(y).enumerate() {
+                    let sum = u64::from(a) + u64::from(b) + ((carry_in >> l) & 1);
+                    *o = sum as u32;
+                    vcc |= (sum >> 32) << l;
                 }
-                w.vcc = Some(vcc);
+                Self::set_lanes(w, d, &r);
+                w.vcc = Some(vcc & w.exec);
             }
             VFmaF32 => {
                 let a = self.vsrc(w, at(1), true, line);
@@ -689,11 +769,13 @@ impl Machine<'_> {
                 let c = self.vsrc(w, at(3), true, line);
                 let d = self.vgpr_of(at(0), line);
                 self.check_vgpr_write(w, d, line);
-                for l in 0..w.lanes {
-                    let f = |s: &Src| f32::from_bits(Self::lane_value(w, s, l));
-                    let r = self.float.fma(f(&a), f(&b), f(&c));
-                    Self::set_lane(w, d, l, r.to_bits());
+                let (x, y, z) = (Self::lanes(w, &a), Self::lanes(w, &b), Self::lanes(w, &c));
+                let mut r = [0u32; WAVE];
+                for (((o, a), b), c) in r.iter_mut().zip(x).zip(y).zip(z) {
+                    let f = f32::from_bits;
+                    *o = self.float.fma(f(a), f(b), f(c)).to_bits();
                 }
+                Self::set_lanes(w, d, &r);
             }
             GlobalLoadDword | GlobalStoreDword | GlobalLoadLdsDword => {
                 self.vector_memory(w, inst);
@@ -718,26 +800,30 @@ impl Machine<'_> {
                 None => return,
             }
         }
+        // One wave's vector-memory instructions reach global memory in issue order (the compiler
+        // inserts no wait between a store and a later load of the same address: the hardware
+        // keeps them in order): their global accesses are performed at issue, in flight only for
+        // other waves. What lands when they retire is a load's VGPR and an LDS DMA's LDS write,
+        // which retire in issue order.
         let domain = u32::from(w.index) * 4;
         let actor_wave = w.index;
-        let (issue, writeback, dma) = match inst.op {
+        let global = |reads: Vec<Cell>, writes: Vec<Cell>, values: Vec<u32>| Issue {
+            line,
+            wave: actor_wave,
+            domain,
+            order: Order::InOrder,
+            reads,
+            writes,
+            values,
+        };
+        let (issue, lds_write, writeback) = match inst.op {
             Op::GlobalLoadDword => {
                 let d = self.vgpr_of(at(0), line);
-                let values: Vec<u32> = cells
-                    .iter()
-                    .map(|c| self.memory.peek(*c).unwrap_or(0))
-                    .collect();
+                let values: Vec<u32> = self.memory.peek_all(&cells);
                 (
-                    Issue {
-                        line,
-                        wave: actor_wave,
-                        domain,
-                        order: Order::Fifo,
-                        reads: cells,
-                        writes: Vec::new(),
-                    },
+                    global(cells, Vec::new(), Vec::new()),
+                    None,
                     Some((d, values)),
-                    false,
                 )
             }
             Op::GlobalStoreDword => {
@@ -745,52 +831,42 @@ impl Machine<'_> {
                     return;
                 };
                 self.check_vgpr_read(w, data, line);
-                let writes = cells
-                    .iter()
-                    .enumerate()
-                    .map(|(l, c)| (*c, Self::lane_value(w, &Src::Vector(data), l)))
-                    .collect();
-                (
-                    Issue {
-                        line,
-                        wave: actor_wave,
-                        domain,
-                        order: Order::Fifo,
-                        reads: Vec::new(),
-                        writes,
-                    },
-                    None,
-                    false,
-                )
+                let mut values = Self::lanes(w, &Src::Vector(data)).to_vec();
+                values.truncate(cells.len());
+                (global(Vec::new(), cells, values), None, None)
             }
             _ => {
                 let Some(m0) = w.m0 else {
                     self.problem(line, "the LDS DMA's address is M0, which nothing wrote");
                     return;
                 };
-                let mut writes = Vec::with_capacity(cells.len());
-                for (l, c) in cells.iter().enumerate() {
-                    let byte = u64::from(m0) + inst.offset as u64 + 4 * l as u64;
-                    let Some(dst) = self.lds_cell(byte, line, l) else {
-                        return;
-                    };
-                    writes.push((dst, self.memory.peek(*c).unwrap_or(0)));
-                }
-                (
-                    Issue {
-                        line,
-                        wave: actor_wave,
-                        domain,
-                        order: Order::Fifo,
-                        reads: cells,
-                        writes,
-                    },
-                    None,
-                    true,
-                )
+                let base = u64::from(m0) + inst.offset as u64;
+                let Some(dst) = self.lds_cells((0..cells.len()).map(|l| base + 4 * l as u64), line)
+                else {
+                    return;
+                };
+                let values = self.memory.peek_all(&cells);
+                let lds = Issue {
+                    line,
+                    wave: actor_wave,
+                    domain,
+                    order: Order::Fifo,
+                    reads: Vec::new(),
+                    writes: dst,
+                    values,
+                };
+                (global(cells, Vec::new(), Vec::new()), Some(lds), None)
             }
         };
-        let op = self.memory.issue(issue, &mut self.conflicts);
+        let source = self.memory.issue(issue, &mut self.conflicts);
+        let (op, source, dma) = match lds_write {
+            Some(lds) => (
+                self.memory.issue(lds, &mut self.conflicts),
+                Some(source),
+                true,
+            ),
+            None => (source, None, false),
+        };
         self.log.conflicts(line, &mut self.conflicts);
         let ticket = self.ticket();
         let writeback = match writeback {
@@ -806,6 +882,7 @@ impl Machine<'_> {
         w.vm.push_back(InFlight {
             ticket,
             op: Some(op),
+            source,
             line,
             writeback,
             dma,
@@ -822,21 +899,19 @@ impl Machine<'_> {
         };
         let a = self.vgpr_of(addr_reg, line);
         self.check_vgpr_read(w, a, line);
-        let mut cells = Vec::with_capacity(w.lanes);
-        for l in 0..w.lanes {
-            let byte = u64::from(Self::lane_value(w, &Src::Vector(a), l)) + inst.offset as u64;
-            match self.lds_cell(byte, line, l) {
-                Some(c) => cells.push(c),
-                None => return,
-            }
-        }
+        let addresses = Self::lanes(w, &Src::Vector(a));
+        let offset = inst.offset as u64;
+        let bytes = addresses
+            .into_iter()
+            .take(w.lanes)
+            .map(|v| u64::from(v) + offset);
+        let Some(cells) = self.lds_cells(bytes, line) else {
+            return;
+        };
         let domain = u32::from(w.index) * 4 + 1;
         let (issue, writeback) = if read {
             let d = self.vgpr_of(at(0), line);
-            let values: Vec<u32> = cells
-                .iter()
-                .map(|c| self.memory.peek(*c).unwrap_or(0))
-                .collect();
+            let values: Vec<u32> = self.memory.peek_all(&cells);
             // (A word whose write is in flight races instead.)
             let uninitialized = cells
                 .iter()
@@ -857,6 +932,7 @@ impl Machine<'_> {
                     order: Order::InOrder,
                     reads: cells,
                     writes: Vec::new(),
+                    values: Vec::new(),
                 },
                 Some((d, values)),
             )
@@ -865,11 +941,8 @@ impl Machine<'_> {
                 return;
             };
             self.check_vgpr_read(w, data, line);
-            let writes = cells
-                .iter()
-                .enumerate()
-                .map(|(l, c)| (*c, Self::lane_value(w, &Src::Vector(data), l)))
-                .collect();
+            let mut values = Self::lanes(w, &Src::Vector(data)).to_vec();
+            values.truncate(cells.len());
             (
                 Issue {
                     line,
@@ -877,7 +950,8 @@ impl Machine<'_> {
                     domain,
                     order: Order::InOrder,
                     reads: Vec::new(),
-                    writes,
+                    writes: cells,
+                    values,
                 },
                 None,
             )
@@ -898,6 +972,7 @@ impl Machine<'_> {
         w.lgkm.push_back(InFlight {
             ticket,
             op: Some(op),
+            source: None,
             line,
             writeback,
             dma: false,
@@ -911,7 +986,10 @@ impl Machine<'_> {
             if f.dma {
                 let cell = f.op.and_then(|o| self.memory.first_write(o));
                 self.log.unawaited.push((f.line, cell));
-                // Never lands: drop its pending marks without writing.
+                // Its LDS write never lands (the wave's LDS is gone); its source was read.
+                if let Some(s) = f.source {
+                    self.memory.complete(s);
+                }
                 continue;
             }
             self.retire(w, f);

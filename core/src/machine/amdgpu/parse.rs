@@ -553,17 +553,20 @@ fn check_operands(inst: &Inst, mnemonic: &str, problems: &mut Vec<Complaint>) {
 pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
     let mut problems: Vec<Complaint> = Vec::new();
     let mut unsupported: Option<Complaint> = None;
+    // The code of every line (comments and blanks gone), once.
+    let lines: Vec<(u32, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
+        .filter(|(_, code)| !code.is_empty())
+        .collect();
     // First pass: labels → instruction index.
-    let mut labels: BTreeMap<String, usize> = BTreeMap::new();
+    let mut labels: BTreeMap<&str, usize> = BTreeMap::new();
     let mut count = 0usize;
-    for raw in text.lines() {
-        let code = strip_comment(raw).trim();
-        if code.is_empty() || code.starts_with('.') && !code.ends_with(':') {
-            continue;
-        }
+    for &(_, code) in &lines {
         if let Some(label) = code.strip_suffix(':') {
-            labels.insert(label.trim().to_string(), count);
-        } else {
+            labels.insert(label.trim(), count);
+        } else if !code.starts_with('.') {
             count += 1;
         }
     }
@@ -575,12 +578,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
         workgroup_id_x: true,
         ..Descriptor::default()
     };
-    for (i, raw) in text.lines().enumerate() {
-        let line = (i + 1) as u32;
-        let code = strip_comment(raw).trim();
-        if code.is_empty() {
-            continue;
-        }
+    for &(line, code) in &lines {
         if code.ends_with(':') {
             continue;
         }
@@ -735,7 +733,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
             }
         }
     }
-    kernel.entry = match labels.get(&d.name) {
+    kernel.entry = match labels.get(d.name.as_str()) {
         Some(&k) => k,
         None => {
             problems.push((
@@ -757,7 +755,11 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
 }
 
 fn strip_comment(s: &str) -> &str {
-    let cut = [s.find(';'), s.find("//")].into_iter().flatten().min();
+    let b = s.as_bytes();
+    let cut = b
+        .iter()
+        .enumerate()
+        .position(|(i, &c)| c == b';' || (c == b'/' && b.get(i + 1) == Some(&b'/')));
     match cut {
         Some(at) => s.get(..at).unwrap_or(s),
         None => s,
@@ -766,32 +768,34 @@ fn strip_comment(s: &str) -> &str {
 
 /// Operands separated by commas, except inside `[...]`; a trailing `offset:N` is separated by a
 /// space.
-fn split_operands(s: &str) -> Vec<String> {
+fn split_operands(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    for ch in s.chars() {
-        match ch {
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, ch) in s.char_indices() {
+        let end = match ch {
             '[' => {
                 depth += 1;
-                cur.push(ch);
+                false
             }
             ']' => {
                 depth -= 1;
-                cur.push(ch);
+                false
             }
-            ',' if depth == 0 => out.push(std::mem::take(&mut cur)),
-            // `off offset:4`: a modifier follows the last operand after a space.
-            c if c.is_whitespace() && depth == 0 => {
-                if !cur.trim().is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
+            ',' => depth == 0,
+            c => c.is_whitespace() && depth == 0,
+        };
+        if end {
+            let part = s.get(start..i).unwrap_or("").trim();
+            if !part.is_empty() {
+                out.push(part);
             }
-            c => cur.push(c),
+            start = i + ch.len_utf8();
         }
     }
-    if !cur.trim().is_empty() {
-        out.push(cur);
+    let part = s.get(start..).unwrap_or("").trim();
+    if !part.is_empty() {
+        out.push(part);
     }
     out
 }

@@ -19,7 +19,7 @@
 mod parse;
 
 use super::contract::Contract;
-use super::memory::{Actor, Cell, Issue, Memory, OpId, Order, Space, SpaceKind};
+use super::memory::{Cell, Issue, Memory, OpId, Order, Space, SpaceKind};
 use super::{Execution, Float, Log, Stop};
 use parse::{FOp, Function, IntOp, Kind, Pred, Val};
 use std::collections::VecDeque;
@@ -91,6 +91,33 @@ impl Machine<'_> {
         }
     }
 
+    /// Operand `v` in every thread.
+    fn load(&mut self, v: Val, line: u32) -> Vec<u64> {
+        match v {
+            Val::Local(k) => {
+                if !self.defined.get(k as usize).copied().unwrap_or(false) {
+                    let _ = self.value(v, 0, line);
+                    return vec![0; self.lanes];
+                }
+                let base = k as usize * self.lanes;
+                match self.values.get(base..base + self.lanes) {
+                    Some(s) => s.to_vec(),
+                    None => vec![0; self.lanes],
+                }
+            }
+            other => vec![self.value(other, 0, line); self.lanes],
+        }
+    }
+
+    /// Defines `dst` with one value per thread.
+    fn store_all(&mut self, dst: u32, values: &[u64]) {
+        let base = dst as usize * self.lanes;
+        if let Some(s) = self.values.get_mut(base..base + values.len()) {
+            s.copy_from_slice(values);
+        }
+        self.define(dst);
+    }
+
     fn set(&mut self, dst: u32, lane: usize, v: u64) {
         if let Some(x) = self.values.get_mut(dst as usize * self.lanes + lane) {
             *x = v;
@@ -101,6 +128,36 @@ impl Machine<'_> {
         if let Some(d) = self.defined.get_mut(dst as usize) {
             *d = true;
         }
+    }
+
+    /// The words the threads' pointers address, or a problem for the first bad one. Threads
+    /// addressing consecutive words of one object (an element tile) are checked at once.
+    fn cells(&mut self, ptrs: &[u64], line: u32) -> Option<Vec<Cell>> {
+        let (space, first) = unpack(*ptrs.first()?);
+        let words = self.memory.space(space).map_or(0, |s| s.len() as i64);
+        let run = first >= 0
+            && first % 4 == 0
+            && first / 4 + ptrs.len() as i64 <= words
+            && ptrs
+                .iter()
+                .enumerate()
+                .all(|(i, p)| *p == pointer(space, first + 4 * i as i64));
+        if run {
+            let start = (first / 4) as u32;
+            return Some(
+                (0..ptrs.len() as u32)
+                    .map(|i| Cell {
+                        space,
+                        word: start + i,
+                    })
+                    .collect(),
+            );
+        }
+        let mut cells = Vec::with_capacity(ptrs.len());
+        for (l, p) in ptrs.iter().enumerate() {
+            cells.push(self.cell(*p, line, l)?);
+        }
+        Some(cells)
     }
 
     /// The word a pointer addresses, or a problem.
@@ -190,90 +247,106 @@ impl Machine<'_> {
         let lanes = self.lanes;
         match &inst.kind {
             Kind::WorkitemId { dst } => {
-                for l in 0..lanes {
-                    self.set(*dst, l, l as u64);
-                }
-                self.define(*dst);
+                let ids: Vec<u64> = (0..lanes as u64).collect();
+                self.store_all(*dst, &ids);
             }
             Kind::Int { dst, op, a, b } => {
-                for l in 0..lanes {
-                    let x = self.value(*a, l, line) as i32;
-                    let y = self.value(*b, l, line) as i32;
-                    let r = self.int(*op, x, y, line);
-                    self.set(*dst, l, i64::from(r) as u64);
+                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                let mut r = Vec::with_capacity(lanes);
+                let narrow = |v: u64| v as i32;
+                match op {
+                    IntOp::SRem | IntOp::SDiv | IntOp::Shl | IntOp::LShr | IntOp::AShr => {
+                        for (p, q) in x.iter().zip(&y) {
+                            let v = self.int(*op, narrow(*p), narrow(*q), line);
+                            r.push(i64::from(v) as u64);
+                        }
+                    }
+                    _ => {
+                        let f: fn(i32, i32) -> i32 = match op {
+                            IntOp::Add => i32::wrapping_add,
+                            IntOp::Sub => i32::wrapping_sub,
+                            IntOp::Mul => i32::wrapping_mul,
+                            IntOp::And => |p, q| p & q,
+                            IntOp::Or => |p, q| p | q,
+                            IntOp::Xor => |p, q| p ^ q,
+                            IntOp::SMin => i32::min,
+                            _ => i32::max,
+                        };
+                        r.extend(
+                            x.iter()
+                                .zip(&y)
+                                .map(|(p, q)| i64::from(f(narrow(*p), narrow(*q))) as u64),
+                        );
+                    }
                 }
-                self.define(*dst);
+                self.store_all(*dst, &r);
             }
             Kind::Logic { dst, op, a, b } => {
-                for l in 0..lanes {
-                    let x = self.value(*a, l, line) & 1;
-                    let y = self.value(*b, l, line) & 1;
-                    let r = match op {
-                        IntOp::And => x & y,
-                        IntOp::Or => x | y,
-                        _ => x ^ y,
-                    };
-                    self.set(*dst, l, r);
-                }
-                self.define(*dst);
+                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                let f: fn(u64, u64) -> u64 = match op {
+                    IntOp::And => |p, q| p & q,
+                    IntOp::Or => |p, q| p | q,
+                    _ => |p, q| p ^ q,
+                };
+                let r: Vec<u64> = x.iter().zip(&y).map(|(p, q)| f(p & 1, q & 1)).collect();
+                self.store_all(*dst, &r);
             }
             Kind::Icmp { dst, pred, a, b } => {
-                for l in 0..lanes {
-                    let x = self.value(*a, l, line) as i64;
-                    let y = self.value(*b, l, line) as i64;
-                    let r = match pred {
-                        Pred::Eq => x == y,
-                        Pred::Ne => x != y,
-                        Pred::Slt => x < y,
-                        Pred::Sle => x <= y,
-                        Pred::Sgt => x > y,
-                        Pred::Sge => x >= y,
-                    };
-                    self.set(*dst, l, u64::from(r));
-                }
-                self.define(*dst);
+                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                let f: fn(&i64, &i64) -> bool = match pred {
+                    Pred::Eq => i64::eq,
+                    Pred::Ne => i64::ne,
+                    Pred::Slt => i64::lt,
+                    Pred::Sle => i64::le,
+                    Pred::Sgt => i64::gt,
+                    Pred::Sge => i64::ge,
+                };
+                let r: Vec<u64> = x
+                    .iter()
+                    .zip(&y)
+                    .map(|(p, q)| u64::from(f(&(*p as i64), &(*q as i64))))
+                    .collect();
+                self.store_all(*dst, &r);
             }
             Kind::Select { dst, c, a, b } => {
-                for l in 0..lanes {
-                    let c = self.value(*c, l, line) & 1;
-                    let x = self.value(*a, l, line);
-                    let y = self.value(*b, l, line);
-                    self.set(*dst, l, if c == 1 { x } else { y });
-                }
-                self.define(*dst);
+                let (cs, x, y) = (
+                    self.load(*c, line),
+                    self.load(*a, line),
+                    self.load(*b, line),
+                );
+                let r: Vec<u64> = cs
+                    .iter()
+                    .zip(x.iter().zip(&y))
+                    .map(|(c, (p, q))| if c & 1 == 1 { *p } else { *q })
+                    .collect();
+                self.store_all(*dst, &r);
             }
             Kind::Gep { dst, base, index } => {
-                for l in 0..lanes {
-                    let (space, offset) = unpack(self.value(*base, l, line));
-                    let i = self.value(*index, l, line) as i32;
-                    self.set(
-                        *dst,
-                        l,
-                        pointer(space, offset.wrapping_add(4 * i64::from(i))),
-                    );
-                }
-                self.define(*dst);
+                let (p, i) = (self.load(*base, line), self.load(*index, line));
+                let r: Vec<u64> = p
+                    .iter()
+                    .zip(&i)
+                    .map(|(p, i)| {
+                        let (space, offset) = unpack(*p);
+                        pointer(space, offset.wrapping_add(4 * i64::from(*i as i32)))
+                    })
+                    .collect();
+                self.store_all(*dst, &r);
             }
             Kind::Load { dst, ptr } => {
-                let mut uninitialized = None;
-                for l in 0..lanes {
-                    let p = self.value(*ptr, l, line);
-                    let Some(c) = self.cell(p, line, l) else {
-                        return;
-                    };
-                    let actor = Actor {
-                        line,
-                        wave: (l / WAVE) as u16,
-                    };
-                    if uninitialized.is_none()
-                        && !self.memory.initialized(c)
-                        && !self.memory.write_pending(c)
-                    {
-                        uninitialized = Some(c);
-                    }
-                    let v = self.memory.read(c, actor, &mut self.conflicts).unwrap_or(0);
-                    self.set(*dst, l, u64::from(v));
-                }
+                let ptrs = self.load(*ptr, line);
+                let Some(cells) = self.cells(&ptrs, line) else {
+                    return;
+                };
+                // A word never written, and with no write in flight (that one races instead).
+                let uninitialized = cells
+                    .iter()
+                    .find(|c| !self.memory.initialized(**c) && !self.memory.write_pending(**c))
+                    .copied();
+                let values = self
+                    .memory
+                    .read_all(&cells, line, &|i| (i / WAVE) as u16, &mut self.conflicts)
+                    .unwrap_or_default();
                 self.log.conflicts(line, &mut self.conflicts);
                 if let Some(c) = uninitialized {
                     let place = self.contract.place(&self.memory, c);
@@ -282,72 +355,87 @@ impl Machine<'_> {
                         format!("reads {place}, which nothing wrote (LDS starts undefined)"),
                     );
                 }
-                self.define(*dst);
+                let values: Vec<u64> = values.into_iter().map(u64::from).collect();
+                self.store_all(*dst, &values);
             }
             Kind::Store { value, ptr } => {
-                for l in 0..lanes {
-                    let v = self.value(*value, l, line) as u32;
-                    let p = self.value(*ptr, l, line);
-                    let Some(c) = self.cell(p, line, l) else {
-                        return;
-                    };
-                    let actor = Actor {
-                        line,
-                        wave: (l / WAVE) as u16,
-                    };
-                    self.memory.write(c, v, actor, &mut self.conflicts);
-                }
+                let values: Vec<u32> = self
+                    .load(*value, line)
+                    .into_iter()
+                    .map(|v| v as u32)
+                    .collect();
+                let ptrs = self.load(*ptr, line);
+                let Some(cells) = self.cells(&ptrs, line) else {
+                    return;
+                };
+                self.memory.write_all(
+                    &cells,
+                    &values,
+                    line,
+                    &|i| (i / WAVE) as u16,
+                    &mut self.conflicts,
+                );
                 self.log.conflicts(line, &mut self.conflicts);
             }
             Kind::FBin { dst, op, a, b } => {
-                for l in 0..lanes {
-                    let x = f32::from_bits(self.value(*a, l, line) as u32);
-                    let y = f32::from_bits(self.value(*b, l, line) as u32);
-                    let r = match op {
-                        FOp::Add => self.float.add(x, y),
-                        FOp::Sub => self.float.sub(x, y),
-                        FOp::Mul => self.float.mul(x, y),
-                        FOp::Div => self.float.div(x, y),
-                        FOp::Max => x.max(y),
-                        FOp::Min => x.min(y),
+                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                let f = |v: u64| f32::from_bits(v as u32);
+                let mut r = Vec::with_capacity(lanes);
+                for (p, q) in x.iter().zip(&y) {
+                    let (p, q) = (f(*p), f(*q));
+                    let v = match op {
+                        FOp::Add => self.float.add(p, q),
+                        FOp::Sub => self.float.sub(p, q),
+                        FOp::Mul => self.float.mul(p, q),
+                        FOp::Div => self.float.div(p, q),
+                        FOp::Max => p.max(q),
+                        FOp::Min => p.min(q),
                     };
-                    self.set(*dst, l, u64::from(r.to_bits()));
+                    r.push(u64::from(v.to_bits()));
                 }
-                self.define(*dst);
+                self.store_all(*dst, &r);
             }
             Kind::FNeg { dst, a } | Kind::FAbs { dst, a } => {
                 let neg = matches!(inst.kind, Kind::FNeg { .. });
-                for l in 0..lanes {
-                    let x = self.value(*a, l, line) as u32;
-                    let r = if neg {
-                        x ^ 0x8000_0000
-                    } else {
-                        x & 0x7fff_ffff
-                    };
-                    self.set(*dst, l, u64::from(r));
-                }
-                self.define(*dst);
+                let x = self.load(*a, line);
+                let r: Vec<u64> = x
+                    .iter()
+                    .map(|v| {
+                        let v = *v as u32;
+                        u64::from(if neg {
+                            v ^ 0x8000_0000
+                        } else {
+                            v & 0x7fff_ffff
+                        })
+                    })
+                    .collect();
+                self.store_all(*dst, &r);
             }
             Kind::Fma { dst, a, b, c } => {
-                for l in 0..lanes {
-                    let x = f32::from_bits(self.value(*a, l, line) as u32);
-                    let y = f32::from_bits(self.value(*b, l, line) as u32);
-                    let z = f32::from_bits(self.value(*c, l, line) as u32);
-                    let r = self.float.fma(x, y, z);
-                    self.set(*dst, l, u64::from(r.to_bits()));
+                let (x, y, z) = (
+                    self.load(*a, line),
+                    self.load(*b, line),
+                    self.load(*c, line),
+                );
+                let f = |v: &u64| f32::from_bits(*v as u32);
+                let mut r = Vec::with_capacity(lanes);
+                for (p, (q, s)) in x.iter().zip(y.iter().zip(&z)) {
+                    r.push(u64::from(self.float.fma(f(p), f(q), f(s)).to_bits()));
                 }
-                self.define(*dst);
+                self.store_all(*dst, &r);
             }
             Kind::SiToFp { dst, a } => {
-                for l in 0..lanes {
-                    let x = self.value(*a, l, line) as i32;
-                    let r = x as f32;
-                    if f64::from(r) != f64::from(x) {
+                let x = self.load(*a, line);
+                let mut r = Vec::with_capacity(lanes);
+                for v in x {
+                    let i = v as i32;
+                    let f = i as f32;
+                    if f64::from(f) != f64::from(i) {
                         self.float.inexact = true;
                     }
-                    self.set(*dst, l, u64::from(r.to_bits()));
+                    r.push(u64::from(f.to_bits()));
                 }
-                self.define(*dst);
+                self.store_all(*dst, &r);
             }
             Kind::AsyncLds {
                 global,
@@ -360,6 +448,7 @@ impl Machine<'_> {
                     let base = self.value(*lds, first, line);
                     let mut reads = Vec::with_capacity(end - first);
                     let mut writes = Vec::with_capacity(end - first);
+                    let mut values = Vec::with_capacity(end - first);
                     for l in first..end {
                         let g = self.value(*global, l, line);
                         let (gs, go) = unpack(g);
@@ -372,7 +461,8 @@ impl Machine<'_> {
                             return;
                         };
                         reads.push(src);
-                        writes.push((dst, self.memory.peek(src).unwrap_or(0)));
+                        writes.push(dst);
+                        values.push(self.memory.peek(src).unwrap_or(0));
                     }
                     let wave = (first / WAVE) as u16;
                     let id = self.memory.issue(
@@ -383,6 +473,7 @@ impl Machine<'_> {
                             order: Order::Unordered,
                             reads,
                             writes,
+                            values,
                         },
                         &mut self.conflicts,
                     );

@@ -3,6 +3,7 @@
 //! with the type its uses state, calls only to declared intrinsics with their signatures, immediate
 //! arguments constant and in range (`wait.asyncmark`'s count is an `i16` that cannot be negative).
 
+use super::super::NameMap;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,11 +299,11 @@ fn split_typed(s: &str) -> Option<(Ty, &str)> {
 }
 
 struct Ctx<'a> {
-    locals: BTreeMap<&'a str, u32>,
+    locals: NameMap<&'a str, u32>,
     types: Vec<Ty>,
-    lds: BTreeMap<String, u16>,
-    args: BTreeMap<String, u16>,
-    blocks: BTreeMap<String, usize>,
+    lds: NameMap<String, u16>,
+    args: NameMap<String, u16>,
+    blocks: NameMap<String, usize>,
     problems: Vec<Complaint>,
     line: u32,
 }
@@ -603,7 +604,7 @@ pub fn parse(text: &str) -> Parsed {
     }
     // First pass over the body: blocks and the values they define.
     let mut ctx = Ctx {
-        locals: BTreeMap::new(),
+        locals: NameMap::default(),
         types: Vec::new(),
         lds: f
             .lds
@@ -617,7 +618,7 @@ pub fn parse(text: &str) -> Parsed {
             .enumerate()
             .map(|(k, a)| (a.clone(), k as u16))
             .collect(),
-        blocks: BTreeMap::new(),
+        blocks: NameMap::default(),
         problems: Vec::new(),
         line: 0,
     };
