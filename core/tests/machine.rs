@@ -1,0 +1,873 @@
+//! The machine-level verifier on the emitted kernels (docs/execution-model.md, "Checking on the
+//! machine"): every example, every golden case and thousands of random schedules, at their own
+//! extents and at the short trip counts (extent 1, S, S + 1 for S stages; a symbolic extent bound
+//! to 0 … S + 2), executed as AMDGPU ISA (gfx942, gfx950) and AMDGPU LLVM IR must compute what the
+//! loop computes with no race; the issue's regressions keep their exact counts; and the verifier
+//! itself catches a wait raised by one or deleted.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
+use stagecraft::emit::{emit, EmitOptions, Emitted, EmittedWait, Target};
+use stagecraft::explore::{explore, Options};
+use stagecraft::interp::RaceKind;
+use stagecraft::ir::Program;
+use stagecraft::ir::Scope;
+use stagecraft::machine::{check_with, wave_of, Contract, MachineCheck};
+use stagecraft::verify::{verify, Judgement, VerifyOptions};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use support::copy_loops::{base_extent, copy_loop};
+
+const TARGETS: [Target; 3] = [Target::Amdgpu, Target::AmdgpuGfx950, Target::AmdgpuIr];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A loop explored once: its programs and the contract its kernels run under.
+struct Loop {
+    original: Program,
+    peeled: Program,
+    params: BTreeMap<String, i64>,
+    contract: Contract,
+    /// Pipelined loop variable, extent text and largest stage + 1.
+    var: String,
+    extent: String,
+    stages: i64,
+}
+
+fn explore_loop(source: &str, params: &BTreeMap<String, i64>) -> Option<Loop> {
+    let ex = explore(
+        source,
+        &Options {
+            verify: false,
+            timeline: false,
+            targets: Vec::new(),
+            peeled_program: true,
+            both_forms: false,
+            params: params.clone(),
+            ..Options::default()
+        },
+    );
+    let programs = ex.programs?;
+    let info = ex.pipeline?;
+    let peeled = programs.peeled?;
+    let lanes = EmitOptions::default().amd_lanes;
+    let contract = Contract::new(
+        &programs.original,
+        &peeled,
+        &programs.params,
+        lanes,
+        wave_of(Target::Amdgpu),
+    )
+    .unwrap_or_else(|e| panic!("the loop cannot be the reference: {e}\n{source}"));
+    Some(Loop {
+        original: programs.original,
+        peeled,
+        params: programs.params,
+        contract,
+        var: info.loop_var,
+        extent: info.extent_text,
+        stages: info.stages + 1,
+    })
+}
+
+fn kernel(l: &Loop, target: Target) -> Emitted {
+    let code = emit(&l.peeled, &l.params, target, &EmitOptions::default());
+    if let Some(e) = &code.error {
+        panic!("{}: cannot emit: {e}", target.name());
+    }
+    code
+}
+
+/// The trip counts a loop is also checked at: its own, 1, S and S + 1 for a constant extent; a
+/// symbolic extent bound to 0 … S + 2.
+fn short_trips(source: &str, l: &Loop) -> Vec<(String, BTreeMap<String, i64>, String)> {
+    let mut out = Vec::new();
+    let s = l.stages;
+    match l.extent.parse::<i64>() {
+        Ok(e) => {
+            let header = format!("for {} in range({}):", l.var, l.extent);
+            let mut seen = vec![e];
+            for t in [1, s, s + 1] {
+                if seen.contains(&t) || !source.contains(&header) {
+                    continue;
+                }
+                seen.push(t);
+                let text = source.replacen(&header, &format!("for {} in range({t}):", l.var), 1);
+                out.push((text, l.params.clone(), format!("extent {t}")));
+            }
+        }
+        Err(_) => {
+            for n in 0..=s + 2 {
+                let mut p = l.params.clone();
+                for v in p.values_mut() {
+                    *v = n;
+                }
+                out.push((source.to_string(), p, format!("{} = {n}", l.extent)));
+            }
+        }
+    }
+    out
+}
+
+/// Checks every target's kernel of one loop; failures are described in `failures`.
+fn check_loop(l: &Loop, label: &str, source: &str, failures: &mut Vec<String>) -> usize {
+    let mut checked = 0;
+    for t in TARGETS {
+        let code = kernel(l, t);
+        let m = check_with(&l.contract, &code.text, t);
+        checked += 1;
+        if !m.is_correct() {
+            failures.push(format!("{label} ({}): {}\n{source}", t.name(), m.summary));
+        }
+    }
+    checked
+}
+
+/// Checks `source` at its own trip count and the short ones; returns whether the schedule is
+/// valid and how many kernels ran.
+fn check_all_trips(source: &str, label: &str, failures: &mut Vec<String>) -> (bool, usize) {
+    let Some(l) = explore_loop(source, &BTreeMap::new()) else {
+        return (false, 0);
+    };
+    let mut checked = check_loop(&l, label, source, failures);
+    for (text, params, what) in short_trips(source, &l) {
+        if let Some(short) = explore_loop(&text, &params) {
+            checked += check_loop(&short, &format!("{label} at {what}"), &text, failures);
+        }
+    }
+    (true, checked)
+}
+
+fn example_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .chain(std::fs::read_dir(root().join("tests/cases")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_example_and_golden_case_runs_correctly_on_the_machine_at_every_short_trip_count() {
+    let mut failures = Vec::new();
+    let (mut valid, mut kernels) = (0, 0);
+    for f in example_files() {
+        let source = std::fs::read_to_string(&f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (ok, n) = check_all_trips(&source, &name, &mut failures);
+        valid += usize::from(ok);
+        kernels += n;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {kernels} kernels are wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(valid >= 15, "only {valid} valid examples and cases");
+    eprintln!("{valid} valid examples and cases, {kernels} kernels executed");
+    assert!(kernels >= 170, "only {kernels} kernels executed");
+}
+
+/// ≥ 2 000 random valid schedules whose async stages hold pure global→shared copies, each at its
+/// own extent and the short trip counts, on every target (split in two halves that run in
+/// parallel).
+fn random_schedules(seeds: std::ops::Range<u64>) -> (usize, usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let (mut valid, mut kernels) = (0, 0);
+    for seed in seeds {
+        let l = copy_loop(seed, base_extent(seed));
+        let (ok, n) = check_all_trips(&l.source, &format!("seed {seed}"), &mut failures);
+        valid += usize::from(ok);
+        kernels += n;
+    }
+    (valid, kernels, failures)
+}
+
+const RANDOM_SEEDS: u64 = 2120;
+
+#[test]
+fn random_copy_schedules_first_half_run_correctly_on_the_machine() {
+    let (valid, kernels, failures) = random_schedules(0..RANDOM_SEEDS / 2);
+    eprintln!("{valid} valid schedules, {kernels} kernels executed");
+    assert!(
+        failures.is_empty(),
+        "{} of {kernels} kernels are wrong:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(6)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(valid >= 1000, "only {valid} valid schedules");
+}
+
+#[test]
+fn random_copy_schedules_second_half_run_correctly_on_the_machine() {
+    let (valid, kernels, failures) = random_schedules(RANDOM_SEEDS / 2..RANDOM_SEEDS);
+    eprintln!("{valid} valid schedules, {kernels} kernels executed");
+    assert!(
+        failures.is_empty(),
+        "{} of {kernels} kernels are wrong:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(6)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(valid >= 1000, "only {valid} valid schedules");
+}
+
+// ------------------------------------------------------------------ the issue's regressions
+
+const THREE_ITERATIONS: &str = "B = alloc([1])
+for i in range(3):
+    B[0] = A[i]
+    C[i] = B[0] + 1
+sch.annotate(i, \"software_pipeline_stage\", [0, 2])
+sch.annotate(i, \"software_pipeline_order\", [0, 1])
+sch.annotate(i, \"software_pipeline_async_stages\", [0])
+";
+
+/// The `vmcnt` immediates of a kernel, in order.
+fn vmcnts(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| {
+            let at = l.find("s_waitcnt vmcnt(")?;
+            let rest = &l[at + "s_waitcnt vmcnt(".len()..];
+            rest[..rest.find(')')?].parse().ok()
+        })
+        .collect()
+}
+
+fn asyncmark_waits(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| {
+            let at = l.find("wait.asyncmark(i16 ")?;
+            let rest = &l[at + "wait.asyncmark(i16 ".len()..];
+            rest[..rest.find(')')?].parse().ok()
+        })
+        .collect()
+}
+
+/// The kernel with `line` (1-based) rewritten by `f`.
+fn with_line(text: &str, line: u32, f: impl Fn(&str) -> String) -> String {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i + 1 == line as usize {
+                f(l)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn raise_immediate(line: &str) -> String {
+    raise_by(line, 1)
+}
+
+fn raise_by(line: &str, by: u64) -> String {
+    for prefix in ["vmcnt(", "wait.asyncmark(i16 "] {
+        if let Some(at) = line.find(prefix) {
+            let start = at + prefix.len();
+            let end = start + line[start..].find(')').unwrap();
+            let v: u64 = line[start..end].parse().unwrap();
+            return format!("{}{}{}", &line[..start], v + by, &line[end..]);
+        }
+    }
+    panic!("no immediate in `{line}`")
+}
+
+#[test]
+fn the_three_iteration_loop_waits_for_exactly_what_its_epilogue_reads() {
+    let l = explore_loop(THREE_ITERATIONS, &BTreeMap::new()).unwrap();
+    // Body (one trip): load(2) issued, B[0] still needed → load(0) must land: load(1), load(2) stay.
+    // Epilogue: after the body, load(1), load(2), store(C[0]) are in flight; reading slot 1 needs
+    // load(1): vmcnt(2). Then C[1]'s store joins: load(2) must land: vmcnt(2).
+    for t in [Target::Amdgpu, Target::AmdgpuGfx950] {
+        let code = kernel(&l, t);
+        assert_eq!(vmcnts(&code.text), vec![2, 2, 2, 0], "{}", code.text);
+        let m = check_with(&l.contract, &code.text, t);
+        assert!(m.is_correct(), "{}", m.summary);
+        // The count the issue reported, vmcnt(3), lets load(1) stay in flight: caught, with its
+        // line and the copy's.
+        let epilogue = code.waits[1].line;
+        let wrong = with_line(&code.text, epilogue, |s| s.replace("vmcnt(2)", "vmcnt(3)"));
+        let m = check_with(&l.contract, &wrong, t);
+        assert!(!m.is_correct());
+        let race = &m.races[0];
+        assert!(race.line > epilogue, "{race:?}");
+        assert!(race.other_instruction.starts_with("global_load_lds_dword"));
+        assert!(
+            race.message.contains("`B[1, 0]` (ring slot 1)"),
+            "{}",
+            race.message
+        );
+    }
+    let code = kernel(&l, Target::AmdgpuIr);
+    assert_eq!(asyncmark_waits(&code.text), vec![2, 1, 0]);
+    assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
+}
+
+#[test]
+fn rfc_c_with_four_iterations_waits_for_exactly_five_instructions_before_its_epilogue() {
+    let source = std::fs::read_to_string(root().join("examples/rfc_c_interleaved.py"))
+        .unwrap()
+        .replace("range(16)", "range(4)");
+    let l = explore_loop(&source, &BTreeMap::new()).unwrap();
+    for t in [Target::Amdgpu, Target::AmdgpuGfx950] {
+        let code = kernel(&l, t);
+        // The one body iteration's A copy, its C store and B copy, and the prologue's last
+        // A and B copies: B(0) and A(1)… the epilogue's first read needs A(1), B(1): five stay.
+        assert_eq!(vmcnts(&code.text), vec![5, 5, 4, 2, 0], "{}", code.text);
+        assert!(check_with(&l.contract, &code.text, t).is_correct());
+        let line = code.waits[1].line;
+        let wrong = with_line(&code.text, line, |s| s.replace("vmcnt(5)", "vmcnt(6)"));
+        assert!(!check_with(&l.contract, &wrong, t).is_correct());
+    }
+    let code = kernel(&l, Target::AmdgpuIr);
+    assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
+}
+
+#[test]
+fn a_symbolic_extent_bound_below_the_stages_runs_its_kernel_exactly() {
+    let source = THREE_ITERATIONS.replace("range(3)", "range(N)");
+    for n in 0..=4 {
+        let l = explore_loop(&source, &BTreeMap::from([("N".to_string(), n)])).unwrap();
+        for t in TARGETS {
+            let code = kernel(&l, t);
+            let m = check_with(&l.contract, &code.text, t);
+            assert!(m.is_correct(), "N = {n}, {}: {}", t.name(), m.summary);
+        }
+    }
+    // N = 2: the body never runs; the epilogue reads slot 0 with both copies in flight:
+    // vmcnt(1) (the second copy may stay); then slot 1 with C[0]'s store issued: vmcnt(1); the
+    // last wait(0, 0) needs the second copy, with two stores after it: vmcnt(2).
+    let l = explore_loop(&source, &BTreeMap::from([("N".to_string(), 2)])).unwrap();
+    let code = kernel(&l, Target::Amdgpu);
+    assert_eq!(vmcnts(&code.text), vec![1, 1, 2, 0], "{}", code.text);
+}
+
+#[test]
+fn the_cutlass_preset_says_how_much_more_its_capped_vmcnt_waits_for() {
+    let source = std::fs::read_to_string(root().join("examples/cutlass_multistage.py")).unwrap();
+    let l = explore_loop(&source, &BTreeMap::new()).unwrap();
+    let code = kernel(&l, Target::Amdgpu);
+    let capped: Vec<&str> = code
+        .text
+        .lines()
+        .filter(|s| s.contains("vmcnt(63)"))
+        .collect();
+    assert!(!capped.is_empty());
+    for s in capped {
+        assert!(
+            s.contains("vmcnt holds at most 63, so this waits for"),
+            "{s}"
+        );
+    }
+    assert!(code
+        .notes
+        .iter()
+        .any(|n| n.contains("exactly 96 vector-memory instructions may stay in flight")));
+}
+
+/// Two async copies in two stages: at the consumer, queue 0 allows 3 groups of its own in flight
+/// and queue 1 allows 2, per queue; the single sequence of asyncmarks needs one count.
+#[test]
+fn two_queues_become_one_sequence_of_asyncmarks_derived_by_hand() {
+    let source = "A_sh = alloc([1])
+B_sh = alloc([1])
+for i in range(12):
+    A_sh[0] = A[i]
+    B_sh[0] = B[i]
+    C[i] = A_sh[0] + B_sh[0]
+sch.annotate(i, \"software_pipeline_stage\", [0, 1, 3])
+sch.annotate(i, \"software_pipeline_order\", [0, 1, 2])
+sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
+";
+    let l = explore_loop(source, &BTreeMap::new()).unwrap();
+    let ex = explore(source, &Options::default());
+    // The IR's body waits before C[j] at step t = j + 3: queue 0 (copies of A, one group per
+    // step, A(t) already committed) keeps A(t), A(t-1), A(t-2) — wait(0, 3); queue 1 (copies of
+    // B, B(t-1) committed this step) keeps B(t-1), B(t-2) — wait(1, 2).
+    let body: Vec<(i64, i64)> = ex
+        .waits
+        .iter()
+        .filter(|w| w.section == stagecraft::ir::SectionKind::Body && w.before.is_some())
+        .map(|w| (w.queue, w.instances[0].count))
+        .collect();
+    assert_eq!(body, vec![(0, 3), (1, 2)]);
+    // By hand, the marks of one body step are A(t) then B(t-1). Before C[j], newest first:
+    // B(t-1), A(t), B(t-2), A(t-1), B(t-3), A(t-2), B(t-4), A(t-3)… C[j] = C[t-3] needs A(t-3)
+    // and B(t-3); the newest of those is B(t-3), with 4 marks after it: wait.asyncmark(4).
+    // Nested per-queue waits would be wait.asyncmark(3) then (2) — 2 marks, forcing A(t-1)
+    // and B(t-2) too; the single count 4 keeps them in flight.
+    let code = kernel(&l, Target::AmdgpuIr);
+    let body_line = code
+        .text
+        .lines()
+        .skip_while(|s| !s.starts_with("body"))
+        .find(|s| s.contains("wait.asyncmark"))
+        .unwrap();
+    assert!(body_line.contains("wait.asyncmark(i16 4)"), "{body_line}");
+    assert!(body_line.contains("wait #") && body_line.matches("queue").count() == 2);
+    assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
+    // One mark fewer in flight is still safe; one more is caught.
+    let line = code
+        .waits
+        .iter()
+        .find(|w| w.ir.len() == 2 && w.instances > 1)
+        .unwrap()
+        .line;
+    let raised = with_line(&code.text, line, raise_immediate);
+    assert!(!check_with(&l.contract, &raised, Target::AmdgpuIr).is_correct());
+}
+
+// ------------------------------------------------------------------ mutations of the verifier
+
+/// How the IR verifier judges each wait node of `program` (pre-order index).
+fn judgements(l: &Loop, program: &Program) -> BTreeMap<usize, Judgement> {
+    let v = verify(
+        &l.original,
+        program,
+        &VerifyOptions {
+            params: l.params.clone(),
+            random_runs: 0,
+            trace: false,
+            ..VerifyOptions::default()
+        },
+    );
+    v.waits.iter().map(|w| (w.index, w.judgement)).collect()
+}
+
+/// Copies the targets make asynchronous (`shared = global[...]`): statement → (target, source).
+fn copies(p: &Program) -> BTreeMap<u32, (String, String)> {
+    let mut out = BTreeMap::new();
+    stagecraft::ir::for_each_assign(&p.body, &mut |a| {
+        let scope = |b: u32| p.buffer(b).map(|x| x.scope);
+        if let stagecraft::ir::VExpr::Read(src) = &a.value {
+            if scope(src.buffer) == Some(Scope::Global)
+                && scope(a.target.buffer) == Some(Scope::Shared)
+            {
+                let name = |b: u32| p.buffer(b).map_or(String::new(), |x| x.name.to_string());
+                out.insert(a.stmt, (name(a.target.buffer), name(src.buffer)));
+            }
+        }
+    });
+    out
+}
+
+/// The pipelined program as the target runs it, written in the IR so that the IR verifier can
+/// judge its waits (`machine_shaped`): async statements that are not copies are synchronous (the
+/// targets have no async form for them), and on the ISA every statement that loads from global
+/// memory waits for every queue first (its `vmcnt(0)`). Returns the program and, per wait node
+/// of the pipelined program, its node in the new one.
+fn machine_shaped(p: &Program, target: Target) -> (Program, BTreeMap<usize, usize>) {
+    use stagecraft::ir::{Node, VExpr};
+    let copies = copies(p);
+    let mut queues = Vec::new();
+    fn collect(nodes: &[Node], out: &mut Vec<i64>) {
+        for n in nodes {
+            match n {
+                Node::Commit { queue, body, .. } | Node::Wait { queue, body, .. } => {
+                    if !out.contains(queue) {
+                        out.push(*queue);
+                    }
+                    collect(body, out);
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Section { body, .. } => collect(body, out),
+                Node::Assign(_) => {}
+            }
+        }
+    }
+    collect(&p.body, &mut queues);
+    struct Walk<'a> {
+        p: &'a Program,
+        copies: BTreeMap<u32, (String, String)>,
+        queues: Vec<i64>,
+        isa: bool,
+        in_async: bool,
+        old: usize,
+        new: usize,
+        map: BTreeMap<usize, usize>,
+    }
+    impl Walk<'_> {
+        fn reads_global(&self, v: &VExpr) -> bool {
+            let mut any = false;
+            stagecraft::ir::for_each_read(v, &mut |a| {
+                any |= self
+                    .p
+                    .buffer(a.buffer)
+                    .is_some_and(|b| b.scope == Scope::Global);
+            });
+            any
+        }
+        fn nodes(&mut self, nodes: &[Node]) -> Vec<Node> {
+            let mut out = Vec::new();
+            for n in nodes {
+                match n {
+                    Node::Wait {
+                        queue,
+                        count,
+                        body,
+                        wait,
+                        span,
+                    } => {
+                        self.map.insert(self.old, self.new);
+                        self.old += 1;
+                        self.new += 1;
+                        out.push(Node::Wait {
+                            queue: *queue,
+                            count: count.clone(),
+                            body: self.nodes(body),
+                            wait: *wait,
+                            span: *span,
+                        });
+                    }
+                    Node::AsyncScope { body, span } => {
+                        let copy = body.iter().all(|b| {
+                            matches!(b, Node::Assign(a) if self.copies.contains_key(&a.stmt))
+                                || matches!(b, Node::For { .. })
+                        });
+                        let outer = std::mem::replace(&mut self.in_async, copy);
+                        let body = self.nodes(body);
+                        self.in_async = outer;
+                        if copy {
+                            out.push(Node::AsyncScope { body, span: *span });
+                        } else {
+                            out.extend(body);
+                        }
+                    }
+                    Node::Assign(a) => {
+                        let retire = self.isa
+                            && !(self.in_async && self.copies.contains_key(&a.stmt))
+                            && self.reads_global(&a.value);
+                        let mut node = n.clone();
+                        if retire {
+                            for q in self.queues.clone() {
+                                self.new += 1;
+                                node = Node::Wait {
+                                    queue: q,
+                                    count: stagecraft::ir::IExpr::Const(0),
+                                    body: vec![node],
+                                    wait: None,
+                                    span: a.span,
+                                };
+                            }
+                        }
+                        out.push(node);
+                    }
+                    Node::For {
+                        var,
+                        lo,
+                        hi,
+                        body,
+                        span,
+                    } => out.push(Node::For {
+                        var: *var,
+                        lo: lo.clone(),
+                        hi: hi.clone(),
+                        body: self.nodes(body),
+                        span: *span,
+                    }),
+                    Node::If { cond, body, span } => out.push(Node::If {
+                        cond: cond.clone(),
+                        body: self.nodes(body),
+                        span: *span,
+                    }),
+                    Node::Commit { queue, body, span } => out.push(Node::Commit {
+                        queue: *queue,
+                        body: self.nodes(body),
+                        span: *span,
+                    }),
+                    Node::Section { kind, body, steps } => out.push(Node::Section {
+                        kind: *kind,
+                        body: self.nodes(body),
+                        steps: steps.clone(),
+                    }),
+                }
+            }
+            out
+        }
+    }
+    let mut w = Walk {
+        p,
+        copies,
+        queues,
+        isa: target != Target::AmdgpuIr,
+        in_async: false,
+        old: 0,
+        new: 0,
+        map: BTreeMap::new(),
+    };
+    let body = w.nodes(&p.body);
+    (
+        Program {
+            buffers: p.buffers.clone(),
+            vars: p.vars.clone(),
+            body,
+        },
+        w.map,
+    )
+}
+
+/// Whether raising wait node `node` of the machine-shaped program by `by` races in a way the
+/// target must prevent. The ISA keeps one wave's vector-memory instructions in order — copies
+/// land in issue order, a copy reads its global source before any later store reaches it — so
+/// there only reads of data a copy still writes, and other writes over it, count; asyncmarks
+/// order nothing, so a copy still reading its source counts too.
+fn needs_on(shaped: &Shaped, l: &Loop, node: usize, by: i64, target: Target) -> bool {
+    let run = stagecraft::interp::run(
+        &shaped.program,
+        &stagecraft::interp::RunOptions {
+            params: l.params.clone(),
+            count_delta: BTreeMap::from([(node, by)]),
+            ..Default::default()
+        },
+    );
+    let copies = &shaped.copies;
+    let isa = target != Target::AmdgpuIr;
+    // Only kernel arguments are outputs on the machine (shared memory is gone at the end).
+    let differs = stagecraft::verify::compare(&shaped.reference, &run)
+        .iter()
+        .any(|d| run.memory.get(&d.buffer).is_some_and(|b| b.global));
+    differs
+        || run.races.iter().any(|r| {
+            let copy_writes = r
+                .group
+                .members
+                .iter()
+                .any(|(m, _)| copies.get(m).is_some_and(|(t, _)| *t == r.buffer));
+            let copy_reads = r
+                .group
+                .members
+                .iter()
+                .any(|(m, _)| copies.get(m).is_some_and(|(_, s)| *s == r.buffer));
+            let racing_copy = copies.contains_key(&r.stmt);
+            match r.kind {
+                RaceKind::ReadAfterWrite => copy_writes,
+                RaceKind::WriteAfterWrite => copy_writes && !(isa && racing_copy),
+                RaceKind::WriteAfterRead => copy_reads && !isa,
+            }
+        })
+}
+
+/// Tight, defined without the machine verifier: the IR verifier judges every IR wait the
+/// instruction implements `Tight` (raising its group count by one races or changes an output),
+/// and one of those races is one the target must prevent (`needs_on`); the translation is exact
+/// (one immediate that is the exact count at every instance, within the field); and at every
+/// instance it is this wait that completes the newest group it needs (no earlier wait forced it
+/// already). Then one group more in flight — `group_units` more instructions, one mark — is what
+/// raising the IR count by one would leave in flight.
+fn tight(l: &Loop, w: &EmittedWait, shaped: &Shaped, t: Target) -> bool {
+    w.exact
+        && w.completes
+        && w.isolated
+        && w.immediate.is_some()
+        && w.ir.iter().all(|i| {
+            shaped.map.get(&i.node).is_some_and(|n| {
+                shaped.judged.get(n) == Some(&Judgement::Tight) && needs_on(shaped, l, *n, 1, t)
+            })
+        })
+}
+
+/// Not redundant: every IR wait it implements is judged `Tight` or loose by some k, and
+/// deleting it races in the IR in a way the target must prevent; and at every instance it is
+/// this wait that completes the newest group it needs (deleted, that group stays in flight).
+fn needed(l: &Loop, w: &EmittedWait, shaped: &Shaped, t: Target) -> bool {
+    w.immediate.is_some()
+        && w.completes
+        && w.isolated
+        && w.ir.iter().all(|i| {
+            shaped.map.get(&i.node).is_some_and(|n| {
+                matches!(
+                    shaped.judged.get(n),
+                    Some(Judgement::Tight | Judgement::LooseBy { .. })
+                ) && needs_on(shaped, l, *n, 1 << 20, t)
+            })
+        })
+}
+
+/// The machine-shaped program of a target with the IR verifier's judgements of its waits.
+struct Shaped {
+    program: Program,
+    map: BTreeMap<usize, usize>,
+    judged: BTreeMap<usize, Judgement>,
+    copies: BTreeMap<u32, (String, String)>,
+    /// The loop's own run, to compare outputs with.
+    reference: stagecraft::interp::Run,
+}
+
+fn shaped(l: &Loop, t: Target) -> Shaped {
+    let (program, map) = machine_shaped(&l.peeled, t);
+    let judged = judgements(l, &program);
+    let reference = stagecraft::interp::run(
+        &l.original,
+        &stagecraft::interp::RunOptions {
+            params: l.params.clone(),
+            ..Default::default()
+        },
+    );
+    Shaped {
+        copies: copies(&program),
+        program,
+        map,
+        judged,
+        reference,
+    }
+}
+
+struct Mutations {
+    raised: usize,
+    raised_by_one: usize,
+    deleted: usize,
+    marks_deleted: usize,
+    missed: Vec<String>,
+}
+
+fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
+    let isa = shaped(l, Target::Amdgpu);
+    let ir = shaped(l, Target::AmdgpuIr);
+    for t in TARGETS {
+        let judged = if t == Target::AmdgpuIr { &ir } else { &isa };
+        let code = kernel(l, t);
+        let run = |text: &str| -> MachineCheck { check_with(&l.contract, text, t) };
+        if !run(&code.text).is_correct() {
+            m.missed.push(format!(
+                "{label} ({}): the kernel itself is wrong",
+                t.name()
+            ));
+            continue;
+        }
+        for w in &code.waits {
+            if tight(l, w, judged, t) {
+                // One group more in flight: the newest needed group's instructions (one for a
+                // group of one copy, and always one mark).
+                let by = w.group_units.unwrap_or(1);
+                m.raised += 1;
+                m.raised_by_one += usize::from(by == 1);
+                if w.immediate.unwrap_or(0) + by > 63 && t != Target::AmdgpuIr {
+                    continue;
+                }
+                if run(&with_line(&code.text, w.line, |s| raise_by(s, by))).is_correct() {
+                    m.missed.push(format!(
+                        "{label} ({}): raising the tight wait at line {} by {by} is not caught",
+                        t.name(),
+                        w.line
+                    ));
+                }
+            }
+            if needed(l, w, judged, t) {
+                m.deleted += 1;
+                if run(&with_line(&code.text, w.line, |_| String::new())).is_correct() {
+                    m.missed.push(format!(
+                        "{label} ({}): deleting the wait at line {} is not caught",
+                        t.name(),
+                        w.line
+                    ));
+                }
+            }
+        }
+        if t == Target::AmdgpuIr {
+            // An asyncmark closes a group. Deleted, the group's copies join the next group, so a
+            // tight wait that counts the marks after this one keeps the copies in flight where
+            // raising it by one would: caught. (Marks no tight wait counts from are not
+            // claimed.)
+            let mut marks: Vec<u32> = code
+                .waits
+                .iter()
+                .filter(|w| tight(l, w, judged, t))
+                .filter_map(|w| w.needed_line)
+                .collect();
+            marks.sort_unstable();
+            marks.dedup();
+            for line in marks {
+                let text = code.text.lines().nth(line as usize - 1).unwrap_or("");
+                assert!(text.contains("@llvm.amdgcn.asyncmark()"), "{text}");
+                m.marks_deleted += 1;
+                if run(&with_line(&code.text, line, |_| String::new())).is_correct() {
+                    m.missed.push(format!(
+                        "{label} ({}): deleting the asyncmark at line {line} is not caught",
+                        t.name()
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn raising_a_tight_wait_by_one_or_deleting_a_needed_one_is_caught() {
+    let mut m = Mutations {
+        raised: 0,
+        raised_by_one: 0,
+        deleted: 0,
+        marks_deleted: 0,
+        missed: Vec::new(),
+    };
+    let mut sources: Vec<(String, String)> = example_files()
+        .into_iter()
+        .map(|f| {
+            (
+                f.file_name().unwrap().to_string_lossy().to_string(),
+                std::fs::read_to_string(&f).unwrap(),
+            )
+        })
+        .collect();
+    sources.push(("three iterations".into(), THREE_ITERATIONS.into()));
+    for seed in 0..150 {
+        sources.push((
+            format!("seed {seed}"),
+            copy_loop(seed, base_extent(seed)).source,
+        ));
+    }
+    for (label, source) in &sources {
+        let Some(l) = explore_loop(source, &BTreeMap::new()) else {
+            continue;
+        };
+        mutate(&l, label, &mut m);
+        for (text, params, what) in short_trips(source, &l) {
+            if let Some(short) = explore_loop(&text, &params) {
+                mutate(&short, &format!("{label} at {what}"), &mut m);
+            }
+        }
+    }
+    eprintln!(
+        "{} tight waits raised ({} by one instruction or mark), {} needed waits deleted, {} asyncmarks deleted",
+        m.raised, m.raised_by_one, m.deleted, m.marks_deleted
+    );
+    assert!(
+        m.missed.is_empty(),
+        "{} mutations not caught:\n{}",
+        m.missed.len(),
+        m.missed
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(m.raised >= 500 && m.deleted >= 500 && m.marks_deleted >= 100);
+}
