@@ -48,6 +48,8 @@ struct Gen<'a> {
     events: Vec<Ev>,
     waits: usize,
     points: Vec<WaitPoint>,
+    /// A `ds_write` may be in flight (no `lgkmcnt(0)` since).
+    lds_writes_pending: bool,
     s_next: u32,
     s_max: u32,
     v_next: u32,
@@ -61,6 +63,15 @@ const S_WAVE: u32 = 2;
 const S_LOOP: u32 = 3;
 
 impl Gen<'_> {
+    /// Before an LDS DMA: an LDS write still in flight (lgkmcnt) and the DMA's write (vmcnt) are
+    /// not ordered, so a DMA into a word a `ds_write` wrote could land first.
+    fn settle_lds_writes(&mut self) {
+        if self.lds_writes_pending {
+            self.emit("s_waitcnt lgkmcnt(0)  ; an LDS write may still be in flight where the LDS DMA lands");
+            self.lds_writes_pending = false;
+        }
+    }
+
     fn emit(&mut self, s: impl AsRef<str>) {
         self.out.indented("  ", s.as_ref());
     }
@@ -278,6 +289,7 @@ impl Gen<'_> {
             let addr = self.lane_address(a);
             emit!(self, "ds_read_b32 v{d}, v{addr}");
             self.emit("s_waitcnt lgkmcnt(0)");
+            self.lds_writes_pending = false;
         }
         d
     }
@@ -343,8 +355,14 @@ impl Gen<'_> {
         if let Some(src) = is_async_copy(self.program, s) {
             let tile = self.tile_offset(&s.assign.target);
             match tile {
-                S::Imm(v) => emit!(self, "s_add_u32 m0, s{S_WAVE}, {v}"),
-                S::Reg(r) => emit!(self, "s_add_u32 m0, s{S_WAVE}, s{r}"),
+                S::Imm(v) => {
+                    self.settle_lds_writes();
+                    emit!(self, "s_add_u32 m0, s{S_WAVE}, {v}")
+                }
+                S::Reg(r) => {
+                    self.settle_lds_writes();
+                    emit!(self, "s_add_u32 m0, s{S_WAVE}, s{r}")
+                }
             }
             let p = self.global_address(&src);
             emit!(
@@ -376,6 +394,7 @@ impl Gen<'_> {
             } else {
                 let addr = self.lane_address(&s.assign.target);
                 emit!(self, "ds_write_b32 v{addr}, v{v}");
+                self.lds_writes_pending = true;
             }
         }
         self.s_next = s_mark;
@@ -429,6 +448,8 @@ impl Gen<'_> {
                     let n = self.labels;
                     emit!(self, "s_mov_b32 s{S_LOOP}, {lo}");
                     self.out.line(format!(".Lbody{n}:"));
+                    // The previous iteration's LDS writes may be in flight here.
+                    self.lds_writes_pending = true;
                     emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
                     emit!(self, "s_cbranch_scc1 .Lend{n}");
                     let outer = std::mem::take(&mut self.events);
@@ -441,6 +462,7 @@ impl Gen<'_> {
                     emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
                     emit!(self, "s_branch .Lbody{n}");
                     self.out.line(format!(".Lend{n}:"));
+                    self.lds_writes_pending = true;
                 }
             }
         }
@@ -629,6 +651,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         events: Vec::new(),
         waits: 0,
         points: Vec::new(),
+        lds_writes_pending: false,
         s_next: s_base + 2 * globals,
         s_max: s_base + 2 * globals,
         v_next: 1,
@@ -688,9 +711,9 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     head.line(format!("  v_readfirstlane_b32 s{S_WAVE}, v1"));
     head.line(format!("  s_lshl_b32 s{S_WAVE}, s{S_WAVE}, 8"));
     head.line("  s_waitcnt lgkmcnt(0)");
-    // Buffers the loop reads before writing (accumulators) start at 0 in the loop; LDS starts
-    // undefined: fill them, each element tile of every thread (its address (e · lanes + t) · 4).
-    let zeroed = super::read_before_written(program, &flat.items);
+    // Buffers the loop reads start at 0 in the loop; LDS starts undefined: fill them, each element
+    // tile of every thread (its address (e · lanes + t) · 4).
+    let zeroed = super::read_buffers(program, &flat.items);
     if !zeroed.is_empty() {
         g.v_max = g.v_max.max(3);
         head.line("  v_mov_b32 v2, 0");
@@ -699,7 +722,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         let name = program.buffer(b).map_or("?", |x| x.name.as_str());
         let base = g.lds_base(b);
         head.line(format!(
-            "  ; `{name}` is read before it is written: the loop reads it as 0, LDS starts undefined"
+            "  ; `{name}` is read: the loop reads an element nothing wrote as 0, LDS starts undefined"
         ));
         head.line("  v_lshlrev_b32 v1, 2, v0");
         if base != 0 {

@@ -352,17 +352,17 @@ impl Gen<'_> {
         }
     }
 
-    /// Buffers the loop reads before writing start at 0 in the loop; LDS starts undefined: a
-    /// loop stores 0.0 into each element of every thread.
+    /// Buffers the loop reads start at 0 in the loop; LDS starts undefined: a loop stores 0.0
+    /// into each element of every thread.
     fn zero_fill(&mut self) {
-        for b in super::read_before_written(self.program, &self.flat.items) {
+        for b in super::read_buffers(self.program, &self.flat.items) {
             let name = self.name(b);
             let n = elements(&self.flat.shapes, b);
             let lanes = self.lanes;
             let from = self.block.clone();
             emit!(
                 self,
-                "; `{name}` is read before it is written: the loop reads it as 0, LDS starts undefined"
+                "; `{name}` is read: the loop reads an element nothing wrote as 0, LDS starts undefined"
             );
             emit!(self, "br label %zero{b}");
             self.out.line(format!("zero{b}:"));

@@ -534,35 +534,29 @@ pub(crate) fn elements(shapes: &[Vec<i64>], b: BufId) -> i64 {
         .map_or(1, |s| s.iter().product::<i64>().max(1))
 }
 
-/// Shared and local buffers whose first access in program order (the body loop's first
-/// iteration counted once) is a read — an accumulator such as `acc[0] = acc[0] + x`. The loop
-/// reads them as 0 (docs/interpreter.md); shared memory and LDS start undefined, so the kernel
-/// fills them with zeros first.
-pub(crate) fn read_before_written(program: &Program, items: &[Item]) -> Vec<BufId> {
-    fn walk(program: &Program, items: &[Item], seen: &mut Vec<BufId>, out: &mut Vec<BufId>) {
+/// Shared and local buffers some statement reads. The loop reads an element no statement has
+/// written as 0 (docs/interpreter.md) — an accumulator `acc[0] = acc[0] + x`, or `S[i + 1]` read
+/// before iteration i + 1 writes it; shared memory and LDS start undefined, so the kernel fills
+/// these buffers with zeros first.
+pub(crate) fn read_buffers(program: &Program, items: &[Item]) -> Vec<BufId> {
+    fn walk(program: &Program, items: &[Item], out: &mut Vec<BufId>) {
         for it in items {
             match it {
-                Item::Stmt(s) => {
-                    let mut reads = Vec::new();
-                    for_each_read(&s.assign.value, &mut |a| reads.push(a.buffer));
-                    for b in reads {
-                        let local = program.buffer(b).is_some_and(|x| x.scope != Scope::Global);
-                        if local && !seen.contains(&b) {
-                            seen.push(b);
-                            out.push(b);
-                        }
+                Item::Stmt(s) => for_each_read(&s.assign.value, &mut |a| {
+                    let local = program
+                        .buffer(a.buffer)
+                        .is_some_and(|x| x.scope != Scope::Global);
+                    if local && !out.contains(&a.buffer) {
+                        out.push(a.buffer);
                     }
-                    if !seen.contains(&s.assign.target.buffer) {
-                        seen.push(s.assign.target.buffer);
-                    }
-                }
-                Item::Loop { body, .. } => walk(program, body, seen, out),
+                }),
+                Item::Loop { body, .. } => walk(program, body, out),
                 Item::Open(_) | Item::Commit(_) | Item::Wait { .. } => {}
             }
         }
     }
-    let (mut seen, mut out) = (Vec::new(), Vec::new());
-    walk(program, items, &mut seen, &mut out);
+    let mut out = Vec::new();
+    walk(program, items, &mut out);
     out.sort_unstable();
     out
 }
