@@ -1,3 +1,0 @@
-//! Test support shared by the integration tests.
-
-pub mod copy_loops;
