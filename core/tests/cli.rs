@@ -192,3 +192,104 @@ fn check_points_at_lines_of_the_program_it_checked() {
         }
     }
 }
+
+#[test]
+fn check_emit_executes_the_kernel_and_exits_0_only_when_it_is_correct() {
+    for target in ["amdgpu", "amdgpu-gfx950", "amdgpu-ir"] {
+        let out = stagecraft(&["check", RFC_A, "--emit", target], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stdout).contains("executed: same outputs, 0 races"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    // The issue's three-iteration loop, written by hand with the count it reported for the
+    // epilogue's first wait (3 groups in flight instead of 1): its kernel races, and the race
+    // names the kernel line that read B's slot 1 and the copy's line.
+    let pipelined = "B = alloc([3, 1], scope=\"shared\", versions=3)
+with async_commit_queue(0):
+    with async_scope():
+        B[0, 0] = A[0]
+with async_commit_queue(0):
+    with async_scope():
+        B[1, 0] = A[1]
+for i in range(2, 3):
+    with async_commit_queue(0):
+        with async_scope():
+            B[i % 3, 0] = A[i]
+    with async_wait_queue(0, 2):
+        C[i - 2] = B[(i - 2) % 3, 0] + 1
+with async_wait_queue(0, 2):
+    C[1] = B[1, 0] + 1
+with async_wait_queue(0, 0):
+    C[2] = B[2, 0] + 1
+";
+    let dir = std::env::temp_dir().join(format!("stagecraft-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let loop_file = dir.join("three.py");
+    std::fs::write(
+        &loop_file,
+        "B = alloc([1])
+for i in range(3):
+    B[0] = A[i]
+    C[i] = B[0] + 1
+sch.annotate(i, \"software_pipeline_stage\", [0, 2])
+sch.annotate(i, \"software_pipeline_order\", [0, 1])
+sch.annotate(i, \"software_pipeline_async_stages\", [0])
+",
+    )
+    .unwrap();
+    let derived = stagecraft(
+        &["check", loop_file.to_str().unwrap(), "--emit", "amdgpu"],
+        None,
+    );
+    assert_eq!(derived.status.code(), Some(0), "{}", text(&derived.stdout));
+    let hand = dir.join("three_pipelined.py");
+    std::fs::write(&hand, pipelined).unwrap();
+    let out = stagecraft(
+        &[
+            "check",
+            loop_file.to_str().unwrap(),
+            "--pipelined",
+            hand.to_str().unwrap(),
+            "--emit",
+            "amdgpu",
+        ],
+        None,
+    );
+    let printed = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{printed}");
+    assert!(printed.contains("race at line "), "{printed}");
+    assert!(printed.contains("`ds_read_b32"), "{printed}");
+    assert!(printed.contains("`global_load_lds_dword"), "{printed}");
+    assert!(printed.contains("`B[1, 0]` (ring slot 1)"), "{printed}");
+    // A negative count is no immediate: refused, nothing emitted.
+    std::fs::write(&hand, pipelined.replace("(0, 0)", "(0, -1)")).unwrap();
+    let out = stagecraft(
+        &[
+            "check",
+            loop_file.to_str().unwrap(),
+            "--pipelined",
+            hand.to_str().unwrap(),
+            "--emit",
+            "amdgpu-ir",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("cannot be negative"),
+        "{}",
+        text(&out.stderr)
+    );
+    // No machine-level executor for PTX yet: not executed, exit 1.
+    let out = stagecraft(&["check", RFC_A, "--emit", "ptx"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("not executed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
