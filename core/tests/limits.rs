@@ -331,3 +331,40 @@ fn a_run_of_stray_characters_is_one_problem() {
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(messages("x = 1 ¤\n")[0], "unexpected character `¤`");
 }
+
+#[test]
+fn machine_instructions() {
+    // The machine-level verifier stops a kernel that runs past its budget of wave-instructions
+    // and says so ("not executed"), whatever the kernel; here with a budget lowered to 100.
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/rfc_a_async_copy.py"
+    ))
+    .unwrap();
+    let ex = explore(
+        &source,
+        &Options {
+            peeled_program: true,
+            ..Options::default()
+        },
+    );
+    let p = ex.programs.unwrap();
+    let peeled = p.peeled.unwrap();
+    let target = stagecraft::emit::Target::Amdgpu;
+    let code = stagecraft::emit::emit(
+        &peeled,
+        &p.params,
+        target,
+        &stagecraft::emit::EmitOptions::default(),
+    );
+    let mut contract =
+        stagecraft::machine::Contract::new(&p.original, &peeled, &p.params, 64, 64).unwrap();
+    assert_eq!(contract.max_instructions, limits::MAX_MACHINE_INSTRUCTIONS);
+    contract.max_instructions = 100;
+    let m = stagecraft::machine::check_with(&contract, &code.text, target);
+    assert_eq!(m.verdict, stagecraft::machine::MachineVerdict::NotExecuted);
+    assert_eq!(
+        m.summary,
+        "not executed: the kernel ran more than 100 wave-instructions"
+    );
+}

@@ -4,6 +4,7 @@
 //! gfx9), one scalar value per VALU instruction (the constant bus), aligned register pairs, and
 //! the kernel descriptor's register and LDS sizes.
 
+use super::super::NameMap;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +104,90 @@ enum Enc {
     Readlane,
     Mem,
 }
+
+/// Mnemonic → operation, built once (a `match` on strings compares them one after the other).
+fn mnemonics() -> &'static NameMap<&'static str, Op> {
+    static TABLE: std::sync::OnceLock<NameMap<&'static str, Op>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = NameMap::default();
+        for m in MNEMONICS {
+            if let Some(op) = Op::from_mnemonic(m) {
+                t.insert(m, op);
+            }
+        }
+        for c in ["eq", "lg", "gt", "ge", "lt", "le"] {
+            for ty in ["i32", "u32"] {
+                let m: &'static str = match (c, ty) {
+                    ("eq", "i32") => "s_cmp_eq_i32",
+                    ("eq", _) => "s_cmp_eq_u32",
+                    ("lg", "i32") => "s_cmp_lg_i32",
+                    ("lg", _) => "s_cmp_lg_u32",
+                    ("gt", "i32") => "s_cmp_gt_i32",
+                    ("gt", _) => "s_cmp_gt_u32",
+                    ("ge", "i32") => "s_cmp_ge_i32",
+                    ("ge", _) => "s_cmp_ge_u32",
+                    ("lt", "i32") => "s_cmp_lt_i32",
+                    ("lt", _) => "s_cmp_lt_u32",
+                    ("le", "i32") => "s_cmp_le_i32",
+                    _ => "s_cmp_le_u32",
+                };
+                if let Some(op) = Op::from_mnemonic(m) {
+                    t.insert(m, op);
+                }
+            }
+        }
+        t
+    })
+}
+
+const MNEMONICS: [&str; 46] = [
+    "s_load_dwordx2",
+    "s_mov_b32",
+    "s_add_u32",
+    "s_sub_u32",
+    "s_add_i32",
+    "s_sub_i32",
+    "s_mul_i32",
+    "s_mul_hi_u32",
+    "s_min_i32",
+    "s_max_i32",
+    "s_lshl_b32",
+    "s_lshr_b32",
+    "s_and_b32",
+    "s_or_b32",
+    "s_cselect_b32",
+    "s_cbranch_scc1",
+    "s_cbranch_scc0",
+    "s_branch",
+    "s_waitcnt",
+    "s_barrier",
+    "s_nop",
+    "s_endpgm",
+    "v_readfirstlane_b32",
+    "v_mov_b32",
+    "v_lshlrev_b32",
+    "v_lshrrev_b32",
+    "v_add_u32",
+    "v_sub_u32",
+    "v_add_co_u32",
+    "v_addc_co_u32",
+    "v_and_b32",
+    "v_or_b32",
+    "v_xor_b32",
+    "v_add_f32",
+    "v_sub_f32",
+    "v_mul_f32",
+    "v_max_f32",
+    "v_min_f32",
+    "v_rcp_f32",
+    "v_fma_f32",
+    "v_cvt_f32_i32",
+    "global_load_dword",
+    "global_store_dword",
+    "global_load_lds_dword",
+    "ds_read_b32",
+    "ds_write_b32",
+];
 
 impl Op {
     fn from_mnemonic(m: &str) -> Option<Op> {
@@ -265,8 +350,8 @@ pub struct Parsed {
     pub unsupported: Option<Complaint>,
 }
 
+/// An integer as written (the caller trims).
 fn parse_int(s: &str) -> Option<i64> {
-    let s = s.trim();
     let (neg, body) = match s.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, s),
@@ -282,8 +367,8 @@ fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+/// A register as written (the caller trims).
 fn parse_register(s: &str) -> Option<Operand> {
-    let s = s.trim();
     match s {
         "m0" => return Some(Operand::M0),
         "vcc" => return Some(Operand::Vcc),
@@ -357,7 +442,7 @@ fn parse_waitcnt(text: &str, line: u32, problems: &mut Vec<Complaint>) -> Waitcn
                 continue;
             }
         };
-        match parse_int(arg) {
+        match parse_int(arg.trim()) {
             Some(v) if (0..=max).contains(&v) => *slot = Some(v as u32),
             Some(v) if v < 0 => problems.push((
                 line,
@@ -504,16 +589,13 @@ fn check_operands(inst: &Inst, mnemonic: &str, problems: &mut Vec<Complaint>) {
             }
             // The constant bus carries one scalar value (SGPR, M0, VCC or literal) per
             // instruction on gfx9; the carry-in VCC is one too.
-            let mut scalars: Vec<Operand> = srcs
-                .iter()
-                .copied()
-                .filter(|o| matches!(o, Sgpr(_) | M0 | Vcc) || literal(*o))
-                .collect();
-            if enc == (Enc::Vop2Carry { carry_in: true }) {
-                scalars.push(Vcc);
+            let mut scalars: Vec<Operand> = Vec::with_capacity(4);
+            let carry = (enc == (Enc::Vop2Carry { carry_in: true })).then_some(Vcc);
+            for o in srcs.iter().copied().chain(carry) {
+                if (matches!(o, Sgpr(_) | M0 | Vcc) || literal(o)) && !scalars.contains(&o) {
+                    scalars.push(o);
+                }
             }
-            scalars.sort_by_key(|o| format!("{o:?}"));
-            scalars.dedup();
             if scalars.len() > 1 {
                 bad(format!(
                     "reads {} scalar values; the constant bus carries one on gfx9",
@@ -636,7 +718,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
             continue;
         }
         let (mnemonic, rest) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
-        let Some(op) = Op::from_mnemonic(mnemonic) else {
+        let Some(op) = mnemonics().get(mnemonic).copied() else {
             unsupported.get_or_insert((
                 line,
                 format!("`{mnemonic}` is outside the instruction subset the executor models"),
@@ -769,28 +851,29 @@ fn strip_comment(s: &str) -> &str {
 /// Operands separated by commas, except inside `[...]`; a trailing `offset:N` is separated by a
 /// space.
 fn split_operands(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(6);
     let mut depth = 0i32;
     let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        let end = match ch {
-            '[' => {
+    for (i, b) in s.bytes().enumerate() {
+        let end = match b {
+            b'[' => {
                 depth += 1;
                 false
             }
-            ']' => {
+            b']' => {
                 depth -= 1;
                 false
             }
-            ',' => depth == 0,
-            c => c.is_whitespace() && depth == 0,
+            b',' => depth == 0,
+            b' ' | b'\t' => depth == 0,
+            _ => false,
         };
         if end {
             let part = s.get(start..i).unwrap_or("").trim();
             if !part.is_empty() {
                 out.push(part);
             }
-            start = i + ch.len_utf8();
+            start = i + 1;
         }
     }
     let part = s.get(start..).unwrap_or("").trim();
