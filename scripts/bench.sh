@@ -7,7 +7,7 @@ out="$(mktemp)"
 # makes these allocation-bound microseconds several times slower.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
 cargo bench -q -p stagecraft-core --bench explore -- "::example" "::synthetic_async" "::app_" "::emit_" 2>/dev/null >> "$out"
-for b in interp timeline; do
+for b in interp timeline machine; do
     cargo bench -q -p stagecraft-core --bench "$b" 2>/dev/null >> "$out"
 done
 python3 - "$out" <<'PY'
@@ -67,4 +67,10 @@ for t in ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
 row("interpreter, RFC (a) 10^5 iterations", "rfc_a_100k", rate=10e6, budget="10 M/s")
 row("interpreter, 32-statement chain", "chain_32", rate=10e6, budget="10 M/s")
 row("timeline, to the instance limit (4 statements)", "simulate_to_the_instance_limit", 16000, "16 ms")
+for n in ["rfc_a_async_copy", "rfc_b_two_async_stages", "rfc_c_interleaved", "rfc_d_same_stage",
+          "rfc_e_nested_gemm", "cutlass_multistage", "cdna4_interleaved"]:
+    row(f"machine verifier, gfx942 kernel, {n}", f"amdgpu/{n}", 10000, "10 ms")
+for n in ["rfc_a_async_copy", "rfc_b_two_async_stages", "rfc_c_interleaved", "rfc_d_same_stage",
+          "rfc_e_nested_gemm", "cutlass_multistage", "cdna4_interleaved"]:
+    row(f"machine verifier, IR kernel, {n}", f"amdgpu_ir/{n}")
 PY
