@@ -8,7 +8,9 @@
 //! epilogue — and gives each wait the count of *units* (instructions, marks) that may stay in
 //! flight so that every group the IR wait needs completes, and no more:
 //!
-//!     M = the units issued after the newest unit of a needed group
+//! ```text
+//! M = the units issued after the newest unit of a needed group
+//! ```
 //!
 //! where the needed groups are the groups of q older than its n newest. A unit already retired by
 //! a fixed wait of the stream (`Retire`, e.g. the `vmcnt(0)` after a synchronous load) needs
