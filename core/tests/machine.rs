@@ -1068,3 +1068,82 @@ fn invalid_immediates_and_copies_never_awaited_are_reported_with_their_lines() {
             || m.unawaited[0].message.contains("still in flight")
     );
 }
+
+/// Bad kernels never panic: the text of every example's kernels, mutated at random (a number
+/// replaced by a huge, negative or odd one, a line deleted or duplicated, two lines swapped),
+/// always gets a verdict.
+#[test]
+fn mutated_kernels_get_a_verdict_and_never_panic() {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n.max(1)
+    };
+    let numbers = [
+        "0",
+        "1",
+        "-1",
+        "63",
+        "64",
+        "65535",
+        "4294967295",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "0x7fffffff",
+        "0xffffffffffffffff",
+        "3",
+    ];
+    let mut verdicts = 0;
+    for name in [
+        "rfc_a_async_copy.py",
+        "rfc_c_interleaved.py",
+        "accumulate.py",
+    ] {
+        let path = if name == "accumulate.py" {
+            root().join("tests/cases").join(name)
+        } else {
+            root().join("examples").join(name)
+        };
+        let l = try_loop(&std::fs::read_to_string(path).unwrap(), &BTreeMap::new()).unwrap();
+        for t in TARGETS {
+            let text = kernel(&l, t).text;
+            let lines: Vec<&str> = text.lines().collect();
+            for _ in 0..150 {
+                let mut m: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+                let i = next(m.len() as u64) as usize;
+                match next(4) {
+                    0 => {
+                        // Replace the first number on the line.
+                        let s = m[i].clone();
+                        if let Some(at) = s.find(|c: char| c.is_ascii_digit()) {
+                            let end = at
+                                + s[at..]
+                                    .find(|c: char| !c.is_ascii_alphanumeric())
+                                    .unwrap_or(s.len() - at);
+                            let n = numbers[next(numbers.len() as u64) as usize];
+                            m[i] = format!("{}{n}{}", &s[..at], &s[end..]);
+                        }
+                    }
+                    1 => {
+                        m.remove(i);
+                    }
+                    2 => {
+                        let s = m[i].clone();
+                        m.insert(i, s);
+                    }
+                    _ => {
+                        let j = next(m.len() as u64) as usize;
+                        m.swap(i, j);
+                    }
+                }
+                let mutated = m.join("\n") + "\n";
+                let check = check_with(&l.contract, &mutated, t);
+                assert!(!check.summary.is_empty());
+                verdicts += 1;
+            }
+        }
+    }
+    assert_eq!(verdicts, 3 * 3 * 150);
+}

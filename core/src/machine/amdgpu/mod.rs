@@ -333,7 +333,7 @@ impl Machine<'_> {
         for (k, &space) in self.arguments.iter().enumerate() {
             let base = global_base(k);
             let bytes = self.memory.space(space).map_or(0, |s| s.len() as u64 * 4);
-            if addr >= base && addr < base + bytes {
+            if addr >= base && addr - base < bytes {
                 let off = addr - base;
                 if !off.is_multiple_of(4) {
                     self.problem(
@@ -380,7 +380,7 @@ impl Machine<'_> {
         let space = self.lds;
         let mut cells = Vec::with_capacity(WAVE);
         for b in bytes.clone() {
-            if !b.is_multiple_of(4) || b + 4 > limit {
+            if !b.is_multiple_of(4) || b.saturating_add(4) > limit {
                 for (lane, b) in bytes.enumerate() {
                     self.lds_cell(b, line, lane)?;
                 }
@@ -402,7 +402,7 @@ impl Machine<'_> {
             );
             return None;
         }
-        if byte + 4 > self.lds_bytes {
+        if byte.saturating_add(4) > self.lds_bytes {
             self.problem(
                 line,
                 format!(
@@ -539,7 +539,7 @@ impl Machine<'_> {
                 let addr = ((u64::from(hi) << 32) | u64::from(lo)).wrapping_add(off as u64);
                 let args = self.arguments.len() as u64;
                 let values = if addr >= KERNARG_BASE
-                    && addr + 8 <= KERNARG_BASE + 8 * args
+                    && addr.saturating_add(8) <= KERNARG_BASE + 8 * args
                     && (addr - KERNARG_BASE).is_multiple_of(4)
                 {
                     let at8 = addr - KERNARG_BASE;
@@ -840,9 +840,11 @@ impl Machine<'_> {
                     self.problem(line, "the LDS DMA's address is M0, which nothing wrote");
                     return;
                 };
-                let base = u64::from(m0) + inst.offset as u64;
-                let Some(dst) = self.lds_cells((0..cells.len()).map(|l| base + 4 * l as u64), line)
-                else {
+                let base = u64::from(m0).wrapping_add(inst.offset as u64);
+                let Some(dst) = self.lds_cells(
+                    (0..cells.len()).map(|l| base.wrapping_add(4 * l as u64)),
+                    line,
+                ) else {
                     return;
                 };
                 let values = self.memory.peek_all(&cells);

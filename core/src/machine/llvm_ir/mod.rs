@@ -452,11 +452,16 @@ impl Machine<'_> {
                     for l in first..end {
                         let g = self.value(*global, l, line);
                         let (gs, go) = unpack(g);
-                        let Some(src) = self.cell(pointer(gs, go + offset), line, l) else {
+                        let Some(src) = self.cell(pointer(gs, go.wrapping_add(*offset)), line, l)
+                        else {
                             return;
                         };
                         let (ls, lo) = unpack(base);
-                        let dst_ptr = pointer(ls, lo + offset + 4 * (l - first) as i64);
+                        let dst_ptr = pointer(
+                            ls,
+                            lo.wrapping_add(*offset)
+                                .wrapping_add(4 * (l - first) as i64),
+                        );
                         let Some(dst) = self.cell(dst_ptr, line, l) else {
                             return;
                         };
