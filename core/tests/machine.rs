@@ -486,6 +486,16 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
         .find(|s| s.contains("wait.asyncmark"))
         .unwrap();
     assert!(body_line.contains("wait.asyncmark(i16 4)"), "{body_line}");
+    // Keeping 4 marks completes A(t-2) too, which queue 0's wait lets stay: one group more than
+    // the IR asked, said in the comment and a note.
+    assert!(
+        body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
+        "{body_line}"
+    );
+    assert!(code
+        .notes
+        .iter()
+        .any(|n| n.contains("also completes 1 group(s) that the IR lets stay in flight")));
     assert!(body_line.contains("wait #") && body_line.matches("queue").count() == 2);
     assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
     // One mark fewer in flight is still safe; one more is caught.

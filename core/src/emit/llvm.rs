@@ -472,7 +472,7 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
             }
             if extra > 0 {
                 notes.push(format!(
-                    "{names}: the single sequence of asyncmarks also completes {extra} group(s) of other queues that the IR lets stay in flight (older marks complete first)"
+                    "{names}: the single sequence of asyncmarks also completes {extra} group(s) that the IR lets stay in flight (a mark completes every older mark, of any queue)"
                 ));
                 WaitLine {
                     text: format!(
