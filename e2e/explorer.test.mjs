@@ -160,7 +160,7 @@ test('a shared link restores text, form and pane exactly', async () => {
 });
 
 test('a frozen v1 link still opens', async () => {
-  const link = readFileSync(new URL('../app/tests/frozen_v1_link.txt', import.meta.url), 'utf8').trim();
+  const link = readFileSync(new URL('../link/tests/frozen_v1_link.txt', import.meta.url), 'utf8').trim();
   const page = await open(BASE + link);
   assert.ok(await page.isChecked('#peeled'));
   assert.ok(await page.locator('#tab-timeline.active').count() === 1);

@@ -15,7 +15,7 @@ command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
 [ "$target" = structured ] || cp -n examples/*.py tests/cases/*.py "fuzz/corpus/$target/" 2>/dev/null || true
-[ "$target" = url_state ] && cp -n app/tests/frozen_v1_link.txt "fuzz/corpus/$target/" 2>/dev/null || true
+[ "$target" = url_state ] && cp -n link/tests/frozen_v1_link.txt "fuzz/corpus/$target/" 2>/dev/null || true
 log="$(mktemp)"
 (cd fuzz && cargo +nightly fuzz run "$target" "corpus/$target" -- "${limit[@]}" -rss_limit_mb=4096 -timeout=10 \
     -artifact_prefix="artifacts/$target/" 2>&1) | tee "$log" | grep -E "^#[0-9]+ +(pulse|DONE)|Done|ERROR|panicked" || true

@@ -1,14 +1,13 @@
 //! The root component: where the state comes from, when it is explored again, and the page layout.
 
 use crate::ctx::{ran_for, Ctx, Ran, Timing};
-use crate::state::State;
 use crate::{dom, editor, focus, grid, header, panes, persist, problems};
 use leptos::prelude::*;
 use stagecraft::emit::Target;
 use stagecraft::explore::{explore, Exploration, Options};
-use stagecraft::pipelined::Form;
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
+use stagecraft_link::{Form, Pane, State};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -50,36 +49,26 @@ pub fn install_panic_hook() {
 #[derive(Clone, PartialEq)]
 struct Inputs {
     text: String,
-    form: String,
+    form: Form,
     params: BTreeMap<String, i64>,
-    emitted: Option<String>,
+    emitted: Option<Target>,
 }
 
 impl Inputs {
     fn of(s: &State) -> Inputs {
         Inputs {
             text: s.text.clone(),
-            form: s.form.clone(),
+            form: s.form,
             params: s.params.clone(),
-            emitted: (s.pane == "code" && s.target != "tir").then(|| s.target.clone()),
+            emitted: s.target.machine().filter(|_| s.pane == Pane::Code),
         }
     }
 
     fn options(&self) -> Options {
-        let targets: Vec<Target> = self
-            .emitted
-            .as_deref()
-            .and_then(Target::parse)
-            .into_iter()
-            .collect();
         Options {
             params: self.params.clone(),
-            form: if self.form == "peeled" {
-                Form::Peeled
-            } else {
-                Form::Rolled
-            },
-            targets,
+            form: self.form,
+            targets: self.emitted.into_iter().collect(),
             both_forms: false,
             defer_runs: true,
             ..Options::default()
@@ -340,7 +329,7 @@ fn show<T: Send + Sync + 'static>(
 /// newer one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
 /// optimized.
 fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
-    let timeline_first = ctx.shown("timeline");
+    let timeline_first = ctx.shown(Pane::Timeline);
     let still_good = {
         let ex = ex.clone();
         move || {

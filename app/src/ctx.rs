@@ -2,12 +2,11 @@
 //! truth; everything else shown is the latest `Exploration` of it.
 
 use crate::dom;
-use crate::panes::PANES;
-use crate::state::State;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
+use stagecraft_link::{CodeTarget, Form, Pane, State};
 use std::sync::Arc;
 
 /// Drawing cost per millisecond of exploring before any is measured: 160 statements pasted into
@@ -93,11 +92,11 @@ pub struct Ctx {
     /// overlay, problems) show, so that spans always meet the text they came from.
     pub explored_text: RwSignal<String>,
     /// The pane shown.
-    pub pane: Memo<String>,
+    pub pane: Memo<Pane>,
     /// The peeled form is shown (else the rolled one).
     pub peeled: Memo<bool>,
     /// The code target chosen.
-    pub target: Memo<String>,
+    pub target: Memo<CodeTarget>,
     /// The latest exploration, and the last one that produced a program (shown while the text has
     /// errors).
     pub current: RwSignal<Option<Arc<Exploration>>>,
@@ -144,14 +143,10 @@ pub struct Ctx {
 /// may render only when shown, or after the exploration it asked for), for a short while.
 #[derive(Clone, Copy)]
 pub struct ScrollMemory {
-    /// (top, left) per pane, in the order of `panes::PANES`.
-    saved: StoredValue<[(i32, i32); PANES.len()]>,
+    /// (top, left) per pane, in the order of `Pane::all`.
+    saved: StoredValue<[(i32, i32); Pane::COUNT]>,
     /// The pane being restored, until when (ms on the performance clock).
-    restoring: StoredValue<Option<(String, f64)>>,
-}
-
-fn pane_index(pane: &str) -> Option<usize> {
-    PANES.iter().position(|(id, _)| *id == pane)
+    restoring: StoredValue<Option<(Pane, f64)>>,
 }
 
 /// How long a shown pane's content may take to arrive.
@@ -160,27 +155,27 @@ const RESTORE_MS: f64 = 2000.0;
 impl ScrollMemory {
     fn new() -> Self {
         ScrollMemory {
-            saved: StoredValue::new([(0, 0); PANES.len()]),
+            saved: StoredValue::new([(0, 0); Pane::COUNT]),
             restoring: StoredValue::new(None),
         }
     }
 
     /// Records a pane's offsets (scroll events), except those of the restoring itself.
-    pub fn remember(&self, pane: &str, el: &web_sys::Element) {
+    pub fn remember(&self, pane: Pane, el: &web_sys::Element) {
         let restoring = self.restoring.with_value(|r| {
             r.as_ref()
-                .is_some_and(|(p, until)| p == pane && dom::now_ms() < *until)
+                .is_some_and(|(p, until)| *p == pane && dom::now_ms() < *until)
         });
-        if let (false, Some(k)) = (restoring, pane_index(pane)) {
+        if !restoring {
             self.saved.update_value(|s| {
-                if let Some(slot) = s.get_mut(k) {
+                if let Some(slot) = s.get_mut(pane.index()) {
                     *slot = (el.scroll_top(), el.scroll_left());
                 }
             });
         }
     }
 
-    pub fn start_restoring(&self, pane: String) {
+    pub fn start_restoring(&self, pane: Pane) {
         self.restoring
             .set_value(Some((pane, dom::now_ms() + RESTORE_MS)));
         self.restore();
@@ -199,11 +194,12 @@ impl ScrollMemory {
             self.stop_restoring();
             return;
         }
-        let Some(el) = dom::by_id(&format!("pane-{pane}")) else {
+        let Some(el) = dom::by_id(&format!("pane-{}", pane.name())) else {
             return;
         };
-        let (top, left) = pane_index(&pane)
-            .and_then(|k| self.saved.with_value(|s| s.get(k).copied()))
+        let (top, left) = self
+            .saved
+            .with_value(|s| s.get(pane.index()).copied())
             .unwrap_or((0, 0));
         el.set_scroll_top(top);
         el.set_scroll_left(left);
@@ -230,8 +226,8 @@ impl Ctx {
             st,
             text,
             explored_text,
-            pane: Memo::new(move |_| st.with(|s| s.pane.clone())),
-            peeled: Memo::new(move |_| st.with(|s| s.form == "peeled")),
+            pane: Memo::new(move |_| st.with(|s| s.pane)),
+            peeled: Memo::new(move |_| st.with(|s| s.form == Form::Peeled)),
             target: Memo::new(move |_| st.with(|s| s.target.clone())),
             current: RwSignal::new(None),
             good: RwSignal::new(None),
@@ -291,17 +287,17 @@ impl Ctx {
     }
 
     /// Whether `pane` is the one shown (tracked).
-    pub fn shown(&self, pane: &str) -> bool {
-        self.pane.with(|p| p == pane)
+    pub fn shown(&self, pane: Pane) -> bool {
+        self.pane.with(|p| *p == pane)
     }
 
     /// Shows `pane`, scrolled so that `selector` (inside it) is in view.
-    pub fn show(&self, pane: &str, selector: String) {
+    pub fn show(&self, pane: Pane, selector: String) {
         self.reveal.set_value(Some(selector));
         if self.st.with_untracked(|s| s.pane == pane) {
             crate::dom::reveal_now(*self);
         } else {
-            self.st.update(|s| s.pane = pane.to_string());
+            self.st.update(|s| s.pane = pane);
         }
     }
 }
@@ -321,8 +317,8 @@ mod tests {
             defer_runs: true,
             ..Options::default()
         };
-        let older = Arc::new(explore(crate::presets::DEFAULT, &deferred));
-        let newer = Arc::new(explore(crate::presets::DEFAULT, &deferred));
+        let older = Arc::new(explore(stagecraft_link::presets::DEFAULT, &deferred));
+        let newer = Arc::new(explore(stagecraft_link::presets::DEFAULT, &deferred));
         let v = stagecraft::explore::verification(&older).map(Arc::new);
         let ran = Some(Ran {
             of: older.clone(),

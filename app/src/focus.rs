@@ -183,7 +183,7 @@ mod tests {
             both_forms: false,
             ..Options::default()
         };
-        let rolled = explore(crate::presets::DEFAULT, &one_form(Form::Rolled));
+        let rolled = explore(stagecraft_link::presets::DEFAULT, &one_form(Form::Rolled));
         assert!(
             rolled.peeled.is_none(),
             "only the form asked for is printed"
@@ -191,7 +191,7 @@ mod tests {
         assert_eq!(printed(&rolled, false), rolled.rolled.as_ref());
         // Just switched to peeled: the rolled form stays until the peeled exploration arrives.
         assert_eq!(printed(&rolled, true), rolled.rolled.as_ref());
-        let peeled = explore(crate::presets::DEFAULT, &one_form(Form::Peeled));
+        let peeled = explore(stagecraft_link::presets::DEFAULT, &one_form(Form::Peeled));
         assert_eq!(printed(&peeled, true), peeled.peeled.as_ref());
         assert!(peeled.peeled.is_some());
     }

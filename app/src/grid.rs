@@ -208,7 +208,8 @@ mod tests {
 
     #[test]
     fn grid_rows_carry_units_statements_and_escaped_labels() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let html = grid_html(ex.pipeline.as_ref().expect("a pipeline"), true);
         assert!(!html.contains("disabled"));
         assert!(

@@ -2,10 +2,11 @@
 //! time of the last recomputation.
 
 use crate::ctx::{ctx, Timing};
+use crate::dom;
 use crate::format::fixed;
 use crate::html::{self, Html};
-use crate::{dom, presets, state};
 use leptos::prelude::*;
+use stagecraft_link::{self as state, presets, Form};
 use std::collections::BTreeMap;
 
 /// An input per symbolic extent; `data-param` names it for the delegated change handler.
@@ -111,7 +112,7 @@ pub fn Header() -> impl IntoView {
     let set_peeled = move |ev: leptos::ev::Event| {
         let on = event_target_checked(&ev);
         ctx.st
-            .update(|s| s.form = if on { "peeled" } else { "rolled" }.to_string());
+            .update(|s| s.form = if on { Form::Peeled } else { Form::Rolled });
     };
     // While a large text waits for the warm-up, the time shown would be of another text (or none).
     let timing = move || {

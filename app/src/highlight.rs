@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn long_texts_come_in_chunks_of_whole_lines_with_their_sizes() {
-        let text = crate::presets::long_loop(100);
+        let text = crate::testing::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
         let lines = text.split('\n').count();

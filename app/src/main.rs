@@ -14,9 +14,7 @@ mod highlight;
 mod html;
 mod panes;
 mod persist;
-mod presets;
 mod problems;
-mod state;
 mod warm;
 
 /// Mounts the page in a task after the one that instantiates the WebAssembly: in one task, the
@@ -32,4 +30,16 @@ fn mount() {
     dom::mark("stagecraft:main");
     leptos::mount::mount_to_body(app::App);
     dom::mark("stagecraft:mounted");
+}
+
+#[cfg(test)]
+mod testing {
+    /// A loop of `statements` independent statements over 64 iterations, for tests of long outputs.
+    pub fn long_loop(statements: usize) -> String {
+        let mut text = String::from("for i in range(64):\n");
+        for k in 0..statements {
+            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
+        }
+        text
+    }
 }

@@ -3,8 +3,8 @@
 //! the last saved state comes back whole (text, form, parameters, pane, zoom, target).
 
 use crate::dom;
-use crate::state::{self, State};
 use leptos::prelude::*;
+use stagecraft_link::{self as state, State};
 use wasm_bindgen::JsCast;
 
 /// The whole state, as the `v1/…` string of a link.
@@ -148,19 +148,20 @@ pub fn autosave(st: RwSignal<State>, opened: State, from_link: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stagecraft_link::{CodeTarget, Form, Pane, Target};
 
     #[test]
     fn a_link_wins_but_saved_state_restores_whole_and_old_text_migrates() {
         let saved = State {
             text: "for i in range(3):\n    C[i] = A[i]\n".into(),
-            pane: "code".into(),
-            target: "amdgpu".into(),
-            form: "peeled".into(),
+            pane: Pane::Code,
+            target: CodeTarget::Machine(Target::Amdgpu),
+            form: Form::Peeled,
             ..State::default()
         };
         let encoded = state::encode(&saved);
         let link = State {
-            pane: "timeline".into(),
+            pane: Pane::Timeline,
             ..State::default()
         };
         let s = start(&format!("#{}", state::encode(&link)), Some(&encoded), None);
@@ -171,7 +172,7 @@ mod tests {
         assert_eq!(s.state, saved);
         let s = start("#", None, Some("old text"));
         assert_eq!(s.state.text, "old text");
-        assert_eq!(s.state.pane, "program");
+        assert_eq!(s.state.pane, Pane::Program);
         let s = start("#v1/garbage!", Some(&encoded), None);
         assert!(s.from_link);
         assert!(s.banner.as_deref().is_some_and(|b| b.contains("untouched")));
@@ -219,11 +220,11 @@ mod tests {
     fn looking_around_is_not_an_edit() {
         let a = State::default();
         let mut b = a.clone();
-        b.pane = "code".into();
+        b.pane = Pane::Code;
         b.zoom = 50;
-        b.target = "ptx".into();
+        b.target = CodeTarget::Machine(Target::Ptx);
         assert!(!edited(&a, &b));
-        b.form = "peeled".into();
+        b.form = Form::Peeled;
         assert!(edited(&a, &b));
     }
 }

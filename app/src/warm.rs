@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn presets_are_explored_at_once_and_large_loops_wait() {
-        for (name, text) in crate::presets::PRESETS {
+        for (name, text) in stagecraft_link::presets::PRESETS {
             assert!(!waits(text), "{name}");
         }
         // The loops of heavy_loop.py 24 8, 32 64, 64 2 and 159 64 64, as chain() writes them.

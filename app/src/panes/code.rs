@@ -7,14 +7,23 @@ use crate::dom;
 use crate::focus;
 use crate::html::{self, Html};
 use leptos::prelude::*;
-use stagecraft::emit::Target;
 use stagecraft::explore::Exploration;
+use stagecraft_link::{CodeTarget, Pane};
 
-/// Targets in the order offered: the printed program, then core's machine targets.
-fn targets() -> Vec<(&'static str, &'static str)> {
-    std::iter::once(("tir", "TIR (Python)"))
-        .chain(Target::ALL.iter().map(|t| (t.name(), t.label())))
-        .collect()
+/// How a target is named in the menu.
+fn label(target: &CodeTarget) -> &str {
+    match target {
+        CodeTarget::Tir => "TIR (Python)",
+        CodeTarget::Machine(t) => t.label(),
+        CodeTarget::Unavailable(name) => name,
+    }
+}
+
+/// The menu's options: the printed program, then core's machine targets.
+fn options_html(chosen: &CodeTarget) -> String {
+    let targets: Vec<CodeTarget> = CodeTarget::all().collect();
+    let options: Vec<(&str, &str)> = targets.iter().map(|t| (t.name(), label(t))).collect();
+    html::options(&options, chosen.name())
 }
 
 /// Lines per chunk of the code pane; style.css gives a chunk this many lines of height.
@@ -45,37 +54,40 @@ fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
     h.raw("</pre>");
 }
 
-/// The text of `target` for copying, if this build produces it.
-fn code_text(ex: &Exploration, target: &str, peeled: bool) -> Option<String> {
-    if target == "tir" {
-        return focus::printed(ex, peeled).map(|p| p.text.clone());
-    }
-    ex.code
-        .iter()
-        .find(|c| c.target == target)
-        .map(|c| c.text.clone())
+/// The machine code of `target` in `ex`, if it was emitted.
+fn emitted<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a stagecraft::emit::Emitted> {
+    let t = target.machine()?;
+    ex.code.iter().find(|c| c.target == t.name())
 }
 
-pub fn code_html(ex: &Exploration, target: &str, peeled: bool) -> String {
+/// The text of `target` for copying, if this build produces it.
+fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool) -> Option<String> {
+    match target {
+        CodeTarget::Tir => focus::printed(ex, peeled).map(|p| p.text.clone()),
+        _ => emitted(ex, target).map(|c| c.text.clone()),
+    }
+}
+
+pub fn code_html(ex: &Exploration, target: &CodeTarget, peeled: bool) -> String {
     let mut h = Html::default();
-    if target == "tir" {
+    if *target == CodeTarget::Tir {
         if let Some(p) = focus::printed(ex, peeled) {
             let stmts: Vec<Option<u32>> = p.lines.iter().map(|l| l.stmt).collect();
             lines_html(&mut h, &p.text, &stmts);
         }
         return h.finish();
     }
-    let Some(c) = ex.code.iter().find(|c| c.target == target) else {
-        match Target::parse(target) {
+    let Some(c) = emitted(ex, target) else {
+        match target {
             // Asked for when the pane shows it: the next exploration brings it.
-            Some(t) => h
+            CodeTarget::Machine(t) => h
                 .raw("<p class=\"unavailable\">")
                 .text(t.label())
                 .raw(": generating (from a text without errors)…</p>"),
             // A target named by a link of a later version.
-            None => h
+            _ => h
                 .raw("<p class=\"unavailable\">")
-                .text(target)
+                .text(target.name())
                 .raw(" is not available in this build of Stagecraft.</p>"),
         };
         return h.finish();
@@ -99,10 +111,10 @@ pub fn CodePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);
-    let shown_code = StoredValue::new((String::new(), String::new()));
+    let shown_code = StoredValue::new((CodeTarget::Tir, String::new()));
     dom::render_while_visible(
         node,
-        move || ctx.shown("code"),
+        move || ctx.shown(Pane::Code),
         move || {
             let (target, peeled) = (target.get(), peeled.get());
             let html = ctx
@@ -114,7 +126,7 @@ pub fn CodePane() -> impl IntoView {
             // (instead of a placeholder, which would also lose the pane's scroll).
             let pending = !ctx.good.with(|ex| {
                 ex.as_deref()
-                    .is_some_and(|ex| target == "tir" || ex.code.iter().any(|c| c.target == target))
+                    .is_some_and(|ex| target == CodeTarget::Tir || emitted(ex, &target).is_some())
             });
             shown_code.update_value(|(t, last)| {
                 if !(pending && *t == target && !last.is_empty()) {
@@ -138,14 +150,14 @@ pub fn CodePane() -> impl IntoView {
         ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
     };
     let choose = move |ev: leptos::ev::Event| {
-        let v = event_target_value(&ev);
+        let v = CodeTarget::parse(&event_target_value(&ev));
         ctx.hover(None);
         ctx.st.update(|s| s.target = v);
     };
     view! {
         <div id="code">
             <div class="controls">
-                <select id="target" on:change=choose inner_html=move || target.with(|t| html::options(&targets(), t))></select>
+                <select id="target" on:change=choose inner_html=move || target.with(options_html)></select>
                 <button on:click=copy>"Copy"</button>
             </div>
             <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
@@ -156,11 +168,13 @@ pub fn CodePane() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stagecraft_link::Target;
 
     #[test]
     fn code_lines_are_tied_to_statements_and_missing_targets_say_so() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
-        let ptx = code_html(&ex, "ptx", false);
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
+        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false);
         assert!(
             ptx.contains("<div class=\"cl s0 st0\" data-st=\"0\">"),
             "{ptx}"
@@ -171,22 +185,24 @@ mod tests {
             .find(|c| c.target == "ptx")
             .map_or(0, |c| c.text.lines().count());
         assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
-        assert!(code_html(&ex, "ptx-sm91", false).contains("not available in this build"));
+        let later = CodeTarget::parse("ptx-sm91");
+        assert!(code_html(&ex, &later, false).contains("not available in this build"));
         let only_ptx = stagecraft::explore::explore(
-            crate::presets::DEFAULT,
+            stagecraft_link::presets::DEFAULT,
             &stagecraft::explore::Options {
-                targets: vec![stagecraft::emit::Target::Ptx],
+                targets: vec![Target::Ptx],
                 ..Default::default()
             },
         );
-        assert!(code_html(&only_ptx, "amdgpu", false).contains("generating"));
-        assert!(code_html(&ex, "tir", true).contains("async_commit_queue"));
+        let amdgpu = CodeTarget::Machine(Target::Amdgpu);
+        assert!(code_html(&only_ptx, &amdgpu, false).contains("generating"));
+        assert!(code_html(&ex, &CodeTarget::Tir, true).contains("async_commit_queue"));
     }
 
     #[test]
     fn long_code_comes_in_chunks_of_its_lines() {
-        let ex = stagecraft::explore::explore(&crate::presets::long_loop(100), &Default::default());
-        let html = code_html(&ex, "tir", false);
+        let ex = stagecraft::explore::explore(&crate::testing::long_loop(100), &Default::default());
+        let html = code_html(&ex, &CodeTarget::Tir, false);
         let lines = html.matches("<div class=\"cl").count();
         assert_eq!(
             lines,

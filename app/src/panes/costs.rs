@@ -109,7 +109,7 @@ mod tests {
     fn annotated_values_are_marked_and_defaults_are_not() {
         let text = format!(
             "{}sch.annotate(i, \"stagecraft_latency\", [100, -1])\n",
-            crate::presets::DEFAULT
+            stagecraft_link::presets::DEFAULT
         );
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let html = costs_html(&ex, true, true);

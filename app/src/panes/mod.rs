@@ -17,13 +17,14 @@ use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::{Verdict, Verification};
+use stagecraft_link::Pane;
 
-pub const PANES: [(&str, &str); 5] = [
-    ("program", "Pipelined program"),
-    ("verification", "Verification"),
-    ("timeline", "Timeline"),
-    ("space", "Iteration space"),
-    ("code", "Code"),
+pub const PANES: [(Pane, &str); 5] = [
+    (Pane::Program, "Pipelined program"),
+    (Pane::Verification, "Verification"),
+    (Pane::Timeline, "Timeline"),
+    (Pane::Space, "Iteration space"),
+    (Pane::Code, "Code"),
 ];
 
 /// Plain sentences about what was skipped, cut short or slow, and why. `slow` is, when the panes
@@ -106,20 +107,20 @@ pub fn Panes() -> impl IntoView {
     let remember = move |ev: leptos::ev::Event| {
         if let Some(el) = dom::target_element(&ev) {
             let id = el.id();
-            let pane = id.trim_start_matches("pane-");
-            if ctx.pane.with_untracked(|p| p == pane) {
+            let pane = Pane::parse(id.trim_start_matches("pane-"));
+            if let Some(pane) = pane.filter(|p| ctx.pane.get_untracked() == *p) {
                 ctx.scroll.remember(pane, &el);
             }
         }
     };
-    Effect::new(move |previous: Option<String>| {
+    Effect::new(move |previous: Option<Pane>| {
         let pane = ctx.pane.get();
         if previous.is_some_and(|p| p != pane) {
             // The element under the pointer is gone from view: it no longer hovers anything.
             ctx.hover(None);
             // From now on (before the browser reports the shown pane's reset offsets as scrolls)
             // its remembered offsets are being put back: after it renders, and on the next frame.
-            ctx.scroll.start_restoring(pane.clone());
+            ctx.scroll.start_restoring(pane);
             request_animation_frame(move || {
                 if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
                     ctx.scroll.stop_restoring();
@@ -131,10 +132,10 @@ pub fn Panes() -> impl IntoView {
         }
         pane
     });
-    let tab = move |id: &'static str, label: &'static str| {
+    let tab = move |pane: Pane, label: &'static str| {
         view! {
-            <button class="tab" id=format!("tab-{id}") class:active=move || ctx.shown(id)
-                on:click=move |_| ctx.st.update(|s| s.pane = id.to_string())>{label}</button>
+            <button class="tab" id=format!("tab-{}", pane.name()) class:active=move || ctx.shown(pane)
+                on:click=move |_| ctx.st.update(|s| s.pane = pane)>{label}</button>
         }
     };
     // A verification or timeline still being computed for the program shown: its pane keeps the
@@ -147,28 +148,35 @@ pub fn Panes() -> impl IntoView {
             // A large text waits for the warm-up (warm.rs): a fraction of a second.
             return Some("Preparing the explorer…");
         }
-        ctx.pane.with(|p| match p.as_str() {
-            "verification" if ctx.pending(ctx.verification) => Some("Verifying…"),
-            "timeline" if ctx.pending(ctx.timeline) => Some("Simulating…"),
+        match ctx.pane.get() {
+            Pane::Verification if ctx.pending(ctx.verification) => Some("Verifying…"),
+            Pane::Timeline if ctx.pending(ctx.timeline) => Some("Simulating…"),
             _ => None,
-        })
+        }
     };
-    let pane_class =
-        move |id: &'static str| move || if ctx.shown(id) { "pane" } else { "pane hidden" };
+    let pane_class = move |pane: Pane| {
+        move || {
+            if ctx.shown(pane) {
+                "pane"
+            } else {
+                "pane hidden"
+            }
+        }
+    };
     view! {
         <div node_ref=notes></div>
         <nav class="tabs">
-            {PANES.iter().map(|(id, label)| tab(id, label)).collect_view()}
+            {PANES.iter().map(|(pane, label)| tab(*pane, label)).collect_view()}
         </nav>
         <div class="panes" class:dim=stale>
             <div class="pending" class:hidden=move || pending_note().is_none()>
                 <span role="status">{move || pending_note().unwrap_or_default()}</span>
             </div>
-            <div id="pane-program" class=pane_class("program") on:scroll=remember><program::ProgramPane/></div>
-            <div id="pane-verification" class=pane_class("verification") on:scroll=remember><verification::VerificationPane/></div>
-            <div id="pane-timeline" class=pane_class("timeline") on:scroll=remember><timeline::TimelinePane/></div>
-            <div id="pane-space" class=pane_class("space") on:scroll=remember><space::SpacePane/></div>
-            <div id="pane-code" class=pane_class("code") on:scroll=remember><code::CodePane/></div>
+            <div id="pane-program" class=pane_class(Pane::Program) on:scroll=remember><program::ProgramPane/></div>
+            <div id="pane-verification" class=pane_class(Pane::Verification) on:scroll=remember><verification::VerificationPane/></div>
+            <div id="pane-timeline" class=pane_class(Pane::Timeline) on:scroll=remember><timeline::TimelinePane/></div>
+            <div id="pane-space" class=pane_class(Pane::Space) on:scroll=remember><space::SpacePane/></div>
+            <div id="pane-code" class=pane_class(Pane::Code) on:scroll=remember><code::CodePane/></div>
         </div>
     }
 }
@@ -196,7 +204,7 @@ mod tests {
                 && said.contains("it draws steps 1–64, and the metrics cover the 25001."),
             "{said}"
         );
-        let small = explore(crate::presets::DEFAULT, &Options::default());
+        let small = explore(stagecraft_link::presets::DEFAULT, &Options::default());
         let v = small.verification.as_ref();
         let t = small.timeline.as_ref();
         assert!(notices(Some(&small), v, t, None).is_empty());

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use stagecraft::explore::{BufferInfo, Exploration};
 use stagecraft::sync::WaitSite;
 use stagecraft::tir::Printed;
+use stagecraft_link::Pane;
 
 /// Lines per chunk of the program pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
@@ -100,7 +101,7 @@ pub fn ProgramPane() -> impl IntoView {
     let peeled = ctx.peeled;
     dom::render_while_visible(
         node,
-        move || ctx.shown("program"),
+        move || ctx.shown(Pane::Program),
         move || {
             let peeled = peeled.get();
             ctx.good
@@ -120,7 +121,8 @@ mod tests {
 
     #[test]
     fn lines_carry_statements_sections_and_wait_nodes() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let html = pane_html(&ex, false);
         assert!(html.contains("<div class=\"line sec-body wait w"), "{html}");
         assert!(html.contains("data-st=\"1\""));
@@ -134,7 +136,7 @@ mod tests {
 
     #[test]
     fn long_programs_come_in_balanced_chunks() {
-        let text = crate::presets::long_loop(100);
+        let text = crate::testing::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits));
         let html = printed.unwrap_or_default();

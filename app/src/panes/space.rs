@@ -5,6 +5,7 @@ use crate::dom;
 use crate::html::Html;
 use leptos::prelude::*;
 use stagecraft::pipeline::IterationSpace;
+use stagecraft_link::Pane;
 
 pub fn space_html(sp: &IterationSpace) -> String {
     let mut h = Html::with_capacity(64 * sp.rows.len() * (sp.units.len() + 1) + 256);
@@ -54,7 +55,7 @@ pub fn SpacePane() -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     dom::render_while_visible(
         node,
-        move || ctx.shown("space"),
+        move || ctx.shown(Pane::Space),
         move || {
             ctx.good
                 .with(|ex| ex.as_deref()?.iteration_space.as_ref().map(space_html))
@@ -70,7 +71,8 @@ mod tests {
 
     #[test]
     fn one_cell_per_unit_and_step() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let sp = ex.iteration_space.as_ref().expect("space");
         let html = space_html(sp);
         assert_eq!(

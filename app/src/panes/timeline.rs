@@ -10,6 +10,7 @@ use crate::html::Html;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
+use stagecraft_link::Pane;
 use wasm_bindgen::JsCast;
 
 pub fn metrics_html(t: &Timeline) -> String {
@@ -240,7 +241,7 @@ pub fn TimelinePane() -> impl IntoView {
     let editable = Memo::new(move |_| ctx.current.with(|c| c.as_ref().is_some_and(|c| c.ok)));
     dom::render_while_visible(
         node,
-        move || ctx.shown("timeline"),
+        move || ctx.shown(Pane::Timeline),
         move || {
             let (zoom, selection, editable) = (zoom.get(), ctx.selection.get(), editable.get());
             // The pane is visible when this runs: fit the chart to its width (minus the frame).
@@ -331,7 +332,8 @@ mod tests {
 
     #[test]
     fn the_chart_marks_a_point_and_its_stalls_carry_their_wait() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let t = ex.timeline.as_ref().expect("timeline");
         let plain = gantt_svg(t, 10, 900.0, &Point::Nothing);
         assert!(!plain.contains("focus-marker"));

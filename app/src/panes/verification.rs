@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::verify::{Verdict, Verification};
+use stagecraft_link::Pane;
 
 fn verdict_class(v: Verdict) -> &'static str {
     match v {
@@ -57,7 +58,9 @@ fn detail_html(h: &mut Html, ex: &Exploration, peeled: bool, selection: Selectio
                 .raw("</code>, line ")
                 .num(line)
                 .raw(" of the pipelined program ")
-                .raw("<button data-goto=\"program\">Show in program</button>");
+                .raw("<button data-goto=\"")
+                .raw(Pane::Program.name())
+                .raw("\">Show in program</button>");
         }
         None => {
             h.raw("No wait on its queue ran before this access.");
@@ -83,7 +86,9 @@ fn detail_html(h: &mut Html, ex: &Exploration, peeled: bool, selection: Selectio
             if matches!(selection, Selection::Wait(_)) {
                 h.raw(" (its first stall)");
             }
-            h.raw(" <button data-goto=\"timeline\">Show on timeline</button>");
+            h.raw(" <button data-goto=\"")
+                .raw(Pane::Timeline.name())
+                .raw("\">Show on timeline</button>");
         }
         Point::Outside { step, shown } => {
             h.raw("On the timeline: step ")
@@ -191,7 +196,7 @@ pub fn VerificationPane() -> impl IntoView {
     let peeled = ctx.peeled;
     dom::render_while_visible(
         node,
-        move || ctx.shown("verification"),
+        move || ctx.shown(Pane::Verification),
         move || {
             let (peeled, selection) = (peeled.get(), ctx.selection.get());
             // Drawn with the exploration it was computed from, which is `good` unless a newer
@@ -234,9 +239,11 @@ pub fn VerificationPane() -> impl IntoView {
             let Some(f) = f else {
                 return;
             };
-            match (to.as_str(), f.wait_index) {
-                ("program", Some(w)) => ctx.show("program", format!("#program .w{w}")),
-                ("timeline", _) => ctx.show("timeline", "#focus-marker".to_string()),
+            match (Pane::parse(&to), f.wait_index) {
+                (Some(Pane::Program), Some(w)) => {
+                    ctx.show(Pane::Program, format!("#program .w{w}"))
+                }
+                (Some(Pane::Timeline), _) => ctx.show(Pane::Timeline, "#focus-marker".to_string()),
                 _ => {}
             }
             return;
@@ -261,7 +268,8 @@ mod tests {
 
     #[test]
     fn a_selected_wait_names_its_line_and_timeline_point() {
-        let ex = stagecraft::explore::explore(crate::presets::DEFAULT, &Default::default());
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let v = ex.verification.clone().expect("verified");
         let w = v.waits.first().expect("a wait").index;
         let html = verification_html(

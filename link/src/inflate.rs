@@ -236,7 +236,7 @@ mod tests {
                 );
             }
             assert_eq!(
-                decompress(&crate::state::deflate::compress(&data), usize::MAX).as_deref(),
+                decompress(&crate::deflate::compress(&data), usize::MAX).as_deref(),
                 Some(data.as_slice())
             );
         }

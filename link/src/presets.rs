@@ -50,13 +50,3 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../tests/cases/accumulate.py"),
     ),
 ];
-
-/// A loop of `statements` independent statements over 64 iterations, for tests of long outputs.
-#[cfg(test)]
-pub fn long_loop(statements: usize) -> String {
-    let mut text = String::from("for i in range(64):\n");
-    for k in 0..statements {
-        text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
-    }
-    text
-}

@@ -1,113 +1,26 @@
-//! What a link carries: the whole explorer state as JSON, deflated and base64url-encoded behind a
-//! version prefix (`#v1/...`). Old versions keep decoding: `decode` migrates every known version to
-//! the current `State`. The same string is what this browser autosaves.
+//! A link carries the whole explorer state: its JSON (`v1.rs`), deflated and base64url-encoded
+//! behind a version prefix (`#v1/...`). The same string is what this browser saves. Links are shared
+//! and kept for years, so every version ever written keeps decoding: `decode` reads each known
+//! version's payload in that version's own form and migrates it to the current `State`, one version
+//! at a time, as Compiler Explorer's `url.ts` does with its `loadState`.
 //!
-//! The JSON, deflate and inflate are this crate's own (`state/`), written to the format serde_json
-//! and miniz_oxide produce (the tests compare byte for byte): those two libraries made the gzipped
-//! bundle 294.7 KB instead of 268.1 KB, against a budget of 300 KB (measured 2026-11-23 with
-//! scripts/build-web.sh).
+//! A new version is a module of its own with its reader and a migration from the one before; `encode`
+//! writes only the newest. Fields that older versions can ignore and newer ones can default (a step
+//! position, a lesson) need no new version: v1 already reads missing fields as their defaults and
+//! skips unknown ones.
+//!
+//! The JSON, deflate and inflate are this crate's own, written to the format serde_json and
+//! miniz_oxide produce (the tests compare byte for byte): those two libraries cost more of the
+//! bundle than the whole link format (docs/benchmarks.md, "The link format").
 
+use crate::state::State;
+use crate::{deflate, inflate, v1};
 use base64::Engine;
-use std::collections::BTreeMap;
-
-// Explicit paths: fuzz/fuzz_targets/url_state.rs compiles this file on its own by path.
-#[path = "state/deflate.rs"]
-mod deflate;
-#[path = "state/inflate.rs"]
-mod inflate;
-#[path = "state/json.rs"]
-mod json;
 
 pub const MAX_HASH_BYTES: usize = stagecraft::limits::MAX_URL_HASH_BYTES;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct State {
-    pub text: String,
-    /// "rolled" or "peeled".
-    pub form: String,
-    /// The pane shown: "program", "verification", "timeline", "space", "code".
-    pub pane: String,
-    /// Values of symbolic extents.
-    pub params: BTreeMap<String, i64>,
-    /// Timeline zoom (pixels per 100 cycles).
-    pub zoom: u32,
-    /// Code pane target.
-    pub target: String,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State {
-            text: crate::presets::DEFAULT.to_string(),
-            form: "rolled".into(),
-            pane: "program".into(),
-            params: BTreeMap::new(),
-            zoom: 10,
-            target: "tir".into(),
-        }
-    }
-}
-
-impl State {
-    /// The JSON object of v1 links (field names and order as the serde encoder wrote them).
-    fn to_json(&self) -> String {
-        let mut out = String::with_capacity(self.text.len() + 96);
-        out.push_str("{\"text\":");
-        json::write_string(&mut out, &self.text);
-        out.push_str(",\"form\":");
-        json::write_string(&mut out, &self.form);
-        out.push_str(",\"pane\":");
-        json::write_string(&mut out, &self.pane);
-        out.push_str(",\"params\":");
-        json::write_int_map(&mut out, &self.params);
-        out.push_str(",\"zoom\":");
-        out.push_str(&self.zoom.to_string());
-        out.push_str(",\"target\":");
-        json::write_string(&mut out, &self.target);
-        out.push('}');
-        out
-    }
-
-    /// Reads the JSON object of a v1 link: missing fields keep their defaults, unknown ones are
-    /// ignored, a field of the wrong type makes the whole state unreadable.
-    fn from_json(text: &str) -> Option<State> {
-        let value = json::parse(text)?;
-        let json::Value::Object(_) = value else {
-            return None;
-        };
-        let mut s = State::default();
-        let string = |key: &str, into: &mut String| -> Option<()> {
-            match value.get(key) {
-                None => Some(()),
-                Some(json::Value::Str(v)) => {
-                    *into = v.clone();
-                    Some(())
-                }
-                Some(_) => None,
-            }
-        };
-        string("text", &mut s.text)?;
-        string("form", &mut s.form)?;
-        string("pane", &mut s.pane)?;
-        string("target", &mut s.target)?;
-        match value.get("zoom") {
-            None => {}
-            Some(json::Value::Int(z)) => s.zoom = u32::try_from(*z).ok()?,
-            Some(_) => return None,
-        }
-        match value.get("params") {
-            None => {}
-            Some(json::Value::Object(fields)) => {
-                for (name, v) in fields {
-                    let json::Value::Int(n) = v else { return None };
-                    s.params.insert(name.clone(), *n);
-                }
-            }
-            Some(_) => return None,
-        }
-        Some(s)
-    }
-}
+/// The version `encode` writes.
+const CURRENT: &str = "v1";
 
 #[derive(Debug, PartialEq)]
 pub enum DecodeError {
@@ -135,8 +48,8 @@ impl std::fmt::Display for DecodeError {
 const ENGINE: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 pub fn encode(state: &State) -> String {
-    let packed = deflate::compress(state.to_json().as_bytes());
-    let mut out = String::from("v1/");
+    let packed = deflate::compress(v1::to_json(state).as_bytes());
+    let mut out = format!("{CURRENT}/");
     ENGINE.encode_string(packed, &mut out);
     out
 }
@@ -150,6 +63,7 @@ pub fn decode(hash: &str) -> Result<State, DecodeError> {
     let (version, payload) = hash
         .split_once('/')
         .ok_or(DecodeError::Corrupt("no version prefix"))?;
+    // Each older version would be read in its own form and migrated up to the current one here.
     match version {
         "v1" => decode_v1(payload),
         other => Err(DecodeError::UnknownVersion(
@@ -158,16 +72,21 @@ pub fn decode(hash: &str) -> Result<State, DecodeError> {
     }
 }
 
-fn decode_v1(payload: &str) -> Result<State, DecodeError> {
+/// The bytes of a payload: base64url of deflated data (every version so far).
+fn unpack(payload: &str) -> Result<Vec<u8>, DecodeError> {
     let packed = ENGINE
         .decode(payload.trim_end_matches('='))
         .map_err(|_| DecodeError::Corrupt("not base64url"))?;
-    let json = inflate::decompress(&packed, 4 * MAX_HASH_BYTES * 16).ok_or(
-        DecodeError::Corrupt("not deflate data, or too large once inflated"),
-    )?;
+    inflate::decompress(&packed, 4 * MAX_HASH_BYTES * 16).ok_or(DecodeError::Corrupt(
+        "not deflate data, or too large once inflated",
+    ))
+}
+
+fn decode_v1(payload: &str) -> Result<State, DecodeError> {
+    let json = unpack(payload)?;
     let state = std::str::from_utf8(&json)
         .ok()
-        .and_then(State::from_json)
+        .and_then(v1::from_json)
         .ok_or(DecodeError::Corrupt("not a Stagecraft state"))?;
     // The text's own limits are not the decoder's: a link beyond them is refused, saying which
     // (`persist::start`), and saved work is restored whatever its size.
@@ -177,11 +96,15 @@ fn decode_v1(payload: &str) -> Result<State, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::{CodeTarget, Pane};
+    use stagecraft::emit::Target;
+    use stagecraft::pipelined::Form;
+    use std::collections::BTreeMap;
 
     #[test]
     fn round_trip() {
         let s = State {
-            form: "peeled".into(),
+            form: Form::Peeled,
             params: [("N".to_string(), 7)].into(),
             ..State::default()
         };
@@ -194,8 +117,8 @@ mod tests {
         let frozen = FROZEN_V1;
         let s = decode(frozen).expect("a v1 link decodes");
         assert!(s.text.contains("software_pipeline_async_stages"));
-        assert_eq!(s.form, "peeled");
-        assert_eq!(s.pane, "timeline");
+        assert_eq!(s.form, Form::Peeled);
+        assert_eq!(s.pane, Pane::Timeline);
     }
 
     #[test]
@@ -238,11 +161,15 @@ mod tests {
     fn old_json(s: &State) -> Vec<u8> {
         serde_json::to_vec(&OldState {
             text: &s.text,
-            form: &s.form,
-            pane: &s.pane,
+            form: if s.form == Form::Peeled {
+                "peeled"
+            } else {
+                "rolled"
+            },
+            pane: s.pane.name(),
             params: &s.params,
             zoom: s.zoom,
-            target: &s.target,
+            target: s.target.name(),
         })
         .expect("serializes")
     }
@@ -257,14 +184,14 @@ mod tests {
         for (_, text) in crate::presets::PRESETS {
             let s = State {
                 text: format!("{text}# \"quoted\" \\ tab\t é\n"),
-                form: "peeled".into(),
-                pane: "code".into(),
+                form: Form::Peeled,
+                pane: Pane::Code,
                 params: [("N".to_string(), 7), ("M".to_string(), -3)].into(),
                 zoom: 42,
-                target: "amdgpu".into(),
+                target: CodeTarget::Machine(Target::Amdgpu),
             };
             assert_eq!(decode(&old_encode(&s)), Ok(s.clone()));
-            let ours = s.to_json();
+            let ours = v1::to_json(&s);
             let theirs = String::from_utf8(old_json(&s)).expect("utf-8");
             assert_eq!(ours, theirs);
         }
@@ -273,16 +200,28 @@ mod tests {
     #[test]
     fn missing_unknown_and_mistyped_fields() {
         assert_eq!(
-            State::from_json(r#"{"text": "x", "future": [1, {"a": 2}]}"#),
+            v1::from_json(r#"{"text": "x", "future": [1, {"a": 2}]}"#),
             Some(State {
                 text: "x".into(),
                 ..State::default()
             })
         );
-        assert_eq!(State::from_json(r#"{"zoom": "big"}"#), None);
-        assert_eq!(State::from_json(r#"{"zoom": -1}"#), None);
-        assert_eq!(State::from_json(r#"{"params": {"N": 1.5}}"#), None);
-        assert_eq!(State::from_json("[]"), None);
+        assert_eq!(v1::from_json(r#"{"zoom": "big"}"#), None);
+        assert_eq!(v1::from_json(r#"{"zoom": -1}"#), None);
+        assert_eq!(v1::from_json(r#"{"params": {"N": 1.5}}"#), None);
+        assert_eq!(v1::from_json("[]"), None);
+    }
+
+    /// Names from links of other versions: a pane this build lacks shows the first one, a code
+    /// target it does not emit is kept as written; either way the state survives another round.
+    #[test]
+    fn names_this_version_does_not_know() {
+        let json = r#"{"text":"x","form":"diagonal","pane":"steps","params":{},"zoom":10,"target":"ptx-sm100"}"#;
+        let s = v1::from_json(json).expect("readable");
+        assert_eq!(s.form, Form::Rolled);
+        assert_eq!(s.pane, Pane::Program);
+        assert_eq!(s.target, CodeTarget::Unavailable("ptx-sm100".into()));
+        assert_eq!(decode(&encode(&s)), Ok(s));
     }
 
     pub const FROZEN_V1: &str = include_str!("../tests/frozen_v1_link.txt");

@@ -1,0 +1,18 @@
+//! The explorer's state without a page: what it shows (`State`: the text, the printed form, the pane,
+//! the parameters, the zoom, the code target), how a link and this browser's saved work carry it
+//! (`encode` / `decode`, the versioned `#v1/…` format), and the examples a state starts from
+//! (`presets`). No DOM and no reactivity: the app, the url_state fuzz target and native tests use
+//! it alike.
+
+mod codec;
+mod deflate;
+mod inflate;
+mod json;
+pub mod presets;
+mod state;
+mod v1;
+
+pub use codec::{decode, encode, DecodeError, MAX_HASH_BYTES};
+pub use stagecraft::emit::Target;
+pub use stagecraft::pipelined::Form;
+pub use state::{CodeTarget, Pane, State};

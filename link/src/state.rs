@@ -1,0 +1,157 @@
+//! What the explorer shows, as values: the text is the one source of truth, the rest says how it is
+//! looked at. Names of panes and code targets are those links carry (`name` / `parse`).
+
+use crate::presets;
+use stagecraft::emit::Target;
+use stagecraft::pipelined::Form;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub text: String,
+    /// The printed form of the pipelined program.
+    pub form: Form,
+    /// The pane shown.
+    pub pane: Pane,
+    /// Values of symbolic extents.
+    pub params: BTreeMap<String, i64>,
+    /// Timeline zoom (pixels per 100 cycles).
+    pub zoom: u32,
+    /// What the Code pane shows.
+    pub target: CodeTarget,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State {
+            text: presets::DEFAULT.to_string(),
+            form: Form::Rolled,
+            pane: Pane::Program,
+            params: BTreeMap::new(),
+            zoom: 10,
+            target: CodeTarget::Tir,
+        }
+    }
+}
+
+/// The panes of the explorer, in the order of their tabs. The app's pane registry gives each its
+/// label and its view; this is only what a link names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Pane {
+    #[default]
+    Program,
+    Verification,
+    Timeline,
+    Space,
+    Code,
+}
+
+impl Pane {
+    /// Each pane with the name a link gives it.
+    const NAMES: [(Pane, &'static str); 5] = [
+        (Pane::Program, "program"),
+        (Pane::Verification, "verification"),
+        (Pane::Timeline, "timeline"),
+        (Pane::Space, "space"),
+        (Pane::Code, "code"),
+    ];
+
+    pub const COUNT: usize = Pane::NAMES.len();
+
+    pub fn all() -> impl Iterator<Item = Pane> {
+        Pane::NAMES.into_iter().map(|(p, _)| p)
+    }
+
+    /// The pane's name in links and in the page's ids (`tab-{name}`, `pane-{name}`).
+    pub fn name(self) -> &'static str {
+        Pane::NAMES
+            .into_iter()
+            .find(|(p, _)| *p == self)
+            .map_or("program", |(_, n)| n)
+    }
+
+    pub fn parse(name: &str) -> Option<Pane> {
+        Pane::NAMES
+            .into_iter()
+            .find(|(_, n)| *n == name)
+            .map(|(p, _)| p)
+    }
+
+    /// Its position among the panes (`0..COUNT`).
+    pub fn index(self) -> usize {
+        Pane::NAMES
+            .iter()
+            .position(|(p, _)| *p == self)
+            .unwrap_or(0)
+    }
+}
+
+/// What the Code pane shows: the printed program, or machine code for one of core's targets.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum CodeTarget {
+    /// The printed program (TVM's Python form), in the form shown.
+    #[default]
+    Tir,
+    Machine(Target),
+    /// A target named by a link of another version of Stagecraft, which this build does not emit:
+    /// kept as written, so that the pane can say so and the link survives being shared again.
+    Unavailable(String),
+}
+
+impl CodeTarget {
+    const TIR: &'static str = "tir";
+
+    /// Every target this build shows, in the order offered.
+    pub fn all() -> impl Iterator<Item = CodeTarget> {
+        std::iter::once(CodeTarget::Tir).chain(Target::ALL.into_iter().map(CodeTarget::Machine))
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            CodeTarget::Tir => CodeTarget::TIR,
+            CodeTarget::Machine(t) => t.name(),
+            CodeTarget::Unavailable(name) => name,
+        }
+    }
+
+    /// Any name reads: one this build does not know is `Unavailable`.
+    pub fn parse(name: &str) -> CodeTarget {
+        if name == CodeTarget::TIR {
+            return CodeTarget::Tir;
+        }
+        Target::parse(name).map_or_else(
+            || CodeTarget::Unavailable(name.to_string()),
+            CodeTarget::Machine,
+        )
+    }
+
+    /// The machine target, if it is one.
+    pub fn machine(&self) -> Option<Target> {
+        match self {
+            CodeTarget::Machine(t) => Some(*t),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_as_what_they_name() {
+        for p in Pane::all() {
+            assert_eq!(Pane::parse(p.name()), Some(p));
+            assert_eq!(Pane::all().nth(p.index()), Some(p));
+        }
+        assert_eq!(Pane::all().count(), Pane::COUNT);
+        assert_eq!(Pane::parse("steps"), None);
+        for t in CodeTarget::all() {
+            assert_eq!(CodeTarget::parse(t.name()), t);
+        }
+        assert_eq!(CodeTarget::parse("amdgpu").machine(), Some(Target::Amdgpu));
+        let later = CodeTarget::parse("ptx-sm100");
+        assert_eq!(later, CodeTarget::Unavailable("ptx-sm100".into()));
+        assert_eq!(later.name(), "ptx-sm100");
+    }
+}

@@ -1,0 +1,88 @@
+//! Version 1 of the link format: the state as one JSON object of six fields, in the order and
+//! spelling the serde encoder of the first links wrote them (`{"text":…,"form":…,"pane":…,
+//! "params":{…},"zoom":…,"target":…}`). Missing fields keep their defaults and unknown ones are
+//! ignored, so a field added later is read as its default by this version and ignored by older ones.
+
+use crate::json;
+use crate::state::{CodeTarget, Pane, State};
+use stagecraft::pipelined::Form;
+
+fn form_name(form: Form) -> &'static str {
+    match form {
+        Form::Rolled => "rolled",
+        Form::Peeled => "peeled",
+    }
+}
+
+/// Any other name (none was ever written) shows the rolled form, as the first links' reader did.
+fn form_of(name: &str) -> Form {
+    if name == "peeled" {
+        Form::Peeled
+    } else {
+        Form::Rolled
+    }
+}
+
+pub fn to_json(s: &State) -> String {
+    let mut out = String::with_capacity(s.text.len() + 96);
+    out.push_str("{\"text\":");
+    json::write_string(&mut out, &s.text);
+    out.push_str(",\"form\":");
+    json::write_string(&mut out, form_name(s.form));
+    out.push_str(",\"pane\":");
+    json::write_string(&mut out, s.pane.name());
+    out.push_str(",\"params\":");
+    json::write_int_map(&mut out, &s.params);
+    out.push_str(",\"zoom\":");
+    out.push_str(&s.zoom.to_string());
+    out.push_str(",\"target\":");
+    json::write_string(&mut out, s.target.name());
+    out.push('}');
+    out
+}
+
+/// Reads the JSON object of a v1 link: missing fields keep their defaults, unknown ones are
+/// ignored, a field of the wrong type makes the whole state unreadable. A pane this version does
+/// not have shows the first; a code target it does not emit is kept (`CodeTarget::Unavailable`).
+pub fn from_json(text: &str) -> Option<State> {
+    let value = json::parse(text)?;
+    let json::Value::Object(_) = value else {
+        return None;
+    };
+    let mut s = State::default();
+    let string = |key: &str| -> Option<Option<&str>> {
+        match value.get(key) {
+            None => Some(None),
+            Some(json::Value::Str(v)) => Some(Some(v.as_str())),
+            Some(_) => None,
+        }
+    };
+    if let Some(text) = string("text")? {
+        s.text = text.to_string();
+    }
+    if let Some(form) = string("form")? {
+        s.form = form_of(form);
+    }
+    if let Some(pane) = string("pane")? {
+        s.pane = Pane::parse(pane).unwrap_or_default();
+    }
+    if let Some(target) = string("target")? {
+        s.target = CodeTarget::parse(target);
+    }
+    match value.get("zoom") {
+        None => {}
+        Some(json::Value::Int(z)) => s.zoom = u32::try_from(*z).ok()?,
+        Some(_) => return None,
+    }
+    match value.get("params") {
+        None => {}
+        Some(json::Value::Object(fields)) => {
+            for (name, v) in fields {
+                let json::Value::Int(n) = v else { return None };
+                s.params.insert(name.clone(), *n);
+            }
+        }
+        Some(_) => return None,
+    }
+    Some(s)
+}
