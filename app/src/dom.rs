@@ -1,7 +1,7 @@
-//! The few places the app touches the DOM directly: delegated events on markup built as strings,
-//! panes rendered only while visible, scroll memory, storage and performance marks.
+//! The few places the app touches the DOM directly, knowing nothing of the app: delegated events on
+//! markup built as strings, markup kept up to date only while visible, lists rendered only near their
+//! view, storage, timers after the browser's drawing, and performance marks.
 
-use crate::ctx::Ctx;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -78,64 +78,49 @@ pub fn target_value(ev: &web_sys::Event) -> Option<String> {
         .map(|s| s.value())
 }
 
-/// Keeps the element's markup equal to `render()` while `visible()`. A hidden pane is not rendered
-/// on every keystroke; it catches up once when shown. Rendering the same markup again is skipped, so
-/// showing a pane whose exploration has not changed costs nothing and keeps its scroll.
-pub fn render_while_visible(
-    node: NodeRef<leptos::html::Div>,
-    visible: impl Fn() -> bool + 'static,
-    render: impl Fn() -> String + 'static,
-) {
-    // One effect type for every use: a generic effect per pane cost kilobytes of the bundle each.
-    keep_rendered(
-        crate::ctx::ctx(),
-        node,
-        Box::new(visible),
-        Box::new(render),
-        None,
-    );
+/// What `keep_rendered` keeps up to date, and when.
+pub struct Rendering {
+    /// Rendered only while this holds: a hidden pane is not rendered on every keystroke; it catches
+    /// up once when shown.
+    pub visible: Box<dyn Fn() -> bool>,
+    pub render: Box<dyn Fn() -> String>,
+    /// The class of the chunks of a scrolled list, of which only those near its view are rendered
+    /// (`show_near`).
+    pub chunks: Option<&'static str>,
+    /// Called after new markup is written.
+    pub written: Box<dyn Fn()>,
 }
 
-/// Keeps the markup of a scrolled element, whose lists are in chunks of class `chunks`, equal to
-/// `render()`, with only the chunks near what it shows rendered (`show_near`).
-pub fn render_near(
-    node: NodeRef<leptos::html::Div>,
-    render: impl Fn() -> String + 'static,
-    chunks: &'static str,
-) {
-    keep_rendered(
-        crate::ctx::ctx(),
-        node,
-        Box::new(|| true),
-        Box::new(render),
-        Some(chunks),
-    );
-}
-
-fn keep_rendered(
-    ctx: Ctx,
-    node: NodeRef<leptos::html::Div>,
-    visible: Box<dyn Fn() -> bool>,
-    render: Box<dyn Fn() -> String>,
-    chunks: Option<&'static str>,
-) {
+/// Keeps the element's markup equal to `render()` while `visible()`. Rendering the same markup again
+/// is skipped, so showing a pane whose exploration has not changed costs nothing and keeps its
+/// scroll.
+pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
+    // Boxed: one effect type for every use, where a generic effect per pane cost kilobytes of the
+    // bundle each.
     let last = StoredValue::new(String::new());
     Effect::new(move |_| {
-        if !visible() {
+        if !(r.visible)() {
             return;
         }
-        let html = render();
+        let html = (r.render)();
         let Some(el) = node.get() else { return };
         if last.with_value(|l| *l != html) {
             el.set_inner_html(&html);
             last.set_value(html);
-            if let Some(class) = chunks {
+            if let Some(class) = r.chunks {
                 show_near_now_and_before_drawing(&el, class);
             }
-            // New content may be what a pane being shown again needed to reach its offsets.
-            ctx.scroll.restore();
+            (r.written)();
         }
     });
+}
+
+/// Runs `f` in a task after the browser's next rendering: a timeout set in an animation frame runs
+/// once that frame is drawn (a timeout alone may run first, and the page would show nothing new
+/// until `f` returns).
+pub fn after_drawing(f: Box<dyn FnOnce()>) {
+    // Boxed: each closure type given to the browser's timers costs its own glue in the bundle.
+    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
 }
 
 /// `show_near` after a list is written, and again before the browser draws it: what else is written
@@ -196,15 +181,6 @@ pub fn show_near(scroller: &web_sys::Element, class: &str) {
             chunk.set_attribute("hidden", "until-found")
         };
     }
-}
-
-/// Scrolls the pending `ctx.reveal` target into view, after the pane showing it has rendered.
-pub fn reveal_now(ctx: Ctx) {
-    request_animation_frame(move || {
-        if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
-            scroll_into_view(&selector);
-        }
-    });
 }
 
 pub fn scroll_into_view(selector: &str) {

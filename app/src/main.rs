@@ -1,27 +1,24 @@
 //! The Stagecraft explorer (Leptos, client-side). It calls the core through `explore` and renders
 //! what comes back; it never re-derives anything.
+//!
+//! Layers, each importing only those before it (`tests/module_graph.rs` checks it): `model` and
+//! `markup` (no DOM, no signals; with the `stagecraft-link` crate), `dom` (DOM helpers that know
+//! nothing of the app), `ctx` (the shared signals), `services` (recomputing, warming up, saving),
+//! `views` (the page's parts and its panes), and `app`, the root that wires them together.
 
-mod annotations;
 mod app;
 mod ctx;
 mod dom;
-mod editor;
-mod focus;
-mod format;
-mod grid;
-mod header;
-mod highlight;
-mod html;
-mod panes;
-mod persist;
-mod problems;
-mod warm;
+mod markup;
+mod model;
+mod services;
+mod views;
 
 /// Mounts the page in a task after the one that instantiates the WebAssembly: in one task, the
 /// module's compilation (its bytes arriving at once from a cache or a local server: 11–27 ms) and
 /// mounting made one of 60–90 ms.
 fn main() {
-    app::install_panic_hook();
+    install_panic_hook();
     leptos::prelude::set_timeout(mount, std::time::Duration::ZERO);
 }
 
@@ -32,14 +29,15 @@ fn mount() {
     dom::mark("stagecraft:mounted");
 }
 
-#[cfg(test)]
-mod testing {
-    /// A loop of `statements` independent statements over 64 iterations, for tests of long outputs.
-    pub fn long_loop(statements: usize) -> String {
-        let mut text = String::from("for i in range(64):\n");
-        for k in 0..statements {
-            text.push_str(&format!("    T{k}[i] = A[i] + {k}\n"));
+/// A panic in wasm would silently kill the page: show it in a banner instead.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        leptos::logging::error!("{info}");
+        if let Some(el) = dom::by_id("panic") {
+            el.set_text_content(Some(&format!(
+                "Stagecraft hit an internal error and stopped: {info}. Your work is saved in this browser; reload to continue."
+            )));
+            let _ = el.set_attribute("class", "banner error");
         }
-        text
-    }
+    }));
 }

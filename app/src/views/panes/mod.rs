@@ -8,11 +8,15 @@ mod space;
 mod timeline;
 mod verification;
 
-use crate::app::FRAME_MS;
-use crate::ctx::{ctx, Ran, Timing};
+use crate::ctx::ctx;
 use crate::dom;
-use crate::format::fixed;
-use crate::html::Html;
+use crate::markup::format::fixed;
+use crate::markup::html::Html;
+use crate::model::budget::FRAME_MS;
+use crate::model::deferred::Ran;
+use crate::model::timing::Timing;
+use crate::views::render;
+use crate::views::scroll::ScrollMemory;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::Timeline;
@@ -73,9 +77,10 @@ fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {
 #[component]
 pub fn Panes() -> impl IntoView {
     let ctx = ctx();
+    let scroll = expect_context::<ScrollMemory>();
     let stale = move || ctx.current.with(|ex| ex.as_ref().is_some_and(|ex| !ex.ok));
     let notes = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    render::while_visible(
         notes,
         || true,
         move || {
@@ -109,7 +114,7 @@ pub fn Panes() -> impl IntoView {
             let id = el.id();
             let pane = Pane::parse(id.trim_start_matches("pane-"));
             if let Some(pane) = pane.filter(|p| ctx.pane.get_untracked() == *p) {
-                ctx.scroll.remember(pane, &el);
+                scroll.remember(pane, &el);
             }
         }
     };
@@ -120,13 +125,13 @@ pub fn Panes() -> impl IntoView {
             ctx.hover(None);
             // From now on (before the browser reports the shown pane's reset offsets as scrolls)
             // its remembered offsets are being put back: after it renders, and on the next frame.
-            ctx.scroll.start_restoring(pane);
+            scroll.start_restoring(pane);
             request_animation_frame(move || {
                 if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
-                    ctx.scroll.stop_restoring();
+                    scroll.stop_restoring();
                     dom::scroll_into_view(&selector);
                 } else {
-                    ctx.scroll.restore();
+                    scroll.restore();
                 }
             });
         }

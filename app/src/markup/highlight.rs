@@ -1,7 +1,7 @@
 //! HTML for the editor's highlighted overlay: tokens coloured by kind, diagnostics underlined at their
 //! spans, statements marked for the focus style sheet. Pure functions, tested natively.
 
-use crate::html::Html;
+use crate::markup::html::Html;
 use stagecraft::diagnostic::{Diagnostic, Severity};
 use stagecraft::explore::StatementInfo;
 use stagecraft::ir::StmtId;
@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn long_texts_come_in_chunks_of_whole_lines_with_their_sizes() {
-        let text = crate::testing::long_loop(100);
+        let text = crate::model::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
         let lines = text.split('\n').count();

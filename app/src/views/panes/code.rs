@@ -4,8 +4,9 @@
 
 use crate::ctx::ctx;
 use crate::dom;
-use crate::focus;
-use crate::html::{self, Html};
+use crate::markup::html::{self, Html};
+use crate::model::focus;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft_link::{CodeTarget, Pane};
@@ -112,7 +113,7 @@ pub fn CodePane() -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);
     let shown_code = StoredValue::new((CodeTarget::Tir, String::new()));
-    dom::render_while_visible(
+    render::while_visible(
         node,
         move || ctx.shown(Pane::Code),
         move || {
@@ -201,7 +202,7 @@ mod tests {
 
     #[test]
     fn long_code_comes_in_chunks_of_its_lines() {
-        let ex = stagecraft::explore::explore(&crate::testing::long_loop(100), &Default::default());
+        let ex = stagecraft::explore::explore(&crate::model::long_loop(100), &Default::default());
         let html = code_html(&ex, &CodeTarget::Tir, false);
         let lines = html.matches("<div class=\"cl").count();
         assert_eq!(

@@ -1,8 +1,8 @@
 //! The iteration space: per step of the pipelined loop, which iteration each unit computes.
 
 use crate::ctx::ctx;
-use crate::dom;
-use crate::html::Html;
+use crate::markup::html::Html;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::pipeline::IterationSpace;
 use stagecraft_link::Pane;
@@ -53,7 +53,7 @@ pub fn space_html(sp: &IterationSpace) -> String {
 pub fn SpacePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    render::while_visible(
         node,
         move || ctx.shown(Pane::Space),
         move || {

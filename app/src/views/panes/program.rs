@@ -2,8 +2,10 @@
 //! wait line explained on hover and marked by its node index (`w{index}`) for the selection.
 
 use crate::ctx::ctx;
-use crate::html::Html;
-use crate::{dom, focus};
+use crate::dom;
+use crate::markup::html::Html;
+use crate::model::focus;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::{BufferInfo, Exploration};
 use stagecraft::sync::WaitSite;
@@ -99,7 +101,7 @@ pub fn ProgramPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
-    dom::render_while_visible(
+    render::while_visible(
         node,
         move || ctx.shown(Pane::Program),
         move || {
@@ -136,7 +138,7 @@ mod tests {
 
     #[test]
     fn long_programs_come_in_balanced_chunks() {
-        let text = crate::testing::long_loop(100);
+        let text = crate::model::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits));
         let html = printed.unwrap_or_default();

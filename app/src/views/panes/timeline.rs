@@ -2,11 +2,13 @@
 //! the selection marked, zoomable and exportable as SVG.
 
 use super::costs;
-use crate::ctx::{ctx, ran_for};
+use crate::ctx::ctx;
 use crate::dom;
-use crate::focus::{self, hue, Point};
-use crate::format::fixed;
-use crate::html::Html;
+use crate::markup::format::fixed;
+use crate::markup::html::Html;
+use crate::model::deferred::ran_for;
+use crate::model::focus::{self, hue, Point};
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -239,7 +241,7 @@ pub fn TimelinePane() -> impl IntoView {
     // The costs are editable while the exploration shown is the text's own (a memo: the chart is
     // not redrawn on every keystroke of a text with errors).
     let editable = Memo::new(move |_| ctx.current.with(|c| c.as_ref().is_some_and(|c| c.ok)));
-    dom::render_while_visible(
+    render::while_visible(
         node,
         move || ctx.shown(Pane::Timeline),
         move || {

@@ -1,7 +1,8 @@
 //! The source editor: a transparent textarea over a highlighted copy of the same text.
 
 use crate::ctx::ctx;
-use crate::{dom, highlight};
+use crate::dom;
+use crate::markup::highlight;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -51,13 +52,11 @@ pub fn Editor() -> impl IntoView {
     // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
     // is refused before it lands in the editor, which the browser lays out whole: 32 000 short
     // lines took Chromium 200–400 ms. The text stays as it was, and the banner says why.
-    let banner = use_context::<crate::app::Banner>();
     let refuse_beyond_limits = move |ev: &web_sys::Event, after: &str, verb: &str| {
         if let Some(why) = stagecraft::limits::source_beyond_limits(after) {
             ev.prevent_default();
-            if let Some(crate::app::Banner(b)) = banner {
-                b.set(Some(format!("Not {verb}: {why}. Your text is as it was.")));
-            }
+            ctx.banner
+                .set(Some(format!("Not {verb}: {why}. Your text is as it was.")));
         }
     };
     let area_of = |ev: &web_sys::Event| {

@@ -4,12 +4,20 @@
 //! that the panes write once per exploration (`st{stmt}`, `w{wait index}`, `wi{wait index}`), so a
 //! hover or a click never rebuilds a pane.
 
-use crate::ctx::Selection;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::tir::Printed;
 use stagecraft::verify::Verification;
 use std::fmt::Write;
+
+/// What the user picked in the Verification pane, to be shown in the other panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// A race, by its position in `Verification::races`.
+    Race(usize),
+    /// A wait node, by its pre-order index (`WaitVerdict::index`, `LineInfo::wait_index`).
+    Wait(usize),
+}
 
 /// Where on the timeline a selection is.
 #[derive(Clone, Debug, PartialEq)]

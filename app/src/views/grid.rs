@@ -3,8 +3,10 @@
 //! the one source of truth).
 
 use crate::ctx::{ctx, Ctx};
-use crate::html::Html;
-use crate::{annotations, dom};
+use crate::dom;
+use crate::markup::html::Html;
+use crate::model::annotations;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::PipelineInfo;
 
@@ -141,7 +143,7 @@ fn data_num<T: std::str::FromStr>(ev: &web_sys::Event, attr: &str) -> Option<T> 
 pub fn Grid() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    dom::render_near(
+    render::near(
         node,
         move || {
             let now = ctx.current.with(|ex| {

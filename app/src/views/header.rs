@@ -1,10 +1,12 @@
 //! Title, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
 //! time of the last recomputation.
 
-use crate::ctx::{ctx, Timing};
+use crate::ctx::ctx;
 use crate::dom;
-use crate::format::fixed;
-use crate::html::{self, Html};
+use crate::markup::format::fixed;
+use crate::markup::html::{self, Html};
+use crate::model::timing::Timing;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft_link::{self as state, presets, Form};
 use std::collections::BTreeMap;
@@ -94,7 +96,7 @@ pub fn Header() -> impl IntoView {
         });
     };
     let params = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    render::while_visible(
         params,
         || true,
         move || {

@@ -2,9 +2,9 @@
 //! `stagecraft_latency` / `stagecraft_issue` annotation into the text; which values are annotated
 //! (and which are defaults) comes from the exploration.
 
-use crate::annotations;
 use crate::ctx::Ctx;
-use crate::html::Html;
+use crate::markup::html::Html;
+use crate::model::annotations;
 use leptos::prelude::*;
 use stagecraft::cost::{ISSUE_KEY, LATENCY_KEY, MAX_ANNOTATED_CYCLES};
 use stagecraft::explore::Exploration;

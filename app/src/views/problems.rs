@@ -2,7 +2,9 @@
 
 use crate::ctx::ctx;
 use crate::dom;
-use crate::html::Html;
+use crate::markup::html::Html;
+use crate::views::editor::byte_to_utf16;
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::diagnostic::{line_col, Diagnostic, Severity};
 use wasm_bindgen::JsCast;
@@ -46,17 +48,14 @@ fn select_in_editor(text: &str, start: u32, end: u32) {
         return;
     };
     let _ = t.focus();
-    let _ = t.set_selection_range(
-        crate::editor::byte_to_utf16(text, start),
-        crate::editor::byte_to_utf16(text, end),
-    );
+    let _ = t.set_selection_range(byte_to_utf16(text, start), byte_to_utf16(text, end));
 }
 
 #[component]
 pub fn Problems() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    dom::render_while_visible(
+    render::while_visible(
         node,
         || true,
         move || {

@@ -2,11 +2,13 @@
 //! wait selects it: its statement lights up in the editor, and the detail box says (and links to)
 //! the wait line in the program and the point on the timeline.
 
-use crate::ctx::{ctx, ran_for, Selection};
+use crate::ctx::ctx;
 use crate::dom;
-use crate::focus::{self, Focus, Point};
-use crate::format;
-use crate::html::Html;
+use crate::markup::format;
+use crate::markup::html::Html;
+use crate::model::deferred::ran_for;
+use crate::model::focus::{self, Focus, Point, Selection};
+use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -194,7 +196,7 @@ pub fn VerificationPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
-    dom::render_while_visible(
+    render::while_visible(
         node,
         move || ctx.shown(Pane::Verification),
         move || {

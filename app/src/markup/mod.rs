@@ -1,0 +1,7 @@
+//! Markup as strings, without a page: the builder and its escaping (`html`), numbers and verdicts as
+//! text (`format`), and the editor's highlighted overlay (`highlight`). The large, read-only outputs
+//! are written once per exploration as one `innerHTML` (`html` says why).
+
+pub mod format;
+pub mod highlight;
+pub mod html;

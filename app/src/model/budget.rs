@@ -1,0 +1,22 @@
+//! The main thread's budgets, which decide when the app explores, draws and runs the verification
+//! and the timeline (`services::recompute`). The measurements behind each are in docs/benchmarks.md
+//! ("The app's budgets and the figures behind them").
+
+/// A recomputation longer than a frame, run on every frame of typing, would make typing stutter:
+/// above this the app waits for a pause in typing instead.
+pub const FRAME_MS: f64 = 16.0;
+
+/// The longest task one keystroke may cause (the browser reports tasks over 50 ms as long): an
+/// exploration whose writing and rendering would exceed it waits for a pause in typing too, and
+/// its result is written in a task of its own.
+pub const TASK_MS: f64 = 40.0;
+
+/// An edit that changes the text's length by more than this (a paste) explores after a pause, like
+/// a slow exploration: in the next animation frame its exploration would share one task with the
+/// browser drawing the pasted text.
+pub const LARGE_EDIT_BYTES: usize = 1024;
+
+/// Writing and rendering an exploration's result, per millisecond of exploring, before any is
+/// measured: high enough that the first large paste explores and draws in separate tasks rather than
+/// in one long one.
+pub const RENDER_PER_EXPLORE_PRIOR: f64 = 2.5;

@@ -1,0 +1,7 @@
+//! What keeps the page's state alive without drawing anything: exploring the text again within the
+//! main thread's budgets (`recompute`), warming the WebAssembly code up in idle time (`warm`), and
+//! where the first state comes from and when it is saved (`persist`).
+
+pub mod persist;
+pub mod recompute;
+pub mod warm;

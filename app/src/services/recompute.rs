@@ -1,0 +1,451 @@
+//! When the text is explored again, and how its results reach the page within the main thread's
+//! budgets (`model::budget`): on the next frame while exploring is fast, after a pause in typing once
+//! it is not; the verification and the timeline, most of a large loop's cost, right away when all of
+//! it fits a frame, else each in a task of its own after the program is drawn.
+
+use crate::ctx::Ctx;
+use crate::dom::{self, after_drawing};
+use crate::model::budget::{FRAME_MS, LARGE_EDIT_BYTES, TASK_MS};
+use crate::model::deferred::Ran;
+use crate::model::timing::Timing;
+use leptos::prelude::*;
+use stagecraft::emit::Target;
+use stagecraft::explore::{explore, Exploration, Options};
+use stagecraft::timeline::Timeline;
+use stagecraft::verify::Verification;
+use stagecraft_link::{Form, Pane, State};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The options of the exploration the app would run for `state` now (the warm-up explores with
+/// them).
+pub fn options(state: &State) -> Options {
+    Inputs::of(state).options()
+}
+
+/// What an exploration is computed from. The code target counts only while the Code pane shows
+/// it: emitting every target on every keystroke was most of the cost of a large loop.
+#[derive(Clone, PartialEq)]
+struct Inputs {
+    text: String,
+    form: Form,
+    params: BTreeMap<String, i64>,
+    emitted: Option<Target>,
+}
+
+impl Inputs {
+    fn of(s: &State) -> Inputs {
+        Inputs {
+            text: s.text.clone(),
+            form: s.form,
+            params: s.params.clone(),
+            emitted: s.target.machine().filter(|_| s.pane == Pane::Code),
+        }
+    }
+
+    fn options(&self) -> Options {
+        Options {
+            params: self.params.clone(),
+            form: self.form,
+            targets: self.emitted.into_iter().collect(),
+            both_forms: false,
+            defer_runs: true,
+            ..Options::default()
+        }
+    }
+
+    /// Whether races, waits and lines of `self` still mean the same as those of `other`.
+    fn same_program(&self, other: &Inputs) -> bool {
+        self.text == other.text && self.form == other.form && self.params == other.params
+    }
+}
+
+/// Whether computing for `ms`, then writing and drawing the result, fits one frame of typing and
+/// one task.
+fn fits(ctx: Ctx, ms: f64) -> bool {
+    // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
+    // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
+    ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ms) <= TASK_MS
+}
+
+/// Whether an exploration of `inputs` keeps the verification and the timeline shown: they are
+/// those of the same program (only the code target differs), and not still pending.
+fn keeps_runs(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: &Inputs) -> bool {
+    let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(inputs)));
+    same && !ctx.pending_untracked(ctx.verification) && !ctx.pending_untracked(ctx.timeline)
+}
+
+/// An exploration's verification and timeline, with the milliseconds each took.
+struct Runs {
+    verification: Option<Verification>,
+    verify_ms: f64,
+    timeline: Option<Timeline>,
+    simulate_ms: f64,
+}
+
+impl Runs {
+    fn of(ex: &Exploration) -> Runs {
+        let (verification, verify_ms) = timed(|| stagecraft::explore::verification(ex));
+        let (timeline, simulate_ms) = timed(|| stagecraft::explore::timeline(ex));
+        Runs {
+            verification,
+            verify_ms,
+            timeline,
+            simulate_ms,
+        }
+    }
+}
+
+/// What `f` returns, and the milliseconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t0 = dom::now_ms();
+    let value = f();
+    (value, dom::now_ms() - t0)
+}
+
+/// Whether the text, now `length` bytes long, changed by more than `LARGE_EDIT_BYTES` since it
+/// was last explored (a paste).
+fn large_edit(ctx: Ctx, length: usize) -> bool {
+    ctx.explored_text
+        .with_untracked(|t| t.len().abs_diff(length) > LARGE_EDIT_BYTES)
+}
+
+/// Explores the current text and publishes the result; marks the time to the updated DOM. The
+/// verification and the timeline are left out of the exploration: they are most of a large loop's
+/// cost (a loop of 160 statements over 64 stages: ≈ 110 M of 215 M instructions). They are run
+/// right away when all of it fits a frame, else each in a task of its own after the program is
+/// drawn (`run_later`); the page's first exploration's always so.
+fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
+    dom::mark("stagecraft:recompute");
+    let inputs = ctx.st.with_untracked(Inputs::of);
+    let serial = ctx.serial.get_value() + 1;
+    ctx.serial.set_value(serial);
+    let t0 = dom::now_ms();
+    let ex = Arc::new(explore(&inputs.text, &inputs.options()));
+    let ms = dom::now_ms() - t0;
+    dom::mark("stagecraft:explored");
+    // The page's first exploration, unless its text waited for the warm-up: in baseline code.
+    let first = serial == 1 && !ctx.warmed.get_untracked();
+    let kept = ex.ok && keeps_runs(ctx, last, &inputs);
+    let runs_estimate = if kept || !ex.ok {
+        0.0
+    } else {
+        ctx.runs_ms.get_value()
+    };
+    // The first exploration also warms the WebAssembly code up: it is never called slow. It is
+    // always drawn in a task of its own: its drawing is also the panes' first style and layout,
+    // which the estimate from exploring does not foresee (the default example, explored and drawn
+    // in one task, made one of 55–65 ms in 2 of 20 new pages of a running browser).
+    let together = !first && fits(ctx, ms);
+    // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
+    // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
+    // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
+    // The first runs, of code not yet optimized, have no estimate (the default example: verified
+    // and simulated in 7–10 ms on loading the page, in 0.3–0.5 ms afterwards): in the same task
+    // as the first exploration and its drawing they made one of 50–75 ms. They run later, and
+    // `run_later` does not take their cost as the next runs' estimate.
+    let pasted = large_edit(ctx, inputs.text.len());
+    let runs_now = together && !first && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
+    let runs = runs_now.then(|| Runs::of(&ex));
+    if runs.is_some() {
+        dom::mark("stagecraft:ran-now");
+    }
+    let mut timing = Timing {
+        serial,
+        explore: ms,
+        ..Timing::default()
+    };
+    let mut runs_ms = runs_estimate;
+    if let Some(r) = &runs {
+        timing.verify = Some(r.verify_ms);
+        timing.simulate = Some(r.simulate_ms);
+        runs_ms = r.verify_ms + r.simulate_ms;
+        ctx.runs_ms.set_value(runs_ms);
+    }
+    ctx.timing.set(timing);
+    let slow = !first && !fits(ctx, ms + runs_ms);
+    if ctx.slow.get_untracked() != slow {
+        ctx.slow.set(slow);
+    }
+    let explored = Explored {
+        serial,
+        inputs,
+        ex,
+        runs: None,
+        measured: None,
+        cold: first,
+    };
+    if together {
+        let measured = Some((t0, timing.total()));
+        publish(
+            ctx,
+            last,
+            Explored {
+                runs,
+                measured,
+                ..explored
+            },
+        );
+    } else {
+        // The DOM update is a task of its own after a long exploration: the two together would
+        // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
+        // keystroke can be handled between them.
+        set_timeout(
+            move || publish(ctx, last, explored),
+            std::time::Duration::ZERO,
+        );
+    }
+}
+
+/// An exploration to be shown, and how it was made.
+struct Explored {
+    /// Which recomputation it is (`Ctx::serial`).
+    serial: u64,
+    inputs: Inputs,
+    ex: Arc<Exploration>,
+    /// Its verification and timeline when they were computed with it; else those shown are kept
+    /// (the same program) or computed later.
+    runs: Option<Runs>,
+    /// When exploring began and how long it took, given when exploring, writing and rendering run
+    /// in one frame, so that their cost relative to exploring can be measured.
+    measured: Option<(f64, f64)>,
+    /// The page's first exploration, in code not yet optimized.
+    cold: bool,
+}
+
+/// Shows a new exploration: the panes' effects update the DOM; marks the time to the updated DOM.
+fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
+    let Explored {
+        serial,
+        inputs,
+        ex,
+        runs,
+        measured,
+        cold,
+    } = explored;
+    ctx.explored_text.set(inputs.text.clone());
+    let mut later = None;
+    if ex.ok {
+        // Race and wait indices belong to the program they came from.
+        let same = last.with_value(|l| l.as_ref().is_some_and(|l| l.same_program(&inputs)));
+        if !same && ctx.selection.get_untracked().is_some() {
+            ctx.selection.set(None);
+        }
+        let kept = runs.is_none() && keeps_runs(ctx, last, &inputs);
+        last.set_value(Some(inputs));
+        ctx.good.set(Some(ex.clone()));
+        match runs {
+            Some(r) => {
+                show(ctx.verification, &ex, r.verification);
+                show(ctx.timeline, &ex, r.timeline);
+                dom::count("data-ran");
+            }
+            None if kept => {
+                // The same values, now of this exploration: what shows them draws the same.
+                let v = ctx
+                    .verification
+                    .with_untracked(|v| v.as_ref().map(|v| v.kept_for(&ex)));
+                let t = ctx
+                    .timeline
+                    .with_untracked(|t| t.as_ref().map(|t| t.kept_for(&ex)));
+                ctx.verification.set(v);
+                ctx.timeline.set(t);
+                ctx.timing.update(|t| {
+                    if t.serial == serial {
+                        t.kept = true;
+                    }
+                });
+                dom::count("data-ran");
+            }
+            None => later = Some(ex.clone()),
+        }
+    }
+    ctx.current.set(Some(ex));
+    // The panes' effects were woken by the signals set above and run as tasks of Leptos's executor,
+    // in the order woken; a task spawned now runs after them (the second tick lets effects woken by
+    // those effects run too). There the DOM is written: the "edit → updated DOM".
+    leptos::task::spawn_local(async {
+        leptos::task::tick().await;
+        leptos::task::tick().await;
+        dom::mark("stagecraft:dom");
+        dom::measure(
+            "stagecraft:recompute-to-dom",
+            "stagecraft:recompute",
+            "stagecraft:dom",
+        );
+        dom::measure(
+            "stagecraft:edit-to-dom",
+            "stagecraft:edit",
+            "stagecraft:dom",
+        );
+    });
+    // A timeout runs after the browser has also styled, laid out and painted that DOM (when the
+    // recomputation ran in an animation frame).
+    set_timeout(
+        move || {
+            // Small explorations are left out: fixed costs dominate their rendering, and a ratio
+            // taken from them would call a mid-sized loop slow.
+            if let Some((t0, ms)) = measured.filter(|&(_, ms)| ms >= FRAME_MS / 4.0) {
+                let rendered = (dom::now_ms() - t0 - ms).max(0.0);
+                ctx.render_per_explore_ms.set_value(rendered / ms);
+            }
+            dom::mark("stagecraft:painted");
+            dom::measure(
+                "stagecraft:edit-to-painted",
+                "stagecraft:edit",
+                "stagecraft:painted",
+            );
+            // The next measure starts from the next keystroke, not this one.
+            dom::clear_mark("stagecraft:edit");
+            dom::count("data-explored");
+        },
+        std::time::Duration::ZERO,
+    );
+    if let Some(ex) = later {
+        run_later(ctx, serial, ex, cold);
+    }
+}
+
+/// Publishes `value` as the verification or the timeline (`signal`) of `ex`.
+fn show<T: Send + Sync + 'static>(
+    signal: RwSignal<Option<Ran<T>>>,
+    ex: &Arc<Exploration>,
+    value: Option<T>,
+) {
+    signal.set(Some(Ran {
+        of: ex.clone(),
+        value: value.map(Arc::new),
+    }));
+}
+
+/// Computes `ex`'s verification and timeline (recomputation `serial`) in two tasks, each after
+/// the browser has drawn what came before it, the one the pane shown needs first. Each publishes
+/// its result alone, so that only what shows it is drawn again in its task. An exploration no
+/// longer `good` when a task starts has been replaced: its results would never be shown, and the
+/// newer one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
+/// optimized.
+fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
+    let timeline_first = ctx.shown(Pane::Timeline);
+    let still_good = {
+        let ex = ex.clone();
+        move || {
+            ctx.good
+                .with_untracked(|g| g.as_ref().is_some_and(|g| Arc::ptr_eq(g, &ex)))
+        }
+    };
+    let half = move |timeline: bool| {
+        if !still_good() {
+            return false;
+        }
+        let ms = if timeline {
+            let (t, ms) = timed(|| stagecraft::explore::timeline(&ex));
+            show(ctx.timeline, &ex, t);
+            ms
+        } else {
+            let (v, ms) = timed(|| stagecraft::explore::verification(&ex));
+            show(ctx.verification, &ex, v);
+            ms
+        };
+        // Another recomputation (of a text with errors) may have begun meanwhile: its timing is
+        // not this one's.
+        if ctx.timing.with_untracked(|t| t.serial == serial) {
+            ctx.timing.update(|t| {
+                if timeline {
+                    t.simulate = Some(ms);
+                } else {
+                    t.verify = Some(ms);
+                }
+            });
+        }
+        true
+    };
+    after_drawing(Box::new(move || {
+        if !half(timeline_first) {
+            return;
+        }
+        after_drawing(Box::new(move || {
+            if !half(!timeline_first) {
+                return;
+            }
+            let timing = ctx.timing.get_untracked();
+            // As in `recompute`, the first exploration's cost is that of code not yet optimized.
+            if timing.serial == serial && !cold {
+                ctx.runs_ms.set_value(timing.total() - timing.explore);
+                let slow = !fits(ctx, timing.total());
+                if ctx.slow.get_untracked() != slow {
+                    ctx.slow.set(slow);
+                }
+            }
+            dom::count("data-ran");
+        }));
+    }));
+}
+
+/// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
+/// after a pause in typing once it is not (typing never waits for a slow recomputation). A text
+/// too large to explore before the warm-up has finished (`Ctx::preparing`) waits for it, then is
+/// explored at once: the user has waited already. Returns whether a recomputation is scheduled and
+/// has not begun.
+/// Nothing is explored before `mounted`: the panes that show an exploration are mounted in a task
+/// after the page's first (`app::App`).
+pub fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> bool + Copy {
+    let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
+    let last = StoredValue::new(None::<Inputs>);
+    let frame_requested = StoredValue::new(false);
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    let waited = StoredValue::new(false);
+    let cancel = move || {
+        if let Some(h) = pending.try_update_value(|p| p.take()).flatten() {
+            h.clear();
+        }
+    };
+    // A frame requested before a large paste runs after it: the text then waits, and the effect
+    // runs again once the warm-up has finished.
+    let run = move || {
+        if !ctx.preparing.get_untracked() {
+            recompute(ctx, last);
+        }
+    };
+    Effect::new(move |_| {
+        if !mounted.get() {
+            return;
+        }
+        // Reading (not only tracking) the memo: a memo never read never recomputes or notifies.
+        let length = inputs.with(|i| i.text.len());
+        if ctx.preparing.get() {
+            // An earlier edit's recomputation would explore this text as it is by then.
+            cancel();
+            waited.set_value(true);
+            return;
+        }
+        let last_ms = ctx.timing.with_untracked(Timing::total);
+        let after_waiting = waited.get_value();
+        waited.set_value(false);
+        if after_waiting || ctx.slow.get_untracked() || large_edit(ctx, length) {
+            cancel();
+            // In a task of its own, not in a frame with the browser's rendering; after waiting for
+            // the warm-up, at once.
+            let wait = if after_waiting {
+                0
+            } else {
+                (last_ms * 2.0).clamp(150.0, 1000.0) as u64
+            };
+            let handle = set_timeout_with_handle(
+                move || {
+                    pending.set_value(None);
+                    run();
+                },
+                std::time::Duration::from_millis(wait),
+            )
+            .ok();
+            pending.set_value(handle);
+        } else if !frame_requested.get_value() {
+            frame_requested.set_value(true);
+            request_animation_frame(move || {
+                frame_requested.set_value(false);
+                run();
+            });
+        }
+    });
+    move || frame_requested.get_value() || pending.with_value(Option::is_some)
+}

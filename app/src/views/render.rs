@@ -1,0 +1,52 @@
+//! Markup kept equal to what a view renders (`dom::keep_rendered`), for every view of the page: after
+//! new markup is written, a pane being shown again may at last reach its remembered scroll offsets.
+
+use super::scroll::ScrollMemory;
+use crate::dom::{self, Rendering};
+use leptos::prelude::*;
+
+/// What to do after new markup is written: let the pane being shown again, if any, scroll back.
+fn written() -> Box<dyn Fn()> {
+    let scroll = use_context::<ScrollMemory>();
+    Box::new(move || {
+        if let Some(scroll) = scroll {
+            scroll.restore();
+        }
+    })
+}
+
+/// Keeps `node`'s markup equal to `render()` while `visible()`: a hidden pane catches up once when
+/// shown.
+pub fn while_visible(
+    node: NodeRef<leptos::html::Div>,
+    visible: impl Fn() -> bool + 'static,
+    render: impl Fn() -> String + 'static,
+) {
+    dom::keep_rendered(
+        node,
+        Rendering {
+            visible: Box::new(visible),
+            render: Box::new(render),
+            chunks: None,
+            written: written(),
+        },
+    );
+}
+
+/// Keeps the markup of a scrolled element, whose lists are in chunks of class `chunks`, equal to
+/// `render()`, with only the chunks near what it shows rendered (`dom::show_near`).
+pub fn near(
+    node: NodeRef<leptos::html::Div>,
+    render: impl Fn() -> String + 'static,
+    chunks: &'static str,
+) {
+    dom::keep_rendered(
+        node,
+        Rendering {
+            visible: Box::new(|| true),
+            render: Box::new(render),
+            chunks: Some(chunks),
+            written: written(),
+        },
+    );
+}
