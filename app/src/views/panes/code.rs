@@ -2,11 +2,11 @@
 //! from (as Compiler Explorer does); hovering a line highlights that statement everywhere, and
 //! hovering a statement elsewhere highlights its lines here, through the focus style sheet.
 
+use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::html::{self, Html};
 use crate::model::focus;
-use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft_link::{CodeTarget, Pane};
@@ -107,15 +107,22 @@ pub fn code_html(ex: &Exploration, target: &CodeTarget, peeled: bool) -> String 
     h.finish()
 }
 
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Code,
+    label: "Code",
+    view: || view! { <CodePane/> }.into_any(),
+    pending: contract::never_pending,
+};
+
 #[component]
 pub fn CodePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);
     let shown_code = StoredValue::new((CodeTarget::Tir, String::new()));
-    render::while_visible(
+    contract::render_while_shown(
         node,
-        move || ctx.shown(Pane::Code),
+        PANE.pane,
         move || {
             let (target, peeled) = (target.get(), peeled.get());
             let html = ctx

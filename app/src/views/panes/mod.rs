@@ -1,77 +1,42 @@
-//! The right-hand side: notices about skipped or slow work, the tabs, and the five panes. Every pane
-//! stays in the page (hidden when not shown) and remembers its scroll position across tab switches.
+//! The right-hand side: notices about skipped or slow work, the tabs, and the panes, each behind one
+//! contract (`contract::PaneSpec`). Every pane stays in the page (hidden when not shown) and
+//! remembers its scroll position across tab switches.
 
-mod code;
+mod contract;
 mod costs;
-mod program;
-mod space;
-mod timeline;
-mod verification;
+mod notices;
 
 use crate::ctx::ctx;
 use crate::dom;
-use crate::markup::format::fixed;
 use crate::markup::html::Html;
-use crate::model::budget::FRAME_MS;
 use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use crate::views::render;
 use crate::views::scroll::ScrollMemory;
+use contract::PaneSpec;
 use leptos::prelude::*;
-use stagecraft::explore::Exploration;
-use stagecraft::timeline::Timeline;
-use stagecraft::verify::{Verdict, Verification};
 use stagecraft_link::Pane;
 
-pub const PANES: [(Pane, &str); 5] = [
-    (Pane::Program, "Pipelined program"),
-    (Pane::Verification, "Verification"),
-    (Pane::Timeline, "Timeline"),
-    (Pane::Space, "Iteration space"),
-    (Pane::Code, "Code"),
-];
+/// Declares each pane's module and lists its `PANE` in `PANES`, in the order of the tabs.
+macro_rules! registry {
+    ($($pane:ident),* $(,)?) => {
+        $(mod $pane;)*
 
-/// Plain sentences about what was skipped, cut short or slow, and why. `slow` is, when the panes
-/// wait for a pause in typing, the last recomputation's time and the estimated time to draw it.
-pub fn notices(
-    ex: Option<&Exploration>,
-    verification: Option<&Verification>,
-    timeline: Option<&Timeline>,
-    slow: Option<(f64, f64)>,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    match slow {
-        Some((ms, _)) if ms > FRAME_MS => out.push(format!(
-            "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
-            fixed(ms, 0),
-            fixed(FRAME_MS, 0)
-        )),
-        Some((ms, draw)) => out.push(format!(
-            "Recomputing took {} ms and drawing its result about {} ms more, too long for one keystroke: the panes now update when you pause typing.",
-            fixed(ms, 0),
-            fixed(draw, 0)
-        )),
-        None => {}
-    }
-    let Some(ex) = ex else { return out };
-    if let Some(v) = verification {
-        if v.verdict == Verdict::NotRun {
-            out.push(format!("Verification skipped — {}.", v.summary));
-        } else if v.unjudged_for_budget > 0 {
-            out.push(format!(
-                "Some waits were not judged for tightness (the interpreter's budget): {}.",
-                v.summary
-            ));
-        }
-    }
-    out.extend(timeline.and_then(|t| t.coverage()));
-    out.extend(ex.notes.iter().cloned());
-    out
+        /// Every pane, in the order of its tab.
+        pub const PANES: [PaneSpec; Pane::COUNT] = [$($pane::PANE),*];
+    };
 }
+
+registry![program, verification, timeline, space, code];
 
 /// The value shown, whichever exploration it belongs to.
 fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {
     ran.as_ref().and_then(|r| r.value.as_deref())
+}
+
+/// The spec of `pane`.
+fn spec(pane: Pane) -> Option<&'static PaneSpec> {
+    PANES.iter().find(|s| s.pane == pane)
 }
 
 #[component]
@@ -99,7 +64,7 @@ pub fn Panes() -> impl IntoView {
             let said = ctx.good.with(|ex| {
                 ctx.verification.with(|v| {
                     ctx.timeline
-                        .with(|t| notices(ex.as_deref(), shown(v), shown(t), slow))
+                        .with(|t| notices::notices(ex.as_deref(), shown(v), shown(t), slow))
                 })
             });
             for n in said {
@@ -137,10 +102,11 @@ pub fn Panes() -> impl IntoView {
         }
         pane
     });
-    let tab = move |pane: Pane, label: &'static str| {
+    let tab = move |spec: &'static PaneSpec| {
+        let pane = spec.pane;
         view! {
             <button class="tab" id=format!("tab-{}", pane.name()) class:active=move || ctx.shown(pane)
-                on:click=move |_| ctx.st.update(|s| s.pane = pane)>{label}</button>
+                on:click=move |_| ctx.st.update(|s| s.pane = pane)>{spec.label}</button>
         }
     };
     // A verification or timeline still being computed for the program shown: its pane keeps the
@@ -150,38 +116,34 @@ pub fn Panes() -> impl IntoView {
     // of a large loop (240 ms).
     let pending_note = move || {
         if ctx.preparing.get() {
-            // A large text waits for the warm-up (warm.rs): a fraction of a second.
+            // A large text waits for the warm-up (services::warm): a fraction of a second.
             return Some("Preparing the explorer…");
         }
-        match ctx.pane.get() {
-            Pane::Verification if ctx.pending(ctx.verification) => Some("Verifying…"),
-            Pane::Timeline if ctx.pending(ctx.timeline) => Some("Simulating…"),
-            _ => None,
-        }
+        spec(ctx.pane.get()).and_then(|s| (s.pending)(ctx))
     };
-    let pane_class = move |pane: Pane| {
-        move || {
+    let pane = move |spec: &'static PaneSpec| {
+        let pane = spec.pane;
+        let class = move || {
             if ctx.shown(pane) {
                 "pane"
             } else {
                 "pane hidden"
             }
+        };
+        view! {
+            <div id=format!("pane-{}", pane.name()) class=class on:scroll=remember>{(spec.view)()}</div>
         }
     };
     view! {
         <div node_ref=notes></div>
         <nav class="tabs">
-            {PANES.iter().map(|(pane, label)| tab(*pane, label)).collect_view()}
+            {PANES.iter().map(tab).collect_view()}
         </nav>
         <div class="panes" class:dim=stale>
             <div class="pending" class:hidden=move || pending_note().is_none()>
                 <span role="status">{move || pending_note().unwrap_or_default()}</span>
             </div>
-            <div id="pane-program" class=pane_class(Pane::Program) on:scroll=remember><program::ProgramPane/></div>
-            <div id="pane-verification" class=pane_class(Pane::Verification) on:scroll=remember><verification::VerificationPane/></div>
-            <div id="pane-timeline" class=pane_class(Pane::Timeline) on:scroll=remember><timeline::TimelinePane/></div>
-            <div id="pane-space" class=pane_class(Pane::Space) on:scroll=remember><space::SpacePane/></div>
-            <div id="pane-code" class=pane_class(Pane::Code) on:scroll=remember><code::CodePane/></div>
+            {PANES.iter().map(pane).collect_view()}
         </div>
     }
 }
@@ -189,34 +151,13 @@ pub fn Panes() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stagecraft::explore::{explore, Options};
 
     #[test]
-    fn skipped_cut_short_and_slow_work_is_said_plainly() {
-        let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
-        let ex = explore(text, &Options::default());
-        let said = notices(
-            Some(&ex),
-            ex.verification.as_ref(),
-            ex.timeline.as_ref(),
-            Some((40.0, 0.0)),
-        )
-        .join("\n");
-        assert!(said.contains("Recomputing took 40 ms"), "{said}");
-        assert!(said.contains("Verification skipped"), "{said}");
-        assert!(
-            said.contains("The timeline simulates the first 25001 steps only")
-                && said.contains("it draws steps 1–64, and the metrics cover the 25001."),
-            "{said}"
-        );
-        let small = explore(stagecraft_link::presets::DEFAULT, &Options::default());
-        let v = small.verification.as_ref();
-        let t = small.timeline.as_ref();
-        assert!(notices(Some(&small), v, t, None).is_empty());
-        let drawn = notices(Some(&small), v, t, Some((12.0, 34.0))).join("\n");
-        assert!(
-            drawn.contains("took 12 ms and drawing its result about 34 ms more"),
-            "{drawn}"
-        );
+    fn every_pane_has_one_entry_in_the_registry() {
+        for pane in Pane::all() {
+            let entries = PANES.iter().filter(|s| s.pane == pane).count();
+            assert_eq!(entries, 1, "{pane:?}");
+        }
+        assert!(PANES.iter().all(|s| !s.label.is_empty()));
     }
 }

@@ -1,11 +1,11 @@
 //! The pipelined program: sections set apart, each statement line tied to its source statement, each
 //! wait line explained on hover and marked by its node index (`w{index}`) for the selection.
 
+use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::html::Html;
 use crate::model::focus;
-use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::{BufferInfo, Exploration};
 use stagecraft::sync::WaitSite;
@@ -96,14 +96,21 @@ fn pane_html(ex: &Exploration, peeled: bool) -> String {
     out
 }
 
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Program,
+    label: "Pipelined program",
+    view: || view! { <ProgramPane/> }.into_any(),
+    pending: contract::never_pending,
+};
+
 #[component]
 pub fn ProgramPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
-    render::while_visible(
+    contract::render_while_shown(
         node,
-        move || ctx.shown(Pane::Program),
+        PANE.pane,
         move || {
             let peeled = peeled.get();
             ctx.good

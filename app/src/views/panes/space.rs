@@ -1,8 +1,8 @@
 //! The iteration space: per step of the pipelined loop, which iteration each unit computes.
 
+use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::markup::html::Html;
-use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::pipeline::IterationSpace;
 use stagecraft_link::Pane;
@@ -49,13 +49,20 @@ pub fn space_html(sp: &IterationSpace) -> String {
     h.finish()
 }
 
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Space,
+    label: "Iteration space",
+    view: || view! { <SpacePane/> }.into_any(),
+    pending: contract::never_pending,
+};
+
 #[component]
 pub fn SpacePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
-    render::while_visible(
+    contract::render_while_shown(
         node,
-        move || ctx.shown(Pane::Space),
+        PANE.pane,
         move || {
             ctx.good
                 .with(|ex| ex.as_deref()?.iteration_space.as_ref().map(space_html))

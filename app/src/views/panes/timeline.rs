@@ -1,6 +1,7 @@
 //! The timeline: metrics, the cost table, and a Gantt chart with one row per lane, stalls in red,
 //! the selection marked, zoomable and exportable as SVG.
 
+use super::contract::{self, PaneSpec};
 use super::costs;
 use crate::ctx::ctx;
 use crate::dom;
@@ -8,7 +9,6 @@ use crate::markup::format::fixed;
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, hue, Point};
-use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -232,6 +232,13 @@ fn export_svg() {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Timeline,
+    label: "Timeline",
+    view: || view! { <TimelinePane/> }.into_any(),
+    pending: |ctx| ctx.pending(ctx.timeline).then_some("Simulating…"),
+};
+
 #[component]
 pub fn TimelinePane() -> impl IntoView {
     let ctx = ctx();
@@ -241,9 +248,9 @@ pub fn TimelinePane() -> impl IntoView {
     // The costs are editable while the exploration shown is the text's own (a memo: the chart is
     // not redrawn on every keystroke of a text with errors).
     let editable = Memo::new(move |_| ctx.current.with(|c| c.as_ref().is_some_and(|c| c.ok)));
-    render::while_visible(
+    contract::render_while_shown(
         node,
-        move || ctx.shown(Pane::Timeline),
+        PANE.pane,
         move || {
             let (zoom, selection, editable) = (zoom.get(), ctx.selection.get(), editable.get());
             // The pane is visible when this runs: fit the chart to its width (minus the frame).

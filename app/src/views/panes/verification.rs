@@ -2,13 +2,13 @@
 //! wait selects it: its statement lights up in the editor, and the detail box says (and links to)
 //! the wait line in the program and the point on the timeline.
 
+use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::format;
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Focus, Point, Selection};
-use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -191,14 +191,21 @@ pub fn verification_html(
     h.finish()
 }
 
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Verification,
+    label: "Verification",
+    view: || view! { <VerificationPane/> }.into_any(),
+    pending: |ctx| ctx.pending(ctx.verification).then_some("Verifying…"),
+};
+
 #[component]
 pub fn VerificationPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
-    render::while_visible(
+    contract::render_while_shown(
         node,
-        move || ctx.shown(Pane::Verification),
+        PANE.pane,
         move || {
             let (peeled, selection) = (peeled.get(), ctx.selection.get());
             // Drawn with the exploration it was computed from, which is `good` unless a newer

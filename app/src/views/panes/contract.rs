@@ -1,0 +1,40 @@
+//! What a pane is to the page, as Compiler Explorer has its panes behind one interface: an id that
+//! links name (`Pane`), a tab label, a view, and what its veil says while its content is computed.
+//! The frame (`Panes`) gives every pane its tab, its scrolling box (remembered across tab switches)
+//! and its veil; a pane renders its content only while it is shown (`render_while_shown`).
+//!
+//! Adding a pane: its name in `stagecraft_link::Pane`, a file here that defines `pub const PANE:
+//! PaneSpec`, and its name in the registry (`registry!` in `mod.rs`).
+
+use crate::ctx::{ctx, Ctx};
+use crate::views::render;
+use leptos::prelude::*;
+use stagecraft_link::Pane;
+
+pub struct PaneSpec {
+    pub pane: Pane,
+    /// The tab's text.
+    pub label: &'static str,
+    /// The pane's content, made once when the panes are mounted: it stays in the page, hidden while
+    /// another pane is shown.
+    pub view: fn() -> AnyView,
+    /// What the pane's veil says while what it shows is still that of an earlier program (`None`:
+    /// it is not).
+    pub pending: fn(Ctx) -> Option<&'static str>,
+}
+
+/// For a pane that draws the exploration itself, which is never pending.
+pub fn never_pending(_: Ctx) -> Option<&'static str> {
+    None
+}
+
+/// Keeps `node`'s markup equal to `render()` while `pane` is shown: a hidden pane is not rendered on
+/// every keystroke, and catches up once when shown.
+pub fn render_while_shown(
+    node: NodeRef<leptos::html::Div>,
+    pane: Pane,
+    render: impl Fn() -> String + 'static,
+) {
+    let ctx = ctx();
+    render::while_visible(node, move || ctx.shown(pane), render);
+}
