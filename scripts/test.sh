@@ -13,7 +13,7 @@ cargo fmt --all -- --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "cargo test (core: units, goldens, properties, interpreter, judges)"
+step "cargo test (core: units, goldens, properties, interpreter, judges; the link codec; the app: units, module graph)"
 cargo test --workspace --release
 
 for extra in scripts/e2e.sh scripts/bundle-size.sh scripts/fuzz-smoke.sh; do
