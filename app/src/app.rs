@@ -20,9 +20,9 @@ pub fn App() -> impl IntoView {
     persist::autosave(ctx.st, start.state, start.from_link);
     // The page's first task mounts the header and the editor with the text, and the browser draws
     // them; the grid, the problems and the panes follow in a task of their own, then the first
-    // exploration in the next frame. In one task, instantiating the WebAssembly and mounting the
-    // whole page took 50–90 ms; mounting the panes in a timeout, the first exploration ran in the
-    // frame that first laid the page out (one task of 48–131 ms).
+    // exploration in the next frame. Instantiating the WebAssembly and mounting the whole page in
+    // one task made a long one, and so did the first exploration in the frame that first lays the
+    // page out.
     let (mounted, set_mounted) = signal(false);
     after_drawing(Box::new(move || set_mounted.set(true)));
     let scheduled = recompute::schedule_recomputes(ctx, mounted);

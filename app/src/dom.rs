@@ -155,13 +155,13 @@ pub fn show_near_on_resize(
 /// what `scroller` shows; the others get `hidden="until-found"`, which style.css turns into not
 /// styling, laying out or painting them, and which the browser's find in page still reveals.
 /// `content-visibility: auto` alone renders whatever lies within one and a half *window* heights of
-/// the screen: in the grid's small box, 64 rows with their inputs and buttons where 8 are seen,
-/// which took a third of drawing a 160-statement paste. Reading the geometry lays out the page,
-/// cheaply while newly written chunks are still skipped.
+/// the screen: in the grid's small box, eight times the rows seen, with their inputs and buttons,
+/// were a third of drawing a large paste. Reading the geometry lays out the page, cheaply while
+/// newly written chunks are still skipped.
 ///
 /// Every chunk is measured before any is changed: reading a chunk's place after changing another
-/// lays the page out again, and 64 KiB of blank lines (2 048 chunks) then took 2 s. A chunk is
-/// sized by its line count whether hidden or not, so changing one moves none of the others.
+/// lays the page out again, once per chunk. A chunk is sized by its line count whether hidden or
+/// not, so changing one moves none of the others.
 pub fn show_near(scroller: &web_sys::Element, class: &str) {
     let view = scroller.get_bounding_client_rect();
     let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());

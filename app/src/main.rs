@@ -14,9 +14,9 @@ mod model;
 mod services;
 mod views;
 
-/// Mounts the page in a task after the one that instantiates the WebAssembly: in one task, the
-/// module's compilation (its bytes arriving at once from a cache or a local server: 11–27 ms) and
-/// mounting made one of 60–90 ms.
+/// Mounts the page in a task after the one that instantiates the WebAssembly: compiling the module
+/// (its bytes arriving at once from a cache or a local server) and mounting the page in one task
+/// made a long one.
 fn main() {
     install_panic_hook();
     leptos::prelude::set_timeout(mount, std::time::Duration::ZERO);

@@ -111,9 +111,9 @@ pub fn editor_html(
     out.finish()
 }
 
-/// Lines longer than this many bytes are drawn without colours: 64 KiB of `1 + 1 + …` on one line
-/// was 32 000 spans in one line box, 250 ms of the browser's style and layout. (A 160-statement
-/// annotation list is under 1 KiB.)
+/// Lines longer than this many bytes are drawn without colours: a line of tens of thousands of
+/// spans in one line box is a long task of the browser's style and layout. (The longest annotation
+/// list within the limits is under 1 KiB.)
 const LONG_LINE: usize = 2048;
 
 /// The tokens that do not lie on a line longer than `LONG_LINE`: all of them, not copied, when no
@@ -221,8 +221,8 @@ impl Chunked {
         self.close_statement();
         self.out.raw("</div>");
         // Every chunk after the first is written hidden, and `dom::show_near` shows those near
-        // the view right after: written shown, 4 000 lines were all styled in the task that wrote
-        // them (22 ms), most of them to be hidden at once.
+        // the view right after: written shown, every line would be styled in the task that wrote
+        // them, most of them to be hidden at once.
         open_chunk(&mut self.out, self.sizes.next().unwrap_or_default(), true);
         self.newlines_left = CHUNK_LINES;
         if let Some(id) = statement {

@@ -25,9 +25,9 @@ pub struct Start {
 pub fn start(hash: &str, saved: Option<&str>, old_text: Option<&str>) -> Start {
     if hash.len() > 1 {
         return match state::decode(hash) {
-            // A link of a few hundred bytes can hold 65 000 blank lines, which the browser takes
-            // most of a second to lay out in the editor: refused, as a paste of them is. (Saved
-            // work is the user's own, and is restored whatever its size.)
+            // A link of a few hundred bytes can hold tens of thousands of blank lines, which the
+            // browser lays out in the editor in one long task: refused, as a paste of them is.
+            // (Saved work is the user's own, and is restored whatever its size.)
             Ok(state) => match stagecraft::limits::source_beyond_limits(&state.text) {
                 Some(why) => Start {
                     state: State::default(),

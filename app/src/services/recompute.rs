@@ -63,8 +63,8 @@ impl Inputs {
 /// Whether computing for `ms`, then writing and drawing the result, fits one frame of typing and
 /// one task.
 fn fits(ctx: Ctx, ms: f64) -> bool {
-    // Exploring may fit a frame while writing and rendering its result do not: a 160-statement
-    // loop explored in 12 ms and then took 34 ms more to style, lay out and paint, every keystroke.
+    // Exploring may fit a frame while writing and rendering its result do not: a large loop's
+    // drawing costs a few times its exploring.
     ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ms) <= TASK_MS
 }
 
@@ -111,8 +111,8 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 }
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM. The
-/// verification and the timeline are left out of the exploration: they are most of a large loop's
-/// cost (a loop of 160 statements over 64 stages: ≈ 110 M of 215 M instructions). They are run
+/// verification and the timeline are left out of the exploration: they are about half of a large
+/// loop's cost. They are run
 /// right away when all of it fits a frame, else each in a task of its own after the program is
 /// drawn (`run_later`); the page's first exploration's always so.
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
@@ -134,16 +134,12 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     };
     // The first exploration also warms the WebAssembly code up: it is never called slow. It is
     // always drawn in a task of its own: its drawing is also the panes' first style and layout,
-    // which the estimate from exploring does not foresee (the default example, explored and drawn
-    // in one task, made one of 55–65 ms in 2 of 20 new pages of a running browser).
+    // which the estimate from exploring does not foresee.
     let together = !first && fits(ctx, ms);
-    // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one: 64
-    // statements pasted into the default example explored in 7 ms and verified in 20–30 ms, in
-    // one task of 52–59 ms with its drawing when the runs took the default example's 0.5 ms.
-    // The first runs, of code not yet optimized, have no estimate (the default example: verified
-    // and simulated in 7–10 ms on loading the page, in 0.3–0.5 ms afterwards): in the same task
-    // as the first exploration and its drawing they made one of 50–75 ms. They run later, and
-    // `run_later` does not take their cost as the next runs' estimate.
+    // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one, whose
+    // runs may cost many times those of the loop it replaced. The first runs, of code not yet
+    // optimized, have no estimate (they cost more than ten times the next ones): they run later,
+    // and `run_later` does not take their cost as the next runs' estimate.
     let pasted = large_edit(ctx, inputs.text.len());
     let runs_now = together && !first && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
     let runs = runs_now.then(|| Runs::of(&ex));
@@ -188,8 +184,8 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         );
     } else {
         // The DOM update is a task of its own after a long exploration: the two together would
-        // hold the main thread for longer than either (a large loop: 40 ms + 30 ms), and a
-        // keystroke can be handled between them.
+        // hold the main thread for longer than either, and a keystroke can be handled between
+        // them.
         set_timeout(
             move || publish(ctx, last, explored),
             std::time::Duration::ZERO,

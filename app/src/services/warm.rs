@@ -1,8 +1,7 @@
 //! Warming the WebAssembly code up in idle time after the first render. V8 compiles WebAssembly with
 //! its baseline compiler first and optimizes a function only once it has run enough: without this,
-//! the first large exploration of a page runs in baseline code (160 statements over 64 stages, in
-//! the program pane: one task of 49–53 ms instead of 16–19 ms warm; 25–28 ms after the warm-up).
-//! Explorations of loops of the same kind, dropped, make V8 optimize the functions exploring runs
+//! the first large exploration of a page runs in baseline code, about three times slower, and makes
+//! a long task. Explorations of loops of the same kind, dropped, make V8 optimize the functions exploring runs
 //! most. They run in idle callbacks, a few milliseconds each, and yield to the user: none runs while
 //! a recomputation is scheduled or its results are pending, or within a second of an edit
 //! (docs/limits.md, "The first large exploration of a page").
@@ -24,7 +23,7 @@ use wasm_bindgen::prelude::*;
 /// The loops explored to warm up, one per step (`workloads::heavy_chain`'s statements, largest
 /// stage and iterations, as `scripts/heavy_loop.py` takes them):
 /// small first, as the first exploration of a kind also compiles its code (in a page opened with a
-/// large text, the first step is the page's first exploration: one of 8 statements took 11–41 ms);
+/// large text, the first step is the page's first exploration);
 /// more iterations than stages, so that the pipeline has a body as well as its prologue and
 /// epilogue.
 const STEPS: [(usize, usize, usize); 12] = [
@@ -43,10 +42,8 @@ const STEPS: [(usize, usize, usize); 12] = [
 ];
 
 // The largest text explored before the warm-up has finished (`waits`), in bytes, lines, and lines
-// times stages. The presets are within all three (at most 2 361 bytes, 53 lines, 116 lines ×
-// stages). Opened in a fresh page, a loop of 53 lines over 9 stages (`heavy_loop.py 24 8`) was
-// explored in 11–17 ms; of 53 lines over 63 stages (24 64) in 24–28 ms, of 69 over 64 (32 64) in
-// 47–68 ms, of 133 lines over 3 stages (64 2) in 29–40 ms (docs/limits.md).
+// times stages: the largest loops whose cold exploration in a fresh page fits a frame, by each
+// measure, with every preset within all three (a test checks it).
 /// The largest text explored in baseline code, in bytes.
 const COLD_BYTES: usize = 4096;
 /// The largest text explored in baseline code, in lines.
@@ -78,15 +75,15 @@ pub fn waits(text: &str) -> bool {
 }
 
 /// While a text waits, a chain verified and then simulated after the exploring steps: else the
-/// page's first verification runs in baseline code (`159 64 64`: 31–65 ms instead of 20–28).
+/// page's first verification runs in baseline code and makes a long task.
 const RUNS_STEP: (usize, usize, usize) = (8, 8, 16);
 
 /// While a text waits, the memory its exploration will use is written first, a chunk per idle
-/// callback: the exploration of `159 64 64` uses about 16 MB, and in a fresh page growing and
-/// first writing the memory made it 30–53 ms instead of 17–29 (writing 24 MB at once took
-/// 16–42 ms).
+/// callback: growing and first writing the memory inside the exploration's task made it long, and
+/// writing all of it at once would be a long task of its own.
 const MEMORY_CHUNK: usize = 4 << 20;
-/// How many `MEMORY_CHUNK`s are written: 24 MB, with room above the 16 MB.
+/// How many `MEMORY_CHUNK`s are written: with room above what the largest loop within the limits
+/// uses.
 const MEMORY_CHUNKS: usize = 6;
 
 /// How long after an edit of the text the warm-up stays paused.
@@ -98,9 +95,9 @@ const RETRY_MS: f64 = 100.0;
 /// The longest wait for an idle period, in milliseconds.
 const IDLE_TIMEOUT_MS: u32 = 200;
 
-/// The longest a task of several warm-up steps is meant to take, in milliseconds: a step of a few
-/// milliseconds once the code is optimized took 40 ms once while the two cores were busy (with the
-/// optimizing compiler, among others), and the one before it in the same task made that 53 ms.
+/// The longest a task of several warm-up steps is meant to take, in milliseconds: on a busy machine
+/// (the optimizing compiler runs meanwhile) one step can take ten times the one before it, and
+/// two such in one task made a long one.
 const SLICE_MS: f64 = 12.0;
 
 struct Warm {
@@ -215,7 +212,7 @@ fn run(warm: Rc<Warm>, mut step: usize, idle_remaining: &dyn Fn() -> f64) {
     let began = dom::now_ms();
     // Nothing the user does can change them within this task (reading them copies the text).
     // The app's options but without emitting machine code, which is most of exploring a chain
-    // (3–4 times the cost without) and made steps of up to 45 ms; what emitting is given is built.
+    // and made steps too long; what emitting is given is built.
     let options = (warm.options)().without_code();
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
         if let Some(ms) = wait_ms(&warm) {

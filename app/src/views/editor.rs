@@ -11,7 +11,7 @@ pub fn Editor() -> impl IntoView {
     let ctx = ctx();
     let overlay = NodeRef::<leptos::html::Pre>::new();
     // Between an edit and its exploration the textarea shows its own text: rebuilding the overlay
-    // per keystroke would pair the new text with the old tokens, and costs ≈ 50 ms on a large text.
+    // per keystroke would pair the new text with the old tokens, and is a long task on a large text.
     let plain = move || ctx.text.with(|t| ctx.explored_text.with(|h| h != t));
     // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
     // through their classes).
@@ -32,8 +32,8 @@ pub fn Editor() -> impl IntoView {
             pre.set_inner_html(&html);
             written.set_value(html);
             // The text alone, before anything is explored, is written in the page's first task,
-            // not in a frame: read at once, the geometry laid out the whole page in it (10 ms of
-            // that task's 35), and the browser's next frame would lay it out again.
+            // not in a frame: read at once, the geometry would lay the whole page out in that
+            // task, and the browser's next frame would lay it out again.
             if ctx.current.with_untracked(Option::is_none) {
                 dom::show_near_before_drawing(&pre, "chunk");
             } else {
@@ -50,8 +50,8 @@ pub fn Editor() -> impl IntoView {
         }
     };
     // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
-    // is refused before it lands in the editor, which the browser lays out whole: 32 000 short
-    // lines took Chromium 200–400 ms. The text stays as it was, and the banner says why.
+    // is refused before it lands in the editor, which the browser lays out whole, in one long task
+    // for a text beyond the limits. The text stays as it was, and the banner says why.
     let refuse_beyond_limits = move |ev: &web_sys::Event, after: &str, verb: &str| {
         if let Some(why) = stagecraft::limits::source_beyond_limits(after) {
             ev.prevent_default();

@@ -24,7 +24,7 @@ pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
         h.raw("<fieldset class=\"readonly\" disabled>");
     }
     // Rows, not a table, in chunks that the browser skips while off screen: as a table with a
-    // number input per row, a 160-statement grid took ~40 ms to style and lay out on every paste.
+    // number input per row, a large grid was most of the styling and layout of every paste.
     // Chunks far from view are hidden from assistive technology too: the row count and indices
     // say where the rows shown are.
     h.raw("<div id=\"grid\" role=\"table\" aria-rowcount=\"")

@@ -31,8 +31,8 @@ fn options_html(chosen: &CodeTarget) -> String {
 const CHUNK_LINES: usize = 64;
 
 /// Lines of code, each with its statement's palette and identity classes, in chunks that the
-/// browser does not style, lay out or paint while they are off screen: the printed program of 160
-/// statements over 64 stages, thousands of lines, took 34 ms to lay out when drawn all at once.
+/// browser does not style, lay out or paint while they are off screen: a large loop's printed
+/// program is thousands of lines, and laying them all out made the task that wrote them long.
 fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
     h.raw("<pre class=\"code\">");
     let n = text.lines().count();

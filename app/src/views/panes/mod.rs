@@ -112,8 +112,8 @@ pub fn Panes() -> impl IntoView {
     // A verification or timeline still being computed for the program shown: its pane keeps the
     // earlier one, under a veil that after a moment dims it and says what is coming (style.css),
     // so that a wait of a few frames shows nothing but the update. The veil is a sibling of the
-    // panes: a class on a pane would restyle all of its content, 10 000 rectangles in the chart
-    // of a large loop (240 ms).
+    // panes: a class on a pane would restyle all of its content, the thousands of rectangles of a
+    // large loop's chart among them.
     let pending_note = move || {
         if ctx.preparing.get() {
             // A large text waits for the warm-up (services::warm): a fraction of a second.
