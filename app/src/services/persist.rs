@@ -4,7 +4,7 @@
 
 use crate::dom;
 use leptos::prelude::*;
-use stagecraft_link::{self as state, State};
+use stagecraft_link::{decode, encode, State};
 use wasm_bindgen::JsCast;
 
 /// The whole state, as the `v1/…` string of a link.
@@ -24,7 +24,7 @@ pub struct Start {
 /// The first state, from the location hash and what this browser saved.
 pub fn start(hash: &str, saved: Option<&str>, old_text: Option<&str>) -> Start {
     if hash.len() > 1 {
-        return match state::decode(hash) {
+        return match decode(hash) {
             // A link of a few hundred bytes can hold tens of thousands of blank lines, which the
             // browser lays out in the editor in one long task: refused, as a paste of them is.
             // (Saved work is the user's own, and is restored whatever its size.)
@@ -54,7 +54,7 @@ pub fn start(hash: &str, saved: Option<&str>, old_text: Option<&str>) -> Start {
     }
     let mut banner = None;
     if let Some(saved) = saved {
-        match state::decode(saved) {
+        match decode(saved) {
             Ok(state) => {
                 return Start {
                     state,
@@ -109,7 +109,7 @@ pub fn autosave(st: RwSignal<State>, opened: State, from_link: bool) {
             return;
         }
         if let Some(storage) = dom::storage() {
-            let _ = storage.set_item(STATE_KEY, &state::encode(&s));
+            let _ = storage.set_item(STATE_KEY, &encode(&s));
         }
     };
     let pending = StoredValue::new(None::<TimeoutHandle>);
@@ -159,12 +159,12 @@ mod tests {
             form: Form::Peeled,
             ..State::default()
         };
-        let encoded = state::encode(&saved);
+        let encoded = encode(&saved);
         let link = State {
             pane: Pane::Timeline,
             ..State::default()
         };
-        let s = start(&format!("#{}", state::encode(&link)), Some(&encoded), None);
+        let s = start(&format!("#{}", encode(&link)), Some(&encoded), None);
         assert!(s.from_link && s.banner.is_none());
         assert_eq!(s.state, link);
         let s = start("", Some(&encoded), Some("old"));
@@ -188,7 +188,7 @@ mod tests {
             text: "\n".repeat(stagecraft::limits::MAX_SOURCE_LINES),
             ..State::default()
         };
-        let encoded = state::encode(&long);
+        let encoded = encode(&long);
         let s = start(&format!("#{encoded}"), None, None);
         assert_eq!(s.state, State::default());
         assert_eq!(
@@ -203,7 +203,7 @@ mod tests {
             text: "#".repeat(stagecraft::limits::MAX_SOURCE_BYTES + 1),
             ..State::default()
         };
-        let encoded = state::encode(&large);
+        let encoded = encode(&large);
         let s = start(&format!("#{encoded}"), None, None);
         assert!(
             s.banner.as_deref().is_some_and(|b| b.starts_with(

@@ -8,7 +8,7 @@ use crate::markup::html::{self, Html};
 use crate::model::timing::Timing;
 use crate::views::render;
 use leptos::prelude::*;
-use stagecraft_link::{self as state, presets, Form};
+use stagecraft_link::{encode, presets, Form};
 use std::collections::BTreeMap;
 
 /// An input per symbolic extent; `data-param` names it for the delegated change handler.
@@ -53,7 +53,7 @@ pub fn Header() -> impl IntoView {
     let ctx = ctx();
     let copied = RwSignal::new(false);
     let copy_link = move |_| {
-        let hash = state::encode(&ctx.st.get_untracked());
+        let hash = encode(&ctx.st.get_untracked());
         if let Some(w) = dom::window() {
             let _ = w.history().and_then(|h| {
                 h.replace_state_with_url(
