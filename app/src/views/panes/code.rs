@@ -110,9 +110,13 @@ pub fn code_html(ex: &Exploration, target: &CodeTarget, peeled: bool) -> String 
 pub const PANE: PaneSpec = PaneSpec {
     pane: Pane::Code,
     label: "Code",
-    view: || view! { <CodePane/> }.into_any(),
     pending: contract::never_pending,
 };
+
+/// The pane's content, for the registry.
+pub fn view() -> impl IntoView {
+    view! { <CodePane/> }
+}
 
 #[component]
 pub fn CodePane() -> impl IntoView {

@@ -1,10 +1,12 @@
 //! What a pane is to the page, as Compiler Explorer has its panes behind one interface: an id that
-//! links name (`Pane`), a tab label, a view, and what its veil says while its content is computed.
-//! The frame (`Panes`) gives every pane its tab, its scrolling box (remembered across tab switches)
-//! and its veil; a pane renders its content only while it is shown (`render_while_shown`).
+//! links name (`Pane`), a tab label, what its veil says while its content is computed (`PaneSpec`),
+//! and its content (`view`). The frame (`Panes`) gives every pane its tab, its scrolling box
+//! (remembered across tab switches) and its veil; a pane renders its content only while it is
+//! shown (`render_while_shown`).
 //!
 //! Adding a pane: its name in `stagecraft_link::Pane`, a file here that defines `pub const PANE:
-//! PaneSpec`, and its name in the registry (`registry!` in `mod.rs`).
+//! PaneSpec` and `pub fn view() -> impl IntoView`, and its name in the registry (`registry!` in
+//! `mod.rs`).
 
 use crate::ctx::{ctx, Ctx};
 use crate::views::render;
@@ -15,9 +17,6 @@ pub struct PaneSpec {
     pub pane: Pane,
     /// The tab's text.
     pub label: &'static str,
-    /// The pane's content, made once when the panes are mounted: it stays in the page, hidden while
-    /// another pane is shown.
-    pub view: fn() -> AnyView,
     /// What the pane's veil says while what it shows is still that of an earlier program (`None`:
     /// it is not).
     pub pending: fn(Ctx) -> Option<&'static str>,

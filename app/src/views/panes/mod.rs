@@ -17,13 +17,21 @@ use contract::PaneSpec;
 use leptos::prelude::*;
 use stagecraft_link::Pane;
 
-/// Declares each pane's module and lists its `PANE` in `PANES`, in the order of the tabs.
+/// Declares each pane's module, lists its `PANE` in `PANES` and its `view` in `boxes`, in the
+/// order of the tabs.
 macro_rules! registry {
     ($($pane:ident),* $(,)?) => {
         $(mod $pane;)*
 
         /// Every pane, in the order of its tab.
         pub const PANES: [PaneSpec; Pane::COUNT] = [$($pane::PANE),*];
+
+        /// Every pane's box with its content, made once: each stays in the page, hidden while
+        /// another is shown. A tuple of views rather than a list of type-erased ones, which cost
+        /// the bundle about a kilobyte each.
+        fn boxes<R: Fn(leptos::ev::Event) + Clone + 'static>(remember: R) -> impl IntoView {
+            ($(pane_box(&$pane::PANE, remember.clone(), $pane::view),)*)
+        }
     };
 }
 
@@ -37,6 +45,27 @@ fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {
 /// The spec of `pane`.
 fn spec(pane: Pane) -> Option<&'static PaneSpec> {
     PANES.iter().find(|s| s.pane == pane)
+}
+
+/// The scrolling box of a pane, shown only while it is the pane shown; `remember` records its
+/// offsets.
+fn pane_box<V: IntoView + 'static>(
+    spec: &'static PaneSpec,
+    remember: impl Fn(leptos::ev::Event) + 'static,
+    view: fn() -> V,
+) -> impl IntoView {
+    let ctx = ctx();
+    let pane = spec.pane;
+    let class = move || {
+        if ctx.shown(pane) {
+            "pane"
+        } else {
+            "pane hidden"
+        }
+    };
+    view! {
+        <div id=format!("pane-{}", pane.name()) class=class on:scroll=remember>{view()}</div>
+    }
 }
 
 #[component]
@@ -121,19 +150,6 @@ pub fn Panes() -> impl IntoView {
         }
         spec(ctx.pane.get()).and_then(|s| (s.pending)(ctx))
     };
-    let pane = move |spec: &'static PaneSpec| {
-        let pane = spec.pane;
-        let class = move || {
-            if ctx.shown(pane) {
-                "pane"
-            } else {
-                "pane hidden"
-            }
-        };
-        view! {
-            <div id=format!("pane-{}", pane.name()) class=class on:scroll=remember>{(spec.view)()}</div>
-        }
-    };
     view! {
         <div node_ref=notes></div>
         <nav class="tabs">
@@ -143,7 +159,7 @@ pub fn Panes() -> impl IntoView {
             <div class="pending" class:hidden=move || pending_note().is_none()>
                 <span role="status">{move || pending_note().unwrap_or_default()}</span>
             </div>
-            {PANES.iter().map(pane).collect_view()}
+            {boxes(remember)}
         </div>
     }
 }

@@ -99,9 +99,13 @@ fn pane_html(ex: &Exploration, peeled: bool) -> String {
 pub const PANE: PaneSpec = PaneSpec {
     pane: Pane::Program,
     label: "Pipelined program",
-    view: || view! { <ProgramPane/> }.into_any(),
     pending: contract::never_pending,
 };
+
+/// The pane's content, for the registry.
+pub fn view() -> impl IntoView {
+    view! { <ProgramPane/> }
+}
 
 #[component]
 pub fn ProgramPane() -> impl IntoView {

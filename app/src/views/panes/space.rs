@@ -52,9 +52,13 @@ pub fn space_html(sp: &IterationSpace) -> String {
 pub const PANE: PaneSpec = PaneSpec {
     pane: Pane::Space,
     label: "Iteration space",
-    view: || view! { <SpacePane/> }.into_any(),
     pending: contract::never_pending,
 };
+
+/// The pane's content, for the registry.
+pub fn view() -> impl IntoView {
+    view! { <SpacePane/> }
+}
 
 #[component]
 pub fn SpacePane() -> impl IntoView {

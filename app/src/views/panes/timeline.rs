@@ -235,9 +235,13 @@ fn export_svg() {
 pub const PANE: PaneSpec = PaneSpec {
     pane: Pane::Timeline,
     label: "Timeline",
-    view: || view! { <TimelinePane/> }.into_any(),
     pending: |ctx| ctx.pending(ctx.timeline).then_some("Simulating…"),
 };
+
+/// The pane's content, for the registry.
+pub fn view() -> impl IntoView {
+    view! { <TimelinePane/> }
+}
 
 #[component]
 pub fn TimelinePane() -> impl IntoView {

@@ -194,9 +194,13 @@ pub fn verification_html(
 pub const PANE: PaneSpec = PaneSpec {
     pane: Pane::Verification,
     label: "Verification",
-    view: || view! { <VerificationPane/> }.into_any(),
     pending: |ctx| ctx.pending(ctx.verification).then_some("Verifying…"),
 };
+
+/// The pane's content, for the registry.
+pub fn view() -> impl IntoView {
+    view! { <VerificationPane/> }
+}
 
 #[component]
 pub fn VerificationPane() -> impl IntoView {
