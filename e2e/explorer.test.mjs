@@ -2,6 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
@@ -168,6 +169,20 @@ test('a frozen v1 link still opens', async () => {
   assert.match(await programText(page), /C\[15\] = B\[1, 0\] \+ 1/);
   await page.screenshot({ path: SHOTS + 'frozen-link.png' });
   await page.close();
+});
+
+test('a link naming a pane or a code target this build lacks opens, on the first pane or saying so', async () => {
+  // Links of other versions of Stagecraft, written as v1 links are (deflated JSON, base64url).
+  const link = state => '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url');
+  const text = 'for i in range(4):\n    C[i] = A[i]\n';
+  const later = await open(BASE + link({ text, form: 'peeled', pane: 'steps', params: {}, zoom: 10, target: 'tir' }));
+  assert.equal(await later.inputValue('#source'), text);
+  assert.ok(await later.isChecked('#peeled'));
+  assert.deepEqual(await later.locator('.tab.active').allInnerTexts(), ['Pipelined program']);
+  await later.close();
+  const target = await open(BASE + link({ text, form: 'rolled', pane: 'code', params: {}, zoom: 10, target: 'ptx-sm91' }));
+  await target.waitForFunction(() => /ptx-sm91 is not available in this build/.test(document.querySelector('#code').innerText));
+  await target.close();
 });
 
 test('a corrupt link shows a banner and the default example, and keeps saved work', async () => {
