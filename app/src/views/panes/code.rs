@@ -113,13 +113,8 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: contract::never_pending,
 };
 
-/// The pane's content, for the registry.
+/// The pane's content, made once by the registry.
 pub fn view() -> impl IntoView {
-    view! { <CodePane/> }
-}
-
-#[component]
-pub fn CodePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);

@@ -102,13 +102,8 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: contract::never_pending,
 };
 
-/// The pane's content, for the registry.
+/// The pane's content, made once by the registry.
 pub fn view() -> impl IntoView {
-    view! { <ProgramPane/> }
-}
-
-#[component]
-pub fn ProgramPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;

@@ -55,13 +55,8 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: contract::never_pending,
 };
 
-/// The pane's content, for the registry.
+/// The pane's content, made once by the registry.
 pub fn view() -> impl IntoView {
-    view! { <SpacePane/> }
-}
-
-#[component]
-pub fn SpacePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     contract::render_while_shown(

@@ -238,13 +238,8 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: |ctx| ctx.pending(ctx.timeline).then_some("Simulating…"),
 };
 
-/// The pane's content, for the registry.
+/// The pane's content, made once by the registry.
 pub fn view() -> impl IntoView {
-    view! { <TimelinePane/> }
-}
-
-#[component]
-pub fn TimelinePane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let costs_open = StoredValue::new(false);

@@ -197,13 +197,8 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: |ctx| ctx.pending(ctx.verification).then_some("Verifying…"),
 };
 
-/// The pane's content, for the registry.
+/// The pane's content, made once by the registry.
 pub fn view() -> impl IntoView {
-    view! { <VerificationPane/> }
-}
-
-#[component]
-pub fn VerificationPane() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
