@@ -233,7 +233,7 @@ const transparent = c => c === 'rgba(0, 0, 0, 0)' || c === 'transparent';
 // and every golden case verifies equivalent), so no input reachable from the UI produces a race: the
 // selection path is exercised through a wait of the Waits table, which marks the same places (its
 // line in the program, its point on the timeline). Races themselves are covered natively
-// (app/src/focus.rs tests, with TVM's racy RFC (c) program).
+// (app/src/model/focus.rs tests, with TVM's racy RFC (c) program).
 test('clicking a wait highlights its line in the program and marks the timeline', async () => {
   const page = await open();
   await page.click('#tab-verification');
@@ -545,7 +545,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
 
 test('long tasks pasting a heavy loop into a fresh page (printed, not asserted; budget 50 ms)', async () => {
   // The first large exploration of a page: V8 runs WebAssembly in baseline code until it has
-  // optimized what runs most, which the app's warm-up (app/src/warm.rs) does in idle time after the
+  // optimized what runs most, which the app's warm-up (app/src/services/warm.rs) does in idle time after the
   // first render. Each row is a browser of its own, as V8 may keep optimized code with the page's
   // resources.
   const rows = [];
@@ -601,7 +601,7 @@ const watchLoad = () => {
 test('a page opened with a heavy loop in it, or given one right after loading, explores it once warmed up and shows its results (long tasks printed; budget 50 ms)', async () => {
   // Exploring a large loop before V8 has optimized the code takes several frames (a page opened
   // with heavy_loop.py 159 64 64 saved made one task of 164–247 ms): such a text waits for the
-  // app's warm-up (app/src/warm.rs), shown at once and marked as being prepared. Asserted: it is
+  // app's warm-up (app/src/services/warm.rs), shown at once and marked as being prepared. Asserted: it is
   // explored only after the warm-up's last step, and no task after the text is drawn (or pasted)
   // is over twice the budget. Tasks over the budget itself are printed, as in the two tests above:
   // on this 2-core machine, while other work runs, warm exploring and verifying of this loop reach
