@@ -1,6 +1,8 @@
-//! Data-driven golden tests: every `tests/cases/NAME.py` explores to `tests/cases/NAME.out`
-//! (diagnostics, buffers, waits with their arithmetic, rolled and peeled programs).
-//! `BLESS=1 cargo test --test golden` regenerates the expectations; review them as diffs.
+//! Data-driven golden tests, one trial per input: every `examples/NAME.py` and
+//! `tests/cases/NAME.py` explores to `tests/cases/NAME.out` (diagnostics, buffers, waits with their
+//! arithmetic, the verification, rolled and peeled programs). An `.out` with no input and an input
+//! with no `.out` are failing trials; `UPDATE_EXPECT=1 cargo test --release -p stagecraft-core
+//! --test golden` rewrites the expectations, to be reviewed as diffs (`core/tests/support`).
 
 #![allow(
     clippy::unwrap_used,
@@ -9,12 +11,42 @@
     clippy::panic
 )]
 
-use stagecraft::explore::{explore, Exploration, Options};
-use std::fmt::Write;
-use std::path::{Path, PathBuf};
+mod support;
 
-fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases")
+use libtest_mimic::{Arguments, Trial};
+use stagecraft::explore::{explore, Exploration, Options};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Where every input's expectation is, whichever directory the input is in.
+const EXPECTATIONS: &str = "tests/cases";
+
+fn main() {
+    let args = Arguments::from_args();
+    let (inputs, mut trials) = support::inputs();
+    trials.push(support::enough("inputs", inputs.len(), 20));
+    let stems: BTreeSet<String> = inputs.iter().map(|i| i.stem.clone()).collect();
+    for (stem, path) in support::files(EXPECTATIONS, "out") {
+        if !stems.contains(&stem) {
+            trials.push(support::orphan(
+                &path,
+                &format!("no {stem}.py in {}", support::INPUT_DIRS.join(" or ")),
+            ));
+        }
+    }
+    for input in inputs {
+        let expectation = format!("{EXPECTATIONS}/{}.out", input.stem);
+        trials.push(Trial::test(input.path.clone(), move || {
+            let name = format!("{}.py", input.stem);
+            let actual = render(
+                &name,
+                &input.source,
+                &explore(&input.source, &Options::default()),
+            );
+            support::check(&expectation, &actual)
+        }));
+    }
+    libtest_mimic::run(&args, trials).exit();
 }
 
 pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
@@ -90,74 +122,6 @@ pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
     if let Some(p) = &ex.peeled {
         out.push_str("--- peeled\n");
         out.push_str(&p.text);
-    }
-    out
-}
-
-#[test]
-fn golden_cases() {
-    let bless = std::env::var_os("BLESS").is_some();
-    let mut failures = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(cases_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    let mut seen = 0;
-    for path in entries
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-    {
-        seen += 1;
-        let source = std::fs::read_to_string(path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let actual = render(&name, &source, &explore(&source, &Options::default()));
-        let expected_path = cases_dir()
-            .join(path.file_name().unwrap())
-            .with_extension("out");
-        if bless {
-            std::fs::write(&expected_path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        if expected != actual {
-            failures.push(format!(
-                "{name}: output differs from {}\n{}",
-                expected_path.display(),
-                diff(&expected, &actual)
-            ));
-        }
-    }
-    assert!(
-        seen >= 10,
-        "expected the golden cases in {}",
-        cases_dir().display()
-    );
-    assert!(
-        failures.is_empty(),
-        "{}\nrun with BLESS=1 to accept",
-        failures.join("\n")
-    );
-}
-
-fn diff(expected: &str, actual: &str) -> String {
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let mut out = String::new();
-    for i in 0..e.len().max(a.len()) {
-        let (x, y) = (e.get(i).copied(), a.get(i).copied());
-        if x != y {
-            writeln!(
-                out,
-                "line {}:\n  - {}\n  + {}",
-                i + 1,
-                x.unwrap_or("<none>"),
-                y.unwrap_or("<none>")
-            )
-            .unwrap();
-            if out.lines().count() > 30 {
-                break;
-            }
-        }
     }
     out
 }
