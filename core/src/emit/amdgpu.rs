@@ -5,7 +5,8 @@
 //! real instruction stream for its actual trip count (`sequence.rs`).
 
 use super::sequence::{translate, Ev, Translated};
-use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
+use super::walk::{self, Isa, Spelling, ValueOp};
+use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
 
 /// Index arithmetic is uniform across the block: scalar registers.
@@ -67,17 +68,11 @@ impl Gen<'_> {
     /// not ordered, so a DMA into a word a `ds_write` wrote could land first.
     fn settle_lds_writes(&mut self) {
         if self.lds_writes_pending {
-            self.emit("s_waitcnt lgkmcnt(0)  ; an LDS write may still be in flight where the LDS DMA lands");
+            self.out.instr("s_waitcnt lgkmcnt(0)  ; an LDS write may still be in flight where the LDS DMA lands");
             self.lds_writes_pending = false;
         }
     }
 
-    fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.indented("  ", s.as_ref());
-    }
-    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
-        self.out.indented_args("  ", args);
-    }
     fn s(&mut self) -> u32 {
         let r = self.s_next;
         self.s_next += 1;
@@ -118,80 +113,19 @@ impl Gen<'_> {
         }
     }
 
-    fn int(&mut self, e: &IExpr) -> S {
-        if let Some(v) = e.eval(&[]) {
-            return S::Imm(v);
-        }
-        match e {
-            IExpr::Const(v) => S::Imm(*v),
-            IExpr::Var(v) if Some(*v) == self.flat.loop_var => S::Reg(S_LOOP),
-            IExpr::Var(_) => S::Imm(0),
-            IExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.int(a), self.int(b));
-                let a = self.sreg(a);
-                let d = self.s();
-                let bt = Self::text(&b);
-                match op {
-                    IOp::Add => emit!(self, "s_add_i32 s{d}, s{a}, {bt}"),
-                    IOp::Sub => emit!(self, "s_sub_i32 s{d}, s{a}, {bt}"),
-                    IOp::Mul => emit!(self, "s_mul_i32 s{d}, s{a}, {bt}"),
-                    IOp::Min => emit!(self, "s_min_i32 s{d}, s{a}, {bt}"),
-                    IOp::Max => emit!(self, "s_max_i32 s{d}, s{a}, {bt}"),
-                    IOp::Mod | IOp::FloorDiv => {
-                        // Division by a constant through a multiply-high: exact for dividends in
-                        // [0, 65536) and divisors up to 256, which ring indices are.
-                        let S::Imm(div) = b else {
-                            self.notes.push("a division by a non-constant index is not supported on AMDGPU; emitted as 0".into());
-                            emit!(self, "s_mov_b32 s{d}, 0");
-                            return S::Reg(d);
-                        };
-                        let div = div.clamp(1, 256);
-                        let magic = (1u64 << 32).div_ceil(div as u64);
-                        let q = if *op == IOp::FloorDiv { d } else { self.s() };
-                        emit!(self, "s_mul_hi_u32 s{q}, s{a}, 0x{:x}", magic as u32);
-                        if *op == IOp::Mod {
-                            let t = self.s();
-                            emit!(self, "s_mul_i32 s{t}, s{q}, {div}");
-                            emit!(self, "s_sub_i32 s{d}, s{a}, s{t}");
-                        }
-                        self.notes.push("ring indices use a multiply-high division, exact for non-negative indices below 65536".into());
-                    }
-                }
-                S::Reg(d)
-            }
-            IExpr::Select(s) => {
-                let (c, a, b) = &**s;
-                let (a, b) = (self.int(a), self.int(b));
-                let (a, b) = (self.sreg(a), self.sreg(b));
-                self.scc(c);
-                let d = self.s();
-                emit!(self, "s_cselect_b32 s{d}, s{a}, s{b}");
-                S::Reg(d)
-            }
-        }
-    }
-
     /// Sets SCC from a simple comparison (conditions in flattened programs are comparisons).
     fn scc(&mut self, c: &Cond) {
         match c {
             Cond::Cmp(op, a, b) => {
-                let (a, b) = (self.int(a), self.int(b));
+                let (a, b) = (walk::int(self, a), walk::int(self, b));
                 let a = self.sreg(a);
-                let cmp = match op {
-                    CmpOp::Lt => "lt",
-                    CmpOp::Le => "le",
-                    CmpOp::Gt => "gt",
-                    CmpOp::Ge => "ge",
-                    CmpOp::Eq => "eq",
-                    CmpOp::Ne => "lg",
-                };
+                let cmp = Self::SPELLING.cmp(*op);
                 emit!(self, "s_cmp_{cmp}_i32 s{a}, {}", Self::text(&b));
             }
             _ => {
                 self.notes
                     .push("compound conditions in index selects are emitted as true".into());
-                self.emit("s_cmp_eq_u32 0, 0");
+                self.out.instr("s_cmp_eq_u32 0, 0");
             }
         }
     }
@@ -203,7 +137,7 @@ impl Gen<'_> {
     /// Byte offset of the element's tile in its space, in an SGPR (uniform).
     fn tile_offset(&mut self, a: &Access) -> S {
         let e = element(&self.flat.shapes, a);
-        let elem = self.int(&e);
+        let elem = walk::int(self, &e);
         let lds_base = self.lds_base(a.buffer);
         match elem {
             S::Imm(v) => S::Imm(lds_base + v * self.lanes * 4),
@@ -282,76 +216,22 @@ impl Gen<'_> {
                 label: self.out.stmts.len() - 1,
             });
             // vmcnt retires in order: waiting for this load waits for everything issued before it.
-            self.emit("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
+            self.out.instr("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
             self.events.push(Ev::Retire(0));
             self.notes.push("a synchronous global load waits with vmcnt(0), which also completes every LDS DMA in flight (vmcnt retires in order)".into());
         } else {
             let addr = self.lane_address(a);
             emit!(self, "ds_read_b32 v{d}, v{addr}");
-            self.emit("s_waitcnt lgkmcnt(0)");
+            self.out.instr("s_waitcnt lgkmcnt(0)");
             self.lds_writes_pending = false;
         }
         d
     }
 
-    fn value(&mut self, v: &VExpr) -> u32 {
-        match v {
-            VExpr::Lit(x) => {
-                let d = self.v();
-                emit!(self, "v_mov_b32 v{d}, 0x{:08x}", (*x as f32).to_bits());
-                d
-            }
-            VExpr::Read(a) => self.load(a),
-            VExpr::Index(e) => {
-                let i = self.int(e);
-                let i = self.sreg(i);
-                let d = self.v();
-                emit!(self, "v_cvt_f32_i32 v{d}, s{i}");
-                d
-            }
-            VExpr::Neg(x) => {
-                let x = self.value(x);
-                emit!(self, "v_xor_b32 v{x}, 0x80000000, v{x}");
-                x
-            }
-            VExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.value(a), self.value(b));
-                match op {
-                    VOp::Add => emit!(self, "v_add_f32 v{a}, v{a}, v{b}"),
-                    VOp::Sub => emit!(self, "v_sub_f32 v{a}, v{a}, v{b}"),
-                    VOp::Mul => emit!(self, "v_mul_f32 v{a}, v{a}, v{b}"),
-                    VOp::Div => {
-                        emit!(self, "v_rcp_f32 v{b}, v{b}");
-                        emit!(self, "v_mul_f32 v{a}, v{a}, v{b}");
-                        self.notes.push(
-                            "division is emitted as a multiplication by v_rcp_f32 (1 ulp)".into(),
-                        );
-                    }
-                }
-                a
-            }
-            VExpr::Call(func, args) => {
-                let r: Vec<u32> = args.iter().map(|a| self.value(a)).collect();
-                let (a, b, c) = (
-                    r.first().copied().unwrap_or(0),
-                    r.get(1).copied().unwrap_or(0),
-                    r.get(2).copied().unwrap_or(0),
-                );
-                match func {
-                    Func::Max => emit!(self, "v_max_f32 v{a}, v{a}, v{b}"),
-                    Func::Min => emit!(self, "v_min_f32 v{a}, v{a}, v{b}"),
-                    Func::Fma => emit!(self, "v_fma_f32 v{a}, v{a}, v{b}, v{c}"),
-                    Func::Abs => emit!(self, "v_and_b32 v{a}, 0x7fffffff, v{a}"),
-                }
-                a
-            }
-        }
-    }
-
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
-        let (s_mark, v_mark) = (self.s_next, self.v_next);
+        // A statement's registers are free again after it: nothing lives across statements.
+        let marks = (self.s_next, self.v_next);
         if let Some(src) = is_async_copy(self.program, s) {
             let tile = self.tile_offset(&s.assign.target);
             match tile {
@@ -377,29 +257,13 @@ impl Gen<'_> {
             });
         } else {
             if s.is_async {
-                self.emit("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
+                self.out.instr("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
                 self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it runs synchronously", s.assign.stmt));
             }
-            let v = self.value(&s.assign.value);
-            if self.scope(s.assign.target.buffer) == Scope::Global {
-                let p = self.global_address(&s.assign.target);
-                emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
-                // Counted by vmcnt, but nothing waits for it: this wave's later vector-memory
-                // accesses reach memory after it, and no other thread reads this thread's value.
-                // (An async statement emitted synchronously has read its sources already.)
-                self.events.push(Ev::Unit {
-                    group: None,
-                    label: self.out.stmts.len() - 1,
-                });
-            } else {
-                let addr = self.lane_address(&s.assign.target);
-                emit!(self, "ds_write_b32 v{addr}, v{v}");
-                self.lds_writes_pending = true;
-            }
+            walk::store(self, &s.assign);
         }
-        self.s_next = s_mark;
-        self.v_next = v_mark;
         self.out.current = None;
+        (self.s_next, self.v_next) = marks;
     }
 
     fn items(&mut self, items: &[Item]) {
@@ -464,6 +328,148 @@ impl Gen<'_> {
                     self.out.line(format!(".Lend{n}:"));
                     self.lds_writes_pending = true;
                 }
+            }
+        }
+    }
+}
+
+/// Indices in scalar registers (uniform across the block), values in vector registers, computed
+/// in place where an operand is dead after the operation. A condition is SCC, set by one scalar
+/// compare: no predicate values (`walk::Predicates`).
+impl Isa for Gen<'_> {
+    type Int = S;
+    type Val = u32;
+
+    const SPELLING: Spelling = Spelling {
+        int: [
+            "s_add_i32",
+            "s_sub_i32",
+            "s_mul_i32",
+            "s_min_i32",
+            "s_max_i32",
+        ],
+        cmp: ["lt", "le", "gt", "ge", "eq", "lg"],
+        // Division is a reciprocal, then a multiplication.
+        float: ["v_add_f32", "v_sub_f32", "v_mul_f32", "v_rcp_f32"],
+        func: ["v_max_f32", "v_min_f32", "v_fma_f32", "v_and_b32"],
+    };
+
+    fn loop_var(&self) -> Option<VarId> {
+        self.flat.loop_var
+    }
+
+    fn counter(&mut self) -> S {
+        S::Reg(S_LOOP)
+    }
+
+    fn imm(&mut self, v: i64) -> S {
+        S::Imm(v)
+    }
+
+    fn int_op(&mut self, op: IOp, a: S, b: S) -> S {
+        let a = self.sreg(a);
+        let d = self.s();
+        let bt = Self::text(&b);
+        match op {
+            IOp::Mod | IOp::FloorDiv => {
+                // Division by a constant through a multiply-high: exact for dividends in
+                // [0, 65536) and divisors up to 256, which ring indices are.
+                let S::Imm(div) = b else {
+                    self.notes.push("a division by a non-constant index is not supported on AMDGPU; emitted as 0".into());
+                    emit!(self, "s_mov_b32 s{d}, 0");
+                    return S::Reg(d);
+                };
+                let div = div.clamp(1, 256);
+                let magic = (1u64 << 32).div_ceil(div as u64);
+                let q = if op == IOp::FloorDiv { d } else { self.s() };
+                emit!(self, "s_mul_hi_u32 s{q}, s{a}, 0x{:x}", magic as u32);
+                if op == IOp::Mod {
+                    let t = self.s();
+                    emit!(self, "s_mul_i32 s{t}, s{q}, {div}");
+                    emit!(self, "s_sub_i32 s{d}, s{a}, s{t}");
+                }
+                self.notes.push("ring indices use a multiply-high division, exact for non-negative indices below 65536".into());
+            }
+            _ => emit!(self, "{} s{d}, s{a}, {bt}", Self::SPELLING.int(op)),
+        }
+        S::Reg(d)
+    }
+
+    /// The operands first: the scalar arithmetic computing them would overwrite SCC.
+    fn select(&mut self, c: &Cond, a: &IExpr, b: &IExpr) -> S {
+        let (a, b) = (walk::int(self, a), walk::int(self, b));
+        let (a, b) = (self.sreg(a), self.sreg(b));
+        self.scc(c);
+        let d = self.s();
+        emit!(self, "s_cselect_b32 s{d}, s{a}, s{b}");
+        S::Reg(d)
+    }
+
+    fn literal(&mut self, x: f64) -> u32 {
+        let d = self.v();
+        emit!(self, "v_mov_b32 v{d}, 0x{:08x}", (x as f32).to_bits());
+        d
+    }
+
+    fn read(&mut self, a: &Access) -> u32 {
+        self.load(a)
+    }
+
+    fn store(&mut self, target: &Access, v: u32) {
+        if self.scope(target.buffer) == Scope::Global {
+            let p = self.global_address(target);
+            emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
+            // Counted by vmcnt, but nothing waits for it: this wave's later vector-memory
+            // accesses reach memory after it, and no other thread reads this thread's value.
+            // (An async statement emitted synchronously has read its sources already.)
+            self.events.push(Ev::Unit {
+                group: None,
+                label: self.out.stmts.len() - 1,
+            });
+        } else {
+            let addr = self.lane_address(target);
+            emit!(self, "ds_write_b32 v{addr}, v{v}");
+            self.lds_writes_pending = true;
+        }
+    }
+
+    /// In place: the first operand's register holds the result.
+    fn value_op(&mut self, op: ValueOp<S, u32>) -> u32 {
+        match op {
+            ValueOp::Index(i) => {
+                let i = self.sreg(i);
+                let d = self.v();
+                emit!(self, "v_cvt_f32_i32 v{d}, s{i}");
+                d
+            }
+            ValueOp::Neg(x) => {
+                emit!(self, "v_xor_b32 v{x}, 0x80000000, v{x}");
+                x
+            }
+            ValueOp::Bin(VOp::Div, a, b) => {
+                emit!(self, "{} v{b}, v{b}", Self::SPELLING.float(VOp::Div));
+                emit!(self, "v_mul_f32 v{a}, v{a}, v{b}");
+                self.notes
+                    .push("division is emitted as a multiplication by v_rcp_f32 (1 ulp)".into());
+                a
+            }
+            ValueOp::Bin(op, a, b) => {
+                emit!(self, "{} v{a}, v{a}, v{b}", Self::SPELLING.float(op));
+                a
+            }
+            ValueOp::Call(f, args) => {
+                let (a, b, c) = (
+                    args.first().copied().unwrap_or(0),
+                    args.get(1).copied().unwrap_or(0),
+                    args.get(2).copied().unwrap_or(0),
+                );
+                let ins = Self::SPELLING.func(f);
+                match f {
+                    Func::Max | Func::Min => emit!(self, "{ins} v{a}, v{a}, v{b}"),
+                    Func::Fma => emit!(self, "{ins} v{a}, v{a}, v{b}, v{c}"),
+                    Func::Abs => emit!(self, "{ins} v{a}, 0x7fffffff, v{a}"),
+                }
+                a
             }
         }
     }
@@ -647,7 +653,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         program,
         flat,
         lanes: i64::from(lanes.clamp(64, 1024)),
-        out: Lines::default(),
+        out: Lines::indented_by("  "),
         events: Vec::new(),
         waits: 0,
         points: Vec::new(),
@@ -740,23 +746,14 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         head.line(format!("  s_cbranch_scc1 .Lzero{b}"));
         head.line("  s_waitcnt lgkmcnt(0)");
     }
-    let mut text = head.text;
-    text.push_str(&body);
-    text.push_str("  s_waitcnt vmcnt(0)\n  s_endpgm\n");
     let vgprs = (g.v_max + 2).div_ceil(4) * 4;
     let sgprs = g.s_max + 2;
-    text.push_str(&format!(
-        ".rodata\n.p2align 6\n.amdhsa_kernel stagecraft\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size {lds}\n  .amdhsa_next_free_vgpr {vgprs}\n  .amdhsa_next_free_sgpr {sgprs}\n  .amdhsa_accum_offset {vgprs}\n.end_amdhsa_kernel\n"
-    ));
+    let tail = format!(
+        "  s_waitcnt vmcnt(0)\n  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel stagecraft\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size {lds}\n  .amdhsa_next_free_vgpr {vgprs}\n  .amdhsa_next_free_sgpr {sgprs}\n  .amdhsa_accum_offset {vgprs}\n.end_amdhsa_kernel\n"
+    );
     let waits = emitted_waits(&g.points, &lines, head.stmts.len());
-    let mut line_stmts = head.stmts;
-    line_stmts.extend(g.out.stmts);
-    line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
     Emitted {
-        text,
-        notes: g.notes,
-        line_stmts,
         waits,
-        ..Emitted::default()
+        ..kernel(head, &body, g.out, &tail, g.notes)
     }
 }

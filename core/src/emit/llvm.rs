@@ -7,7 +7,8 @@
 //! new intrinsics).
 
 use super::sequence::{translate, Ev, Translated};
-use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
+use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
+use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
 
 /// One `wait.asyncmark` of the kernel: the IR waits at that point.
@@ -51,101 +52,9 @@ fn float(x: f64) -> String {
 }
 
 impl Gen<'_> {
-    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
-        self.out.indented_args("  ", args);
-    }
     fn fresh(&mut self) -> String {
         self.n += 1;
         format!("%v{}", self.n)
-    }
-
-    fn int(&mut self, e: &IExpr) -> String {
-        if let Some(v) = e.eval(&[]) {
-            return v.to_string();
-        }
-        match e {
-            IExpr::Const(v) => v.to_string(),
-            IExpr::Var(v) if Some(*v) == self.flat.loop_var => format!("%i{}", self.loops),
-            IExpr::Var(_) => "0".into(),
-            IExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.int(a), self.int(b));
-                let d = self.fresh();
-                match op {
-                    IOp::Add => emit!(self, "{d} = add i32 {a}, {b}"),
-                    IOp::Sub => emit!(self, "{d} = sub i32 {a}, {b}"),
-                    IOp::Mul => emit!(self, "{d} = mul i32 {a}, {b}"),
-                    IOp::Min => {
-                        emit!(self, "{d} = call i32 @llvm.smin.i32(i32 {a}, i32 {b})")
-                    }
-                    IOp::Max => {
-                        emit!(self, "{d} = call i32 @llvm.smax.i32(i32 {a}, i32 {b})")
-                    }
-                    IOp::Mod => {
-                        let (r, neg, adj) = (self.fresh(), self.fresh(), self.fresh());
-                        emit!(self, "{r} = srem i32 {a}, {b}");
-                        emit!(self, "{neg} = icmp slt i32 {r}, 0");
-                        emit!(self, "{adj} = add i32 {r}, {b}");
-                        emit!(self, "{d} = select i1 {neg}, i32 {adj}, i32 {r}");
-                    }
-                    IOp::FloorDiv => {
-                        let (q, m, gt, dec) =
-                            (self.fresh(), self.fresh(), self.fresh(), self.fresh());
-                        emit!(self, "{q} = sdiv i32 {a}, {b}");
-                        emit!(self, "{m} = mul i32 {q}, {b}");
-                        emit!(self, "{gt} = icmp sgt i32 {m}, {a}");
-                        emit!(self, "{dec} = sub i32 {q}, 1");
-                        emit!(self, "{d} = select i1 {gt}, i32 {dec}, i32 {q}");
-                    }
-                }
-                d
-            }
-            IExpr::Select(s) => {
-                let (c, a, b) = &**s;
-                let c = self.cond(c);
-                let (a, b) = (self.int(a), self.int(b));
-                let d = self.fresh();
-                emit!(self, "{d} = select i1 {c}, i32 {a}, i32 {b}");
-                d
-            }
-        }
-    }
-
-    fn cond(&mut self, c: &Cond) -> String {
-        match c {
-            Cond::True => "true".into(),
-            Cond::Cmp(op, a, b) => {
-                let (a, b) = (self.int(a), self.int(b));
-                let d = self.fresh();
-                let p = match op {
-                    CmpOp::Lt => "slt",
-                    CmpOp::Le => "sle",
-                    CmpOp::Gt => "sgt",
-                    CmpOp::Ge => "sge",
-                    CmpOp::Eq => "eq",
-                    CmpOp::Ne => "ne",
-                };
-                emit!(self, "{d} = icmp {p} i32 {a}, {b}");
-                d
-            }
-            Cond::Not(x) => {
-                let x = self.cond(x);
-                let d = self.fresh();
-                emit!(self, "{d} = xor i1 {x}, true");
-                d
-            }
-            Cond::And(x, y) | Cond::Or(x, y) => {
-                let (a, b) = (self.cond(x), self.cond(y));
-                let d = self.fresh();
-                let op = if matches!(c, Cond::And(..)) {
-                    "and"
-                } else {
-                    "or"
-                };
-                emit!(self, "{d} = {op} i1 {a}, {b}");
-                d
-            }
-        }
     }
 
     fn name(&self, b: BufId) -> String {
@@ -163,7 +72,7 @@ impl Gen<'_> {
     /// Pointer to this thread's value of the element: global (addrspace 1) or LDS (addrspace 3).
     fn pointer(&mut self, a: &Access) -> String {
         let e = element(&self.flat.shapes, a);
-        let elem = self.int(&e);
+        let elem = walk::int(self, &e);
         let scaled = self.fresh();
         let lanes = self.lanes;
         emit!(self, "{scaled} = mul i32 {elem}, {lanes}");
@@ -195,62 +104,6 @@ impl Gen<'_> {
         }
     }
 
-    fn value(&mut self, v: &VExpr) -> String {
-        match v {
-            VExpr::Lit(x) => float(*x),
-            VExpr::Read(a) => {
-                let p = self.pointer(a);
-                let d = self.fresh();
-                emit!(
-                    self,
-                    "{d} = load float, ptr addrspace({}) {p}, align 4",
-                    self.space(a.buffer)
-                );
-                d
-            }
-            VExpr::Index(e) => {
-                let i = self.int(e);
-                let d = self.fresh();
-                emit!(self, "{d} = sitofp i32 {i} to float");
-                d
-            }
-            VExpr::Neg(x) => {
-                let x = self.value(x);
-                let d = self.fresh();
-                emit!(self, "{d} = fneg float {x}");
-                d
-            }
-            VExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.value(a), self.value(b));
-                let d = self.fresh();
-                let ins = match op {
-                    VOp::Add => "fadd",
-                    VOp::Sub => "fsub",
-                    VOp::Mul => "fmul",
-                    VOp::Div => "fdiv",
-                };
-                emit!(self, "{d} = {ins} float {a}, {b}");
-                d
-            }
-            VExpr::Call(func, args) => {
-                let r: Vec<String> = args
-                    .iter()
-                    .map(|a| format!("float {}", self.value(a)))
-                    .collect();
-                let d = self.fresh();
-                let f = match func {
-                    Func::Max => "llvm.maxnum.f32",
-                    Func::Min => "llvm.minnum.f32",
-                    Func::Fma => "llvm.fma.f32",
-                    Func::Abs => "llvm.fabs.f32",
-                };
-                emit!(self, "{d} = call float @{f}({})", r.join(", "));
-                d
-            }
-        }
-    }
-
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
         if let Some(src) = is_async_copy(self.program, s) {
@@ -261,13 +114,7 @@ impl Gen<'_> {
             if s.is_async {
                 self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it is emitted synchronously", s.assign.stmt));
             }
-            let v = self.value(&s.assign.value);
-            let p = self.pointer(&s.assign.target);
-            emit!(
-                self,
-                "store float {v}, ptr addrspace({}) {p}, align 4",
-                self.space(s.assign.target.buffer)
-            );
+            walk::store(self, &s.assign);
         }
         self.out.current = None;
     }
@@ -558,12 +405,141 @@ fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
     out
 }
 
+/// Every operand is an SSA name or a literal; each result a fresh name, numbered after its
+/// operands'.
+impl Isa for Gen<'_> {
+    type Int = String;
+    type Val = String;
+
+    const SPELLING: Spelling = Spelling {
+        int: ["add", "sub", "mul", "llvm.smin.i32", "llvm.smax.i32"],
+        cmp: ["slt", "sle", "sgt", "sge", "eq", "ne"],
+        float: ["fadd", "fsub", "fmul", "fdiv"],
+        func: [
+            "llvm.maxnum.f32",
+            "llvm.minnum.f32",
+            "llvm.fma.f32",
+            "llvm.fabs.f32",
+        ],
+    };
+
+    fn loop_var(&self) -> Option<VarId> {
+        self.flat.loop_var
+    }
+
+    fn counter(&mut self) -> String {
+        format!("%i{}", self.loops)
+    }
+
+    fn imm(&mut self, v: i64) -> String {
+        v.to_string()
+    }
+
+    fn int_op(&mut self, op: IOp, a: String, b: String) -> String {
+        let d = self.fresh();
+        let ins = Self::SPELLING.int(op);
+        match op {
+            IOp::Min | IOp::Max => emit!(self, "{d} = call i32 @{ins}(i32 {a}, i32 {b})"),
+            IOp::Mod => {
+                let (r, neg, adj) = (self.fresh(), self.fresh(), self.fresh());
+                emit!(self, "{r} = srem i32 {a}, {b}");
+                emit!(self, "{neg} = icmp slt i32 {r}, 0");
+                emit!(self, "{adj} = add i32 {r}, {b}");
+                emit!(self, "{d} = select i1 {neg}, i32 {adj}, i32 {r}");
+            }
+            IOp::FloorDiv => {
+                let (q, m, gt, dec) = (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+                emit!(self, "{q} = sdiv i32 {a}, {b}");
+                emit!(self, "{m} = mul i32 {q}, {b}");
+                emit!(self, "{gt} = icmp sgt i32 {m}, {a}");
+                emit!(self, "{dec} = sub i32 {q}, 1");
+                emit!(self, "{d} = select i1 {gt}, i32 {dec}, i32 {q}");
+            }
+            IOp::Add | IOp::Sub | IOp::Mul => emit!(self, "{d} = {ins} i32 {a}, {b}"),
+        }
+        d
+    }
+
+    fn select(&mut self, c: &Cond, a: &IExpr, b: &IExpr) -> String {
+        walk::select(self, c, a, b)
+    }
+
+    fn literal(&mut self, x: f64) -> String {
+        float(x)
+    }
+
+    fn read(&mut self, a: &Access) -> String {
+        let p = self.pointer(a);
+        let d = self.fresh();
+        let space = self.space(a.buffer);
+        emit!(
+            self,
+            "{d} = load float, ptr addrspace({space}) {p}, align 4"
+        );
+        d
+    }
+
+    fn store(&mut self, target: &Access, v: String) {
+        let p = self.pointer(target);
+        let space = self.space(target.buffer);
+        emit!(self, "store float {v}, ptr addrspace({space}) {p}, align 4");
+    }
+
+    fn value_op(&mut self, op: ValueOp<String, String>) -> String {
+        let d = self.fresh();
+        match op {
+            ValueOp::Index(i) => emit!(self, "{d} = sitofp i32 {i} to float"),
+            ValueOp::Neg(x) => emit!(self, "{d} = fneg float {x}"),
+            ValueOp::Bin(op, a, b) => {
+                emit!(self, "{d} = {} float {a}, {b}", Self::SPELLING.float(op))
+            }
+            ValueOp::Call(f, args) => {
+                let args: Vec<String> = args.iter().map(|a| format!("float {a}")).collect();
+                let f = Self::SPELLING.func(f);
+                emit!(self, "{d} = call float @{f}({})", args.join(", "));
+            }
+        }
+        d
+    }
+}
+
+/// Conditions are `i1` values; `true` is a literal.
+impl Predicates for Gen<'_> {
+    type Pred = String;
+    type Dest = ();
+
+    fn dest(&mut self) {}
+
+    fn cond_op(&mut self, (): (), op: CondOp<String, String>) -> String {
+        if let CondOp::True = op {
+            return "true".into();
+        }
+        let d = self.fresh();
+        match op {
+            CondOp::Cmp(cmp, a, b) => {
+                emit!(self, "{d} = icmp {} i32 {a}, {b}", Self::SPELLING.cmp(cmp))
+            }
+            CondOp::True => {}
+            CondOp::Not(x) => emit!(self, "{d} = xor i1 {x}, true"),
+            CondOp::And(a, b) => emit!(self, "{d} = and i1 {a}, {b}"),
+            CondOp::Or(a, b) => emit!(self, "{d} = or i1 {a}, {b}"),
+        }
+        d
+    }
+
+    fn select_op(&mut self, c: String, a: String, b: String) -> String {
+        let d = self.fresh();
+        emit!(self, "{d} = select i1 {c}, i32 {a}, i32 {b}");
+        d
+    }
+}
+
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     let mut g = Gen {
         program,
         flat,
         lanes: i64::from(lanes.max(1)),
-        out: Lines::default(),
+        out: Lines::indented_by("  "),
         n: 0,
         loops: 0,
         notes: Vec::new(),
@@ -622,18 +598,9 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     ));
     head.line("entry:");
     head.line("  %tid = call i32 @llvm.amdgcn.workitem.id.x()");
-    let mut text = head.text;
-    text.push_str(&body);
-    text.push_str("  ret void\n}\n");
     let waits = emitted_waits(&g.points, &lines, head.stmts.len());
-    let mut line_stmts = head.stmts;
-    line_stmts.extend(g.out.stmts);
-    line_stmts.extend([None, None]);
     Emitted {
-        text,
-        notes: g.notes,
-        line_stmts,
         waits,
-        ..Emitted::default()
+        ..kernel(head, &body, g.out, "  ret void\n}\n", g.notes)
     }
 }

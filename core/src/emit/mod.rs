@@ -7,11 +7,11 @@
 //! Every target starts from the same flattened form: the peeled program with parameters bound,
 //! inner loops of statements unrolled, and the body loop kept as a real loop.
 
-/// `emit!(gen, "fmt", args…)`: one indented line written straight into the output, without an
-/// intermediate `String` (each emitter's `emit_args` adds its indentation).
+/// `emit!(gen, "fmt", args…)`: one instruction written straight into the emitter's output
+/// (`gen.out`, indented its way), without an intermediate `String`.
 macro_rules! emit {
     ($g:expr, $($arg:tt)*) => {
-        $g.emit_args(format_args!($($arg)*))
+        $g.out.instr_args(format_args!($($arg)*))
     };
 }
 
@@ -20,6 +20,7 @@ mod llvm;
 mod ptx;
 pub(crate) mod sequence;
 mod slots;
+mod walk;
 
 use crate::affine::{interval, Interval};
 use crate::ir::*;
@@ -612,22 +613,59 @@ pub fn emit(
     out
 }
 
+/// A kernel's text: its header, the instructions the emitter wrote (`body`: `out.text`, or that
+/// text once completed), then its closing lines; each line mapped to the statement it comes from
+/// (header and closing lines to none).
+pub(crate) fn kernel(
+    head: Lines,
+    body: &str,
+    out: Lines,
+    tail: &str,
+    notes: Vec<String>,
+) -> Emitted {
+    let mut text = head.text;
+    text.push_str(body);
+    text.push_str(tail);
+    let mut line_stmts = head.stmts;
+    line_stmts.extend(out.stmts);
+    line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
+    Emitted {
+        text,
+        notes,
+        line_stmts,
+        ..Emitted::default()
+    }
+}
+
 /// Text with a statement id per line, built line by line.
 #[derive(Default)]
 pub(crate) struct Lines {
+    /// Before each instruction (`instr`), not before a label or a header line (`line`).
+    pub indent: &'static str,
     pub text: String,
     pub stmts: Vec<Option<StmtId>>,
     pub current: Option<StmtId>,
 }
 
 impl Lines {
+    pub fn indented_by(indent: &'static str) -> Lines {
+        Lines {
+            indent,
+            ..Lines::default()
+        }
+    }
+
     pub fn line(&mut self, s: impl AsRef<str>) {
         self.indented("", s.as_ref());
     }
 
-    pub fn indented_args(&mut self, indent: &str, args: std::fmt::Arguments<'_>) {
+    pub fn instr(&mut self, s: &str) {
+        self.indented(self.indent, s);
+    }
+
+    pub fn instr_args(&mut self, args: std::fmt::Arguments<'_>) {
         use std::fmt::Write;
-        self.text.push_str(indent);
+        self.text.push_str(self.indent);
         let _ = self.text.write_fmt(args);
         self.text.push('\n');
         self.stmts.push(self.current);

@@ -9,7 +9,8 @@
 //!   loop and known statically outside it.
 
 use super::slots::{self, Plan, QueueState};
-use super::{element, elements, is_async_copy, Emitted, Flat, Item, Lines, Stmt};
+use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
+use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::emit::EmitOptions;
 use crate::ir::*;
 use std::collections::BTreeMap;
@@ -80,13 +81,6 @@ impl Gen<'_> {
         self.p += 1;
         format!("%p{}", self.p)
     }
-    fn emit(&mut self, s: impl AsRef<str>) {
-        self.out.indented("    ", s.as_ref());
-    }
-    fn emit_args(&mut self, args: std::fmt::Arguments<'_>) {
-        self.out.indented_args("    ", args);
-    }
-
     fn reg_of(&mut self, o: Op) -> String {
         match o {
             Op::Reg(r) => r,
@@ -96,91 +90,6 @@ impl Gen<'_> {
                 r
             }
         }
-    }
-
-    fn int(&mut self, e: &IExpr) -> Op {
-        if let Some(v) = e.eval(&[]) {
-            return Op::Imm(v);
-        }
-        match e {
-            IExpr::Const(v) => Op::Imm(*v),
-            IExpr::Var(v) if Some(*v) == self.flat.loop_var => Op::Reg("%r1".into()),
-            IExpr::Var(_) => Op::Imm(0),
-            IExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.int(a), self.int(b));
-                let a = self.reg_of(a);
-                let b = b.text();
-                let d = self.r();
-                match op {
-                    IOp::Add => emit!(self, "add.s32 {d}, {a}, {b};"),
-                    IOp::Sub => emit!(self, "sub.s32 {d}, {a}, {b};"),
-                    IOp::Mul => emit!(self, "mul.lo.s32 {d}, {a}, {b};"),
-                    IOp::Min => emit!(self, "min.s32 {d}, {a}, {b};"),
-                    IOp::Max => emit!(self, "max.s32 {d}, {a}, {b};"),
-                    IOp::Mod => {
-                        // Floor modulo for a positive divisor: rem, then add the divisor if negative.
-                        let (t, p) = (self.r(), self.p());
-                        emit!(self, "rem.s32 {t}, {a}, {b};");
-                        emit!(self, "setp.lt.s32 {p}, {t}, 0;");
-                        emit!(self, "add.s32 {d}, {t}, {b};");
-                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
-                    }
-                    IOp::FloorDiv => {
-                        let (t, m, p) = (self.r(), self.r(), self.p());
-                        emit!(self, "div.s32 {t}, {a}, {b};");
-                        emit!(self, "mul.lo.s32 {m}, {t}, {b};");
-                        emit!(self, "setp.gt.s32 {p}, {m}, {a};");
-                        emit!(self, "sub.s32 {d}, {t}, 1;");
-                        emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
-                    }
-                }
-                Op::Reg(d)
-            }
-            IExpr::Select(s) => {
-                let (c, a, b) = &**s;
-                let p = self.cond(c);
-                let (a, b) = (self.int(a), self.int(b));
-                let (a, b) = (self.reg_of(a), self.reg_of(b));
-                let d = self.r();
-                emit!(self, "selp.s32 {d}, {a}, {b}, {p};");
-                Op::Reg(d)
-            }
-        }
-    }
-
-    fn cond(&mut self, c: &Cond) -> String {
-        let p = self.p();
-        match c {
-            Cond::Cmp(op, a, b) => {
-                let (a, b) = (self.int(a), self.int(b));
-                let a = self.reg_of(a);
-                let cmp = match op {
-                    CmpOp::Lt => "lt",
-                    CmpOp::Le => "le",
-                    CmpOp::Gt => "gt",
-                    CmpOp::Ge => "ge",
-                    CmpOp::Eq => "eq",
-                    CmpOp::Ne => "ne",
-                };
-                emit!(self, "setp.{cmp}.s32 {p}, {a}, {};", b.text());
-            }
-            Cond::True => emit!(self, "setp.eq.s32 {p}, 0, 0;"),
-            Cond::Not(x) => {
-                let q = self.cond(x);
-                emit!(self, "not.pred {p}, {q};");
-            }
-            Cond::And(x, y) | Cond::Or(x, y) => {
-                let (a, b) = (self.cond(x), self.cond(y));
-                let op = if matches!(c, Cond::And(..)) {
-                    "and"
-                } else {
-                    "or"
-                };
-                emit!(self, "{op}.pred {p}, {a}, {b};");
-            }
-        }
-        p
     }
 
     fn scope(&self, b: BufId) -> Scope {
@@ -197,7 +106,7 @@ impl Gen<'_> {
     /// shared, 64-bit local-window for local).
     fn address(&mut self, a: &Access) -> String {
         let e = element(&self.flat.shapes, a);
-        let elem = self.int(&e);
+        let elem = walk::int(self, &e);
         match self.scope(a.buffer) {
             Scope::Local => {
                 let bytes = match elem {
@@ -209,7 +118,7 @@ impl Gen<'_> {
                     }
                 };
                 let (w, d) = (self.rd(), self.rd());
-                let bytes = self.reg_of_text(bytes);
+                let bytes = self.reg_of(bytes);
                 emit!(self, "cvt.s64.s32 {w}, {bytes};");
                 emit!(self, "add.s64 {d}, %rd_{}, {w};", self.name(a.buffer));
                 d
@@ -241,10 +150,6 @@ impl Gen<'_> {
         }
     }
 
-    fn reg_of_text(&mut self, o: Op) -> String {
-        self.reg_of(o)
-    }
-
     fn space(&self, b: BufId) -> &'static str {
         match self.scope(b) {
             Scope::Global => "global",
@@ -253,65 +158,11 @@ impl Gen<'_> {
         }
     }
 
-    fn value(&mut self, v: &VExpr) -> String {
-        match v {
-            VExpr::Lit(x) => {
-                let d = self.f();
-                emit!(self, "mov.f32 {d}, 0f{:08X};", (*x as f32).to_bits());
-                d
-            }
-            VExpr::Read(a) => {
-                let addr = self.address(a);
-                let d = self.f();
-                emit!(self, "ld.{}.f32 {d}, [{addr}];", self.space(a.buffer));
-                d
-            }
-            VExpr::Index(e) => {
-                let i = self.int(e);
-                let i = self.reg_of(i);
-                let d = self.f();
-                emit!(self, "cvt.rn.f32.s32 {d}, {i};");
-                d
-            }
-            VExpr::Neg(x) => {
-                let x = self.value(x);
-                let d = self.f();
-                emit!(self, "neg.f32 {d}, {x};");
-                d
-            }
-            VExpr::Bin(op, ab) => {
-                let [a, b] = &**ab;
-                let (a, b) = (self.value(a), self.value(b));
-                let d = self.f();
-                let ins = match op {
-                    VOp::Add => "add.f32",
-                    VOp::Sub => "sub.f32",
-                    VOp::Mul => "mul.f32",
-                    VOp::Div => "div.rn.f32",
-                };
-                emit!(self, "{ins} {d}, {a}, {b};");
-                d
-            }
-            VExpr::Call(func, args) => {
-                let regs: Vec<String> = args.iter().map(|a| self.value(a)).collect();
-                let d = self.f();
-                let ins = match func {
-                    Func::Max => "max.f32",
-                    Func::Min => "min.f32",
-                    Func::Fma => "fma.rn.f32",
-                    Func::Abs => "abs.f32",
-                };
-                emit!(self, "{ins} {d}, {};", regs.join(", "));
-                d
-            }
-        }
-    }
-
     /// The shared (32-bit) or global (64-bit) address of a whole element tile: what a bulk copy moves.
     fn tile_address(&mut self, a: &Access) -> String {
         let e = element(&self.flat.shapes, a);
         let tile = self.lanes * 4;
-        let elem = self.int(&e);
+        let elem = walk::int(self, &e);
         if self.scope(a.buffer) == Scope::Shared {
             let d = self.r();
             match elem {
@@ -369,13 +220,7 @@ impl Gen<'_> {
                     s.assign.stmt
                 ));
             }
-            let v = self.value(&s.assign.value);
-            let addr = self.address(&s.assign.target);
-            emit!(
-                self,
-                "st.{}.f32 [{addr}], {v};",
-                self.space(s.assign.target.buffer)
-            );
+            walk::store(self, &s.assign);
         }
         self.out.current = None;
     }
@@ -391,7 +236,7 @@ impl Gen<'_> {
                     }
                 }
                 Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
-                Item::Commit(_) => self.emit("cp.async.commit_group;"),
+                Item::Commit(_) => self.out.instr("cp.async.commit_group;"),
                 Item::Wait {
                     queue, count, id, ..
                 } if self.hopper.is_some() => self.hopper_wait(*queue, *count, *id),
@@ -416,7 +261,7 @@ impl Gen<'_> {
                     emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
                     emit!(self, "@{p} bra.uni {end};");
                     self.items(body);
-                    self.emit("add.s32 %r1, %r1, 1;");
+                    self.out.instr("add.s32 %r1, %r1, 1;");
                     emit!(self, "bra.uni {head};");
                     self.out.line(format!("{end}:"));
                     if let Some(h) = &mut self.hopper {
@@ -455,7 +300,7 @@ impl Gen<'_> {
             ));
         }
         for l in lines {
-            self.emit(l);
+            self.out.instr(&l);
         }
     }
 
@@ -498,8 +343,8 @@ impl Gen<'_> {
                 addr
             }
         };
-        self.emit("fence.proxy.async;  // this block's earlier ordinary stores are ordered before the bulk copies");
-        self.emit("bar.sync 0;  // every thread is done with the slot being refilled and has passed its earlier waits");
+        self.out.instr("fence.proxy.async;  // this block's earlier ordinary stores are ordered before the bulk copies");
+        self.out.instr("bar.sync 0;  // every thread is done with the slot being refilled and has passed its earlier waits");
         emit!(
             self,
             "@%p_lead mbarrier.arrive.expect_tx.shared::cta.b64 %rd_state, [{bar}], {bytes};"
@@ -621,6 +466,126 @@ impl Gen<'_> {
     }
 }
 
+/// Indices in 32-bit registers (`%r`), conditions in predicates (`%p`), values in `%f`.
+impl Isa for Gen<'_> {
+    type Int = Op;
+    type Val = String;
+
+    const SPELLING: Spelling = Spelling {
+        int: ["add.s32", "sub.s32", "mul.lo.s32", "min.s32", "max.s32"],
+        cmp: ["lt", "le", "gt", "ge", "eq", "ne"],
+        float: ["add.f32", "sub.f32", "mul.f32", "div.rn.f32"],
+        func: ["max.f32", "min.f32", "fma.rn.f32", "abs.f32"],
+    };
+
+    fn loop_var(&self) -> Option<VarId> {
+        self.flat.loop_var
+    }
+
+    fn counter(&mut self) -> Op {
+        Op::Reg("%r1".into())
+    }
+
+    fn imm(&mut self, v: i64) -> Op {
+        Op::Imm(v)
+    }
+
+    fn int_op(&mut self, op: IOp, a: Op, b: Op) -> Op {
+        let a = self.reg_of(a);
+        let b = b.text();
+        let d = self.r();
+        match op {
+            IOp::Mod => {
+                // Floor modulo for a positive divisor: rem, then add the divisor if negative.
+                let (t, p) = (self.r(), self.p());
+                emit!(self, "rem.s32 {t}, {a}, {b};");
+                emit!(self, "setp.lt.s32 {p}, {t}, 0;");
+                emit!(self, "add.s32 {d}, {t}, {b};");
+                emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
+            }
+            IOp::FloorDiv => {
+                let (t, m, p) = (self.r(), self.r(), self.p());
+                emit!(self, "div.s32 {t}, {a}, {b};");
+                emit!(self, "mul.lo.s32 {m}, {t}, {b};");
+                emit!(self, "setp.gt.s32 {p}, {m}, {a};");
+                emit!(self, "sub.s32 {d}, {t}, 1;");
+                emit!(self, "selp.s32 {d}, {d}, {t}, {p};");
+            }
+            _ => emit!(self, "{} {d}, {a}, {b};", Self::SPELLING.int(op)),
+        }
+        Op::Reg(d)
+    }
+
+    fn select(&mut self, c: &Cond, a: &IExpr, b: &IExpr) -> Op {
+        walk::select(self, c, a, b)
+    }
+
+    fn literal(&mut self, x: f64) -> String {
+        let d = self.f();
+        emit!(self, "mov.f32 {d}, 0f{:08X};", (x as f32).to_bits());
+        d
+    }
+
+    fn read(&mut self, a: &Access) -> String {
+        let addr = self.address(a);
+        let d = self.f();
+        emit!(self, "ld.{}.f32 {d}, [{addr}];", self.space(a.buffer));
+        d
+    }
+
+    fn store(&mut self, target: &Access, v: String) {
+        let addr = self.address(target);
+        emit!(self, "st.{}.f32 [{addr}], {v};", self.space(target.buffer));
+    }
+
+    fn value_op(&mut self, op: ValueOp<Op, String>) -> String {
+        let d = self.f();
+        match op {
+            ValueOp::Index(i) => {
+                let i = self.reg_of(i);
+                emit!(self, "cvt.rn.f32.s32 {d}, {i};");
+            }
+            ValueOp::Neg(x) => emit!(self, "neg.f32 {d}, {x};"),
+            ValueOp::Bin(op, a, b) => emit!(self, "{} {d}, {a}, {b};", Self::SPELLING.float(op)),
+            ValueOp::Call(f, args) => {
+                emit!(self, "{} {d}, {};", Self::SPELLING.func(f), args.join(", "))
+            }
+        }
+        d
+    }
+}
+
+impl Predicates for Gen<'_> {
+    type Pred = String;
+    type Dest = String;
+
+    fn dest(&mut self) -> String {
+        self.p()
+    }
+
+    fn cond_op(&mut self, p: String, op: CondOp<Op, String>) -> String {
+        match op {
+            CondOp::Cmp(cmp, a, b) => {
+                let a = self.reg_of(a);
+                let cmp = Self::SPELLING.cmp(cmp);
+                emit!(self, "setp.{cmp}.s32 {p}, {a}, {};", b.text());
+            }
+            CondOp::True => emit!(self, "setp.eq.s32 {p}, 0, 0;"),
+            CondOp::Not(x) => emit!(self, "not.pred {p}, {x};"),
+            CondOp::And(a, b) => emit!(self, "and.pred {p}, {a}, {b};"),
+            CondOp::Or(a, b) => emit!(self, "or.pred {p}, {a}, {b};"),
+        }
+        p
+    }
+
+    fn select_op(&mut self, p: String, a: Op, b: Op) -> Op {
+        let (a, b) = (self.reg_of(a), self.reg_of(b));
+        let d = self.r();
+        emit!(self, "selp.s32 {d}, {a}, {b}, {p};");
+        Op::Reg(d)
+    }
+}
+
 fn barrier_operand(queue: i64, slot: i64) -> String {
     if slot == 0 {
         format!("mbar_q{queue}")
@@ -678,7 +643,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
         program,
         flat,
         lanes,
-        out: Lines::default(),
+        out: Lines::indented_by("    "),
         r: 1,
         rd: 0,
         f: 0,
@@ -829,16 +794,6 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
     for e in extra {
         head.line(e);
     }
-    let mut text = head.text;
-    text.push_str(&g.out.text);
-    text.push_str("    ret;\n}\n");
-    let mut line_stmts = head.stmts;
-    line_stmts.extend(g.out.stmts);
-    line_stmts.extend([None, None]);
-    Emitted {
-        text,
-        notes: g.notes,
-        line_stmts,
-        ..Emitted::default()
-    }
+    let body = std::mem::take(&mut g.out.text);
+    kernel(head, &body, g.out, "    ret;\n}\n", g.notes)
 }
