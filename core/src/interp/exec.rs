@@ -1,0 +1,761 @@
+//! The executing machine: asynchronous queues of commit groups, per-element counts of pending
+//! asynchronous writes and reads (each race check O(1)), groups completed by waits or by the
+//! policy, and the run's report.
+
+use super::compile::{eval, value_of, CAccess, CAssign, CNode, Code};
+use super::memory::{round, unflatten};
+use super::result::*;
+use super::Prepared;
+use crate::diagnostic::Span;
+use crate::ir::*;
+use std::collections::VecDeque;
+
+const MAX_RACES: usize = 64;
+
+#[derive(Clone)]
+pub(super) struct Buf {
+    pub(super) name: String,
+    pub(super) shape: Vec<i64>,
+    pub(super) strides: Vec<i64>,
+    pub(super) values: Vec<f64>,
+    pub(super) written: Vec<bool>,
+    pub(super) pending_writes: Vec<u32>,
+    pub(super) pending_reads: Vec<u32>,
+    pub(super) dtype: DType,
+    pub(super) versions: u32,
+    pub(super) global: bool,
+}
+
+struct Group {
+    queue: i64,
+    q: usize,
+    seq: u64,
+    writes: Vec<(u32, usize, f64)>,
+    reads: Vec<(u32, usize)>,
+    members: Vec<(StmtId, Option<i64>)>,
+    done: bool,
+}
+
+struct Machine<'a> {
+    opts: &'a RunOptions,
+    bufs: Vec<Buf>,
+    env: Vec<i64>,
+    groups: Vec<Group>,
+    open: Vec<usize>,
+    /// Per dense queue number: groups committed and not completed, oldest first.
+    in_flight: Vec<VecDeque<usize>>,
+    /// Per dense queue number: groups committed so far.
+    committed: Vec<u64>,
+    last_wait: Vec<Option<WaitRef>>,
+    /// `opts.count_delta` per wait index.
+    count_delta: Vec<i64>,
+    wait_refs: Vec<(Option<u32>, i64, Span)>,
+    run: Run,
+    async_depth: usize,
+    rng: u64,
+    stopped: bool,
+    scratch_offsets: Vec<(u32, usize)>,
+    free_groups: Vec<usize>,
+    scratch_values: Vec<f64>,
+    for_depth: usize,
+    current_outer: Option<u32>,
+    /// Loops and scopes entered (sections and guards do not count): 0 at the top level.
+    nest: usize,
+    /// Top-level steps begun so far, counted as `timeline` counts them.
+    step: u64,
+}
+
+enum Stop {
+    Cap,
+}
+
+impl Machine<'_> {
+    fn eval(&self, code: &Code) -> Option<i64> {
+        eval(code, &self.env)
+    }
+
+    fn problem(&mut self, span: Span, message: String) {
+        if self.run.problems.len() < 32
+            && !self
+                .run
+                .problems
+                .iter()
+                .any(|p| p.span == span && p.message == message)
+        {
+            self.run.problems.push(Problem { span, message });
+        }
+    }
+
+    /// Element offset of an access, or a located problem. Allocation-free on the hot path.
+    #[inline]
+    fn locate(&mut self, a: &CAccess) -> Option<usize> {
+        let mut off = a.base;
+        for d in &a.dims {
+            let Some(i) = eval(&d.index, &self.env) else {
+                self.problem(a.span, "an index divides by zero or overflows".into());
+                return None;
+            };
+            if i < 0 || i >= d.size {
+                self.out_of_bounds(a, d.k, i);
+                return None;
+            }
+            off += i * d.stride;
+        }
+        if let Some(c) = &a.extra {
+            if eval(c, &self.env).is_none() {
+                self.problem(a.span, "an index divides by zero or overflows".into());
+            }
+            return None;
+        }
+        Some(off as usize)
+    }
+
+    #[cold]
+    fn out_of_bounds(&mut self, a: &CAccess, k: usize, i: i64) {
+        let Some(buf) = self.bufs.get(a.buf as usize) else {
+            return;
+        };
+        let name = buf.name.clone();
+        let shape = buf.shape.clone();
+        let size = shape.get(k).copied().unwrap_or(0);
+        let iter = self.iteration_of(None);
+        self.problem(
+            a.span,
+            format!(
+                "index {k} of `{name}` is {i}, outside 0..{size} (shape {shape:?}{})",
+                iter.map_or(String::new(), |j| format!(", iteration {j}"))
+            ),
+        );
+    }
+
+    /// The multi-dimensional index of an element offset (for reports).
+    fn index_of(&self, buf: u32, off: usize) -> Vec<i64> {
+        self.bufs
+            .get(buf as usize)
+            .map_or_else(Vec::new, |b| unflatten(&b.strides, off))
+    }
+
+    /// The original iteration of a pipelined copy, or (hand-written and source programs) the value
+    /// of the outermost loop variable running now.
+    fn iteration_of(&mut self, code: Option<&Code>) -> Option<i64> {
+        match code {
+            Some(c) => self.eval(c),
+            None => self
+                .current_outer
+                .and_then(|v| self.env.get(v as usize).copied()),
+        }
+    }
+
+    fn pending_group_of(&self, queue_filter: impl Fn(&Group) -> bool) -> Option<usize> {
+        self.in_flight
+            .iter()
+            .flat_map(|q| q.iter())
+            .copied()
+            .find(|&g| {
+                self.groups
+                    .get(g)
+                    .is_some_and(|g| !g.done && queue_filter(g))
+            })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        kind: RaceKind,
+        a: &CAssign,
+        iteration: Option<i64>,
+        buf: u32,
+        index: &[i64],
+        group: usize,
+    ) {
+        if self.run.races.len() >= MAX_RACES {
+            return;
+        }
+        let Some(g) = self.groups.get(group) else {
+            return;
+        };
+        let pending = PendingGroup {
+            queue: g.queue,
+            seq: g.seq,
+            members: g.members.clone(),
+        };
+        let wait = self.last_wait.get(g.q).copied().flatten();
+        let (name, versions) = self
+            .bufs
+            .get(buf as usize)
+            .map_or((String::from("?"), 1), |b| (b.name.clone(), b.versions));
+        let slot = (versions > 1).then(|| index.first().copied()).flatten();
+        let who: Vec<String> = pending
+            .members
+            .iter()
+            .take(3)
+            .map(|(s, j)| {
+                format!(
+                    "statement {s}{}",
+                    j.map_or(String::new(), |j| format!(" of iteration {j}"))
+                )
+            })
+            .collect();
+        let message = format!(
+            "{} `{name}{index:?}`{}: group {} of queue {} ({}) is still in flight{}",
+            kind.describe(),
+            slot.map_or(String::new(), |s| format!(" (ring slot {s})")),
+            pending.seq,
+            pending.queue,
+            who.join(", "),
+            match wait {
+                Some(_) => format!(
+                    "; the last wait on queue {} before this access should have covered it",
+                    pending.queue
+                ),
+                None => format!(
+                    "; no wait on queue {} ran before this access",
+                    pending.queue
+                ),
+            }
+        );
+        self.run.races.push(Race {
+            kind,
+            stmt: a.stmt,
+            span: a.span,
+            iteration,
+            buffer: name,
+            element: index.to_vec(),
+            slot,
+            group: pending,
+            wait,
+            step: self.step,
+            message,
+        });
+    }
+
+    fn complete(&mut self, g: usize) {
+        let Some(group) = self.groups.get_mut(g) else {
+            return;
+        };
+        if group.done {
+            return;
+        }
+        group.done = true;
+        let (queue, q, seq) = (group.queue, group.q, group.seq);
+        let bufs = &mut self.bufs;
+        for &(b, off, v) in &group.writes {
+            if let Some(buf) = bufs.get_mut(b as usize) {
+                if let Some(x) = buf.values.get_mut(off) {
+                    *x = v;
+                }
+                if let Some(w) = buf.written.get_mut(off) {
+                    *w = true;
+                }
+                if let Some(p) = buf.pending_writes.get_mut(off) {
+                    *p = p.saturating_sub(1);
+                }
+            }
+        }
+        for &(b, off) in &group.reads {
+            if let Some(p) = bufs
+                .get_mut(b as usize)
+                .and_then(|buf| buf.pending_reads.get_mut(off))
+            {
+                *p = p.saturating_sub(1);
+            }
+        }
+        // Recycle the slot and its buffers: long runs commit many groups.
+        group.writes.clear();
+        group.reads.clear();
+        group.members.clear();
+        if let Some(q) = self.in_flight.get_mut(q) {
+            // Waits and the random policy complete the oldest group.
+            if q.front() == Some(&g) {
+                q.pop_front();
+            } else {
+                q.retain(|x| *x != g);
+            }
+        }
+        self.free_groups.push(g);
+        if self.opts.trace {
+            self.trace(Event::Complete { queue, seq });
+        }
+    }
+
+    fn begin_step_at_top(&mut self) {
+        if self.nest == 0 {
+            self.step += 1;
+        }
+    }
+
+    fn trace(&mut self, e: Event) {
+        if self.opts.trace && self.run.trace.len() < self.opts.max_trace_events {
+            self.run.trace.push(e);
+        }
+    }
+
+    fn random(&mut self) -> u64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        self.rng
+    }
+
+    /// Under the random policy, sometimes complete the oldest group of some queue.
+    fn maybe_complete(&mut self) {
+        if let Policy::Random { .. } = self.opts.policy {
+            if self.random().is_multiple_of(4) {
+                let queues: Vec<usize> = self
+                    .in_flight
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(q, _)| q)
+                    .collect();
+                if !queues.is_empty() {
+                    let q = queues
+                        .get((self.random() as usize) % queues.len())
+                        .copied()
+                        .unwrap_or(0);
+                    if let Some(&g) = self.in_flight.get(q).and_then(|v| v.front()) {
+                        self.complete(g);
+                    }
+                }
+            }
+        }
+    }
+
+    fn exec(&mut self, nodes: &[CNode]) -> Result<(), Stop> {
+        for n in nodes {
+            if self.stopped {
+                return Err(Stop::Cap);
+            }
+            match n {
+                CNode::For { var, lo, hi, body } => {
+                    let (Some(l), Some(h)) = (self.eval(lo), self.eval(hi)) else {
+                        continue;
+                    };
+                    let outermost = self.for_depth == 0;
+                    if outermost {
+                        self.current_outer = Some(*var);
+                    }
+                    let top = self.nest == 0;
+                    self.for_depth += 1;
+                    self.nest += 1;
+                    let saved = self.env.get(*var as usize).copied();
+                    let mut v = l;
+                    while v < h {
+                        if let Some(slot) = self.env.get_mut(*var as usize) {
+                            *slot = v;
+                        }
+                        if top {
+                            self.step += 1;
+                        }
+                        self.exec(body)?;
+                        v += 1;
+                    }
+                    self.nest -= 1;
+                    if let (Some(slot), Some(s)) = (self.env.get_mut(*var as usize), saved) {
+                        *slot = s;
+                    }
+                    self.for_depth -= 1;
+                    if outermost {
+                        self.current_outer = None;
+                    }
+                }
+                CNode::If { cond, body } => {
+                    if self.eval(cond).is_some_and(|c| c != 0) {
+                        self.exec(body)?;
+                    }
+                }
+                CNode::Commit { queue, q, body } => {
+                    self.begin_step_at_top();
+                    let seq = self.committed.get(*q).copied().unwrap_or(0);
+                    let g = match self.free_groups.pop() {
+                        Some(g) => {
+                            if let Some(x) = self.groups.get_mut(g) {
+                                x.queue = *queue;
+                                x.q = *q;
+                                x.seq = seq;
+                                x.done = false;
+                            }
+                            g
+                        }
+                        None => {
+                            self.groups.push(Group {
+                                queue: *queue,
+                                q: *q,
+                                seq,
+                                writes: Vec::new(),
+                                reads: Vec::new(),
+                                members: Vec::new(),
+                                done: false,
+                            });
+                            self.groups.len() - 1
+                        }
+                    };
+                    self.open.push(g);
+                    self.nest += 1;
+                    let r = self.exec(body);
+                    self.nest -= 1;
+                    self.open.pop();
+                    if let Some(c) = self.committed.get_mut(*q) {
+                        *c = seq + 1;
+                    }
+                    if let Some(f) = self.in_flight.get_mut(*q) {
+                        f.push_back(g);
+                    }
+                    if self.opts.trace {
+                        let size = self.groups.get(g).map_or(0, |x| x.members.len());
+                        self.trace(Event::Commit {
+                            queue: *queue,
+                            seq,
+                            size,
+                        });
+                    }
+                    if self.opts.policy == Policy::Earliest {
+                        self.complete(g);
+                    }
+                    r?;
+                }
+                CNode::Async { body } => {
+                    self.async_depth += 1;
+                    self.nest += 1;
+                    let r = self.exec(body);
+                    self.nest -= 1;
+                    self.async_depth -= 1;
+                    r?;
+                }
+                CNode::Wait {
+                    queue,
+                    q,
+                    count,
+                    index,
+                    body,
+                    span,
+                } => {
+                    self.begin_step_at_top();
+                    let Some(mut n) = self.eval(count) else {
+                        self.problem(*span, "this wait count divides by zero or overflows".into());
+                        continue;
+                    };
+                    n += self.count_delta.get(*index).copied().unwrap_or(0);
+                    if n < 0 {
+                        self.problem(
+                            *span,
+                            format!("wait count {n} is negative; it is treated as 0"),
+                        );
+                        n = 0;
+                    }
+                    let in_flight = self.in_flight.get(*q).map_or(0, VecDeque::len) as u64;
+                    // The commit numbers of the forced groups are only kept for the trace.
+                    let mut forced = Vec::new();
+                    let mut forcing = false;
+                    while self.in_flight.get(*q).map_or(0, VecDeque::len) as i64 > n {
+                        let Some(g) = self.in_flight.get(*q).and_then(VecDeque::front).copied()
+                        else {
+                            break;
+                        };
+                        if self.opts.trace {
+                            forced.push(self.groups.get(g).map_or(0, |x| x.seq));
+                        }
+                        forcing = true;
+                        self.complete(g);
+                    }
+                    if let Some(st) = self.run.waits.get_mut(*index) {
+                        st.instances += 1;
+                        st.max_in_flight = st.max_in_flight.max(in_flight);
+                        if forcing {
+                            st.forcing_instances += 1;
+                        }
+                        let slack = in_flight as i64 - n;
+                        st.min_slack = Some(st.min_slack.map_or(slack, |m| m.min(slack)));
+                    }
+                    let id = self.wait_refs.get(*index).and_then(|w| w.0);
+                    if let Some(w) = self.last_wait.get_mut(*q) {
+                        *w = Some(WaitRef {
+                            index: *index,
+                            id,
+                            span: *span,
+                        });
+                    }
+                    if self.opts.trace {
+                        self.trace(Event::Wait {
+                            index: *index,
+                            queue: *queue,
+                            count: n,
+                            in_flight,
+                            forced,
+                        });
+                    }
+                    self.nest += 1;
+                    let r = self.exec(body);
+                    self.nest -= 1;
+                    r?;
+                }
+                CNode::Assign(a) => {
+                    self.begin_step_at_top();
+                    self.run.instances += 1;
+                    if self.run.instances > self.opts.max_instances {
+                        self.run.truncated = true;
+                        self.stopped = true;
+                        return Err(Stop::Cap);
+                    }
+                    self.assign(a);
+                    self.maybe_complete();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn assign(&mut self, a: &CAssign) {
+        let iteration = if self.opts.trace || self.async_depth > 0 {
+            self.iteration_of(a.iteration.as_ref())
+        } else {
+            None
+        };
+        let is_async = self.async_depth > 0;
+        let group = if is_async {
+            self.open.last().copied()
+        } else {
+            None
+        };
+        if is_async && group.is_none() {
+            self.problem(
+                a.span,
+                "an async statement outside any commit scope: it is executed synchronously".into(),
+            );
+        }
+        // Reads.
+        let mut read_offsets = std::mem::take(&mut self.scratch_offsets);
+        let mut read_values = std::mem::take(&mut self.scratch_values);
+        read_offsets.clear();
+        read_values.clear();
+        self.assign_with(
+            a,
+            iteration,
+            group,
+            is_async,
+            &mut read_offsets,
+            &mut read_values,
+        );
+        self.scratch_offsets = read_offsets;
+        self.scratch_values = read_values;
+    }
+
+    fn assign_with(
+        &mut self,
+        a: &CAssign,
+        iteration: Option<i64>,
+        group: Option<usize>,
+        is_async: bool,
+        read_offsets: &mut Vec<(u32, usize)>,
+        read_values: &mut Vec<f64>,
+    ) {
+        for r in &a.reads {
+            let Some(off) = self.locate(r) else {
+                return;
+            };
+            let (pending, value) = match self.bufs.get(r.buf as usize) {
+                Some(b) => (
+                    b.pending_writes.get(off).copied().unwrap_or(0),
+                    b.values.get(off).copied().unwrap_or(0.0),
+                ),
+                None => return,
+            };
+            if pending > 0 {
+                if let Some(g) = self.pending_writer(r.buf, off) {
+                    let index = self.index_of(r.buf, off);
+                    let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
+                    self.race(RaceKind::ReadAfterWrite, a, iteration, r.buf, &index, g);
+                }
+            }
+            read_offsets.push((r.buf, off));
+            read_values.push(value);
+        }
+        let value = value_of(&a.value, read_values, &self.env);
+        // Write.
+        let Some(off) = self.locate(&a.target) else {
+            return;
+        };
+        let (pw, pr, dtype) = match self.bufs.get(a.target.buf as usize) {
+            Some(b) => (
+                b.pending_writes.get(off).copied().unwrap_or(0),
+                b.pending_reads.get(off).copied().unwrap_or(0),
+                b.dtype,
+            ),
+            None => return,
+        };
+        if pw > 0 {
+            if let Some(g) = self.pending_writer(a.target.buf, off) {
+                let index = self.index_of(a.target.buf, off);
+                let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
+                self.race(
+                    RaceKind::WriteAfterWrite,
+                    a,
+                    iteration,
+                    a.target.buf,
+                    &index,
+                    g,
+                );
+            }
+        }
+        if pr > 0 {
+            if let Some(g) = self.pending_reader(a.target.buf, off, group) {
+                let index = self.index_of(a.target.buf, off);
+                let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
+                self.race(
+                    RaceKind::WriteAfterRead,
+                    a,
+                    iteration,
+                    a.target.buf,
+                    &index,
+                    g,
+                );
+            }
+        }
+        let value = round(value, dtype);
+        let name = if self.opts.trace {
+            self.bufs.get(a.target.buf as usize).map(|b| b.name.clone())
+        } else {
+            None
+        };
+        match group {
+            Some(g) => {
+                if let Some(buf) = self.bufs.get_mut(a.target.buf as usize) {
+                    if let Some(p) = buf.pending_writes.get_mut(off) {
+                        *p += 1;
+                    }
+                }
+                for &(b, o) in read_offsets.iter() {
+                    if let Some(p) = self
+                        .bufs
+                        .get_mut(b as usize)
+                        .and_then(|buf| buf.pending_reads.get_mut(o))
+                    {
+                        *p += 1;
+                    }
+                }
+                if let Some(gr) = self.groups.get_mut(g) {
+                    gr.writes.push((a.target.buf, off, value));
+                    gr.reads.extend(read_offsets.iter().copied());
+                    gr.members.push((a.stmt, iteration));
+                }
+            }
+            None => {
+                if let Some(buf) = self.bufs.get_mut(a.target.buf as usize) {
+                    if let Some(x) = buf.values.get_mut(off) {
+                        *x = value;
+                    }
+                    if let Some(w) = buf.written.get_mut(off) {
+                        *w = true;
+                    }
+                }
+            }
+        }
+        if let Some(name) = name {
+            let seq = group
+                .and_then(|g| self.groups.get(g))
+                .map(|g| (g.queue, g.seq));
+            self.trace(Event::Exec {
+                stmt: a.stmt,
+                iteration,
+                is_async,
+                group: seq,
+                target: (name, self.index_of(a.target.buf, off)),
+            });
+        }
+    }
+
+    fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
+        self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
+    }
+
+    fn pending_reader(&self, buf: u32, off: usize, except: Option<usize>) -> Option<usize> {
+        self.in_flight
+            .iter()
+            .flat_map(|q| q.iter())
+            .copied()
+            .chain(self.open.iter().copied())
+            .find(|&g| {
+                Some(g) != except
+                    && self.groups.get(g).is_some_and(|x| {
+                        !x.done && x.reads.iter().any(|r| r.0 == buf && r.1 == off)
+                    })
+            })
+    }
+}
+
+pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
+    let Prepared {
+        problems,
+        env,
+        bufs,
+        code,
+        wait_refs,
+        queues,
+    } = prepared;
+    let (problems, env, bufs, wait_refs) = (
+        problems.clone(),
+        env.clone(),
+        bufs.clone(),
+        wait_refs.clone(),
+    );
+    let seed = match opts.policy {
+        Policy::Random { seed } => seed | 1,
+        _ => 1,
+    };
+    let mut m = Machine {
+        opts,
+        bufs,
+        env,
+        groups: Vec::new(),
+        open: Vec::new(),
+        in_flight: vec![VecDeque::new(); *queues],
+        committed: vec![0; *queues],
+        last_wait: vec![None; *queues],
+        count_delta: wait_refs
+            .iter()
+            .enumerate()
+            .map(|(index, _)| opts.count_delta.get(&index).copied().unwrap_or(0))
+            .collect(),
+        run: Run {
+            problems,
+            waits: wait_refs
+                .iter()
+                .enumerate()
+                .map(|(index, (id, queue, span))| WaitStats {
+                    index,
+                    id: *id,
+                    queue: *queue,
+                    span: *span,
+                    ..WaitStats::default()
+                })
+                .collect(),
+            ..Run::default()
+        },
+        wait_refs,
+        async_depth: 0,
+        rng: seed,
+        stopped: false,
+        scratch_offsets: Vec::new(),
+        free_groups: Vec::new(),
+        scratch_values: Vec::new(),
+        for_depth: 0,
+        current_outer: None,
+        nest: 0,
+        step: 0,
+    };
+    let _ = m.exec(code);
+    m.run.pending_at_end = m.in_flight.iter().map(|q| q.len() as u64).sum();
+    for b in m.bufs {
+        m.run.memory.insert(
+            b.name.clone(),
+            BufferState {
+                shape: b.shape,
+                values: b.values,
+                written: b.written,
+                global: b.global,
+                versions: b.versions,
+            },
+        );
+    }
+    m.run
+}
