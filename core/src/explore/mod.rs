@@ -1,0 +1,289 @@
+//! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
+//! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
+//! verification and the timeline are left for `verification` and `timeline`, which compute them
+//! from the exploration later (the app draws the program first). JSON shape: docs/json.md. The
+//! phases that make an exploration are in `phases.rs`.
+
+mod phases;
+
+use crate::diagnostic::{Diagnostic, Severity, Span};
+use crate::ir::{BufId, Program, StmtId};
+use crate::lexer::Token;
+use crate::limits;
+use crate::pipeline::IterationSpace;
+use crate::pipelined::Form;
+use crate::sync::{Group, Need, WaitSite};
+use crate::tir::Printed;
+use phases::run_phases;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Options {
+    /// Values for symbolic extents (by name); missing ones take `limits::DEFAULT_SYMBOLIC_EXTENT`.
+    pub params: BTreeMap<String, i64>,
+    /// Rows of the iteration-space picture before the middle of the body is elided.
+    pub max_iteration_rows: usize,
+    /// Run the interpreter on the original and the pipelined program.
+    pub verify: bool,
+    /// Which printed form the verifier runs (both compute the same; the rolled one is TVM's shape).
+    pub form: Form,
+    /// Print both forms; otherwise only `form` (the app shows one at a time, and the peeled form
+    /// of a 160-statement, 64-stage loop is 36 700 lines).
+    pub both_forms: bool,
+    /// The timeline's cost model (annotations in the source override it per statement).
+    pub cost: crate::cost::CostModel,
+    /// Steps of the timeline whose spans are returned: [from, to).
+    pub timeline_window: (u64, u64),
+    pub timeline: bool,
+    /// The machine-code targets to emit (PTX, AMDGPU ISA and IR); none skips emission. The app
+    /// asks only for the one it shows.
+    pub targets: Vec<crate::emit::Target>,
+    /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
+    /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
+    /// (160 statements over 64 stages: 85 M and 26 M of 215 M instructions): the app draws the
+    /// program first and runs them in tasks of their own.
+    pub defer_runs: bool,
+    /// Build the peeled program even when it is neither printed nor emitted (it is then in
+    /// `programs`). [`Options::without_code`] sets it.
+    pub peeled_program: bool,
+}
+
+impl Options {
+    /// These options without machine code, but with everything emitting would have been given
+    /// (the peeled program) built all the same: for exploring what the app will explore, to make
+    /// V8 optimize that code, without emitting, which is most of the cost.
+    pub fn without_code(self) -> Options {
+        Options {
+            peeled_program: self.peeled_program || !self.targets.is_empty(),
+            targets: Vec::new(),
+            ..self
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            params: BTreeMap::new(),
+            max_iteration_rows: 48,
+            verify: true,
+            form: Form::Rolled,
+            both_forms: true,
+            cost: crate::cost::CostModel::default(),
+            timeline_window: (0, 64),
+            timeline: true,
+            targets: crate::emit::Target::ALL.to_vec(),
+            defer_runs: false,
+            peeled_program: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Exploration {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Highlighting tokens of the source.
+    pub tokens: Vec<Token>,
+    /// True when the pipelined program was produced.
+    pub ok: bool,
+    pub statements: Vec<StatementInfo>,
+    pub annotations: Vec<AnnotationInfo>,
+    pub pipeline: Option<PipelineInfo>,
+    pub buffers: Vec<BufferInfo>,
+    pub groups: Vec<Group>,
+    pub needs: Vec<Need>,
+    pub waits: Vec<WaitSite>,
+    pub rolled: Option<Printed>,
+    pub peeled: Option<Printed>,
+    pub iteration_space: Option<IterationSpace>,
+    /// Absent under `Options::defer_runs` until [`verification`] computes it.
+    pub verification: Option<crate::verify::Verification>,
+    /// Absent under `Options::defer_runs` until [`timeline`] computes it.
+    pub timeline: Option<crate::timeline::Timeline>,
+    /// Machine code per target, from the peeled program.
+    pub code: Vec<crate::emit::Emitted>,
+    /// The cost model in effect (defaults, options and source annotations combined).
+    pub cost: Option<crate::cost::CostModel>,
+    /// Cost in effect for each unit of the pipelined loop (its first statement), for editing.
+    pub unit_costs: Vec<crate::cost::Cost>,
+    /// Per unit (as `unit_costs`), the values the source's cost annotations set; the rest are defaults.
+    pub unit_annotated_costs: Vec<crate::cost::AnnotatedCost>,
+    pub notes: Vec<String>,
+    /// The source loop and the pipelined programs, for the interpreter, timeline and emitters, and
+    /// what [`verification`] and [`timeline`] compute from them.
+    #[serde(skip)]
+    pub programs: Option<Programs>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Programs {
+    pub original: Program,
+    pub rolled: Program,
+    /// Built only when it is printed, emitted or run (`Options::both_forms`, `form`, `targets`):
+    /// it writes every prologue and epilogue step out.
+    pub peeled: Option<Program>,
+    /// Parameter values used for symbolic extents.
+    pub params: BTreeMap<String, i64>,
+    /// The form the verifier and the timeline run (`Options::form`).
+    pub form: Form,
+    /// `Options::verify`.
+    pub verify: bool,
+    /// `Options::timeline_window`, when `Options::timeline`.
+    pub timeline_window: Option<(u64, u64)>,
+}
+
+impl Programs {
+    /// The pipelined program in the form the verifier and the timeline run (`explore` always
+    /// builds it).
+    pub fn pipelined(&self) -> Option<&Program> {
+        match self.form {
+            Form::Rolled => Some(&self.rolled),
+            Form::Peeled => self.peeled.as_ref(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatementInfo {
+    pub id: StmtId,
+    pub span: Span,
+    pub text: String,
+    /// Position of its unit in the pipelined loop (units are statements or inner loops).
+    pub unit: Option<usize>,
+    pub stage: Option<i64>,
+    pub order: Option<i64>,
+    pub is_async: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnnotationInfo {
+    pub loop_var: String,
+    pub key: String,
+    pub value: String,
+    /// Keys Stagecraft does not interpret are kept and shown.
+    pub known: bool,
+    pub span: Span,
+    pub value_span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipelineInfo {
+    pub loop_var: String,
+    pub extent: Option<i64>,
+    pub extent_text: String,
+    pub stages: i64,
+    pub async_stages: Vec<i64>,
+    pub units: Vec<UnitInfo>,
+    /// Nested loops pipelined first, by their variable.
+    pub inner: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnitInfo {
+    pub pos: usize,
+    pub label: String,
+    pub span: Span,
+    pub stmts: Vec<StmtId>,
+    pub stage: i64,
+    pub order: i64,
+    pub is_async: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferInfo {
+    pub id: BufId,
+    pub name: String,
+    pub scope: crate::ir::Scope,
+    pub dtype: crate::ir::DType,
+    /// Shape as declared (without the ring dimension); `None` for implicit globals.
+    pub shape: Option<Vec<i64>>,
+    pub versions: u32,
+    pub reason: Option<String>,
+    pub declared: bool,
+}
+
+pub fn explore(source: &str, options: &Options) -> Exploration {
+    run(source, options, true)
+}
+
+/// The verification of an exploration made with `Options::defer_runs`: the interpreter runs the
+/// source loop and the pipelined program and judges the waits, as `explore` does without deferral
+/// (the same value). `None` when there is no program or `Options::verify` was off. The options
+/// are those the exploration kept, so a later call cannot disagree with the rest of it.
+pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
+    let p = ex.programs.as_ref()?;
+    let options = crate::verify::VerifyOptions {
+        params: p.params.clone(),
+        ..Default::default()
+    };
+    let pipelined = p.pipelined()?;
+    p.verify
+        .then(|| crate::verify::verify(&p.original, pipelined, &options))
+}
+
+/// The timeline of an exploration made with `Options::defer_runs`, simulated under the cost model
+/// in effect (`Exploration::cost`) as `explore` does without deferral (the same value). `None` when
+/// there is no program or `Options::timeline` was off.
+pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
+    let p = ex.programs.as_ref()?;
+    let window = p.timeline_window?;
+    let model = ex.cost.as_ref()?;
+    Some(crate::timeline::simulate(
+        &p.original,
+        p.pipelined()?,
+        model,
+        &p.params,
+        window,
+    ))
+}
+
+/// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
+/// and nothing is prepared for display: each wait instance has its count but not its reason (head
+/// arithmetic, needs served, groups forced and left in flight). What the speed budget against
+/// TVM's pass measures.
+pub fn transform(source: &str, options: &Options) -> Exploration {
+    run(source, options, false)
+}
+
+fn run(source: &str, options: &Options, present: bool) -> Exploration {
+    let mut unlisted = 0;
+    let mut ex = run_phases(source, options, present, &mut unlisted);
+    // Problems in text order, errors first at one place, whichever phase found them.
+    ex.diagnostics
+        .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
+    leave_out_past_the_limit(&mut ex.diagnostics, unlisted);
+    ex
+}
+
+/// Keeps the first `limits::MAX_DIAGNOSTICS` problems and says how many more there are, where the
+/// first of those is: the rest are almost always the same mistake repeated. `unlisted` were found
+/// past what the lexer and parser keep (all errors, and after those kept).
+fn leave_out_past_the_limit(diagnostics: &mut Vec<Diagnostic>, unlisted: usize) {
+    let Some(first_left_out) = diagnostics.get(limits::MAX_DIAGNOSTICS) else {
+        return;
+    };
+    let span = first_left_out.span;
+    let left_out = diagnostics.split_off(limits::MAX_DIAGNOSTICS);
+    let errors = left_out.iter().filter(|d| d.is_error()).count() + unlisted;
+    let count = left_out.len() + unlisted;
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    let kinds = match errors {
+        0 => String::new(),
+        n if n == count => format!(" ({})", plural(n, "an error", "all errors")),
+        n => format!(" ({n} of them {})", plural(n, "an error", "errors")),
+    };
+    let message = format!(
+        "{count} more {} from here on {} not listed{kinds}: Stagecraft lists the first {}",
+        plural(count, "problem", "problems"),
+        plural(count, "is", "are"),
+        limits::MAX_DIAGNOSTICS,
+    );
+    let hint = "fix the ones above first: the rest are often the same mistake";
+    diagnostics.push(if errors > 0 {
+        Diagnostic::error(span, message).with_hint(hint)
+    } else {
+        Diagnostic::warning(span, message).with_hint(hint)
+    });
+}

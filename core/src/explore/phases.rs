@@ -1,0 +1,677 @@
+//! How an exploration is made: each phase in turn (read, find the loop, pipeline the inner loops
+//! then the top one, present, costs, emit), filling one `Exploration`; a phase that finds an error
+//! ends it there.
+
+use super::*;
+use crate::diagnostic::{Diagnostic, Span};
+use crate::ir::{BufId, Node, Program, StmtId};
+use crate::lexer::highlight_tokens;
+use crate::lower::{lower, Annotation};
+use crate::pipeline::{self, Pipeline};
+use crate::pipelined::{self, Form};
+use crate::schedule::{self, LoopSchedule, STAGE_KEY};
+use crate::sync::{self, Sync};
+use crate::tir;
+use crate::{limits, parser};
+use std::collections::BTreeMap;
+
+/// Every phase in turn; one that finds an error ends the exploration there. `unlisted` counts the
+/// problems the lexer and parser found past those they keep.
+pub(super) fn run_phases(
+    source: &str,
+    options: &Options,
+    present: bool,
+    unlisted: &mut usize,
+) -> Exploration {
+    let mut explorer = Explorer {
+        source,
+        options,
+        present,
+        ex: Exploration::default(),
+    };
+    // `None` is an exploration that ended early: what it holds so far is the answer.
+    let _ = explorer.phases(unlisted);
+    explorer.ex
+}
+
+/// One exploration under way: what every phase reads (the source and the options), and the
+/// exploration each fills in. A phase that finds an error returns `None`, and the exploration ends
+/// with what it holds.
+struct Explorer<'s> {
+    source: &'s str,
+    options: &'s Options,
+    /// Prepare what is displayed (`explore`), or only transform (`transform`).
+    present: bool,
+    ex: Exploration,
+}
+
+/// The loop being pipelined and where it is: the top-level loop, after its inner pipelines.
+struct TopLoop {
+    /// Index of the loop in `program.body`.
+    at: usize,
+    /// Variables of the inner loops pipelined first, and their ring-buffer decisions.
+    inner_names: Vec<String>,
+    inner_versions: Vec<crate::versions::VersionDecision>,
+}
+
+impl<'s> Explorer<'s> {
+    fn phases(&mut self, unlisted: &mut usize) -> Option<()> {
+        let (mut program, annotations) = self.read(unlisted)?;
+        let at = self.top_loop(&program)?;
+        // The source loop, for the interpreter, timeline and emitters (display only).
+        let original = self.present.then(|| program.clone());
+        let top = self.pipeline_inner_loops(&mut program, at, &annotations)?;
+        let (p, s, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
+        let rolled = pipelined::build(&program, &p, &s, Form::Rolled);
+        if !self.present {
+            self.ex.groups = s.groups;
+            self.ex.needs = s.needs;
+            self.ex.waits = s.sites;
+            self.ex.ok = true;
+            return Some(());
+        }
+        let original = original?;
+        let mut all_versions = top.inner_versions;
+        all_versions.extend(p.versions.iter().cloned());
+        let built = Built {
+            program: &program,
+            original: &original,
+            pipeline: &p,
+            sync: &s,
+            annotations: &annotations,
+        };
+        let (peeled, params) = self.present(&built, &rolled, &all_versions, info);
+        if self.options.timeline {
+            self.costs(&built);
+        }
+        self.emit(peeled.as_ref(), &params);
+        self.ex.programs = Some(Programs {
+            original,
+            rolled,
+            peeled,
+            params,
+            form: self.options.form,
+            verify: self.options.verify,
+            timeline_window: self
+                .options
+                .timeline
+                .then_some(self.options.timeline_window),
+        });
+        if !self.options.defer_runs {
+            self.ex.verification = verification(&self.ex);
+            self.ex.timeline = timeline(&self.ex);
+        }
+        Some(())
+    }
+
+    /// Tokens, the syntax tree and the program with its annotations; the statements, annotations
+    /// and buffers as written, when presenting. `None` after any error.
+    fn read(&mut self, unlisted: &mut usize) -> Option<(Program, Vec<Annotation>)> {
+        let (source, ex) = (self.source, &mut self.ex);
+        if self.present {
+            ex.tokens = highlight_tokens(source);
+        }
+        let parsed = parser::parse(source);
+        ex.diagnostics.extend(parsed.diagnostics);
+        *unlisted = parsed.unlisted;
+        let crate::lower::Lowered {
+            program,
+            annotations,
+            diagnostics,
+            stmt_spans,
+        } = lower(&parsed.file);
+        ex.diagnostics.extend(diagnostics);
+        if self.present {
+            ex.annotations = annotations
+                .iter()
+                .map(|a| AnnotationInfo {
+                    loop_var: a.var.to_string(),
+                    key: a.key.to_string(),
+                    value: written(source, a.value_span),
+                    known: schedule::is_known_key(&a.key),
+                    span: a.span,
+                    value_span: a.value_span,
+                })
+                .collect();
+            ex.statements = stmt_spans
+                .iter()
+                .enumerate()
+                .map(|(id, span)| StatementInfo {
+                    id: id as StmtId,
+                    span: *span,
+                    text: source
+                        .get(span.start as usize..span.end as usize)
+                        .unwrap_or("")
+                        .trim()
+                        .to_string(),
+                    unit: None,
+                    stage: None,
+                    order: None,
+                    is_async: false,
+                })
+                .collect();
+            ex.buffers = buffer_infos(&program, &[]);
+        }
+        self.no_error()?;
+        Some((program, annotations))
+    }
+
+    /// `None` once an error has been reported.
+    fn no_error(&self) -> Option<()> {
+        (!self.ex.diagnostics.iter().any(Diagnostic::is_error)).then_some(())
+    }
+
+    /// The index of the one top-level loop: anything else at the top level is an error.
+    fn top_loop(&mut self, program: &Program) -> Option<usize> {
+        let mut top = None;
+        for (i, n) in program.body.iter().enumerate() {
+            if !matches!(n, Node::For { .. }) {
+                self.ex.diagnostics.push(
+                    Diagnostic::error(
+                        schedule::node_span(n),
+                        "statements outside the loop are not part of the pipeline",
+                    )
+                    .with_hint("move it into the loop, or delete it"),
+                );
+            } else if top.is_some() {
+                self.ex.diagnostics.push(
+                    Diagnostic::error(
+                        schedule::node_span(n),
+                        "Stagecraft pipelines one loop at a time; this is a second top-level loop",
+                    )
+                    .with_hint("nest it inside the first loop, or explore it separately"),
+                );
+            } else {
+                top = Some(i);
+            }
+        }
+        let Some(top) = top else {
+            self.ex.diagnostics.push(
+                Diagnostic::error(Span::new(0, 0), "there is no loop to pipeline")
+                    .with_hint("write `for i in range(16):` followed by indented statements"),
+            );
+            return None;
+        };
+        self.no_error()?;
+        Some(top)
+    }
+
+    /// Inner loops with their own annotations are pipelined first, as TVM does: each becomes its
+    /// pipeline's sections, statements of the top loop.
+    fn pipeline_inner_loops(
+        &mut self,
+        program: &mut Program,
+        at: usize,
+        annotations: &[Annotation],
+    ) -> Option<TopLoop> {
+        let mut top = TopLoop {
+            at,
+            inner_names: Vec::new(),
+            inner_versions: Vec::new(),
+        };
+        let has_inner_pipeline = matches!(program.body.get(at), Some(Node::For { body, .. })
+            if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(program, *var, annotations))));
+        // The loop's statements are taken out while the inner pipelines rewrite them, and put back.
+        let outer = match program.body.get_mut(at) {
+            Some(Node::For { body, var, .. }) if has_inner_pipeline => {
+                Some((std::mem::take(body), *var))
+            }
+            _ => None,
+        };
+        let Some((body, outer_var)) = outer else {
+            return Some(top);
+        };
+        let outer_name = program.var_name(outer_var).to_string();
+        let outer_has_async = annotations.iter().any(|a| {
+            a.var == outer_name
+                && a.key == schedule::ASYNC_KEY
+                && a.values.as_ref().is_some_and(|v| !v.is_empty())
+        });
+        let mut new_body = Vec::with_capacity(body.len());
+        for n in body {
+            match n {
+                Node::For {
+                    var,
+                    lo,
+                    hi,
+                    body: inner_body,
+                    span,
+                } if has_stage_annotation(program, var, annotations) => {
+                    let inner = InnerLoop {
+                        var,
+                        lo,
+                        hi,
+                        body: inner_body,
+                        span,
+                    };
+                    let sections = self.pipeline_inner(
+                        program,
+                        inner,
+                        annotations,
+                        outer_has_async,
+                        &mut top,
+                    )?;
+                    new_body.extend(sections);
+                }
+                other => new_body.push(other),
+            }
+        }
+        if let Some(Node::For { body, .. }) = program.body.get_mut(at) {
+            *body = new_body;
+        }
+        Some(top)
+    }
+
+    /// One inner loop pipelined: the nodes that replace it in the top loop's body.
+    fn pipeline_inner(
+        &mut self,
+        program: &mut Program,
+        inner: InnerLoop,
+        annotations: &[Annotation],
+        outer_has_async: bool,
+        top: &mut TopLoop,
+    ) -> Option<Vec<Node>> {
+        let InnerLoop {
+            var,
+            lo,
+            hi,
+            body: inner_body,
+            span,
+        } = inner;
+        let mut diags = Vec::new();
+        let Some(sched) = schedule::schedule_loop(
+            program,
+            self.source,
+            var,
+            &lo,
+            &hi,
+            inner_body,
+            span,
+            annotations,
+            &mut diags,
+        ) else {
+            self.ex.diagnostics.extend(diags);
+            return None;
+        };
+        let Some((p, s)) = pipeline_and_sync(program, sched, &mut diags, self.present) else {
+            self.ex.diagnostics.extend(diags);
+            return None;
+        };
+        self.ex.diagnostics.extend(diags);
+        if !s.groups.is_empty() {
+            self.ex.notes.push(format!(
+                "the inner loop over `{}` has async stages: its queues are drained inside each outer iteration",
+                program.var_name(var)
+            ));
+        }
+        if !s.groups.is_empty() && outer_has_async {
+            self.ex.diagnostics.push(
+                Diagnostic::error(span, "both this inner loop and the outer loop have async stages; Stagecraft does not nest asynchronous pipelines yet")
+                    .with_hint("keep the async stages on one of the two loops"),
+            );
+            return None;
+        }
+        // The program around the inner loop: the builder replaces the loop (found by its span)
+        // with the pipeline's sections, which it builds from the schedule's units, so the loop's
+        // own body is not needed.
+        let around = Program {
+            buffers: std::mem::take(&mut program.buffers),
+            vars: program.vars.clone(),
+            body: vec![Node::For {
+                var,
+                lo,
+                hi,
+                body: Vec::new(),
+                span,
+            }],
+        };
+        let mut built = pipelined::build(&around, &p, &s, Form::Peeled);
+        drain_after_inner(&mut built, &s, span);
+        program.buffers = std::mem::take(&mut built.buffers);
+        top.inner_versions.extend(p.versions.iter().cloned());
+        top.inner_names.push(program.var_name(var).to_string());
+        Some(
+            built
+                .body
+                .into_iter()
+                .map(|sec| match sec {
+                    Node::Section { body, .. } if body.len() == 1 => {
+                        body.into_iter().next().unwrap_or(Node::Section {
+                            kind: crate::ir::SectionKind::Body,
+                            body: Vec::new(),
+                            steps: None,
+                        })
+                    }
+                    other => other,
+                })
+                .collect(),
+        )
+    }
+
+    /// The top loop scheduled and pipelined, with its waits; what the pipeline pane shows of it
+    /// when presenting (kept when the pipeline fails, to show where).
+    fn pipeline_top_loop(
+        &mut self,
+        program: &mut Program,
+        top: &TopLoop,
+        annotations: &[Annotation],
+    ) -> Option<(Pipeline<'s>, Sync, Option<PipelineInfo>)> {
+        // The loop's statements move into the schedule's units: the pipelined programs are built
+        // from those, and everything that shows the source loop took its copy before.
+        let Some(Node::For {
+            var,
+            lo,
+            hi,
+            body,
+            span,
+        }) = program.body.get_mut(top.at)
+        else {
+            return None;
+        };
+        let (var, lo, hi, span) = (*var, lo.clone(), hi.clone(), *span);
+        let body = std::mem::take(body);
+        let mut diags = Vec::new();
+        let sched = schedule::schedule_loop(
+            program,
+            self.source,
+            var,
+            &lo,
+            &hi,
+            body,
+            span,
+            annotations,
+            &mut diags,
+        );
+        let Some(sched) = sched else {
+            self.ex.diagnostics.extend(diags);
+            return None;
+        };
+        fill_statement_info(&mut self.ex.statements, &sched);
+        let info = self
+            .present
+            .then(|| pipeline_info(program, &sched, top.inner_names.clone()));
+        let Some((p, s)) = pipeline_and_sync(program, sched, &mut diags, self.present) else {
+            self.ex.diagnostics.extend(diags);
+            self.ex.pipeline = info;
+            return None;
+        };
+        self.ex.diagnostics.extend(diags);
+        if !p.sched.annotated {
+            self.ex.notes.push(format!(
+                "the loop over `{}` has no \"{STAGE_KEY}\" annotation, so it runs unpipelined (every statement in stage 0)",
+                program.var_name(var)
+            ));
+        }
+        Some((p, s, info))
+    }
+
+    /// Everything displayed of the pipelined loop: buffers, the iteration space, the printed
+    /// forms, groups, needs and waits. Returns the peeled program when it is printed, emitted or
+    /// asked for, and the values of the symbolic extents.
+    fn present(
+        &mut self,
+        built: &Built,
+        rolled: &Program,
+        all_versions: &[crate::versions::VersionDecision],
+        info: Option<PipelineInfo>,
+    ) -> (Option<Program>, BTreeMap<String, i64>) {
+        let (options, p, s) = (self.options, built.pipeline, built.sync);
+        let printed = |form: Form| options.both_forms || options.form == form;
+        // The peeled program writes every prologue and epilogue step out: building it was a third
+        // of what the app's program pane explores (rolled form) of a 160-statement, 64-stage loop.
+        let peeled =
+            (printed(Form::Peeled) || options.peeled_program || !options.targets.is_empty())
+                .then(|| pipelined::build(built.program, p, s, Form::Peeled));
+        self.ex.buffers = buffer_infos(rolled, all_versions);
+        let mut params = BTreeMap::new();
+        for (_, v) in built.original.params() {
+            let value = options
+                .params
+                .get(v.name.as_str())
+                .copied()
+                .unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT);
+            params.insert(v.name.to_string(), value);
+        }
+        let concrete_extent = p.sched.extent.as_const().unwrap_or_else(|| {
+            let env = built.program.env(&params);
+            match &p.sched.extent {
+                schedule::Extent::Symbolic(e) => {
+                    e.eval(&env).unwrap_or(limits::DEFAULT_SYMBOLIC_EXTENT)
+                }
+                schedule::Extent::Const(e) => *e,
+            }
+        });
+        self.ex.iteration_space = Some(pipeline::iteration_space(
+            p,
+            concrete_extent,
+            options.max_iteration_rows,
+        ));
+        self.ex.rolled = printed(Form::Rolled).then(|| tir::print(rolled));
+        self.ex.peeled = peeled
+            .as_ref()
+            .filter(|_| printed(Form::Peeled))
+            .map(tir::print);
+        self.ex.groups = s.groups.clone();
+        self.ex.needs = s.needs.clone();
+        self.ex.waits = s.sites.clone();
+        self.ex.pipeline = info;
+        self.ex.ok = true;
+        (peeled, params)
+    }
+
+    /// The cost model in effect (options, then the source's cost annotations) and each unit's
+    /// cost under it, for the timeline and its editor.
+    fn costs(&mut self, built: &Built) {
+        let (p, original) = (built.pipeline, built.original);
+        let mut model = self.options.cost.clone();
+        let unit_stmts: Vec<Vec<StmtId>> = p.sched.units.iter().map(|u| u.stmts.clone()).collect();
+        let mut assigns: BTreeMap<StmtId, crate::ir::Assign> = BTreeMap::new();
+        crate::ir::for_each_assign(&original.body, &mut |a| {
+            assigns.insert(a.stmt, a.clone());
+        });
+        let base = model.clone();
+        let defaults = |id: StmtId| {
+            assigns.get(&id).map_or(
+                crate::cost::Cost {
+                    issue: 1,
+                    latency: 0,
+                },
+                |a| base.cost(original, a),
+            )
+        };
+        let mut cost_diags = Vec::new();
+        self.ex.unit_annotated_costs = model.apply_annotations(
+            built.annotations,
+            built.program.var_name(p.sched.var),
+            &unit_stmts,
+            &defaults,
+            &mut cost_diags,
+        );
+        self.ex.diagnostics.extend(cost_diags);
+        self.ex.unit_costs = p
+            .sched
+            .units
+            .iter()
+            .map(|u| {
+                u.stmts.first().and_then(|s| assigns.get(s)).map_or(
+                    crate::cost::Cost {
+                        issue: 1,
+                        latency: 0,
+                    },
+                    |a| model.cost(original, a),
+                )
+            })
+            .collect();
+        self.ex.cost = Some(model);
+    }
+
+    /// Machine code for every target asked for, from the peeled program.
+    fn emit(&mut self, peeled: Option<&Program>, params: &BTreeMap<String, i64>) {
+        if let Some(peeled) = peeled.filter(|_| !self.options.targets.is_empty()) {
+            let opts = crate::emit::EmitOptions::default();
+            self.ex.code = self
+                .options
+                .targets
+                .iter()
+                .map(|t| crate::emit::emit(peeled, params, *t, &opts))
+                .collect();
+        }
+    }
+}
+
+/// An inner loop with its own stage annotation, taken out of the top loop's body.
+struct InnerLoop {
+    var: crate::ir::VarId,
+    lo: crate::ir::IExpr,
+    hi: crate::ir::IExpr,
+    body: Vec<Node>,
+    span: Span,
+}
+
+/// The pipelined top loop and what it was built from, for the phases that present it.
+struct Built<'a, 's> {
+    program: &'a Program,
+    original: &'a Program,
+    pipeline: &'a Pipeline<'s>,
+    sync: &'a Sync,
+    annotations: &'a [Annotation],
+}
+
+/// The inner pipeline is one statement of the outer one: it must leave nothing in flight behind
+/// it, so its epilogue ends with a `wait(q, 0)` for every queue its own waits leave undrained.
+fn drain_after_inner(built: &mut Program, s: &Sync, span: Span) {
+    let undrained: Vec<i64> = s
+        .undrained
+        .iter()
+        .copied()
+        .filter(|q| !s.drains.iter().any(|d| d.1 == *q))
+        .collect();
+    if let Some(Node::Section { body, .. }) = built.body.iter_mut().rev().find(|n| {
+        matches!(
+            n,
+            Node::Section {
+                kind: crate::ir::SectionKind::Epilogue,
+                ..
+            }
+        )
+    }) {
+        for q in undrained {
+            body.push(Node::Wait {
+                queue: q,
+                count: crate::ir::IExpr::Const(0),
+                body: Vec::new(),
+                wait: None,
+                span,
+            });
+        }
+    }
+}
+
+/// Text as the user wrote it, on one line (an annotation's value may span lines).
+fn written(source: &str, span: Span) -> String {
+    let text = source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation]) -> bool {
+    let name = program.var_name(var);
+    annotations
+        .iter()
+        .any(|a| a.var == name && a.key == STAGE_KEY)
+}
+
+fn pipeline_and_sync<'s>(
+    program: &Program,
+    sched: LoopSchedule<'s>,
+    diags: &mut Vec<Diagnostic>,
+    explain: bool,
+) -> Option<(Pipeline<'s>, Sync)> {
+    let p = pipeline::build(program, sched, diags, explain)?;
+    let s = sync::derive(program, &p, diags, explain)?;
+    Some((p, s))
+}
+
+fn fill_statement_info(statements: &mut [StatementInfo], sched: &LoopSchedule) {
+    for u in &sched.units {
+        for id in &u.stmts {
+            if let Some(s) = statements.get_mut(*id as usize) {
+                s.unit = Some(u.pos);
+                s.stage = Some(u.stage);
+                s.order = Some(u.order);
+                s.is_async = u.is_async;
+            }
+        }
+    }
+}
+
+fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) -> PipelineInfo {
+    let (extent, extent_text) = match &sched.extent {
+        schedule::Extent::Const(e) => (Some(*e), e.to_string()),
+        schedule::Extent::Symbolic(e) => (
+            None,
+            crate::printer::print_expr(&tir::index_expr(program, e)),
+        ),
+    };
+    PipelineInfo {
+        loop_var: program.var_name(sched.var).to_string(),
+        extent,
+        extent_text,
+        stages: sched.max_stage,
+        async_stages: sched.async_stages.clone(),
+        units: sched
+            .units
+            .iter()
+            .map(|u| UnitInfo {
+                pos: u.pos,
+                label: sched.label(u.pos).to_string(),
+                span: u.span,
+                stmts: u.stmts.clone(),
+                stage: u.stage,
+                order: u.order,
+                is_async: u.is_async,
+            })
+            .collect(),
+        inner,
+    }
+}
+
+fn buffer_infos(
+    program: &Program,
+    versions: &[crate::versions::VersionDecision],
+) -> Vec<BufferInfo> {
+    program
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(id, b)| {
+            let reasons: Vec<String> = versions
+                .iter()
+                .filter(|v| v.buffer as usize == id)
+                .map(|v| v.reason.clone())
+                .collect();
+            let shape = b.shape.as_ref().map(|s| {
+                if b.versions > 1 {
+                    s.iter().skip(1).copied().collect()
+                } else {
+                    s.clone()
+                }
+            });
+            BufferInfo {
+                id: id as BufId,
+                name: b.name.to_string(),
+                scope: b.scope,
+                dtype: b.dtype,
+                shape,
+                versions: b.versions,
+                reason: if reasons.is_empty() {
+                    None
+                } else {
+                    Some(reasons.join("; then "))
+                },
+                declared: b.declared,
+            }
+        })
+        .collect()
+}
