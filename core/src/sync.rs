@@ -180,11 +180,72 @@ pub fn derive(
     diags: &mut Vec<Diagnostic>,
     explain: bool,
 ) -> Option<Sync> {
-    let units = &p.sched.units;
     let extent = p.sched.extent.as_const();
-    let s_max = p.stages();
+    let mut needs = needs_of(p);
+    let Grouping {
+        groups,
+        unit_group,
+        per_step,
+    } = group(p, &mut needs);
+    // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
+    let queues: Vec<i64> = per_step.keys().copied().collect();
+    let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
+    let closed_before = closed_before(p, &groups, &queues);
+    // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
+    // only, found by binary search.
+    let mut by_consumer: Vec<(usize, i64, usize)> = needs
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.consumer, n.queue, k))
+        .collect();
+    by_consumer.sort_unstable();
+    let mut cx = Planner {
+        p,
+        groups: &groups,
+        queues: &queues,
+        gs: &gs,
+        needs: &needs,
+        // Sites are per section, consumer and queue; most consumers wait in two or three sections.
+        sites: Vec::with_capacity(3 * needs.len() + queues.len()),
+        extent,
+        closed_before: &closed_before,
+        by_consumer: &by_consumer,
+        failed: false,
+        explain,
+        diags,
+        need_ids: Vec::with_capacity(needs.len()),
+        site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
+    };
+    // Groups already known complete carry from step to step (absolute group numbers per queue).
+    let (prologue, covered) = cx.plan_prologue();
+    let (body, covered) = cx.plan_body(covered);
+    let (epilogue, covered) = cx.plan_epilogue(covered);
+    let (undrained, drains) = cx.drain(program, &covered);
+    if cx.failed {
+        return None;
+    }
+    let sites = cx.sites;
+    Some(Sync {
+        groups,
+        per_step,
+        unit_group,
+        needs,
+        sites,
+        prologue,
+        body,
+        epilogue,
+        drains,
+        uniform_commits: extent.is_none(),
+        undrained,
+        extent,
+        closed_before,
+    })
+}
 
-    // Needs: every dependence whose first instance is async.
+/// Needs: every dependence whose first instance is async. Their slots are known once the groups
+/// are (`group`).
+fn needs_of(p: &Pipeline) -> Vec<Need> {
+    let units = &p.sched.units;
     let mut needs = Vec::with_capacity(p.deps.len());
     for d in &p.deps {
         let (Some(from), Some(_)) = (units.get(d.from), units.get(d.to)) else {
@@ -208,6 +269,20 @@ pub fn derive(
             buffer: d.buffer,
         });
     }
+    needs
+}
+
+/// The commit groups of a step and the group of each unit.
+struct Grouping {
+    groups: Vec<Group>,
+    unit_group: Vec<Option<usize>>,
+    /// Groups per step for each async queue.
+    per_step: BTreeMap<i64, u32>,
+}
+
+/// Groups from the step order, and each need's slot (the slot of its producer's group).
+fn group(p: &Pipeline, needs: &mut [Need]) -> Grouping {
+    let units = &p.sched.units;
     // A unit closes the open group of q only if it needs an instance issued in this very step
     // (producer stage − consumer stage == distance); older groups are already committed.
     let consumes_this_step = |u: usize, q: i64| {
@@ -216,8 +291,6 @@ pub fn derive(
             .iter()
             .any(|n| n.consumer == u && n.queue == q && n.distance == q - su)
     };
-
-    // Groups from the step order.
     let mut groups: Vec<Group> = Vec::with_capacity(units.iter().filter(|u| u.is_async).count());
     let mut unit_group = vec![None; units.len()];
     let mut per_step: BTreeMap<i64, u32> = BTreeMap::new();
@@ -254,7 +327,7 @@ pub fn derive(
             open = Some(g);
         }
     }
-    for n in &mut needs {
+    for n in needs.iter_mut() {
         n.slot = unit_group
             .get(n.producer)
             .copied()
@@ -262,19 +335,23 @@ pub fn derive(
             .and_then(|g| groups.get(g))
             .map_or(0, |g| g.slot);
     }
+    Grouping {
+        groups,
+        unit_group,
+        per_step,
+    }
+}
 
+/// Groups of each queue closed before each position of the step order, position-major (at
+/// `position * queues.len() + queue index`): the planner asks for every unit and queue of every
+/// step, too often to search the groups each time.
+fn closed_before(p: &Pipeline, groups: &[Group], queues: &[i64]) -> Vec<i64> {
     // Position of the last unit of each group in the step order, to know what is closed before a unit.
     let order_index = |pos: usize| p.step_order.iter().position(|&x| x == pos).unwrap_or(0);
     let group_end: Vec<usize> = groups
         .iter()
         .map(|g| g.units.iter().map(|&u| order_index(u)).max().unwrap_or(0))
         .collect();
-    // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
-    let queues: Vec<i64> = per_step.keys().copied().collect();
-    let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
-    // Groups of each queue closed before each position of the step order, position-major: the
-    // planner asks for every unit and queue of every step (64 stages × 160 statements: a search
-    // per question was 190 ms).
     let nq = queues.len();
     let mut closed_before = vec![0i64; p.step_order.len() * nq];
     for (g, &end) in groups.iter().zip(&group_end) {
@@ -287,50 +364,37 @@ pub fn derive(
             }
         }
     }
-    // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
-    // only, found by binary search.
-    let mut by_consumer: Vec<(usize, i64, usize)> = needs
-        .iter()
-        .enumerate()
-        .map(|(k, n)| (n.consumer, n.queue, k))
-        .collect();
-    by_consumer.sort_unstable();
-    let mut cx = Planner {
-        p,
-        groups: &groups,
-        queues: &queues,
-        gs: &gs,
-        needs: &needs,
-        // Sites are per section, consumer and queue; most consumers wait in two or three sections.
-        sites: Vec::with_capacity(3 * needs.len() + queues.len()),
-        extent,
-        closed_before: &closed_before,
-        by_consumer: &by_consumer,
-        failed: false,
-        explain,
-        diags,
-        need_ids: Vec::with_capacity(needs.len()),
-        site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
-    };
-    // Groups already known complete carry from step to step (absolute group numbers per queue).
-    let mut covered: Vec<i64> = vec![-1; queues.len()];
-    let steps = usize::try_from(s_max).unwrap_or(0);
-    let mut prologue = Vec::with_capacity(steps);
-    for t in 0..s_max {
-        let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Prologue, covered);
-        covered = out;
-        if !plan.items.is_empty() {
-            prologue.push(plan);
+    closed_before
+}
+
+impl Planner<'_> {
+    /// Steps 0 … S−1 from nothing complete; the groups known complete after the last.
+    fn plan_prologue(&mut self) -> (Vec<StepPlan>, Vec<i64>) {
+        let s_max = self.p.stages();
+        let mut covered: Vec<i64> = vec![-1; self.queues.len()];
+        let mut prologue = Vec::with_capacity(usize::try_from(s_max).unwrap_or(0));
+        for t in 0..s_max {
+            let (plan, out) = self.plan(StepTime::Const(t), SectionKind::Prologue, covered);
+            covered = out;
+            if !plan.items.is_empty() {
+                prologue.push(plan);
+            }
         }
+        (prologue, covered)
     }
-    let body_exists = !matches!(extent, Some(e) if e <= s_max);
-    let mut body = None;
-    if body_exists {
-        // One plan must serve every body step: the first inherits the prologue's coverage, later ones
-        // the previous body step's. Start from the prologue's and weaken until both are served.
+
+    /// The one plan that serves every body step, if the loop has a body: the first step inherits
+    /// the prologue's coverage, later ones the previous body step's; it starts from the
+    /// prologue's and weakens until both are served. Returns what is known complete where the
+    /// epilogue begins.
+    fn plan_body(&mut self, covered: Vec<i64>) -> (Option<StepPlan>, Vec<i64>) {
+        let (extent, s_max, gs) = (self.extent, self.p.stages(), self.gs);
+        if matches!(extent, Some(e) if e <= s_max) {
+            return (None, covered);
+        }
         let shift = |m: &[i64], by: i64| -> Vec<i64> {
             m.iter()
-                .zip(&gs)
+                .zip(gs)
                 .map(|(&c, &g)| c.saturating_add(g.saturating_mul(by)))
                 .collect()
         };
@@ -339,19 +403,19 @@ pub fn derive(
         // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
         // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
         // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
-        if let Some(fixpoint) = body_fixpoint(&cx, &input) {
-            let mark = cx.mark();
-            let (plan, out) = cx.plan(BODY, SectionKind::Body, fixpoint.clone());
+        if let Some(fixpoint) = body_fixpoint(self, &input) {
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, fixpoint.clone());
             // As the trials judge it (below), without building the vectors.
             let stable = fixpoint
                 .iter()
                 .zip(&out)
-                .zip(&gs)
+                .zip(gs)
                 .all(|((&c, &o), &g)| c <= o.saturating_sub(g));
-            if stable && !cx.erred_since(mark) {
+            if stable && !self.erred_since(mark) {
                 result = Some((plan, out));
             } else {
-                cx.take_back(mark);
+                self.take_back(mark);
             }
         }
         for _ in 0..BODY_TRIALS {
@@ -360,128 +424,130 @@ pub fn derive(
             }
             // Where the input above does not apply: each trial is planned for real, and taken
             // back (sites and diagnostics) unless it is the fixpoint.
-            let mark = cx.mark();
-            let (plan, out) = cx.plan(BODY, SectionKind::Body, input.clone());
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, input.clone());
             let steady = shift(&out, -1);
             let next: Vec<i64> = input.iter().zip(&steady).map(|(&c, &s)| c.min(s)).collect();
             if next == input {
                 result = Some((plan, out));
                 break;
             }
-            cx.take_back(mark);
+            self.take_back(mark);
             input = next;
         }
         let (plan, out) = match result {
             Some(r) => r,
             None => {
-                input = vec![i64::MIN / 4; queues.len()];
-                cx.plan(BODY, SectionKind::Body, input)
+                input = vec![i64::MIN / 4; self.queues.len()];
+                self.plan(BODY, SectionKind::Body, input)
             }
         };
-        body = Some(plan);
         // The last body step ends where the epilogue begins.
-        if let Some(e) = extent {
-            covered = shift(&out, e - 1 - T_REP);
-        }
+        let covered = match extent {
+            Some(e) => shift(&out, e - 1 - T_REP),
+            None => covered,
+        };
+        (Some(plan), covered)
     }
-    let mut epilogue = Vec::with_capacity(steps);
-    match extent {
-        Some(e) => {
-            for t in s_max.max(e)..e + s_max {
-                let (plan, out) = cx.plan(StepTime::Const(t), SectionKind::Epilogue, covered);
-                covered = out;
-                if !plan.items.is_empty() {
+
+    /// Steps E … E+S−1 from the body's (or the prologue's) coverage under a constant extent;
+    /// under a symbolic one, S uniform steps from nothing known complete. Returns what is known
+    /// complete after the last.
+    fn plan_epilogue(&mut self, mut covered: Vec<i64>) -> (Vec<StepPlan>, Vec<i64>) {
+        let s_max = self.p.stages();
+        let mut epilogue = Vec::with_capacity(usize::try_from(s_max).unwrap_or(0));
+        match self.extent {
+            Some(e) => {
+                for t in s_max.max(e)..e + s_max {
+                    let (plan, out) = self.plan(StepTime::Const(t), SectionKind::Epilogue, covered);
+                    covered = out;
+                    if !plan.items.is_empty() {
+                        epilogue.push(plan);
+                    }
+                }
+                (epilogue, covered)
+            }
+            None => {
+                // The epilogue may follow the body or (for a short extent) the prologue: assume
+                // nothing.
+                let mut covered: Vec<i64> = vec![i64::MIN / 4; self.queues.len()];
+                for k in 0..s_max {
+                    let (plan, out) = self.plan(
+                        StepTime::Uniform {
+                            epilogue_offset: Some(k),
+                        },
+                        SectionKind::Epilogue,
+                        covered,
+                    );
+                    covered = out;
                     epilogue.push(plan);
                 }
+                (epilogue, covered)
             }
         }
-        None => {
-            // The epilogue may follow the body or (for a short extent) the prologue: assume nothing.
-            let mut covered: Vec<i64> = vec![i64::MIN / 4; queues.len()];
-            for k in 0..s_max {
-                let (plan, out) = cx.plan(
-                    StepTime::Uniform {
-                        epilogue_offset: Some(k),
+    }
+
+    /// Async writes land only when awaited, and nothing completes by itself at the end of the
+    /// program: a final `wait(q, 0)` for every queue whose last groups no wait has forced (all
+    /// of them under a symbolic extent). Returns those queues and the drains (site id, queue).
+    fn drain(
+        &mut self,
+        program: &crate::ir::Program,
+        covered: &[i64],
+    ) -> (Vec<i64>, Vec<(u32, i64)>) {
+        let (units, extent, explain) = (&self.p.sched.units, self.extent, self.explain);
+        let undrained: Vec<i64> = self
+            .queues
+            .iter()
+            .zip(self.gs)
+            .zip(covered)
+            .filter(|((_, &g), &c)| match extent {
+                Some(e) => c < g * e - 1,
+                None => true,
+            })
+            .map(|((&q, _), _)| q)
+            .collect();
+        let writes_global = |q: i64| {
+            units.iter().any(|u| {
+                u.is_async
+                    && u.stage == q
+                    && u.accesses.iter().any(|a| {
+                        a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
+                    })
+            })
+        };
+        let mut drains = Vec::with_capacity(undrained.len());
+        for q in undrained.iter() {
+            let id = self.sites.len() as u32;
+            self.sites.push(WaitSite {
+                id,
+                queue: *q,
+                section: SectionKind::Epilogue,
+                before: None,
+                instances: vec![WaitInstance {
+                    step: None,
+                    count: 0,
+                    needs: Vec::new(),
+                    arithmetic: if explain {
+                        "N = 0: nothing completes by itself at the end of the program".into()
+                    } else {
+                        String::new()
                     },
-                    SectionKind::Epilogue,
-                    covered,
-                );
-                covered = out;
-                epilogue.push(plan);
-            }
-        }
-    }
-    // Queues whose last groups no wait has forced (unknown under a symbolic extent).
-    let undrained: Vec<i64> = queues
-        .iter()
-        .zip(&gs)
-        .zip(&covered)
-        .filter(|((_, &g), &c)| match extent {
-            Some(e) => c < g * e - 1,
-            None => true,
-        })
-        .map(|((&q, _), _)| q)
-        .collect();
-    // Async writes land only when awaited, and nothing completes by itself at the end of the
-    // program: drain every queue whose last groups no wait has forced.
-    let writes_global = |q: i64| {
-        units.iter().any(|u| {
-            u.is_async
-                && u.stage == q
-                && u.accesses.iter().any(|a| {
-                    a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
-                })
-        })
-    };
-    let mut drains = Vec::with_capacity(undrained.len());
-    for q in undrained.iter() {
-        let id = cx.sites.len() as u32;
-        cx.sites.push(WaitSite {
-            id,
-            queue: *q,
-            section: SectionKind::Epilogue,
-            before: None,
-            instances: vec![WaitInstance {
-                step: None,
-                count: 0,
-                needs: Vec::new(),
-                arithmetic: if explain {
-                    "N = 0: nothing completes by itself at the end of the program".into()
-                } else {
+                    forces: None,
+                    leaves: Vec::new(),
+                }],
+                summary: if !explain {
                     String::new()
+                } else if writes_global(*q) {
+                    format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
+                } else {
+                    format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
                 },
-                forces: None,
-                leaves: Vec::new(),
-            }],
-            summary: if !explain {
-                String::new()
-            } else if writes_global(*q) {
-                format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
-            } else {
-                format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
-            },
-        });
-        drains.push((id, *q));
+            });
+            drains.push((id, *q));
+        }
+        (undrained, drains)
     }
-    if cx.failed {
-        return None;
-    }
-    let sites = cx.sites;
-    Some(Sync {
-        groups,
-        per_step,
-        unit_group,
-        needs,
-        sites,
-        prologue,
-        body,
-        epilogue,
-        drains,
-        uniform_commits: extent.is_none(),
-        undrained,
-        extent,
-        closed_before,
-    })
 }
 
 /// The body's input as the trials would find it, if they would: per queue, `min(x0, N − g)` where
