@@ -41,6 +41,11 @@ impl Token {
             span,
         }
     }
+
+    /// A keyword, operator or punctuation token.
+    fn symbol(kind: TokenKind, sym: Sym, span: Span) -> Token {
+        Token { kind, sym, span }
+    }
 }
 
 /// Keywords, operators and punctuation, as the parser matches them.
@@ -205,18 +210,22 @@ pub(crate) fn lex_code(text: &str) -> Lexed {
     lex_with(text, false)
 }
 
+/// A text the lexer cannot read: spans are 32-bit offsets. (The parser refuses anything over
+/// `limits::MAX_SOURCE_BYTES` before lexing; this is for direct callers.)
+fn too_long() -> Lexed {
+    Lexed {
+        tokens: vec![Token::new(TokenKind::Eof, Span::new(0, 0))],
+        diagnostics: vec![Diagnostic::error(
+            Span::new(0, 0),
+            "this text is longer than 4 GiB, which Stagecraft cannot read",
+        )],
+        unlisted: 0,
+    }
+}
+
 fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     if u32::try_from(text.len()).is_err() {
-        // Spans are 32-bit offsets. (The parser refuses anything over `limits::MAX_SOURCE_BYTES`
-        // before lexing; this is for direct callers.)
-        return Lexed {
-            tokens: vec![Token::new(TokenKind::Eof, Span::new(0, 0))],
-            diagnostics: vec![Diagnostic::error(
-                Span::new(0, 0),
-                "this text is longer than 4 GiB, which Stagecraft cannot read",
-            )],
-            unlisted: 0,
-        };
+        return too_long();
     }
     let bytes = text.as_bytes();
     // About one token per four bytes in practice; growing the vector costs more than the slack.
@@ -237,9 +246,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
             }
         };
     }
-    // Columns of the open blocks; the outermost, column 0, is left implicit. Sized for the usual
-    // nesting: growing from empty cost more than the allocation.
-    let mut indents: Vec<usize> = Vec::with_capacity(4);
+    let mut blocks = Blocks::default();
     let mut depth = 0usize; // bracket nesting
     let mut pos = 0usize;
     let mut at_line_start = true;
@@ -248,48 +255,21 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     // One turn per line that starts a statement (so at bracket depth 0): its indentation, then
     // its tokens.
     'lines: while pos < bytes.len() {
-        // Measure indentation; blank and comment-only lines do not change it.
-        let mut col = 0usize;
-        let mut p = pos;
-        while matches!(byte(p), b' ' | b'\t') {
-            col += if byte(p) == b'\t' { 8 - col % 8 } else { 1 };
-            p += 1;
-        }
-        let c = byte(p);
-        if p >= bytes.len() || c == b'\n' || c == b'\r' || c == b'#' {
-            pos = p;
-            if c == b'#' {
-                let end = line_end(text, p);
-                if keep_comments {
-                    tokens.push(Token::new(TokenKind::Comment, span(p, end)));
-                }
-                pos = end;
+        // Blank and comment-only lines do not change the indentation.
+        let (col, p) = indentation(bytes, pos);
+        if let Some((end, comment)) = blank_line(text, p) {
+            if let (true, Some(c)) = (keep_comments, comment) {
+                tokens.push(Token::new(TokenKind::Comment, c));
             }
-            if byte(pos) == b'\r' {
-                pos += 1;
-            }
-            if byte(pos) == b'\n' {
-                pos += 1;
-            }
+            pos = end;
             continue 'lines;
         }
-        if col > indents.last().copied().unwrap_or(0) {
-            indents.push(col);
-            tokens.push(Token::new(TokenKind::Indent, span(p, p)));
-        } else {
-            while col < indents.last().copied().unwrap_or(0) {
-                indents.pop();
-                tokens.push(Token::new(TokenKind::Dedent, span(p, p)));
-            }
-            if col != indents.last().copied().unwrap_or(0) {
-                report!(Diagnostic::error(
-                    span(pos, p),
-                    "this line's indentation matches no enclosing block",
-                )
-                .with_hint("indent it exactly like the line it belongs with"),);
-                indents.push(col);
-                tokens.push(Token::new(TokenKind::Indent, span(p, p)));
-            }
+        if !blocks.enter(col, p, &mut tokens) {
+            report!(Diagnostic::error(
+                span(pos, p),
+                "this line's indentation matches no enclosing block",
+            )
+            .with_hint("indent it exactly like the line it belongs with"),);
         }
         pos = p;
         at_line_start = false;
@@ -320,39 +300,14 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
                     pos = skip_while(bytes, pos + 1, is_word_byte);
-                    let (kind, sym) = match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
-                        Some(sym) => (TokenKind::Keyword, sym),
-                        None => (TokenKind::Ident, Sym::None),
-                    };
-                    tokens.push(Token {
-                        kind,
-                        sym,
-                        span: span(start, pos),
+                    tokens.push(match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
+                        Some(sym) => Token::symbol(TokenKind::Keyword, sym, span(start, pos)),
+                        None => Token::new(TokenKind::Ident, span(start, pos)),
                     });
                 }
                 b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
-                    let mut float = false;
-                    while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
-                        pos += 1;
-                    }
-                    if byte(pos) == b'.' && byte(pos + 1) != b'.' {
-                        float = true;
-                        pos += 1;
-                        while byte(pos).is_ascii_digit() {
-                            pos += 1;
-                        }
-                    }
-                    if matches!(byte(pos), b'e' | b'E')
-                        && (byte(pos + 1).is_ascii_digit()
-                            || (matches!(byte(pos + 1), b'+' | b'-')
-                                && byte(pos + 2).is_ascii_digit()))
-                    {
-                        float = true;
-                        pos += 2;
-                        while byte(pos).is_ascii_digit() {
-                            pos += 1;
-                        }
-                    }
+                    let float;
+                    (pos, float) = number_end(bytes, pos);
                     let kind = if float {
                         TokenKind::Float
                     } else {
@@ -374,17 +329,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 }
                 b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
                     pos += 1;
-                    let sym = match c {
-                        b'(' => Sym::LParen,
-                        b'[' => Sym::LBracket,
-                        b'{' => Sym::LBrace,
-                        b')' => Sym::RParen,
-                        b']' => Sym::RBracket,
-                        b'}' => Sym::RBrace,
-                        b',' => Sym::Comma,
-                        b':' => Sym::Colon,
-                        _ => Sym::Dot,
-                    };
+                    let sym = punctuation(c);
                     match sym {
                         Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
                         Sym::RParen | Sym::RBracket | Sym::RBrace => {
@@ -392,29 +337,17 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                         }
                         _ => {}
                     }
-                    tokens.push(Token {
-                        kind: TokenKind::Punct,
-                        sym,
-                        span: span(start, pos),
-                    });
+                    tokens.push(Token::symbol(TokenKind::Punct, sym, span(start, pos)));
                 }
                 b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
                     let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
                     pos += len;
-                    tokens.push(Token {
-                        kind: TokenKind::Op,
-                        sym,
-                        span: span(start, pos),
-                    });
+                    tokens.push(Token::symbol(TokenKind::Op, sym, span(start, pos)));
                 }
                 b'!' => {
                     if byte(pos + 1) == b'=' {
                         pos += 2;
-                        tokens.push(Token {
-                            kind: TokenKind::Op,
-                            sym: Sym::Ne,
-                            span: span(start, pos),
-                        });
+                        tokens.push(Token::symbol(TokenKind::Op, Sym::Ne, span(start, pos)));
                     } else {
                         pos += 1;
                         report!(Diagnostic::error(span(start, pos), "unexpected `!`")
@@ -436,18 +369,138 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
             }
         }
     }
-    let end = bytes.len();
-    if !at_line_start {
-        tokens.push(Token::new(TokenKind::Newline, span(end, end)));
-    }
-    for _ in indents.drain(..) {
-        tokens.push(Token::new(TokenKind::Dedent, span(end, end)));
-    }
-    tokens.push(Token::new(TokenKind::Eof, span(end, end)));
+    blocks.end_of_text(bytes.len(), !at_line_start, &mut tokens);
     Lexed {
         tokens,
         diagnostics,
         unlisted,
+    }
+}
+
+/// The columns of the open blocks; the outermost, column 0, is left implicit.
+struct Blocks {
+    columns: Vec<usize>,
+}
+
+impl Default for Blocks {
+    fn default() -> Self {
+        // Sized for the usual nesting: growing from empty cost more than the allocation.
+        Blocks {
+            columns: Vec::with_capacity(4),
+        }
+    }
+}
+
+impl Blocks {
+    /// At the end of the text (offset `end`): the last line ends if it is `open`, then every
+    /// block, then the text.
+    fn end_of_text(self, end: usize, open: bool, tokens: &mut Vec<Token>) {
+        if open {
+            tokens.push(Token::new(TokenKind::Newline, span(end, end)));
+        }
+        for _ in self.columns {
+            tokens.push(Token::new(TokenKind::Dedent, span(end, end)));
+        }
+        tokens.push(Token::new(TokenKind::Eof, span(end, end)));
+    }
+
+    /// The `Indent` or `Dedent` tokens of a line whose first token is at column `col`, offset
+    /// `p`. False when the column matches no enclosing block: it opens one all the same.
+    fn enter(&mut self, col: usize, p: usize, tokens: &mut Vec<Token>) -> bool {
+        let current = |columns: &[usize]| columns.last().copied().unwrap_or(0);
+        if col > current(&self.columns) {
+            self.columns.push(col);
+            tokens.push(Token::new(TokenKind::Indent, span(p, p)));
+            return true;
+        }
+        while col < current(&self.columns) {
+            self.columns.pop();
+            tokens.push(Token::new(TokenKind::Dedent, span(p, p)));
+        }
+        if col == current(&self.columns) {
+            return true;
+        }
+        self.columns.push(col);
+        tokens.push(Token::new(TokenKind::Indent, span(p, p)));
+        false
+    }
+}
+
+/// The column of the line starting at `pos` (a tab advances to the next multiple of 8), and the
+/// offset of its first byte that is not a blank.
+fn indentation(bytes: &[u8], pos: usize) -> (usize, usize) {
+    let mut col = 0usize;
+    let mut p = pos;
+    while let Some(&b) = bytes.get(p).filter(|&&b| b == b' ' || b == b'\t') {
+        col += if b == b'\t' { 8 - col % 8 } else { 1 };
+        p += 1;
+    }
+    (col, p)
+}
+
+/// If the line whose first non-blank byte is at `p` has nothing else or only a comment: where the
+/// next line starts, and the comment's span.
+fn blank_line(text: &str, p: usize) -> Option<(usize, Option<Span>)> {
+    let byte = |i: usize| text.as_bytes().get(i).copied().unwrap_or(0);
+    let c = byte(p);
+    if p < text.len() && c != b'\n' && c != b'\r' && c != b'#' {
+        return None;
+    }
+    let mut pos = p;
+    let mut comment = None;
+    if c == b'#' {
+        pos = line_end(text, p);
+        comment = Some(span(p, pos));
+    }
+    if byte(pos) == b'\r' {
+        pos += 1;
+    }
+    if byte(pos) == b'\n' {
+        pos += 1;
+    }
+    Some((pos, comment))
+}
+
+/// Where the number starting at `pos` ends (digits and `_`, a fraction, an exponent), and whether
+/// it is a float.
+fn number_end(bytes: &[u8], mut pos: usize) -> (usize, bool) {
+    let byte = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    let mut float = false;
+    while byte(pos).is_ascii_digit() || byte(pos) == b'_' {
+        pos += 1;
+    }
+    if byte(pos) == b'.' && byte(pos + 1) != b'.' {
+        float = true;
+        pos += 1;
+        while byte(pos).is_ascii_digit() {
+            pos += 1;
+        }
+    }
+    if matches!(byte(pos), b'e' | b'E')
+        && (byte(pos + 1).is_ascii_digit()
+            || (matches!(byte(pos + 1), b'+' | b'-') && byte(pos + 2).is_ascii_digit()))
+    {
+        float = true;
+        pos += 2;
+        while byte(pos).is_ascii_digit() {
+            pos += 1;
+        }
+    }
+    (pos, float)
+}
+
+/// The symbol of a bracket or punctuation byte.
+fn punctuation(c: u8) -> Sym {
+    match c {
+        b'(' => Sym::LParen,
+        b'[' => Sym::LBracket,
+        b'{' => Sym::LBrace,
+        b')' => Sym::RParen,
+        b']' => Sym::RBracket,
+        b'}' => Sym::RBrace,
+        b',' => Sym::Comma,
+        b':' => Sym::Colon,
+        _ => Sym::Dot,
     }
 }
 
