@@ -323,198 +323,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         return Err("missing command".into());
     };
     match command.as_str() {
-        "explore" => {
-            let mut a = parse_args(rest)?;
-            // Emit only what is printed: the JSON carries every target, tir none, a target itself.
-            a.options.targets = match a.emit {
-                Emit::Json => a.options.targets,
-                Emit::Tir => Vec::new(),
-                Emit::Code(t) => vec![t],
-            };
-            let source = read_source(&a.file)?;
-            let ex = explore(&source, &a.options);
-            let ok = report(&ex, &a.file, &source);
-            match a.emit {
-                Emit::Json => {
-                    let json = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
-                    outln!("{json}");
-                }
-                Emit::Tir => {
-                    let printed = match a.form {
-                        Form::Rolled => &ex.rolled,
-                        Form::Peeled => &ex.peeled,
-                    };
-                    if let Some(p) = printed {
-                        out!("{}", p.text);
-                    }
-                }
-                Emit::Code(t) => {
-                    if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
-                        match &code.error {
-                            Some(e) => {
-                                eprintln!("stagecraft: cannot emit {}: {e}", t.name());
-                                return Ok(ExitCode::from(1));
-                            }
-                            None => out!("{}", code.text),
-                        }
-                        for n in &code.notes {
-                            eprintln!("note: {n}");
-                        }
-                    }
-                }
-            }
-            Ok(if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
-        }
-        "check" => {
-            // Verify the derived program, or a pipelined program written or edited by hand.
-            let mut rest = rest.to_vec();
-            let pipelined_path = match rest.iter().position(|a| a == "--pipelined") {
-                Some(i) => {
-                    let path = rest.get(i + 1).cloned().ok_or("--pipelined needs a FILE")?;
-                    rest.drain(i..=i + 1);
-                    Some(path)
-                }
-                None => None,
-            };
-            let a = parse_args(&rest)?;
-            let source = read_source(&a.file)?;
-            if let Emit::Code(target) = a.emit {
-                return check_machine(&a, &source, target, pipelined_path.as_deref());
-            }
-            let mut options = a.options.clone();
-            options.form = a.form;
-            // The program checked is verified below, from its text.
-            options.verify = false;
-            let ex = explore(&source, &options);
-            if !report(&ex, &a.file, &source) {
-                return Ok(ExitCode::from(1));
-            }
-            let Some(programs) = &ex.programs else {
-                return Ok(ExitCode::from(1));
-            };
-            // The program actually checked is a text, so that every line below points into it:
-            // the file given, or the derived program as `stagecraft explore FILE` prints it.
-            let (text, name) = match &pipelined_path {
-                None => {
-                    let printed = match a.form {
-                        Form::Rolled => ex.rolled.as_ref(),
-                        Form::Peeled => ex.peeled.as_ref(),
-                    };
-                    let form = match a.form {
-                        Form::Rolled => "rolled",
-                        Form::Peeled => "peeled",
-                    };
-                    (
-                        printed.map(|p| p.text.clone()).unwrap_or_default(),
-                        format!(
-                            "(derived, as `stagecraft explore {} --form {form}` prints it)",
-                            a.file
-                        ),
-                    )
-                }
-                Some(path) => (read_source(path)?, path.clone()),
-            };
-            let parsed = stagecraft::parser::parse(&text);
-            let lowered = stagecraft::lower::lower(&parsed.file);
-            let mut bad = false;
-            for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
-                eprint!("{}", d.render(&name, &text));
-                bad |= d.is_error();
-            }
-            if bad {
-                return Ok(ExitCode::from(1));
-            }
-            let vopts = stagecraft::verify::VerifyOptions {
-                params: programs.params.clone(),
-                ..Default::default()
-            };
-            let verification = Some(stagecraft::verify::verify(
-                &programs.original,
-                &lowered.program,
-                &vopts,
-            ));
-            let Some(v) = verification else {
-                return Ok(ExitCode::from(1));
-            };
-            if a.emit == Emit::Json {
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-                );
-            } else {
-                outln!("{name}: {}", v.summary);
-                for r in &v.races {
-                    let (line, col) =
-                        stagecraft::diagnostic::line_col(&text, r.span.start as usize);
-                    outln!("  race at {name}:{line}:{col}: {}", r.message);
-                    if let Some(w) = r.wait {
-                        let (wl, wc) =
-                            stagecraft::diagnostic::line_col(&text, w.span.start as usize);
-                        outln!("    (that wait: {name}:{wl}:{wc})");
-                    }
-                }
-                for d in &v.differences {
-                    outln!(
-                        "  `{}{:?}`: the loop computes {}, the pipelined program {}",
-                        d.buffer,
-                        d.element,
-                        d.expected,
-                        d.got.map_or("nothing".to_string(), |g| g.to_string())
-                    );
-                }
-                for p in &v.problems {
-                    let (line, col) =
-                        stagecraft::diagnostic::line_col(&text, p.span.start as usize);
-                    outln!("  problem at {name}:{line}:{col}: {}", p.message);
-                }
-                for w in &v.waits {
-                    let (line, _) = stagecraft::diagnostic::line_col(&text, w.span.start as usize);
-                    outln!(
-                        "  wait on queue {} (line {line}, {} instance(s)): {:?}",
-                        w.queue,
-                        w.instances,
-                        w.judgement
-                    );
-                }
-            }
-            Ok(match v.verdict {
-                stagecraft::verify::Verdict::Equivalent
-                | stagecraft::verify::Verdict::SafeButLoose => ExitCode::SUCCESS,
-                _ => ExitCode::from(3),
-            })
-        }
-        "time" => {
-            // Wall time of parse + transform + waits, for comparisons with other tools.
-            let a = parse_args(rest)?;
-            let source = read_source(&a.file)?;
-            let reps: u32 = std::env::var("STAGECRAFT_TIME_REPS")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(2000);
-            let first = stagecraft::explore::transform(&source, &a.options);
-            if !report(&first, &a.file, &source) {
-                return Ok(ExitCode::from(1));
-            }
-            // The fastest of ten batches: a preempted batch says nothing about the transform.
-            let batch = (reps / 10).max(1);
-            let mut micros = f64::INFINITY;
-            for _ in 0..10 {
-                let start = std::time::Instant::now();
-                for _ in 0..batch {
-                    std::hint::black_box(stagecraft::explore::transform(
-                        std::hint::black_box(&source),
-                        &a.options,
-                    ));
-                }
-                micros = micros.min(start.elapsed().as_secs_f64() * 1e6 / f64::from(batch));
-            }
-            outln!("{micros:.3} us per transform (fastest of 10 batches of {batch})");
-            Ok(ExitCode::SUCCESS)
-        }
+        "explore" => explore_command(rest),
+        "check" => check_command(rest),
+        "time" => time_command(rest),
         "workload" => {
             outln!("{}", workload(rest)?.trim_end());
             Ok(ExitCode::SUCCESS)
@@ -525,4 +336,215 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         other => Err(format!("unknown command `{other}`")),
     }
+}
+
+/// `stagecraft explore FILE`: the pipelined program, the exploration as JSON, or emitted code.
+fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
+    let mut a = parse_args(rest)?;
+    // Emit only what is printed: the JSON carries every target, tir none, a target itself.
+    a.options.targets = match a.emit {
+        Emit::Json => a.options.targets,
+        Emit::Tir => Vec::new(),
+        Emit::Code(t) => vec![t],
+    };
+    let source = read_source(&a.file)?;
+    let ex = explore(&source, &a.options);
+    let ok = report(&ex, &a.file, &source);
+    match a.emit {
+        Emit::Json => {
+            let json = serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?;
+            outln!("{json}");
+        }
+        Emit::Tir => {
+            let printed = match a.form {
+                Form::Rolled => &ex.rolled,
+                Form::Peeled => &ex.peeled,
+            };
+            if let Some(p) = printed {
+                out!("{}", p.text);
+            }
+        }
+        Emit::Code(t) => {
+            if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
+                match &code.error {
+                    Some(e) => {
+                        eprintln!("stagecraft: cannot emit {}: {e}", t.name());
+                        return Ok(ExitCode::from(1));
+                    }
+                    None => out!("{}", code.text),
+                }
+                for n in &code.notes {
+                    eprintln!("note: {n}");
+                }
+            }
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `stagecraft check LOOP [--pipelined FILE]`: verifies the derived program, or a pipelined
+/// program written or edited by hand, against the loop.
+fn check_command(rest: &[String]) -> Result<ExitCode, String> {
+    let mut rest = rest.to_vec();
+    let pipelined_path = match rest.iter().position(|a| a == "--pipelined") {
+        Some(i) => {
+            let path = rest.get(i + 1).cloned().ok_or("--pipelined needs a FILE")?;
+            rest.drain(i..=i + 1);
+            Some(path)
+        }
+        None => None,
+    };
+    let a = parse_args(&rest)?;
+    let source = read_source(&a.file)?;
+    if let Emit::Code(target) = a.emit {
+        return check_machine(&a, &source, target, pipelined_path.as_deref());
+    }
+    let mut options = a.options.clone();
+    options.form = a.form;
+    // The program checked is verified below, from its text.
+    options.verify = false;
+    let ex = explore(&source, &options);
+    if !report(&ex, &a.file, &source) {
+        return Ok(ExitCode::from(1));
+    }
+    let Some(programs) = &ex.programs else {
+        return Ok(ExitCode::from(1));
+    };
+    // The program actually checked is a text, so that every line below points into it: the file
+    // given, or the derived program as `stagecraft explore FILE` prints it.
+    let (text, name) = match &pipelined_path {
+        None => {
+            let printed = match a.form {
+                Form::Rolled => ex.rolled.as_ref(),
+                Form::Peeled => ex.peeled.as_ref(),
+            };
+            let form = match a.form {
+                Form::Rolled => "rolled",
+                Form::Peeled => "peeled",
+            };
+            (
+                printed.map(|p| p.text.clone()).unwrap_or_default(),
+                format!(
+                    "(derived, as `stagecraft explore {} --form {form}` prints it)",
+                    a.file
+                ),
+            )
+        }
+        Some(path) => (read_source(path)?, path.clone()),
+    };
+    let Some(v) = verify_text(&name, &text, programs) else {
+        return Ok(ExitCode::from(1));
+    };
+    if a.emit == Emit::Json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_verification(&v, &name, &text);
+    }
+    Ok(match v.verdict {
+        stagecraft::verify::Verdict::Equivalent | stagecraft::verify::Verdict::SafeButLoose => {
+            ExitCode::SUCCESS
+        }
+        _ => ExitCode::from(3),
+    })
+}
+
+/// The pipelined program in `text` (called `name`) run against the loop; `None` when it does not
+/// read (its problems are printed).
+fn verify_text(
+    name: &str,
+    text: &str,
+    programs: &stagecraft::explore::Programs,
+) -> Option<stagecraft::verify::Verification> {
+    let parsed = stagecraft::parser::parse(text);
+    let lowered = stagecraft::lower::lower(&parsed.file);
+    let mut bad = false;
+    for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
+        eprint!("{}", d.render(name, text));
+        bad |= d.is_error();
+    }
+    if bad {
+        return None;
+    }
+    let vopts = stagecraft::verify::VerifyOptions {
+        params: programs.params.clone(),
+        ..Default::default()
+    };
+    Some(stagecraft::verify::verify(
+        &programs.original,
+        &lowered.program,
+        &vopts,
+    ))
+}
+
+/// A verification as text: the summary, then each race, difference, problem and wait, located
+/// in the program `name` (whose text is `text`).
+fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &str) {
+    outln!("{name}: {}", v.summary);
+    for r in &v.races {
+        let (line, col) = stagecraft::diagnostic::line_col(text, r.span.start as usize);
+        outln!("  race at {name}:{line}:{col}: {}", r.message);
+        if let Some(w) = r.wait {
+            let (wl, wc) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
+            outln!("    (that wait: {name}:{wl}:{wc})");
+        }
+    }
+    for d in &v.differences {
+        outln!(
+            "  `{}{:?}`: the loop computes {}, the pipelined program {}",
+            d.buffer,
+            d.element,
+            d.expected,
+            d.got.map_or("nothing".to_string(), |g| g.to_string())
+        );
+    }
+    for p in &v.problems {
+        let (line, col) = stagecraft::diagnostic::line_col(text, p.span.start as usize);
+        outln!("  problem at {name}:{line}:{col}: {}", p.message);
+    }
+    for w in &v.waits {
+        let (line, _) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
+        outln!(
+            "  wait on queue {} (line {line}, {} instance(s)): {:?}",
+            w.queue,
+            w.instances,
+            w.judgement
+        );
+    }
+}
+
+/// `stagecraft time FILE`: wall time of parse + transform + waits, for comparisons with other
+/// tools.
+fn time_command(rest: &[String]) -> Result<ExitCode, String> {
+    let a = parse_args(rest)?;
+    let source = read_source(&a.file)?;
+    let reps: u32 = std::env::var("STAGECRAFT_TIME_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    let first = stagecraft::explore::transform(&source, &a.options);
+    if !report(&first, &a.file, &source) {
+        return Ok(ExitCode::from(1));
+    }
+    // The fastest of ten batches: a preempted batch says nothing about the transform.
+    let batch = (reps / 10).max(1);
+    let mut micros = f64::INFINITY;
+    for _ in 0..10 {
+        let start = std::time::Instant::now();
+        for _ in 0..batch {
+            std::hint::black_box(stagecraft::explore::transform(
+                std::hint::black_box(&source),
+                &a.options,
+            ));
+        }
+        micros = micros.min(start.elapsed().as_secs_f64() * 1e6 / f64::from(batch));
+    }
+    outln!("{micros:.3} us per transform (fastest of 10 batches of {batch})");
+    Ok(ExitCode::SUCCESS)
 }
