@@ -331,33 +331,7 @@ impl Machine<'_> {
                     let (Some(l), Some(h)) = (self.eval(lo), self.eval(hi)) else {
                         continue;
                     };
-                    let outermost = self.for_depth == 0;
-                    if outermost {
-                        self.current_outer = Some(*var);
-                    }
-                    let top = self.nest == 0;
-                    self.for_depth += 1;
-                    self.nest += 1;
-                    let saved = self.env.get(*var as usize).copied();
-                    let mut v = l;
-                    while v < h {
-                        if let Some(slot) = self.env.get_mut(*var as usize) {
-                            *slot = v;
-                        }
-                        if top {
-                            self.step += 1;
-                        }
-                        self.exec(body)?;
-                        v += 1;
-                    }
-                    self.nest -= 1;
-                    if let (Some(slot), Some(s)) = (self.env.get_mut(*var as usize), saved) {
-                        *slot = s;
-                    }
-                    self.for_depth -= 1;
-                    if outermost {
-                        self.current_outer = None;
-                    }
+                    self.run_loop(*var, l, h, body)?;
                 }
                 CNode::If { cond, body } => {
                     if self.eval(cond).is_some_and(|c| c != 0) {
@@ -366,52 +340,11 @@ impl Machine<'_> {
                 }
                 CNode::Commit { queue, q, body } => {
                     self.begin_step_at_top();
-                    let seq = self.committed.get(*q).copied().unwrap_or(0);
-                    let g = match self.free_groups.pop() {
-                        Some(g) => {
-                            if let Some(x) = self.groups.get_mut(g) {
-                                x.queue = *queue;
-                                x.q = *q;
-                                x.seq = seq;
-                                x.done = false;
-                            }
-                            g
-                        }
-                        None => {
-                            self.groups.push(Group {
-                                queue: *queue,
-                                q: *q,
-                                seq,
-                                writes: Vec::new(),
-                                reads: Vec::new(),
-                                members: Vec::new(),
-                                done: false,
-                            });
-                            self.groups.len() - 1
-                        }
-                    };
-                    self.open.push(g);
+                    let (g, seq) = self.open_group(*queue, *q);
                     self.nest += 1;
                     let r = self.exec(body);
                     self.nest -= 1;
-                    self.open.pop();
-                    if let Some(c) = self.committed.get_mut(*q) {
-                        *c = seq + 1;
-                    }
-                    if let Some(f) = self.in_flight.get_mut(*q) {
-                        f.push_back(g);
-                    }
-                    if self.opts.trace {
-                        let size = self.groups.get(g).map_or(0, |x| x.members.len());
-                        self.trace(Event::Commit {
-                            queue: *queue,
-                            seq,
-                            size,
-                        });
-                    }
-                    if self.opts.policy == Policy::Earliest {
-                        self.complete(g);
-                    }
+                    self.commit(g, *queue, *q, seq);
                     r?;
                 }
                 CNode::Async { body } => {
@@ -443,47 +376,7 @@ impl Machine<'_> {
                         );
                         n = 0;
                     }
-                    let in_flight = self.in_flight.get(*q).map_or(0, VecDeque::len) as u64;
-                    // The commit numbers of the forced groups are only kept for the trace.
-                    let mut forced = Vec::new();
-                    let mut forcing = false;
-                    while self.in_flight.get(*q).map_or(0, VecDeque::len) as i64 > n {
-                        let Some(g) = self.in_flight.get(*q).and_then(VecDeque::front).copied()
-                        else {
-                            break;
-                        };
-                        if self.opts.trace {
-                            forced.push(self.groups.get(g).map_or(0, |x| x.seq));
-                        }
-                        forcing = true;
-                        self.complete(g);
-                    }
-                    if let Some(st) = self.run.waits.get_mut(*index) {
-                        st.instances += 1;
-                        st.max_in_flight = st.max_in_flight.max(in_flight);
-                        if forcing {
-                            st.forcing_instances += 1;
-                        }
-                        let slack = in_flight as i64 - n;
-                        st.min_slack = Some(st.min_slack.map_or(slack, |m| m.min(slack)));
-                    }
-                    let id = self.wait_refs.get(*index).and_then(|w| w.0);
-                    if let Some(w) = self.last_wait.get_mut(*q) {
-                        *w = Some(WaitRef {
-                            index: *index,
-                            id,
-                            span: *span,
-                        });
-                    }
-                    if self.opts.trace {
-                        self.trace(Event::Wait {
-                            index: *index,
-                            queue: *queue,
-                            count: n,
-                            in_flight,
-                            forced,
-                        });
-                    }
+                    self.wait(*queue, *q, n, *index, *span);
                     self.nest += 1;
                     let r = self.exec(body);
                     self.nest -= 1;
@@ -503,6 +396,129 @@ impl Machine<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `for var in range(l, h)`: each iteration of a top-level loop is a step.
+    fn run_loop(&mut self, var: u32, l: i64, h: i64, body: &[CNode]) -> Result<(), Stop> {
+        let outermost = self.for_depth == 0;
+        if outermost {
+            self.current_outer = Some(var);
+        }
+        let top = self.nest == 0;
+        self.for_depth += 1;
+        self.nest += 1;
+        let saved = self.env.get(var as usize).copied();
+        let mut v = l;
+        while v < h {
+            if let Some(slot) = self.env.get_mut(var as usize) {
+                *slot = v;
+            }
+            if top {
+                self.step += 1;
+            }
+            self.exec(body)?;
+            v += 1;
+        }
+        self.nest -= 1;
+        if let (Some(slot), Some(s)) = (self.env.get_mut(var as usize), saved) {
+            *slot = s;
+        }
+        self.for_depth -= 1;
+        if outermost {
+            self.current_outer = None;
+        }
+        Ok(())
+    }
+
+    /// A group of `queue` (dense number `q`) opens for the async statements of a commit scope:
+    /// a recycled slot when there is one. Returns it and its commit number.
+    fn open_group(&mut self, queue: i64, q: usize) -> (usize, u64) {
+        let seq = self.committed.get(q).copied().unwrap_or(0);
+        let g = match self.free_groups.pop() {
+            Some(g) => {
+                if let Some(x) = self.groups.get_mut(g) {
+                    x.queue = queue;
+                    x.q = q;
+                    x.seq = seq;
+                    x.done = false;
+                }
+                g
+            }
+            None => {
+                self.groups.push(Group {
+                    queue,
+                    q,
+                    seq,
+                    writes: Vec::new(),
+                    reads: Vec::new(),
+                    members: Vec::new(),
+                    done: false,
+                });
+                self.groups.len() - 1
+            }
+        };
+        self.open.push(g);
+        (g, seq)
+    }
+
+    /// The commit scope of group `g` ends: the group is in flight (complete at once under the
+    /// earliest policy).
+    fn commit(&mut self, g: usize, queue: i64, q: usize, seq: u64) {
+        self.open.pop();
+        if let Some(c) = self.committed.get_mut(q) {
+            *c = seq + 1;
+        }
+        if let Some(f) = self.in_flight.get_mut(q) {
+            f.push_back(g);
+        }
+        if self.opts.trace {
+            let size = self.groups.get(g).map_or(0, |x| x.members.len());
+            self.trace(Event::Commit { queue, seq, size });
+        }
+        if self.opts.policy == Policy::Earliest {
+            self.complete(g);
+        }
+    }
+
+    /// `wait(queue, n)`: completes the oldest groups of the queue until at most `n` are in flight,
+    /// and records the instance (statistics, the last wait on the queue, the trace).
+    fn wait(&mut self, queue: i64, q: usize, n: i64, index: usize, span: Span) {
+        let in_flight = self.in_flight.get(q).map_or(0, VecDeque::len) as u64;
+        // The commit numbers of the forced groups are only kept for the trace.
+        let mut forced = Vec::new();
+        let mut forcing = false;
+        while self.in_flight.get(q).map_or(0, VecDeque::len) as i64 > n {
+            let Some(g) = self.in_flight.get(q).and_then(VecDeque::front).copied() else {
+                break;
+            };
+            if self.opts.trace {
+                forced.push(self.groups.get(g).map_or(0, |x| x.seq));
+            }
+            forcing = true;
+            self.complete(g);
+        }
+        if let Some(st) = self.run.waits.get_mut(index) {
+            st.instances += 1;
+            st.max_in_flight = st.max_in_flight.max(in_flight);
+            if forcing {
+                st.forcing_instances += 1;
+            }
+            let slack = in_flight as i64 - n;
+            st.min_slack = Some(st.min_slack.map_or(slack, |m| m.min(slack)));
+        }
+        let id = self.wait_refs.get(index).and_then(|w| w.0);
+        if let Some(w) = self.last_wait.get_mut(q) {
+            *w = Some(WaitRef { index, id, span });
+        }
+        if self.opts.trace {
+            self.trace(Event::Wait {
+                index,
+                queue,
+                count: n,
+                in_flight,
+                forced,
+            });
+        }
     }
 
     fn assign(&mut self, a: &CAssign) {
