@@ -183,26 +183,16 @@ fn instances_of(program: &Program, params: &BTreeMap<String, i64>) -> Option<u64
 
 pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Verification {
     // Beyond the interpreter's limit the work is refused, not attempted and abandoned: exploring a
-    // 160-statement, 5 000-iteration loop ran both programs to the limit, 298 M instructions of
-    // which this leaves 133 M (29 → 12 ms natively).
+    // 160-statement, 5 000-iteration loop would run both programs to the limit and throw the runs
+    // away.
     if let Some(n) = instances_of(original, &opts.params).filter(|&n| n > opts.max_instances) {
         return Verification {
-            verdict: Verdict::NotRun,
             summary: format!(
                 "not verified: the loop runs {n} statement instances, more than the interpreter's limit of {}; choose a smaller extent",
                 opts.max_instances
             ),
-            races: Vec::new(),
-            differences: Vec::new(),
-            waits: Vec::new(),
-            problems: Vec::new(),
-            original_problems: Vec::new(),
-            instances: 0,
             truncated: true,
-            trace: Vec::new(),
-            random_races: Vec::new(),
-            params: opts.params.clone(),
-            unjudged_for_budget: 0,
+            ..Verification::not_run(opts)
         };
     }
     let base = RunOptions {
@@ -216,28 +206,23 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     let orig = run(original, &base);
     // The pipelined program is run again and again (random orders, judging): compile it once.
     let prepared = prepare(pipelined, &base);
-    let run_pipelined = |o: &RunOptions| match &prepared {
-        Ok(p) => p.run(o),
-        Err(aborted) => Run::clone(aborted),
+    let runs = Runs {
+        orig: &orig,
+        prepared: &prepared,
+        base: &base,
     };
-    let main = run_pipelined(&RunOptions {
+    let main = runs.pipelined(&RunOptions {
         trace: opts.trace,
         ..base.clone()
     });
     let mut v = Verification {
-        verdict: Verdict::NotRun,
-        summary: String::new(),
         races: main.races.clone(),
-        differences: Vec::new(),
-        waits: Vec::new(),
         problems: main.problems.clone(),
         original_problems: orig.problems.clone(),
         instances: main.instances,
         truncated: main.truncated || orig.truncated,
         trace: main.trace.clone(),
-        random_races: Vec::new(),
-        params: opts.params.clone(),
-        unjudged_for_budget: 0,
+        ..Verification::not_run(opts)
     };
     if let Some(why) = orig.aborted.as_ref().or(main.aborted.as_ref()) {
         v.summary = format!("not verified: {why}; choose a smaller extent");
@@ -252,12 +237,77 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     }
     v.differences = compare(&orig, &main);
     for seed in 1..=u64::from(opts.random_runs) {
-        let r = run_pipelined(&RunOptions {
+        let r = runs.pipelined(&RunOptions {
             policy: Policy::Random { seed },
             ..base.clone()
         });
         v.random_races.push((seed, r.races.len()));
     }
+    v.unjudged_for_budget = judge_waits(&mut v, &runs, &main, opts);
+    let loose = v
+        .waits
+        .iter()
+        .filter(|w| {
+            matches!(
+                w.judgement,
+                Judgement::LooseBy { .. } | Judgement::Redundant
+            )
+        })
+        .count();
+    v.verdict = if !v.races.is_empty() {
+        Verdict::Racy
+    } else if !v.differences.is_empty() {
+        Verdict::Different
+    } else if loose > 0 {
+        Verdict::SafeButLoose
+    } else {
+        Verdict::Equivalent
+    };
+    v.summary = summary(&v, loose);
+    v
+}
+
+impl Verification {
+    /// Nothing run yet: the verdict and summary say so until a run fills them in.
+    fn not_run(opts: &VerifyOptions) -> Verification {
+        Verification {
+            verdict: Verdict::NotRun,
+            summary: String::new(),
+            races: Vec::new(),
+            differences: Vec::new(),
+            waits: Vec::new(),
+            problems: Vec::new(),
+            original_problems: Vec::new(),
+            instances: 0,
+            truncated: false,
+            trace: Vec::new(),
+            random_races: Vec::new(),
+            params: opts.params.clone(),
+            unjudged_for_budget: 0,
+        }
+    }
+}
+
+/// What a verification runs from: the original loop's run, and the pipelined program compiled
+/// once with its initial memory (or the run that could not start), under `base`'s options.
+struct Runs<'a> {
+    orig: &'a Run,
+    prepared: &'a Result<Prepared, Box<Run>>,
+    base: &'a RunOptions,
+}
+
+impl Runs<'_> {
+    fn pipelined(&self, o: &RunOptions) -> Run {
+        match self.prepared {
+            Ok(p) => p.run(o),
+            Err(aborted) => Run::clone(aborted),
+        }
+    }
+}
+
+/// A judgement for every wait of the latest-policy run `main`; returns how many of a race-free,
+/// equivalent run were left unjudged (judging off, or beyond the interpretation budget).
+fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptions) -> usize {
     let racy = !v.races.is_empty();
     // Judging re-runs the program a few times per wait; keep the whole verification bounded.
     let mut judge_budget = crate::limits::MAX_JUDGE_INSTANCES;
@@ -280,16 +330,16 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             // The summary must not call a wait tight that was never judged.
             over_budget += 1;
             Judgement::NotJudged
-        } else if let Ok(prepared) = &prepared {
-            let (j, runs) = judge(
-                &orig,
+        } else if let Ok(prepared) = runs.prepared {
+            let (j, n) = judge(
+                runs.orig,
                 prepared,
-                &base,
+                runs.base,
                 st.index,
                 st.max_in_flight,
                 st.forcing_instances,
             );
-            judge_budget = judge_budget.saturating_sub(main.instances.saturating_mul(runs));
+            judge_budget = judge_budget.saturating_sub(main.instances.saturating_mul(n));
             j
         } else {
             Judgement::NotJudged
@@ -304,27 +354,13 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             max_in_flight: st.max_in_flight,
         });
     }
-    let loose = v
-        .waits
-        .iter()
-        .filter(|w| {
-            matches!(
-                w.judgement,
-                Judgement::LooseBy { .. } | Judgement::Redundant
-            )
-        })
-        .count();
-    v.verdict = if racy {
-        Verdict::Racy
-    } else if !v.differences.is_empty() {
-        Verdict::Different
-    } else if loose > 0 {
-        Verdict::SafeButLoose
-    } else {
-        Verdict::Equivalent
-    };
-    v.unjudged_for_budget = over_budget;
-    v.summary = match v.verdict {
+    over_budget
+}
+
+/// One sentence for the verdict; `loose` waits could allow more groups in flight.
+fn summary(v: &Verification, loose: usize) -> String {
+    let over_budget = v.unjudged_for_budget;
+    match v.verdict {
         Verdict::Equivalent if v.waits.is_empty() => {
             format!("equivalent: same outputs, no race, no waits needed ({} statement instances)", v.instances)
         }
@@ -344,8 +380,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         Verdict::Racy => format!("racy: {} race(s) on in-flight data", v.races.len()),
         Verdict::Different => format!("different: {} output element(s) differ although nothing raced", v.differences.len()),
         Verdict::NotRun => "not run".into(),
-    };
-    v
+    }
 }
 
 /// Tight if count+1 races or changes the result; otherwise the largest safe increase.
