@@ -17,11 +17,11 @@ pub mod machine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_alloc;
 pub mod parser;
-pub mod pipeline;
 pub mod pipelined;
 pub mod printer;
 pub mod random_loop;
 pub mod schedule;
+pub mod shape;
 pub mod simplify;
 pub mod sync;
 pub mod syntax;

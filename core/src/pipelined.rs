@@ -4,12 +4,12 @@
 //! The body is a loop in both.
 
 use crate::ir::*;
-use crate::pipeline::Pipeline;
 use crate::schedule::Extent;
+use crate::shape::LoopShape;
 use crate::simplify::{
     modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
 };
-use crate::sync::{PlanUnit, StepPlan, StepTime, Sync};
+use crate::sync::{PlanUnit, StepPlan, StepTime, SyncPlan};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -21,7 +21,7 @@ pub enum Form {
 }
 
 /// The program around the pipelined loop (`before` and `after` are top-level nodes of the source).
-pub fn build(program: &Program, p: &Pipeline, sync: &Sync, form: Form) -> Program {
+pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
     let mut out = Program {
         buffers: program.buffers.clone(),
         vars: program.vars.clone(),
@@ -231,8 +231,8 @@ impl Placed for RolledUnit {
 }
 
 struct Builder<'a> {
-    p: &'a Pipeline<'a>,
-    sync: &'a Sync,
+    p: &'a LoopShape<'a>,
+    sync: &'a SyncPlan,
     var: VarId,
 }
 
@@ -622,7 +622,7 @@ struct Rewrite<'a> {
     /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
     /// ring slot.
     j: &'a IExpr,
-    p: &'a Pipeline<'a>,
+    p: &'a LoopShape<'a>,
 }
 
 impl Rewrite<'_> {

@@ -11,8 +11,8 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::ir::{BufId, Scope, SectionKind};
-use crate::pipeline::Pipeline;
 use crate::schedule::DepKind;
+use crate::shape::LoopShape;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -52,7 +52,7 @@ pub struct WaitInstance {
     /// The step, or `None` for every step of the body loop (and of a symbolic epilogue).
     pub step: Option<i64>,
     pub count: i64,
-    /// Needs this wait covers (indices into `Sync::needs`).
+    /// Needs this wait covers (indices into `SyncPlan::needs`).
     pub needs: Vec<usize>,
     /// Head arithmetic.
     pub arithmetic: String,
@@ -108,7 +108,7 @@ pub struct PlanUnit {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sync {
+pub struct SyncPlan {
     pub groups: Vec<Group>,
     /// Groups per step for each async queue (g_q).
     pub per_step: BTreeMap<i64, u32>,
@@ -132,7 +132,7 @@ pub struct Sync {
     closed_before: Vec<i64>,
 }
 
-impl Sync {
+impl SyncPlan {
     /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
     /// when asked, since a plan asks only for its waits' counts (a table for every unit, queue and
     /// step was most of the planning at 64 stages).
@@ -176,10 +176,10 @@ const BODY: StepTime = StepTime::Uniform {
 /// groups it forces and leaves in flight); the counts are derived either way.
 pub fn derive(
     program: &crate::ir::Program,
-    p: &Pipeline,
+    p: &LoopShape,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<Sync> {
+) -> Option<SyncPlan> {
     let extent = p.sched.extent.as_const();
     let mut needs = needs_of(p);
     let Grouping {
@@ -225,7 +225,7 @@ pub fn derive(
         return None;
     }
     let sites = cx.sites;
-    Some(Sync {
+    Some(SyncPlan {
         groups,
         per_step,
         unit_group,
@@ -244,7 +244,7 @@ pub fn derive(
 
 /// Needs: every dependence whose first instance is async. Their slots are known once the groups
 /// are (`group`).
-fn needs_of(p: &Pipeline) -> Vec<Need> {
+fn needs_of(p: &LoopShape) -> Vec<Need> {
     let units = &p.sched.units;
     let mut needs = Vec::with_capacity(p.deps.len());
     for d in &p.deps {
@@ -281,7 +281,7 @@ struct Grouping {
 }
 
 /// Groups from the step order, and each need's slot (the slot of its producer's group).
-fn group(p: &Pipeline, needs: &mut [Need]) -> Grouping {
+fn group(p: &LoopShape, needs: &mut [Need]) -> Grouping {
     let units = &p.sched.units;
     // A unit closes the open group of q only if it needs an instance issued in this very step
     // (producer stage − consumer stage == distance); older groups are already committed.
@@ -345,7 +345,7 @@ fn group(p: &Pipeline, needs: &mut [Need]) -> Grouping {
 /// Groups of each queue closed before each position of the step order, position-major (at
 /// `position * queues.len() + queue index`): the planner asks for every unit and queue of every
 /// step, too often to search the groups each time.
-fn closed_before(p: &Pipeline, groups: &[Group], queues: &[i64]) -> Vec<i64> {
+fn closed_before(p: &LoopShape, groups: &[Group], queues: &[i64]) -> Vec<i64> {
     // Position of the last unit of each group in the step order, to know what is closed before a unit.
     let order_index = |pos: usize| p.step_order.iter().position(|&x| x == pos).unwrap_or(0);
     let group_end: Vec<usize> = groups
@@ -593,7 +593,7 @@ fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
 const BODY_TRIALS: i64 = 8;
 
 struct Planner<'a> {
-    p: &'a Pipeline<'a>,
+    p: &'a LoopShape<'a>,
     groups: &'a [Group],
     /// The async queues, ascending; every per-queue vector below is aligned with it.
     queues: &'a [i64],

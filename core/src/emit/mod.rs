@@ -17,9 +17,9 @@ macro_rules! emit {
 
 mod amdgpu;
 mod llvm;
+mod mbarriers;
 mod ptx;
 pub(crate) mod sequence;
-mod slots;
 mod walk;
 
 use crate::affine::{interval, Interval};

@@ -4,11 +4,11 @@
 //!   thread and element), every commit scope one `cp.async.commit_group` (empty groups included, so
 //!   the counts are the IR's), every wait a `cp.async.wait_group N` with the peeled program's count.
 //! - sm_90a: the same copies become one `cp.async.bulk` per element tile, issued by thread 0 and
-//!   tracked by one `mbarrier` per ring slot of the queue (plan in `slots.rs`); a wait completes the
+//!   tracked by one `mbarrier` per ring slot of the queue (plan in `mbarriers.rs`); a wait completes the
 //!   barriers of the groups it needs, the phase bit of each slot tracked in a register in the body
 //!   loop and known statically outside it.
 
-use super::slots::{self, Plan, QueueState};
+use super::mbarriers::{self, Plan, QueueState};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::emit::EmitOptions;
@@ -190,7 +190,7 @@ impl Gen<'_> {
 
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
-        let bulk = self.hopper.is_some() && slots::is_bulk_copy(self.program, s);
+        let bulk = self.hopper.is_some() && mbarriers::is_bulk_copy(self.program, s);
         let barrier = self.hopper.as_ref().and_then(|h| {
             h.open
                 .iter()
@@ -314,7 +314,9 @@ impl Gen<'_> {
                 Item::Open(_) => depth += 1,
                 Item::Commit(_) if depth == 0 => break,
                 Item::Commit(_) => depth -= 1,
-                Item::Stmt(s) if depth == 0 && slots::is_bulk_copy(self.program, s) => copies += 1,
+                Item::Stmt(s) if depth == 0 && mbarriers::is_bulk_copy(self.program, s) => {
+                    copies += 1
+                }
                 _ => {}
             }
         }
@@ -597,7 +599,7 @@ fn barrier_operand(queue: i64, slot: i64) -> String {
 pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arch) -> Emitted {
     let lanes = i64::from(opts.lanes.max(1));
     let hopper = (arch == Arch::Sm90).then(|| {
-        let plan = slots::plan(program, &flat.items);
+        let plan = mbarriers::plan(program, &flat.items);
         Hopper {
             state: Some(BTreeMap::new()),
             plan,

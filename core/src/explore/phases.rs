@@ -7,10 +7,10 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{BufId, Node, Program, StmtId};
 use crate::lexer::highlight_tokens;
 use crate::lower::{lower, Annotation};
-use crate::pipeline::{self, Pipeline};
 use crate::pipelined::{self, Form};
 use crate::schedule::{self, LoopSchedule, STAGE_KEY};
-use crate::sync::{self, Sync};
+use crate::shape::{self, LoopShape};
+use crate::sync::{self, SyncPlan};
 use crate::tir;
 use crate::{limits, parser};
 use std::collections::BTreeMap;
@@ -76,7 +76,7 @@ impl<'s> Explorer<'s> {
         let built = Built {
             program: &program,
             original: &original,
-            pipeline: &p,
+            shape: &p,
             sync: &s,
             annotations: &annotations,
         };
@@ -355,7 +355,7 @@ impl<'s> Explorer<'s> {
         program: &mut Program,
         top: &TopLoop,
         annotations: &[Annotation],
-    ) -> Option<(Pipeline<'s>, Sync, Option<PipelineInfo>)> {
+    ) -> Option<(LoopShape<'s>, SyncPlan, Option<PipelineInfo>)> {
         // The loop's statements move into the schedule's units: the pipelined programs are built
         // from those, and everything that shows the source loop took its copy before.
         let Some(Node::For {
@@ -415,7 +415,7 @@ impl<'s> Explorer<'s> {
         all_versions: &[crate::versions::VersionDecision],
         info: Option<PipelineInfo>,
     ) -> (Option<Program>, BTreeMap<String, i64>) {
-        let (options, p, s) = (self.options, built.pipeline, built.sync);
+        let (options, p, s) = (self.options, built.shape, built.sync);
         let printed = |form: Form| options.both_forms || options.form == form;
         // The peeled program writes every prologue and epilogue step out: building it was a third
         // of what the app's program pane explores (rolled form) of a 160-statement, 64-stage loop.
@@ -441,7 +441,7 @@ impl<'s> Explorer<'s> {
                 schedule::Extent::Const(e) => *e,
             }
         });
-        self.ex.iteration_space = Some(pipeline::iteration_space(
+        self.ex.iteration_space = Some(shape::iteration_space(
             p,
             concrete_extent,
             options.max_iteration_rows,
@@ -462,7 +462,7 @@ impl<'s> Explorer<'s> {
     /// The cost model in effect (options, then the source's cost annotations) and each unit's
     /// cost under it, for the timeline and its editor.
     fn costs(&mut self, built: &Built) {
-        let (p, original) = (built.pipeline, built.original);
+        let (p, original) = (built.shape, built.original);
         let mut model = self.options.cost.clone();
         let unit_stmts: Vec<Vec<StmtId>> = p.sched.units.iter().map(|u| u.stmts.clone()).collect();
         let mut assigns: BTreeMap<StmtId, crate::ir::Assign> = BTreeMap::new();
@@ -532,14 +532,14 @@ struct InnerLoop {
 struct Built<'a, 's> {
     program: &'a Program,
     original: &'a Program,
-    pipeline: &'a Pipeline<'s>,
-    sync: &'a Sync,
+    shape: &'a LoopShape<'s>,
+    sync: &'a SyncPlan,
     annotations: &'a [Annotation],
 }
 
 /// The inner pipeline is one statement of the outer one: it must leave nothing in flight behind
 /// it, so its epilogue ends with a `wait(q, 0)` for every queue its own waits leave undrained.
-fn drain_after_inner(built: &mut Program, s: &Sync, span: Span) {
+fn drain_after_inner(built: &mut Program, s: &SyncPlan, span: Span) {
     let undrained: Vec<i64> = s
         .undrained
         .iter()
@@ -587,8 +587,8 @@ fn pipeline_and_sync<'s>(
     sched: LoopSchedule<'s>,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<(Pipeline<'s>, Sync)> {
-    let p = pipeline::build(program, sched, diags, explain)?;
+) -> Option<(LoopShape<'s>, SyncPlan)> {
+    let p = shape::build(program, sched, diags, explain)?;
     let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
 }

@@ -4,7 +4,7 @@ use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::markup::html::Html;
 use leptos::prelude::*;
-use stagecraft::pipeline::IterationSpace;
+use stagecraft::shape::IterationSpace;
 use stagecraft_link::Pane;
 
 pub fn space_html(sp: &IterationSpace) -> String {

@@ -10,7 +10,7 @@ use crate::versions::{self, VersionDecision};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
-pub struct Pipeline<'s> {
+pub struct LoopShape<'s> {
     pub sched: LoopSchedule<'s>,
     pub deps: Vec<Dependence>,
     pub versions: Vec<VersionDecision>,
@@ -18,7 +18,7 @@ pub struct Pipeline<'s> {
     pub step_order: Vec<usize>,
 }
 
-impl Pipeline<'_> {
+impl LoopShape<'_> {
     pub fn stages(&self) -> i64 {
         self.sched.max_stage
     }
@@ -52,7 +52,7 @@ pub fn build<'s>(
     sched: LoopSchedule<'s>,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<Pipeline<'s>> {
+) -> Option<LoopShape<'s>> {
     let deps = schedule::dependences(&sched.units, schedule::iteration_range(&sched));
     let versions = versions::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);
@@ -62,7 +62,7 @@ pub fn build<'s>(
     }
     let mut step_order: Vec<usize> = (0..sched.units.len()).collect();
     step_order.sort_by_key(|&p| sched.units.get(p).map_or(0, |u| u.order));
-    Some(Pipeline {
+    Some(LoopShape {
         sched,
         deps,
         versions,
@@ -99,7 +99,7 @@ pub struct IterationUnit {
 }
 
 /// The stages × time grid with fill and drain; long bodies are elided in the middle.
-pub fn iteration_space(p: &Pipeline, extent: i64, max_rows: usize) -> IterationSpace {
+pub fn iteration_space(p: &LoopShape, extent: i64, max_rows: usize) -> IterationSpace {
     let s = p.stages();
     let total = extent.saturating_add(s);
     let section_of = |t: i64| {
