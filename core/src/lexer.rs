@@ -234,9 +234,8 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     // Problems past the first `PHASE_DIAGNOSTICS`, counted only: a text of stray characters has
     // one on every line.
     let mut unlisted = 0usize;
-    // Records a problem while there is room, else counts it. A macro: a closure or a cold method
-    // doing the same cost 500–700 more instructions per lexing of RFC (a) (callgrind), in the
-    // hot loop, though they are called only on errors.
+    // Records a problem while there is room, else counts it. A macro, not a closure or a cold
+    // method: either made the hot loop dearer although problems are rare (docs/benchmarks.md).
     macro_rules! report {
         ($problem:expr $(,)?) => {
             if diagnostics.len() < PHASE_DIAGNOSTICS {
@@ -505,8 +504,8 @@ fn punctuation(c: u8) -> Sym {
 }
 
 /// The span of bytes `start..end` of a text `lex_with` accepted: shorter than 4 GiB, so the
-/// offsets fit 32 bits. (`Span::new` clamps them instead: 570 of the 6 700 instructions lexing
-/// RFC example (a).)
+/// offsets fit 32 bits. (`Span::new` clamps them instead, a cost on every token:
+/// docs/benchmarks.md.)
 fn span(start: usize, end: usize) -> Span {
     Span {
         start: start as u32,

@@ -3,9 +3,8 @@
 
 /// Source text size.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
-/// Source text lines (newlines + 1). A browser lays a textarea's text out whole: setting 32 760
-/// short lines in a bare textarea took Chromium 272–448 ms, 4 095 lines 25–69 ms (docs/limits.md,
-/// "Hostile text").
+/// Source text lines (newlines + 1). A browser lays a textarea's text out whole, and setting many
+/// short lines takes it longer than a frame (docs/limits.md, "Hostile text", has the figures).
 pub const MAX_SOURCE_LINES: usize = 4096;
 
 /// Why Stagecraft does not read `text`, if it is beyond `MAX_SOURCE_BYTES` or `MAX_SOURCE_LINES`.
@@ -17,7 +16,8 @@ pub fn source_beyond_limits(text: &str) -> Option<String> {
             text.len()
         ));
     }
-    // A text shorter than the line limit is within it; counting costs 4 instructions a byte.
+    // A text shorter than the line limit is within it: the usual short texts are not counted,
+    // which would cost on every byte (docs/benchmarks.md).
     if text.len() < MAX_SOURCE_LINES {
         return None;
     }
@@ -54,11 +54,11 @@ pub const DEFAULT_SYMBOLIC_EXTENT: i64 = 16;
 /// Steps the timeline simulates in one window.
 pub const MAX_TIMELINE_STEPS: i64 = 200_000;
 /// Statement instances the timeline simulates in one run: a loop of many statements simulates
-/// fewer steps (160 statements × 5 000 iterations took 100 ms natively without it).
+/// fewer steps, so that a large loop's timeline stays cheap (docs/limits.md has the figure).
 pub const MAX_TIMELINE_INSTANCES: i64 = 50_000;
 /// Bars (statement spans, stalls and group markers) the timeline returns for its chart: the
-/// window ends at the step where this many are drawn. The chart of 64 steps of 160 statements,
-/// 10 000 SVG bars, took 200 ms to write and 330 ms to draw in Chromium.
+/// window ends at the step where this many are drawn: the browser's cost grows with the bars
+/// (docs/limits.md has what a chart of 64 steps of 160 statements cost).
 pub const MAX_TIMELINE_BARS: usize = 2000;
 /// Problems listed for one text, the first in the text; one more says how many were left out. A
 /// text of 64 KiB can hold 65 000 of them (a stray character on every line), and the app

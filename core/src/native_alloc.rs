@@ -1,10 +1,10 @@
 //! The allocator the native tools (command line, benchmarks, profiling examples) install. The
 //! library never chooses one itself; the app (wasm32) keeps Rust's default.
 //!
-//! The transform builds many small trees, and glibc's malloc was a third of its time
+//! The transform builds many small trees, and glibc's malloc was a large part of its time
 //! (docs/benchmarks.md). mimalloc's own `GlobalAlloc` goes through `mi_malloc_aligned` for every
 //! layout; nearly all of ours need no more than the word alignment every mimalloc block has, and
-//! the plain path is about half the instructions.
+//! the plain path is shorter.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
@@ -18,8 +18,8 @@ pub struct Mimalloc;
 const PLAIN_ALIGN: usize = std::mem::size_of::<usize>();
 
 /// Blocks of up to this many bytes come from mimalloc's small-object path, which skips the size
-/// dispatch of `mi_malloc`: nearly every block of the transform is small (−1 160 instructions per
-/// transform of RFC (a), which makes 122 allocations; docs/benchmarks.md).
+/// dispatch of `mi_malloc` and a call: nearly every block of the transform is small
+/// (docs/benchmarks.md).
 const SMALL: usize = libmimalloc_sys::MI_SMALL_SIZE_MAX;
 
 // SAFETY: every call forwards to mimalloc with a layout whose alignment it honours: plain calls

@@ -57,7 +57,7 @@ struct Parser<'a> {
 
 // The small levels marked `#[inline(always)]` return a 72-byte `Expr` (or a 152-byte `Stmt`) by
 // value: inlined, it is built where the caller keeps it rather than copied at every level
-// (−650 instructions per transform of RFC (a), callgrind).
+// (docs/benchmarks.md).
 type PResult<T> = Result<T, ()>;
 
 impl<'a> Parser<'a> {

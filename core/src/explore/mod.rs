@@ -30,7 +30,7 @@ pub struct Options {
     /// Which printed form the verifier runs (both compute the same; the rolled one is TVM's shape).
     pub form: Form,
     /// Print both forms; otherwise only `form` (the app shows one at a time, and the peeled form
-    /// of a 160-statement, 64-stage loop is 36 700 lines).
+    /// writes every prologue and epilogue step out: a large loop's is long, docs/benchmarks.md).
     pub both_forms: bool,
     /// The timeline's cost model (annotations in the source override it per statement).
     pub cost: crate::cost::CostModel,
@@ -42,8 +42,7 @@ pub struct Options {
     pub targets: Vec<crate::emit::Target>,
     /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
     /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
-    /// (160 statements over 64 stages: 85 M and 26 M of 215 M instructions): the app draws the
-    /// program first and runs them in tasks of their own.
+    /// (docs/limits.md): the app draws the program first and runs them in tasks of their own.
     pub defer_runs: bool,
     /// Build the peeled program even when it is neither printed nor emitted (it is then in
     /// `programs`). [`Options::without_code`] sets it.

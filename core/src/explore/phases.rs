@@ -417,8 +417,9 @@ impl<'s> Explorer<'s> {
     ) -> (Option<Program>, BTreeMap<String, i64>) {
         let (options, p, s) = (self.options, built.shape, built.sync);
         let printed = |form: Form| options.both_forms || options.form == form;
-        // The peeled program writes every prologue and epilogue step out: building it was a third
-        // of what the app's program pane explores (rolled form) of a 160-statement, 64-stage loop.
+        // The peeled program writes every prologue and epilogue step out: built only when it is
+        // printed, emitted or asked for, as it is a large part of exploring a large loop
+        // (docs/limits.md).
         let peeled =
             (printed(Form::Peeled) || options.peeled_program || !options.targets.is_empty())
                 .then(|| pipelined::build(built.program, p, s, Form::Peeled));
