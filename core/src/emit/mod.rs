@@ -628,7 +628,9 @@ pub(crate) fn kernel(
     text.push_str(tail);
     let mut line_stmts = head.stmts;
     line_stmts.extend(out.stmts);
-    line_stmts.resize(text.lines().count().max(line_stmts.len()), None);
+    // Every line written through `Lines` has its entry; the tail's lines come from none. (Counting
+    // the whole text's lines instead was a scan of every kernel.)
+    line_stmts.resize(line_stmts.len() + tail.lines().count(), None);
     Emitted {
         text,
         notes,
