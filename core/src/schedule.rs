@@ -187,34 +187,101 @@ fn push_decimal(out: &mut String, n: usize) {
     }
 }
 
-/// Builds the schedule of one loop. `annotations` are all annotations of the file; those naming
-/// `var_name` apply.
-#[allow(clippy::too_many_arguments)]
-pub fn schedule_loop<'a, 's>(
-    program: &Program,
-    source: &'s str,
-    var: VarId,
-    lo: &IExpr,
-    hi: &IExpr,
+/// The loop a schedule is built for: the `for` node's parts and the file around it.
+#[derive(Clone, Copy)]
+pub struct LoopToSchedule<'a, 's> {
+    pub program: &'a Program,
+    /// The text the loop was parsed from: messages quote it.
+    pub source: &'s str,
+    /// All annotations of the file; those naming the loop's variable apply.
+    pub annotations: &'a [Annotation],
+    pub var: VarId,
+    pub lo: &'a IExpr,
+    pub hi: &'a IExpr,
+    pub span: Span,
+}
+
+/// The three annotations of one loop; the last one written wins, as in TVM.
+#[derive(Clone, Copy, Default)]
+struct LoopAnnotations<'a> {
+    stage: Option<&'a Annotation>,
+    order: Option<&'a Annotation>,
+    asyncs: Option<&'a Annotation>,
+}
+
+impl<'a> LoopAnnotations<'a> {
+    fn of(annotations: &'a [Annotation], var_name: &str) -> Self {
+        let find = |key: &str| {
+            annotations
+                .iter()
+                .rev()
+                .find(|a| a.var == var_name && a.key == key)
+        };
+        LoopAnnotations {
+            stage: find(STAGE_KEY),
+            order: find(ORDER_KEY),
+            asyncs: find(ASYNC_KEY),
+        }
+    }
+
+    fn annotated(&self) -> bool {
+        self.stage.is_some() || self.order.is_some()
+    }
+}
+
+/// Builds the schedule of one loop whose body is `body`: its extent, its units, then the
+/// annotations read, checked and applied. `None` when an error was reported into `diags`.
+pub fn schedule_loop<'s>(
+    cx: LoopToSchedule<'_, 's>,
     body: Vec<Node>,
-    span: Span,
-    annotations: &'a [Annotation],
     diags: &mut Vec<Diagnostic>,
 ) -> Option<LoopSchedule<'s>> {
-    let var_name = program.var_name(var);
-    let extent_expr = crate::simplify::simplify(&IExpr::bin(IOp::Sub, hi.clone(), lo.clone()));
-    let extent = match extent_expr.as_const() {
+    let extent = extent_of(cx, diags)?;
+    let units = units_of(body, cx.var, iteration_range_of(cx.lo, &extent));
+    let mut builder = Builder {
+        cx,
+        var_name: cx.program.var_name(cx.var),
+        anns: LoopAnnotations::of(cx.annotations, cx.program.var_name(cx.var)),
+        units,
+        labels: std::cell::OnceCell::new(),
+        diags,
+    };
+    let anns = builder.anns;
+    let stages = anns.stage.and_then(|a| builder.entries(a, true));
+    let orders = anns.order.and_then(|a| builder.entries(a, true));
+    let asyncs = anns.asyncs.and_then(|a| builder.entries(a, false));
+    builder.check_pairing();
+    if anns.annotated() && (stages.is_none() || orders.is_none()) {
+        return None;
+    }
+    let mut ok = true;
+    if let (Some(stages), Some(orders)) = (stages, orders) {
+        ok &= builder.assign_stages_and_orders(stages, orders);
+    }
+    let async_stages = builder.async_stages(asyncs, &mut ok);
+    if !ok {
+        return None;
+    }
+    Some(builder.finish(extent, async_stages))
+}
+
+/// The loop's trip count: a constant within Stagecraft's limits, or symbolic.
+fn extent_of(cx: LoopToSchedule, diags: &mut Vec<Diagnostic>) -> Option<Extent> {
+    let var_name = cx.program.var_name(cx.var);
+    let extent_expr =
+        crate::simplify::simplify(&IExpr::bin(IOp::Sub, cx.hi.clone(), cx.lo.clone()));
+    match extent_expr.as_const() {
         Some(e) if e <= 0 => {
             diags.push(
-                Diagnostic::error(span, format!("the loop over `{var_name}` runs {e} times; a pipeline needs at least one iteration"))
+                Diagnostic::error(cx.span, format!("the loop over `{var_name}` runs {e} times; a pipeline needs at least one iteration"))
                     .with_hint("give range() a positive extent"),
             );
-            return None;
+            None
         }
         Some(e) if e > limits::MAX_EXTENT => {
             diags.push(
                 Diagnostic::error(
-                    span,
+                    cx.span,
                     format!(
                         "the extent {e} is above Stagecraft's limit of {}",
                         limits::MAX_EXTENT
@@ -222,14 +289,17 @@ pub fn schedule_loop<'a, 's>(
                 )
                 .with_hint("use a symbolic extent (`range(N)`) to explore a long loop"),
             );
-            return None;
+            None
         }
-        Some(e) => Extent::Const(e),
-        None => Extent::Symbolic(extent_expr),
-    };
+        Some(e) => Some(Extent::Const(e)),
+        None => Some(Extent::Symbolic(extent_expr)),
+    }
+}
 
-    let range = iteration_range_of(lo, &extent);
-    let mut units: Vec<Unit> = Vec::with_capacity(body.len());
+/// One unit per top-level statement of the body, in program order, with its accesses analysed
+/// over the loop's iterations; stage 0 and order = position until annotations say otherwise.
+fn units_of(body: Vec<Node>, var: VarId, range: IterationRange) -> Vec<Unit> {
+    let mut units = Vec::with_capacity(body.len());
     for (pos, node) in body.into_iter().enumerate() {
         // Units are mostly single statements.
         let mut stmts = Vec::with_capacity(1);
@@ -247,170 +317,182 @@ pub fn schedule_loop<'a, 's>(
             accesses,
         });
     }
+    units
+}
 
-    let names = std::cell::OnceCell::new();
-    let find = |key: &str| {
-        annotations
-            .iter()
-            .rev()
-            .find(|a| a.var == var_name && a.key == key)
-    };
-    let (stage_ann, order_ann, async_ann) = (find(STAGE_KEY), find(ORDER_KEY), find(ASYNC_KEY));
-    let n = units.len();
-    let list_of =
-        |a: &'a Annotation, diags: &mut Vec<Diagnostic>, exact_len: bool| -> Option<&'a [i64]> {
-            let Some(values) = &a.values else {
-                diags.push(
-                    Diagnostic::error(
-                        a.value_span,
-                        format!("\"{}\" takes a list of integers", a.key),
-                    )
-                    .with_hint("like [0, 1]"),
-                );
-                return None;
-            };
-            if exact_len && values.len() != n {
-                let listed = unit_labels(&names, source, &units);
-                diags.push(
-                    Diagnostic::error(
-                        a.value_span,
-                        format!(
-                        "\"{}\" has {} entries but the loop over `{var_name}` has {n} statement{}",
+/// A schedule being built: the loop, its units, and where the messages go.
+struct Builder<'a, 's, 'd> {
+    cx: LoopToSchedule<'a, 's>,
+    var_name: &'a str,
+    anns: LoopAnnotations<'a>,
+    units: Vec<Unit>,
+    /// Quotes of the units for messages, made only when a message needs one.
+    labels: std::cell::OnceCell<Vec<String>>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a, 's> Builder<'a, 's, '_> {
+    fn label(&self, pos: usize) -> &str {
+        label_of(unit_labels(&self.labels, self.cx.source, &self.units), pos)
+    }
+
+    /// A stage without an order (or the reverse) is an error; async stages without either do nothing.
+    fn check_pairing(&mut self) {
+        let (var_name, n) = (self.var_name, self.units.len());
+        match (self.anns.stage, self.anns.order) {
+            (Some(a), None) => self.diags.push(
+                Diagnostic::error(
+                    a.span,
+                    format!("`{var_name}` has a stage annotation but no \"{ORDER_KEY}\""),
+                )
+                .with_hint(format!(
+                    "add sch.annotate({var_name}, \"{ORDER_KEY}\", [{}])",
+                    (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+                )),
+            ),
+            (None, Some(a)) => self.diags.push(
+                Diagnostic::error(
+                    a.span,
+                    format!("`{var_name}` has an order annotation but no \"{STAGE_KEY}\""),
+                )
+                .with_hint(format!(
+                    "add sch.annotate({var_name}, \"{STAGE_KEY}\", [...]) with one stage per statement"
+                )),
+            ),
+            _ => {}
+        }
+        if let (Some(a), false) = (self.anns.asyncs, self.anns.annotated()) {
+            self.diags.push(Diagnostic::warning(
+                a.span,
+                "async stages without a stage annotation have no effect",
+            ));
+        }
+    }
+
+    /// The annotation's list of integers; with `exact_len`, one entry per unit.
+    fn entries(&mut self, a: &'a Annotation, exact_len: bool) -> Option<&'a [i64]> {
+        let Some(values) = &a.values else {
+            self.diags.push(
+                Diagnostic::error(
+                    a.value_span,
+                    format!("\"{}\" takes a list of integers", a.key),
+                )
+                .with_hint("like [0, 1]"),
+            );
+            return None;
+        };
+        let n = self.units.len();
+        if exact_len && values.len() != n {
+            let listed = unit_labels(&self.labels, self.cx.source, &self.units).join(", ");
+            self.diags.push(
+                Diagnostic::error(
+                    a.value_span,
+                    format!(
+                        "\"{}\" has {} entries but the loop over `{}` has {n} statement{}",
                         a.key,
                         values.len(),
+                        self.var_name,
                         if n == 1 { "" } else { "s" }
                     ),
-                    )
-                    .with_hint(format!(
-                        "one entry per statement, in order: {}",
-                        listed.join(", ")
-                    )),
-                );
-                return None;
-            }
-            Some(values.as_slice())
-        };
-    let stages = stage_ann.and_then(|a| list_of(a, diags, true));
-    let orders = order_ann.and_then(|a| list_of(a, diags, true));
-    let asyncs = async_ann.and_then(|a| list_of(a, diags, false));
-    let annotated = stage_ann.is_some() || order_ann.is_some();
-    match (stage_ann, order_ann) {
-        (Some(a), None) => diags.push(
-            Diagnostic::error(
-                a.span,
-                format!("`{var_name}` has a stage annotation but no \"{ORDER_KEY}\""),
-            )
-            .with_hint(format!(
-                "add sch.annotate({var_name}, \"{ORDER_KEY}\", [{}])",
-                (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
-            )),
-        ),
-        (None, Some(a)) => diags.push(
-            Diagnostic::error(
-                a.span,
-                format!("`{var_name}` has an order annotation but no \"{STAGE_KEY}\""),
-            )
-            .with_hint(format!(
-                "add sch.annotate({var_name}, \"{STAGE_KEY}\", [...]) with one stage per statement"
-            )),
-        ),
-        _ => {}
+                )
+                .with_hint(format!("one entry per statement, in order: {listed}")),
+            );
+            return None;
+        }
+        Some(values.as_slice())
     }
-    if let (Some(a), false) = (async_ann, annotated) {
-        diags.push(Diagnostic::warning(
-            a.span,
-            "async stages without a stage annotation have no effect",
-        ));
-    }
-    if annotated && (stages.is_none() || orders.is_none()) {
-        return None;
-    }
-    let mut ok = true;
-    if let (Some(stages), Some(orders)) = (stages, orders) {
-        for (u, (&s, &o)) in units.iter_mut().zip(stages.iter().zip(orders)) {
+
+    /// Gives each unit its stage and order; false when a stage is out of range or two units share
+    /// an order.
+    fn assign_stages_and_orders(&mut self, stages: &[i64], orders: &[i64]) -> bool {
+        for (u, (&s, &o)) in self.units.iter_mut().zip(stages.iter().zip(orders)) {
             u.stage = s;
             u.order = o;
         }
-        let span_s = stage_ann.map_or(span, |a| a.value_span);
-        for u in &units {
+        let mut ok = true;
+        let span_s = self.anns.stage.map_or(self.cx.span, |a| a.value_span);
+        for u in &self.units {
             if u.stage < 0 || u.stage > limits::MAX_STAGE {
                 ok = false;
-                diags.push(
-                    Diagnostic::error(
-                        span_s,
-                        format!(
-                            "{} has stage {}; stages run from 0 to {}",
-                            label_of(unit_labels(&names, source, &units), u.pos),
-                            u.stage,
-                            limits::MAX_STAGE
-                        ),
-                    )
-                    .with_related(u.span, "this statement"),
+                let message = format!(
+                    "{} has stage {}; stages run from 0 to {}",
+                    self.label(u.pos),
+                    u.stage,
+                    limits::MAX_STAGE
+                );
+                self.diags.push(
+                    Diagnostic::error(span_s, message).with_related(u.span, "this statement"),
                 );
             }
         }
-        let span_o = order_ann.map_or(span, |a| a.value_span);
-        for (i, a) in units.iter().enumerate() {
-            for b in units.iter().skip(i + 1) {
+        let span_o = self.anns.order.map_or(self.cx.span, |a| a.value_span);
+        for (i, a) in self.units.iter().enumerate() {
+            for b in self.units.iter().skip(i + 1) {
                 if a.order == b.order {
                     ok = false;
-                    diags.push(
-                        Diagnostic::error(
-                            span_o,
-                            format!(
-                                "{} and {} both have order {}",
-                                label_of(unit_labels(&names, source, &units), a.pos),
-                                label_of(unit_labels(&names, source, &units), b.pos),
-                                a.order
-                            ),
-                        )
-                        .with_hint("every statement needs its own position in the pipelined body")
-                        .with_related(a.span, "first statement")
-                        .with_related(b.span, "second statement"),
+                    let message = format!(
+                        "{} and {} both have order {}",
+                        self.label(a.pos),
+                        self.label(b.pos),
+                        a.order
+                    );
+                    self.diags.push(
+                        Diagnostic::error(span_o, message)
+                            .with_hint(
+                                "every statement needs its own position in the pipelined body",
+                            )
+                            .with_related(a.span, "first statement")
+                            .with_related(b.span, "second statement"),
                     );
                 }
             }
         }
+        ok
     }
-    let max_stage = units.iter().map(|u| u.stage).max().unwrap_or(0);
-    let mut async_stages = Vec::new();
-    if let (Some(list), Some(a)) = (asyncs, async_ann) {
-        for &s in list {
-            if s < 0 {
-                ok = false;
-                diags.push(Diagnostic::error(
-                    a.value_span,
-                    format!("async stage {s} is negative"),
-                ));
-            } else if !units.iter().any(|u| u.stage == s) {
-                diags.push(
-                    Diagnostic::warning(a.value_span, format!("no statement is in stage {s}, so marking it async does nothing"))
-                        .with_hint("TVM ignores this silently; the stages in use are listed in the annotation grid"),
-                );
-            } else if !async_stages.contains(&s) {
-                async_stages.push(s);
+
+    /// The async stages in use, sorted and without repeats, and each unit's async flag; a
+    /// negative stage clears `ok`, a stage no unit is in only warns.
+    fn async_stages(&mut self, list: Option<&[i64]>, ok: &mut bool) -> Vec<i64> {
+        let mut async_stages = Vec::new();
+        if let (Some(list), Some(a)) = (list, self.anns.asyncs) {
+            for &s in list {
+                if s < 0 {
+                    *ok = false;
+                    self.diags.push(Diagnostic::error(
+                        a.value_span,
+                        format!("async stage {s} is negative"),
+                    ));
+                } else if !self.units.iter().any(|u| u.stage == s) {
+                    self.diags.push(
+                        Diagnostic::warning(a.value_span, format!("no statement is in stage {s}, so marking it async does nothing"))
+                            .with_hint("TVM ignores this silently; the stages in use are listed in the annotation grid"),
+                    );
+                } else if !async_stages.contains(&s) {
+                    async_stages.push(s);
+                }
             }
         }
+        async_stages.sort_unstable();
+        for u in self.units.iter_mut() {
+            u.is_async = async_stages.contains(&u.stage);
+        }
+        async_stages
     }
-    async_stages.sort_unstable();
-    for u in units.iter_mut() {
-        u.is_async = async_stages.contains(&u.stage);
+
+    fn finish(self, extent: Extent, async_stages: Vec<i64>) -> LoopSchedule<'s> {
+        LoopSchedule {
+            var: self.cx.var,
+            lo: self.cx.lo.clone(),
+            extent,
+            max_stage: self.units.iter().map(|u| u.stage).max().unwrap_or(0),
+            units: self.units,
+            async_stages,
+            annotated: self.anns.annotated(),
+            span: self.cx.span,
+            source: self.cx.source,
+            labels: self.labels,
+        }
     }
-    if !ok {
-        return None;
-    }
-    Some(LoopSchedule {
-        var,
-        lo: lo.clone(),
-        extent,
-        units,
-        max_stage,
-        async_stages,
-        annotated,
-        span,
-        source,
-        labels: names,
-    })
 }
 
 /// The labels of `units`, written into `names` on first use.

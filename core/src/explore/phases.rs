@@ -280,14 +280,16 @@ impl<'s> Explorer<'s> {
         } = inner;
         let mut diags = Vec::new();
         let Some(sched) = schedule::schedule_loop(
-            program,
-            self.source,
-            var,
-            &lo,
-            &hi,
+            schedule::LoopToSchedule {
+                program,
+                source: self.source,
+                annotations,
+                var,
+                lo: &lo,
+                hi: &hi,
+                span,
+            },
             inner_body,
-            span,
-            annotations,
             &mut diags,
         ) else {
             self.ex.diagnostics.extend(diags);
@@ -372,14 +374,16 @@ impl<'s> Explorer<'s> {
         let body = std::mem::take(body);
         let mut diags = Vec::new();
         let sched = schedule::schedule_loop(
-            program,
-            self.source,
-            var,
-            &lo,
-            &hi,
+            schedule::LoopToSchedule {
+                program,
+                source: self.source,
+                annotations,
+                var,
+                lo: &lo,
+                hi: &hi,
+                span,
+            },
             body,
-            span,
-            annotations,
             &mut diags,
         );
         let Some(sched) = sched else {
