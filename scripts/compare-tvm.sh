@@ -4,7 +4,6 @@
 # side-by-side timing table of scripts/compare-tvm.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .tools/tvm-venv/bin/python ] || python3 -m venv .tools/tvm-venv
-.tools/tvm-venv/bin/python -c "import tvm" 2>/dev/null || .tools/tvm-venv/bin/pip install -q apache-tvm
+bash scripts/setup.d/tvm.sh
 cargo build -q --profile bench -p stagecraft-core --bin stagecraft
 exec .tools/tvm-venv/bin/python scripts/compare-tvm.py target/release/stagecraft
