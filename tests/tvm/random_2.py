@@ -1,0 +1,6 @@
+# random loop, seed 2
+for i in range(2):
+    O1[i] = A[(i + 1) % 8] + 1
+sch.annotate(i, "software_pipeline_stage", [1])
+sch.annotate(i, "software_pipeline_order", [0])
+sch.annotate(i, "software_pipeline_async_stages", [1])
