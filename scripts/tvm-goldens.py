@@ -234,7 +234,7 @@ class Trace:
 
     def __init__(self):
         self.lines = []
-        self.allocs = []
+        self.allocs = set()
 
     BINARY = {
         "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
@@ -290,7 +290,7 @@ class Trace:
                 self.stmt(s.block, env, depth, is_async)
         elif kind == "SBlock":
             for b in s.alloc_buffers:
-                self.allocs.append(f"alloc {b.name} {[int(x) for x in b.shape]}")
+                self.allocs.add(f"alloc {b.name} {[int(x) for x in b.shape]}")
             self.stmt(s.body, env, depth, is_async)
         elif kind == "SeqStmt":
             for x in s.seq:
