@@ -106,6 +106,91 @@ pub fn inject_software_pipeline(source: &str) -> Reproduction {
     }
 }
 
+/// Everything the "TVM 0.27" view shows for a loop: TVM's program printed in Stagecraft's form,
+/// its verification against the loop, or TVM's refusal. Spans in `verification` point into
+/// `printed.text` (the program is verified as printed, as `stagecraft check --as tvm-0.27` does);
+/// spans in `diagnostics` and in a `Rejected` outcome point into the source.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TvmExploration {
+    /// The TVM release reproduced (`TVM_VERSION`).
+    pub version: String,
+    /// Problems of the source itself, and TVM's refusal or what is not reproduced as an error.
+    pub diagnostics: Vec<Diagnostic>,
+    pub outcome: Option<Outcome>,
+    /// TVM's program in Stagecraft's printed form, with the line → statement/wait map.
+    pub printed: Option<crate::tir::Printed>,
+    /// Stagecraft's verifier on TVM's program: its races, differences and wait judgements.
+    pub verification: Option<crate::verify::Verification>,
+}
+
+/// TVM 0.27's pipelined program for `source`, printed and (with `verify`) run through the
+/// verifier against the loop. `verify_options.params` binds symbolic extents of the loop.
+pub fn explore_tvm(
+    source: &str,
+    verify: bool,
+    verify_options: &crate::verify::VerifyOptions,
+) -> TvmExploration {
+    let r = inject_software_pipeline(source);
+    let mut diagnostics = r.diagnostics.clone();
+    match &r.outcome {
+        Some(Outcome::Rejected(e)) => diagnostics.push(
+            Diagnostic::error(
+                e.span,
+                format!(
+                    "TVM {TVM_VERSION} refuses this schedule: {}: {}",
+                    e.kind, e.message
+                ),
+            )
+            .with_hint(
+                "this is TVM's own message; Stagecraft's view of the schedule is unaffected",
+            ),
+        ),
+        Some(Outcome::NotReproduced { reason, span }) => diagnostics.push(Diagnostic::error(
+            *span,
+            format!("TVM {TVM_VERSION}'s pass is not reproduced for this loop: {reason}"),
+        )),
+        _ => {}
+    }
+    let printed = r.program().map(crate::tir::print);
+    let verification = match (&printed, &r.original, verify) {
+        (Some(p), Some(original), true) => {
+            let parsed = crate::parser::parse(&p.text);
+            let lowered = lower(&parsed.file);
+            let bad = parsed
+                .diagnostics
+                .iter()
+                .chain(&lowered.diagnostics)
+                .find(|d| d.is_error());
+            match bad {
+                // The printer and the parser disagree: a Stagecraft bug, said as such.
+                Some(d) => {
+                    diagnostics.push(Diagnostic::error(
+                        Span::new(0, 0),
+                        format!(
+                            "TVM's program as printed does not parse back: {}",
+                            d.message
+                        ),
+                    ));
+                    None
+                }
+                None => Some(crate::verify::verify(
+                    original,
+                    &lowered.program,
+                    verify_options,
+                )),
+            }
+        }
+        _ => None,
+    };
+    TvmExploration {
+        version: TVM_VERSION.to_string(),
+        diagnostics,
+        outcome: r.outcome,
+        printed,
+        verification,
+    }
+}
+
 fn not_reproduced(reason: impl Into<String>, span: Span) -> Outcome {
     Outcome::NotReproduced {
         reason: reason.into(),
@@ -426,6 +511,17 @@ impl Lin {
         Lin { a: 0, b }
     }
 
+    /// `self ≥ 0` as a condition that reads as a bound on the variable (`i < 1`, not `-i >= 0`).
+    fn nonnegative(self, var: VarId) -> Cond {
+        let v = IExpr::Var(var);
+        match self.a {
+            0 => simplify_cond(&Cond::Cmp(CmpOp::Ge, IExpr::Const(self.b), IExpr::Const(0))),
+            1 => Cond::Cmp(CmpOp::Ge, v, IExpr::Const(self.b.saturating_neg())),
+            -1 => Cond::Cmp(CmpOp::Lt, v, IExpr::Const(self.b.saturating_add(1))),
+            _ => simplify_cond(&Cond::Cmp(CmpOp::Ge, self.expr(var), IExpr::Const(0))),
+        }
+    }
+
     fn expr(self, var: VarId) -> IExpr {
         simplify(&IExpr::bin(
             IOp::Add,
@@ -455,12 +551,7 @@ impl Pred {
         self.0
             .iter()
             .filter(|l| !range.iter().all(|&v| l.at(v) >= 0))
-            .fold(Cond::True, |c, l| {
-                Cond::and(
-                    c,
-                    simplify_cond(&Cond::Cmp(CmpOp::Ge, l.expr(var), IExpr::Const(0))),
-                )
-            })
+            .fold(Cond::True, |c, l| Cond::and(c, l.nonnegative(var)))
     }
 }
 

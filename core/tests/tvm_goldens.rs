@@ -116,3 +116,148 @@ fn reproduction_equals_tvm_on_every_golden() {
         failures.join("\n\n")
     );
 }
+
+fn tvm_of(path: &str) -> stagecraft::tvm::TvmExploration {
+    let source = std::fs::read_to_string(root().join(path)).unwrap();
+    stagecraft::tvm::explore_tvm(&source, true, &Default::default())
+}
+
+/// TVM's program printed in Stagecraft's form parses back to the same program (as traced): what
+/// `stagecraft check --as tvm-0.27` and the app verify is what TVM produces.
+#[test]
+fn printed_tvm_programs_parse_back_to_the_same_program() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root().join("tests/tvm")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "tvm") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let loop_path = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# loop: "))
+            .unwrap();
+        let source = std::fs::read_to_string(root().join(loop_path)).unwrap();
+        let r = inject_software_pipeline(&source);
+        let Some(program) = r.program() else { continue };
+        let printed = stagecraft::tir::print(program);
+        let parsed = stagecraft::parser::parse(&printed.text);
+        let lowered = stagecraft::lower::lower(&parsed.file);
+        assert!(
+            parsed
+                .diagnostics
+                .iter()
+                .chain(&lowered.diagnostics)
+                .all(|d| !d.is_error()),
+            "{loop_path}: {:?}\n{}",
+            lowered.diagnostics,
+            printed.text
+        );
+        let params = BTreeMap::new();
+        assert_eq!(
+            trace(&lowered.program, &params, usize::MAX),
+            trace(program, &params, usize::MAX),
+            "{loop_path}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 30, "{checked}");
+}
+
+/// RFC (b): TVM gives `B` 2 versions, but `C = B + 1` is itself async and may still read B's slot
+/// when the producer two iterations later overwrites it: the verifier finds the write-after-read.
+#[test]
+fn rfc_b_with_tvms_two_versions_races_on_b() {
+    let ex = tvm_of("examples/rfc_b_two_async_stages.py");
+    let v = ex.verification.unwrap();
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Racy,
+        "{}",
+        v.summary
+    );
+    let race = v
+        .races
+        .iter()
+        .find(|r| r.buffer == "B")
+        .expect("a race on B");
+    assert!(race.slot.is_some(), "{race:?}");
+    assert!(
+        race.message.contains("may still be reading"),
+        "{}",
+        race.message
+    );
+    let text = &ex.printed.unwrap().text;
+    assert!(text.contains("B = alloc([2, 1]"), "{text}");
+}
+
+/// RFC (c): TVM's prologue commits both copies of an iteration as one group, and the body's count 5
+/// assumes two groups per iteration: the first body iterations read A_sh and B_sh in flight.
+#[test]
+fn rfc_c_count_5_races_in_the_first_body_iterations() {
+    let ex = tvm_of("examples/rfc_c_interleaved.py");
+    let printed = ex.printed.unwrap();
+    assert!(
+        printed.text.contains("with async_wait_queue(0, 5):"),
+        "{}",
+        printed.text
+    );
+    let v = ex.verification.unwrap();
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Racy,
+        "{}",
+        v.summary
+    );
+    let reads: Vec<_> = v
+        .races
+        .iter()
+        .filter(|r| {
+            r.message
+                .contains("reads data whose asynchronous write is still in flight")
+        })
+        .collect();
+    assert!(!reads.is_empty(), "{:?}", v.races);
+    for r in &reads {
+        assert!(r.iteration.is_some_and(|i| i < 3), "{r:?}");
+        // The wait that should have covered it is the body's count 5.
+        let w = r.wait.expect("the body's wait");
+        let line = printed.text[..w.span.start as usize].lines().count();
+        let wait_line = printed
+            .text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or("");
+        assert!(wait_line.contains("async_wait_queue(0, 5)"), "{wait_line}");
+    }
+}
+
+/// RFC (a) pipelines correctly in TVM too.
+#[test]
+fn rfc_a_is_correct_in_tvm() {
+    let v = tvm_of("examples/rfc_a_async_copy.py").verification.unwrap();
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Equivalent,
+        "{}",
+        v.summary
+    );
+}
+
+/// A refusal is TVM's message, located at the statement it is about.
+#[test]
+fn refusals_carry_tvms_message() {
+    let source = std::fs::read_to_string(root().join("tests/cases/error_later_stage.py")).unwrap();
+    let ex = stagecraft::tvm::explore_tvm(&source, true, &Default::default());
+    assert!(ex.printed.is_none() && ex.verification.is_none());
+    let d = ex.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    assert!(
+        d.message.contains("statement `C[i] = B[0] + 1` in stage 0 cannot depends on statement `B[0] = A[i] + 1` in a later stage 1"),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        &source[d.span.start as usize..d.span.end as usize],
+        "C[i] = B[0] + 1"
+    );
+}
