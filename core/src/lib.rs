@@ -27,6 +27,7 @@ pub mod sync;
 pub mod syntax;
 pub mod timeline;
 pub mod tir;
+pub mod tokens;
 pub mod tvm;
 pub mod verify;
 pub mod versions;
