@@ -28,8 +28,13 @@ use std::process::ExitCode;
 static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
 
 const USAGE: &str = "usage:
-  stagecraft explore FILE [--form rolled|peeled] [--emit tir|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
+  stagecraft explore FILE [--form rolled|peeled] [--emit tir|tir-tokens|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
+      (tir-tokens: the program with each commit group a token, async_start / async_done)
+  stagecraft explore FILE --as tvm-0.27 [--emit tir|tir-tokens|json]
+      (the program TVM 0.27's InjectSoftwarePipeline produces, reproduced; exit 1 when TVM refuses)
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
+  stagecraft check LOOP --as tvm-0.27 [--emit json]
+      (FILE may be written with counts or with tokens; --as checks TVM's program)
       (run the loop and the pipelined program; exit 3 when they race or differ)
   stagecraft check LOOP --emit TARGET [--pipelined FILE] [--param NAME=VALUE]...
       (emit the kernel for TARGET and execute its text; exit 0 only when it computes what the
@@ -73,12 +78,16 @@ struct Args {
     form: Form,
     emit: Emit,
     options: Options,
+    /// `--as tvm-0.27`: TVM's program instead of Stagecraft's.
+    as_tvm: bool,
 }
 
 /// What `--emit` prints.
 #[derive(Clone, Copy, PartialEq)]
 enum Emit {
     Tir,
+    /// The printed program in token form (`stagecraft::tokens`).
+    TirTokens,
     Json,
     Code(Target),
 }
@@ -87,11 +96,12 @@ impl Emit {
     fn parse(s: &str) -> Result<Emit, String> {
         match s {
             "tir" => Ok(Emit::Tir),
+            "tir-tokens" => Ok(Emit::TirTokens),
             "json" => Ok(Emit::Json),
             other => Target::parse(other).map(Emit::Code).ok_or_else(|| {
                 let targets: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
                 format!(
-                    "--emit takes tir, json or a code target ({}), not {other}",
+                    "--emit takes tir, tir-tokens, json or a code target ({}), not {other}",
                     targets.join(", ")
                 )
             }),
@@ -104,9 +114,19 @@ fn parse_args(rest: &[String]) -> Result<Args, String> {
     let mut form = Form::Rolled;
     let mut emit = Emit::Tir;
     let mut options = Options::default();
+    let mut as_tvm = false;
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--as" => match it.next().map(String::as_str) {
+                Some("tvm-0.27") => as_tvm = true,
+                other => {
+                    return Err(format!(
+                        "--as takes tvm-0.27 (the TVM release whose pass is reproduced), not {}",
+                        other.unwrap_or("nothing")
+                    ))
+                }
+            },
             "--form" => {
                 form = match it.next().map(String::as_str) {
                     Some("rolled") => Form::Rolled,
@@ -141,6 +161,7 @@ fn parse_args(rest: &[String]) -> Result<Args, String> {
         form,
         emit,
         options,
+        as_tvm,
     })
 }
 
@@ -344,10 +365,13 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
     // Emit only what is printed: the JSON carries every target, tir none, a target itself.
     a.options.targets = match a.emit {
         Emit::Json => a.options.targets,
-        Emit::Tir => Vec::new(),
+        Emit::Tir | Emit::TirTokens => Vec::new(),
         Emit::Code(t) => vec![t],
     };
     let source = read_source(&a.file)?;
+    if a.as_tvm {
+        return explore_tvm_command(&a, &source);
+    }
     let ex = explore(&source, &a.options);
     let ok = report(&ex, &a.file, &source);
     match a.emit {
@@ -362,6 +386,20 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
             };
             if let Some(p) = printed {
                 out!("{}", p.text);
+            }
+        }
+        Emit::TirTokens => {
+            let printed = match a.form {
+                Form::Rolled => &ex.rolled,
+                Form::Peeled => &ex.peeled,
+            };
+            if let Some(p) = printed {
+                // The program as printed, so that the token form is line for line that text.
+                let lowered = stagecraft::lower::lower(&stagecraft::parser::parse(&p.text).file);
+                out!(
+                    "{}",
+                    stagecraft::tokens::to_tokens(&lowered.program, &a.options.params).text
+                );
             }
         }
         Emit::Code(t) => {
@@ -386,6 +424,80 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
     })
 }
 
+/// `stagecraft explore FILE --as tvm-0.27`: the program TVM 0.27's pass produces, reproduced
+/// (`stagecraft::tvm`), in Stagecraft's printed form, in token form, or as JSON; TVM's refusal as
+/// a located error (exit 1).
+fn explore_tvm_command(a: &Args, source: &str) -> Result<ExitCode, String> {
+    if let Emit::Code(t) = a.emit {
+        return Err(format!(
+            "--as tvm-0.27 prints TVM's program (--emit tir, tir-tokens or json), not {} code",
+            t.name()
+        ));
+    }
+    let vopts = stagecraft::verify::VerifyOptions {
+        params: a.options.params.clone(),
+        ..Default::default()
+    };
+    let ex = stagecraft::tvm::explore_tvm(source, a.emit == Emit::Json, &vopts);
+    for d in &ex.diagnostics {
+        eprint!("{}", d.render(&a.file, source));
+    }
+    match (a.emit, &ex.printed) {
+        (Emit::Json, _) => {
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&ex).map_err(|e| e.to_string())?
+            );
+        }
+        (Emit::TirTokens, Some(p)) => {
+            let lowered = stagecraft::lower::lower(&stagecraft::parser::parse(&p.text).file);
+            out!(
+                "{}",
+                stagecraft::tokens::to_tokens(&lowered.program, &a.options.params).text
+            );
+        }
+        (_, Some(p)) => out!("{}", p.text),
+        (_, None) => {}
+    }
+    Ok(if ex.printed.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `stagecraft check LOOP --as tvm-0.27`: TVM's program, as `explore --as tvm-0.27` prints it, run
+/// against the loop: exit 3 when it races or computes something else, 1 when TVM refuses.
+fn check_tvm_command(a: &Args, source: &str) -> Result<ExitCode, String> {
+    let vopts = stagecraft::verify::VerifyOptions {
+        params: a.options.params.clone(),
+        ..Default::default()
+    };
+    let ex = stagecraft::tvm::explore_tvm(source, true, &vopts);
+    for d in &ex.diagnostics {
+        eprint!("{}", d.render(&a.file, source));
+    }
+    let (Some(printed), Some(v)) = (&ex.printed, &ex.verification) else {
+        return Ok(ExitCode::from(1));
+    };
+    // Lines point into TVM's program as `stagecraft explore FILE --as tvm-0.27` prints it.
+    let name = format!("{} --as tvm-0.27", a.file);
+    if a.emit == Emit::Json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(v).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_verification(v, &name, &printed.text);
+    }
+    Ok(match v.verdict {
+        stagecraft::verify::Verdict::Equivalent | stagecraft::verify::Verdict::SafeButLoose => {
+            ExitCode::SUCCESS
+        }
+        _ => ExitCode::from(3),
+    })
+}
+
 /// `stagecraft check LOOP [--pipelined FILE]`: verifies the derived program, or a pipelined
 /// program written or edited by hand, against the loop.
 fn check_command(rest: &[String]) -> Result<ExitCode, String> {
@@ -400,6 +512,15 @@ fn check_command(rest: &[String]) -> Result<ExitCode, String> {
     };
     let a = parse_args(&rest)?;
     let source = read_source(&a.file)?;
+    if a.as_tvm {
+        if pipelined_path.is_some() || matches!(a.emit, Emit::Code(_)) {
+            return Err(
+                "--as tvm-0.27 checks TVM's program: give it without --pipelined or a code target"
+                    .into(),
+            );
+        }
+        return check_tvm_command(&a, &source);
+    }
     if let Emit::Code(target) = a.emit {
         return check_machine(&a, &source, target, pipelined_path.as_deref());
     }
@@ -462,6 +583,23 @@ fn verify_text(
     text: &str,
     programs: &stagecraft::explore::Programs,
 ) -> Option<stagecraft::verify::Verification> {
+    let vopts = stagecraft::verify::VerifyOptions {
+        params: programs.params.clone(),
+        ..Default::default()
+    };
+    if stagecraft::tokens::is_token_form(text) {
+        // Written with tokens: translated to counts, its tokens checked.
+        let t = stagecraft::tokens::from_tokens(text, &programs.params);
+        let mut bad = false;
+        for d in &t.diagnostics {
+            eprint!("{}", d.render(name, text));
+            bad |= d.is_error();
+        }
+        return match t.program {
+            Some(p) if !bad => Some(stagecraft::verify::verify(&programs.original, &p, &vopts)),
+            _ => None,
+        };
+    }
     let parsed = stagecraft::parser::parse(text);
     let lowered = stagecraft::lower::lower(&parsed.file);
     let mut bad = false;
@@ -472,10 +610,6 @@ fn verify_text(
     if bad {
         return None;
     }
-    let vopts = stagecraft::verify::VerifyOptions {
-        params: programs.params.clone(),
-        ..Default::default()
-    };
     Some(stagecraft::verify::verify(
         &programs.original,
         &lowered.program,

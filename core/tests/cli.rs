@@ -293,3 +293,103 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn as_tvm_prints_tvms_program_and_check_exits_3_on_its_race() {
+    const RFC_C: &str = "examples/rfc_c_interleaved.py";
+    let out = stagecraft(&["explore", RFC_C, "--as", "tvm-0.27"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    // TVM's merged prologue group (both copies in one commit) and its body count 5.
+    assert!(
+        printed.contains("    with async_commit_queue(0):\n        with async_scope():\n            A_sh[i % 4, 0] = A[i]\n        with async_scope():\n            B_sh[i % 4, 0] = B[i]\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("with async_wait_queue(0, 5):"),
+        "{printed}"
+    );
+    let out = stagecraft(&["check", RFC_C, "--as", "tvm-0.27"], None);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("race at examples/rfc_c_interleaved.py --as tvm-0.27:17:9: reads data whose asynchronous write is still in flight"),
+        "{report}"
+    );
+    let out = stagecraft(&["check", RFC_A, "--as", "tvm-0.27"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
+fn as_tvm_refusals_are_tvms_message_and_exit_1() {
+    let out = stagecraft(
+        &[
+            "explore",
+            "tests/cases/error_later_stage.py",
+            "--as",
+            "tvm-0.27",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("error: TVM 0.27 refuses this schedule: ValueError: Check failed: src_info.stage <= dst_info.stage (1 vs. 0)"),
+        "{err}"
+    );
+    let out = stagecraft(&["explore", RFC_A, "--as", "tvm-0.26"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn tokens_print_and_check() {
+    const RFC_B: &str = "examples/rfc_b_two_async_stages.py";
+    let out = stagecraft(&["explore", RFC_B, "--emit", "tir-tokens"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let tokens = text(&out.stdout);
+    assert!(
+        tokens.contains("with async_start(1) as q1[i - 1]:"),
+        "{tokens}"
+    );
+    assert!(
+        tokens.contains("with async_done(q1[i - 2]):  # wait(1, 1): 1 = tokens of queue 1 committed after q1[i - 2]"),
+        "{tokens}"
+    );
+    let dir = std::env::temp_dir().join(format!("stagecraft-cli-tokens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("b_tokens.py");
+    std::fs::write(&good, &tokens).unwrap();
+    let out = stagecraft(
+        &["check", RFC_B, "--pipelined", good.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    // Awaiting the body's token twice: the epilogue's first wait names it again.
+    let bad = dir.join("b_twice.py");
+    std::fs::write(
+        &bad,
+        tokens.replace("with async_done(q0[15]):", "with async_done(q0[14]):"),
+    )
+    .unwrap();
+    let out = stagecraft(
+        &["check", RFC_B, "--pipelined", bad.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("error: q0[14] is awaited twice: it was awaited on line 17 already"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error: 1 token committed here is never awaited: q0[15]"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
