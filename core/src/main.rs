@@ -576,45 +576,19 @@ fn check_command(rest: &[String]) -> Result<ExitCode, String> {
     })
 }
 
-/// The pipelined program in `text` (called `name`) run against the loop; `None` when it does not
-/// read (its problems are printed).
+/// The pipelined program in `text` (called `name`; counts or tokens) run against the loop; `None`
+/// when it does not read (its problems are printed).
 fn verify_text(
     name: &str,
     text: &str,
     programs: &stagecraft::explore::Programs,
 ) -> Option<stagecraft::verify::Verification> {
-    let vopts = stagecraft::verify::VerifyOptions {
-        params: programs.params.clone(),
-        ..Default::default()
-    };
-    if stagecraft::tokens::is_token_form(text) {
-        // Written with tokens: translated to counts, its tokens checked.
-        let t = stagecraft::tokens::from_tokens(text, &programs.params);
-        let mut bad = false;
-        for d in &t.diagnostics {
-            eprint!("{}", d.render(name, text));
-            bad |= d.is_error();
-        }
-        return match t.program {
-            Some(p) if !bad => Some(stagecraft::verify::verify(&programs.original, &p, &vopts)),
-            _ => None,
-        };
-    }
-    let parsed = stagecraft::parser::parse(text);
-    let lowered = stagecraft::lower::lower(&parsed.file);
-    let mut bad = false;
-    for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
+    let check =
+        stagecraft::explore::check_pipelined_program(&programs.original, &programs.params, text);
+    for d in &check.diagnostics {
         eprint!("{}", d.render(name, text));
-        bad |= d.is_error();
     }
-    if bad {
-        return None;
-    }
-    Some(stagecraft::verify::verify(
-        &programs.original,
-        &lowered.program,
-        &vopts,
-    ))
+    check.verification
 }
 
 /// A verification as text: the summary, then each race, difference, problem and wait, located

@@ -123,6 +123,21 @@ pub struct TvmExploration {
     pub verification: Option<crate::verify::Verification>,
 }
 
+impl TvmExploration {
+    /// TVM's program (pipelined, or the loop unchanged when it has no pipeline annotations).
+    pub fn program(&self) -> Option<&Program> {
+        match &self.outcome {
+            Some(Outcome::Pipelined { program } | Outcome::Unchanged { program }) => Some(program),
+            _ => None,
+        }
+    }
+
+    /// TVM's program in token form, line for line `printed` (`stagecraft::tokens`).
+    pub fn tokens(&self, params: &BTreeMap<String, i64>) -> Option<crate::tokens::TokenForm> {
+        self.program().map(|p| crate::tokens::to_tokens(p, params))
+    }
+}
+
 /// TVM 0.27's pipelined program for `source`, printed and (with `verify`) run through the
 /// verifier against the loop. `verify_options.params` binds symbolic extents of the loop.
 pub fn explore_tvm(

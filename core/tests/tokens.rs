@@ -275,3 +275,70 @@ fn the_token_view_shows_the_translation() {
         "{body_wait}"
     );
 }
+
+/// The app's token view: line for line the printed program, for Stagecraft's and TVM's programs.
+#[test]
+fn the_token_view_is_line_for_line_the_printed_program() {
+    for (name, source) in sources() {
+        let ex = explore(&source, &options());
+        for (form, printed) in [
+            (stagecraft::pipelined::Form::Rolled, &ex.rolled),
+            (stagecraft::pipelined::Form::Peeled, &ex.peeled),
+        ] {
+            let (Some(p), Some(t)) = (printed, stagecraft::explore::tokens(&ex, form)) else {
+                continue;
+            };
+            let (a, b): (Vec<&str>, Vec<&str>) =
+                (p.text.lines().collect(), t.text.lines().collect());
+            assert_eq!(a.len(), b.len(), "{name}");
+            for (x, y) in a.iter().zip(&b) {
+                let rewritten = x.trim_start().starts_with("with async_commit_queue(")
+                    || x.trim_start().starts_with("with async_wait_queue(");
+                assert!(rewritten || x == y, "{name}: {x} / {y}");
+            }
+        }
+        let tvm = stagecraft::tvm::explore_tvm(&source, false, &Default::default());
+        if let (Some(p), Some(t)) = (&tvm.printed, tvm.tokens(&BTreeMap::new())) {
+            assert_eq!(
+                p.text.lines().count(),
+                t.text.lines().count(),
+                "{name} (TVM)"
+            );
+        }
+    }
+}
+
+/// "Check a pipelined program": TVM's output for a schedule Stagecraft refuses (a write-after-read
+/// TVM does not see) is still checked against the loop, in count and in token form.
+#[test]
+fn check_pipelined_takes_tvms_output_for_a_loop_stagecraft_refuses() {
+    // tests/cases/error_war.py with its first statement asynchronous.
+    let source = std::fs::read_to_string(root().join("tests/cases/error_war.py"))
+        .unwrap()
+        .replace(
+            "sch.annotate(i, \"software_pipeline_order\", [1, 0])",
+            "sch.annotate(i, \"software_pipeline_order\", [1, 0])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])",
+        );
+    assert!(source.contains("async_stages"), "{source}");
+    assert!(!explore(&source, &options()).ok);
+    let tvm = stagecraft::tvm::explore_tvm(&source, false, &Default::default());
+    let printed = tvm.printed.as_ref().expect("TVM pipelines it");
+    let params = BTreeMap::new();
+    let counts = stagecraft::explore::check_pipelined(&source, &printed.text, &params);
+    assert!(!counts.token_form);
+    let v = counts.verification.expect("checked");
+    assert_ne!(
+        v.verdict,
+        stagecraft::verify::Verdict::NotRun,
+        "{}",
+        v.summary
+    );
+    // In token form, the group TVM's program leaves in flight at its end is a token never awaited.
+    let tokens = tvm.tokens(&params).unwrap();
+    let via_tokens = stagecraft::explore::check_pipelined(&source, &tokens.text, &params);
+    assert!(via_tokens.token_form, "{}", tokens.text);
+    assert!(via_tokens.verification.is_none());
+    let d = &via_tokens.diagnostics[0];
+    assert!(d.message.contains("never awaited: q0[15]"), "{d:?}");
+    assert!(tokens.text[d.span.start as usize..].starts_with("with async_start(0) as q0[i]:"));
+}

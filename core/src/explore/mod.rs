@@ -286,3 +286,91 @@ fn leave_out_past_the_limit(diagnostics: &mut Vec<Diagnostic>, unlisted: usize) 
         Diagnostic::warning(span, message).with_hint(hint)
     });
 }
+
+/// The token form of an exploration's pipelined program in `form` (`stagecraft::tokens`): line
+/// for line the printed program of that form (`Exploration::rolled` / `peeled`), each commit a
+/// token and each wait the tokens it completes, with the count translation beside it. `None` when
+/// there is no program, or the peeled one was not built (`Options::both_forms`, `form`).
+pub fn tokens(ex: &Exploration, form: Form) -> Option<crate::tokens::TokenForm> {
+    let p = ex.programs.as_ref()?;
+    let program = match form {
+        Form::Rolled => Some(&p.rolled),
+        Form::Peeled => p.peeled.as_ref(),
+    }?;
+    Some(crate::tokens::to_tokens(program, &p.params))
+}
+
+/// A pipelined program written by hand — in count form, in token form, or as TVM's output
+/// printed by `stagecraft explore --as tvm-0.27` — checked against its loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipelinedCheck {
+    /// Problems of the loop's text (spans into it); nothing is checked when one is an error.
+    pub loop_diagnostics: Vec<Diagnostic>,
+    /// Problems of the pipelined text, misused tokens included (spans into it).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text is (at least partly) in token form and was translated to counts.
+    pub token_form: bool,
+    /// The verifier's judgement, spans into the pipelined text; `None` when either text has an
+    /// error.
+    pub verification: Option<crate::verify::Verification>,
+}
+
+/// Checks `pipelined` (count or token form) against the loop in `loop_source`, which needs no
+/// schedule Stagecraft accepts: only the loop itself is run. `params` binds symbolic extents.
+pub fn check_pipelined(
+    loop_source: &str,
+    pipelined: &str,
+    params: &BTreeMap<String, i64>,
+) -> PipelinedCheck {
+    let parsed = crate::parser::parse(loop_source);
+    let lowered = crate::lower::lower(&parsed.file);
+    let mut loop_diagnostics = parsed.diagnostics;
+    loop_diagnostics.extend(lowered.diagnostics);
+    if loop_diagnostics.iter().any(Diagnostic::is_error) {
+        return PipelinedCheck {
+            loop_diagnostics,
+            diagnostics: Vec::new(),
+            token_form: crate::tokens::is_token_form(pipelined),
+            verification: None,
+        };
+    }
+    PipelinedCheck {
+        loop_diagnostics,
+        ..check_pipelined_program(&lowered.program, params, pipelined)
+    }
+}
+
+/// `check_pipelined` with the loop already lowered (the CLI's `check --pipelined`).
+pub fn check_pipelined_program(
+    original: &Program,
+    params: &BTreeMap<String, i64>,
+    pipelined: &str,
+) -> PipelinedCheck {
+    let token_form = crate::tokens::is_token_form(pipelined);
+    let (program, diagnostics) = if token_form {
+        let t = crate::tokens::from_tokens(pipelined, params);
+        (t.program, t.diagnostics)
+    } else {
+        let parsed = crate::parser::parse(pipelined);
+        let lowered = crate::lower::lower(&parsed.file);
+        let mut d = parsed.diagnostics;
+        d.extend(lowered.diagnostics);
+        (Some(lowered.program), d)
+    };
+    let options = crate::verify::VerifyOptions {
+        params: params.clone(),
+        ..Default::default()
+    };
+    let verification = match program {
+        Some(p) if !diagnostics.iter().any(Diagnostic::is_error) => {
+            Some(crate::verify::verify(original, &p, &options))
+        }
+        _ => None,
+    };
+    PipelinedCheck {
+        loop_diagnostics: Vec::new(),
+        diagnostics,
+        token_form,
+        verification,
+    }
+}
