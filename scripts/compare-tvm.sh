@@ -4,6 +4,6 @@
 # side-by-side timing table of scripts/compare-tvm.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.d/tvm.sh
+bash scripts/tvm-venv.sh
 cargo build -q --profile bench -p stagecraft-core --bin stagecraft
 exec .tools/tvm-venv/bin/python scripts/compare-tvm.py target/release/stagecraft

@@ -3,6 +3,6 @@
 # command: CI compares core's reproduction with the committed files and does not need TVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.d/tvm.sh
+bash scripts/tvm-venv.sh
 cargo build -q --release -p stagecraft-core --bin stagecraft
 exec .tools/tvm-venv/bin/python scripts/tvm-goldens.py target/release/stagecraft

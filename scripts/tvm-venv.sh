@@ -3,7 +3,7 @@
 # InjectSoftwarePipeline that scripts/tvm-goldens.py records the golden outputs from, and the
 # TVMScript round trips. Skips what is present; the version is pinned so goldens stay reproducible.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 say() { printf '\033[1msetup (tvm):\033[0m %s\n' "$*"; }
 want="0.27.0.post1"
 py=.tools/tvm-venv/bin/python
