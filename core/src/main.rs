@@ -290,10 +290,7 @@ fn check_machine(
     for n in &code.notes {
         eprintln!("note: {n}");
     }
-    let lanes = match target {
-        Target::Amdgpu | Target::AmdgpuGfx950 | Target::AmdgpuIr => emit_options.amd_lanes,
-        Target::Ptx | Target::PtxSm90 => emit_options.lanes,
-    };
+    let lanes = emit_options.lanes_of(target);
     let m = stagecraft::machine::check(
         &programs.original,
         pipelined,

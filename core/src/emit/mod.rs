@@ -86,6 +86,16 @@ pub struct EmitOptions {
     pub amd_lanes: u32,
 }
 
+impl EmitOptions {
+    /// The threads a kernel for `target` runs with.
+    pub fn lanes_of(&self, target: Target) -> u32 {
+        match target {
+            Target::Amdgpu | Target::AmdgpuGfx950 | Target::AmdgpuIr => self.amd_lanes,
+            Target::Ptx | Target::PtxSm90 => self.lanes,
+        }
+    }
+}
+
 impl Default for EmitOptions {
     fn default() -> Self {
         EmitOptions {

@@ -238,6 +238,71 @@ pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
     ))
 }
 
+/// The machine-level check of the kernel an exploration emitted for `target` (it must be among
+/// `Options::targets`), with [`MachineReport::covering`] added for the page. `max_instructions`
+/// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller has a tighter
+/// budget (the app's main thread): beyond it the check says "not executed" and why. `None` when
+/// the exploration has no peeled program or did not emit `target`.
+pub fn machine_check(
+    ex: &Exploration,
+    target: crate::emit::Target,
+    max_instructions: u64,
+) -> Option<MachineReport> {
+    let p = ex.programs.as_ref()?;
+    let peeled = p.peeled.as_ref()?;
+    let emitted = ex.code.iter().find(|c| c.target == target.name())?;
+    if emitted.error.is_some() {
+        return None;
+    }
+    let lanes = crate::emit::EmitOptions::default().lanes_of(target);
+    let wave = crate::machine::wave_of(target);
+    let check = match crate::machine::Contract::new(&p.original, peeled, &p.params, lanes, wave) {
+        Ok(mut contract) => {
+            contract.max_instructions = contract.max_instructions.min(max_instructions);
+            crate::machine::check_with(&contract, &emitted.text, target)
+        }
+        Err(why) => crate::machine::MachineCheck {
+            target: target.name().into(),
+            verdict: crate::machine::MachineVerdict::NotExecuted,
+            summary: format!("not executed: {why}"),
+            races: Vec::new(),
+            unawaited: Vec::new(),
+            problems: Vec::new(),
+            differences: Vec::new(),
+            instructions: 0,
+            compared: 0,
+            approximate: false,
+        },
+    };
+    let covering = check
+        .races
+        .iter()
+        .map(|r| covering_wait(&emitted.waits, r.line))
+        .collect();
+    Some(MachineReport { check, covering })
+}
+
+/// The kernel's last wait at or before `line`, in text order: the wait a race at `line` got
+/// past (an index into `Emitted::waits`).
+fn covering_wait(waits: &[crate::emit::EmittedWait], line: u32) -> Option<usize> {
+    waits
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.line <= line)
+        .max_by_key(|(_, w)| w.line)
+        .map(|(k, _)| k)
+}
+
+/// A machine-level check as the page shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MachineReport {
+    pub check: crate::machine::MachineCheck,
+    /// Per race (in `check.races` order), the kernel wait it got past, as an index into the
+    /// emitted kernel's `waits` — whose `ir` names the pipelined program's waits that produced
+    /// it. `None` when no wait precedes the racing line.
+    pub covering: Vec<Option<usize>>,
+}
+
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
 /// and nothing is prepared for display: each wait instance has its count but not its reason (head
 /// arithmetic, needs served, groups forced and left in flight). What the speed budget against
