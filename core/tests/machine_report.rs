@@ -1,5 +1,11 @@
 //! `explore::machine_check`, what the Code pane shows: the kernel on screen executed, its races
 //! tied to the wait they got past, and a plain "not executed" beyond the caller's budget.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use stagecraft::emit::Target;
 use stagecraft::explore::{explore, machine_check, Exploration, Options};
