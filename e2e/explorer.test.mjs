@@ -99,6 +99,25 @@ test('timeline, iteration space and code panes render', async () => {
   await page.close();
 });
 
+test('the Code pane executes the kernel it shows and says so, per target', async () => {
+  const page = await open();
+  await page.selectOption('#presets', 'CUTLASS-style multistage GEMM');
+  await page.click('#tab-code');
+  for (const target of ['amdgpu', 'amdgpu-ir']) {
+    await page.selectOption('#target', target);
+    await page.waitForFunction(() => /Machine-level check:/.test(document.querySelector('#code .machine:not(.pending)')?.textContent ?? ''), null, { timeout: 30000 });
+    const verdict = await page.locator('#code .machine').textContent();
+    assert.match(verdict, /executed: same outputs, 0 races \(\d+ values compared, \d+ wave-instructions\)/, `${target}: ${verdict}`);
+    assert.equal(await page.locator('#code .machine.ok').count(), 1, target);
+  }
+  await page.screenshot({ path: SHOTS + 'code-machine.png' });
+  // The PTX targets have no executor in this build, or one: either way the pane says which.
+  await page.selectOption('#target', 'ptx');
+  await page.waitForFunction(() => /Machine-level check:/.test(document.querySelector('#code .machine:not(.pending)')?.textContent ?? ''), null, { timeout: 30000 });
+  assert.match(await page.locator('#code .machine').textContent(), /executed|not executed/);
+  await page.close();
+});
+
 test('latencies edited in the timeline pane become annotations and change the cycles', async () => {
   const page = await open();
   await page.click('#tab-timeline');

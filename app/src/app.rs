@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::dom::after_drawing;
 use crate::model::deferred::ran_for;
 use crate::model::focus;
-use crate::services::{persist, recompute, warm};
+use crate::services::{machine, persist, recompute, warm};
 use crate::views::scroll::ScrollMemory;
 use crate::views::{editor, grid, header, panes, problems};
 use leptos::prelude::*;
@@ -26,6 +26,7 @@ pub fn App() -> impl IntoView {
     let (mounted, set_mounted) = signal(false);
     after_drawing(Box::new(move || set_mounted.set(true)));
     let scheduled = recompute::schedule_recomputes(ctx, mounted);
+    machine::start(ctx);
     // In idle time after the first render, explorations that make V8 optimize exploring's code:
     // with the options the app would use now, yielding to any recomputation.
     warm::start(

@@ -8,7 +8,7 @@ use crate::model::deferred::{is_pending, Ran};
 use crate::model::focus::Selection;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
-use stagecraft::explore::Exploration;
+use stagecraft::explore::{Exploration, MachineReport};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{CodeTarget, Form, Pane, State};
@@ -37,6 +37,8 @@ pub struct Ctx {
     /// they arrive they are those of an earlier exploration (`Ran::of`), and the panes say so.
     pub verification: RwSignal<Option<Ran<Verification>>>,
     pub timeline: RwSignal<Option<Ran<Timeline>>>,
+    /// The machine-level check of the kernel the Code pane shows (`services::machine`).
+    pub machine: RwSignal<Option<Ran<MachineReport>>>,
     /// The source statement under the pointer, in any pane.
     pub hovered: RwSignal<Option<u32>>,
     pub selection: RwSignal<Option<Selection>>,
@@ -94,6 +96,7 @@ impl Ctx {
             good: RwSignal::new(None),
             verification: RwSignal::new(None),
             timeline: RwSignal::new(None),
+            machine: RwSignal::new(None),
             hovered: RwSignal::new(None),
             selection: RwSignal::new(None),
             undo: RwSignal::new(Vec::new()),

@@ -115,5 +115,8 @@ fn a_race_is_tied_to_the_wait_it_got_past() {
             "the kernel wait names the pipelined program's waits"
         );
     }
-    assert!(raced > 0, "raising some wait of the CUTLASS preset by one races");
+    assert!(
+        raced > 0,
+        "raising some wait of the CUTLASS preset by one races"
+    );
 }

@@ -20,3 +20,8 @@ pub const LARGE_EDIT_BYTES: usize = 1024;
 /// measured: high enough that the first large paste explores and draws in separate tasks rather than
 /// in one long one.
 pub const RENDER_PER_EXPLORE_PRIOR: f64 = 2.5;
+
+/// Wave-instructions the Code pane's machine-level check executes on the main thread before it
+/// says "not executed": the largest preset's kernel (CUTLASS, gfx942) runs about 38 000, and the
+/// check's cost per wave-instruction is in docs/benchmarks.md.
+pub const MACHINE_INSTRUCTIONS: u64 = 60_000;

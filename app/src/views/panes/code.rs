@@ -8,7 +8,10 @@ use crate::dom;
 use crate::markup::html::{self, Html};
 use crate::model::focus;
 use leptos::prelude::*;
-use stagecraft::explore::Exploration;
+use crate::model::deferred::ran_for;
+use stagecraft::emit::Emitted;
+use stagecraft::explore::{Exploration, MachineReport};
+use stagecraft::machine::MachineVerdict;
 use stagecraft_link::{CodeTarget, Pane};
 
 /// How a target is named in the menu.
@@ -33,22 +36,26 @@ const CHUNK_LINES: usize = 64;
 /// Lines of code, each with its statement's palette and identity classes, in chunks that the
 /// browser does not style, lay out or paint while they are off screen: a large loop's printed
 /// program is thousands of lines, and laying them all out made the task that wrote them long.
-fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
+/// `marked` are 1-based lines the machine-level check points at (racing instructions and the
+/// waits they got past): they get the class `marked` and a `data-kline` to be scrolled to.
+fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32]) {
     h.raw("<pre class=\"code\">");
     let n = text.lines().count();
     for (k, line) in text.lines().enumerate() {
         h.chunk(k, n, CHUNK_LINES, "chunk");
-        match stmts.get(k).copied().flatten() {
-            Some(s) => h
-                .raw("<div class=\"cl s")
-                .num(s % 10)
-                .raw(" st")
-                .num(s)
-                .raw("\" data-st=\"")
-                .num(s)
-                .raw("\">"),
-            None => h.raw("<div class=\"cl\">"),
-        };
+        let number = k as u32 + 1;
+        h.raw("<div class=\"cl");
+        if let Some(s) = stmts.get(k).copied().flatten() {
+            h.raw(" s").num(s % 10).raw(" st").num(s);
+        }
+        if marked.contains(&number) {
+            h.raw(" marked\" data-kline=\"").num(number);
+        }
+        h.raw("\"");
+        if let Some(s) = stmts.get(k).copied().flatten() {
+            h.raw(" data-st=\"").num(s).raw("\"");
+        }
+        h.raw(">");
         h.text(line).raw("</div>");
     }
     h.end_chunks(n);
@@ -56,7 +63,7 @@ fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>]) {
 }
 
 /// The machine code of `target` in `ex`, if it was emitted.
-fn emitted<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a stagecraft::emit::Emitted> {
+fn emitted<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a Emitted> {
     let t = target.machine()?;
     ex.code.iter().find(|c| c.target == t.name())
 }
@@ -69,12 +76,105 @@ fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool) -> Option<Stri
     }
 }
 
-pub fn code_html(ex: &Exploration, target: &CodeTarget, peeled: bool) -> String {
+/// The machine-level verdict above a kernel: executed or not, and each race, copy never awaited,
+/// invalid instruction and wrong output with its line; a race also names the kernel wait it got
+/// past and the pipelined program's waits that wait implements. `None`: still executing.
+fn machine_html(h: &mut Html, report: Option<&MachineReport>, c: &Emitted) {
+    let Some(r) = report else {
+        h.raw("<p class=\"machine pending\">Executing the kernel on the machine model…</p>");
+        return;
+    };
+    let m = &r.check;
+    let class = match m.verdict {
+        MachineVerdict::Correct => "ok",
+        MachineVerdict::Racy | MachineVerdict::Different | MachineVerdict::Invalid => "bad",
+        MachineVerdict::NotSupported | MachineVerdict::NotExecuted => "na",
+    };
+    h.raw("<div class=\"machine ")
+        .raw(class)
+        .raw("\" role=\"status\"><p><strong>Machine-level check:</strong> ")
+        .text(&m.summary)
+        .raw("</p>");
+    let mut items = Html::default();
+    for (race, covering) in m.races.iter().zip(&r.covering) {
+        items
+            .raw("<li tabindex=\"0\" data-kline=\"")
+            .num(race.line)
+            .raw("\">line ")
+            .num(race.line)
+            .raw(": ")
+            .text(&race.message);
+        if let Some(w) = covering.and_then(|k| c.waits.get(k)) {
+            items.raw(" — past the wait at line ").num(w.line);
+            let ids: Vec<String> = w
+                .ir
+                .iter()
+                .map(|i| match i.id {
+                    Some(id) => format!("wait #{id} (queue {}, {} in flight)", i.queue, i.count),
+                    None => format!("a wait on queue {} ({} in flight)", i.queue, i.count),
+                })
+                .collect();
+            if !ids.is_empty() {
+                items.raw(", which implements the pipelined program's ").text(&ids.join(" and "));
+            }
+        }
+        items.raw("</li>");
+    }
+    for u in &m.unawaited {
+        items.raw("<li tabindex=\"0\" data-kline=\"").num(u.line).raw("\">line ").num(u.line).raw(": ").text(&u.message).raw("</li>");
+    }
+    for p in &m.problems {
+        items.raw("<li tabindex=\"0\" data-kline=\"").num(p.line).raw("\">line ").num(p.line).raw(": ").text(&p.message).raw("</li>");
+    }
+    for d in &m.differences {
+        let index: Vec<String> = d.index.iter().map(i64::to_string).collect();
+        items
+            .raw("<li>")
+            .text(&format!(
+                "{}[{}], thread {}: the loop computes {}, the kernel {}",
+                d.buffer,
+                index.join(", "),
+                d.thread,
+                d.expected,
+                d.got
+            ))
+            .raw("</li>");
+    }
+    let items = items.finish();
+    if !items.is_empty() {
+        h.raw("<ul class=\"races\">").raw(&items).raw("</ul>");
+    }
+    h.raw("</div>");
+}
+
+/// The kernel lines the machine-level check points at.
+fn marked_lines(report: Option<&MachineReport>, c: &Emitted) -> Vec<u32> {
+    let Some(r) = report else {
+        return Vec::new();
+    };
+    let m = &r.check;
+    let mut lines: Vec<u32> = m.races.iter().map(|x| x.line).collect();
+    lines.extend(r.covering.iter().flatten().filter_map(|&k| c.waits.get(k)).map(|w| w.line));
+    lines.extend(m.unawaited.iter().map(|u| u.line));
+    lines.extend(m.problems.iter().map(|p| p.line));
+    lines.sort_unstable();
+    lines.dedup();
+    lines
+}
+
+/// The Code pane's content for `target`: the printed program, or the kernel with its notes and
+/// the machine-level check (`machine`, once it ran on this exploration).
+pub fn code_html(
+    ex: &Exploration,
+    target: &CodeTarget,
+    peeled: bool,
+    machine: Option<&MachineReport>,
+) -> String {
     let mut h = Html::default();
     if *target == CodeTarget::Tir {
         if let Some(p) = focus::printed(ex, peeled) {
             let stmts: Vec<Option<u32>> = p.lines.iter().map(|l| l.stmt).collect();
-            lines_html(&mut h, &p.text, &stmts);
+            lines_html(&mut h, &p.text, &stmts, &[]);
         }
         return h.finish();
     }
@@ -103,7 +203,10 @@ pub fn code_html(ex: &Exploration, target: &CodeTarget, peeled: bool) -> String 
         }
         h.raw("</ul>");
     }
-    lines_html(&mut h, &c.text, &c.line_stmts);
+    if c.error.is_none() {
+        machine_html(&mut h, machine, c);
+    }
+    lines_html(&mut h, &c.text, &c.line_stmts, &marked_lines(machine, c));
     h.finish()
 }
 
@@ -126,7 +229,16 @@ pub fn view() -> impl IntoView {
             let (target, peeled) = (target.get(), peeled.get());
             let html = ctx
                 .good
-                .with(|ex| ex.as_deref().map(|ex| code_html(ex, &target, peeled)))
+                .with(|ex| {
+                    ex.as_ref().map(|ex| {
+                        ctx.machine.with(|m| {
+                            let report = ran_for(m, ex).filter(|r| {
+                                target.machine().is_some_and(|t| r.check.target == t.name())
+                            });
+                            code_html(ex, &target, peeled, report)
+                        })
+                    })
+                })
                 .unwrap_or_default();
             // The code of a target is emitted only while this pane shows it: coming back to the
             // pane, the previous code stays until the exploration that emits it again arrives
@@ -153,6 +265,19 @@ pub fn view() -> impl IntoView {
             let _ = w.navigator().clipboard().write_text(&text);
         }
     };
+    // A race, a copy never awaited or an invalid instruction: its kernel line is shown.
+    let reveal_line = move |ev: &web_sys::Event| {
+        if let Some(line) = dom::closest_data(ev, "data-kline") {
+            dom::scroll_into_view(&format!("#code .cl[data-kline=\"{line}\"]"));
+        }
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| reveal_line(&ev);
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" || ev.key() == " " {
+            ev.prevent_default();
+            reveal_line(&ev);
+        }
+    };
     let on_over = move |ev: leptos::ev::MouseEvent| {
         ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
     };
@@ -167,7 +292,7 @@ pub fn view() -> impl IntoView {
                 <select id="target" on:change=choose inner_html=move || target.with(options_html)></select>
                 <button on:click=copy>"Copy"</button>
             </div>
-            <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
+            <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None) on:click=on_click on:keydown=on_key></div>
         </div>
     }
 }
@@ -181,7 +306,7 @@ mod tests {
     fn code_lines_are_tied_to_statements_and_missing_targets_say_so() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false);
+        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false, None);
         assert!(
             ptx.contains("<div class=\"cl s0 st0\" data-st=\"0\">"),
             "{ptx}"
@@ -193,7 +318,7 @@ mod tests {
             .map_or(0, |c| c.text.lines().count());
         assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
         let later = CodeTarget::parse("ptx-sm91");
-        assert!(code_html(&ex, &later, false).contains("not available in this build"));
+        assert!(code_html(&ex, &later, false, None).contains("not available in this build"));
         let only_ptx = stagecraft::explore::explore(
             stagecraft_link::presets::DEFAULT,
             &stagecraft::explore::Options {
@@ -202,14 +327,59 @@ mod tests {
             },
         );
         let amdgpu = CodeTarget::Machine(Target::Amdgpu);
-        assert!(code_html(&only_ptx, &amdgpu, false).contains("generating"));
-        assert!(code_html(&ex, &CodeTarget::Tir, true).contains("async_commit_queue"));
+        assert!(code_html(&only_ptx, &amdgpu, false, None).contains("generating"));
+        assert!(code_html(&ex, &CodeTarget::Tir, true, None).contains("async_commit_queue"));
+    }
+
+    /// The machine-level verdict is shown above the kernel; a race (here: the CUTLASS preset's
+    /// waits raised by one, one at a time, until one races) lists its line and the wait it got
+    /// past, and marks both lines of the code.
+    #[test]
+    fn the_machine_check_is_shown_with_its_races_lines_and_waits() {
+        let options = stagecraft::explore::Options {
+            targets: vec![Target::Amdgpu],
+            ..Default::default()
+        };
+        let cutlass = stagecraft_link::presets::PRESETS
+            .iter()
+            .find(|(name, _)| name.starts_with("CUTLASS"))
+            .map(|(_, text)| *text)
+            .unwrap_or_default();
+        let ex = stagecraft::explore::explore(cutlass, &options);
+        let target = CodeTarget::Machine(Target::Amdgpu);
+        let pending = code_html(&ex, &target, true, None);
+        assert!(pending.contains("Executing the kernel"), "{pending}");
+        let report = stagecraft::explore::machine_check(&ex, Target::Amdgpu, u64::MAX);
+        let html = code_html(&ex, &target, true, report.as_ref());
+        assert!(html.contains("machine ok"), "{html}");
+        assert!(html.contains("executed: same outputs, 0 races"));
+        let code = &ex.code[0];
+        let racy = code.waits.iter().filter(|w| w.immediate.is_some()).find_map(|w| {
+            let k = w.immediate.unwrap_or(0);
+            let mut mutated = ex.clone();
+            let mut lines: Vec<String> = code.text.lines().map(str::to_string).collect();
+            let line = lines.get_mut(w.line as usize - 1)?;
+            *line = line.replace(&format!("vmcnt({k})"), &format!("vmcnt({})", k + 1));
+            mutated.code[0].text = lines.join("\n") + "\n";
+            let r = stagecraft::explore::machine_check(&mutated, Target::Amdgpu, u64::MAX)?;
+            (r.check.verdict == MachineVerdict::Racy).then_some((mutated, r, w.line))
+        });
+        let (mutated, r, wait_line) = racy.expect("a wait raised by one races");
+        let html = code_html(&mutated, &target, true, Some(&r));
+        assert!(html.contains("machine bad"), "{html}");
+        let race_line = r.check.races[0].line;
+        assert!(html.contains(&format!("line {race_line}: ")), "{html}");
+        assert!(html.contains(&format!("past the wait at line {wait_line}")), "{html}");
+        assert!(html.contains("which implements the pipelined program's wait #"), "{html}");
+        for line in [race_line, wait_line] {
+            assert!(html.contains(&format!("marked\" data-kline=\"{line}\"")), "{line}");
+        }
     }
 
     #[test]
     fn long_code_comes_in_chunks_of_its_lines() {
         let ex = stagecraft::explore::explore(&crate::model::long_loop(100), &Default::default());
-        let html = code_html(&ex, &CodeTarget::Tir, false);
+        let html = code_html(&ex, &CodeTarget::Tir, false, None);
         let lines = html.matches("<div class=\"cl").count();
         assert_eq!(
             lines,
