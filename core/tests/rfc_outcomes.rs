@@ -116,3 +116,34 @@ fn e_the_nested_gemm_waits_for_two_and_drains_without_negative_counts() {
     assert_eq!(versions(&ex, "A_shared"), 4);
     assert_eq!(versions(&ex, "A_local"), 2);
 }
+
+#[test]
+fn e_the_inner_pipelines_sections_are_units_that_name_their_loop_and_part() {
+    let ex = example("rfc_e_nested_gemm.py");
+    let parts: Vec<Option<(String, SectionKind)>> = ex
+        .pipeline
+        .as_ref()
+        .unwrap()
+        .units
+        .iter()
+        .map(|u| u.inner.as_ref().map(|p| (p.header.clone(), p.section)))
+        .collect();
+    let k1 = "`for k1 in range(4):` (line 15)".to_string();
+    assert_eq!(
+        parts,
+        [
+            None,
+            None,
+            Some((k1.clone(), SectionKind::Prologue)),
+            Some((k1.clone(), SectionKind::Body)),
+            Some((k1, SectionKind::Epilogue)),
+        ]
+    );
+    let flat = example("cutlass_multistage.py");
+    assert!(flat
+        .pipeline
+        .unwrap()
+        .units
+        .iter()
+        .all(|u| u.inner.is_none()));
+}

@@ -188,6 +188,17 @@ pub struct UnitInfo {
     pub stage: i64,
     pub order: i64,
     pub is_async: bool,
+    /// The part of an inner loop pipelined first that this unit is (RFC 0077's example (e)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inner: Option<InnerPart>,
+}
+
+/// A section of an inner loop pipelined first, which is a unit of the outer pipeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InnerPart {
+    /// The inner loop's header as written and its line: `` `for k1 in range(4):` (line 15)``.
+    pub header: String,
+    pub section: crate::ir::SectionKind,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

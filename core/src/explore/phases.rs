@@ -52,6 +52,8 @@ struct TopLoop {
     /// Variables of the inner loops pipelined first, and their ring-buffer decisions.
     inner_names: Vec<String>,
     inner_versions: Vec<crate::versions::VersionDecision>,
+    /// The units of the top loop that are sections of an inner loop: their position, and which.
+    inner_parts: Vec<(usize, InnerPart)>,
 }
 
 impl<'s> Explorer<'s> {
@@ -208,6 +210,7 @@ impl<'s> Explorer<'s> {
             at,
             inner_names: Vec::new(),
             inner_versions: Vec::new(),
+            inner_parts: Vec::new(),
         };
         let has_inner_pipeline = matches!(program.body.get(at), Some(Node::For { body, .. })
             if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(program, *var, annotations))));
@@ -244,6 +247,7 @@ impl<'s> Explorer<'s> {
                         body: inner_body,
                         span,
                     };
+                    let header = loop_header(self.source, span);
                     let sections = self.pipeline_inner(
                         program,
                         inner,
@@ -251,7 +255,16 @@ impl<'s> Explorer<'s> {
                         outer_has_async,
                         &mut top,
                     )?;
-                    new_body.extend(sections);
+                    for (kind, node) in sections {
+                        if let Some(section) = kind {
+                            let part = InnerPart {
+                                header: header.clone(),
+                                section,
+                            };
+                            top.inner_parts.push((new_body.len(), part));
+                        }
+                        new_body.push(node);
+                    }
                 }
                 other => new_body.push(other),
             }
@@ -262,7 +275,8 @@ impl<'s> Explorer<'s> {
         Some(top)
     }
 
-    /// One inner loop pipelined: the nodes that replace it in the top loop's body.
+    /// One inner loop pipelined: the nodes that replace it in the top loop's body, each with the
+    /// section of the inner pipeline it is.
     fn pipeline_inner(
         &mut self,
         program: &mut Program,
@@ -270,7 +284,7 @@ impl<'s> Explorer<'s> {
         annotations: &[Annotation],
         outer_has_async: bool,
         top: &mut TopLoop,
-    ) -> Option<Vec<Node>> {
+    ) -> Option<Vec<(Option<crate::ir::SectionKind>, Node)>> {
         let InnerLoop {
             var,
             lo,
@@ -336,15 +350,27 @@ impl<'s> Explorer<'s> {
             built
                 .body
                 .into_iter()
-                .map(|sec| match sec {
-                    Node::Section { body, .. } if body.len() == 1 => {
-                        body.into_iter().next().unwrap_or(Node::Section {
-                            kind: crate::ir::SectionKind::Body,
-                            body: Vec::new(),
-                            steps: None,
-                        })
-                    }
-                    other => other,
+                .map(|sec| {
+                    let kind = match &sec {
+                        Node::Section { kind, .. } => Some(*kind),
+                        _ => None,
+                    };
+                    (kind, sec)
+                })
+                .map(|(kind, sec)| {
+                    (
+                        kind,
+                        match sec {
+                            Node::Section { body, .. } if body.len() == 1 => {
+                                body.into_iter().next().unwrap_or(Node::Section {
+                                    kind: crate::ir::SectionKind::Body,
+                                    body: Vec::new(),
+                                    steps: None,
+                                })
+                            }
+                            other => other,
+                        },
+                    )
                 })
                 .collect(),
         )
@@ -393,7 +419,7 @@ impl<'s> Explorer<'s> {
         fill_statement_info(&mut self.ex.statements, &sched);
         let info = self
             .present
-            .then(|| pipeline_info(program, &sched, top.inner_names.clone()));
+            .then(|| pipeline_info(program, &sched, top.inner_names.clone(), &top.inner_parts));
         let Some((p, s)) = pipeline_and_sync(program, sched, &mut diags, self.present) else {
             self.ex.diagnostics.extend(diags);
             self.ex.pipeline = info;
@@ -611,7 +637,24 @@ fn fill_statement_info(statements: &mut [StatementInfo], sched: &LoopSchedule) {
     }
 }
 
-fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) -> PipelineInfo {
+/// A loop's header line as written, and its line number: `` `for k1 in range(4):` (line 15)``.
+fn loop_header(source: &str, span: Span) -> String {
+    let start = span.start as usize;
+    let line = source.get(..start).unwrap_or("").matches('\n').count() + 1;
+    let text = source
+        .get(start..)
+        .and_then(|t| t.lines().next())
+        .unwrap_or("")
+        .trim();
+    format!("`{text}` (line {line})")
+}
+
+fn pipeline_info(
+    program: &Program,
+    sched: &LoopSchedule,
+    inner: Vec<String>,
+    inner_parts: &[(usize, InnerPart)],
+) -> PipelineInfo {
     let (extent, extent_text) = match &sched.extent {
         schedule::Extent::Const(e) => (Some(*e), e.to_string()),
         schedule::Extent::Symbolic(e) => (
@@ -636,6 +679,10 @@ fn pipeline_info(program: &Program, sched: &LoopSchedule, inner: Vec<String>) ->
                 stage: u.stage,
                 order: u.order,
                 is_async: u.is_async,
+                inner: inner_parts
+                    .iter()
+                    .find(|(pos, _)| *pos == u.pos)
+                    .map(|(_, part)| part.clone()),
             })
             .collect(),
         inner,
