@@ -7,6 +7,8 @@ pub mod annotations;
 pub mod budget;
 pub mod deferred;
 pub mod focus;
+pub mod indent;
+pub mod roving;
 pub mod timing;
 
 /// A loop of `statements` independent statements over 64 iterations, for tests of long outputs.

@@ -3,6 +3,7 @@
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::highlight;
+use crate::model::indent;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -90,6 +91,32 @@ pub fn Editor() -> impl IntoView {
         };
         refuse_beyond_limits(&ev, &[area.value(), dropped].concat(), "dropped");
     };
+    // Escape lets the next Tab leave the editor (it indents otherwise), as code editors do.
+    let escaped = StoredValue::new(false);
+    let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        let key = ev.key();
+        let after_escape = escaped.get_value();
+        escaped.set_value(key == "Escape");
+        if ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.is_composing() {
+            return;
+        }
+        let Some(area) = area_of(&ev) else { return };
+        let edit = |f: fn(&str, usize, usize) -> indent::Edit| {
+            let text = area.value();
+            let from = area.selection_start().ok().flatten().unwrap_or(0);
+            let to = area.selection_end().ok().flatten().unwrap_or(from);
+            let e = f(&text, utf16_to_byte(&text, from), utf16_to_byte(&text, to));
+            ev.prevent_default();
+            replace(&area, &text, &e);
+        };
+        match key.as_str() {
+            "Tab" if after_escape => {}
+            "Tab" if ev.shift_key() => edit(indent::dedent),
+            "Tab" => edit(indent::indent),
+            "Enter" if !ev.shift_key() => edit(indent::enter),
+            _ => {}
+        }
+    };
     let on_input = move |ev: leptos::ev::Event| {
         dom::mark("stagecraft:edit");
         let v = event_target_value(&ev);
@@ -98,9 +125,13 @@ pub fn Editor() -> impl IntoView {
     view! {
         <div class="editor" class:plain=plain>
             <pre class="overlay" node_ref=overlay aria-hidden="true"></pre>
+            <span id="editor-keys" class="hidden">"Tab indents and Shift+Tab dedents; press Escape, then Tab, to leave the editor."</span>
             <textarea id="source" spellcheck="false" autocomplete="off"
                 prop:value=move || ctx.text.get()
+                aria-label="Loop source" aria-describedby="editor-keys"
                 on:input=on_input
+                on:keydown=on_keydown
+                on:blur=move |_| escaped.set_value(false)
                 on:paste=on_paste
                 on:drop=on_drop
                 on:dragstart=move |_| dragging_own.set_value(true)
@@ -108,6 +139,36 @@ pub fn Editor() -> impl IntoView {
                 on:scroll=sync_scroll></textarea>
         </div>
     }
+}
+
+/// Makes the edit `e` of `text` in `area` as typing would: through the browser's editing
+/// command, so that it is one step of the textarea's undo and fires `input`; by setting the text
+/// where the command is missing.
+fn replace(area: &web_sys::HtmlTextAreaElement, text: &str, e: &indent::Edit) {
+    let units = |byte: usize| byte_to_utf16(text, byte as u32);
+    let (from, to) = (units(e.from.min(text.len())), units(e.to.min(text.len())));
+    let _ = area.set_selection_range(from, to);
+    let typed = dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.dyn_into::<web_sys::HtmlDocument>().ok())
+        .and_then(|d| {
+            d.exec_command_with_show_ui_and_value("insertText", false, &e.insert)
+                .ok()
+        })
+        .unwrap_or(false);
+    if !typed {
+        let _ = area.set_range_text(&e.insert);
+        if let Ok(input) = web_sys::Event::new_with_event_init_dict("input", &{
+            let init = web_sys::EventInit::new();
+            init.set_bubbles(true);
+            init
+        }) {
+            let _ = area.dispatch_event(&input);
+        }
+    }
+    let new = area.value();
+    let at = |byte: usize| byte_to_utf16(&new, byte as u32);
+    let _ = area.set_selection_range(at(e.selection.0), at(e.selection.1));
 }
 
 /// The text a paste of `pasted` over the selection `from..to` of `text` makes; the selection is in
