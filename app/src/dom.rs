@@ -105,7 +105,12 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
         let html = (r.render)();
         let Some(el) = node.get() else { return };
         if last.with_value(|l| *l != html) {
+            // The keyboard's focus survives new markup: what had it, found again by its id.
+            let focused = focused_id_within(&el);
             el.set_inner_html(&html);
+            if let Some(id) = focused {
+                focus_by_id(&id);
+            }
             last.set_value(html);
             if let Some(class) = r.chunks {
                 show_near_now_and_before_drawing(&el, class);
@@ -113,6 +118,56 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
             (r.written)();
         }
     });
+}
+
+/// The id of the element that has the keyboard focus, if it is inside `el` and has one.
+fn focused_id_within(el: &web_sys::Element) -> Option<String> {
+    let active = window()?.document()?.active_element()?;
+    (el.contains(Some(&active)) && !active.id().is_empty()).then(|| active.id())
+}
+
+/// Gives the keyboard focus to the element of id `id`, without scrolling to it.
+pub fn focus_by_id(id: &str) {
+    if let Some(input) = by_id(id).and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+        // A field rewritten while typed in: what is typed next replaces its value.
+        let _ = input.focus();
+        input.select();
+    } else if let Some(el) = by_id(id).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    } else if let Some(el) = by_id(id).and_then(|e| e.dyn_into::<web_sys::SvgElement>().ok()) {
+        let _ = el.focus();
+    }
+}
+
+/// Moves the keyboard focus within the list of `items` (a selector) inside `container` as `key`
+/// says (`model::roving`), keeping the list one tab stop: the item moved to gets `tabindex="0"`,
+/// the others `-1`. Returns the item focused, or `None` when the key moves nothing (the event is
+/// then left alone).
+pub fn rove(
+    ev: &web_sys::KeyboardEvent,
+    container: &web_sys::Element,
+    items: &str,
+    axis: crate::model::roving::Axis,
+) -> Option<web_sys::Element> {
+    let target = target_element(ev)?;
+    let list = container.query_selector_all(items).ok()?;
+    let all: Vec<web_sys::Element> = (0..list.length())
+        .filter_map(|k| list.item(k))
+        .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+        .collect();
+    let at = all.iter().position(|e| *e == target)?;
+    let to = crate::model::roving::next(&ev.key(), axis, at, all.len())?;
+    ev.prevent_default();
+    let next = all.get(to)?;
+    for e in &all {
+        let _ = e.set_attribute("tabindex", if e == next { "0" } else { "-1" });
+    }
+    if let Some(h) = next.dyn_ref::<web_sys::HtmlElement>() {
+        let _ = h.focus();
+    } else if let Some(s) = next.dyn_ref::<web_sys::SvgElement>() {
+        let _ = s.focus();
+    }
+    Some(next.clone())
 }
 
 /// Runs `f` in a task after the browser's next rendering: a timeout set in an animation frame runs

@@ -135,7 +135,7 @@ pub fn Header() -> impl IntoView {
         <header>
             <h1>"Stagecraft"</h1>
             <span class="tagline">"software pipelines with asynchronous stages"</span>
-            <select id="presets" on:change=load inner_html=presets></select>
+            <select id="presets" aria-label="Load an example" on:change=load inner_html=presets></select>
             <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
             <label class="toggle">
                 <input id="peeled" type="checkbox" prop:checked=move || ctx.peeled.get()

@@ -289,7 +289,7 @@ pub fn view() -> impl IntoView {
     view! {
         <div id="code">
             <div class="controls">
-                <select id="target" on:change=choose inner_html=move || target.with(options_html)></select>
+                <select id="target" aria-label="Code target" on:change=choose inner_html=move || target.with(options_html)></select>
                 <button on:click=copy>"Copy"</button>
             </div>
             <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None) on:click=on_click on:keydown=on_key></div>

@@ -6,10 +6,11 @@ mod contract;
 mod costs;
 mod notices;
 
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::html::Html;
 use crate::model::deferred::Ran;
+use crate::model::roving::Axis;
 use crate::model::timing::Timing;
 use crate::views::render;
 use crate::views::scroll::ScrollMemory;
@@ -63,9 +64,50 @@ fn pane_box<V: IntoView + 'static>(
             "pane hidden"
         }
     };
+    // A tab panel, focusable itself: a pane whose content has nothing to focus still scrolls by
+    // keyboard.
+    let notes = NodeRef::<leptos::html::Div>::new();
+    render::while_visible(
+        notes,
+        move || ctx.shown(pane),
+        move || pane_notices(ctx, pane),
+    );
     view! {
-        <div id=format!("pane-{}", pane.name()) class=class on:scroll=remember>{view()}</div>
+        <div id=format!("pane-{}", pane.name()) class=class on:scroll=remember role="tabpanel"
+            tabindex="0" aria-labelledby=format!("tab-{}", pane.name())>
+            <div node_ref=notes></div>
+            {view()}
+        </div>
     }
+}
+
+/// The notices of the exploration shown, each with the pane it is about (`None`: all of them).
+fn said(ctx: Ctx, slow: Option<(f64, f64)>) -> Vec<(Option<Pane>, String)> {
+    ctx.good.with(|ex| {
+        ctx.verification.with(|v| {
+            ctx.timeline
+                .with(|t| notices::notices(ex.as_deref(), shown(v), shown(t), slow))
+        })
+    })
+}
+
+/// The notices about `pane`, at the top of its box: the timeline's limits on the Timeline alone.
+fn pane_notices(ctx: Ctx, pane: Pane) -> String {
+    let said = said(ctx, None);
+    let mut mine = said
+        .iter()
+        .filter(|(about, _)| *about == Some(pane))
+        .peekable();
+    if mine.peek().is_none() {
+        return String::new();
+    }
+    let mut h = Html::default();
+    h.raw("<ul class=\"notices pane-notices\">");
+    for (_, n) in mine {
+        h.raw("<li>").text(n).raw("</li>");
+    }
+    h.raw("</ul>");
+    h.finish()
 }
 
 #[component]
@@ -90,13 +132,8 @@ pub fn Panes() -> impl IntoView {
             // While the verification and the timeline of a new exploration are computed, the
             // notices about the earlier ones stay: they come and go with a pause in typing
             // otherwise, and the panes below would jump each time.
-            let said = ctx.good.with(|ex| {
-                ctx.verification.with(|v| {
-                    ctx.timeline
-                        .with(|t| notices::notices(ex.as_deref(), shown(v), shown(t), slow))
-                })
-            });
-            for n in said {
+            let said = said(ctx, slow);
+            for (_, n) in said.iter().filter(|(about, _)| about.is_none()) {
                 h.raw("<li>").text(&n).raw("</li>");
             }
             h.raw("</ul>");
@@ -131,11 +168,27 @@ pub fn Panes() -> impl IntoView {
         }
         pane
     });
+    // A WAI-ARIA tablist: one tab stop (the selected tab), the arrows, Home and End move along the
+    // tabs and select the tab moved to.
     let tab = move |spec: &'static PaneSpec| {
         let pane = spec.pane;
         view! {
             <button class="tab" id=format!("tab-{}", pane.name()) class:active=move || ctx.shown(pane)
+                role="tab" aria-controls=format!("pane-{}", pane.name())
+                aria-selected=move || if ctx.shown(pane) { "true" } else { "false" }
+                tabindex=move || if ctx.shown(pane) { "0" } else { "-1" }
                 on:click=move |_| ctx.st.update(|s| s.pane = pane)>{spec.label}</button>
+        }
+    };
+    let tabs = NodeRef::<leptos::html::Nav>::new();
+    let on_tab_key = move |ev: web_sys::KeyboardEvent| {
+        let Some(nav) = tabs.get_untracked() else {
+            return;
+        };
+        if let Some(to) = dom::rove(&ev, &nav, "[role=tab]", Axis::Horizontal) {
+            if let Some(pane) = Pane::parse(to.id().trim_start_matches("tab-")) {
+                ctx.st.update(|s| s.pane = pane);
+            }
         }
     };
     // A verification or timeline still being computed for the program shown: its pane keeps the
@@ -152,7 +205,7 @@ pub fn Panes() -> impl IntoView {
     };
     view! {
         <div node_ref=notes></div>
-        <nav class="tabs">
+        <nav class="tabs" role="tablist" aria-label="Panes" node_ref=tabs on:keydown=on_tab_key>
             {PANES.iter().map(tab).collect_view()}
         </nav>
         <div class="panes" class:dim=stale>

@@ -6,6 +6,7 @@ use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::html::Html;
 use crate::model::focus;
+use crate::model::roving::Axis;
 use leptos::prelude::*;
 use stagecraft::explore::{BufferInfo, Exploration};
 use stagecraft::sync::WaitSite;
@@ -20,6 +21,9 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
     let mut h = Html::with_capacity(printed.text.len() * 3);
     h.raw("<pre id=\"program\" class=\"program\">");
     let n = printed.text.lines().count().min(printed.lines.len());
+    // The wait lines are one tab stop, moved through with the arrows: focused, one shows why it
+    // waits for what it does (its title, which a pointer shows on hover).
+    let mut first_wait = true;
     for (k, (line, info)) in printed.text.lines().zip(&printed.lines).enumerate() {
         // In chunks: a 160-statement program is thousands of lines.
         h.chunk(k, n, CHUNK_LINES, "chunk");
@@ -38,7 +42,12 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
             h.raw(" data-st=\"").num(id).raw("\"");
         }
         if let Some(site) = info.wait.and_then(|w| waits.iter().find(|x| x.id == w)) {
-            h.raw(" title=\"").text(&wait_explanation(site)).raw("\"");
+            h.raw(" title=\"")
+                .text(&wait_explanation(site))
+                .raw("\" tabindex=\"")
+                .raw(if first_wait { "0" } else { "-1" })
+                .raw("\"");
+            first_wait = false;
         }
         h.raw(">").text(line).raw("</div>");
     }
@@ -120,7 +129,45 @@ pub fn view() -> impl IntoView {
     let on_over = move |ev: leptos::ev::MouseEvent| {
         ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
     };
-    view! { <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div> }
+    // A focused wait line's "why", shown below it.
+    let why = NodeRef::<leptos::html::Div>::new();
+    let frame = NodeRef::<leptos::html::Div>::new();
+    let on_focus = move |ev: web_sys::FocusEvent| {
+        let (Some(line), Some(why), Some(frame)) =
+            (dom::target_element(&ev), why.get_untracked(), frame.get_untracked())
+        else {
+            return;
+        };
+        let Some(text) = line
+            .class_list()
+            .contains("wait")
+            .then(|| line.get_attribute("title"))
+            .flatten()
+        else {
+            return;
+        };
+        why.set_text_content(Some(&text));
+        let top = line.get_bounding_client_rect().bottom() - frame.get_bounding_client_rect().top();
+        let _ = why.set_attribute("style", &format!("top:{top}px"));
+        let _ = why.remove_attribute("hidden");
+    };
+    let on_blur = move |_: web_sys::FocusEvent| {
+        if let Some(why) = why.get_untracked() {
+            let _ = why.set_attribute("hidden", "");
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if let Some(el) = node.get_untracked() {
+            dom::rove(&ev, &el, ".line.wait[tabindex]", Axis::Vertical);
+        }
+    };
+    view! {
+        <div class="program-frame" node_ref=frame>
+            <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)
+                on:focusin=on_focus on:focusout=on_blur on:keydown=on_key></div>
+            <div id="why" class="why" role="tooltip" node_ref=why hidden></div>
+        </div>
+    }
 }
 
 #[cfg(test)]

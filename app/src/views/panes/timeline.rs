@@ -9,6 +9,7 @@ use crate::markup::format::fixed;
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, hue, Point};
+use crate::model::roving::Axis;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -103,8 +104,12 @@ pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String 
             .num(st.group)
             .raw("</title></rect>");
     }
-    for sp in &t.spans {
-        h.raw("<rect class=\"span s")
+    // The bars are one tab stop, moved through with the arrows (`dom::rove`); each is named by
+    // its title.
+    for (k, sp) in t.spans.iter().enumerate() {
+        h.raw("<rect role=\"img\" tabindex=\"")
+            .raw(if k == 0 { "0" } else { "-1" })
+            .raw("\" class=\"span s")
             .num(sp.stmt % 10)
             .raw(" st")
             .num(sp.stmt)
@@ -317,6 +322,27 @@ pub fn view() -> impl IntoView {
     let on_over = move |ev: leptos::ev::MouseEvent| {
         ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
     };
+    // A bar focused by keyboard hovers its statement, as the pointer does, and says what it is.
+    let info = NodeRef::<leptos::html::P>::new();
+    let on_focus = move |ev: web_sys::FocusEvent| {
+        let Some(bar) = dom::target_element(&ev) else {
+            return;
+        };
+        ctx.hover(bar.get_attribute("data-st").and_then(|v| v.parse().ok()));
+        let said = bar
+            .query_selector("title")
+            .ok()
+            .flatten()
+            .and_then(|t| t.text_content());
+        if let Some(info) = info.get_untracked() {
+            info.set_text_content(said.as_deref());
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if let Some(el) = node.get_untracked() {
+            dom::rove(&ev, &el, "rect.span", Axis::Horizontal);
+        }
+    };
     let set_zoom = move |ev: leptos::ev::Event| {
         let z: u32 = event_target_value(&ev).parse().unwrap_or(10);
         ctx.st.update(|s| s.zoom = z.clamp(1, 100));
@@ -328,8 +354,11 @@ pub fn view() -> impl IntoView {
                     on:input=set_zoom/></label>
                 <button on:click=move |_| export_svg()>"Export SVG"</button>
             </div>
+            <p id="bar-info" class="bar-info" aria-live="polite" node_ref=info>
+                "Tab to the chart, then move along its bars with the arrow keys."</p>
             <div node_ref=node on:change=on_change on:click=on_click on:mouseover=on_over
-                on:mouseleave=move |_| ctx.hover(None)></div>
+                on:mouseleave=move |_| ctx.hover(None) on:focusin=on_focus
+                on:focusout=move |_| ctx.hover(None) on:keydown=on_key></div>
         </div>
     }
 }

@@ -3,12 +3,13 @@
 //! the wait line in the program and the point on the timeline.
 
 use super::contract::{self, PaneSpec};
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::format;
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Focus, Point, Selection};
+use crate::model::roving::Axis;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
@@ -133,12 +134,22 @@ pub fn verification_html(
         let f = focus::focus(Some(v), timeline, Some(sel));
         detail_html(&mut h, ex, peeled, sel, &f);
     }
+    // Races and waits are each one tab stop, moved through with the arrows (`dom::rove`): the
+    // selected one, else the first.
+    let selected_race = match selection {
+        Some(Selection::Race(k)) => k,
+        _ => 0,
+    };
     h.raw("<h3>Races</h3><ul class=\"races\">");
     for (k, r) in v.races.iter().enumerate() {
         h.raw("<li id=\"race-")
             .num(k)
             .raw("\" data-race=\"")
             .num(k)
+            .raw("\" tabindex=\"")
+            .raw(if k == selected_race { "0" } else { "-1" })
+            .raw("\" aria-current=\"")
+            .raw(if selection == Some(Selection::Race(k)) { "true" } else { "false" })
             .raw("\"><span class=\"dot s")
             .num(r.stmt % 10)
             .raw("\"></span>")
@@ -148,13 +159,21 @@ pub fn verification_html(
     if v.races.is_empty() {
         h.raw("<li class=\"none\">none</li>");
     }
-    h.raw("</ul><h3>Waits</h3><p class=\"hint\">Click a wait to see its line and its stalls.</p>")
+    let selected_wait = match selection {
+        Some(Selection::Wait(w)) if v.waits.iter().any(|x| x.index == w) => Some(w),
+        _ => v.waits.first().map(|w| w.index),
+    };
+    h.raw("</ul><h3>Waits</h3><p class=\"hint\">Click a wait (or press Enter on it) to see its line and its stalls.</p>")
         .raw("<table class=\"waits\"><tr><th>wait</th><th>line</th><th>queue</th><th>instances</th><th>judgement</th></tr>");
     for w in &v.waits {
         h.raw("<tr id=\"wait-row-")
             .num(w.index)
             .raw("\" data-wait=\"")
             .num(w.index)
+            .raw("\" tabindex=\"")
+            .raw(if Some(w.index) == selected_wait { "0" } else { "-1" })
+            .raw("\" aria-selected=\"")
+            .raw(if selection == Some(Selection::Wait(w.index)) { "true" } else { "false" })
             .raw("\"><td>");
         match w.id {
             Some(id) => h.raw("#").num(id),
@@ -226,48 +245,72 @@ pub fn view() -> impl IntoView {
                 .unwrap_or_default()
         },
     );
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        // Races and waits of an earlier program, shown while this one's are computed, select
-        // nothing in this one.
-        if ctx.pending_untracked(ctx.verification) {
+    let on_click = move |ev: leptos::ev::MouseEvent| activate(ctx, &ev);
+    // Enter or Space on a race or a wait selects it, as a click does; the arrows move along them.
+    let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        let key = ev.key();
+        let on_item = dom::closest_data(&ev, "data-race").is_some()
+            || dom::closest_data(&ev, "data-wait").is_some();
+        if !on_item {
             return;
         }
-        if let Some(to) = dom::closest_data(&ev, "data-goto") {
-            let selection = ctx.selection.get_untracked();
-            let f = ctx.verification.with_untracked(|v| {
-                ctx.timeline.with_untracked(|t| {
-                    let ran = v.as_ref()?;
-                    Some(focus::focus(
-                        ran.value.as_deref(),
-                        ran_for(t, &ran.of),
-                        selection,
-                    ))
-                })
-            });
-            let Some(f) = f else {
-                return;
+        if key == "Enter" || key == " " {
+            ev.prevent_default();
+            activate(ctx, &ev);
+        } else if let Some(el) = node.get_untracked() {
+            let items = if dom::closest_data(&ev, "data-race").is_some() {
+                "[data-race]"
+            } else {
+                "tr[data-wait]"
             };
-            match (Pane::parse(&to), f.wait_index) {
-                (Some(Pane::Program), Some(w)) => {
-                    ctx.show(Pane::Program, format!("#program .w{w}"))
-                }
-                (Some(Pane::Timeline), _) => ctx.show(Pane::Timeline, "#focus-marker".to_string()),
-                _ => {}
-            }
-            return;
-        }
-        let picked = if let Some(k) = dom::closest_data(&ev, "data-race") {
-            k.parse().ok().map(Selection::Race)
-        } else {
-            dom::closest_data(&ev, "data-wait")
-                .and_then(|w| w.parse().ok())
-                .map(Selection::Wait)
-        };
-        if picked.is_some() {
-            ctx.selection.set(picked);
+            dom::rove(&ev, &el, items, Axis::Vertical);
         }
     };
-    view! { <div id="verification" node_ref=node on:click=on_click></div> }
+    view! { <div id="verification" node_ref=node on:click=on_click on:keydown=on_keydown></div> }
+}
+
+/// What a click (or Enter or Space) on the pane does: go to a selection's place, or select the
+/// race or wait under it.
+fn activate(ctx: Ctx, ev: &web_sys::Event) {
+    // Races and waits of an earlier program, shown while this one's are computed, select
+    // nothing in this one.
+    if ctx.pending_untracked(ctx.verification) {
+        return;
+    }
+    if let Some(to) = dom::closest_data(ev, "data-goto") {
+        let selection = ctx.selection.get_untracked();
+        let f = ctx.verification.with_untracked(|v| {
+            ctx.timeline.with_untracked(|t| {
+                let ran = v.as_ref()?;
+                Some(focus::focus(
+                    ran.value.as_deref(),
+                    ran_for(t, &ran.of),
+                    selection,
+                ))
+            })
+        });
+        let Some(f) = f else {
+            return;
+        };
+        match (Pane::parse(&to), f.wait_index) {
+            (Some(Pane::Program), Some(w)) => {
+                ctx.show(Pane::Program, format!("#program .w{w}"))
+            }
+            (Some(Pane::Timeline), _) => ctx.show(Pane::Timeline, "#focus-marker".to_string()),
+            _ => {}
+        }
+        return;
+    }
+    let picked = if let Some(k) = dom::closest_data(ev, "data-race") {
+        k.parse().ok().map(Selection::Race)
+    } else {
+        dom::closest_data(ev, "data-wait")
+            .and_then(|w| w.parse().ok())
+            .map(Selection::Wait)
+    };
+    if picked.is_some() {
+        ctx.selection.set(picked);
+    }
 }
 
 #[cfg(test)]
