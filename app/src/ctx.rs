@@ -146,8 +146,11 @@ impl Ctx {
     }
 
     /// Replaces the source text (an edit through the grid, the cost table or a preset).
+    /// The same text again (a grid field's `change` after its `input`) changes nothing.
     pub fn set_text(&self, text: String) {
-        self.st.update(|s| s.text = text);
+        if self.st.with_untracked(|s| s.text != text) {
+            self.st.update(|s| s.text = text);
+        }
     }
 
     /// Whether `pane` is the one shown (tracked).

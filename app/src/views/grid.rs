@@ -8,61 +8,133 @@ use crate::markup::html::Html;
 use crate::model::annotations;
 use crate::views::render;
 use leptos::prelude::*;
-use stagecraft::explore::PipelineInfo;
+use stagecraft::explore::{PipelineInfo, StatementInfo, UnitInfo};
 
 /// Rows per chunk of the grid: only chunks near the rows in view are rendered (`dom::show_near`),
 /// and the grid shows about eight.
 const GRID_CHUNK: usize = 16;
 
+/// How a row names its unit: the text of its statements (a loop nest's statements, not its
+/// `for` headers, which five rows of a GEMM would share), after the part it is of an inner loop
+/// pipelined first.
+fn unit_text(u: &UnitInfo, statements: &[StatementInfo]) -> String {
+    let texts: Vec<&str> = u
+        .stmts
+        .iter()
+        .filter_map(|s| statements.iter().find(|x| x.id == *s))
+        .map(|s| s.text.as_str())
+        .collect();
+    if texts.is_empty() {
+        u.label.clone()
+    } else {
+        texts.join("; ")
+    }
+}
+
 /// The grid's markup; controls carry `data-unit` / `data-move` / `data-stage` for the delegated
-/// handlers, rows their statement's `st{id}` class for highlighting.
+/// handlers, rows their statement's `st{id}` class for highlighting. The units of an inner loop
+/// pipelined first come under a row naming that loop, as its prologue, body and epilogue.
 /// `editable` is false while the text has errors: the last good grid is shown, read-only.
-pub fn grid_html(p: &PipelineInfo, editable: bool) -> String {
+pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool) -> String {
     let max_stage = p.units.iter().map(|u| u.stage).max().unwrap_or(0) + 1;
     let mut h = Html::with_capacity(256 * p.units.len() + 512);
     if !editable {
         h.raw("<fieldset class=\"readonly\" disabled>");
     }
+    let groups = p
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(k, u)| {
+            u.inner.as_ref().is_some_and(|part| {
+                *k == 0
+                    || p.units
+                        .get(k - 1)
+                        .and_then(|prev| prev.inner.as_ref())
+                        .is_none_or(|prev| prev.header != part.header)
+            })
+        })
+        .count();
     // Rows, not a table, in chunks that the browser skips while off screen: as a table with a
     // number input per row, a large grid was most of the styling and layout of every paste.
     // Chunks far from view are hidden from assistive technology too: the row count and indices
     // say where the rows shown are.
-    h.raw("<div id=\"grid\" role=\"table\" aria-rowcount=\"")
-        .num(p.units.len() + 1)
+    h.raw("<div id=\"grid\" role=\"table\" aria-label=\"stages and orders\" aria-rowcount=\"")
+        .num(p.units.len() + groups + 1)
         .raw("\"><div class=\"grid-row head\" role=\"row\" aria-rowindex=\"1\"><span role=\"columnheader\">statement</span><span role=\"columnheader\">stage</span><span role=\"columnheader\">order</span></div>");
+    let mut row = 1;
+    let mut header: Option<&str> = None;
     for (k, u) in p.units.iter().enumerate() {
         h.chunk(k, p.units.len(), GRID_CHUNK, "grid-chunk");
+        let part = u.inner.as_ref();
+        if let Some(part) = part.filter(|part| header != Some(part.header.as_str())) {
+            row += 1;
+            let (code, line) = part
+                .header
+                .trim_start_matches('`')
+                .split_once("` ")
+                .unwrap_or((&part.header, ""));
+            h.raw("<div class=\"grid-row group\" role=\"row\" aria-rowindex=\"")
+                .num(row)
+                .raw("\"><span role=\"cell\">inner loop <code>")
+                .text(code)
+                .raw("</code> ")
+                .text(line)
+                .raw(", pipelined first</span></div>");
+        }
+        header = part.map(|part| part.header.as_str());
+        row += 1;
         h.raw("<div role=\"row\" aria-rowindex=\"")
-            .num(k + 2)
+            .num(row)
             .raw("\" data-unit=\"")
             .num(k)
             .raw("\"");
+        let class = if part.is_some() {
+            "grid-row inner"
+        } else {
+            "grid-row"
+        };
         match u.stmts.first() {
             Some(s) => {
                 h.raw(" data-st=\"")
                     .num(s)
-                    .raw("\" class=\"grid-row st")
+                    .raw("\" class=\"")
+                    .raw(class)
+                    .raw(" st")
                     .num(s)
                     .raw("\"");
             }
             None => {
-                h.raw(" class=\"grid-row\"");
+                h.raw(" class=\"").raw(class).raw("\"");
             }
         }
-        // A narrow panel cuts long labels short; the title keeps them readable.
+        let text = unit_text(u, statements);
+        // A narrow panel cuts long labels short; the title keeps them readable, with where the
+        // unit is.
         h.raw("><span class=\"label\" role=\"cell\" title=\"")
             .text(&u.label)
+            .raw(": ")
+            .text(&text)
             .raw("\">");
         if let Some(s) = u.stmts.first() {
             h.raw("<span class=\"dot s").num(s % 10).raw("\"></span>");
         }
-        h.raw("<code>").text(&u.label).raw("</code></span>");
-        h.raw("<span role=\"cell\"><input class=\"stage\" type=\"number\" min=\"0\" max=\"64\" value=\"")
+        if let Some(part) = part {
+            h.raw("<span class=\"part\">")
+                .raw(part.section.name())
+                .raw(" of the inner loop</span> ");
+        }
+        h.raw("<code>").text(&text).raw("</code></span>");
+        h.raw("<span role=\"cell\"><input class=\"stage\" type=\"number\" min=\"0\" max=\"64\" id=\"stage-")
+            .num(k)
+            .raw("\" aria-label=\"stage of ")
+            .text(&text)
+            .raw("\" value=\"")
             .num(u.stage)
             .raw("\"></span><span class=\"order\" role=\"cell\">")
             .num(u.order)
-            .raw("<button data-move=\"-1\" title=\"earlier in the step\">↑</button>")
-            .raw("<button data-move=\"1\" title=\"later in the step\">↓</button></span></div>");
+            .raw("<button data-move=\"-1\" title=\"earlier in the step\" aria-label=\"earlier in the step\">↑</button>")
+            .raw("<button data-move=\"1\" title=\"later in the step\" aria-label=\"later in the step\">↓</button></span></div>");
     }
     h.end_chunks(p.units.len());
     h.raw("</div><div class=\"asyncs\">async stages: ");
@@ -147,19 +219,35 @@ pub fn Grid() -> impl IntoView {
         node,
         move || {
             let now = ctx.current.with(|ex| {
-                let p = ex.as_deref()?.pipeline.as_ref()?;
-                Some(grid_html(p, true))
+                let ex = ex.as_deref()?;
+                Some(grid_html(ex.pipeline.as_ref()?, &ex.statements, true))
             });
             now.or_else(|| {
                 ctx.good.with(|ex| {
-                    let p = ex.as_deref()?.pipeline.as_ref()?;
-                    Some(grid_html(p, false))
+                    let ex = ex.as_deref()?;
+                    Some(grid_html(ex.pipeline.as_ref()?, &ex.statements, false))
                 })
             })
             .unwrap_or_default()
         },
         "grid-chunk",
     );
+    // A stage applies as it is typed, as the editor's text does; a field left empty or not a
+    // number changes nothing (the next exploration writes the stage back).
+    let set_stage = move |ev: &web_sys::Event| {
+        let Some(k) = data_num::<usize>(ev, "data-unit") else {
+            return;
+        };
+        let Some(v) = dom::target_value(ev).and_then(|v| v.trim().parse::<i64>().ok()) else {
+            return;
+        };
+        let v = v.clamp(0, 64);
+        edit(ctx, &|s, _, _| {
+            if let Some(x) = s.get_mut(k) {
+                *x = v
+            }
+        });
+    };
     let on_change = move |ev: leptos::ev::Event| {
         if let Some(stage) = data_num::<i64>(&ev, "data-stage") {
             let on = event_target_checked(&ev);
@@ -170,18 +258,11 @@ pub fn Grid() -> impl IntoView {
                     a.retain(|x| *x != stage)
                 }
             });
-        } else if let Some(k) = data_num::<usize>(&ev, "data-unit") {
-            let v = dom::target_value(&ev)
-                .and_then(|v| v.parse::<i64>().ok())
-                .unwrap_or(0)
-                .clamp(0, 64);
-            edit(ctx, &|s, _, _| {
-                if let Some(x) = s.get_mut(k) {
-                    *x = v
-                }
-            });
+        } else {
+            set_stage(&ev);
         }
     };
+    let on_input = move |ev: leptos::ev::Event| set_stage(&ev);
     let on_click = move |ev: leptos::ev::MouseEvent| {
         if let (Some(dir), Some(k)) = (
             data_num::<i64>(&ev, "data-move"),
@@ -198,7 +279,7 @@ pub fn Grid() -> impl IntoView {
     };
     dom::show_near_on_resize(move || node.get_untracked().map(Into::into), "grid-chunk");
     view! {
-        <div class="grid" node_ref=node on:change=on_change on:click=on_click
+        <div class="grid" node_ref=node on:change=on_change on:input=on_input on:click=on_click
             on:scroll=move |_| show_near()
             on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
     }
@@ -212,7 +293,11 @@ mod tests {
     fn grid_rows_carry_units_statements_and_escaped_labels() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        let html = grid_html(ex.pipeline.as_ref().expect("a pipeline"), true);
+        let html = grid_html(
+            ex.pipeline.as_ref().expect("a pipeline"),
+            &ex.statements,
+            true,
+        );
         assert!(!html.contains("disabled"));
         assert!(
             html.contains("data-unit=\"1\" data-st=\"1\" class=\"grid-row st1\""),
