@@ -546,7 +546,7 @@ test('after a heavy paste the verification and the timeline arrive and show that
   const simulated = long.match(/^steps 1–\d+ of (\d+)$/)?.[1];
   assert.ok(simulated && Number(simulated) < 5008, long);
   onlyMarkedEarlier(frames, chart, long);
-  assert.match(await page.locator('.notices').innerText(),
+  assert.match(await page.locator('#pane-timeline .pane-notices').innerText(),
     new RegExp(`The timeline simulates the first ${simulated} steps only \\(Stagecraft simulates at most 50000 statement instances, or 200000 steps, per run\\); it draws steps 1–\\d+ \\(at most 2000 bars are drawn\\), and the metrics cover the ${simulated}\\.`));
   await page.screenshot({ path: SHOTS + 'heavy-timeline.png' });
   await page.click('#tab-verification');
