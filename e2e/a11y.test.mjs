@@ -254,6 +254,8 @@ test('keyboard only: editor → grid → every tab → a wait row → the timeli
   await page.keyboard.press('Enter');
   await page.waitForSelector('#pane-timeline:not(.hidden) #focus-marker');
   assert.equal(await page.locator('#tab-timeline').getAttribute('aria-selected'), 'true');
+  await page.waitForFunction(() => document.activeElement?.closest('#pane-timeline'), null, { timeout: 2000 })
+    .catch(() => assert.fail('the focus follows to the Timeline'));
   await page.close();
 });
 

@@ -166,7 +166,7 @@ impl Ctx {
             let reveal = self.reveal;
             request_animation_frame(move || {
                 if let Some(selector) = reveal.try_update_value(|r| r.take()).flatten() {
-                    dom::scroll_into_view(&selector);
+                    dom::reveal(&selector);
                 }
             });
         } else {

@@ -238,7 +238,9 @@ pub fn show_near(scroller: &web_sys::Element, class: &str) {
     }
 }
 
-pub fn scroll_into_view(selector: &str) {
+/// Scrolls what `selector` finds into view and gives it the keyboard focus if it takes it (else
+/// the tab panel it is in): a "Show in …" pressed by keyboard leaves the focus where it showed.
+pub fn reveal(selector: &str) {
     let found = window()
         .and_then(|w| w.document())
         .and_then(|d| d.query_selector(selector).ok().flatten());
@@ -247,5 +249,13 @@ pub fn scroll_into_view(selector: &str) {
         options.set_block(web_sys::ScrollLogicalPosition::Center);
         options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
         el.scroll_into_view_with_scroll_into_view_options(&options);
+        let focusable = if el.has_attribute("tabindex") {
+            Some(el)
+        } else {
+            el.closest("[role=tabpanel]").ok().flatten()
+        };
+        if let Some(h) = focusable.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlElement>()) {
+            let _ = h.focus();
+        }
     }
 }

@@ -160,7 +160,7 @@ pub fn Panes() -> impl IntoView {
             request_animation_frame(move || {
                 if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
                     scroll.stop_restoring();
-                    dom::scroll_into_view(&selector);
+                    dom::reveal(&selector);
                 } else {
                     scroll.restore();
                 }
