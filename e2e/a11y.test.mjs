@@ -179,6 +179,22 @@ test('a wait row is reached by Tab and selected by Enter or Space, as a click do
   await page.close();
 });
 
+test('a problem is reached by Tab, and Enter selects its place in the editor', async () => {
+  const page = await open();
+  const source = await page.inputValue('#source');
+  await andExplored(page, () => page.fill('#source', source.replace('C[i] = B[0] + 1', 'C[i] = B[0] +')));
+  await page.waitForSelector('#problems li.error');
+  await page.locator('#source').focus();
+  await page.keyboard.press('Escape');
+  await tabUntil(page, f => f.tag === 'li' && /error/.test(f.cls), 20);
+  assert.ok(await focusVisible(page), 'the problem shows its focus');
+  await page.keyboard.press('Enter');
+  const at = await page.evaluate(() => ({ id: document.activeElement.id, from: document.activeElement.selectionStart }));
+  assert.equal(at.id, 'source');
+  assert.ok(at.from > 0, 'the caret is at the problem');
+  await page.close();
+});
+
 test('a wait line\'s "why N" is reached by keyboard and shown while focused', async () => {
   const page = await open();
   await page.locator('#tab-program').focus();

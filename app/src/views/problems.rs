@@ -1,4 +1,5 @@
-//! Errors and warnings with their place; clicking one selects its span in the editor.
+//! Errors and warnings with their place; clicking one (or Enter on it) selects its span in the
+//! editor.
 
 use crate::ctx::ctx;
 use crate::dom;
@@ -25,7 +26,7 @@ pub fn problems_html(text: &str, diagnostics: &[Diagnostic]) -> String {
             .num(d.span.start)
             .raw(" ")
             .num(d.span.end)
-            .raw("\"><span class=\"where\">")
+            .raw("\" tabindex=\"0\"><span class=\"where\">")
             .num(line)
             .raw(":")
             .num(col)
@@ -65,8 +66,8 @@ pub fn Problems() -> impl IntoView {
                 .unwrap_or_default()
         },
     );
-    let on_click = move |ev: leptos::ev::MouseEvent| {
-        let Some(span) = dom::closest_data(&ev, "data-span") else {
+    let go = move |ev: &web_sys::Event| {
+        let Some(span) = dom::closest_data(ev, "data-span") else {
             return;
         };
         let mut parts = span.split(' ').map(|p| p.parse::<u32>().unwrap_or(0));
@@ -74,5 +75,13 @@ pub fn Problems() -> impl IntoView {
         ctx.st
             .with_untracked(|s| select_in_editor(&s.text, start, end));
     };
-    view! { <div class="problems-wrap" node_ref=node on:click=on_click></div> }
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        if ev.key() == "Enter" {
+            ev.prevent_default();
+            go(&ev);
+        }
+    };
+    view! {
+        <div class="problems-wrap" node_ref=node on:click=move |ev| go(&ev) on:keydown=on_key></div>
+    }
 }
