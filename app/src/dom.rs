@@ -254,7 +254,10 @@ pub fn reveal(selector: &str) {
         } else {
             el.closest("[role=tabpanel]").ok().flatten()
         };
-        if let Some(h) = focusable.as_ref().and_then(|e| e.dyn_ref::<web_sys::HtmlElement>()) {
+        if let Some(h) = focusable
+            .as_ref()
+            .and_then(|e| e.dyn_ref::<web_sys::HtmlElement>())
+        {
             let _ = h.focus();
         }
     }
