@@ -89,7 +89,7 @@ fn decode_v1(payload: &str) -> Result<State, DecodeError> {
         .and_then(v1::from_json)
         .ok_or(DecodeError::Corrupt("not a Stagecraft state"))?;
     // The text's own limits are not the decoder's: a link beyond them is refused, saying which
-    // (`persist::start`), and saved work is restored whatever its size.
+    // (the app's `model::documents::open`), and saved work is restored whatever its size.
     Ok(state)
 }
 

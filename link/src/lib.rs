@@ -1,11 +1,12 @@
 //! The explorer's state without a page: what it shows (`State`: the text, the printed form, the pane,
 //! the parameters, the zoom, the code target), how a link and this browser's saved work carry it
-//! (`encode` / `decode`, the versioned `#v1/…` format), and the examples a state starts from
+//! (`encode` / `decode`, the versioned `#v1/…` format; `document`, one piece of saved work), and the examples a state starts from
 //! (`presets`). No DOM and no reactivity: the app, the url_state fuzz target and native tests use
 //! it alike.
 
 mod codec;
 mod deflate;
+pub mod document;
 mod inflate;
 mod json;
 pub mod presets;
