@@ -64,17 +64,21 @@ export async function savedState(text, pane = 'program', target) {
   await page.click(`#tab-${pane}`);
   if (target) await page.selectOption('#target', target);
   await page.fill('#source', text);
-  // The app writes its state 300 ms after the last change.
+  // The app saves the document 300 ms after the last change, and the URL's hash follows it.
   await page.waitForTimeout(1500);
-  const state = await page.evaluate(() => localStorage.getItem('stagecraft.v2.state'));
+  const state = await page.evaluate(() => location.hash.slice(1));
   await ctx.close();
   return state;
 }
 
-/** Writes `state` to the app's storage from a page of the same origin that is not the app (a 404). */
+/** Writes `state` to the app's storage as its only document, from a page of the same origin that
+ * is not the app (a 404). */
 export async function store(page, state) {
   await page.goto(url + 'no-app-here.txt');
-  await page.evaluate(s => localStorage.setItem('stagecraft.v2.state', s), state);
+  await page.evaluate(s => {
+    localStorage.clear();
+    localStorage.setItem('stagecraft.document.e2e', JSON.stringify({ document: 1, name: 'stored', saved: Date.now(), revision: 1, state: s }));
+  }, state);
 }
 
 /** Opens the app with `state` (none: the default example) in its storage or, `how` = 'link', in

@@ -5,19 +5,19 @@ use crate::ctx::Ctx;
 use crate::dom::after_drawing;
 use crate::model::deferred::ran_for;
 use crate::model::focus;
-use crate::services::{machine, persist, recompute, warm};
+use crate::services::{documents, machine, recompute, warm};
 use crate::views::scroll::ScrollMemory;
 use crate::views::{editor, grid, header, panes, problems};
 use leptos::prelude::*;
 
 #[component]
 pub fn App() -> impl IntoView {
-    let start = persist::load();
-    let ctx = Ctx::new(start.state.clone(), warm::waits);
-    ctx.banner.set(start.banner);
+    let opening = documents::load();
+    let ctx = Ctx::new(opening.state.clone(), warm::waits);
+    ctx.banner.set(opening.banner.clone());
     provide_context(ctx);
     provide_context(ScrollMemory::default());
-    persist::autosave(ctx.st, start.state, start.from_link);
+    provide_context(documents::keep(ctx, opening));
     // The page's first task mounts the header and the editor with the text, and the browser draws
     // them; the grid, the problems and the panes follow in a task of their own, then the first
     // exploration in the next frame. Instantiating the WebAssembly and mounting the whole page in

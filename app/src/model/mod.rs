@@ -6,6 +6,7 @@
 pub mod annotations;
 pub mod budget;
 pub mod deferred;
+pub mod documents;
 pub mod focus;
 pub mod indent;
 pub mod roving;

@@ -1,4 +1,4 @@
-//! Title, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
+//! Title, Documents, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
 //! time of the last recomputation.
 
 use crate::ctx::ctx;
@@ -6,9 +6,11 @@ use crate::dom;
 use crate::markup::format::fixed;
 use crate::markup::html::{self, Html};
 use crate::model::timing::Timing;
-use crate::views::render;
+use crate::services::documents::Documents;
+use crate::views::copy::copy_button;
+use crate::views::{documents, render};
 use leptos::prelude::*;
-use stagecraft_link::{encode, presets, Form};
+use stagecraft_link::{presets, Form};
 use std::collections::BTreeMap;
 
 /// An input per symbolic extent; `data-param` names it for the delegated change handler.
@@ -51,25 +53,11 @@ fn timing_parts(t: &Timing) -> String {
 #[component]
 pub fn Header() -> impl IntoView {
     let ctx = ctx();
-    let copied = RwSignal::new(false);
-    let copy_link = move |_| {
-        let hash = encode(&ctx.st.get_untracked());
-        if let Some(w) = dom::window() {
-            let _ = w.history().and_then(|h| {
-                h.replace_state_with_url(
-                    &wasm_bindgen::JsValue::NULL,
-                    "",
-                    Some(&format!("#{hash}")),
-                )
-            });
-            let url = w.location().href().unwrap_or_default();
-            let _ = w.navigator().clipboard().write_text(&url);
-        }
-        copied.set(true);
-        set_timeout(
-            move || copied.set(false),
-            std::time::Duration::from_millis(1500),
-        );
+    let docs = expect_context::<Documents>();
+    // The URL follows the document shown once it is saved: saved now, it is the link.
+    let link = move || {
+        docs.flush();
+        dom::window().and_then(|w| w.location().href().ok())
     };
     let load = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev);
@@ -135,6 +123,7 @@ pub fn Header() -> impl IntoView {
         <header>
             <h1>"Stagecraft"</h1>
             <span class="tagline">"software pipelines with asynchronous stages"</span>
+            {documents::view()}
             <select id="presets" aria-label="Load an example" on:change=load inner_html=presets></select>
             <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
             <label class="toggle">
@@ -143,7 +132,7 @@ pub fn Header() -> impl IntoView {
                 "peeled"
             </label>
             <div class="params" node_ref=params on:change=set_param></div>
-            <button id="copy-link" on:click=copy_link>{move || if copied.get() { "Link copied" } else { "Copy link" }}</button>
+            {copy_button("copy-link", "Copy link", "Link copied", link)}
             <span class="timing" title=timing_title>{timing}</span>
         </header>
     }

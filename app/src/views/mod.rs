@@ -2,9 +2,12 @@
 //! panes on the right. Each renders what the shared signals (`ctx`) hold and edits only the state
 //! (`Ctx::st`); large outputs are markup strings (`markup`) kept up to date by `render`.
 
+pub mod copy;
+pub mod documents;
 pub mod editor;
 pub mod grid;
 pub mod header;
+pub mod menu;
 pub mod panes;
 pub mod problems;
 pub mod render;

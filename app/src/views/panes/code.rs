@@ -7,6 +7,7 @@ use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::html::{self, Html};
 use crate::model::focus;
+use crate::views::copy::copy_button;
 use leptos::prelude::*;
 use crate::model::deferred::ran_for;
 use stagecraft::emit::Emitted;
@@ -256,14 +257,11 @@ pub fn view() -> impl IntoView {
             shown_code.with_value(|(_, last)| last.clone())
         },
     );
-    let copy = move |_| {
-        let text = ctx.good.with_untracked(|ex| {
+    let copy = move || {
+        ctx.good.with_untracked(|ex| {
             ex.as_deref()
                 .and_then(|ex| code_text(ex, &target.get_untracked(), peeled.get_untracked()))
-        });
-        if let (Some(w), Some(text)) = (dom::window(), text) {
-            let _ = w.navigator().clipboard().write_text(&text);
-        }
+        })
     };
     // A race, a copy never awaited or an invalid instruction: its kernel line is shown.
     let reveal_line = move |ev: &web_sys::Event| {
@@ -290,7 +288,7 @@ pub fn view() -> impl IntoView {
         <div id="code">
             <div class="controls">
                 <select id="target" aria-label="Code target" on:change=choose inner_html=move || target.with(options_html)></select>
-                <button on:click=copy>"Copy"</button>
+                {copy_button("copy-code", "Copy", "Copied", copy)}
             </div>
             <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None) on:click=on_click on:keydown=on_key></div>
         </div>
