@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Release build, served on 127.0.0.1, driven by Playwright in Debian's Chromium (node --test).
+# Release build, served on 127.0.0.1, driven by Playwright in Debian's Chromium (node --test): every
+# e2e/*.test.mjs; then the main path in Firefox ESR and WebKit (e2e/engines/*.test.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build-web.sh
@@ -8,5 +9,5 @@ python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >/dev/null 2>&1
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
-(cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 *.test.mjs)
+(cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 *.test.mjs engines/*.test.mjs)
 echo "screenshots: e2e/screenshots/"
