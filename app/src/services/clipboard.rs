@@ -30,7 +30,7 @@ pub async fn write_text(text: &str) -> Outcome {
     // Called through Reflect, so that a clipboard without `writeText`, or one that throws, is an
     // outcome rather than an exception through the WebAssembly.
     let Ok(write) = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText"))
-        .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(JsValue::from))
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
     else {
         return Outcome::Unavailable;
     };

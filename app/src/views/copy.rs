@@ -87,6 +87,8 @@ pub fn copy_button(
                 if let Some(f) = field.get_untracked() {
                     let _ = f.focus();
                     f.select();
+                    // A long link is selected whole but shown from its start.
+                    f.set_scroll_top(0);
                 }
             });
         }
@@ -103,7 +105,8 @@ pub fn copy_button(
                 {refused.map(|why| view! {
                     <p class="copy-status error" role="alert">"Not copied: the browser refused (" {why} ")."</p>
                 })}
-                <p>"Press " <kbd>{copy_keys()}</kbd> " to copy, then Esc."</p>
+                <p>"Press " <kbd>{copy_keys()}</kbd> " to copy, then Esc."
+                    <button class="close" aria-label="Close" on:click=move |_| close()>"×"</button></p>
                 <textarea node_ref=field readonly=true rows="3" aria-label="The text to copy"
                     prop:value=text on:keydown=keys on:copy=move |_| copied()></textarea>
             </div>
