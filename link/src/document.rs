@@ -75,7 +75,11 @@ pub fn name_of(text: &str) -> String {
                 .find(|(_, t)| *t == text)
                 .map(|(n, _)| *n)
         })
-        .or_else(|| text.lines().map(str::trim).find(|l| !l.is_empty()))
+        .or_else(|| {
+            text.lines()
+                .map(str::trim)
+                .find(|l| !l.trim_start_matches('#').trim().is_empty())
+        })
         .unwrap_or("Empty document");
     shorten(name)
 }
@@ -130,7 +134,7 @@ mod tests {
         assert_eq!(name_of("#\nx = 1 # not this\n"), "x = 1 # not this");
         assert_eq!(name_of("   \n"), "Empty document");
         let long = name_of(&format!("# {}\n", "word ".repeat(30)));
-        assert_eq!(long.chars().count(), MAX_NAME_CHARS - 1);
+        assert_eq!(long.chars().count(), MAX_NAME_CHARS);
         assert!(long.ends_with("word…"), "{long}");
         // Every example is told apart by its name.
         let mut names: Vec<_> = presets::PRESETS.iter().map(|(_, t)| name_of(t)).collect();
