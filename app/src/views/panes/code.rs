@@ -266,7 +266,7 @@ pub fn view() -> impl IntoView {
     // A race, a copy never awaited or an invalid instruction: its kernel line is shown.
     let reveal_line = move |ev: &web_sys::Event| {
         if let Some(line) = dom::closest_data(ev, "data-kline") {
-            dom::scroll_into_view(&format!("#code .cl[data-kline=\"{line}\"]"));
+            dom::reveal(&format!("#code .cl[data-kline=\"{line}\"]"));
         }
     };
     let on_click = move |ev: leptos::ev::MouseEvent| reveal_line(&ev);
