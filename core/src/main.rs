@@ -35,10 +35,15 @@ const USAGE: &str = "usage:
   stagecraft check LOOP [--pipelined FILE] [--form rolled|peeled] [--emit json]
   stagecraft check LOOP --as tvm-0.27 [--emit json]
       (FILE may be written with counts or with tokens; --as checks TVM's program)
-      (run the loop and the pipelined program; exit 3 when they race or differ)
+      (run the loop and the pipelined program: the derived one, or FILE)
   stagecraft check LOOP --emit TARGET [--pipelined FILE] [--param NAME=VALUE]...
-      (emit the kernel for TARGET and execute its text; exit 0 only when it computes what the
-      loop computes with no race, 3 when it races, differs or is invalid)
+      (check the pipelined program strictly for TARGET — every wait count one immediate — then
+      emit its kernel and execute the kernel's text)
+  exit codes of check: 0 equivalent (or safe but loose; with --emit: the kernel computes what the
+      loop computes, with no race); 3 invalid (something no hardware runs as written: a negative
+      or non-immediate count, an async write outside a commit scope, a wait inside its own
+      group, groups never awaited), racy or different; 1 nothing to check (the loop or program
+      has errors, nothing could be emitted or executed); 2 a usage error
   stagecraft time FILE      (time of parse + transform + waits: the fastest of ten batches of
       STAGECRAFT_TIME_REPS / 10 runs)
   stagecraft workload heavy N STAGES [EXTENT]
@@ -233,10 +238,11 @@ fn report(ex: &Exploration, file: &str, source: &str) -> bool {
     ex.ok
 }
 
-/// `check LOOP --emit TARGET`: emits the kernel for TARGET from the derived pipelined program (or
-/// from the hand-written one of `--pipelined`) and executes it with the machine-level verifier
-/// (docs/execution-model.md). Exit 0 only when the kernel is correct, 3 when it races, differs or
-/// is invalid, 1 when nothing could be emitted or executed.
+/// `check LOOP --emit TARGET`: checks the derived pipelined program (or the hand-written one of
+/// `--pipelined`) strictly for a target, then emits the kernel for TARGET and executes it with the
+/// machine-level verifier (docs/execution-model.md). Exit 0 only when the kernel is correct, 3
+/// when the program is invalid or the kernel races, differs or is invalid, 1 when nothing could
+/// be emitted or executed.
 fn check_machine(
     a: &Args,
     source: &str,
@@ -281,6 +287,28 @@ fn check_machine(
             (&hand_written, path.to_string())
         }
     };
+    // The IR-level verdict first, strict for a target: a program no hardware runs as written is
+    // reported at its lines, not emitted. The derived program is checked as it prints.
+    let (text, checked) = match pipelined_path {
+        Some(path) => (read_source(path)?, name.clone()),
+        None => (
+            ex.peeled
+                .as_ref()
+                .map(|p| p.text.clone())
+                .unwrap_or_default(),
+            format!(
+                "(derived, as `stagecraft explore {} --form peeled` prints it)",
+                a.file
+            ),
+        ),
+    };
+    let Some(v) = verify_text(&checked, &text, programs, true) else {
+        return Ok(ExitCode::from(1));
+    };
+    if v.verdict == stagecraft::verify::Verdict::Invalid {
+        print_verification(&v, &checked, &text);
+        return Ok(ExitCode::from(3));
+    }
     let emit_options = stagecraft::emit::EmitOptions::default();
     let code = stagecraft::emit::emit(pipelined, &programs.params, target, &emit_options);
     if let Some(e) = &code.error {
@@ -554,7 +582,7 @@ fn check_command(rest: &[String]) -> Result<ExitCode, String> {
         }
         Some(path) => (read_source(path)?, path.clone()),
     };
-    let Some(v) = verify_text(&name, &text, programs) else {
+    let Some(v) = verify_text(&name, &text, programs, false) else {
         return Ok(ExitCode::from(1));
     };
     if a.emit == Emit::Json {
@@ -573,15 +601,25 @@ fn check_command(rest: &[String]) -> Result<ExitCode, String> {
     })
 }
 
-/// The pipelined program in `text` (called `name`; counts or tokens) run against the loop; `None`
-/// when it does not read (its problems are printed).
+/// The pipelined program in `text` (called `name`; counts or tokens) run against the loop,
+/// strictly for a target when `for_target` (every count one immediate; the waits are then not
+/// judged, the kernel's execution judges them); `None` when it does not read (its problems are
+/// printed).
 fn verify_text(
     name: &str,
     text: &str,
     programs: &stagecraft::explore::Programs,
+    for_target: bool,
 ) -> Option<stagecraft::verify::Verification> {
-    let check =
-        stagecraft::explore::check_pipelined_program(&programs.original, &programs.params, text);
+    let defaults = stagecraft::verify::VerifyOptions::default();
+    let vopts = stagecraft::verify::VerifyOptions {
+        params: programs.params.clone(),
+        immediate_counts: for_target,
+        judge_waits: !for_target,
+        random_runs: if for_target { 0 } else { defaults.random_runs },
+        ..defaults
+    };
+    let check = stagecraft::explore::check_pipelined_program_with(&programs.original, text, &vopts);
     for d in &check.diagnostics {
         eprint!("{}", d.render(name, text));
     }
@@ -592,6 +630,13 @@ fn verify_text(
 /// in the program `name` (whose text is `text`).
 fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &str) {
     outln!("{name}: {}", v.summary);
+    for p in v.problems.iter().filter(|p| p.invalid.is_some()) {
+        let (line, col) = stagecraft::diagnostic::line_col(text, p.span.start as usize);
+        outln!("  invalid at {name}:{line}:{col}: {}", p.message);
+        if let Some(fix) = &p.fix {
+            outln!("    fix: {fix}");
+        }
+    }
     for r in &v.races {
         let (line, col) = stagecraft::diagnostic::line_col(text, r.span.start as usize);
         outln!("  race at {name}:{line}:{col}: {}", r.message);
@@ -609,7 +654,7 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
             d.got.map_or("nothing".to_string(), |g| g.to_string())
         );
     }
-    for p in &v.problems {
+    for p in v.problems.iter().filter(|p| p.invalid.is_none()) {
         let (line, col) = stagecraft::diagnostic::line_col(text, p.span.start as usize);
         outln!("  problem at {name}:{line}:{col}: {}", p.message);
     }

@@ -19,6 +19,8 @@ pub struct VerifyOptions {
     pub judge_waits: bool,
     pub max_instances: u64,
     pub trace: bool,
+    /// A target is asked for: every wait count must be one immediate (`Invalid::CountNotImmediate`).
+    pub immediate_counts: bool,
 }
 
 impl Default for VerifyOptions {
@@ -30,6 +32,7 @@ impl Default for VerifyOptions {
             judge_waits: true,
             max_instances: crate::limits::MAX_INTERPRETED_INSTANCES,
             trace: true,
+            immediate_counts: false,
         }
     }
 }
@@ -37,6 +40,11 @@ impl Default for VerifyOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// The program does something real hardware does not (a negative count, async writes outside
+    /// a commit scope, a wait inside its own open group, groups never awaited, a count that is not
+    /// one immediate where a target needs one): `Verification::problems` with `invalid` set say
+    /// where. Outranks every other verdict; races and differences found are still listed.
+    Invalid,
     /// Same outputs, no race, every wait tight.
     Equivalent,
     /// Same outputs and no race, but some wait could allow more groups in flight.
@@ -201,6 +209,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         seed: opts.seed,
         max_instances: opts.max_instances,
         trace: false,
+        immediate_counts: opts.immediate_counts,
         ..RunOptions::default()
     };
     let orig = run(original, &base);
@@ -254,7 +263,9 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
             )
         })
         .count();
-    v.verdict = if !v.races.is_empty() {
+    v.verdict = if v.invalid() > 0 {
+        Verdict::Invalid
+    } else if !v.races.is_empty() {
         Verdict::Racy
     } else if !v.differences.is_empty() {
         Verdict::Different
@@ -268,6 +279,11 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
 }
 
 impl Verification {
+    /// How many problems make the program invalid (`Verdict::Invalid`).
+    pub fn invalid(&self) -> usize {
+        self.problems.iter().filter(|p| p.invalid.is_some()).count()
+    }
+
     /// Nothing run yet: the verdict and summary say so until a run fills them in.
     fn not_run(opts: &VerifyOptions) -> Verification {
         Verification {
@@ -308,7 +324,8 @@ impl Runs<'_> {
 /// A judgement for every wait of the latest-policy run `main`; returns how many of a race-free,
 /// equivalent run were left unjudged (judging off, or beyond the interpretation budget).
 fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptions) -> usize {
-    let racy = !v.races.is_empty();
+    // An invalid program is not judged: its waits' counts mean nothing a target can run.
+    let racy = !v.races.is_empty() || v.invalid() > 0;
     // Judging re-runs the program a few times per wait; keep the whole verification bounded.
     let mut judge_budget = crate::limits::MAX_JUDGE_INSTANCES;
     let mut over_budget = 0;
@@ -377,6 +394,34 @@ fn summary(v: &Verification, loose: usize) -> String {
             v.instances
         ),
         Verdict::SafeButLoose => format!("safe but loose: same outputs and no race, but {loose} wait(s) could allow more groups in flight"),
+        Verdict::Invalid => {
+            let first = v
+                .problems
+                .iter()
+                .find_map(|p| p.invalid)
+                .map_or("", |k| k.what());
+            let more = v.invalid().saturating_sub(1);
+            let mut also = Vec::new();
+            if !v.races.is_empty() {
+                also.push(format!("{} race(s) on in-flight data", v.races.len()));
+            }
+            if !v.differences.is_empty() {
+                also.push(format!("{} output element(s) differ", v.differences.len()));
+            }
+            format!(
+                "invalid: {first}{}, which no hardware runs as written{}",
+                if more > 0 {
+                    format!(" and {more} more problem(s)")
+                } else {
+                    String::new()
+                },
+                if also.is_empty() {
+                    String::new()
+                } else {
+                    format!("; also {}", also.join(", "))
+                }
+            )
+        }
         Verdict::Racy => format!("racy: {} race(s) on in-flight data", v.races.len()),
         Verdict::Different => format!("different: {} output element(s) differ although nothing raced", v.differences.len()),
         Verdict::NotRun => "not run".into(),
@@ -411,7 +456,10 @@ fn judge_runs(
         let mut o = base.clone();
         o.count_delta.insert(index, delta);
         let r = pipelined.run(&o);
-        r.races.is_empty() && compare(orig, &r).is_empty()
+        // A raised final wait may leave a group never awaited: not safe, even unobserved.
+        r.races.is_empty()
+            && r.problems.iter().all(|p| p.invalid.is_none())
+            && compare(orig, &r).is_empty()
     };
     if !safe(1) {
         return Judgement::Tight;

@@ -1,5 +1,6 @@
 //! The `stagecraft` command line as a user runs it: what goes to standard output, what to standard
-//! error, and the exit code (0 valid, 1 invalid input, 2 a usage mistake, 3 a race or a difference).
+//! error, and the exit code (0 valid, 1 invalid input, 2 a usage mistake, 3 a program that is
+//! invalid, races or differs).
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -264,7 +265,8 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
     assert!(printed.contains("`ds_read_b32"), "{printed}");
     assert!(printed.contains("`global_load_lds_dword"), "{printed}");
     assert!(printed.contains("`B[1, 0]` (ring slot 1)"), "{printed}");
-    // A negative count is no immediate: refused, nothing emitted.
+    // A negative count is no immediate: the program is invalid (at the wait's line), nothing
+    // emitted.
     std::fs::write(&hand, pipelined.replace("(0, 0)", "(0, -1)")).unwrap();
     let out = stagecraft(
         &[
@@ -277,12 +279,14 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
         ],
         None,
     );
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    let printed = text(&out.stdout);
     assert!(
-        text(&out.stderr).contains("cannot be negative"),
-        "{}",
-        text(&out.stderr)
+        printed.contains(":16:1: this wait's count is -1"),
+        "{printed}"
     );
+    assert!(printed.contains("it cannot be negative"), "{printed}");
+    assert!(!printed.contains("--emit amdgpu-ir:"), "emitted: {printed}");
     // No machine-level executor for PTX yet: not executed, exit 1.
     let out = stagecraft(&["check", RFC_A, "--emit", "ptx"], None);
     assert_eq!(out.status.code(), Some(1));
@@ -392,4 +396,68 @@ fn tokens_print_and_check() {
         "{err}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// One hand-written program per problem of the strict verdict, in `tests/pipelined/invalid/`, each
+/// named after its `Invalid` kind, its first line saying at which line the problem is and, when
+/// only a target makes it invalid, a line `# checked with: ARGS`. `check` calls each invalid at
+/// that line, with its fix, and exits 3; without those arguments the program is not invalid.
+#[test]
+fn check_calls_each_invalid_program_invalid_at_its_line_and_exits_3() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/pipelined/invalid");
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let kind: stagecraft::interp::Invalid = serde_json::from_str(&format!("\"{stem}\""))
+            .unwrap_or_else(|_| panic!("{stem}.py is named after no kind of invalid program"));
+        let source = std::fs::read_to_string(&path).unwrap();
+        let line: usize = source
+            .lines()
+            .next()
+            .and_then(|l| l.split("(line ").nth(1))
+            .and_then(|l| l.split(')').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{stem}.py: its first line names no `(line N)`"));
+        let extra: Vec<&str> = source
+            .lines()
+            .find_map(|l| l.strip_prefix("# checked with: "))
+            .map_or_else(Vec::new, |a| a.split_whitespace().collect());
+        let relative = format!("tests/pipelined/invalid/{stem}.py");
+        let mut args = vec!["check", RFC_A, "--pipelined", relative.as_str()];
+        args.extend(&extra);
+        let out = stagecraft(&args, None);
+        let printed = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{stem}: {printed}{}",
+            text(&out.stderr)
+        );
+        assert!(
+            printed.contains(&format!("invalid: {}", kind.what())),
+            "{stem}: {printed}"
+        );
+        assert!(
+            printed.contains(&format!("invalid at {relative}:{line}:")),
+            "{stem}: not at line {line}: {printed}"
+        );
+        assert!(
+            printed.contains(&format!("fix: {}", kind.fix())),
+            "{stem}: {printed}"
+        );
+        if !extra.is_empty() {
+            let plain = stagecraft(&["check", RFC_A, "--pipelined", relative.as_str()], None);
+            assert_eq!(
+                plain.status.code(),
+                Some(0),
+                "{stem}: {}",
+                text(&plain.stdout)
+            );
+        }
+        kinds.push(kind);
+    }
+    kinds.sort_by_key(|k| k.what());
+    kinds.dedup();
+    assert_eq!(kinds.len(), 5, "one program per kind: {kinds:?}");
 }

@@ -422,6 +422,21 @@ pub fn check_pipelined_program(
     params: &BTreeMap<String, i64>,
     pipelined: &str,
 ) -> PipelinedCheck {
+    let options = crate::verify::VerifyOptions {
+        params: params.clone(),
+        ..Default::default()
+    };
+    check_pipelined_program_with(original, pipelined, &options)
+}
+
+/// `check_pipelined_program` verified with `options` (the CLI's `check --emit` verifies strictly,
+/// as for a target: `VerifyOptions::immediate_counts`).
+pub fn check_pipelined_program_with(
+    original: &Program,
+    pipelined: &str,
+    options: &crate::verify::VerifyOptions,
+) -> PipelinedCheck {
+    let params = &options.params;
     let token_form = crate::tokens::is_token_form(pipelined);
     let (program, diagnostics) = if token_form {
         let t = crate::tokens::from_tokens(pipelined, params);
@@ -433,13 +448,9 @@ pub fn check_pipelined_program(
         d.extend(lowered.diagnostics);
         (Some(lowered.program), d)
     };
-    let options = crate::verify::VerifyOptions {
-        params: params.clone(),
-        ..Default::default()
-    };
     let verification = match program {
         Some(p) if !diagnostics.iter().any(Diagnostic::is_error) => {
-            Some(crate::verify::verify(original, &p, &options))
+            Some(crate::verify::verify(original, &p, options))
         }
         _ => None,
     };

@@ -203,6 +203,7 @@ pub(super) enum CNode {
         /// Dense number of the queue (queues in increasing order), indexing the machine's queues.
         q: usize,
         body: Vec<CNode>,
+        span: Span,
     },
     Async {
         body: Vec<CNode>,
@@ -214,6 +215,10 @@ pub(super) enum CNode {
         index: usize,
         body: Vec<CNode>,
         span: Span,
+        /// The variables of the loops around it but the outermost: a target unrolls those and
+        /// keeps the outermost rolled, so the count must not change with the outermost alone
+        /// (`RunOptions::immediate_counts`).
+        unrolled: Vec<u32>,
     },
     Assign(Box<CAssign>),
 }
@@ -306,29 +311,44 @@ pub(super) fn compile(
     queues: &[i64],
     waits: &mut Vec<(Option<u32>, i64, Span)>,
 ) -> Vec<CNode> {
+    compile_in(nodes, bufs, queues, waits, &[])
+}
+
+/// `compile` of `nodes` inside the loops of `loops` (outermost first).
+fn compile_in(
+    nodes: &[Node],
+    bufs: &[Buf],
+    queues: &[i64],
+    waits: &mut Vec<(Option<u32>, i64, Span)>,
+    loops: &[u32],
+) -> Vec<CNode> {
     let dense = |queue: i64| queues.binary_search(&queue).unwrap_or(0);
     let mut out = Vec::new();
     for n in nodes {
         match n {
             Node::For {
                 var, lo, hi, body, ..
-            } => out.push(CNode::For {
-                var: *var,
-                lo: code_i(lo),
-                hi: code_i(hi),
-                body: compile(body, bufs, queues, waits),
-            }),
+            } => {
+                let inner: Vec<u32> = loops.iter().copied().chain([*var]).collect();
+                out.push(CNode::For {
+                    var: *var,
+                    lo: code_i(lo),
+                    hi: code_i(hi),
+                    body: compile_in(body, bufs, queues, waits, &inner),
+                })
+            }
             Node::If { cond, body, .. } => out.push(CNode::If {
                 cond: code_c(cond),
-                body: compile(body, bufs, queues, waits),
+                body: compile_in(body, bufs, queues, waits, loops),
             }),
-            Node::Commit { queue, body, .. } => out.push(CNode::Commit {
+            Node::Commit { queue, body, span } => out.push(CNode::Commit {
                 queue: *queue,
                 q: dense(*queue),
-                body: compile(body, bufs, queues, waits),
+                body: compile_in(body, bufs, queues, waits, loops),
+                span: *span,
             }),
             Node::AsyncScope { body, .. } => out.push(CNode::Async {
-                body: compile(body, bufs, queues, waits),
+                body: compile_in(body, bufs, queues, waits, loops),
             }),
             Node::Wait {
                 queue,
@@ -344,11 +364,12 @@ pub(super) fn compile(
                     q: dense(*queue),
                     count: code_i(count),
                     index,
-                    body: compile(body, bufs, queues, waits),
+                    body: compile_in(body, bufs, queues, waits, loops),
                     span: *span,
+                    unrolled: loops.get(1..).unwrap_or_default().to_vec(),
                 })
             }
-            Node::Section { body, .. } => out.extend(compile(body, bufs, queues, waits)),
+            Node::Section { body, .. } => out.extend(compile_in(body, bufs, queues, waits, loops)),
             Node::Assign(a) => {
                 let mut reads = Vec::new();
                 for_each_read(&a.value, &mut |r| reads.push(compile_access(r, bufs)));

@@ -8,9 +8,10 @@ use super::result::*;
 use super::Prepared;
 use crate::diagnostic::Span;
 use crate::ir::*;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 const MAX_RACES: usize = 64;
+const MAX_PROBLEMS: usize = 32;
 
 #[derive(Clone)]
 pub(super) struct Buf {
@@ -34,6 +35,8 @@ struct Group {
     reads: Vec<(u32, usize)>,
     members: Vec<(StmtId, Option<i64>)>,
     done: bool,
+    /// The commit scope that made it.
+    span: Span,
 }
 
 struct Machine<'a> {
@@ -63,6 +66,9 @@ struct Machine<'a> {
     nest: usize,
     /// Top-level steps begun so far, counted as `timeline` counts them.
     step: u64,
+    /// Under `RunOptions::immediate_counts`: per wait and values of the loops a target unrolls
+    /// around it, the first count seen and the outermost loop's value then.
+    counts_seen: BTreeMap<(usize, Vec<i64>), (i64, Option<i64>)>,
 }
 
 enum Stop {
@@ -75,15 +81,38 @@ impl Machine<'_> {
     }
 
     fn problem(&mut self, span: Span, message: String) {
-        if self.run.problems.len() < 32
+        if self.run.problems.len() < MAX_PROBLEMS
             && !self
                 .run
                 .problems
                 .iter()
                 .any(|p| p.span == span && p.message == message)
         {
-            self.run.problems.push(Problem { span, message });
+            self.run.problems.push(Problem::of_run(span, message));
         }
+    }
+
+    /// A fact that makes the program invalid, once per place and kind (the message names the
+    /// first instance).
+    #[cold]
+    fn invalid(&mut self, kind: Invalid, span: Span, message: impl FnOnce(&Self) -> String) {
+        if self.run.problems.len() < MAX_PROBLEMS
+            && !self
+                .run
+                .problems
+                .iter()
+                .any(|p| p.span == span && p.invalid == Some(kind))
+        {
+            let message = message(self);
+            self.run.problems.push(kind.problem(span, message));
+        }
+    }
+
+    /// " at iteration j" of the outermost loop running now, or nothing.
+    fn at_iteration(&self) -> String {
+        self.current_outer
+            .and_then(|v| self.env.get(v as usize))
+            .map_or(String::new(), |j| format!(" at iteration {j}"))
     }
 
     /// Element offset of an access, or a located problem. Allocation-free on the hot path.
@@ -338,9 +367,14 @@ impl Machine<'_> {
                         self.exec(body)?;
                     }
                 }
-                CNode::Commit { queue, q, body } => {
+                CNode::Commit {
+                    queue,
+                    q,
+                    body,
+                    span,
+                } => {
                     self.begin_step_at_top();
-                    let (g, seq) = self.open_group(*queue, *q);
+                    let (g, seq) = self.open_group(*queue, *q, *span);
                     self.nest += 1;
                     let r = self.exec(body);
                     self.nest -= 1;
@@ -362,19 +396,37 @@ impl Machine<'_> {
                     index,
                     body,
                     span,
+                    unrolled,
                 } => {
                     self.begin_step_at_top();
                     let Some(mut n) = self.eval(count) else {
                         self.problem(*span, "this wait count divides by zero or overflows".into());
                         continue;
                     };
+                    if self.opts.immediate_counts {
+                        self.one_immediate(*index, unrolled, n, *span);
+                    }
                     n += self.count_delta.get(*index).copied().unwrap_or(0);
                     if n < 0 {
-                        self.problem(
-                            *span,
-                            format!("wait count {n} is negative; it is treated as 0"),
-                        );
+                        self.invalid(Invalid::NegativeCount, *span, |m| {
+                            format!(
+                                "this wait's count is {n}{}: no wait instruction encodes a negative count (the run treats it as 0)",
+                                m.at_iteration()
+                            )
+                        });
                         n = 0;
+                    }
+                    if self
+                        .open
+                        .iter()
+                        .any(|&g| self.groups.get(g).is_some_and(|x| x.q == *q))
+                    {
+                        self.invalid(Invalid::WaitInOwnCommit, *span, |m| {
+                            format!(
+                                "this wait on queue {queue} runs inside a commit scope of queue {queue}{}: the group being filled is not committed yet, so the wait cannot cover it",
+                                m.at_iteration()
+                            )
+                        });
                     }
                     self.wait(*queue, *q, n, *index, *span);
                     self.nest += 1;
@@ -432,7 +484,7 @@ impl Machine<'_> {
 
     /// A group of `queue` (dense number `q`) opens for the async statements of a commit scope:
     /// a recycled slot when there is one. Returns it and its commit number.
-    fn open_group(&mut self, queue: i64, q: usize) -> (usize, u64) {
+    fn open_group(&mut self, queue: i64, q: usize, span: Span) -> (usize, u64) {
         let seq = self.committed.get(q).copied().unwrap_or(0);
         let g = match self.free_groups.pop() {
             Some(g) => {
@@ -441,6 +493,7 @@ impl Machine<'_> {
                     x.q = q;
                     x.seq = seq;
                     x.done = false;
+                    x.span = span;
                 }
                 g
             }
@@ -453,6 +506,7 @@ impl Machine<'_> {
                     reads: Vec::new(),
                     members: Vec::new(),
                     done: false,
+                    span,
                 });
                 self.groups.len() - 1
             }
@@ -534,10 +588,12 @@ impl Machine<'_> {
             None
         };
         if is_async && group.is_none() {
-            self.problem(
-                a.span,
-                "an async statement outside any commit scope: it is executed synchronously".into(),
-            );
+            self.invalid(Invalid::AsyncOutsideCommit, a.span, |m| {
+                format!(
+                    "this async statement runs outside every commit scope{}: its write joins no group, so no wait covers it on hardware (the run executes it synchronously)",
+                    m.at_iteration()
+                )
+            });
         }
         // Reads.
         let mut read_offsets = std::mem::take(&mut self.scratch_offsets);
@@ -680,6 +736,61 @@ impl Machine<'_> {
         }
     }
 
+    /// Under `immediate_counts`: the count `n` of wait `index` must be the same wherever the
+    /// loops a target unrolls (`unrolled`) have the same values.
+    #[cold]
+    fn one_immediate(&mut self, index: usize, unrolled: &[u32], n: i64, span: Span) {
+        let key: Vec<i64> = unrolled
+            .iter()
+            .map(|&v| self.env.get(v as usize).copied().unwrap_or(0))
+            .collect();
+        let now = self
+            .current_outer
+            .and_then(|v| self.env.get(v as usize).copied());
+        let (first, then) = *self.counts_seen.entry((index, key)).or_insert((n, now));
+        if first != n {
+            let at = |j: Option<i64>| j.map_or(String::new(), |j| format!(" at iteration {j}"));
+            self.invalid(Invalid::CountNotImmediate, span, |_| {
+                format!(
+                    "this wait's count is {first}{} but {n}{}: a target emits it once in its loop, with one immediate",
+                    at(then),
+                    at(now)
+                )
+            });
+        }
+    }
+
+    /// Groups holding writes still in flight at the end: one invalid problem per commit scope.
+    fn never_awaited(&mut self) {
+        let mut left: Vec<(Span, i64, u64, Option<(StmtId, Option<i64>)>, usize)> = Vec::new();
+        for &g in self.in_flight.iter().flatten() {
+            let Some(x) = self.groups.get(g) else {
+                continue;
+            };
+            // An empty group has nothing to land (a symbolic extent's steps commit them).
+            if x.done || x.writes.is_empty() {
+                continue;
+            }
+            match left.iter_mut().find(|e| e.0 == x.span) {
+                Some(e) => e.4 += 1,
+                None => left.push((x.span, x.queue, x.seq, x.members.first().copied(), 1)),
+            }
+        }
+        for (span, queue, seq, first, n) in left {
+            self.invalid(Invalid::NeverAwaited, span, |_| {
+                let what = first.map_or(String::new(), |(s, j)| {
+                    format!(
+                        ": statement {s}{}",
+                        j.map_or(String::new(), |j| format!(" of iteration {j}"))
+                    )
+                });
+                format!(
+                    "{n} group(s) of queue {queue} committed here are still in flight when the program ends (the first is group {seq}{what}); no wait covers them, so their writes are never known to have landed"
+                )
+            });
+        }
+    }
+
     fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
         self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
     }
@@ -758,8 +869,11 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         current_outer: None,
         nest: 0,
         step: 0,
+        counts_seen: BTreeMap::new(),
     };
-    let _ = m.exec(code);
+    if m.exec(code).is_ok() {
+        m.never_awaited();
+    }
     m.run.pending_at_end = m.in_flight.iter().map(|q| q.len() as u64).sum();
     for b in m.bufs {
         m.run.memory.insert(

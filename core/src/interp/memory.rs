@@ -168,10 +168,10 @@ fn walk_shapes(
                             .entry(acc.buffer)
                             .or_insert_with(|| vec![0; dims.len()]);
                         if entry.len() != dims.len() {
-                            problems.push(Problem {
-                                span: acc.span,
-                                message: "this global buffer is indexed with different numbers of dimensions".into(),
-                            });
+                            problems.push(Problem::of_run(
+                                acc.span,
+                                "this global buffer is indexed with different numbers of dimensions".into(),
+                            ));
                             return;
                         }
                         for (e, d) in entry.iter_mut().zip(&dims) {

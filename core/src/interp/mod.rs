@@ -54,13 +54,13 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
     for (b, shape) in program.buffers.iter().zip(shapes) {
         let shape = shape.unwrap_or_default();
         if shape.iter().any(|d| *d < 0) {
-            problems.push(Problem {
-                span: b.span,
-                message: format!(
+            problems.push(Problem::of_run(
+                b.span,
+                format!(
                     "the extent of `{}` cannot be inferred (an index is unbounded)",
                     b.name
                 ),
-            });
+            ));
         }
         let total = shape
             .iter()
@@ -73,10 +73,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
                     b.name,
                     crate::limits::MAX_BUFFER_ELEMENTS
                 );
-                problems.push(Problem {
-                    span: b.span,
-                    message: message.clone(),
-                });
+                problems.push(Problem::of_run(b.span, message.clone()));
                 return Err(Box::new(Run {
                     problems,
                     aborted: Some(message),

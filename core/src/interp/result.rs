@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub max_trace_events: usize,
     /// Added to the count of the wait with this static index (pre-order), at every instance.
     pub count_delta: BTreeMap<usize, i64>,
+    /// A target is asked for: a wait count must be one immediate at every iteration of the
+    /// outermost loop around it (`Invalid::CountNotImmediate`).
+    pub immediate_counts: bool,
 }
 
 impl Default for RunOptions {
@@ -44,6 +47,7 @@ impl Default for RunOptions {
             trace: false,
             max_trace_events: 4096,
             count_delta: BTreeMap::new(),
+            immediate_counts: false,
         }
     }
 }
@@ -115,6 +119,78 @@ pub struct WaitRef {
 pub struct Problem {
     pub span: Span,
     pub message: String,
+    /// Set when the problem makes the program invalid on real hardware (the strict verdict,
+    /// `Verdict::Invalid`); `None` for a problem of the run alone (an index out of bounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<Invalid>,
+    /// How to fix it, for an invalid program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Problem {
+    pub(crate) fn of_run(span: Span, message: String) -> Problem {
+        Problem {
+            span,
+            message,
+            invalid: None,
+            fix: None,
+        }
+    }
+}
+
+/// What makes a program invalid although the interpreter could run it: each is something real
+/// hardware does not do the way a run without the check would assume (docs/interpreter.md, "The
+/// strict verdict").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Invalid {
+    /// A wait count below 0: no instruction encodes it.
+    NegativeCount,
+    /// An async statement outside every commit scope: its write joins no group, so no wait ever
+    /// covers it.
+    AsyncOutsideCommit,
+    /// A wait inside a commit scope of its own queue: the group being filled is not committed yet,
+    /// so the wait cannot cover it.
+    WaitInOwnCommit,
+    /// Groups still in flight when the program ends: nothing waits for them.
+    NeverAwaited,
+    /// A wait whose count differs between iterations of the loop a target keeps rolled, where the
+    /// instruction needs one immediate (asked for only when a target is: `RunOptions::immediate_counts`).
+    CountNotImmediate,
+}
+
+impl Invalid {
+    /// The fix, in one sentence.
+    pub fn fix(self) -> &'static str {
+        match self {
+            Invalid::NegativeCount => "a wait count is the number of groups that may stay in flight; it cannot be negative — use 0 to wait for all",
+            Invalid::AsyncOutsideCommit => "put the `async_scope` inside a `with async_commit_queue(q):` scope, so that its writes form a group a wait can cover",
+            Invalid::WaitInOwnCommit => "move the wait out of the commit scope of its queue (before it, or after it once the group is committed)",
+            Invalid::NeverAwaited => "end the program with `with async_wait_queue(q, 0):` around the last reads, or after the last commit, so that every group completes",
+            Invalid::CountNotImmediate => "give the wait a count that is the same at every iteration of the loop (peel the iterations that need another count into a prologue or epilogue)",
+        }
+    }
+
+    /// What it is, in a few words (the verdict's sentence).
+    pub fn what(self) -> &'static str {
+        match self {
+            Invalid::NegativeCount => "a negative wait count",
+            Invalid::AsyncOutsideCommit => "an async write outside every commit scope",
+            Invalid::WaitInOwnCommit => "a wait inside its own queue's open group",
+            Invalid::NeverAwaited => "copies never awaited at the end",
+            Invalid::CountNotImmediate => "a wait count that is not one immediate",
+        }
+    }
+
+    pub fn problem(self, span: Span, message: String) -> Problem {
+        Problem {
+            span,
+            message,
+            invalid: Some(self),
+            fix: Some(self.fix().to_string()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
