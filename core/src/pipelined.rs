@@ -316,6 +316,17 @@ impl Builder<'_> {
 
     /// Wraps `inner` in the waits; each wait's span is its consumer's, so races point at it.
     fn wrap_waits(&self, unit: usize, waits: Waits, inner: Node) -> Node {
+        self.wrap_waits_on(unit, waits, inner, &|_| true)
+    }
+
+    /// `wrap_waits` with the waits on the queues `on` accepts only.
+    fn wrap_waits_on(
+        &self,
+        unit: usize,
+        waits: Waits,
+        inner: Node,
+        on: &dyn Fn(i64) -> bool,
+    ) -> Node {
         let span = self
             .p
             .sched
@@ -330,12 +341,17 @@ impl Builder<'_> {
             span,
         };
         match waits {
-            Waits::Plan(w) => w.iter().rev().fold(inner, |body, &(id, q, c)| {
-                wait(body, id, q, IExpr::Const(c))
-            }),
+            Waits::Plan(w) => w
+                .iter()
+                .rev()
+                .filter(|w| on(w.1))
+                .fold(inner, |body, &(id, q, c)| {
+                    wait(body, id, q, IExpr::Const(c))
+                }),
             Waits::Rolled(w) => w
                 .iter()
                 .rev()
+                .filter(|w| on(w.1))
                 .fold(inner, |body, (id, q, c)| wait(body, *id, *q, c.clone())),
         }
     }
@@ -382,6 +398,11 @@ impl Builder<'_> {
                         .count();
                     let mut inner = Vec::with_capacity(run);
                     let mut first_outside = None;
+                    // A later member's waits on the group's own queue go before the commit
+                    // scope: inside it they would run with the group open, which no hardware
+                    // wait covers (`interp::Invalid::WaitInOwnCommit`). Nothing of that queue
+                    // commits in between, so they force the same groups.
+                    let mut hoisted = Vec::new();
                     while let Some(other) = items.get(k) {
                         let u = other.unit();
                         if self.group(u) != Some(g) {
@@ -400,7 +421,8 @@ impl Builder<'_> {
                             first_outside = Some(outside);
                             inner.push(n);
                         } else {
-                            inner.push(self.wrap_waits(u, other.waits(), n));
+                            inner.push(self.wrap_waits_on(u, other.waits(), n, &|q| q != gr.queue));
+                            hoisted.push((u, other.waits()));
                         }
                         k += 1;
                     }
@@ -409,6 +431,9 @@ impl Builder<'_> {
                         body: inner,
                         span: self.p.sched.span,
                     };
+                    let commit = hoisted.into_iter().rev().fold(commit, |body, (u, w)| {
+                        self.wrap_waits_on(u, w, body, &|q| q == gr.queue)
+                    });
                     let node = self.wrap_waits(unit, item.waits(), commit);
                     let outside = first_outside.unwrap_or_else(|| guards(unit).split().0);
                     out.push(self.guarded(outside, node));
