@@ -1,8 +1,10 @@
 //! The transform's soundness, judged by the interpreter: random loops whose indices use `%`, `//`,
 //! `min`, `max`, conditional expressions and statements, user-written rings and reads across
 //! iterations, under random stages, orders and async stages. Every schedule is either refused with
-//! a located error or pipelined into a program the verifier finds race-free and computing the same
-//! outputs — at the loop's own extent and, for a symbolic extent, at N = 0 … S + 2.
+//! a located error or pipelined into a program the verifier finds valid (never `Verdict::Invalid`),
+//! race-free and computing the same outputs — at the loop's own extent and, for a symbolic extent,
+//! at N = 0 … S + 2. (The peeled form, which the targets emit, is checked strictly for a target on
+//! every example and golden case: `golden.rs`.)
 //!
 //! `SOUNDNESS_CASES=N` runs another number of loops; `SOUNDNESS_SEED=K` runs only loop K.
 
@@ -70,6 +72,14 @@ fn check(text: &str, max_stage: i64, symbolic: bool) -> Outcome {
                 ..VerifyOptions::default()
             },
         );
+        if v.verdict == Verdict::Invalid {
+            return Outcome::Unsound(format!(
+                "N = {n:?}: the derived program is invalid: {}\n{:?}\n--- pipelined ---\n{}",
+                v.summary,
+                v.problems,
+                ex.rolled.as_ref().map_or("", |p| p.text.as_str())
+            ));
+        }
         let sound = matches!(v.verdict, Verdict::Equivalent | Verdict::SafeButLoose)
             && v.random_races.iter().all(|(_, races)| *races == 0)
             && v.problems.is_empty();
