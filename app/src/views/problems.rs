@@ -42,7 +42,7 @@ pub fn problems_html(text: &str, diagnostics: &[Diagnostic]) -> String {
 }
 
 /// Selects bytes `start..end` of the text in the editor (the textarea counts UTF-16 units).
-fn select_in_editor(text: &str, start: u32, end: u32) {
+pub fn select_in_editor(text: &str, start: u32, end: u32) {
     let Some(t) =
         dom::by_id("source").and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
     else {

@@ -1,6 +1,7 @@
-//! The interpreter's verdict: races, per-wait judgements and output differences. Clicking a race or a
-//! wait selects it: its statement lights up in the editor, and the detail box says (and links to)
-//! the wait line in the program and the point on the timeline.
+//! The interpreter's verdict: what makes the program invalid, races, per-wait judgements and output
+//! differences. Clicking a race or a wait selects it: its statement lights up in the editor, and the
+//! detail box says (and links to) the wait line in the program and the point on the timeline.
+//! Clicking a problem selects its place in the editor, as the problems under the editor do.
 
 use super::contract::{self, PaneSpec};
 use crate::ctx::{ctx, Ctx};
@@ -11,6 +12,8 @@ use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Focus, Point, Selection};
 use crate::model::roving::Axis;
 use leptos::prelude::*;
+use crate::views::problems::select_in_editor;
+use stagecraft::diagnostic::line_col;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::verify::{Verdict, Verification};
@@ -18,6 +21,7 @@ use stagecraft_link::Pane;
 
 fn verdict_class(v: Verdict) -> &'static str {
     match v {
+        Verdict::Invalid => "verdict invalid",
         Verdict::Equivalent => "verdict equivalent",
         Verdict::SafeButLoose => "verdict safebutloose",
         Verdict::Racy => "verdict racy",
@@ -110,10 +114,45 @@ fn detail_html(h: &mut Html, ex: &Exploration, peeled: bool, selection: Selectio
     h.raw("</div>");
 }
 
-/// The pane's markup for `v`, the verification of `ex`; `timeline` is `ex`'s too, when it has
-/// arrived (the selection's point on it).
+/// The run's problems, those that make the program invalid first, each with its place in `text`
+/// (the loop the program was derived from: its spans point there) and its fix.
+fn problems_html(h: &mut Html, text: &str, v: &Verification) {
+    if v.problems.is_empty() {
+        return;
+    }
+    h.raw("<h3>Problems</h3><ul class=\"problems run-problems\">");
+    let invalid_first = v
+        .problems
+        .iter()
+        .filter(|p| p.invalid.is_some())
+        .chain(v.problems.iter().filter(|p| p.invalid.is_none()));
+    for p in invalid_first {
+        let (line, col) = line_col(text, p.span.start as usize);
+        h.raw("<li class=\"")
+            .raw(if p.invalid.is_some() { "error" } else { "warning" })
+            .raw("\" data-span=\"")
+            .num(p.span.start)
+            .raw(" ")
+            .num(p.span.end)
+            .raw("\"><span class=\"where\">")
+            .num(line)
+            .raw(":")
+            .num(col)
+            .raw("</span> ")
+            .text(&p.message);
+        if let Some(fix) = &p.fix {
+            h.raw("<div class=\"hint\">Fix: ").text(fix).raw("</div>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+/// The pane's markup for `v`, the verification of `ex` (explored from `text`); `timeline` is
+/// `ex`'s too, when it has arrived (the selection's point on it).
 pub fn verification_html(
     ex: &Exploration,
+    text: &str,
     v: &Verification,
     timeline: Option<&Timeline>,
     peeled: bool,
@@ -134,6 +173,7 @@ pub fn verification_html(
         let f = focus::focus(Some(v), timeline, Some(sel));
         detail_html(&mut h, ex, peeled, sel, &f);
     }
+    problems_html(&mut h, text, v);
     // Races and waits are each one tab stop, moved through with the arrows (`dom::rove`): the
     // selected one, else the first.
     let selected_race = match selection {
@@ -234,12 +274,21 @@ pub fn view() -> impl IntoView {
                     let v = ran.value.as_deref()?;
                     // The timeline matters only to a selection's detail: without one, its
                     // arrival does not redraw this pane.
-                    let html = match selection {
+                    // The text of the exploration shown; while a newer one is verified the pane
+                    // is marked pending and its problems select nothing.
+                    let html = ctx.explored_text.with_untracked(|text| match selection {
                         Some(_) => ctx.timeline.with(|t| {
-                            verification_html(&ran.of, v, ran_for(t, &ran.of), peeled, selection)
+                            verification_html(
+                                &ran.of,
+                                text,
+                                v,
+                                ran_for(t, &ran.of),
+                                peeled,
+                                selection,
+                            )
                         }),
-                        None => verification_html(&ran.of, v, None, peeled, None),
-                    };
+                        None => verification_html(&ran.of, text, v, None, peeled, None),
+                    });
                     Some(html)
                 })
                 .unwrap_or_default()
@@ -275,6 +324,14 @@ fn activate(ctx: Ctx, ev: &web_sys::Event) {
     // Races and waits of an earlier program, shown while this one's are computed, select
     // nothing in this one.
     if ctx.pending_untracked(ctx.verification) {
+        return;
+    }
+    // A problem of the run: its place in the editor.
+    if let Some(span) = dom::closest_data(ev, "data-span") {
+        let mut parts = span.split(' ').map(|p| p.parse::<u32>().unwrap_or(0));
+        let (start, end) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+        ctx.st
+            .with_untracked(|s| select_in_editor(&s.text, start, end));
         return;
     }
     if let Some(to) = dom::closest_data(ev, "data-goto") {
@@ -325,6 +382,7 @@ mod tests {
         let w = v.waits.first().expect("a wait").index;
         let html = verification_html(
             &ex,
+            stagecraft_link::presets::DEFAULT,
             &v,
             ex.timeline.as_ref(),
             false,
@@ -344,8 +402,41 @@ mod tests {
         let ex = stagecraft::explore::explore(&text, &Default::default());
         let v = ex.verification.clone().expect("a verdict");
         assert_eq!(v.verdict, Verdict::NotRun);
-        let html = verification_html(&ex, &v, ex.timeline.as_ref(), false, None);
+        let html = verification_html(&ex, &text, &v, ex.timeline.as_ref(), false, None);
         assert!(html.contains("runs 200000 statement instances"), "{html}");
         assert!(!html.contains("Races") && !html.contains("Waits"), "{html}");
+    }
+
+    #[test]
+    fn an_invalid_program_is_red_and_lists_its_problems_at_their_lines_with_a_fix() {
+        // RFC (a)'s derived program with the epilogue's count written as -1: the verdict is
+        // invalid, its problem first, at the wait's line in the checked text, with its fix.
+        let loop_text = stagecraft_link::presets::DEFAULT;
+        let ex = stagecraft::explore::explore(loop_text, &Default::default());
+        let printed = ex.rolled.as_ref().expect("a program").text.clone();
+        let last = printed.rfind("async_wait_queue(0, 0)").expect("a final wait");
+        let hand = format!(
+            "{}async_wait_queue(0, -1){}",
+            &printed[..last],
+            &printed[last + "async_wait_queue(0, 0)".len()..]
+        );
+        let lowered = stagecraft::lower::lower(&stagecraft::parser::parse(&hand).file);
+        let programs = ex.programs.as_ref().expect("programs");
+        let v = stagecraft::verify::verify(
+            &programs.original,
+            &lowered.program,
+            &Default::default(),
+        );
+        assert_eq!(v.verdict, Verdict::Invalid, "{}", v.summary);
+        let html = verification_html(&ex, &hand, &v, None, false, None);
+        assert!(html.contains("class=\"verdict invalid\""), "{html}");
+        let (line, _) = line_col(&hand, last);
+        assert!(
+            html.contains(&format!("<li class=\"error\" data-span=")),
+            "{html}"
+        );
+        assert!(html.contains(&format!("<span class=\"where\">{line}:")), "{html}");
+        assert!(html.contains("Fix: a wait count is the number of groups"), "{html}");
+        assert!(html.find("Problems") < html.find("Races"), "{html}");
     }
 }
