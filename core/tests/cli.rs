@@ -287,14 +287,16 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
     );
     assert!(printed.contains("it cannot be negative"), "{printed}");
     assert!(!printed.contains("--emit amdgpu-ir:"), "emitted: {printed}");
-    // No machine-level executor for PTX yet: not executed, exit 1.
-    let out = stagecraft(&["check", RFC_A, "--emit", "ptx"], None);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stdout).contains("not executed"),
-        "{}",
-        text(&out.stdout)
-    );
+    // The PTX targets execute like the AMDGPU ones.
+    for target in ["ptx", "ptx-sm90"] {
+        let out = stagecraft(&["check", RFC_A, "--emit", target], None);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stdout).contains("executed: same outputs, 0 races"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

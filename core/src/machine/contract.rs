@@ -32,6 +32,8 @@ pub struct SharedBuffer {
     /// Full shape, ring dimension first when `versions > 1`.
     pub shape: Vec<i64>,
     pub versions: u32,
+    /// Thread-private (`scope="local"`): PTX local memory, not part of dynamic shared memory.
+    pub local: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +128,7 @@ impl Contract {
                 name: b.name.to_string(),
                 shape: b.shape.clone().unwrap_or_default(),
                 versions: b.versions,
+                local: b.scope == Scope::Local,
             })
             .collect();
         let mut c = Contract {
@@ -215,15 +218,20 @@ impl Contract {
                     thread: (word % lanes) as u32,
                 }
             }
-            SpaceKind::Shared { name } => {
-                let space_name = "shared";
-                // One named object, or the whole LDS laid out buffer after buffer.
+            SpaceKind::Shared { .. } | SpaceKind::Local { .. } | SpaceKind::Dynamic => {
+                let (space_name, name, dynamic) = match &space.kind {
+                    SpaceKind::Local { name } => ("local", Some(name), false),
+                    SpaceKind::Shared { name } => ("shared", name.as_ref(), false),
+                    _ => ("shared", None, true),
+                };
+                // One named object, or the whole LDS (dynamic shared memory: its shared
+                // buffers) laid out buffer after buffer.
                 let (buffer, rel) = match name {
                     Some(n) => (self.shared.iter().find(|b| &b.name == n), word),
                     None => {
                         let mut base = 0u64;
                         let mut found = None;
-                        for b in &self.shared {
+                        for b in self.shared.iter().filter(|b| !(dynamic && b.local)) {
                             let size = elements_of(&b.shape) * lanes;
                             if word < base + size {
                                 found = Some((b, word - base));
@@ -249,7 +257,11 @@ impl Contract {
                         }
                     }
                     None => Place::Raw {
-                        space: name.clone().unwrap_or_else(|| "LDS".into()),
+                        space: match (name, dynamic) {
+                            (Some(n), _) => n.clone(),
+                            (None, true) => "dynamic shared memory".into(),
+                            (None, false) => "LDS".into(),
+                        },
                         byte: word * 4,
                     },
                 }

@@ -39,6 +39,11 @@ pub enum SpaceKind {
     /// Workgroup-shared memory: the whole LDS (`name` `None`, byte offsets as the ISA sees them),
     /// or one named object (`@lds_B` in LLVM IR, `sh_B` in PTX).
     Shared { name: Option<String> },
+    /// PTX dynamic shared memory: the shared (not local) buffers laid out one after another.
+    Dynamic,
+    /// Thread-private memory of one named object (`loc_X` in PTX), element `e` of thread `t` at
+    /// word `e · lanes + t`.
+    Local { name: String },
 }
 
 /// How the operations of one domain are ordered among themselves.
@@ -253,6 +258,18 @@ impl Memory {
         self.spaces
             .get(c.space as usize)
             .is_some_and(|s| (c.word as usize) < s.len())
+    }
+
+    /// Forgets which wave last touched `len` words from `start`: an operation whose completion
+    /// every later accessor must observe first (a bulk copy behind an mbarrier phase) is ordered
+    /// with those accesses by that observation, not by a barrier interval.
+    pub fn forget_touches(&mut self, space: u16, start: u32, len: u32) {
+        if let Some(t) = self.spaces.get_mut(space as usize).and_then(|s| {
+            s.touched
+                .get_mut(start as usize..(start as usize).saturating_add(len as usize))
+        }) {
+            t.fill(Touch::default());
+        }
     }
 
     /// A workgroup barrier: accesses after it are ordered after every access before it.

@@ -23,13 +23,15 @@
 //! - every output value (every element of every kernel argument, every thread) against the
 //!   original loop interpreted on the same inputs.
 //!
-//! Targets: AMDGPU ISA gfx942 / gfx950 ([`amdgpu`]), AMDGPU LLVM IR with asyncmarks ([`llvm_ir`]).
+//! Targets: AMDGPU ISA gfx942 / gfx950 ([`amdgpu`]), AMDGPU LLVM IR with asyncmarks ([`llvm_ir`]),
+//! PTX sm_80 (cp.async groups) and sm_90a (bulk copies and mbarriers) ([`ptx`]).
 //! docs/execution-model.md states the machine semantics and where they come from.
 
 pub mod amdgpu;
 pub mod contract;
 pub mod llvm_ir;
 pub mod memory;
+pub mod ptx;
 
 use crate::emit::Target;
 use crate::interp::RaceKind;
@@ -322,16 +324,8 @@ pub fn check_with(contract: &Contract, text: &str, target: Target) -> MachineChe
         Target::Amdgpu => amdgpu::execute(text, contract, amdgpu::Gfx::Gfx942),
         Target::AmdgpuGfx950 => amdgpu::execute(text, contract, amdgpu::Gfx::Gfx950),
         Target::AmdgpuIr => llvm_ir::execute(text, contract),
-        Target::Ptx | Target::PtxSm90 => {
-            return MachineCheck::without_run(
-                target,
-                MachineVerdict::NotExecuted,
-                format!(
-                    "not executed: there is no machine-level executor for {} yet",
-                    target.label()
-                ),
-            )
-        }
+        Target::Ptx => ptx::execute(text, contract, 80),
+        Target::PtxSm90 => ptx::execute(text, contract, 90),
     };
     judge(text, target, contract, execution)
 }

@@ -178,7 +178,8 @@ impl Machine<'_> {
                 Some(SpaceKind::Shared { name }) => {
                     format!("@{}", name.as_deref().unwrap_or("LDS"))
                 }
-                None => "?".into(),
+                Some(SpaceKind::Local { name }) => format!("@{name}"),
+                Some(SpaceKind::Dynamic) | None => "?".into(),
             };
             self.problem(
                 line,
