@@ -7,7 +7,7 @@
 
 use stagecraft::emit::{emit, EmitOptions, Target};
 use stagecraft::explore::{explore, Options};
-use stagecraft::machine::{check_with, wave_of, Contract};
+use stagecraft::machine::{check_with, lanes_of, wave_of, Contract};
 
 /// See core/Cargo.toml: the native tools allocate with mimalloc.
 #[global_allocator]
@@ -48,7 +48,7 @@ fn kernel(preset: &str, target: Target) -> (Contract, String) {
         &p.original,
         &peeled,
         &p.params,
-        opts.amd_lanes,
+        lanes_of(target, &opts),
         wave_of(target),
     )
     .unwrap();
@@ -69,4 +69,14 @@ fn amdgpu(bencher: divan::Bencher, preset: &str) {
 #[divan::bench(args = PRESETS)]
 fn amdgpu_ir(bencher: divan::Bencher, preset: &str) {
     bench_target(bencher, preset, Target::AmdgpuIr);
+}
+
+#[divan::bench(args = PRESETS)]
+fn ptx(bencher: divan::Bencher, preset: &str) {
+    bench_target(bencher, preset, Target::Ptx);
+}
+
+#[divan::bench(args = PRESETS)]
+fn ptx_sm90(bencher: divan::Bencher, preset: &str) {
+    bench_target(bencher, preset, Target::PtxSm90);
 }

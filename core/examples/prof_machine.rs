@@ -1,12 +1,12 @@
 //! A fixed workload for profilers: the machine-level verifier executing one preset's kernel many
 //! times. `cargo build --profile bench -p stagecraft-core --example prof_machine`, then
-//! `perf record target/bench/examples/prof_machine [PRESET] [amdgpu|amdgpu-ir] [RUNS]`.
+//! `perf record target/bench/examples/prof_machine [PRESET] [amdgpu|amdgpu-gfx950|amdgpu-ir|ptx|ptx-sm90] [RUNS]`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use stagecraft::emit::{emit, EmitOptions, Target};
 use stagecraft::explore::{explore, Options};
-use stagecraft::machine::{check_with, wave_of, Contract};
+use stagecraft::machine::{check_with, lanes_of, wave_of, Contract};
 
 #[global_allocator]
 static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
@@ -36,7 +36,7 @@ fn main() {
         &p.original,
         &peeled,
         &p.params,
-        opts.amd_lanes,
+        lanes_of(target, &opts),
         wave_of(target),
     )
     .unwrap();

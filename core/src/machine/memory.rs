@@ -448,6 +448,92 @@ impl Memory {
         Some(self.peek_all(cells))
     }
 
+    /// `read_all` of a run of `len` words from `start` of one space (an element tile): their
+    /// values appended to `values`; `false` when the run is outside the space.
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_run(
+        &mut self,
+        space: u16,
+        start: u32,
+        len: u32,
+        line: u32,
+        waves: &dyn Fn(usize) -> u16,
+        values: &mut Vec<u32>,
+        out: &mut Vec<Conflict>,
+    ) -> bool {
+        let range = start as usize..start as usize + len as usize;
+        let Some(words) = self
+            .spaces
+            .get(space as usize)
+            .and_then(|s| s.words.get(range))
+        else {
+            return false;
+        };
+        values.extend_from_slice(words);
+        self.check(&Words::Run { space, start, len }, false, None, out);
+        self.touch_run(space, start, len, line, waves, false, out);
+        true
+    }
+
+    /// `write_all` of a run of words from `start` of one space; `false` outside the space.
+    pub fn write_run(
+        &mut self,
+        space: u16,
+        start: u32,
+        values: &[u32],
+        line: u32,
+        waves: &dyn Fn(usize) -> u16,
+        out: &mut Vec<Conflict>,
+    ) -> bool {
+        let len = values.len() as u32;
+        let fits = self
+            .spaces
+            .get(space as usize)
+            .is_some_and(|s| start as usize + values.len() <= s.len());
+        if !fits {
+            return false;
+        }
+        let words = Words::Run { space, start, len };
+        self.check(&words, true, None, out);
+        self.touch_run(space, start, len, line, waves, true, out);
+        self.mark(&words, values, |w, v| {
+            w.written = true;
+            Some(v)
+        });
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn touch_run(
+        &mut self,
+        space: u16,
+        start: u32,
+        len: u32,
+        line: u32,
+        waves: &dyn Fn(usize) -> u16,
+        write: bool,
+        out: &mut Vec<Conflict>,
+    ) {
+        if self.waves <= 1 {
+            return;
+        }
+        for i in 0..len {
+            let actor = Actor {
+                line,
+                wave: waves(i as usize),
+            };
+            self.touch(
+                Cell {
+                    space,
+                    word: start + i,
+                },
+                actor,
+                write,
+                out,
+            );
+        }
+    }
+
     /// Synchronous writes of several words by threads in lockstep (see `read_all`). Returns
     /// `false` when a word is outside every space (nothing is written then).
     pub fn write_all(
@@ -672,6 +758,34 @@ impl Memory {
                 }
             }
         }
+    }
+
+    /// Reads a run of thread-private words (PTX local memory: no operation is ever in flight on
+    /// them and no other thread reaches them, so nothing is checked): their values, and the
+    /// offset in the run of the first word nothing wrote. `None` outside the space.
+    pub fn private_read(&self, space: u16, start: u32, len: u32) -> Option<(&[u32], Option<u32>)> {
+        let s = self.spaces.get(space as usize)?;
+        let range = start as usize..start as usize + len as usize;
+        let (words, state) = (s.words.get(range.clone())?, s.state.get(range)?);
+        let unwritten = state.iter().position(|w| !w.written).map(|i| i as u32);
+        Some((words, unwritten))
+    }
+
+    /// Writes a run of thread-private words (see `private_read`); `false` outside the space.
+    pub fn private_write(&mut self, space: u16, start: u32, values: &[u32]) -> bool {
+        let Some(s) = self.spaces.get_mut(space as usize) else {
+            return false;
+        };
+        let range = start as usize..start as usize + values.len();
+        let (Some(words), Some(state)) = (s.words.get_mut(range.clone()), s.state.get_mut(range))
+        else {
+            return false;
+        };
+        words.copy_from_slice(values);
+        for w in state {
+            w.written = true;
+        }
+        true
     }
 
     /// The words' current values, without any race check (an operation's own reads at issue).

@@ -317,6 +317,15 @@ pub fn wave_of(target: Target) -> u32 {
     }
 }
 
+/// Threads of the block the kernel of `target` is emitted for (`EmitOptions::lanes` on NVIDIA,
+/// `amd_lanes` on AMDGPU): what its contract must say.
+pub fn lanes_of(target: Target, opts: &crate::emit::EmitOptions) -> u32 {
+    match target {
+        Target::Amdgpu | Target::AmdgpuGfx950 | Target::AmdgpuIr => opts.amd_lanes,
+        Target::Ptx | Target::PtxSm90 => opts.lanes,
+    }
+}
+
 /// [`check`] with the contract built already (it holds the loop's reference runs, so several
 /// kernels of one loop — several targets — share it). The contract's wave must be the target's.
 pub fn check_with(contract: &Contract, text: &str, target: Target) -> MachineCheck {

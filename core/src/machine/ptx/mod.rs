@@ -1,7 +1,11 @@
-//! PTX for sm_80 and sm_90a: executes the kernel text warp by warp, 32 threads in lockstep, the
-//! block's warps between barriers one after another (an access of another warp in the same
-//! barrier interval is a race whatever the interleaving: `memory.rs` remembers who touched a
-//! word in which interval).
+//! PTX for sm_80 and sm_90a: executes the kernel text for every thread of the block in lockstep
+//! (a branch whose condition differs between threads is "not supported"), each thread knowing
+//! its warp of 32: an access of another warp in the same barrier interval is a race whatever the
+//! interleaving (`memory.rs` remembers who touched a word in which interval), and the warps'
+//! asynchronous operations are their own. Running the warps in lockstep loses no interleaving
+//! that matters: every cross-warp access between two barriers is checked as if in any order, a
+//! copy completes only at its own warp's wait, and an mbarrier phase that cannot complete when
+//! every thread waits on it never will.
 //!
 //! Machine semantics (the PTX ISA 8.x, sections cited as in docs/execution-model.md):
 //! - Registers are per thread and undefined until written (reading one is an error). `%tid.x` is
@@ -27,8 +31,8 @@
 //!   arrival is pending and the tx-count is zero. `mbarrier.try_wait.parity` is true once the
 //!   phase of that parity has completed — and only then is the bulk-copied data visible to the
 //!   waiting thread. Completion is as late as possible: a bulk copy completes only when a waiter
-//!   needs its phase; a waiter whose phase cannot complete waits (the spin loop around it), and
-//!   when every warp waits and no barrier can release them, the kernel deadlocks (an error).
+//!   needs its phase; a waiter whose phase cannot complete then never will (every thread is
+//!   waiting): the kernel deadlocks (an error).
 //!   The initialization must be made visible by `fence.mbarrier_init` and a `bar.sync` before
 //!   another warp uses the barrier; an arrival on a phase that has no arrival pending (it waits
 //!   only for bytes in flight) is an error — which phase it counts for depends on when they land.
@@ -58,36 +62,39 @@ fn global_base(k: usize) -> u64 {
 /// addresses nothing).
 const WINDOW_BASE: u64 = 0x400;
 
-/// An operand's value in a warp: one for every thread, or per thread (a register's slice).
+/// An operand's value: one for every thread, or per thread (an offset into the register rows).
 #[derive(Clone, Copy)]
 enum V {
     U(u64),
     L(usize),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum State {
-    Running,
-    AtBarrier,
-    /// Waiting on an mbarrier phase (the instruction is retried).
-    Blocked,
-    Ended,
+/// The threads an instruction runs for: all (`None`), or those whose guard holds.
+type Mask = Option<Vec<bool>>;
+
+fn on(mask: &Mask, lane: usize) -> bool {
+    mask.as_ref()
+        .is_none_or(|m| m.get(lane).copied().unwrap_or(false))
 }
 
-struct Warp {
-    index: u16,
+/// The block's threads, in lockstep.
+struct Group {
     lanes: usize,
     pc: usize,
-    vals: Vec<u64>,
+    /// Per register: its value when the same in every thread, else its row in `rows`.
+    uni: Vec<u64>,
+    row: Vec<u32>,
+    rows: Vec<u64>,
     uniform: Vec<bool>,
     defined: Vec<bool>,
-    /// cp.async copies not yet committed, and the committed groups, oldest first.
+    /// cp.async copies not yet committed, and the committed groups, oldest first (one sequence
+    /// per thread, alike in every thread: the operations are per warp).
     uncommitted: Vec<(OpId, u32)>,
     groups: VecDeque<Vec<(OpId, u32)>>,
-    state: State,
+    ended: bool,
     /// `fence.proxy.async` instructions executed.
     fences: u32,
-    /// Per mbarrier: phases this warp knows have completed.
+    /// Per mbarrier: phases the threads know have completed.
     observed: Vec<u32>,
 }
 
@@ -107,6 +114,8 @@ struct Barrier {
     tx: i64,
     /// Phases completed.
     phase: u32,
+    /// The warp whose thread initialized it, the barrier interval then, and whether a
+    /// `fence.mbarrier_init` followed.
     warp: u16,
     interval: u32,
     fenced: bool,
@@ -122,11 +131,11 @@ struct Bulk {
     len: u32,
 }
 
-/// Per word of a space: the generic-proxy store that last wrote it (warp + 1, that warp's fence
-/// count then, line), and the bulk copy that last wrote it (barrier, phases completed with it).
+/// Per word of a space: the generic-proxy store that last wrote it (the fences executed before
+/// it, its line), and the bulk copy that last wrote it (barrier, phases completed with it, line).
 #[derive(Clone, Copy, Default)]
 struct Proxy {
-    store_warp: u16,
+    stored: bool,
     store_fences: u32,
     store_line: u32,
     bulk: Option<(u16, u32, u32)>,
@@ -135,8 +144,6 @@ struct Proxy {
 struct Machine<'a> {
     insts: &'a [Inst],
     kernel_regs: &'a [(String, Class)],
-    /// `fence.proxy.async`s each warp executed.
-    warp_fences: Vec<u32>,
     contract: &'a Contract,
     memory: Memory,
     log: Log,
@@ -146,9 +153,8 @@ struct Machine<'a> {
     shared: Vec<Object>,
     dynamic: Option<Object>,
     local: Vec<Object>,
-    regs: usize,
-    /// The register slot holding `%tid.x`.
-    tid: usize,
+    /// The register holding `%tid.x`.
+    tid: u16,
     barriers: Vec<Barrier>,
     bulks: Vec<Bulk>,
     /// Per space, when the kernel issues bulk copies.
@@ -157,13 +163,15 @@ struct Machine<'a> {
     warps: u16,
     interval: u32,
     stop: Option<Stop>,
+    /// Block-instructions executed (each is one instruction of every warp).
     instructions: u64,
+    scratch: Vec<u64>,
 }
 
-fn get(w: &Warp, v: V, lane: usize) -> u64 {
+fn get(w: &Group, v: V, lane: usize) -> u64 {
     match v {
         V::U(x) => x,
-        V::L(base) => w.vals.get(base + lane).copied().unwrap_or(0),
+        V::L(base) => w.rows.get(base + lane).copied().unwrap_or(0),
     }
 }
 
@@ -179,32 +187,58 @@ fn f32_of(v: u64) -> f32 {
     f32::from_bits(v as u32)
 }
 
-impl Warp {
+impl Group {
     fn set_uniform(&mut self, r: u16, v: u64) {
         let r = r as usize;
-        if let Some(x) = self.vals.get_mut(r * WARP) {
+        if let (Some(x), Some(u), Some(d)) = (
+            self.uni.get_mut(r),
+            self.uniform.get_mut(r),
+            self.defined.get_mut(r),
+        ) {
             *x = v;
-        }
-        if let (Some(u), Some(d)) = (self.uniform.get_mut(r), self.defined.get_mut(r)) {
             *u = true;
             *d = true;
         }
     }
 
-    /// Writes the lanes of `mask` (the others keep their value).
-    fn set_lanes(&mut self, r: u16, values: &[u64; WARP], mask: u32) {
+    /// Writes the threads of `mask` (the others keep their value).
+    fn set_lanes(&mut self, r: u16, values: &[u64], mask: &Mask) {
         let r = r as usize;
-        let was_uniform = self.uniform.get(r).copied().unwrap_or(false);
-        let Some(slice) = self.vals.get_mut(r * WARP..r * WARP + WARP) else {
+        let lanes = self.lanes;
+        let Some(row) = self.row.get(r).copied() else {
             return;
         };
-        if was_uniform {
-            let v = slice.first().copied().unwrap_or(0);
-            slice.fill(v);
-        }
-        for (l, (x, v)) in slice.iter_mut().zip(values).enumerate() {
-            if mask & (1 << l) != 0 {
-                *x = *v;
+        let was_uniform = self.uniform.get(r).copied().unwrap_or(false);
+        let start = if row == u32::MAX {
+            let start = self.rows.len();
+            self.rows.resize(start + lanes, 0);
+            if let Some(x) = self.row.get_mut(r) {
+                *x = (start / lanes.max(1)) as u32;
+            }
+            start
+        } else {
+            row as usize * lanes
+        };
+        let old = self.uni.get(r).copied().unwrap_or(0);
+        let Some(slice) = self.rows.get_mut(start..start + lanes) else {
+            return;
+        };
+        match mask {
+            None => {
+                let n = values.len().min(lanes);
+                if let (Some(s), Some(v)) = (slice.get_mut(..n), values.get(..n)) {
+                    s.copy_from_slice(v);
+                }
+            }
+            Some(m) => {
+                if was_uniform {
+                    slice.fill(old);
+                }
+                for ((x, v), on) in slice.iter_mut().zip(values).zip(m) {
+                    if *on {
+                        *x = *v;
+                    }
+                }
             }
         }
         if let (Some(u), Some(d)) = (self.uniform.get_mut(r), self.defined.get_mut(r)) {
@@ -242,7 +276,7 @@ impl Machine<'_> {
         }
     }
 
-    fn src(&mut self, w: &Warp, o: Operand, line: u32) -> V {
+    fn src(&mut self, w: &Group, o: Operand, line: u32) -> V {
         match o {
             Operand::Reg(r) => {
                 let i = r as usize;
@@ -252,15 +286,15 @@ impl Machine<'_> {
                     return V::U(0);
                 }
                 if w.uniform.get(i).copied().unwrap_or(false) {
-                    V::U(w.vals.get(i * WARP).copied().unwrap_or(0))
+                    V::U(w.uni.get(i).copied().unwrap_or(0))
                 } else {
-                    V::L(i * WARP)
+                    V::L(w.row.get(i).map_or(0, |r| *r as usize * w.lanes))
                 }
             }
             Operand::Imm(v) => V::U(v as u64),
             Operand::F32(bits) => V::U(u64::from(bits)),
             Operand::Sym(s) => V::U(self.symbol(s)),
-            Operand::Tid => V::L(self.tid * WARP),
+            Operand::Tid => self.src(w, Operand::Reg(self.tid), line),
             Operand::None | Operand::AddrReg(..) | Operand::AddrSym(..) | Operand::Label(_) => {
                 self.problem(line, "an operand of the wrong kind");
                 V::U(0)
@@ -278,32 +312,26 @@ impl Machine<'_> {
         }
     }
 
-    /// The lanes whose guard holds.
-    fn mask(&mut self, w: &Warp, inst: &Inst) -> u32 {
-        let full: u32 = if w.lanes >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << w.lanes) - 1
-        };
-        let Some((p, negate)) = inst.guard else {
-            return full;
-        };
-        let v = self.src(w, Operand::Reg(p), inst.line);
-        let mut m = 0u32;
-        for l in 0..w.lanes {
-            if (get(w, v, l) & 1 == 1) != negate {
-                m |= 1 << l;
+    /// The threads whose guard holds (`None`: all of them).
+    fn mask(&mut self, w: &Group, inst: &Inst) -> Mask {
+        let (p, negate) = inst.guard?;
+        match self.src(w, Operand::Reg(p), inst.line) {
+            V::U(v) => ((v & 1 == 1) == negate).then(|| vec![false; w.lanes]),
+            v => {
+                let m: Vec<bool> = (0..w.lanes)
+                    .map(|l| (get(w, v, l) & 1 == 1) != negate)
+                    .collect();
+                (!m.iter().all(|x| *x)).then_some(m)
             }
         }
-        m
     }
 
-    /// `dst = f(a, b, c)` on the lanes of `mask`: once when every source is uniform.
+    /// `dst = f(a, b, c)` for the threads of `mask`: once when every source is uniform.
     fn apply<F: FnMut(u64, u64, u64) -> u64>(
         &mut self,
-        w: &mut Warp,
+        w: &mut Group,
         inst: &Inst,
-        mask: u32,
+        mask: &Mask,
         sources: usize,
         mut f: F,
     ) {
@@ -315,23 +343,38 @@ impl Machine<'_> {
             *slot = self.src(w, o, line);
         }
         let [x, y, z] = v;
-        let full = w.lanes >= 32 && mask == u32::MAX || mask == (1u32 << w.lanes) - 1;
-        if full && v.iter().all(|s| matches!(s, V::U(_))) {
+        if mask.is_none() && v.iter().all(|s| matches!(s, V::U(_))) {
             let r = f(get(w, x, 0), get(w, y, 0), get(w, z, 0));
             w.set_uniform(d, r);
             return;
         }
-        let mut out = [0u64; WARP];
-        for (l, o) in out.iter_mut().enumerate().take(w.lanes) {
-            if mask & (1 << l) != 0 {
-                *o = f(get(w, x, l), get(w, y, l), get(w, z, l));
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let lanes = w.lanes;
+        let slice = |v: V| match v {
+            V::U(c) => Err(c),
+            V::L(b) => w.rows.get(b..b + lanes).ok_or(0),
+        };
+        match (mask, slice(x), slice(y), slice(z)) {
+            (None, Ok(p), Err(b), Err(c)) => out.extend(p.iter().map(|a| f(*a, b, c))),
+            (None, Ok(p), Ok(q), Err(c)) => {
+                out.extend(p.iter().zip(q).map(|(a, b)| f(*a, *b, c)));
             }
+            (None, Err(a), Ok(q), Err(c)) => out.extend(q.iter().map(|b| f(a, *b, c))),
+            _ => out.extend((0..lanes).map(|l| {
+                if on(mask, l) {
+                    f(get(w, x, l), get(w, y, l), get(w, z, l))
+                } else {
+                    0
+                }
+            })),
         }
         w.set_lanes(d, &out, mask);
+        self.scratch = out;
     }
 
-    /// The addresses of an address operand in the lanes of `mask`.
-    fn addresses(&mut self, w: &Warp, o: Operand, mask: u32, line: u32) -> Vec<(usize, u64)> {
+    /// The addresses of an address operand in the threads of `mask`: (thread, address).
+    fn addresses(&mut self, w: &Group, o: Operand, mask: &Mask, line: u32) -> Vec<(usize, u64)> {
         let (base, offset) = match o {
             Operand::AddrReg(r, off) => (self.src(w, Operand::Reg(r), line), off),
             Operand::AddrSym(s, off) => (V::U(self.symbol(s)), off),
@@ -341,53 +384,48 @@ impl Machine<'_> {
             }
         };
         (0..w.lanes)
-            .filter(|l| mask & (1 << l) != 0)
+            .filter(|l| on(mask, *l))
             .map(|l| (l, get(w, base, l).wrapping_add(offset as u64)))
             .collect()
+    }
+
+    fn object_of(&self, space: parse::Space, addr: u64) -> Option<Object> {
+        match space {
+            parse::Space::Global => {
+                let k = (addr >> 36).wrapping_sub(1) as usize;
+                let s = *self.arguments.get(k)?;
+                let words = self.memory.space(s).map_or(0, |x| x.len() as u64);
+                Some(Object {
+                    base: global_base(k),
+                    bytes: words * 4,
+                    space: s,
+                })
+            }
+            parse::Space::Shared => {
+                let addr = addr & 0xffff_ffff;
+                self.shared
+                    .iter()
+                    .chain(self.dynamic.iter())
+                    .find(|o| addr >= o.base && addr < o.base + o.bytes)
+                    .copied()
+            }
+            parse::Space::Local => self
+                .local
+                .iter()
+                .find(|o| addr >= o.base && addr < o.base + o.bytes)
+                .copied(),
+        }
     }
 
     /// The word a thread's address names in a state space, or a problem.
     fn cell(&mut self, space: parse::Space, addr: u64, thread: u32, line: u32) -> Option<Cell> {
         let lanes = u64::from(self.contract.lanes.max(1));
-        let (object, what) = match space {
-            parse::Space::Global => {
-                let k = (addr >> 36).wrapping_sub(1) as usize;
-                let space_id = self.arguments.get(k).copied();
-                let words = space_id
-                    .and_then(|s| self.memory.space(s))
-                    .map_or(0, |s| s.len() as u64);
-                let object = space_id.map(|s| Object {
-                    base: global_base(k),
-                    bytes: words * 4,
-                    space: s,
-                });
-                (object, "global memory")
-            }
-            parse::Space::Shared => {
-                let addr = addr & 0xffff_ffff;
-                let object = self
-                    .shared
-                    .iter()
-                    .chain(self.dynamic.iter())
-                    .find(|o| addr >= o.base && addr < o.base + o.bytes)
-                    .copied();
-                (object, "shared memory")
-            }
-            parse::Space::Local => {
-                let object = self
-                    .local
-                    .iter()
-                    .find(|o| addr >= o.base && addr < o.base + o.bytes)
-                    .copied();
-                (object, "local memory")
-            }
-        };
         let addr = if space == parse::Space::Shared {
             addr & 0xffff_ffff
         } else {
             addr
         };
-        match object {
+        match self.object_of(space, addr) {
             Some(o) if addr >= o.base && addr < o.base + o.bytes && (addr - o.base) % 4 == 0 => {
                 let word = (addr - o.base) / 4;
                 let word = if space == parse::Space::Local {
@@ -401,6 +439,11 @@ impl Machine<'_> {
                 })
             }
             _ => {
+                let what = match space {
+                    parse::Space::Global => "global memory",
+                    parse::Space::Shared => "shared memory",
+                    parse::Space::Local => "local memory",
+                };
                 self.problem(
                     line,
                     format!(
@@ -413,23 +456,118 @@ impl Machine<'_> {
         }
     }
 
+    /// When consecutive threads address consecutive words of one object (an element tile, or
+    /// one local element of each thread): its first cell and length.
+    fn run(
+        &mut self,
+        space: parse::Space,
+        addrs: &[(usize, u64)],
+        line: u32,
+    ) -> Option<(Cell, u32)> {
+        let &(l0, a0) = addrs.first()?;
+        let step = if space == parse::Space::Local { 0 } else { 4 };
+        let consecutive = addrs
+            .iter()
+            .enumerate()
+            .all(|(i, (l, a))| *l == l0 + i && *a == a0.wrapping_add(step * i as u64));
+        if !consecutive {
+            return None;
+        }
+        let n = addrs.len() as u32;
+        let object = self.object_of(space, a0)?;
+        let fits =
+            space == parse::Space::Local || a0 + 4 * u64::from(n) <= object.base + object.bytes;
+        if !fits {
+            return None;
+        }
+        let c0 = self.cell(space, a0, l0 as u32, line)?;
+        let words = self.memory.space(c0.space).map_or(0, |s| s.len() as u64);
+        (u64::from(c0.word) + u64::from(n) <= words).then_some((c0, n))
+    }
+
+    /// With every thread active, the run of words the threads address when it is one (an
+    /// element tile: consecutive words; a local element: the same address in every thread),
+    /// found without listing the addresses.
+    fn fast_run(
+        &mut self,
+        w: &Group,
+        o: Operand,
+        space: parse::Space,
+        line: u32,
+    ) -> Option<(Cell, u32)> {
+        let (base, off) = match o {
+            Operand::AddrReg(r, off) => (self.src(w, Operand::Reg(r), line), off),
+            Operand::AddrSym(s, off) => (V::U(self.symbol(s)), off),
+            _ => return None,
+        };
+        let n = w.lanes as u32;
+        let a0 = match (space, base) {
+            (parse::Space::Local, V::U(a)) => a.wrapping_add(off as u64),
+            (parse::Space::Global | parse::Space::Shared, V::L(b)) => {
+                let row = w.rows.get(b..b + w.lanes)?;
+                let first = *row.first()?;
+                let consecutive = row
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| *a == first.wrapping_add(4 * i as u64));
+                if !consecutive {
+                    return None;
+                }
+                first.wrapping_add(off as u64)
+            }
+            _ => return None,
+        };
+        let object = self.object_of(space, a0)?;
+        let a = if space == parse::Space::Shared {
+            a0 & 0xffff_ffff
+        } else {
+            a0
+        };
+        let fits = space == parse::Space::Local
+            || a.saturating_add(4 * u64::from(n)) <= object.base + object.bytes;
+        if !fits {
+            return None;
+        }
+        let c0 = self.cell(space, a0, 0, line)?;
+        let words = self.memory.space(c0.space).map_or(0, |s| s.len() as u64);
+        (u64::from(c0.word) + u64::from(n) <= words).then_some((c0, n))
+    }
+
+    fn run_cells(c0: Cell, n: u32) -> Vec<Cell> {
+        (0..n)
+            .map(|i| Cell {
+                space: c0.space,
+                word: c0.word + i,
+            })
+            .collect()
+    }
+
     fn cells(
         &mut self,
-        w: &Warp,
         space: parse::Space,
         addrs: &[(usize, u64)],
         line: u32,
     ) -> Option<Vec<Cell>> {
-        let first_thread = u32::from(w.index) * WARP as u32;
+        if let Some((c0, n)) = self.run(space, addrs, line) {
+            return Some(
+                (0..n)
+                    .map(|i| Cell {
+                        space: c0.space,
+                        word: c0.word + i,
+                    })
+                    .collect(),
+            );
+        }
         let mut out = Vec::with_capacity(addrs.len());
         for (l, a) in addrs {
-            out.push(self.cell(space, *a, first_thread + *l as u32, line)?);
+            out.push(self.cell(space, *a, *l as u32, line)?);
         }
         Some(out)
     }
 
-    /// Checks sm_90a's proxy and mbarrier rules for a generic access by warp `w`.
-    fn proxy_access(&mut self, w: &Warp, cells: &[Cell], write: bool, line: u32) {
+    /// sm_90a's rules for a generic access: a word a bulk copy wrote is read (or overwritten)
+    /// only after its mbarrier phase was observed; a store is remembered for the proxy fence.
+    fn proxy_access(&mut self, w: &Group, cells: &[Cell], write: bool, line: u32) {
         if !self.has_bulk {
             return;
         }
@@ -455,27 +593,69 @@ impl Machine<'_> {
             }
         }
         if write {
-            let (warp, fences) = (w.index + 1, w.fences);
             for c in cells {
                 if let Some(p) = self
                     .proxy
                     .get_mut(c.space as usize)
                     .and_then(|s| s.get_mut(c.word as usize))
                 {
-                    p.store_warp = warp;
-                    p.store_fences = fences;
+                    p.stored = true;
+                    p.store_fences = w.fences;
                     p.store_line = line;
                 }
             }
         }
     }
 
-    fn load(&mut self, w: &mut Warp, inst: &Inst, space: parse::Space, mask: u32) {
+    fn load(&mut self, w: &mut Group, inst: &Inst, space: parse::Space, mask: &Mask) {
         let line = inst.line;
         let [d, a, ..] = inst.ops;
         let Some(d) = self.dst(d, line) else { return };
+        if mask.is_none() {
+            if let Some((c0, n)) = self.fast_run(w, a, space, line) {
+                self.load_run(w, d, c0, n, space, line);
+                return;
+            }
+        }
         let addrs = self.addresses(w, a, mask, line);
-        let Some(cells) = self.cells(w, space, &addrs, line) else {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        out.resize(w.lanes, 0);
+        if space == parse::Space::Local {
+            // Thread-private: nothing in flight, no other thread; only definedness matters.
+            if let Some((c0, n)) = self.run(space, &addrs, line) {
+                let Some((words, unwritten)) = self.memory.private_read(c0.space, c0.word, n)
+                else {
+                    self.scratch = out;
+                    return;
+                };
+                for ((l, _), v) in addrs.iter().zip(words) {
+                    if let Some(o) = out.get_mut(*l) {
+                        *o = u64::from(*v);
+                    }
+                }
+                if let Some(i) = unwritten {
+                    let c = Cell {
+                        space: c0.space,
+                        word: c0.word + i,
+                    };
+                    let place = self.contract.place(&self.memory, c);
+                    self.problem(
+                        line,
+                        format!(
+                            "reads {place}, which nothing wrote (local memory starts undefined)"
+                        ),
+                    );
+                    self.scratch = out;
+                    return;
+                }
+                w.set_lanes(d, &out, mask);
+                self.scratch = out;
+                return;
+            }
+        }
+        let Some(cells) = self.cells(space, &addrs, line) else {
+            self.scratch = out;
             return;
         };
         if space != parse::Space::Global {
@@ -496,73 +676,195 @@ impl Machine<'_> {
                         }
                     ),
                 );
+                self.scratch = out;
                 return;
             }
         }
         self.proxy_access(w, &cells, false, line);
-        let warp = w.index;
         let values = self
             .memory
-            .read_all(&cells, line, &|_| warp, &mut self.conflicts)
+            .read_all(
+                &cells,
+                line,
+                &|i| addrs.get(i).map_or(0, |(l, _)| (l / WARP) as u16),
+                &mut self.conflicts,
+            )
             .unwrap_or_default();
         self.log.conflicts(line, &mut self.conflicts);
-        let mut out = [0u64; WARP];
         for ((l, _), v) in addrs.iter().zip(values) {
             if let Some(o) = out.get_mut(*l) {
                 *o = u64::from(v);
             }
         }
         w.set_lanes(d, &out, mask);
+        self.scratch = out;
     }
 
-    fn store(&mut self, w: &mut Warp, inst: &Inst, space: parse::Space, mask: u32) {
+    /// A load by every thread of a run of words (thread i reads word i of the run).
+    fn load_run(
+        &mut self,
+        w: &mut Group,
+        d: u16,
+        c0: Cell,
+        n: u32,
+        space: parse::Space,
+        line: u32,
+    ) {
+        let mut out = std::mem::take(&mut self.scratch);
+        out.clear();
+        let mut unwritten = None;
+        if space == parse::Space::Local {
+            if let Some((words, u)) = self.memory.private_read(c0.space, c0.word, n) {
+                out.extend(words.iter().map(|v| u64::from(*v)));
+                unwritten = u.map(|i| c0.word + i);
+            }
+        } else {
+            if space == parse::Space::Shared {
+                unwritten = (c0.word..c0.word + n).find(|word| {
+                    let c = Cell {
+                        space: c0.space,
+                        word: *word,
+                    };
+                    !self.memory.initialized(c) && !self.memory.write_pending(c)
+                });
+            }
+            if unwritten.is_none() {
+                if self.has_bulk {
+                    let cells = Self::run_cells(c0, n);
+                    self.proxy_access(w, &cells, false, line);
+                }
+                let mut values = Vec::with_capacity(n as usize);
+                self.memory.read_run(
+                    c0.space,
+                    c0.word,
+                    n,
+                    line,
+                    &|i| (i / WARP) as u16,
+                    &mut values,
+                    &mut self.conflicts,
+                );
+                self.log.conflicts(line, &mut self.conflicts);
+                out.extend(values.into_iter().map(u64::from));
+            }
+        }
+        if let Some(word) = unwritten {
+            let c = Cell {
+                space: c0.space,
+                word,
+            };
+            let place = self.contract.place(&self.memory, c);
+            self.problem(
+                line,
+                format!(
+                    "reads {place}, which nothing wrote ({} memory starts undefined)",
+                    if space == parse::Space::Shared {
+                        "shared"
+                    } else {
+                        "local"
+                    }
+                ),
+            );
+        } else {
+            out.resize(w.lanes, 0);
+            w.set_lanes(d, &out, &None);
+        }
+        self.scratch = out;
+    }
+
+    fn store(&mut self, w: &mut Group, inst: &Inst, space: parse::Space, mask: &Mask) {
         let line = inst.line;
         let [a, v, ..] = inst.ops;
         let value = self.src(w, v, line);
+        if mask.is_none() {
+            if let Some((c0, n)) = self.fast_run(w, a, space, line) {
+                let values: Vec<u32> = (0..n as usize).map(|l| get(w, value, l) as u32).collect();
+                if space == parse::Space::Local {
+                    self.memory.private_write(c0.space, c0.word, &values);
+                    return;
+                }
+                if self.has_bulk {
+                    let cells = Self::run_cells(c0, n);
+                    self.proxy_access(w, &cells, true, line);
+                }
+                self.memory.write_run(
+                    c0.space,
+                    c0.word,
+                    &values,
+                    line,
+                    &|i| (i / WARP) as u16,
+                    &mut self.conflicts,
+                );
+                self.log.conflicts(line, &mut self.conflicts);
+                return;
+            }
+        }
         let addrs = self.addresses(w, a, mask, line);
-        let Some(cells) = self.cells(w, space, &addrs, line) else {
-            return;
-        };
         let values: Vec<u32> = addrs
             .iter()
             .map(|(l, _)| get(w, value, *l) as u32)
             .collect();
+        if space == parse::Space::Local {
+            if let Some((c0, _)) = self.run(space, &addrs, line) {
+                self.memory.private_write(c0.space, c0.word, &values);
+                return;
+            }
+        }
+        let Some(cells) = self.cells(space, &addrs, line) else {
+            return;
+        };
         self.proxy_access(w, &cells, true, line);
-        let warp = w.index;
-        self.memory
-            .write_all(&cells, &values, line, &|_| warp, &mut self.conflicts);
+        self.memory.write_all(
+            &cells,
+            &values,
+            line,
+            &|i| addrs.get(i).map_or(0, |(l, _)| (l / WARP) as u16),
+            &mut self.conflicts,
+        );
         self.log.conflicts(line, &mut self.conflicts);
     }
 
-    fn cp_async(&mut self, w: &mut Warp, inst: &Inst, mask: u32) {
+    /// One copy per warp (each thread's copies are its own; a warp's are one operation).
+    fn cp_async(&mut self, w: &mut Group, inst: &Inst, mask: &Mask) {
         let line = inst.line;
         let [d, s, ..] = inst.ops;
         let dst = self.addresses(w, d, mask, line);
         let src = self.addresses(w, s, mask, line);
         let (Some(writes), Some(reads)) = (
-            self.cells(w, parse::Space::Shared, &dst, line),
-            self.cells(w, parse::Space::Global, &src, line),
+            self.cells(parse::Space::Shared, &dst, line),
+            self.cells(parse::Space::Global, &src, line),
         ) else {
             return;
         };
-        let values = self.memory.peek_all(&reads);
-        let id = self.memory.issue(
-            Issue {
-                line,
-                wave: w.index,
-                domain: u32::from(w.index) * 4 + 2,
-                order: Order::Unordered,
-                reads,
-                writes,
-                values,
-            },
-            &mut self.conflicts,
-        );
+        let mut at = 0;
+        while at < dst.len() {
+            let warp = dst.get(at).map_or(0, |(l, _)| l / WARP);
+            let end = dst
+                .iter()
+                .skip(at)
+                .position(|(l, _)| l / WARP != warp)
+                .map_or(dst.len(), |n| at + n);
+            let reads: Vec<Cell> = reads.get(at..end).unwrap_or(&[]).to_vec();
+            let writes: Vec<Cell> = writes.get(at..end).unwrap_or(&[]).to_vec();
+            let values = self.memory.peek_all(&reads);
+            let id = self.memory.issue(
+                Issue {
+                    line,
+                    wave: warp as u16,
+                    domain: warp as u32 * 4 + 2,
+                    order: Order::Unordered,
+                    reads,
+                    writes,
+                    values,
+                },
+                &mut self.conflicts,
+            );
+            w.uncommitted.push((id, line));
+            at = end;
+        }
         self.log.conflicts(line, &mut self.conflicts);
-        w.uncommitted.push((id, line));
     }
 
-    fn wait_group(&mut self, w: &mut Warp, keep: usize) {
+    fn wait_group(&mut self, w: &mut Group, keep: usize) {
         while w.groups.len() > keep {
             if let Some(g) = w.groups.pop_front() {
                 for (id, _) in g {
@@ -572,8 +874,8 @@ impl Machine<'_> {
         }
     }
 
-    /// The mbarrier at a uniform shared address, checked for being visible to warp `w`.
-    fn barrier_at(&mut self, w: &Warp, addr: u64, line: u32) -> Option<usize> {
+    /// The mbarrier at a shared address, checked for being visible to the threads using it.
+    fn barrier_at(&mut self, addr: u64, line: u32) -> Option<usize> {
         let addr = addr & 0xffff_ffff;
         let Some(i) = self.barriers.iter().position(|b| b.addr == addr) else {
             self.problem(
@@ -583,13 +885,13 @@ impl Machine<'_> {
             return None;
         };
         let b = self.barriers.get(i)?;
-        if b.warp != w.index && !(b.fenced && self.interval > b.interval) {
-            let init = b.line;
+        let others = self.warps > 1 || b.warp != 0;
+        if others && !(b.fenced && self.interval > b.interval) {
+            let (init, warp) = (b.line, b.warp);
             self.problem(
                 line,
                 format!(
-                    "warp {} uses the mbarrier initialized at line {init} by warp {} before fence.mbarrier_init and a bar.sync make the initialization visible",
-                    w.index, b.warp
+                    "uses the mbarrier initialized at line {init} by a thread of warp {warp} before fence.mbarrier_init and a bar.sync make the initialization visible to the other warps"
                 ),
             );
             return None;
@@ -597,60 +899,73 @@ impl Machine<'_> {
         Some(i)
     }
 
-    fn uniform_address(&mut self, w: &Warp, o: Operand, mask: u32, line: u32) -> Option<u64> {
+    fn uniform_address(&mut self, w: &Group, o: Operand, mask: &Mask, line: u32) -> Option<u64> {
         let addrs = self.addresses(w, o, mask, line);
         let first = addrs.first()?.1;
         if addrs.iter().any(|(_, a)| *a != first) {
-            self.unsupported(line, "threads of a warp use different mbarriers");
+            self.unsupported(line, "threads use different mbarriers at once");
             return None;
         }
         Some(first)
     }
 
-    fn mbarrier_init(&mut self, w: &Warp, inst: &Inst, mask: u32) {
+    fn uniform_value(&mut self, w: &Group, o: Operand, mask: &Mask, line: u32) -> Option<u64> {
+        let v = self.src(w, o, line);
+        let mut values = (0..w.lanes).filter(|l| on(mask, *l)).map(|l| get(w, v, l));
+        let first = values.next()?;
+        if values.any(|x| x != first) {
+            self.unsupported(line, "an mbarrier operand that differs between threads");
+            return None;
+        }
+        Some(first)
+    }
+
+    fn active(w: &Group, mask: &Mask) -> Vec<usize> {
+        (0..w.lanes).filter(|l| on(mask, *l)).collect()
+    }
+
+    fn mbarrier_init(&mut self, w: &mut Group, inst: &Inst, mask: &Mask) {
         let line = inst.line;
         let [a, n, ..] = inst.ops;
-        if mask == 0 {
+        let active = Self::active(w, mask);
+        let Some(&first) = active.first() else {
+            return;
+        };
+        if active.len() > 1 {
+            self.problem(
+                line,
+                format!("{} threads initialize one mbarrier at once", active.len()),
+            );
             return;
         }
         let Some(addr) = self.uniform_address(w, a, mask, line) else {
             return;
         };
-        let addr = addr & 0xffff_ffff;
-        let count = match self.src(w, n, line) {
-            V::U(c) => c as i64,
-            V::L(_) => {
-                self.unsupported(line, "an arrival count that differs between threads");
-                return;
-            }
+        let Some(count) = self.uniform_value(w, n, mask, line) else {
+            return;
         };
-        // The 8 bytes must be a shared word pair.
-        if self.cell(parse::Space::Shared, addr, 0, line).is_none() {
+        let addr = addr & 0xffff_ffff;
+        if self
+            .cell(parse::Space::Shared, addr, first as u32, line)
+            .is_none()
+        {
             return;
         }
         if addr % 8 != 0 {
             self.problem(line, "an mbarrier is 8-byte aligned");
             return;
         }
-        let arrivals = i64::from(mask.count_ones());
         let fresh = Barrier {
             addr,
             line,
-            expected: count,
-            pending: count,
+            expected: count as i64,
+            pending: count as i64,
             tx: 0,
             phase: 0,
-            warp: w.index,
+            warp: (first / WARP) as u16,
             interval: self.interval,
             fenced: false,
         };
-        if arrivals > 1 {
-            self.problem(
-                line,
-                format!("{arrivals} threads initialize one mbarrier at once"),
-            );
-            return;
-        }
         match self.barriers.iter().position(|b| b.addr == addr) {
             Some(i) => {
                 if self.bulks.iter().any(|b| b.barrier == i) {
@@ -663,33 +978,31 @@ impl Machine<'_> {
                 if let Some(b) = self.barriers.get_mut(i) {
                     *b = fresh;
                 }
+                if let Some(o) = w.observed.get_mut(i) {
+                    *o = 0;
+                }
             }
-            None => {
-                self.barriers.push(fresh);
-            }
+            None => self.barriers.push(fresh),
         }
     }
 
-    fn arrive(&mut self, w: &mut Warp, inst: &Inst, mask: u32) {
+    fn arrive(&mut self, w: &mut Group, inst: &Inst, mask: &Mask) {
         let line = inst.line;
         let [d, a, bytes, _] = inst.ops;
-        if mask == 0 {
+        let arrivals = Self::active(w, mask).len();
+        if arrivals == 0 {
             return;
         }
         let Some(addr) = self.uniform_address(w, a, mask, line) else {
             return;
         };
-        let tx = match self.src(w, bytes, line) {
-            V::U(c) => c as i64,
-            V::L(_) => {
-                self.unsupported(line, "a tx-count that differs between threads");
-                return;
-            }
-        };
-        let Some(i) = self.barrier_at(w, addr, line) else {
+        let Some(tx) = self.uniform_value(w, bytes, mask, line) else {
             return;
         };
-        for _ in 0..mask.count_ones() {
+        let Some(i) = self.barrier_at(addr, line) else {
+            return;
+        };
+        for _ in 0..arrivals {
             let Some(b) = self.barriers.get_mut(i) else {
                 return;
             };
@@ -703,7 +1016,7 @@ impl Machine<'_> {
                 );
                 return;
             }
-            b.tx += tx;
+            b.tx += tx as i64;
             b.pending -= 1;
             if b.tx.abs() >= 1 << 20 {
                 self.problem(
@@ -719,27 +1032,27 @@ impl Machine<'_> {
         }
         if let Some(d) = self.dst(d, line) {
             let phase = self.barriers.get(i).map_or(0, |b| u64::from(b.phase));
-            let out = [phase; WARP];
+            let out = vec![phase; w.lanes];
             w.set_lanes(d, &out, mask);
         }
     }
 
-    fn bulk(&mut self, w: &Warp, inst: &Inst, mask: u32) {
+    fn bulk(&mut self, w: &Group, inst: &Inst, mask: &Mask) {
         let line = inst.line;
         let [d, s, n, bar] = inst.ops;
-        let first_thread = u32::from(w.index) * WARP as u32;
-        let bytes = match self.src(w, n, line) {
-            V::U(b) => b as i64,
-            V::L(_) => {
-                self.unsupported(line, "a bulk copy size that differs between threads");
-                return;
-            }
+        let active = Self::active(w, mask);
+        if active.is_empty() {
+            return;
+        }
+        let Some(bytes) = self.uniform_value(w, n, mask, line) else {
+            return;
         };
+        let bytes = bytes as i64;
         let dst = self.addresses(w, d, mask, line);
         let src = self.addresses(w, s, mask, line);
         let bars = self.addresses(w, bar, mask, line);
         for (((l, da), (_, sa)), (_, ba)) in dst.iter().zip(&src).zip(&bars) {
-            let thread = first_thread + *l as u32;
+            let thread = *l as u32;
             if da % 16 != 0 || sa % 16 != 0 {
                 self.problem(
                     line,
@@ -748,22 +1061,22 @@ impl Machine<'_> {
                 return;
             }
             let words = (bytes / 4).max(0) as u64;
-            let mut writes = Vec::with_capacity(words as usize);
-            let mut reads = Vec::with_capacity(words as usize);
-            for k in 0..words {
-                let (Some(wc), Some(rc)) = (
-                    self.cell(parse::Space::Shared, da.wrapping_add(4 * k), thread, line),
-                    self.cell(parse::Space::Global, sa.wrapping_add(4 * k), thread, line),
-                ) else {
-                    return;
-                };
-                writes.push(wc);
-                reads.push(rc);
-            }
-            let Some(barrier) = self.barrier_at(w, *ba, line) else {
+            let dst_addrs: Vec<(usize, u64)> = (0..words)
+                .map(|k| (k as usize, da.wrapping_add(4 * k)))
+                .collect();
+            let src_addrs: Vec<(usize, u64)> = (0..words)
+                .map(|k| (k as usize, sa.wrapping_add(4 * k)))
+                .collect();
+            let (Some(writes), Some(reads)) = (
+                self.cells(parse::Space::Shared, &dst_addrs, line),
+                self.cells(parse::Space::Global, &src_addrs, line),
+            ) else {
                 return;
             };
-            // Generic-proxy stores into these words need a proxy fence by their thread first.
+            let Some(barrier) = self.barrier_at(*ba, line) else {
+                return;
+            };
+            // Generic-proxy stores into these words need a proxy fence first.
             for c in writes.iter().chain(&reads) {
                 let p = self
                     .proxy
@@ -771,22 +1084,15 @@ impl Machine<'_> {
                     .and_then(|s| s.get(c.word as usize))
                     .copied()
                     .unwrap_or_default();
-                if p.store_warp > 0 {
-                    let fences = self
-                        .warp_fences
-                        .get(p.store_warp as usize - 1)
-                        .copied()
-                        .unwrap_or(0);
-                    if fences == p.store_fences {
-                        self.log.race(
-                            line,
-                            RaceKind::WriteAfterWrite,
-                            p.store_line,
-                            RacePlace::Memory(*c),
-                            false,
-                        );
-                        break;
-                    }
+                if p.stored && p.store_fences == w.fences {
+                    self.log.race(
+                        line,
+                        RaceKind::WriteAfterWrite,
+                        p.store_line,
+                        RacePlace::Memory(*c),
+                        false,
+                    );
+                    break;
                 }
             }
             let values = self.memory.peek_all(&reads);
@@ -820,24 +1126,18 @@ impl Machine<'_> {
         }
     }
 
-    /// `mbarrier.try_wait.parity`: `Some(true)` once the phase of that parity has completed (the
-    /// bulk copies it needs complete now); `None` when it cannot complete yet.
-    fn try_wait(&mut self, w: &mut Warp, inst: &Inst, mask: u32) -> Option<()> {
+    /// `mbarrier.try_wait.parity`: `Some` once the phase of that parity has completed (the bulk
+    /// copies it needs complete now); `None` when it cannot complete.
+    fn try_wait(&mut self, w: &mut Group, inst: &Inst, mask: &Mask) -> Option<()> {
         let line = inst.line;
         let [d, a, parity, _] = inst.ops;
+        if mask.is_some() {
+            self.unsupported(line, "a guarded mbarrier wait");
+            return Some(());
+        }
         let addr = self.uniform_address(w, a, mask, line)?;
-        let parity = match self.src(w, parity, line) {
-            V::U(p) => p & 1,
-            V::L(base) => {
-                let first = w.vals.get(base).copied().unwrap_or(0) & 1;
-                if (0..w.lanes).any(|l| get(w, V::L(base), l) & 1 != first) {
-                    self.unsupported(line, "threads of a warp wait on different phases");
-                    return Some(());
-                }
-                first
-            }
-        };
-        let i = self.barrier_at(w, addr, line)?;
+        let parity = self.uniform_value(w, parity, mask, line)? & 1;
+        let i = self.barrier_at(addr, line)?;
         let b = self.barriers.get(i)?;
         if u64::from(b.phase % 2) == parity {
             // The phase in progress is the one awaited: complete it if it can.
@@ -882,54 +1182,35 @@ impl Machine<'_> {
             }
         }
         let phase = self.barriers.get(i).map_or(0, |b| b.phase);
+        if w.observed.len() <= i {
+            w.observed.resize(i + 1, 0);
+        }
         if let Some(o) = w.observed.get_mut(i) {
             *o = (*o).max(phase);
-        } else {
-            w.observed.resize(i + 1, 0);
-            if let Some(o) = w.observed.get_mut(i) {
-                *o = phase;
-            }
         }
         if let Some(d) = self.dst(d, line) {
-            w.set_lanes(d, &[1; WARP], mask);
+            w.set_uniform(d, 1);
         }
         Some(())
     }
 
-    /// Runs warp `w` until it ends, reaches a barrier or waits on an mbarrier; whether it
-    /// executed anything.
-    fn run_warp(&mut self, w: &mut Warp) -> bool {
-        let mut progressed = false;
-        w.state = State::Running;
-        while w.state == State::Running {
-            let Some(inst) = self.insts.get(w.pc) else {
-                // Falling off the end is `ret`.
-                w.state = State::Ended;
-                self.end_warp(w);
-                break;
-            };
-            if self.exec(w, inst) {
-                progressed = true;
-                self.instructions += 1;
-            }
-            if self.stop.is_some() {
-                break;
-            }
-            if self.instructions > self.contract.max_instructions {
-                self.stop = Some(Stop::Limit(format!(
-                    "the kernel ran more than {} warp-instructions",
-                    self.contract.max_instructions
-                )));
-                break;
-            }
-        }
-        progressed
+    fn deadlock(&mut self, line: u32, inst: &Inst) {
+        let what = match inst.ops.get(1) {
+            Some(Operand::AddrSym(..) | Operand::AddrReg(..)) => "its mbarrier",
+            _ => "an mbarrier",
+        };
+        self.problem(
+            line,
+            format!(
+                "deadlock: every thread waits for a phase of {what} that can never complete (an arrival or bulk-copy bytes it expects never come)"
+            ),
+        );
     }
 
-    /// Executes one instruction; `false` when the warp waits on an mbarrier instead.
-    fn exec(&mut self, w: &mut Warp, inst: &Inst) -> bool {
+    fn exec(&mut self, w: &mut Group, inst: &Inst) -> bool {
         let line = inst.line;
         let mask = self.mask(w, inst);
+        let mask = &mask;
         let mut next = w.pc + 1;
         match inst.op {
             Op::Mov { wide } => {
@@ -1109,58 +1390,54 @@ impl Machine<'_> {
             Op::MbarArriveExpectTx => self.arrive(w, inst, mask),
             Op::MbarTryWaitParity => {
                 if self.try_wait(w, inst, mask).is_none() && self.stop.is_none() {
-                    w.state = State::Blocked;
+                    self.deadlock(line, inst);
                     return false;
                 }
             }
-            Op::FenceProxyAsync => {
-                w.fences += 1;
-                if let Some(f) = self.warp_fences.get_mut(w.index as usize) {
-                    *f = w.fences;
-                }
-            }
+            Op::FenceProxyAsync => w.fences += 1,
             Op::FenceMbarInit => {
                 for b in &mut self.barriers {
-                    if b.warp == w.index {
-                        b.fenced = true;
-                    }
+                    b.fenced = true;
                 }
             }
             Op::BarSync => {
-                w.state = State::AtBarrier;
+                // Every thread is here (lockstep): accesses after it are ordered after those before.
+                self.memory.barrier();
+                self.interval += 1;
             }
-            Op::Bra => {
-                let full = if w.lanes >= 32 {
-                    u32::MAX
-                } else {
-                    (1u32 << w.lanes) - 1
-                };
-                if mask != 0 && mask != full {
+            Op::Bra => match mask {
+                Some(m) if m.iter().any(|x| *x) => {
                     self.unsupported(
                         line,
                         "the threads branch different ways (a divergent branch)",
                     );
                     return true;
                 }
-                if mask != 0 {
+                Some(_) => {}
+                None => {
                     if let Some(Operand::Label(to)) = inst.ops.first() {
                         next = *to;
                     }
                 }
-            }
-            Op::Ret => {
-                if mask != 0 {
-                    w.state = State::Ended;
-                    self.end_warp(w);
+            },
+            Op::Ret => match mask {
+                Some(m) if m.iter().any(|x| *x) => {
+                    self.unsupported(line, "some threads return and others do not");
+                    return true;
                 }
-            }
+                Some(_) => {}
+                None => {
+                    w.ended = true;
+                    self.end(w);
+                }
+            },
         }
         w.pc = next;
         true
     }
 
-    /// cp.async copies still pending when a warp exits never complete.
-    fn end_warp(&mut self, w: &mut Warp) {
+    /// cp.async copies still pending when the block exits never complete.
+    fn end(&mut self, w: &mut Group) {
         let left: Vec<(OpId, u32)> = w
             .groups
             .drain(..)
@@ -1170,6 +1447,10 @@ impl Machine<'_> {
         for (id, line) in left {
             let cell = self.memory.first_write(id);
             self.log.unawaited.push((line, cell));
+        }
+        for b in std::mem::take(&mut self.bulks) {
+            let cell = self.memory.first_write(b.op);
+            self.log.unawaited.push((b.line, cell));
         }
     }
 }
@@ -1295,7 +1576,7 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
             })
     };
     let regs = k.regs.len() + 1;
-    if stop.is_none() && (regs * WARP * warps > 1 << 26 || total_words > 1 << 28) {
+    if stop.is_none() && (regs.saturating_mul(lanes) > 1 << 26 || total_words > 1 << 28) {
         stop = Some(Stop::Limit(format!(
             "{} registers and {total_words} words of memory are beyond what the executor holds",
             regs
@@ -1307,7 +1588,6 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
     let mut m = Machine {
         insts: &k.insts,
         kernel_regs: &k.regs,
-        warp_fences: vec![0; warps],
         contract,
         memory: Memory::new(spaces, memory_waves as u16),
         log,
@@ -1317,8 +1597,7 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
         shared,
         dynamic,
         local,
-        regs,
-        tid: regs - 1,
+        tid: (regs - 1) as u16,
         barriers: Vec::new(),
         bulks: Vec::new(),
         proxy,
@@ -1327,106 +1606,76 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
         interval: 0,
         stop,
         instructions: 0,
+        scratch: Vec::with_capacity(lanes),
     };
     if m.stop.is_none() {
-        run(&mut m, lanes, warps);
+        run(&mut m, lanes, regs);
     }
     Execution {
         memory: m.memory,
         arguments: m.arguments,
         log: m.log,
-        instructions: m.instructions,
+        instructions: m.instructions * warps as u64,
         inexact: m.float.inexact,
         stop: m.stop,
     }
 }
 
-fn run(m: &mut Machine, lanes: usize, warps: usize) {
-    let mut all: Vec<Warp> = (0..warps)
-        .map(|k| {
-            let n = (lanes - k * WARP).min(WARP);
-            let mut w = Warp {
-                index: k as u16,
-                lanes: n,
-                pc: 0,
-                vals: vec![0; m.regs * WARP],
-                uniform: vec![false; m.regs],
-                defined: vec![false; m.regs],
-                uncommitted: Vec::new(),
-                groups: VecDeque::new(),
-                state: State::Running,
-                fences: 0,
-                observed: Vec::new(),
-            };
-            let mut tids = [0u64; WARP];
-            for (l, t) in tids.iter_mut().enumerate() {
-                *t = (k * WARP + l) as u64;
-            }
-            w.set_lanes(m.tid as u16, &tids, u32::MAX);
-            w
-        })
-        .collect();
-    loop {
-        let mut progressed = false;
-        for w in all.iter_mut() {
-            if matches!(w.state, State::Running | State::Blocked) {
-                progressed |= m.run_warp(w);
-                if m.stop.is_some() {
-                    return;
-                }
-            }
-        }
-        if all.iter().all(|w| w.state == State::Ended) {
-            break;
-        }
-        if progressed {
-            continue;
-        }
-        if all
-            .iter()
-            .all(|w| matches!(w.state, State::Ended | State::AtBarrier))
-        {
-            // Every live warp is at the barrier: release them, sharing what they observed.
-            m.memory.barrier();
-            m.interval += 1;
-            let n = m.barriers.len();
-            let mut seen = vec![0u32; n];
-            for w in &all {
-                for (s, o) in seen.iter_mut().zip(&w.observed) {
-                    *s = (*s).max(*o);
-                }
-            }
-            for w in all.iter_mut() {
-                w.observed.clone_from(&seen);
-                if w.state == State::AtBarrier {
-                    w.state = State::Running;
-                }
-            }
-            continue;
-        }
-        let (line, why) = all
-            .iter()
-            .find(|w| w.state == State::Blocked)
-            .and_then(|w| m.insts.get(w.pc).map(|i| (i.line, w.index)))
-            .map_or((0, "every warp waits".to_string()), |(line, warp)| {
-                (
-                    line,
-                    format!(
-                        "deadlock: warp {warp} waits for an mbarrier phase that can never complete (its arrivals or bulk-copy bytes never come{})",
-                        if all.iter().any(|w| w.state == State::AtBarrier) {
-                            ", while other warps wait at bar.sync"
-                        } else {
-                            ""
-                        }
-                    ),
-                )
-            });
-        m.problem(line, why);
-        return;
+thread_local! {
+    /// The register rows of the last run, kept for the next: a large kernel's rows are
+    /// megabytes, and fresh pages from the system cost more than executing into them.
+    static ROWS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Rows kept between runs at most (bytes / 8).
+const KEPT_ROWS: usize = 8 << 20;
+
+fn run(m: &mut Machine, lanes: usize, regs: usize) {
+    let mut rows = ROWS.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    rows.clear();
+    let mut w = Group {
+        lanes,
+        pc: 0,
+        uni: vec![0; regs],
+        row: vec![u32::MAX; regs],
+        rows,
+        uniform: vec![false; regs],
+        defined: vec![false; regs],
+        uncommitted: Vec::new(),
+        groups: VecDeque::new(),
+        ended: false,
+        fences: 0,
+        observed: Vec::new(),
+    };
+    let tids: Vec<u64> = (0..lanes as u64).collect();
+    w.set_lanes(m.tid, &tids, &None);
+    execute_group(m, &mut w);
+    let mut rows = std::mem::take(&mut w.rows);
+    if rows.capacity() <= KEPT_ROWS {
+        rows.clear();
+        ROWS.with(|r| *r.borrow_mut() = rows);
     }
-    // Bulk copies still in flight when the block exits never land.
-    for b in std::mem::take(&mut m.bulks) {
-        let cell = m.memory.first_write(b.op);
-        m.log.unawaited.push((b.line, cell));
+}
+
+fn execute_group(m: &mut Machine, w: &mut Group) {
+    let limit = m.contract.max_instructions / u64::from(m.warps.max(1));
+    while !w.ended {
+        let Some(inst) = m.insts.get(w.pc) else {
+            // Falling off the end is `ret`.
+            m.end(w);
+            break;
+        };
+        m.exec(w, inst);
+        m.instructions += 1;
+        if m.stop.is_some() {
+            return;
+        }
+        if m.instructions > limit {
+            m.stop = Some(Stop::Limit(format!(
+                "the kernel ran more than {} warp-instructions",
+                m.contract.max_instructions
+            )));
+            return;
+        }
     }
 }
