@@ -4,7 +4,7 @@
 //! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
 //! real instruction stream for its actual trip count (`sequence.rs`).
 
-use super::sequence::{translate, Ev, Translated};
+use super::sequence::{emitted_waits, fill_waits, translate, Ev, Translated, WaitLine, WaitPoint};
 use super::walk::{self, Isa, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
@@ -17,27 +17,6 @@ enum S {
 
 /// The vmcnt field's largest value on gfx9.
 const VMCNT_MAX: u64 = 63;
-
-/// One `s_waitcnt` line of the kernel: the IR waits at that point (consecutive waits of several
-/// queues are one instruction: the smallest count serves them all).
-struct WaitPoint {
-    /// (placeholder, derived wait id, queue, count in groups, wait node).
-    members: Vec<(usize, Option<u32>, i64, i64, usize)>,
-    /// Index of its line in the emitted body.
-    line: usize,
-}
-
-/// What a wait point's line says, and what it is.
-struct WaitLine {
-    text: String,
-    immediate: Option<u64>,
-    exact: bool,
-    instances: u64,
-    group_units: Option<u64>,
-    completes: bool,
-    isolated: bool,
-    needed_label: Option<usize>,
-}
 
 struct Gen<'a> {
     program: &'a Program,
@@ -584,62 +563,6 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
             }
         })
         .collect()
-}
-
-/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
-fn emitted_waits(
-    points: &[WaitPoint],
-    lines: &[WaitLine],
-    offset: usize,
-) -> Vec<super::EmittedWait> {
-    points
-        .iter()
-        .zip(lines)
-        .map(|(p, l)| super::EmittedWait {
-            line: (offset + p.line + 1) as u32,
-            ir: p
-                .members
-                .iter()
-                .map(|&(_, id, queue, count, node)| super::IrWait {
-                    node,
-                    id,
-                    queue,
-                    count,
-                })
-                .collect(),
-            immediate: l.immediate,
-            exact: l.exact,
-            instances: l.instances,
-            group_units: l.group_units,
-            completes: l.completes,
-            isolated: l.isolated,
-            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
-        })
-        .collect()
-}
-
-/// Replaces each `@W{g}@` placeholder with wait point g's text, in one pass over the text.
-fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("@W") {
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let after = rest.get(at + 2..).unwrap_or("");
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
-        match (k, after.get(digits..digits + 1)) {
-            (Some(k), Some("@")) => {
-                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
-                rest = after.get(digits + 1..).unwrap_or("");
-            }
-            _ => {
-                out.push_str("@W");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> Emitted {

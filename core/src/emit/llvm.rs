@@ -6,30 +6,12 @@
 //! Checked with `llvm-as-22` and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the
 //! new intrinsics).
 
-use super::sequence::{translate, Ev, Translated};
+use super::sequence::{
+    emitted_waits, fill_waits, translate, wait_lines, Ev, WaitPoint, WaitSpelling,
+};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
-
-/// One `wait.asyncmark` of the kernel: the IR waits at that point.
-struct WaitPoint {
-    /// (placeholder, derived wait id, queue, count in groups, wait node).
-    members: Vec<(usize, Option<u32>, i64, i64, usize)>,
-    /// Index of its line in the emitted body.
-    line: usize,
-}
-
-/// What a wait point's line says, and what it is.
-struct WaitLine {
-    text: String,
-    immediate: Option<u64>,
-    exact: bool,
-    instances: u64,
-    group_units: Option<u64>,
-    completes: bool,
-    isolated: bool,
-    needed_label: Option<usize>,
-}
 
 struct Gen<'a> {
     program: &'a Program,
@@ -234,177 +216,6 @@ impl Gen<'_> {
     }
 }
 
-fn wait_names(point: &WaitPoint) -> String {
-    point
-        .members
-        .iter()
-        .map(|(_, id, q, n, _)| {
-            format!(
-                "wait #{} (queue {q}): at most {n} groups of it in flight",
-                id.map_or("-".into(), |i| i.to_string())
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The text of each wait point, and notes where the single sequence of asyncmarks cannot say
-/// what the per-queue waits said.
-fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<WaitLine> {
-    points
-        .iter()
-        .map(|p| {
-            let names = wait_names(p);
-            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
-            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
-            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
-            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
-            let extra = p.members.iter().map(|m| of(&m.0).extra_groups).max().unwrap_or(0);
-            let steady = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
-            });
-            let completes = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.completes
-            });
-            let isolated = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.isolated
-            });
-            let needed_label = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.needed_label)
-                .next()
-                .flatten();
-            // The member that sets the immediate says what one group more would add.
-            let group_units = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.group_units)
-                .next()
-                .flatten();
-            let Some(n) = exact else {
-                let text = if instances == 0 {
-                    format!("; {names} — never runs (the body loop runs no iteration)")
-                } else {
-                    format!("; {names} — nothing to wait for: every group it needs is complete already")
-                };
-                return WaitLine {
-                    text,
-                    immediate: None,
-                    exact: false,
-                    instances,
-                    group_units: None,
-                    completes: false,
-                    isolated: false,
-                    needed_label: None,
-                };
-            };
-            if let Some(l) = loosest.filter(|l| *l > n) {
-                notes.push(format!(
-                    "{names}: wait.asyncmark({n}) serves all its {instances} instances; it is exact where the fewest marks may stay in flight ({n}), others could keep up to {l}"
-                ));
-            }
-            let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
-            if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
-                notes.push(format!(
-                    "{names}: asyncmarks form one sequence per thread (seed 003), so this is wait.asyncmark({n}) — the marks committed after the newest group it needs, of every queue"
-                ));
-            }
-            if extra > 0 {
-                notes.push(format!(
-                    "{names}: the single sequence of asyncmarks also completes {extra} group(s) that the IR lets stay in flight (a mark completes every older mark, of any queue)"
-                ));
-                WaitLine {
-                    text: format!(
-                        "call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names} — also completes {extra} group(s) the IR lets stay in flight"
-                    ),
-                    immediate: Some(n),
-                    exact: steady,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            } else {
-                WaitLine {
-                    text: format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})  ; {names}"),
-                    immediate: Some(n),
-                    exact: steady,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            }
-        })
-        .collect()
-}
-
-/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
-fn emitted_waits(
-    points: &[WaitPoint],
-    lines: &[WaitLine],
-    offset: usize,
-) -> Vec<super::EmittedWait> {
-    points
-        .iter()
-        .zip(lines)
-        .map(|(p, l)| super::EmittedWait {
-            line: (offset + p.line + 1) as u32,
-            ir: p
-                .members
-                .iter()
-                .map(|&(_, id, queue, count, node)| super::IrWait {
-                    node,
-                    id,
-                    queue,
-                    count,
-                })
-                .collect(),
-            immediate: l.immediate,
-            exact: l.exact,
-            instances: l.instances,
-            group_units: l.group_units,
-            completes: l.completes,
-            isolated: l.isolated,
-            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
-        })
-        .collect()
-}
-
-/// Replaces each `@W{g}@` placeholder with wait point g's text.
-fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("@W") {
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let after = rest.get(at + 2..).unwrap_or("");
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
-        match (k, after.get(digits..digits + 1)) {
-            (Some(k), Some("@")) => {
-                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
-                rest = after.get(digits + 1..).unwrap_or("");
-            }
-            _ => {
-                out.push_str("@W");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Every operand is an SSA name or a literal; each result a fresh name, numbered after its
 /// operands'.
 impl Isa for Gen<'_> {
@@ -534,6 +345,17 @@ impl Predicates for Gen<'_> {
     }
 }
 
+/// LLVM's asyncmarks (seed 003).
+const ASYNCMARKS: WaitSpelling = WaitSpelling {
+    instr: |n| format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})"),
+    short: |n| format!("wait.asyncmark({n})"),
+    comment: "; ",
+    units: "marks",
+    one_sequence: "asyncmarks form one sequence per thread (seed 003)",
+    sequence_of: "asyncmarks",
+    older: "a mark completes every older mark, of any queue",
+};
+
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     let mut g = Gen {
         program,
@@ -552,7 +374,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     g.zero_fill();
     g.items(&flat.items);
     let translated = translate(&g.events, g.waits, u64::from(u16::MAX));
-    let lines = wait_lines(&g.points, &translated, &mut g.notes);
+    let lines = wait_lines(&g.points, &translated, &mut g.notes, &ASYNCMARKS);
     let body = fill_waits(&g.out.text, &lines);
     let mut head = Lines::default();
     head.line("; Generated by Stagecraft: AMDGPU LLVM IR with asyncmarks. One workgroup; every buffer element");

@@ -498,6 +498,222 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
     out
 }
 
+/// One wait instruction of a kernel: the IR waits at that point.
+pub(crate) struct WaitPoint {
+    /// (placeholder, derived wait id, queue, count in groups, wait node).
+    pub members: Vec<(usize, Option<u32>, i64, i64, usize)>,
+    /// Index of its line in the emitted body.
+    pub line: usize,
+}
+
+/// What a wait point's line says, and what it is.
+pub(crate) struct WaitLine {
+    pub text: String,
+    pub immediate: Option<u64>,
+    pub exact: bool,
+    pub instances: u64,
+    pub group_units: Option<u64>,
+    pub completes: bool,
+    pub isolated: bool,
+    pub needed_label: Option<usize>,
+}
+
+/// How a target writes and explains a wait of its single sequence of groups.
+pub(crate) struct WaitSpelling {
+    /// The instruction keeping `n` units in flight.
+    pub instr: fn(u64) -> String,
+    /// Its short name in notes.
+    pub short: fn(u64) -> String,
+    /// What starts a line comment, with its space.
+    pub comment: &'static str,
+    /// The units counted ("marks", "groups").
+    pub units: &'static str,
+    /// Where the single sequence comes from.
+    pub one_sequence: &'static str,
+    /// "the single sequence of …".
+    pub sequence_of: &'static str,
+    /// Why it completes more.
+    pub older: &'static str,
+}
+
+fn wait_names(point: &WaitPoint) -> String {
+    point
+        .members
+        .iter()
+        .map(|(_, id, q, n, _)| {
+            format!(
+                "wait #{} (queue {q}): at most {n} groups of it in flight",
+                id.map_or("-".into(), |i| i.to_string())
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The text of each wait point of one sequence of groups per thread (asyncmarks, cp.async groups),
+/// and notes where the single sequence cannot say what the per-queue waits said.
+pub(crate) fn wait_lines(
+    points: &[WaitPoint],
+    t: &[Translated],
+    notes: &mut Vec<String>,
+    spelling: &WaitSpelling,
+) -> Vec<WaitLine> {
+    let c = spelling.comment;
+    points
+        .iter()
+        .map(|p| {
+            let names = wait_names(p);
+            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
+            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
+            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
+            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
+            let extra = p.members.iter().map(|m| of(&m.0).extra_groups).max().unwrap_or(0);
+            let steady = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
+            });
+            let completes = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.completes
+            });
+            let isolated = p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.isolated
+            });
+            let needed_label = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.needed_label)
+                .next()
+                .flatten();
+            // The member that sets the immediate says what one group more would add.
+            let group_units = p
+                .members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(|t| t.min.is_some() && t.min == exact)
+                .map(|t| t.group_units)
+                .next()
+                .flatten();
+            let Some(n) = exact else {
+                let text = if instances == 0 {
+                    format!("{c}{names} — never runs (the body loop runs no iteration)")
+                } else {
+                    format!("{c}{names} — nothing to wait for: every group it needs is complete already")
+                };
+                return WaitLine {
+                    text,
+                    immediate: None,
+                    exact: false,
+                    instances,
+                    group_units: None,
+                    completes: false,
+                    isolated: false,
+                    needed_label: None,
+                };
+            };
+            if let Some(l) = loosest.filter(|l| *l > n) {
+                notes.push(format!(
+                    "{names}: {} serves all its {instances} instances; it is exact where the fewest {} may stay in flight ({n}), others could keep up to {l}", (spelling.short)(n), spelling.units
+                ));
+            }
+            let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
+            if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
+                notes.push(format!(
+                    "{names}: {}, so this is {} — the {} committed after the newest group it needs, of every queue", spelling.one_sequence, (spelling.short)(n), spelling.units
+                ));
+            }
+            if extra > 0 {
+                notes.push(format!(
+                    "{names}: the single sequence of {} also completes {extra} group(s) that the IR lets stay in flight ({})", spelling.sequence_of, spelling.older
+                ));
+                WaitLine {
+                    text: format!(
+                        "{}  {c}{names} — also completes {extra} group(s) the IR lets stay in flight",
+                        (spelling.instr)(n)
+                    ),
+                    immediate: Some(n),
+                    exact: steady,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
+            } else {
+                WaitLine {
+                    text: format!("{}  {c}{names}", (spelling.instr)(n)),
+                    immediate: Some(n),
+                    exact: steady,
+                    instances,
+                    group_units,
+                    completes,
+                    isolated,
+                    needed_label,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
+pub(crate) fn emitted_waits(
+    points: &[WaitPoint],
+    lines: &[WaitLine],
+    offset: usize,
+) -> Vec<super::EmittedWait> {
+    points
+        .iter()
+        .zip(lines)
+        .map(|(p, l)| super::EmittedWait {
+            line: (offset + p.line + 1) as u32,
+            ir: p
+                .members
+                .iter()
+                .map(|&(_, id, queue, count, node)| super::IrWait {
+                    node,
+                    id,
+                    queue,
+                    count,
+                })
+                .collect(),
+            immediate: l.immediate,
+            exact: l.exact,
+            instances: l.instances,
+            group_units: l.group_units,
+            completes: l.completes,
+            isolated: l.isolated,
+            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
+        })
+        .collect()
+}
+
+/// Replaces each `@W{g}@` placeholder with wait point g's text.
+pub(crate) fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("@W") {
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let after = rest.get(at + 2..).unwrap_or("");
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
+        match (k, after.get(digits..digits + 1)) {
+            (Some(k), Some("@")) => {
+                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
+                rest = after.get(digits + 1..).unwrap_or("");
+            }
+            _ => {
+                out.push_str("@W");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
