@@ -350,6 +350,7 @@ const ASYNCMARKS: WaitSpelling = WaitSpelling {
     instr: |n| format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})"),
     short: |n| format!("wait.asyncmark({n})"),
     comment: "; ",
+    dash: "—",
     units: "marks",
     one_sequence: "asyncmarks form one sequence per thread (seed 003)",
     sequence_of: "asyncmarks",

@@ -1,14 +1,23 @@
 //! PTX: a complete `.entry` kernel, for two generations of asynchronous copies.
 //!
 //! - sm_80: global→shared copies in async stages become `cp.async.ca.shared.global` (4 bytes per
-//!   thread and element), every commit scope one `cp.async.commit_group` (empty groups included, so
-//!   the counts are the IR's), every wait a `cp.async.wait_group N` with the peeled program's count.
+//!   thread and element), every commit scope one `cp.async.commit_group` (empty groups included).
+//!   A thread's groups form ONE sequence whatever the queue, so each per-queue wait becomes the
+//!   `cp.async.wait_group N` of the single sequence that completes exactly the groups it needs,
+//!   from the kernel's real stream (`sequence.rs`); waits of several queues at one point are one
+//!   instruction, and a note says when the sequence forces groups the IR lets stay in flight.
 //! - sm_90a: the same copies become one `cp.async.bulk` per element tile, issued by thread 0 and
 //!   tracked by one `mbarrier` per ring slot of the queue (plan in `mbarriers.rs`); a wait completes the
 //!   barriers of the groups it needs, the phase bit of each slot tracked in a register in the body
 //!   loop and known statically outside it.
+//!
+//! Shared and local buffers the loop reads are zero-filled first: the loop reads an element
+//! nothing wrote as 0, and shared and local memory start undefined.
 
 use super::mbarriers::{self, Plan, QueueState};
+use super::sequence::{
+    emitted_waits, fill_waits, translate, wait_lines, Ev, WaitPoint, WaitSpelling,
+};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::emit::EmitOptions;
@@ -62,6 +71,14 @@ struct Gen<'a> {
     notes: Vec<String>,
     hopper: Option<Hopper>,
     error: Option<String>,
+    /// sm_80: the stream of commits and waits of the single sequence of groups.
+    events: Vec<Ev>,
+    waits: usize,
+    points: Vec<WaitPoint>,
+    /// Async copies issued since the open commit scope began.
+    copies: usize,
+    /// Buffers are zero-filled first (with registers of their own).
+    zeroed: bool,
 }
 
 impl Gen<'_> {
@@ -205,6 +222,7 @@ impl Gen<'_> {
                 self.lanes * 4
             );
         } else if let (None, Some(src)) = (&self.hopper, is_async_copy(self.program, s)) {
+            self.copies += 1;
             let (g, d) = (self.address(&src), self.address(&s.assign.target));
             emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
         } else {
@@ -226,27 +244,63 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        for (at, it) in items.iter().enumerate() {
+        let mut at = 0;
+        while let Some(it) = items.get(at) {
+            at += 1;
             match it {
                 Item::Stmt(s) => self.stmt(s),
                 Item::Open(q) => {
                     if self.hopper.is_some() {
-                        let rest = items.get(at + 1..).unwrap_or(&[]);
+                        let rest = items.get(at..).unwrap_or(&[]);
                         self.hopper_open(*q, rest);
+                    } else {
+                        self.copies = 0;
                     }
                 }
                 Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
-                Item::Commit(_) => self.out.instr("cp.async.commit_group;"),
+                Item::Commit(q) => {
+                    self.out.instr("cp.async.commit_group;");
+                    // A group counts in the sequence whatever it holds; only one with a copy has
+                    // anything to complete.
+                    let group = (std::mem::take(&mut self.copies) > 0).then_some(*q);
+                    self.events.push(Ev::Unit {
+                        group,
+                        label: self.out.stmts.len() - 1,
+                    });
+                    self.events.push(Ev::Commit(*q));
+                }
                 Item::Wait {
                     queue, count, id, ..
                 } if self.hopper.is_some() => self.hopper_wait(*queue, *count, *id),
-                Item::Wait {
-                    queue, count, id, ..
-                } => {
-                    emit!(self,
-                        "cp.async.wait_group {count};  // wait #{} (queue {queue}): at most {count} groups in flight",
-                        id.map_or("-".into(), |i| i.to_string())
-                    );
+                Item::Wait { .. } => {
+                    // Waits of several queues at one point are one instruction.
+                    let mut members = Vec::new();
+                    let mut j = at - 1;
+                    while let Some(Item::Wait {
+                        queue,
+                        count,
+                        id,
+                        node,
+                    }) = items.get(j)
+                    {
+                        let k = self.waits;
+                        self.waits += 1;
+                        self.events.push(Ev::Wait {
+                            k,
+                            queue: *queue,
+                            count: *count,
+                            joined: !members.is_empty(),
+                        });
+                        members.push((k, *id, *queue, *count, *node));
+                        j += 1;
+                    }
+                    at = j;
+                    let g = self.points.len();
+                    self.points.push(WaitPoint {
+                        members,
+                        line: self.out.stmts.len(),
+                    });
+                    emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
                     self.labels += 1;
@@ -260,7 +314,13 @@ impl Gen<'_> {
                     self.out.line(format!("{head}:"));
                     emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
                     emit!(self, "@{p} bra.uni {end};");
+                    let outer = std::mem::take(&mut self.events);
                     self.items(body);
+                    let body_events = std::mem::replace(&mut self.events, outer);
+                    self.events.push(Ev::Loop {
+                        trips: u64::try_from(hi - lo).unwrap_or(0),
+                        body: body_events,
+                    });
                     self.out.instr("add.s32 %r1, %r1, 1;");
                     emit!(self, "bra.uni {head};");
                     self.out.line(format!("{end}:"));
@@ -269,6 +329,44 @@ impl Gen<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Buffers the loop reads start at 0 in the loop; shared and local memory start undefined:
+    /// each thread stores 0.0 into its value of every element first.
+    fn zero_fill(&mut self) {
+        let read = super::read_buffers(self.program, &self.flat.items);
+        if read.is_empty() {
+            return;
+        }
+        // Registers of their own (declared in the header), so the body's numbering is the same
+        // with or without the fill.
+        self.zeroed = true;
+        self.out.instr("mov.f32 %fz, 0f00000000;");
+        for b in read {
+            let name = self.name(b);
+            let n = elements(&self.flat.shapes, b);
+            let lanes = self.lanes;
+            let space = self.space(b);
+            emit!(
+                self,
+                "// `{name}` is read: the loop reads an element nothing wrote as 0, {space} memory starts undefined"
+            );
+            self.out.instr("mov.s32 %rz0, 0;");
+            self.out.line(format!("$L_zero_{name}:"));
+            if self.scope(b) == Scope::Local {
+                self.out.instr("mul.wide.s32 %rdz, %rz0, 4;");
+                emit!(self, "add.s64 %rdz, %rd_{name}, %rdz;");
+                self.out.instr("st.local.f32 [%rdz], %fz;");
+            } else {
+                emit!(self, "mad.lo.s32 %rz1, %rz0, {lanes}, %r0;");
+                self.out.instr("shl.b32 %rz1, %rz1, 2;");
+                emit!(self, "add.s32 %rz1, %r_{name}, %rz1;");
+                self.out.instr("st.shared.f32 [%rz1], %fz;");
+            }
+            self.out.instr("add.s32 %rz0, %rz0, 1;");
+            emit!(self, "setp.lt.s32 %pz, %rz0, {n};");
+            emit!(self, "@%pz bra.uni $L_zero_{name};");
         }
     }
 
@@ -654,7 +752,13 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
         notes: Vec::new(),
         hopper,
         error: None,
+        events: Vec::new(),
+        waits: 0,
+        points: Vec::new(),
+        copies: 0,
+        zeroed: false,
     };
+    g.zero_fill();
     g.items(&flat.items);
     g.drain();
     if let Some(e) = g.error.take() {
@@ -669,10 +773,29 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             ));
         }
     }
+    let translated = translate(&g.events, g.waits, u64::MAX);
+    let lines = wait_lines(&g.points, &translated, &mut g.notes, &WAIT_GROUPS);
     let head = g.header(arch, sm, shared);
-    let body = std::mem::take(&mut g.out.text);
-    kernel(head, &body, g.out, "    ret;\n}\n", g.notes)
+    let body = fill_waits(&g.out.text, &lines);
+    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
+    Emitted {
+        waits,
+        ..kernel(head, &body, g.out, "    ret;\n}\n", g.notes)
+    }
 }
+
+/// sm_80's `cp.async` groups: one sequence per thread (PTX ISA, "cp.async.wait_group": the
+/// most recent N groups of the executing thread may stay pending, every older one completes).
+const WAIT_GROUPS: WaitSpelling = WaitSpelling {
+    instr: |n| format!("cp.async.wait_group {n};"),
+    short: |n| format!("cp.async.wait_group {n}"),
+    comment: "// ",
+    dash: "-",
+    units: "groups",
+    one_sequence: "a thread's cp.async groups form one sequence (PTX ISA, cp.async.wait_group)",
+    sequence_of: "cp.async groups",
+    older: "wait_group completes every older group of the thread, of any queue",
+};
 
 /// Bytes of shared memory a block uses.
 #[derive(Clone, Copy)]
@@ -724,6 +847,12 @@ impl Gen<'_> {
         head.line(format!("    .reg .b32 %r<{}>;", self.r + 1));
         head.line(format!("    .reg .b64 %rd<{}>;", self.rd + 1));
         head.line(format!("    .reg .f32 %f<{}>;", self.f + 1));
+        if self.zeroed {
+            head.line("    .reg .b32 %rz<2>;");
+            head.line("    .reg .b64 %rdz;");
+            head.line("    .reg .f32 %fz;");
+            head.line("    .reg .pred %pz;");
+        }
         head.line("");
         head.line("    mov.u32 %r0, %tid.x;");
         for e in init {

@@ -526,6 +526,8 @@ pub(crate) struct WaitSpelling {
     pub short: fn(u64) -> String,
     /// What starts a line comment, with its space.
     pub comment: &'static str,
+    /// The dash in comments (ptxas accepts only ASCII, even in comments).
+    pub dash: &'static str,
     /// The units counted ("marks", "groups").
     pub units: &'static str,
     /// Where the single sequence comes from.
@@ -558,7 +560,7 @@ pub(crate) fn wait_lines(
     notes: &mut Vec<String>,
     spelling: &WaitSpelling,
 ) -> Vec<WaitLine> {
-    let c = spelling.comment;
+    let (c, dash) = (spelling.comment, spelling.dash);
     points
         .iter()
         .map(|p| {
@@ -599,9 +601,9 @@ pub(crate) fn wait_lines(
                 .flatten();
             let Some(n) = exact else {
                 let text = if instances == 0 {
-                    format!("{c}{names} — never runs (the body loop runs no iteration)")
+                    format!("{c}{names} {dash} never runs (the body loop runs no iteration)")
                 } else {
-                    format!("{c}{names} — nothing to wait for: every group it needs is complete already")
+                    format!("{c}{names} {dash} nothing to wait for: every group it needs is complete already")
                 };
                 return WaitLine {
                     text,
@@ -631,7 +633,7 @@ pub(crate) fn wait_lines(
                 ));
                 WaitLine {
                     text: format!(
-                        "{}  {c}{names} — also completes {extra} group(s) the IR lets stay in flight",
+                        "{}  {c}{names} {dash} also completes {extra} group(s) the IR lets stay in flight",
                         (spelling.instr)(n)
                     ),
                     immediate: Some(n),
