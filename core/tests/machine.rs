@@ -1,9 +1,9 @@
 //! The machine-level verifier on the emitted kernels (docs/execution-model.md, "Checking on the
 //! machine"): every example, every golden case and thousands of random schedules, at their own
 //! extents and at the short trip counts (extent 1, S, S + 1 for S stages; a symbolic extent bound
-//! to 0 … S + 2), executed as AMDGPU ISA (gfx942, gfx950) and AMDGPU LLVM IR must compute what the
-//! loop computes with no race; the issue's regressions keep their exact counts; and the verifier
-//! itself catches a wait raised by one or deleted.
+//! to 0 … S + 2), executed as AMDGPU ISA (gfx942, gfx950), AMDGPU LLVM IR and PTX (sm_80, sm_90a)
+//! must compute what the loop computes with no race; the issue's regressions keep their exact
+//! counts; and the verifier itself catches a wait raised by one or deleted.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,13 +17,19 @@ use stagecraft::explore::{explore, Options};
 use stagecraft::interp::RaceKind;
 use stagecraft::ir::Program;
 use stagecraft::ir::Scope;
-use stagecraft::machine::{check_with, wave_of, Contract, MachineCheck};
+use stagecraft::machine::{check_with, lanes_of, wave_of, Contract, MachineCheck};
 use stagecraft::random_loop::{random_loop, Flavor};
 use stagecraft::verify::{verify, Judgement, VerifyOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const TARGETS: [Target; 3] = [Target::Amdgpu, Target::AmdgpuGfx950, Target::AmdgpuIr];
+const TARGETS: [Target; 5] = [
+    Target::Amdgpu,
+    Target::AmdgpuGfx950,
+    Target::AmdgpuIr,
+    Target::Ptx,
+    Target::PtxSm90,
+];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -35,6 +41,8 @@ struct Loop {
     peeled: Program,
     params: BTreeMap<String, i64>,
     contract: Contract,
+    /// The contract of the PTX kernels (a block of 128 threads in warps of 32).
+    ptx_contract: Contract,
     /// Pipelined loop variable, extent text and largest stage + 1.
     var: String,
     extent: String,
@@ -94,11 +102,20 @@ fn explore_reference(source: &str, params: &BTreeMap<String, i64>) -> Result<Loo
         wave_of(Target::Amdgpu),
     )
     .map_err(|_| Skip::NoReference)?;
+    let ptx_contract = Contract::new(
+        &programs.original,
+        &peeled,
+        &programs.params,
+        lanes_of(Target::Ptx, &EmitOptions::default()),
+        wave_of(Target::Ptx),
+    )
+    .map_err(|_| Skip::NoReference)?;
     Ok(Loop {
         original: programs.original,
         peeled,
         params: programs.params,
         contract,
+        ptx_contract,
         var: info.loop_var,
         extent: info.extent_text,
         stages: info.stages + 1,
@@ -111,6 +128,16 @@ fn kernel(l: &Loop, target: Target) -> Emitted {
         panic!("{}: cannot emit: {e}", target.name());
     }
     code
+}
+
+impl Loop {
+    /// The contract the kernel of `target` runs under.
+    fn contract_for(&self, target: Target) -> &Contract {
+        match target {
+            Target::Ptx | Target::PtxSm90 => &self.ptx_contract,
+            _ => &self.contract,
+        }
+    }
 }
 
 /// Whether the kernels of this loop can be emitted at all (a guard on the loop variable inside
@@ -162,7 +189,7 @@ fn check_loop(l: &Loop, label: &str, source: &str, failures: &mut Vec<String>) -
     let mut checked = 0;
     for t in TARGETS {
         let code = kernel(l, t);
-        let m = check_with(&l.contract, &code.text, t);
+        let m = check_with(l.contract_for(t), &code.text, t);
         checked += 1;
         if !m.is_correct() {
             failures.push(format!("{label} ({}): {}\n{source}", t.name(), m.summary));
@@ -343,10 +370,10 @@ fn raise_immediate(line: &str) -> String {
 }
 
 fn raise_by(line: &str, by: u64) -> String {
-    for prefix in ["vmcnt(", "wait.asyncmark(i16 "] {
+    for prefix in ["vmcnt(", "wait.asyncmark(i16 ", "cp.async.wait_group "] {
         if let Some(at) = line.find(prefix) {
             let start = at + prefix.len();
-            let end = start + line[start..].find(')').unwrap();
+            let end = start + line[start..].find([')', ';']).unwrap();
             let v: u64 = line[start..end].parse().unwrap();
             return format!("{}{}{}", &line[..start], v + by, &line[end..]);
         }
@@ -383,6 +410,35 @@ fn the_three_iteration_loop_waits_for_exactly_what_its_epilogue_reads() {
     let code = kernel(&l, Target::AmdgpuIr);
     assert_eq!(asyncmark_waits(&code.text), vec![2, 1, 0]);
     assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
+    // sm_80: groups G0, G1 in the prologue, G2 in the body; the body's wait needs G0 (G1, G2
+    // stay), the epilogue's G1 (G2 stays), then G2.
+    let code = kernel(&l, Target::Ptx);
+    assert_eq!(wait_groups(&code.text), vec![2, 1, 0], "{}", code.text);
+    assert!(check_with(&l.ptx_contract, &code.text, Target::Ptx).is_correct());
+    let epilogue = code.waits[1].line;
+    let wrong = with_line(&code.text, epilogue, raise_immediate);
+    let m = check_with(&l.ptx_contract, &wrong, Target::Ptx);
+    assert!(!m.is_correct());
+    assert!(m.races[0]
+        .other_instruction
+        .starts_with("cp.async.ca.shared.global"));
+    assert!(
+        m.races[0].message.contains("`B[1, 0]` (ring slot 1)"),
+        "{}",
+        m.races[0].message
+    );
+    let code = kernel(&l, Target::PtxSm90);
+    assert!(check_with(&l.ptx_contract, &code.text, Target::PtxSm90).is_correct());
+}
+
+/// The `cp.async.wait_group` immediates of a kernel, in order.
+fn wait_groups(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("cp.async.wait_group ")?;
+            rest[..rest.find(';')?].parse().ok()
+        })
+        .collect()
 }
 
 #[test]
@@ -403,6 +459,18 @@ fn rfc_c_with_four_iterations_waits_for_exactly_five_instructions_before_its_epi
     }
     let code = kernel(&l, Target::AmdgpuIr);
     assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
+    // sm_80's groups are the IR's marks, one per commit: the same counts.
+    let ir = asyncmark_waits(&code.text);
+    let code = kernel(&l, Target::Ptx);
+    assert_eq!(wait_groups(&code.text), ir, "{}", code.text);
+    assert_eq!(ir, vec![5, 4, 2, 0]);
+    assert!(check_with(&l.ptx_contract, &code.text, Target::Ptx).is_correct());
+    for w in code.waits.iter().filter(|w| w.immediate.is_some()) {
+        let wrong = with_line(&code.text, w.line, raise_immediate);
+        assert!(!check_with(&l.ptx_contract, &wrong, Target::Ptx).is_correct());
+    }
+    let code = kernel(&l, Target::PtxSm90);
+    assert!(check_with(&l.ptx_contract, &code.text, Target::PtxSm90).is_correct());
 }
 
 #[test]
@@ -412,7 +480,7 @@ fn a_symbolic_extent_bound_below_the_stages_runs_its_kernel_exactly() {
         let l = explore_loop(&source, &BTreeMap::from([("N".to_string(), n)])).unwrap();
         for t in TARGETS {
             let code = kernel(&l, t);
-            let m = check_with(&l.contract, &code.text, t);
+            let m = check_with(l.contract_for(t), &code.text, t);
             assert!(m.is_correct(), "N = {n}, {}: {}", t.name(), m.summary);
         }
     }
@@ -507,6 +575,33 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
         .line;
     let raised = with_line(&code.text, line, raise_immediate);
     assert!(!check_with(&l.contract, &raised, Target::AmdgpuIr).is_correct());
+    // sm_80: a thread's cp.async groups are one sequence too — the same groups in the same
+    // order, so the same count: wait_group 4 (nested per-queue waits were wait_group 3; 2).
+    let code = kernel(&l, Target::Ptx);
+    let body_line = code
+        .text
+        .lines()
+        .skip_while(|s| !s.starts_with("$L_body"))
+        .find(|s| s.contains("cp.async.wait_group"))
+        .unwrap();
+    assert!(body_line.contains("cp.async.wait_group 4;"), "{body_line}");
+    assert!(
+        body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
+        "{body_line}"
+    );
+    assert!(code
+        .notes
+        .iter()
+        .any(|n| n.contains("also completes 1 group(s) that the IR lets stay in flight")));
+    assert!(check_with(&l.ptx_contract, &code.text, Target::Ptx).is_correct());
+    let line = code
+        .waits
+        .iter()
+        .find(|w| w.ir.len() == 2 && w.instances > 1)
+        .unwrap()
+        .line;
+    let raised = with_line(&code.text, line, raise_immediate);
+    assert!(!check_with(&l.ptx_contract, &raised, Target::Ptx).is_correct());
 }
 
 // ------------------------------------------------------------------ mutations of the verifier
@@ -715,7 +810,7 @@ fn needs_on(shaped: &Shaped, l: &Loop, node: usize, by: i64, target: Target) -> 
         },
     );
     let copies = &shaped.copies;
-    let isa = target != Target::AmdgpuIr;
+    let isa = matches!(target, Target::Amdgpu | Target::AmdgpuGfx950);
     // Only kernel arguments are outputs on the machine (shared memory is gone at the end).
     let differs = stagecraft::verify::compare(&shaped.reference, &run)
         .iter()
@@ -811,6 +906,7 @@ struct Mutations {
     raised_by_one: usize,
     deleted: usize,
     marks_deleted: usize,
+    mbarrier_waits: usize,
     missed: Vec<String>,
 }
 
@@ -818,9 +914,18 @@ fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
     let isa = shaped(l, Target::Amdgpu);
     let ir = shaped(l, Target::AmdgpuIr);
     for t in TARGETS {
-        let judged = if t == Target::AmdgpuIr { &ir } else { &isa };
+        // sm_80's cp.async groups are ordered with nothing, like the IR's asyncmarks: one
+        // sequence of groups per thread, a copy in flight until its group completes.
+        let judged = match t {
+            Target::AmdgpuIr | Target::Ptx => &ir,
+            Target::PtxSm90 => {
+                mutate_mbarrier_waits(l, label, m);
+                continue;
+            }
+            _ => &isa,
+        };
         let code = kernel(l, t);
-        let run = |text: &str| -> MachineCheck { check_with(&l.contract, text, t) };
+        let run = |text: &str| -> MachineCheck { check_with(l.contract_for(t), text, t) };
         if !run(&code.text).is_correct() {
             m.missed.push(format!(
                 "{label} ({}): the kernel itself is wrong",
@@ -835,7 +940,9 @@ fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
                 let by = w.group_units.unwrap_or(1);
                 m.raised += 1;
                 m.raised_by_one += usize::from(by == 1);
-                if w.immediate.unwrap_or(0) + by > 63 && t != Target::AmdgpuIr {
+                if w.immediate.unwrap_or(0) + by > 63
+                    && matches!(t, Target::Amdgpu | Target::AmdgpuGfx950)
+                {
                     continue;
                 }
                 if run(&with_line(&code.text, w.line, |s| raise_by(s, by))).is_correct() {
@@ -857,8 +964,8 @@ fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
                 }
             }
         }
-        if t == Target::AmdgpuIr {
-            // An asyncmark closes a group. Deleted, the group's copies join the next group, so a
+        if matches!(t, Target::AmdgpuIr | Target::Ptx) {
+            // An asyncmark (a commit_group) closes a group. Deleted, the group's copies join the next group, so a
             // tight wait that counts the marks after this one keeps the copies in flight where
             // raising it by one would: caught. (Marks no tight wait counts from are not
             // claimed.)
@@ -872,7 +979,11 @@ fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
             marks.dedup();
             for line in marks {
                 let text = code.text.lines().nth(line as usize - 1).unwrap_or("");
-                assert!(text.contains("@llvm.amdgcn.asyncmark()"), "{text}");
+                assert!(
+                    text.contains("@llvm.amdgcn.asyncmark()")
+                        || text.contains("cp.async.commit_group"),
+                    "{text}"
+                );
                 m.marks_deleted += 1;
                 if run(&with_line(&code.text, line, |_| String::new())).is_correct() {
                     m.missed.push(format!(
@@ -885,6 +996,42 @@ fn mutate(l: &Loop, label: &str, m: &mut Mutations) {
     }
 }
 
+/// sm_90a: every mbarrier wait of the kernel made to succeed at once (the try_wait replaced by a
+/// predicate set true) is caught — its phase's bulk copies are read, overwritten or left in
+/// flight at the end while they may still land.
+fn mutate_mbarrier_waits(l: &Loop, label: &str, m: &mut Mutations) {
+    let t = Target::PtxSm90;
+    let code = kernel(l, t);
+    let run = |text: &str| -> MachineCheck { check_with(l.contract_for(t), text, t) };
+    if !run(&code.text).is_correct() {
+        m.missed.push(format!(
+            "{label} ({}): the kernel itself is wrong",
+            t.name()
+        ));
+        return;
+    }
+    for (i, line) in code.text.lines().enumerate() {
+        let Some(rest) = line
+            .trim()
+            .strip_prefix("mbarrier.try_wait.parity.shared::cta.b64 ")
+        else {
+            continue;
+        };
+        let p = rest.split(',').next().unwrap().trim();
+        m.mbarrier_waits += 1;
+        let mutated = with_line(&code.text, i as u32 + 1, |_| {
+            format!("    setp.eq.s32 {p}, 0, 0;")
+        });
+        if run(&mutated).is_correct() {
+            m.missed.push(format!(
+                "{label} ({}): the mbarrier wait at line {} made to succeed at once is not caught",
+                t.name(),
+                i + 1
+            ));
+        }
+    }
+}
+
 #[test]
 fn raising_a_tight_wait_by_one_or_deleting_a_needed_one_is_caught() {
     let mut m = Mutations {
@@ -892,6 +1039,7 @@ fn raising_a_tight_wait_by_one_or_deleting_a_needed_one_is_caught() {
         raised_by_one: 0,
         deleted: 0,
         marks_deleted: 0,
+        mbarrier_waits: 0,
         missed: Vec::new(),
     };
     let mut sources: Vec<(String, String)> = example_files()
@@ -922,8 +1070,8 @@ fn raising_a_tight_wait_by_one_or_deleting_a_needed_one_is_caught() {
         }
     }
     eprintln!(
-        "{} tight waits raised ({} by one instruction or mark), {} needed waits deleted, {} asyncmarks deleted",
-        m.raised, m.raised_by_one, m.deleted, m.marks_deleted
+        "{} tight waits raised ({} by one instruction or mark), {} needed waits deleted, {} asyncmarks and commit groups deleted, {} mbarrier waits skipped",
+        m.raised, m.raised_by_one, m.deleted, m.marks_deleted, m.mbarrier_waits
     );
     assert!(
         m.missed.is_empty(),
@@ -937,6 +1085,7 @@ fn raising_a_tight_wait_by_one_or_deleting_a_needed_one_is_caught() {
             .join("\n")
     );
     assert!(m.raised >= 500 && m.deleted >= 500 && m.marks_deleted >= 100);
+    assert!(m.mbarrier_waits >= 100);
 }
 
 /// Several waves: 128 and 256 threads per workgroup (2 and 4 waves of 64), each wave its own LDS
@@ -1149,11 +1298,11 @@ fn mutated_kernels_get_a_verdict_and_never_panic() {
                     }
                 }
                 let mutated = m.join("\n") + "\n";
-                let check = check_with(&l.contract, &mutated, t);
+                let check = check_with(l.contract_for(t), &mutated, t);
                 assert!(!check.summary.is_empty());
                 verdicts += 1;
             }
         }
     }
-    assert_eq!(verdicts, 3 * 3 * 150);
+    assert_eq!(verdicts, 3 * TARGETS.len() * 150);
 }

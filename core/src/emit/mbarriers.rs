@@ -286,6 +286,18 @@ fn plan_events(pre_ev: &[Ev], body_ev: &[Ev], trip: i64, post_ev: &[Ev], sites: 
     let after_loop = iteration_entry(&before_loop, body_ev, &keep, trip);
     sim.state = after_loop.clone();
     sim.run(post_ev);
+    // A body loop that runs no iteration still names its queues' barriers and registers: one
+    // slot each, so the kernel declares them (found by the machine verifier: `%cq0` undeclared
+    // with a symbolic extent bound to 0).
+    for e in body_ev {
+        if let Ev::Open {
+            queue,
+            barrier: true,
+        } = *e
+        {
+            sim.slots.entry(queue).or_insert(1);
+        }
+    }
     Plan {
         slots: sim.slots,
         keep,
