@@ -2,7 +2,7 @@
 //! error, and the exit code (0 valid, 1 invalid input, 2 a usage mistake, 3 a program that is
 //! invalid, races or differs).
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -762,7 +762,16 @@ impl Machine<'_> {
 
     /// Groups holding writes still in flight at the end: one invalid problem per commit scope.
     fn never_awaited(&mut self) {
-        let mut left: Vec<(Span, i64, u64, Option<(StmtId, Option<i64>)>, usize)> = Vec::new();
+        /// The groups one commit scope left in flight: its queue, the first group's number and
+        /// member, and how many.
+        struct Left {
+            span: Span,
+            queue: i64,
+            seq: u64,
+            first: Option<(StmtId, Option<i64>)>,
+            n: usize,
+        }
+        let mut left: Vec<Left> = Vec::new();
         for &g in self.in_flight.iter().flatten() {
             let Some(x) = self.groups.get(g) else {
                 continue;
@@ -771,12 +780,25 @@ impl Machine<'_> {
             if x.done || x.writes.is_empty() {
                 continue;
             }
-            match left.iter_mut().find(|e| e.0 == x.span) {
-                Some(e) => e.4 += 1,
-                None => left.push((x.span, x.queue, x.seq, x.members.first().copied(), 1)),
+            match left.iter_mut().find(|e| e.span == x.span) {
+                Some(e) => e.n += 1,
+                None => left.push(Left {
+                    span: x.span,
+                    queue: x.queue,
+                    seq: x.seq,
+                    first: x.members.first().copied(),
+                    n: 1,
+                }),
             }
         }
-        for (span, queue, seq, first, n) in left {
+        for Left {
+            span,
+            queue,
+            seq,
+            first,
+            n,
+        } in left
+        {
             self.invalid(Invalid::NeverAwaited, span, |_| {
                 let what = first.map_or(String::new(), |(s, j)| {
                     format!(

@@ -134,7 +134,7 @@ pub fn Panes() -> impl IntoView {
             // otherwise, and the panes below would jump each time.
             let said = said(ctx, slow);
             for (_, n) in said.iter().filter(|(about, _)| about.is_none()) {
-                h.raw("<li>").text(&n).raw("</li>");
+                h.raw("<li>").text(n).raw("</li>");
             }
             h.raw("</ul>");
             h.finish()

@@ -432,7 +432,7 @@ mod tests {
         assert!(html.contains("class=\"verdict invalid\""), "{html}");
         let (line, _) = line_col(&hand, last);
         assert!(
-            html.contains(&format!("<li class=\"error\" data-span=")),
+            html.contains("<li class=\"error\" data-span="),
             "{html}"
         );
         assert!(html.contains(&format!("<span class=\"where\">{line}:")), "{html}");
