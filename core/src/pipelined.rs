@@ -7,7 +7,8 @@ use crate::ir::*;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
 use crate::simplify::{
-    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute_cond, sum, Substitution,
+    modulo, offset, simplify, simplify_cmp, simplify_cond, substitute, substitute_cond, sum,
+    Substitution,
 };
 use crate::sync::{PlanUnit, StepPlan, StepTime, SyncPlan};
 use serde::{Deserialize, Serialize};
@@ -97,25 +98,7 @@ pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> P
             }
             (written.body, written.steps)
         }
-        (Extent::Symbolic(_), Form::Rolled) => {
-            let start = p.epilogue_start();
-            let end = offset(&start, s);
-            let body = match sync.epilogue.first() {
-                Some(plan) if s > 0 => {
-                    let body = b.step_nodes(plan, &IExpr::Var(b.var));
-                    // (step_nodes guards a symbolic epilogue step with `t − s < E` only.)
-                    vec![Node::For {
-                        var: b.var,
-                        lo: start,
-                        hi: end,
-                        body,
-                        span: p.sched.span,
-                    }]
-                }
-                _ => Vec::new(),
-            };
-            (body, Vec::new())
-        }
+        (Extent::Symbolic(_), Form::Rolled) => (b.rolled_symbolic_epilogue(), Vec::new()),
     };
     for (id, q) in &sync.drains {
         epilogue.push(Node::Wait {
@@ -356,6 +339,33 @@ impl Builder<'_> {
         }
     }
 
+    /// The waits placed before `unit` as nodes of their own (nested, the innermost empty), or
+    /// `None` when there are none.
+    fn waits_alone(&self, unit: usize, waits: Waits) -> Option<Node> {
+        let span = self
+            .p
+            .sched
+            .units
+            .get(unit)
+            .map_or(self.p.sched.span, |u| u.span);
+        let all: Vec<(u32, i64, IExpr)> = match waits {
+            Waits::Plan(w) => w
+                .iter()
+                .map(|&(id, q, c)| (id, q, IExpr::Const(c)))
+                .collect(),
+            Waits::Rolled(w) => w.to_vec(),
+        };
+        all.into_iter().rev().fold(None, |body, (id, queue, count)| {
+            Some(Node::Wait {
+                queue,
+                count,
+                body: body.into_iter().collect(),
+                wait: Some(id),
+                span,
+            })
+        })
+    }
+
     fn guarded(&self, cond: Option<Cond>, node: Node) -> Node {
         match cond {
             Some(cond) => Node::If {
@@ -416,12 +426,14 @@ impl Builder<'_> {
                             span: self.p.sched.span,
                         };
                         let (outside, inside) = guards(u).split();
-                        let n = self.guarded(inside, scope);
                         if k == i {
-                            first_outside = Some(outside);
-                            inner.push(n);
+                            inner.push(self.guarded(inside.clone(), scope));
+                            first_outside = Some((outside, inside));
                         } else {
-                            inner.push(self.wrap_waits_on(u, other.waits(), n, &|q| q != gr.queue));
+                            // Waits on other queues run where the statement does (inside its
+                            // guard); those on the group's own queue go before the commit scope.
+                            let n = self.wrap_waits_on(u, other.waits(), scope, &|q| q != gr.queue);
+                            inner.push(self.guarded(inside, n));
                             hoisted.push((u, other.waits()));
                         }
                         k += 1;
@@ -434,16 +446,35 @@ impl Builder<'_> {
                     let commit = hoisted.into_iter().rev().fold(commit, |body, (u, w)| {
                         self.wrap_waits_on(u, w, body, &|q| q == gr.queue)
                     });
-                    let node = self.wrap_waits(unit, item.waits(), commit);
-                    let outside = first_outside.unwrap_or_else(|| guards(unit).split().0);
-                    out.push(self.guarded(outside, node));
+                    let (outside, inside) = first_outside.unwrap_or_else(|| guards(unit).split());
+                    match (inside, self.waits_alone(unit, item.waits())) {
+                        // The group is committed (possibly empty) whatever the guard says, but
+                        // its waits serve the statement only: they run where it does, before the
+                        // commit scope opens.
+                        (Some(inside), Some(waits)) => {
+                            let waits = self.guarded(Some(inside), waits);
+                            match outside {
+                                Some(cond) => out.push(Node::If {
+                                    cond,
+                                    body: vec![waits, commit],
+                                    span: self.p.sched.span,
+                                }),
+                                None => out.extend([waits, commit]),
+                            }
+                        }
+                        _ => {
+                            let node = self.wrap_waits(unit, item.waits(), commit);
+                            out.push(self.guarded(outside, node));
+                        }
+                    }
                     i = k.max(i + 1);
                 }
                 None => {
                     if let Some(node) = self.unit_node(unit, t) {
                         let (outside, inside) = guards(unit).split();
-                        let node = self.guarded(inside, node);
+                        // A wait runs only where its statement does (inside its guard).
                         let node = self.wrap_waits(unit, item.waits(), node);
+                        let node = self.guarded(inside, node);
                         out.push(self.guarded(outside, node));
                     }
                     i += 1;
@@ -471,6 +502,92 @@ impl Builder<'_> {
             written.push(self.step_nodes(plan, &IExpr::Const(step_of(plan))));
         }
         (written.body, written.steps)
+    }
+
+    /// The epilogue of a symbolic extent as one loop over its steps `i` in [max(E, S), max(E, S) + S):
+    /// a unit of stage s is kept while `i − s < E` can hold (step k = i − max(E, S) < s), its
+    /// commit (if any) while statically present (`i < max(E, S) + s`), and each wait's count is
+    /// the plan's count at step k written as an expression of `i`.
+    fn rolled_symbolic_epilogue(&self) -> Vec<Node> {
+        let plans = &self.sync.epilogue;
+        let s_max = self.p.stages();
+        if s_max <= 0 || plans.iter().all(|pl| pl.items.is_empty()) {
+            return Vec::new();
+        }
+        let start = self.p.epilogue_start();
+        let k_of = |pl: &StepPlan| match pl.time {
+            StepTime::Uniform {
+                epilogue_offset: Some(k),
+            } => k,
+            _ => 0,
+        };
+        let var = IExpr::Var(self.var);
+        // k = i − max(E, S), to write a count of the step offset as one of the step.
+        let k_expr = simplify(&IExpr::bin(IOp::Sub, var.clone(), start.clone()));
+        let units: Vec<(usize, usize)> = self
+            .p
+            .step_order
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(order, _)| plans.iter().any(|pl| item_at(pl, order).is_some()))
+            .collect();
+        let items: Vec<RolledUnit> = units
+            .iter()
+            .map(|&(order, pos)| {
+                let mut sites: Vec<(u32, i64)> = Vec::new();
+                for (_, it) in plans.iter().filter_map(|pl| item_at(pl, order)) {
+                    for (id, q, _) in &it.waits {
+                        if !sites.contains(&(*id, *q)) {
+                            sites.push((*id, *q));
+                        }
+                    }
+                }
+                let waits = sites
+                    .into_iter()
+                    .map(|(id, q)| {
+                        // A step whose need an earlier wait already covers takes any count: the
+                        // group it needs is complete whatever it is.
+                        let values: Vec<(i64, i64)> = plans
+                            .iter()
+                            .filter_map(|pl| {
+                                let (_, it) = item_at(pl, order)?;
+                                let c = it.waits.iter().find(|w| w.0 == id)?.2;
+                                Some((k_of(pl), c))
+                            })
+                            .collect();
+                        let by_k = count_expr(&values, self.var);
+                        let count = simplify(&substitute(&by_k, self.var, &k_expr));
+                        (id, q, count)
+                    })
+                    .collect();
+                (pos, waits)
+            })
+            .collect();
+        let guards = |unit: usize| {
+            let s = self.stage(unit);
+            let dynamic = match self.guard(unit, &var, false) {
+                Guard::Inside(c) | Guard::Both(_, c) => Some(c),
+                _ => None,
+            };
+            let commits = self.group(unit).is_some();
+            match dynamic {
+                Some(d) if commits && s < s_max => Guard::Both(
+                    simplify_cmp(CmpOp::Lt, &var, &offset(&start, s)),
+                    d,
+                ),
+                Some(d) => Guard::Inside(d),
+                None => Guard::None,
+            }
+        };
+        let body = self.emit(&items, &var, &guards);
+        vec![Node::For {
+            var: self.var,
+            lo: start.clone(),
+            hi: offset(&start, s_max),
+            body,
+            span: self.p.sched.span,
+        }]
     }
 
     fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {

@@ -151,6 +151,15 @@ fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -
     let t = step_number(time);
     let (full_steps, active) = match (extent, time) {
         (Some(e), StepTime::Const(_)) => ((t - q).clamp(0, e), (0..e).contains(&(t - q))),
+        // A symbolic epilogue's step k (at max(E, S) + k) keeps only the units of stages above
+        // k, so queue q stops committing at step k = q: its last group is the one of iteration
+        // max(E, S) − 1.
+        (
+            None,
+            StepTime::Uniform {
+                epilogue_offset: Some(k),
+            },
+        ) => (T_REP + k.min(q) - q, k < q),
         _ => ((t - q).max(0), t >= q),
     };
     g * full_steps + if active { closed } else { 0 }
@@ -215,6 +224,7 @@ pub fn derive(
         diags,
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
+        facts: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();
@@ -471,6 +481,7 @@ impl Planner<'_> {
                 // The epilogue may follow the body or (for a short extent) the prologue: assume
                 // nothing.
                 let mut covered: Vec<i64> = vec![i64::MIN / 4; self.queues.len()];
+                self.facts.clear();
                 for k in 0..s_max {
                     let (plan, out) = self.plan(
                         StepTime::Uniform {
@@ -501,10 +512,17 @@ impl Planner<'_> {
             .iter()
             .zip(self.gs)
             .zip(covered)
-            .filter(|((_, &g), &c)| match extent {
+            .enumerate()
+            .filter(|&(qi, ((_, &g), &c))| match extent {
                 Some(e) => c < g * e - 1,
-                None => true,
+                // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
+                // that very iteration: that wait runs whenever the iteration exists, and for
+                // every E the newest nonempty group is forced the same way (docs/synchronization.md).
+                None => !self.facts.iter().any(|&(fq, fg, fj)| {
+                    fq == qi && fg >= g * T_REP - 1 && fj <= T_REP - 1
+                }),
             })
+            .map(|(_, x)| x)
             .map(|((&q, _), _)| q)
             .collect();
         let writes_global = |q: i64| {
@@ -616,6 +634,9 @@ struct Planner<'a> {
     /// The id of the site before each unit, by section (as a number), unit and queue, sorted:
     /// looked up for every wait of every step.
     site_ids: Vec<((u8, usize, i64), u32)>,
+    /// Under a symbolic extent, the waits placed in the prologue or epilogue so far, each inside
+    /// its consumer's guard: (queue index, newest group forced, consumer iteration).
+    facts: Vec<(usize, i64, i64)>,
 }
 
 impl Planner<'_> {
@@ -643,6 +664,14 @@ impl Planner<'_> {
 
     fn unit_present(&self, stage: i64, t: i64, uniform: bool, time: StepTime) -> bool {
         match (time, self.extent) {
+            // At step max(E, S) + k a unit of stage s runs iteration max(E, S) + k − s, which is
+            // at least E (statically dead) unless k < s.
+            (
+                StepTime::Uniform {
+                    epilogue_offset: Some(k),
+                },
+                _,
+            ) => k < stage,
             (StepTime::Uniform { .. }, _) => true,
             (StepTime::Const(_), Some(e)) if !uniform => (0..e).contains(&(t - stage)),
             _ => t >= stage,
@@ -676,6 +705,7 @@ impl Planner<'_> {
         mut covered: Vec<i64>,
     ) -> (StepPlan, Vec<i64>) {
         let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
+        let guarded = self.extent.is_none() && time != BODY;
         let t = step_number(time);
         let queues = self.queues;
         let mut items = Vec::with_capacity(self.p.step_order.len());
@@ -730,7 +760,17 @@ impl Planner<'_> {
                 let Some(group) = newest else {
                     continue;
                 };
-                if covered.get(qi).is_some_and(|&c| c >= group) {
+                // A guarded wait (symbolic prologue and epilogue) runs only when its consumer's
+                // iteration is below E: it covers a later consumer only if that one's iteration is
+                // not below its own, or it may not have run.
+                let known = if guarded {
+                    self.facts
+                        .iter()
+                        .any(|&(fq, fg, fj)| fq == qi && fg >= group && fj <= j)
+                } else {
+                    covered.get(qi).is_some_and(|&c| c >= group)
+                };
+                if known {
                     continue;
                 }
                 let c = self.committed(qi, time, idx);
@@ -749,7 +789,10 @@ impl Planner<'_> {
                     continue;
                 }
                 if let Some(c) = covered.get_mut(qi) {
-                    *c = group;
+                    *c = (*c).max(group);
+                }
+                if guarded {
+                    self.facts.push((qi, group, j));
                 }
                 let id = self.site(section, pos, q);
                 let instance = self.instance(
@@ -855,6 +898,15 @@ impl Planner<'_> {
         let g = self.g(q);
         let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
             _ if !self.explain => String::new(),
+            (true, Some(n)) if matches!(time, StepTime::Uniform { epilogue_offset: Some(_) }) => {
+                let sc = u.map_or(0, |u| u.stage);
+                let k = t - T_REP;
+                let this_step = committed - g * (T_REP + k.min(q) - q);
+                format!(
+                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
+                    k.min(q), n.distance, n.slot
+                )
+            }
             (true, Some(n)) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let before = committed - g * (t - q);

@@ -1,4 +1,4 @@
-# A symbolic extent keeps predicates; every step commits its groups, so counts do not depend on N.
+# A symbolic extent keeps predicates; the epilogue drops what is dead for every N, so every count is exact at every N.
 B = alloc([1])
 for i in range(N):
     B[0] = A[i] + 1
