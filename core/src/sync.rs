@@ -225,6 +225,7 @@ pub fn derive(
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
         facts: Vec::new(),
+        entry: Entry::default(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();
@@ -455,7 +456,10 @@ impl Planner<'_> {
         // The last body step ends where the epilogue begins.
         let covered = match extent {
             Some(e) => shift(&out, e - 1 - T_REP),
-            None => covered,
+            None => {
+                self.entry.after_body = Some(shift(&out, -1));
+                covered
+            }
         };
         (Some(plan), covered)
     }
@@ -481,6 +485,16 @@ impl Planner<'_> {
                 // The epilogue may follow the body or (for a short extent) the prologue: assume
                 // nothing.
                 let mut covered: Vec<i64> = vec![i64::MIN / 4; self.queues.len()];
+                let by = T_REP - s_max;
+                self.entry.stages = s_max;
+                self.entry.prologue = self
+                    .facts
+                    .iter()
+                    .map(|&(qi, group, j)| {
+                        let g = self.gs.get(qi).copied().unwrap_or(0);
+                        (qi, group + g * by, j + by)
+                    })
+                    .collect();
                 self.facts.clear();
                 for k in 0..s_max {
                     let (plan, out) = self.plan(
@@ -637,6 +651,40 @@ struct Planner<'a> {
     /// Under a symbolic extent, the waits placed in the prologue or epilogue so far, each inside
     /// its consumer's guard: (queue index, newest group forced, consumer iteration).
     facts: Vec<(usize, i64, i64)>,
+    /// What a symbolic epilogue knows complete when it begins, after the body or the prologue.
+    entry: Entry,
+}
+
+/// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
+/// `T_REP`): after the body (E > S) what its last step leaves complete; after the prologue (E ≤ S,
+/// E′ = S) the groups of negative iterations (there are none) and what the prologue's waits force,
+/// each of which ran only if its consumer's iteration is below E.
+#[derive(Default)]
+struct Entry {
+    /// Per queue, the newest group the last body step leaves complete; `None` without a body.
+    after_body: Option<Vec<i64>>,
+    /// The prologue's waits (queue index, newest group forced, consumer iteration), renumbered
+    /// as if E′ = S were `T_REP`.
+    prologue: Vec<(usize, i64, i64)>,
+    stages: i64,
+}
+
+impl Entry {
+    /// Group `group` of queue `qi` (g per step) is complete before a consumer of iteration `j`
+    /// of the epilogue, whichever section came before it.
+    fn known(&self, qi: usize, g: i64, group: i64, j: i64) -> bool {
+        let after_body = self
+            .after_body
+            .as_ref()
+            .and_then(|c| c.get(qi))
+            .is_some_and(|&c| c >= group);
+        let after_prologue = group < g * (T_REP - self.stages)
+            || self
+                .prologue
+                .iter()
+                .any(|&(fq, fg, fj)| fq == qi && fg >= group && fj <= j);
+        after_body && after_prologue
+    }
 }
 
 impl Planner<'_> {
@@ -767,6 +815,9 @@ impl Planner<'_> {
                     self.facts
                         .iter()
                         .any(|&(fq, fg, fj)| fq == qi && fg >= group && fj <= j)
+                        || (time != BODY
+                            && matches!(time, StepTime::Uniform { .. })
+                            && self.entry.known(qi, g, group, j))
                 } else {
                     covered.get(qi).is_some_and(|&c| c >= group)
                 };
