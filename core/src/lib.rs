@@ -30,5 +30,6 @@ pub mod tir;
 pub mod tokens;
 pub mod tvm;
 pub mod verify;
+pub mod verify_extents;
 pub mod versions;
 pub mod workloads;

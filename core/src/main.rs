@@ -302,7 +302,8 @@ fn check_machine(
             ),
         ),
     };
-    let Some(v) = verify_text(&checked, &text, programs, true) else {
+    let stages = ex.pipeline.as_ref().map_or(1, |i| i.stages + 1);
+    let Some(v) = verify_text(&checked, &text, programs, true, stages) else {
         return Ok(ExitCode::from(1));
     };
     if v.verdict == stagecraft::verify::Verdict::Invalid {
@@ -582,7 +583,8 @@ fn check_command(rest: &[String]) -> Result<ExitCode, String> {
         }
         Some(path) => (read_source(path)?, path.clone()),
     };
-    let Some(v) = verify_text(&name, &text, programs, false) else {
+    let stages = ex.pipeline.as_ref().map_or(1, |i| i.stages + 1);
+    let Some(v) = verify_text(&name, &text, programs, false, stages) else {
         return Ok(ExitCode::from(1));
     };
     if a.emit == Emit::Json {
@@ -610,6 +612,7 @@ fn verify_text(
     text: &str,
     programs: &stagecraft::explore::Programs,
     for_target: bool,
+    stages: i64,
 ) -> Option<stagecraft::verify::Verification> {
     let defaults = stagecraft::verify::VerifyOptions::default();
     let vopts = stagecraft::verify::VerifyOptions {
@@ -619,7 +622,8 @@ fn verify_text(
         random_runs: if for_target { 0 } else { defaults.random_runs },
         ..defaults
     };
-    let check = stagecraft::explore::check_pipelined_program_with(&programs.original, text, &vopts);
+    let check =
+        stagecraft::explore::check_pipelined_program_with(&programs.original, text, &vopts, stages);
     for d in &check.diagnostics {
         eprint!("{}", d.render(name, text));
     }
@@ -660,8 +664,24 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
     }
     for w in &v.waits {
         let (line, _) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
+        let at = |ns: &[i64], what: &str| {
+            let ns: Vec<String> = ns.iter().map(i64::to_string).collect();
+            (!ns.is_empty()).then(|| format!("{what} at N = {}", ns.join(", ")))
+        };
+        let per_n: Vec<String> = [
+            at(&w.not_executed_at, "not executed"),
+            at(&w.forces_nothing_at, "nothing in flight to complete"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let not_executed = if per_n.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", per_n.join("; "))
+        };
         outln!(
-            "  wait on queue {} (line {line}, {} instance(s)): {:?}",
+            "  wait on queue {} (line {line}, {} instance(s)): {:?}{not_executed}",
             w.queue,
             w.instances,
             w.judgement

@@ -355,15 +355,17 @@ impl Builder<'_> {
                 .collect(),
             Waits::Rolled(w) => w.to_vec(),
         };
-        all.into_iter().rev().fold(None, |body, (id, queue, count)| {
-            Some(Node::Wait {
-                queue,
-                count,
-                body: body.into_iter().collect(),
-                wait: Some(id),
-                span,
+        all.into_iter()
+            .rev()
+            .fold(None, |body, (id, queue, count)| {
+                Some(Node::Wait {
+                    queue,
+                    count,
+                    body: body.into_iter().collect(),
+                    wait: Some(id),
+                    span,
+                })
             })
-        })
     }
 
     fn guarded(&self, cond: Option<Cond>, node: Node) -> Node {
@@ -572,10 +574,9 @@ impl Builder<'_> {
             };
             let commits = self.group(unit).is_some();
             match dynamic {
-                Some(d) if commits && s < s_max => Guard::Both(
-                    simplify_cmp(CmpOp::Lt, &var, &offset(&start, s)),
-                    d,
-                ),
+                Some(d) if commits && s < s_max => {
+                    Guard::Both(simplify_cmp(CmpOp::Lt, &var, &offset(&start, s)), d)
+                }
                 Some(d) => Guard::Inside(d),
                 None => Guard::None,
             }

@@ -532,9 +532,10 @@ impl Planner<'_> {
                 // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
                 // that very iteration: that wait runs whenever the iteration exists, and for
                 // every E the newest nonempty group is forced the same way (docs/synchronization.md).
-                None => !self.facts.iter().any(|&(fq, fg, fj)| {
-                    fq == qi && fg >= g * T_REP - 1 && fj <= T_REP - 1
-                }),
+                None => !self
+                    .facts
+                    .iter()
+                    .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj <= T_REP - 1),
             })
             .map(|(_, x)| x)
             .map(|((&q, _), _)| q)

@@ -90,6 +90,15 @@ pub struct WaitVerdict {
     pub judgement: Judgement,
     pub instances: u64,
     pub max_in_flight: u64,
+    /// Instances that completed at least one group.
+    #[serde(default)]
+    pub forcing_instances: u64,
+    /// The values of a symbolic extent at which it did not run (`verify_extents`).
+    #[serde(default)]
+    pub not_executed_at: Vec<i64>,
+    /// The values of a symbolic extent at which it ran but had nothing to complete (`verify_extents`).
+    #[serde(default)]
+    pub forces_nothing_at: Vec<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -369,6 +378,9 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
             judgement,
             instances: st.instances,
             max_in_flight: st.max_in_flight,
+            forcing_instances: st.forcing_instances,
+            not_executed_at: Vec::new(),
+            forces_nothing_at: Vec::new(),
         });
     }
     over_budget

@@ -219,7 +219,8 @@ pub fn explore(source: &str, options: &Options) -> Exploration {
 }
 
 /// The verification of an exploration made with `Options::defer_runs`: the interpreter runs the
-/// source loop and the pipelined program and judges the waits, as `explore` does without deferral
+/// source loop and the pipelined program and judges the waits (a symbolic extent at several N,
+/// `verify_extents`), as `explore` does without deferral
 /// (the same value). `None` when there is no program or `Options::verify` was off. The options
 /// are those the exploration kept, so a later call cannot disagree with the rest of it.
 pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
@@ -229,8 +230,10 @@ pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
         ..Default::default()
     };
     let pipelined = p.pipelined()?;
+    // A symbolic extent is judged at every short N and a large one (verify_extents).
+    let stages = ex.pipeline.as_ref().map_or(1, |i| i.stages + 1);
     p.verify
-        .then(|| crate::verify::verify(&p.original, pipelined, &options))
+        .then(|| crate::verify_extents::verify_extents(&p.original, pipelined, &options, stages))
 }
 
 /// The timeline of an exploration made with `Options::defer_runs`, simulated under the cost model
@@ -426,15 +429,19 @@ pub fn check_pipelined_program(
         params: params.clone(),
         ..Default::default()
     };
-    check_pipelined_program_with(original, pipelined, &options)
+    // Without a schedule the stages are unknown: a symbolic extent is judged at N = 0 … 3 and a
+    // large N.
+    check_pipelined_program_with(original, pipelined, &options, 1)
 }
 
 /// `check_pipelined_program` verified with `options` (the CLI's `check --emit` verifies strictly,
-/// as for a target: `VerifyOptions::immediate_counts`).
+/// as for a target: `VerifyOptions::immediate_counts`) for a loop of `stages` stages (the largest
+/// stage + 1): a symbolic extent is judged at N = 0 … stages + 2 and a large N (`verify_extents`).
 pub fn check_pipelined_program_with(
     original: &Program,
     pipelined: &str,
     options: &crate::verify::VerifyOptions,
+    stages: i64,
 ) -> PipelinedCheck {
     let params = &options.params;
     let token_form = crate::tokens::is_token_form(pipelined);
@@ -449,9 +456,9 @@ pub fn check_pipelined_program_with(
         (Some(lowered.program), d)
     };
     let verification = match program {
-        Some(p) if !diagnostics.iter().any(Diagnostic::is_error) => {
-            Some(crate::verify::verify(original, &p, options))
-        }
+        Some(p) if !diagnostics.iter().any(Diagnostic::is_error) => Some(
+            crate::verify_extents::verify_extents(original, &p, options, stages),
+        ),
         _ => None,
     };
     PipelinedCheck {
