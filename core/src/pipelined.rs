@@ -101,9 +101,19 @@ pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> P
         (Extent::Symbolic(_), Form::Rolled) => (b.rolled_symbolic_epilogue(), Vec::new()),
     };
     for (id, q) in &sync.drains {
+        // Under a symbolic extent the last g·(max(E, S) − E) groups of the queue are those of
+        // the iterations E … max(E, S) − 1, committed empty: they may stay in flight.
+        let count = match &p.sched.extent {
+            Extent::Symbolic(e) => {
+                let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
+                let empty = IExpr::bin(IOp::Sub, p.epilogue_start(), e.clone());
+                simplify(&IExpr::bin(IOp::Mul, IExpr::Const(g), empty))
+            }
+            Extent::Const(_) => IExpr::Const(0),
+        };
         epilogue.push(Node::Wait {
             queue: *q,
-            count: IExpr::Const(0),
+            count,
             body: Vec::new(),
             wait: Some(*id),
             span: p.sched.span,

@@ -561,10 +561,12 @@ impl Planner<'_> {
                     step: None,
                     count: 0,
                     needs: Vec::new(),
-                    arithmetic: if explain {
-                        "N = 0: nothing completes by itself at the end of the program".into()
-                    } else {
+                    arithmetic: if !explain {
                         String::new()
+                    } else if extent.is_none() {
+                        "N = g·(max(E, S) − E): nothing completes by itself at the end of the program; the groups of iterations E … max(E, S) − 1 are committed empty and may stay".into()
+                    } else {
+                        "N = 0: nothing completes by itself at the end of the program".into()
                     },
                     forces: None,
                     leaves: Vec::new(),
