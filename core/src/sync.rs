@@ -535,7 +535,7 @@ impl Planner<'_> {
                 None => !self
                     .facts
                     .iter()
-                    .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj <= T_REP - 1),
+                    .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj < T_REP),
             })
             .map(|(_, x)| x)
             .map(|((&q, _), _)| q)

@@ -114,7 +114,7 @@ fn merge(
     let partly = v
         .waits
         .iter()
-        .filter(|w| !never(w) && !(w.not_executed_at.is_empty() && w.forces_nothing_at.is_empty()))
+        .filter(|w| !never(w) && (!w.not_executed_at.is_empty() || !w.forces_nothing_at.is_empty()))
         .count();
     let not_run = match partly {
         0 => String::new(),
