@@ -4,7 +4,9 @@
 //! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
 //! real instruction stream for its actual trip count (`sequence.rs`).
 
-use super::sequence::{emitted_waits, fill_waits, translate, Ev, Translated, WaitLine, WaitPoint};
+use super::sequence::{
+    emitted_waits, fill_waits, translate, Ev, PointSummary, Translated, WaitLine, WaitPoint,
+};
 use super::walk::{self, Isa, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
@@ -475,39 +477,17 @@ fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -
         .iter()
         .map(|p| {
             let names = wait_names(p);
-            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
-            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
-            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
-            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
-            let steady = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
-            });
-            let completes = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.completes
-            });
-            let isolated = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.isolated
-            });
-            let needed_label = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.needed_label)
-                .next()
-                .flatten();
-            // The member that sets the immediate says what one group more would add.
-            let group_units = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.group_units)
-                .next()
-                .flatten();
+            let PointSummary {
+                instances,
+                exact,
+                loosest,
+                steady,
+                completes,
+                isolated,
+                needed_label,
+                group_units,
+                ..
+            } = PointSummary::of(p, t);
             let Some(exact) = exact else {
                 let text = if instances == 0 {
                     format!("; {names} — never runs (the body loop runs no iteration)")

@@ -552,6 +552,67 @@ fn wait_names(point: &WaitPoint) -> String {
         .join("; ")
 }
 
+/// What the members of one wait point say together: each member is an IR wait translated on its
+/// own (`Translated`); the point has one immediate, so the smallest exact count sets it.
+pub(crate) struct PointSummary {
+    pub instances: u64,
+    /// The smallest exact count over the members' constrained instances.
+    pub exact: Option<u64>,
+    /// The smallest of the members' largest exact counts.
+    pub loosest: Option<u64>,
+    pub extra: u64,
+    /// Every member needs the same count at every instance.
+    pub steady: bool,
+    pub completes: bool,
+    pub isolated: bool,
+    pub needed_label: Option<usize>,
+    /// What one group more would add, from the member that sets the immediate.
+    pub group_units: Option<u64>,
+}
+
+impl PointSummary {
+    pub(crate) fn of(p: &WaitPoint, t: &[Translated]) -> PointSummary {
+        let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
+        let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
+        let setting = || {
+            p.members
+                .iter()
+                .map(|m| of(&m.0))
+                .filter(move |t| t.min.is_some() && t.min == exact)
+        };
+        PointSummary {
+            instances: p
+                .members
+                .iter()
+                .map(|m| of(&m.0).instances)
+                .max()
+                .unwrap_or(0),
+            exact,
+            loosest: p.members.iter().filter_map(|m| of(&m.0).max).min(),
+            extra: p
+                .members
+                .iter()
+                .map(|m| of(&m.0).extra_groups)
+                .max()
+                .unwrap_or(0),
+            steady: p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
+            }),
+            completes: p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.completes
+            }),
+            isolated: p.members.iter().all(|m| {
+                let t = of(&m.0);
+                t.constrained == 0 || t.isolated
+            }),
+            needed_label: setting().map(|t| t.needed_label).next().flatten(),
+            group_units: setting().map(|t| t.group_units).next().flatten(),
+        }
+    }
+}
+
 /// The text of each wait point of one sequence of groups per thread (asyncmarks, cp.async groups),
 /// and notes where the single sequence cannot say what the per-queue waits said.
 pub(crate) fn wait_lines(
@@ -565,40 +626,17 @@ pub(crate) fn wait_lines(
         .iter()
         .map(|p| {
             let names = wait_names(p);
-            let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
-            let instances: u64 = p.members.iter().map(|m| of(&m.0).instances).max().unwrap_or(0);
-            let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
-            let loosest = p.members.iter().filter_map(|m| of(&m.0).max).min();
-            let extra = p.members.iter().map(|m| of(&m.0).extra_groups).max().unwrap_or(0);
-            let steady = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
-            });
-            let completes = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.completes
-            });
-            let isolated = p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.isolated
-            });
-            let needed_label = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.needed_label)
-                .next()
-                .flatten();
-            // The member that sets the immediate says what one group more would add.
-            let group_units = p
-                .members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(|t| t.min.is_some() && t.min == exact)
-                .map(|t| t.group_units)
-                .next()
-                .flatten();
+            let PointSummary {
+                instances,
+                exact,
+                loosest,
+                extra,
+                steady,
+                completes,
+                isolated,
+                needed_label,
+                group_units,
+            } = PointSummary::of(p, t);
             let Some(n) = exact else {
                 let text = if instances == 0 {
                     format!("{c}{names} {dash} never runs (the body loop runs no iteration)")
