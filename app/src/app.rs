@@ -59,7 +59,7 @@ pub fn App() -> impl IntoView {
         <style id="focus-style">{focus_css}</style>
         <div id="panic" class="hidden"></div>
         {move || banner.get().map(|b| view! {
-            <div class="banner warn">{b}<button on:click=move |_| banner.set(None)>"×"</button></div>
+            <div class="banner warn">{b}<button aria-label="Dismiss" title="Dismiss" on:click=move |_| banner.set(None)>"×"</button></div>
         })}
         <header::Header/>
         <main>
