@@ -20,6 +20,7 @@ mod llvm;
 mod mbarriers;
 mod ptx;
 pub(crate) mod sequence;
+mod waits;
 mod walk;
 
 use crate::affine::{interval, Interval};
