@@ -426,6 +426,8 @@ const VMCNT: WaitSpelling = WaitSpelling {
     field_max: VMCNT_MAX,
     field: "vmcnt",
     counted: "vector-memory instructions",
+    machine: "gfx9",
+    shared: "vmcnt retires vector-memory instructions in issue order, whatever their group or queue",
     sequence: None,
 };
 

@@ -7,7 +7,7 @@
 //! new intrinsics).
 
 use super::sequence::Stream;
-use super::waits::{emitted_waits, fill_waits, wait_lines, OneSequence, WaitSpelling};
+use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
@@ -320,11 +320,9 @@ const ASYNCMARKS: WaitSpelling = WaitSpelling {
     field_max: MARKS_MAX,
     field: "the i16 operand",
     counted: "asyncmarks",
-    sequence: Some(OneSequence {
-        why: "asyncmarks form one sequence per thread (seed 003)",
-        of: "asyncmarks",
-        older: "a mark completes every older mark, of any queue",
-    }),
+    machine: "the asyncmark model",
+    shared: "the queues share the single sequence of asyncmarks (a mark completes every older mark, of any queue)",
+    sequence: Some("asyncmarks form one sequence per thread (seed 003)"),
 };
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {

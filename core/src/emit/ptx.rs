@@ -16,9 +16,11 @@
 
 use super::mbarriers::{self, Plan, QueueState};
 use super::sequence::Stream;
-use super::waits::{emitted_waits, fill_waits, wait_lines, OneSequence, WaitSpelling};
+use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
-use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
+use super::{
+    element, elements, is_async_copy, kernel, Emitted, EmittedWait, Flat, IrWait, Item, Lines, Stmt,
+};
 use crate::emit::EmitOptions;
 use crate::ir::*;
 use std::collections::BTreeMap;
@@ -38,6 +40,11 @@ struct Hopper {
     /// The barrier operand of each open barrier group (innermost last).
     open: Vec<(i64, String)>,
     labels: u32,
+    /// Each wait as `Emitted::waits` gives it, its line counted in the body until the header's
+    /// length is known.
+    waits: Vec<EmittedWait>,
+    /// How many times the items being emitted run (the body loop's trips inside it).
+    repeats: u64,
 }
 
 /// Most bytes one mbarrier phase can expect (the tx-count field).
@@ -258,8 +265,16 @@ impl Gen<'_> {
                     self.stream.commit_unit(*q, self.out.stmts.len() - 1);
                 }
                 Item::Wait {
-                    queue, count, id, ..
-                } if self.hopper.is_some() => self.hopper_wait(*queue, *count, *id),
+                    queue,
+                    count,
+                    id,
+                    node,
+                } if self.hopper.is_some() => self.hopper_wait(IrWait {
+                    node: *node,
+                    id: *id,
+                    queue: *queue,
+                    count: *count,
+                }),
                 Item::Wait { .. } => {
                     let (g, next) = self.stream.wait_point(items, at - 1, self.out.stmts.len());
                     at = next;
@@ -278,7 +293,14 @@ impl Gen<'_> {
                     emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
                     emit!(self, "@{p} bra.uni {end};");
                     let outer = self.stream.enter_loop();
+                    let outside = self.hopper.as_ref().map_or(1, |h| h.repeats);
+                    if let Some(h) = &mut self.hopper {
+                        h.repeats = outside * u64::try_from(hi - lo).unwrap_or(0);
+                    }
                     self.items(body);
+                    if let Some(h) = &mut self.hopper {
+                        h.repeats = outside;
+                    }
                     self.stream.leave_loop(outer, *lo, *hi);
                     self.out.instr("add.s32 %r1, %r1, 1;");
                     emit!(self, "bra.uni {head};");
@@ -428,7 +450,9 @@ impl Gen<'_> {
     /// `wait(queue, count)`: complete, oldest first, every barrier group but the newest ones the
     /// plan lets stay in flight. The mbarrier phase completing also makes the bulk-copied tile
     /// visible to the waiting thread, so no `bar.sync` follows.
-    fn hopper_wait(&mut self, queue: i64, count: i64, id: Option<u32>) {
+    fn hopper_wait(&mut self, ir: IrWait) {
+        let (queue, count, id) = (ir.queue, ir.count, ir.id);
+        let line = self.out.stmts.len();
         let Some(h) = &mut self.hopper else { return };
         let site = h.next_wait;
         h.next_wait += 1;
@@ -443,6 +467,18 @@ impl Gen<'_> {
             range
         });
         let name = id.map_or("-".into(), |i| i.to_string());
+        // Each queue's groups have barriers of their own: no other queue's wait completes them,
+        // and what this one completes is [awaited, committed - keep) of its queue alone.
+        h.waits.push(EmittedWait {
+            line: line as u32,
+            ir: vec![ir],
+            immediate: None,
+            exact: slots.is_some() && !loose,
+            instances: h.repeats,
+            completes: slots.is_some() && known.is_none_or(|(from, to)| to > from),
+            isolated: slots.is_some(),
+            ..EmittedWait::default()
+        });
         let Some(k) = slots else {
             emit!(self, "// wait #{name} (queue {queue}, {count}): queue {queue} issues no bulk copy, nothing to wait for");
             return;
@@ -663,6 +699,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             next_wait: 0,
             open: Vec::new(),
             labels: 0,
+            waits: Vec::new(),
+            repeats: 1,
         }
     });
     let refused = |error: String| Emitted {
@@ -733,7 +771,13 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
     let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &WAIT_GROUPS);
     let head = g.header(arch, sm, shared);
     let body = fill_waits(&g.out.text, &lines);
-    let waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
+    let mut waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
+    if let Some(h) = g.hopper.take() {
+        waits = h.waits;
+        for w in &mut waits {
+            w.line += head.stmts.len() as u32 + 1;
+        }
+    }
     Emitted {
         waits,
         ..kernel(head, &body, g.out, "    ret;\n}\n", g.notes)
@@ -753,11 +797,9 @@ const WAIT_GROUPS: WaitSpelling = WaitSpelling {
     field_max: u64::MAX,
     field: "wait_group",
     counted: "groups",
-    sequence: Some(OneSequence {
-        why: "a thread's cp.async groups form one sequence (PTX ISA, cp.async.wait_group)",
-        of: "cp.async groups",
-        older: "wait_group completes every older group of the thread, of any queue",
-    }),
+    machine: "sm_80",
+    shared: "the queues share the single sequence of cp.async groups (wait_group completes every older group of the thread, of any queue)",
+    sequence: Some("a thread's cp.async groups form one sequence (PTX ISA, cp.async.wait_group)"),
 };
 
 /// Bytes of shared memory a block uses.

@@ -153,6 +153,8 @@ pub(crate) struct Translated {
     /// Most groups of any queue the immediate forces, at one instance, beyond those the IR waits
     /// at that point asked for (groups in flight that the IR lets stay).
     pub extra_groups: u64,
+    /// Those groups, at any instance: (queue, age), age 1 being the queue's newest committed group.
+    pub forced: Vec<(i64, u64)>,
     /// The units from the first to the last of the newest needed group (what one group more in
     /// flight adds to the count), when the same at every constrained instance.
     pub group_units: Option<u64>,
@@ -587,6 +589,12 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
                     if let Flat::Wait { k, .. } = w {
                         if let Some(t) = out.get_mut(*k) {
                             t.extra_groups = t.extra_groups.max(unasked.len() as u64);
+                            for g in &unasked {
+                                if !t.forced.contains(g) {
+                                    t.forced.push(*g);
+                                }
+                            }
+                            t.forced.sort_unstable();
                         }
                     }
                 }

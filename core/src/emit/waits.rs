@@ -17,16 +17,9 @@ pub(crate) struct WaitLine {
     pub completes: bool,
     pub isolated: bool,
     pub needed_label: Option<usize>,
-}
-
-/// Where a target's single sequence comes from, for the notes that explain its counts.
-pub(crate) struct OneSequence {
-    /// Why one count serves every queue.
-    pub why: &'static str,
-    /// "the single sequence of …".
-    pub of: &'static str,
-    /// Why it completes more.
-    pub older: &'static str,
+    /// Groups it completes that the IR lets stay in flight, and the note saying so.
+    pub forced: Vec<(i64, u64)>,
+    pub forced_note: Option<String>,
 }
 
 /// How a target writes and explains a wait of its single sequence.
@@ -49,8 +42,12 @@ pub(crate) struct WaitSpelling {
     pub field_max: u64,
     pub field: &'static str,
     pub counted: &'static str,
-    /// Set where the target explains the single sequence in notes.
-    pub sequence: Option<OneSequence>,
+    /// The machine a note names ("sm_80") and why its queues share one sequence.
+    pub machine: &'static str,
+    pub shared: &'static str,
+    /// Where the target's comments and notes explain the single sequence: why one count serves
+    /// every queue.
+    pub sequence: Option<&'static str>,
 }
 
 fn wait_names(point: &WaitPoint, groups: &str) -> String {
@@ -76,6 +73,8 @@ pub(crate) struct PointSummary {
     /// The smallest of the members' largest exact counts.
     pub loosest: Option<u64>,
     pub extra: u64,
+    /// Groups it completes that the IR lets stay in flight: (queue, age), 1 the newest.
+    pub forced: Vec<(i64, u64)>,
     /// Every member needs the same count at every instance.
     pub steady: bool,
     pub completes: bool,
@@ -110,6 +109,13 @@ impl PointSummary {
                 .map(|m| of(&m.0).extra_groups)
                 .max()
                 .unwrap_or(0),
+            forced: {
+                let mut all: Vec<(i64, u64)> =
+                    p.members.iter().flat_map(|m| of(&m.0).forced).collect();
+                all.sort_unstable();
+                all.dedup();
+                all
+            },
             steady: p.members.iter().all(|m| {
                 let t = of(&m.0);
                 t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
@@ -167,6 +173,8 @@ fn wait_line(
             completes: false,
             isolated: false,
             needed_label: None,
+            forced: Vec::new(),
+            forced_note: None,
         };
     };
     let immediate = n.min(spelling.field_max);
@@ -176,6 +184,22 @@ fn wait_line(
             (spelling.short)(immediate)
         ));
     }
+    let capped = n > spelling.field_max;
+    let loose = summary.loosest.is_some_and(|l| l > n);
+    // A capped count forces groups for want of bits in its field; the cap's note says so.
+    let forced_note = (summary.extra > 0 && !capped).then(|| {
+        let why = if loose {
+            "one immediate serves all its instances, and some could keep more in flight"
+        } else {
+            spelling.shared
+        };
+        format!(
+            "{names}: on {} this wait also completes {} group(s) that the IR lets stay in flight — {}: {why}",
+            spelling.machine,
+            summary.extra,
+            forced_groups(&summary.forced),
+        )
+    });
     let line = |text: String, exact: bool| WaitLine {
         text,
         immediate: Some(immediate),
@@ -185,8 +209,11 @@ fn wait_line(
         completes: summary.completes,
         isolated: summary.isolated,
         needed_label: summary.needed_label,
+        forced: summary.forced.clone(),
+        forced_note: forced_note.clone(),
     };
-    if n > spelling.field_max {
+    let instr = (spelling.instr)(immediate);
+    if capped {
         let (max, more) = (spelling.field_max, n - spelling.field_max);
         notes.push(format!(
             "{names}: exactly {n} {} may stay in flight, but {} holds at most {max}: {} waits for {more} more {units} than the IR asks",
@@ -194,46 +221,47 @@ fn wait_line(
         ));
         return line(
             format!(
-                "{}  {c}{names} = {n} {units}; {} holds at most {max}, so this waits for {more} more",
-                (spelling.instr)(immediate),
+                "{instr}  {c}{names} = {n} {units}; {} holds at most {max}, so this waits for {more} more",
                 spelling.field
             ),
             false,
         );
     }
-    let Some(sequence) = &spelling.sequence else {
-        return line(
-            format!("{}  {c}{names}", (spelling.instr)(immediate)),
-            summary.steady,
-        );
-    };
-    let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
-    if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
-        notes.push(format!(
-            "{names}: {}, so this is {} — the {units} committed after the newest group it needs, of every queue",
-            sequence.why,
-            (spelling.short)(n)
-        ));
+    let mut text = format!("{instr}  {c}{names}");
+    if let Some(why) = spelling.sequence {
+        let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
+        if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
+            notes.push(format!(
+                "{names}: {why}, so this is {} — the {units} committed after the newest group it needs, of every queue",
+                (spelling.short)(n)
+            ));
+        }
+        if summary.extra > 0 {
+            text.push_str(&format!(
+                " {dash} also completes {} group(s) the IR lets stay in flight",
+                summary.extra
+            ));
+        }
     }
-    let extra = summary.extra;
-    if extra > 0 {
-        notes.push(format!(
-            "{names}: the single sequence of {} also completes {extra} group(s) that the IR lets stay in flight ({})",
-            sequence.of, sequence.older
-        ));
-        line(
-            format!(
-                "{}  {c}{names} {dash} also completes {extra} group(s) the IR lets stay in flight",
-                (spelling.instr)(n)
-            ),
-            summary.steady,
-        )
-    } else {
-        line(
-            format!("{}  {c}{names}", (spelling.instr)(n)),
-            summary.steady,
-        )
-    }
+    notes.extend(forced_note.clone());
+    line(text, summary.steady)
+}
+
+/// "the 3rd newest group of queue 0, the newest group of queue 1".
+fn forced_groups(forced: &[(i64, u64)]) -> String {
+    forced
+        .iter()
+        .map(|&(queue, age)| {
+            let nth = match age {
+                1 => String::new(),
+                2 => "2nd ".into(),
+                3 => "3rd ".into(),
+                n => format!("{n}th "),
+            };
+            format!("the {nth}newest group of queue {queue}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
@@ -264,6 +292,12 @@ pub(crate) fn emitted_waits(
             completes: l.completes,
             isolated: l.isolated,
             needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
+            forced: l
+                .forced
+                .iter()
+                .map(|&(queue, newest)| super::ForcedGroup { queue, newest })
+                .collect(),
+            forced_note: l.forced_note.clone(),
         })
         .collect()
 }
