@@ -67,10 +67,10 @@ for t in ["ptx", "ptx-sm90", "amdgpu", "amdgpu-gfx950", "amdgpu-ir"]:
 row("interpreter, RFC (a) 10^5 iterations", "rfc_a_100k", rate=10e6, budget="10 M/s")
 row("interpreter, 32-statement chain", "chain_32", rate=10e6, budget="10 M/s")
 row("timeline, to the instance limit (4 statements)", "simulate_to_the_instance_limit", 16000, "16 ms")
-for n in ["rfc_a_async_copy", "rfc_b_two_async_stages", "rfc_c_interleaved", "rfc_d_same_stage",
-          "rfc_e_nested_gemm", "cutlass_multistage", "cdna4_interleaved"]:
-    row(f"machine verifier, gfx942 kernel, {n}", f"amdgpu/{n}", 10000, "10 ms")
-for n in ["rfc_a_async_copy", "rfc_b_two_async_stages", "rfc_c_interleaved", "rfc_d_same_stage",
-          "rfc_e_nested_gemm", "cutlass_multistage", "cdna4_interleaved"]:
-    row(f"machine verifier, IR kernel, {n}", f"amdgpu_ir/{n}")
+presets = ["rfc_a_async_copy", "rfc_b_two_async_stages", "rfc_c_interleaved", "rfc_d_same_stage",
+           "rfc_e_nested_gemm", "cutlass_multistage", "cdna4_interleaved"]
+for bench, label in [("amdgpu", "gfx942"), ("amdgpu_gfx950", "gfx950"), ("amdgpu_ir", "AMDGPU IR"),
+                     ("ptx", "sm_80"), ("ptx_sm90", "sm_90a")]:
+    for n in presets:
+        row(f"machine verifier, {label} kernel, {n}", f"{bench}/{n}", 10000, "10 ms")
 PY

@@ -4,9 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use stagecraft::emit::{emit, EmitOptions, Target};
-use stagecraft::explore::{explore, Options};
-use stagecraft::machine::{check_with, lanes_of, wave_of, Contract};
+use stagecraft::emit::Target;
+use stagecraft::machine::check_with;
+use stagecraft::workloads::machine_kernel;
 
 #[global_allocator]
 static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
@@ -17,35 +17,13 @@ fn main() {
     let target = Target::parse(args.get(1).map_or("amdgpu", String::as_str)).unwrap();
     let runs: usize = args.get(2).map_or(20, |r| r.parse().unwrap());
     let path = format!("{}/../examples/{preset}.py", env!("CARGO_MANIFEST_DIR"));
-    let source = std::fs::read_to_string(path).unwrap();
-    let ex = explore(
-        &source,
-        &Options {
-            verify: false,
-            timeline: false,
-            targets: Vec::new(),
-            peeled_program: true,
-            ..Options::default()
-        },
-    );
-    let p = ex.programs.unwrap();
-    let peeled = p.peeled.unwrap();
-    let opts = EmitOptions::default();
-    let code = emit(&peeled, &p.params, target, &opts);
-    let contract = Contract::new(
-        &p.original,
-        &peeled,
-        &p.params,
-        lanes_of(target, &opts),
-        wave_of(target),
-    )
-    .unwrap();
+    let kernel = machine_kernel(&std::fs::read_to_string(path).unwrap(), target).unwrap();
     let start = std::time::Instant::now();
     let mut last = None;
     for _ in 0..runs {
         last = Some(check_with(
-            &contract,
-            std::hint::black_box(&code.text),
+            &kernel.contract,
+            std::hint::black_box(&kernel.text),
             target,
         ));
     }

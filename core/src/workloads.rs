@@ -91,6 +91,64 @@ fn annotate(s: &mut String, stage: &[usize], asynchronous: &[usize]) {
     );
 }
 
+/// The presets (`examples/NAME.py`) whose kernels the machine benchmark and the profiling example
+/// execute.
+pub const PRESETS: [&str; 7] = [
+    "rfc_a_async_copy",
+    "rfc_b_two_async_stages",
+    "rfc_c_interleaved",
+    "rfc_d_same_stage",
+    "rfc_e_nested_gemm",
+    "cutlass_multistage",
+    "cdna4_interleaved",
+];
+
+/// A loop's kernel for one target, emitted with the default options, and the contract it runs
+/// under: what the machine-level verifier's benchmark and profiling example execute again and
+/// again (building the contract runs the loop's reference once, outside any timing).
+pub struct MachineKernel {
+    pub contract: crate::machine::Contract,
+    pub text: String,
+}
+
+/// The kernel of `source` for `target`, or why there is none.
+pub fn machine_kernel(source: &str, target: crate::emit::Target) -> Result<MachineKernel, String> {
+    use crate::emit::{emit, EmitOptions};
+    use crate::explore::{explore, Options};
+    let ex = explore(
+        source,
+        &Options {
+            verify: false,
+            timeline: false,
+            targets: Vec::new(),
+            peeled_program: true,
+            ..Options::default()
+        },
+    );
+    let programs = ex
+        .programs
+        .ok_or("the loop has no pipelined program (see its diagnostics)")?;
+    let peeled = programs
+        .peeled
+        .ok_or("the loop has no peeled pipelined program")?;
+    let opts = EmitOptions::default();
+    let code = emit(&peeled, &programs.params, target, &opts);
+    if let Some(e) = code.error {
+        return Err(format!("no {} kernel: {e}", target.name()));
+    }
+    let contract = crate::machine::Contract::new(
+        &programs.original,
+        &peeled,
+        &programs.params,
+        crate::machine::lanes_of(target, &opts),
+        crate::machine::wave_of(target),
+    )?;
+    Ok(MachineKernel {
+        contract,
+        text: code.text,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

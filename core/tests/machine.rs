@@ -12,7 +12,7 @@
     clippy::panic
 )]
 
-use stagecraft::emit::{emit, EmitOptions, Emitted, EmittedWait, Target};
+use stagecraft::emit::{emit, EmitOptions, Emitted, EmittedWait, ForcedGroup, Target};
 use stagecraft::explore::{explore, Options};
 use stagecraft::interp::RaceKind;
 use stagecraft::ir::Program;
@@ -546,63 +546,132 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
     // B(t-1), A(t), B(t-2), A(t-1), B(t-3), A(t-2), B(t-4), A(t-3)… C[j] = C[t-3] needs A(t-3)
     // and B(t-3); the newest of those is B(t-3), with 4 marks after it: wait.asyncmark(4).
     // Nested per-queue waits would be wait.asyncmark(3) then (2) — 2 marks, forcing A(t-1)
-    // and B(t-2) too; the single count 4 keeps them in flight.
-    let code = kernel(&l, Target::AmdgpuIr);
-    let body_line = code
-        .text
-        .lines()
-        .skip_while(|s| !s.starts_with("body"))
-        .find(|s| s.contains("wait.asyncmark"))
-        .unwrap();
-    assert!(body_line.contains("wait.asyncmark(i16 4)"), "{body_line}");
-    // Keeping 4 marks completes A(t-2) too, which queue 0's wait lets stay: one group more than
-    // the IR asked, said in the comment and a note.
-    assert!(
-        body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
-        "{body_line}"
-    );
-    assert!(code
-        .notes
-        .iter()
-        .any(|n| n.contains("also completes 1 group(s) that the IR lets stay in flight")));
-    assert!(body_line.contains("wait #") && body_line.matches("queue").count() == 2);
-    assert!(check_with(&l.contract, &code.text, Target::AmdgpuIr).is_correct());
-    // One mark fewer in flight is still safe; one more is caught.
-    let line = code
-        .waits
-        .iter()
-        .find(|w| w.ir.len() == 2 && w.instances > 1)
-        .unwrap()
-        .line;
-    let raised = with_line(&code.text, line, raise_immediate);
-    assert!(!check_with(&l.contract, &raised, Target::AmdgpuIr).is_correct());
-    // sm_80: a thread's cp.async groups are one sequence too — the same groups in the same
-    // order, so the same count: wait_group 4 (nested per-queue waits were wait_group 3; 2).
-    let code = kernel(&l, Target::Ptx);
-    let body_line = code
-        .text
-        .lines()
-        .skip_while(|s| !s.starts_with("$L_body"))
-        .find(|s| s.contains("cp.async.wait_group"))
-        .unwrap();
-    assert!(body_line.contains("cp.async.wait_group 4;"), "{body_line}");
-    assert!(
-        body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
-        "{body_line}"
-    );
-    assert!(code
-        .notes
-        .iter()
-        .any(|n| n.contains("also completes 1 group(s) that the IR lets stay in flight")));
-    assert!(check_with(&l.ptx_contract, &code.text, Target::Ptx).is_correct());
-    let line = code
-        .waits
-        .iter()
-        .find(|w| w.ir.len() == 2 && w.instances > 1)
-        .unwrap()
-        .line;
-    let raised = with_line(&code.text, line, raise_immediate);
-    assert!(!check_with(&l.ptx_contract, &raised, Target::Ptx).is_correct());
+    // and B(t-2) too; the single count 4 keeps them in flight. sm_80: a thread's cp.async groups
+    // are one sequence too — the same groups in the same order, so the same count: wait_group 4
+    // (nested per-queue waits were wait_group 3; 2).
+    for (target, body_label, instr, machine) in [
+        (
+            Target::AmdgpuIr,
+            "body",
+            "wait.asyncmark(i16 4)",
+            "the asyncmark model",
+        ),
+        (Target::Ptx, "$L_body", "cp.async.wait_group 4;", "sm_80"),
+    ] {
+        let name = target.name();
+        let code = kernel(&l, target);
+        let wait = code
+            .waits
+            .iter()
+            .find(|w| w.ir.len() == 2 && w.instances > 1)
+            .unwrap();
+        let body_line = code.text.lines().nth(wait.line as usize - 1).unwrap();
+        let first_in_body = code
+            .text
+            .lines()
+            .skip_while(|s| !s.starts_with(body_label))
+            .find(|s| s.contains(instr.split(['(', ' ']).next().unwrap()))
+            .unwrap();
+        assert_eq!(body_line, first_in_body, "{name}");
+        assert!(body_line.contains(instr), "{name}: {body_line}");
+        assert!(body_line.contains("wait #") && body_line.matches("queue").count() == 2);
+        // Keeping 4 completes A(t-2) too — the 3rd newest group of queue 0, which queue 0's
+        // wait(0, 3) lets stay: one group more than the IR asked, said in the comment, in a note
+        // and on the wait.
+        assert!(
+            body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
+            "{name}: {body_line}"
+        );
+        assert_eq!(
+            wait.forced,
+            vec![ForcedGroup {
+                queue: 0,
+                newest: 3
+            }],
+            "{name}"
+        );
+        let note = wait.forced_note.as_deref().unwrap();
+        assert!(
+            note.contains(&format!("on {machine} this wait also completes 1 group(s) that the IR lets stay in flight — the 3rd newest group of queue 0")),
+            "{name}: {note}"
+        );
+        assert!(
+            note.contains("the queues share the single sequence"),
+            "{note}"
+        );
+        assert!(code.notes.iter().any(|n| n == note), "{name}");
+        // Every wait that forces a group says so in its comment and has its note; the last one
+        // completes everything and forces nothing the IR lets stay.
+        for w in &code.waits {
+            let text = code.text.lines().nth(w.line as usize - 1).unwrap();
+            assert_eq!(
+                w.forced.is_empty(),
+                !text.contains("also completes"),
+                "{name}: {text}"
+            );
+            assert_eq!(
+                w.forced.is_empty(),
+                w.forced_note.is_none(),
+                "{name}: {text}"
+            );
+        }
+        assert!(code.waits.last().unwrap().forced.is_empty());
+        let contract = l.contract_for(target);
+        assert!(check_with(contract, &code.text, target).is_correct());
+        // One unit fewer in flight is still safe; one more is caught.
+        let raised = with_line(&code.text, wait.line, raise_immediate);
+        assert!(
+            !check_with(contract, &raised, target).is_correct(),
+            "{name}"
+        );
+    }
+}
+
+/// sm_90a kernels say which pipelined waits each of their waits implements, as the kernels of the
+/// single-sequence targets do: every wait of the pipelined program is implemented where sm_80
+/// implements it, as often and with as many instances, each at the line of its comment.
+#[test]
+fn sm_90a_kernels_say_which_pipelined_wait_each_wait_implements() {
+    let mut seen = 0;
+    for file in example_files() {
+        let source = std::fs::read_to_string(&file).unwrap();
+        let Some(l) = explore_loop(&source, &BTreeMap::new()) else {
+            continue;
+        };
+        let name = file.display();
+        // Per wait node: the kernel waits implementing it (an inner loop written out implements
+        // a node several times) and their instances.
+        let nodes = |code: &Emitted| -> BTreeMap<usize, (usize, u64)> {
+            let mut out = BTreeMap::new();
+            for w in &code.waits {
+                for ir in &w.ir {
+                    let e: &mut (usize, u64) = out.entry(ir.node).or_default();
+                    *e = (e.0 + 1, e.1 + w.instances);
+                }
+            }
+            out
+        };
+        let (hopper, ampere) = (kernel(&l, Target::PtxSm90), kernel(&l, Target::Ptx));
+        assert_eq!(nodes(&hopper), nodes(&ampere), "{name}");
+        for w in &hopper.waits {
+            let [ir] = w.ir.as_slice() else {
+                panic!("{name}: one sm_90a wait implements one pipelined wait")
+            };
+            let line = hopper.text.lines().nth(w.line as usize - 1).unwrap();
+            let id = ir.id.map_or("-".into(), |i| i.to_string());
+            assert!(
+                line.contains(&format!("// wait #{id} (queue {}", ir.queue)),
+                "{name}: line {} is {line}",
+                w.line
+            );
+            assert_eq!(
+                w.immediate, None,
+                "{name}: mbarrier waits have no count immediate"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "only {seen} sm_90a waits");
 }
 
 // ------------------------------------------------------------------ mutations of the verifier

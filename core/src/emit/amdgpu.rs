@@ -4,9 +4,8 @@
 //! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
 //! real instruction stream for its actual trip count (`sequence.rs`).
 
-use super::sequence::{
-    emitted_waits, fill_waits, translate, Ev, PointSummary, Translated, WaitLine, WaitPoint,
-};
+use super::sequence::Stream;
+use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, Isa, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
@@ -25,11 +24,8 @@ struct Gen<'a> {
     flat: &'a Flat,
     lanes: i64,
     out: Lines,
-    /// The stream of vector-memory instructions, commits and waits; `loop_events` holds the
-    /// stream outside the body loop while its body is emitted.
-    events: Vec<Ev>,
-    waits: usize,
-    points: Vec<WaitPoint>,
+    /// The stream of vector-memory instructions, commits and waits.
+    stream: Stream,
     /// A `ds_write` may be in flight (no `lgkmcnt(0)` since).
     lds_writes_pending: bool,
     s_next: u32,
@@ -192,13 +188,10 @@ impl Gen<'_> {
         if self.scope(a.buffer) == Scope::Global {
             let p = self.global_address(a);
             emit!(self, "global_load_dword v{d}, v[{}:{}], off", p, p + 1);
-            self.events.push(Ev::Unit {
-                group: None,
-                label: self.out.stmts.len() - 1,
-            });
+            self.stream.unit(None, self.out.stmts.len() - 1);
             // vmcnt retires in order: waiting for this load waits for everything issued before it.
             self.out.instr("s_waitcnt vmcnt(0)  ; a synchronous load: every earlier vector-memory instruction lands too");
-            self.events.push(Ev::Retire(0));
+            self.stream.retire(0);
             self.notes.push("a synchronous global load waits with vmcnt(0), which also completes every LDS DMA in flight (vmcnt retires in order)".into());
         } else {
             let addr = self.lane_address(a);
@@ -232,10 +225,7 @@ impl Gen<'_> {
                 p,
                 p + 1
             );
-            self.events.push(Ev::Unit {
-                group: s.queue,
-                label: self.out.stmts.len() - 1,
-            });
+            self.stream.unit(s.queue, self.out.stmts.len() - 1);
         } else {
             if s.is_async {
                 self.out.instr("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
@@ -256,36 +246,11 @@ impl Gen<'_> {
                 Item::Open(_) => {}
                 Item::Commit(q) => {
                     emit!(self, "; commit group (queue {q})");
-                    self.events.push(Ev::Commit(*q));
+                    self.stream.commit(*q);
                 }
                 Item::Wait { .. } => {
-                    // Consecutive waits (on several queues) are one instruction.
-                    let mut members = Vec::new();
-                    let mut j = i - 1;
-                    while let Some(Item::Wait {
-                        queue,
-                        count,
-                        id,
-                        node,
-                    }) = items.get(j)
-                    {
-                        let k = self.waits;
-                        self.waits += 1;
-                        self.events.push(Ev::Wait {
-                            k,
-                            queue: *queue,
-                            count: *count,
-                            joined: !members.is_empty(),
-                        });
-                        members.push((k, *id, *queue, *count, *node));
-                        j += 1;
-                    }
-                    i = j;
-                    let g = self.points.len();
-                    self.points.push(WaitPoint {
-                        members,
-                        line: self.out.stmts.len(),
-                    });
+                    let (g, next) = self.stream.wait_point(items, i - 1, self.out.stmts.len());
+                    i = next;
                     emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
@@ -297,13 +262,9 @@ impl Gen<'_> {
                     self.lds_writes_pending = true;
                     emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
                     emit!(self, "s_cbranch_scc1 .Lend{n}");
-                    let outer = std::mem::take(&mut self.events);
+                    let outer = self.stream.enter_loop();
                     self.items(body);
-                    let body_events = std::mem::replace(&mut self.events, outer);
-                    self.events.push(Ev::Loop {
-                        trips: u64::try_from(hi - lo).unwrap_or(0),
-                        body: body_events,
-                    });
+                    self.stream.leave_loop(outer, *lo, *hi);
                     emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
                     emit!(self, "s_branch .Lbody{n}");
                     self.out.line(format!(".Lend{n}:"));
@@ -403,10 +364,7 @@ impl Isa for Gen<'_> {
             // Counted by vmcnt, but nothing waits for it: this wave's later vector-memory
             // accesses reach memory after it, and no other thread reads this thread's value.
             // (An async statement emitted synchronously has read its sources already.)
-            self.events.push(Ev::Unit {
-                group: None,
-                label: self.out.stmts.len() - 1,
-            });
+            self.stream.unit(None, self.out.stmts.len() - 1);
         } else {
             let addr = self.lane_address(target);
             emit!(self, "ds_write_b32 v{addr}, v{v}");
@@ -456,94 +414,22 @@ impl Isa for Gen<'_> {
     }
 }
 
-fn wait_names(point: &WaitPoint) -> String {
-    point
-        .members
-        .iter()
-        .map(|(_, id, q, n, _)| {
-            format!(
-                "wait #{} (queue {q}): at most {n} groups in flight",
-                id.map_or("-".into(), |i| i.to_string())
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// The text of each wait point (instruction and comment, or a comment alone when the point never
-/// needs anything to complete), and the notes that say what a count could not express.
-fn wait_lines(points: &[WaitPoint], t: &[Translated], notes: &mut Vec<String>) -> Vec<WaitLine> {
-    points
-        .iter()
-        .map(|p| {
-            let names = wait_names(p);
-            let PointSummary {
-                instances,
-                exact,
-                loosest,
-                steady,
-                completes,
-                isolated,
-                needed_label,
-                group_units,
-                ..
-            } = PointSummary::of(p, t);
-            let Some(exact) = exact else {
-                let text = if instances == 0 {
-                    format!("; {names} — never runs (the body loop runs no iteration)")
-                } else {
-                    format!("; {names} — nothing to wait for: every group it needs issued no vector-memory instruction, or has landed already")
-                };
-                return WaitLine {
-                    text,
-                    immediate: None,
-                    exact: false,
-                    instances,
-                    group_units: None,
-                    completes: false,
-                    isolated: false,
-                    needed_label: None,
-                };
-            };
-            let vmcnt = exact.min(VMCNT_MAX);
-            if let Some(l) = loosest.filter(|l| *l > exact) {
-                notes.push(format!(
-                    "{names}: vmcnt({vmcnt}) serves all its {instances} instances; it is exact where the fewest instructions may stay in flight ({exact}), others could keep up to {l}"
-                ));
-            }
-            if exact > VMCNT_MAX {
-                notes.push(format!(
-                    "{names}: exactly {exact} vector-memory instructions may stay in flight, but vmcnt holds at most {VMCNT_MAX}: vmcnt({VMCNT_MAX}) waits for {} more instructions than the IR asks",
-                    exact - VMCNT_MAX
-                ));
-                WaitLine {
-                    text: format!(
-                        "s_waitcnt vmcnt({vmcnt})  ; {names} = {exact} instructions; vmcnt holds at most {VMCNT_MAX}, so this waits for {} more",
-                        exact - VMCNT_MAX
-                    ),
-                    immediate: Some(vmcnt),
-                    exact: false,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            } else {
-                WaitLine {
-                    text: format!("s_waitcnt vmcnt({vmcnt})  ; {names}"),
-                    immediate: Some(vmcnt),
-                    exact: steady,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            }
-        })
-        .collect()
-}
+/// vmcnt counts this wave's vector-memory instructions, which retire in issue order.
+const VMCNT: WaitSpelling = WaitSpelling {
+    instr: |n| format!("s_waitcnt vmcnt({n})"),
+    short: |n| format!("vmcnt({n})"),
+    comment: "; ",
+    dash: "—",
+    units: "instructions",
+    groups: "groups",
+    nothing_needed: "nothing to wait for: every group it needs issued no vector-memory instruction, or has landed already",
+    field_max: VMCNT_MAX,
+    field: "vmcnt",
+    counted: "vector-memory instructions",
+    machine: "gfx9",
+    shared: "vmcnt retires vector-memory instructions in issue order, whatever their group or queue",
+    sequence: None,
+};
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> Emitted {
     let globals = program
@@ -557,9 +443,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         flat,
         lanes: i64::from(lanes.clamp(64, 1024)),
         out: Lines::indented_by("  "),
-        events: Vec::new(),
-        waits: 0,
-        points: Vec::new(),
+        stream: Stream::default(),
         lds_writes_pending: false,
         s_next: s_base + 2 * globals,
         s_max: s_base + 2 * globals,
@@ -588,8 +472,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         };
     }
     g.items(&flat.items);
-    let translated = translate(&g.events, g.waits, VMCNT_MAX);
-    let lines = wait_lines(&g.points, &translated, &mut g.notes);
+    let translated = g.stream.translate(VMCNT_MAX);
+    let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &VMCNT);
     let body = fill_waits(&g.out.text, &lines);
     if gfx950 {
         g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
@@ -654,7 +538,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     let tail = format!(
         "  s_waitcnt vmcnt(0)\n  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel stagecraft\n  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_group_segment_fixed_size {lds}\n  .amdhsa_next_free_vgpr {vgprs}\n  .amdhsa_next_free_sgpr {sgprs}\n  .amdhsa_accum_offset {vgprs}\n.end_amdhsa_kernel\n"
     );
-    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
+    let waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
     Emitted {
         waits,
         ..kernel(head, &body, g.out, &tail, g.notes)

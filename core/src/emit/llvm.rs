@@ -6,9 +6,8 @@
 //! Checked with `llvm-as-22` and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the
 //! new intrinsics).
 
-use super::sequence::{
-    emitted_waits, fill_waits, translate, wait_lines, Ev, WaitPoint, WaitSpelling,
-};
+use super::sequence::Stream;
+use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
 use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
 use crate::ir::*;
@@ -22,11 +21,7 @@ struct Gen<'a> {
     loops: u32,
     notes: Vec<String>,
     block: String,
-    events: Vec<Ev>,
-    waits: usize,
-    points: Vec<WaitPoint>,
-    /// Async copies issued since the open commit scope began.
-    copies: usize,
+    stream: Stream,
 }
 
 fn float(x: f64) -> String {
@@ -89,7 +84,7 @@ impl Gen<'_> {
     fn stmt(&mut self, s: &Stmt) {
         self.out.current = Some(s.assign.stmt);
         if let Some(src) = is_async_copy(self.program, s) {
-            self.copies += 1;
+            self.stream.copy();
             let (g, l) = (self.pointer(&src), self.pointer(&s.assign.target));
             emit!(self, "call void @llvm.amdgcn.global.load.async.lds(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 4, i32 0, i32 0)");
         } else {
@@ -107,48 +102,17 @@ impl Gen<'_> {
             i += 1;
             match it {
                 Item::Stmt(s) => self.stmt(s),
-                Item::Open(_) => self.copies = 0,
+                Item::Open(_) => self.stream.open(),
                 Item::Commit(q) => {
                     emit!(
                         self,
                         "call void @llvm.amdgcn.asyncmark()  ; commit group (queue {q})"
                     );
-                    // A mark is counted whatever its group holds; only a group with an async
-                    // copy has anything to complete.
-                    let group = (std::mem::take(&mut self.copies) > 0).then_some(*q);
-                    self.events.push(Ev::Unit {
-                        group,
-                        label: self.out.stmts.len() - 1,
-                    });
-                    self.events.push(Ev::Commit(*q));
+                    self.stream.commit_unit(*q, self.out.stmts.len() - 1);
                 }
                 Item::Wait { .. } => {
-                    let mut members = Vec::new();
-                    let mut j = i - 1;
-                    while let Some(Item::Wait {
-                        queue,
-                        count,
-                        id,
-                        node,
-                    }) = items.get(j)
-                    {
-                        let k = self.waits;
-                        self.waits += 1;
-                        self.events.push(Ev::Wait {
-                            k,
-                            queue: *queue,
-                            count: *count,
-                            joined: !members.is_empty(),
-                        });
-                        members.push((k, *id, *queue, *count, *node));
-                        j += 1;
-                    }
-                    i = j;
-                    let g = self.points.len();
-                    self.points.push(WaitPoint {
-                        members,
-                        line: self.out.stmts.len(),
-                    });
+                    let (g, next) = self.stream.wait_point(items, i - 1, self.out.stmts.len());
+                    i = next;
                     emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
@@ -165,13 +129,9 @@ impl Gen<'_> {
                     emit!(self, "br i1 %more{k}, label %body{k}, label %exit{k}");
                     self.out.line(format!("body{k}:"));
                     self.block = format!("body{k}");
-                    let outer = std::mem::take(&mut self.events);
+                    let outer = self.stream.enter_loop();
                     self.items(body);
-                    let body_events = std::mem::replace(&mut self.events, outer);
-                    self.events.push(Ev::Loop {
-                        trips: u64::try_from(hi - lo).unwrap_or(0),
-                        body: body_events,
-                    });
+                    self.stream.leave_loop(outer, *lo, *hi);
                     emit!(self, "%next{k} = add i32 %i{k}, 1");
                     emit!(self, "br label %head{k}");
                     self.out.line(format!("exit{k}:"));
@@ -345,6 +305,9 @@ impl Predicates for Gen<'_> {
     }
 }
 
+/// `wait.asyncmark`'s operand is 16 bits wide.
+const MARKS_MAX: u64 = u16::MAX as u64;
+
 /// LLVM's asyncmarks (seed 003).
 const ASYNCMARKS: WaitSpelling = WaitSpelling {
     instr: |n| format!("call void @llvm.amdgcn.wait.asyncmark(i16 {n})"),
@@ -352,9 +315,14 @@ const ASYNCMARKS: WaitSpelling = WaitSpelling {
     comment: "; ",
     dash: "—",
     units: "marks",
-    one_sequence: "asyncmarks form one sequence per thread (seed 003)",
-    sequence_of: "asyncmarks",
-    older: "a mark completes every older mark, of any queue",
+    groups: "groups of it",
+    nothing_needed: "nothing to wait for: every group it needs is complete already",
+    field_max: MARKS_MAX,
+    field: "the i16 operand",
+    counted: "asyncmarks",
+    machine: "the asyncmark model",
+    shared: "the queues share the single sequence of asyncmarks (a mark completes every older mark, of any queue)",
+    sequence: Some("asyncmarks form one sequence per thread (seed 003)"),
 };
 
 pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
@@ -367,15 +335,12 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         loops: 0,
         notes: Vec::new(),
         block: "entry".into(),
-        events: Vec::new(),
-        waits: 0,
-        points: Vec::new(),
-        copies: 0,
+        stream: Stream::default(),
     };
     g.zero_fill();
     g.items(&flat.items);
-    let translated = translate(&g.events, g.waits, u64::from(u16::MAX));
-    let lines = wait_lines(&g.points, &translated, &mut g.notes, &ASYNCMARKS);
+    let translated = g.stream.translate(MARKS_MAX);
+    let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &ASYNCMARKS);
     let body = fill_waits(&g.out.text, &lines);
     let mut head = Lines::default();
     head.line("; Generated by Stagecraft: AMDGPU LLVM IR with asyncmarks. One workgroup; every buffer element");
@@ -421,7 +386,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
     ));
     head.line("entry:");
     head.line("  %tid = call i32 @llvm.amdgcn.workitem.id.x()");
-    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
+    let waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
     Emitted {
         waits,
         ..kernel(head, &body, g.out, "  ret void\n}\n", g.notes)

@@ -20,6 +20,7 @@ mod llvm;
 mod mbarriers;
 mod ptx;
 pub(crate) mod sequence;
+mod waits;
 mod walk;
 
 use crate::affine::{interval, Interval};
@@ -115,8 +116,8 @@ pub struct Emitted {
     pub line_stmts: Vec<Option<StmtId>>,
     /// Set when nothing could be emitted.
     pub error: Option<String>,
-    /// Each wait of the kernel and the waits of the pipelined program it implements (filled by
-    /// the AMDGPU emitters).
+    /// Each wait of the kernel and the waits of the pipelined program it implements (every
+    /// target).
     #[serde(default)]
     pub waits: Vec<EmittedWait>,
 }
@@ -151,6 +152,21 @@ pub struct EmittedWait {
     /// The line of the unit its count is measured from — the newest instruction (LDS DMA) or
     /// asyncmark of the newest group it needs — when the same at every instance.
     pub needed_line: Option<u32>,
+    /// The groups it completes that the pipelined program's waits let stay in flight, because the
+    /// target's queues share one in-order sequence (sm_80 cp.async groups, asyncmarks, vmcnt),
+    /// and the note saying so (also in `Emitted::notes`).
+    #[serde(default)]
+    pub forced: Vec<ForcedGroup>,
+    #[serde(default)]
+    pub forced_note: Option<String>,
+}
+
+/// A group a kernel wait completes beyond what the pipelined program's waits at that point ask.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForcedGroup {
+    pub queue: i64,
+    /// Its place among the queue's committed groups at the wait: 1 the newest.
+    pub newest: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -15,11 +15,12 @@
 //! nothing wrote as 0, and shared and local memory start undefined.
 
 use super::mbarriers::{self, Plan, QueueState};
-use super::sequence::{
-    emitted_waits, fill_waits, translate, wait_lines, Ev, WaitPoint, WaitSpelling,
-};
+use super::sequence::Stream;
+use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
-use super::{element, elements, is_async_copy, kernel, Emitted, Flat, Item, Lines, Stmt};
+use super::{
+    element, elements, is_async_copy, kernel, Emitted, EmittedWait, Flat, IrWait, Item, Lines, Stmt,
+};
 use crate::emit::EmitOptions;
 use crate::ir::*;
 use std::collections::BTreeMap;
@@ -39,6 +40,11 @@ struct Hopper {
     /// The barrier operand of each open barrier group (innermost last).
     open: Vec<(i64, String)>,
     labels: u32,
+    /// Each wait as `Emitted::waits` gives it, its line counted in the body until the header's
+    /// length is known.
+    waits: Vec<EmittedWait>,
+    /// How many times the items being emitted run (the body loop's trips inside it).
+    repeats: u64,
 }
 
 /// Most bytes one mbarrier phase can expect (the tx-count field).
@@ -72,11 +78,7 @@ struct Gen<'a> {
     hopper: Option<Hopper>,
     error: Option<String>,
     /// sm_80: the stream of commits and waits of the single sequence of groups.
-    events: Vec<Ev>,
-    waits: usize,
-    points: Vec<WaitPoint>,
-    /// Async copies issued since the open commit scope began.
-    copies: usize,
+    stream: Stream,
     /// Buffers are zero-filled first (with registers of their own).
     zeroed: bool,
 }
@@ -222,7 +224,7 @@ impl Gen<'_> {
                 self.lanes * 4
             );
         } else if let (None, Some(src)) = (&self.hopper, is_async_copy(self.program, s)) {
-            self.copies += 1;
+            self.stream.copy();
             let (g, d) = (self.address(&src), self.address(&s.assign.target));
             emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
         } else {
@@ -254,52 +256,28 @@ impl Gen<'_> {
                         let rest = items.get(at..).unwrap_or(&[]);
                         self.hopper_open(*q, rest);
                     } else {
-                        self.copies = 0;
+                        self.stream.open();
                     }
                 }
                 Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
                 Item::Commit(q) => {
                     self.out.instr("cp.async.commit_group;");
-                    // A group counts in the sequence whatever it holds; only one with a copy has
-                    // anything to complete.
-                    let group = (std::mem::take(&mut self.copies) > 0).then_some(*q);
-                    self.events.push(Ev::Unit {
-                        group,
-                        label: self.out.stmts.len() - 1,
-                    });
-                    self.events.push(Ev::Commit(*q));
+                    self.stream.commit_unit(*q, self.out.stmts.len() - 1);
                 }
                 Item::Wait {
-                    queue, count, id, ..
-                } if self.hopper.is_some() => self.hopper_wait(*queue, *count, *id),
+                    queue,
+                    count,
+                    id,
+                    node,
+                } if self.hopper.is_some() => self.hopper_wait(IrWait {
+                    node: *node,
+                    id: *id,
+                    queue: *queue,
+                    count: *count,
+                }),
                 Item::Wait { .. } => {
-                    // Waits of several queues at one point are one instruction.
-                    let mut members = Vec::new();
-                    let mut j = at - 1;
-                    while let Some(Item::Wait {
-                        queue,
-                        count,
-                        id,
-                        node,
-                    }) = items.get(j)
-                    {
-                        let k = self.waits;
-                        self.waits += 1;
-                        self.events.push(Ev::Wait {
-                            k,
-                            queue: *queue,
-                            count: *count,
-                            joined: !members.is_empty(),
-                        });
-                        members.push((k, *id, *queue, *count, *node));
-                        j += 1;
-                    }
-                    at = j;
-                    let g = self.points.len();
-                    self.points.push(WaitPoint {
-                        members,
-                        line: self.out.stmts.len(),
-                    });
+                    let (g, next) = self.stream.wait_point(items, at - 1, self.out.stmts.len());
+                    at = next;
                     emit!(self, "@W{g}@");
                 }
                 Item::Loop { lo, hi, body, .. } => {
@@ -314,13 +292,16 @@ impl Gen<'_> {
                     self.out.line(format!("{head}:"));
                     emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
                     emit!(self, "@{p} bra.uni {end};");
-                    let outer = std::mem::take(&mut self.events);
+                    let outer = self.stream.enter_loop();
+                    let outside = self.hopper.as_ref().map_or(1, |h| h.repeats);
+                    if let Some(h) = &mut self.hopper {
+                        h.repeats = outside * u64::try_from(hi - lo).unwrap_or(0);
+                    }
                     self.items(body);
-                    let body_events = std::mem::replace(&mut self.events, outer);
-                    self.events.push(Ev::Loop {
-                        trips: u64::try_from(hi - lo).unwrap_or(0),
-                        body: body_events,
-                    });
+                    if let Some(h) = &mut self.hopper {
+                        h.repeats = outside;
+                    }
+                    self.stream.leave_loop(outer, *lo, *hi);
                     self.out.instr("add.s32 %r1, %r1, 1;");
                     emit!(self, "bra.uni {head};");
                     self.out.line(format!("{end}:"));
@@ -469,7 +450,9 @@ impl Gen<'_> {
     /// `wait(queue, count)`: complete, oldest first, every barrier group but the newest ones the
     /// plan lets stay in flight. The mbarrier phase completing also makes the bulk-copied tile
     /// visible to the waiting thread, so no `bar.sync` follows.
-    fn hopper_wait(&mut self, queue: i64, count: i64, id: Option<u32>) {
+    fn hopper_wait(&mut self, ir: IrWait) {
+        let (queue, count, id) = (ir.queue, ir.count, ir.id);
+        let line = self.out.stmts.len();
         let Some(h) = &mut self.hopper else { return };
         let site = h.next_wait;
         h.next_wait += 1;
@@ -484,6 +467,18 @@ impl Gen<'_> {
             range
         });
         let name = id.map_or("-".into(), |i| i.to_string());
+        // Each queue's groups have barriers of their own: no other queue's wait completes them,
+        // and what this one completes is [awaited, committed - keep) of its queue alone.
+        h.waits.push(EmittedWait {
+            line: line as u32,
+            ir: vec![ir],
+            immediate: None,
+            exact: slots.is_some() && !loose,
+            instances: h.repeats,
+            completes: slots.is_some() && known.is_none_or(|(from, to)| to > from),
+            isolated: slots.is_some(),
+            ..EmittedWait::default()
+        });
         let Some(k) = slots else {
             emit!(self, "// wait #{name} (queue {queue}, {count}): queue {queue} issues no bulk copy, nothing to wait for");
             return;
@@ -704,6 +699,8 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             next_wait: 0,
             open: Vec::new(),
             labels: 0,
+            waits: Vec::new(),
+            repeats: 1,
         }
     });
     let refused = |error: String| Emitted {
@@ -752,10 +749,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
         notes: Vec::new(),
         hopper,
         error: None,
-        events: Vec::new(),
-        waits: 0,
-        points: Vec::new(),
-        copies: 0,
+        stream: Stream::default(),
         zeroed: false,
     };
     g.zero_fill();
@@ -773,11 +767,17 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
             ));
         }
     }
-    let translated = translate(&g.events, g.waits, u64::MAX);
-    let lines = wait_lines(&g.points, &translated, &mut g.notes, &WAIT_GROUPS);
+    let translated = g.stream.translate(u64::MAX);
+    let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &WAIT_GROUPS);
     let head = g.header(arch, sm, shared);
     let body = fill_waits(&g.out.text, &lines);
-    let waits = emitted_waits(&g.points, &lines, head.stmts.len());
+    let mut waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
+    if let Some(h) = g.hopper.take() {
+        waits = h.waits;
+        for w in &mut waits {
+            w.line += head.stmts.len() as u32 + 1;
+        }
+    }
     Emitted {
         waits,
         ..kernel(head, &body, g.out, "    ret;\n}\n", g.notes)
@@ -792,9 +792,14 @@ const WAIT_GROUPS: WaitSpelling = WaitSpelling {
     comment: "// ",
     dash: "-",
     units: "groups",
-    one_sequence: "a thread's cp.async groups form one sequence (PTX ISA, cp.async.wait_group)",
-    sequence_of: "cp.async groups",
-    older: "wait_group completes every older group of the thread, of any queue",
+    groups: "groups of it",
+    nothing_needed: "nothing to wait for: every group it needs is complete already",
+    field_max: u64::MAX,
+    field: "wait_group",
+    counted: "groups",
+    machine: "sm_80",
+    shared: "the queues share the single sequence of cp.async groups (wait_group completes every older group of the thread, of any queue)",
+    sequence: Some("a thread's cp.async groups form one sequence (PTX ISA, cp.async.wait_group)"),
 };
 
 /// Bytes of shared memory a block uses.

@@ -41,6 +41,105 @@ pub(crate) enum Ev {
     Loop { trips: u64, body: Vec<Ev> },
 }
 
+/// What an emitter records while it writes a kernel: the stream of units, commits and waits in
+/// program order, and the wait points whose lines are placeholders (`@W{g}@`) until the stream
+/// has been translated.
+#[derive(Default)]
+pub(crate) struct Stream {
+    pub events: Vec<Ev>,
+    /// Wait placeholders so far (one per IR wait; several make one point).
+    waits: usize,
+    pub points: Vec<WaitPoint>,
+    /// Async copies issued since the open commit scope began, for targets whose commit is itself
+    /// the counted unit: only a group with a copy has anything to complete.
+    copies: usize,
+}
+
+impl Stream {
+    pub(crate) fn unit(&mut self, group: Option<i64>, label: usize) {
+        self.events.push(Ev::Unit { group, label });
+    }
+
+    pub(crate) fn retire(&mut self, in_flight: u64) {
+        self.events.push(Ev::Retire(in_flight));
+    }
+
+    /// A commit scope opens.
+    pub(crate) fn open(&mut self) {
+        self.copies = 0;
+    }
+
+    /// An async copy is issued in the open commit scope.
+    pub(crate) fn copy(&mut self) {
+        self.copies += 1;
+    }
+
+    /// A commit that is not counted itself (AMDGPU: its copies are the units).
+    pub(crate) fn commit(&mut self, queue: i64) {
+        self.events.push(Ev::Commit(queue));
+    }
+
+    /// A commit that is the counted unit (an asyncmark, a `cp.async.commit_group`) at line `label`;
+    /// a unit is counted whatever its group holds.
+    pub(crate) fn commit_unit(&mut self, queue: i64, label: usize) {
+        let group = (std::mem::take(&mut self.copies) > 0).then_some(queue);
+        self.unit(group, label);
+        self.commit(queue);
+    }
+
+    /// The consecutive waits from `items[first]` on (several queues' waits at one point are one
+    /// instruction) become one wait point at line `line`: returns the point's placeholder number
+    /// and the index of the item after its waits.
+    pub(crate) fn wait_point(
+        &mut self,
+        items: &[super::Item],
+        first: usize,
+        line: usize,
+    ) -> (usize, usize) {
+        let mut members = Vec::new();
+        let mut next = first;
+        while let Some(super::Item::Wait {
+            queue,
+            count,
+            id,
+            node,
+        }) = items.get(next)
+        {
+            let k = self.waits;
+            self.waits += 1;
+            self.events.push(Ev::Wait {
+                k,
+                queue: *queue,
+                count: *count,
+                joined: !members.is_empty(),
+            });
+            members.push((k, *id, *queue, *count, *node));
+            next += 1;
+        }
+        self.points.push(WaitPoint { members, line });
+        (self.points.len() - 1, next)
+    }
+
+    /// The body loop begins: its events are recorded apart until [`Stream::leave_loop`], which is
+    /// given what this returns.
+    pub(crate) fn enter_loop(&mut self) -> Vec<Ev> {
+        std::mem::take(&mut self.events)
+    }
+
+    pub(crate) fn leave_loop(&mut self, outer: Vec<Ev>, lo: i64, hi: i64) {
+        let body = std::mem::replace(&mut self.events, outer);
+        self.events.push(Ev::Loop {
+            trips: u64::try_from(hi - lo).unwrap_or(0),
+            body,
+        });
+    }
+
+    /// Every wait placeholder translated for a counter whose field holds at most `field_max`.
+    pub(crate) fn translate(&self, field_max: u64) -> Vec<Translated> {
+        translate(&self.events, self.waits, field_max)
+    }
+}
+
 /// What a wait placeholder becomes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Translated {
@@ -54,6 +153,8 @@ pub(crate) struct Translated {
     /// Most groups of any queue the immediate forces, at one instance, beyond those the IR waits
     /// at that point asked for (groups in flight that the IR lets stay).
     pub extra_groups: u64,
+    /// Those groups, at any instance: (queue, age), age 1 being the queue's newest committed group.
+    pub forced: Vec<(i64, u64)>,
     /// The units from the first to the last of the newest needed group (what one group more in
     /// flight adds to the count), when the same at every constrained instance.
     pub group_units: Option<u64>,
@@ -473,18 +574,27 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
                         }
                     }
                 }
-                let extra = forced
+                // Groups completed here that the IR lets stay in flight, by queue and age (1: the
+                // queue's newest committed group).
+                let unasked: Vec<(i64, u64)> = forced
                     .iter()
                     .filter(|(q, n)| {
                         let asked = needed.iter().any(|(nq, older)| nq == q && n < older);
                         let complete = !fifo.iter().any(|(_, g)| *g == Some((*q, *n)));
                         complete && !asked
                     })
-                    .count() as u64;
+                    .map(|(q, n)| (*q, number(&committed, *q).saturating_sub(*n)))
+                    .collect();
                 for w in stream.get(i..j).unwrap_or(&[]) {
                     if let Flat::Wait { k, .. } = w {
                         if let Some(t) = out.get_mut(*k) {
-                            t.extra_groups = t.extra_groups.max(extra);
+                            t.extra_groups = t.extra_groups.max(unasked.len() as u64);
+                            for g in &unasked {
+                                if !t.forced.contains(g) {
+                                    t.forced.push(*g);
+                                }
+                            }
+                            t.forced.sort_unstable();
                         }
                     }
                 }
@@ -504,254 +614,6 @@ pub(crate) struct WaitPoint {
     pub members: Vec<(usize, Option<u32>, i64, i64, usize)>,
     /// Index of its line in the emitted body.
     pub line: usize,
-}
-
-/// What a wait point's line says, and what it is.
-pub(crate) struct WaitLine {
-    pub text: String,
-    pub immediate: Option<u64>,
-    pub exact: bool,
-    pub instances: u64,
-    pub group_units: Option<u64>,
-    pub completes: bool,
-    pub isolated: bool,
-    pub needed_label: Option<usize>,
-}
-
-/// How a target writes and explains a wait of its single sequence of groups.
-pub(crate) struct WaitSpelling {
-    /// The instruction keeping `n` units in flight.
-    pub instr: fn(u64) -> String,
-    /// Its short name in notes.
-    pub short: fn(u64) -> String,
-    /// What starts a line comment, with its space.
-    pub comment: &'static str,
-    /// The dash in comments (ptxas accepts only ASCII, even in comments).
-    pub dash: &'static str,
-    /// The units counted ("marks", "groups").
-    pub units: &'static str,
-    /// Where the single sequence comes from.
-    pub one_sequence: &'static str,
-    /// "the single sequence of …".
-    pub sequence_of: &'static str,
-    /// Why it completes more.
-    pub older: &'static str,
-}
-
-fn wait_names(point: &WaitPoint) -> String {
-    point
-        .members
-        .iter()
-        .map(|(_, id, q, n, _)| {
-            format!(
-                "wait #{} (queue {q}): at most {n} groups of it in flight",
-                id.map_or("-".into(), |i| i.to_string())
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// What the members of one wait point say together: each member is an IR wait translated on its
-/// own (`Translated`); the point has one immediate, so the smallest exact count sets it.
-pub(crate) struct PointSummary {
-    pub instances: u64,
-    /// The smallest exact count over the members' constrained instances.
-    pub exact: Option<u64>,
-    /// The smallest of the members' largest exact counts.
-    pub loosest: Option<u64>,
-    pub extra: u64,
-    /// Every member needs the same count at every instance.
-    pub steady: bool,
-    pub completes: bool,
-    pub isolated: bool,
-    pub needed_label: Option<usize>,
-    /// What one group more would add, from the member that sets the immediate.
-    pub group_units: Option<u64>,
-}
-
-impl PointSummary {
-    pub(crate) fn of(p: &WaitPoint, t: &[Translated]) -> PointSummary {
-        let of = |k: &usize| t.get(*k).cloned().unwrap_or_default();
-        let exact = p.members.iter().filter_map(|m| of(&m.0).min).min();
-        let setting = || {
-            p.members
-                .iter()
-                .map(|m| of(&m.0))
-                .filter(move |t| t.min.is_some() && t.min == exact)
-        };
-        PointSummary {
-            instances: p
-                .members
-                .iter()
-                .map(|m| of(&m.0).instances)
-                .max()
-                .unwrap_or(0),
-            exact,
-            loosest: p.members.iter().filter_map(|m| of(&m.0).max).min(),
-            extra: p
-                .members
-                .iter()
-                .map(|m| of(&m.0).extra_groups)
-                .max()
-                .unwrap_or(0),
-            steady: p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.min.is_none() || (t.min == t.max && t.constrained == t.instances)
-            }),
-            completes: p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.completes
-            }),
-            isolated: p.members.iter().all(|m| {
-                let t = of(&m.0);
-                t.constrained == 0 || t.isolated
-            }),
-            needed_label: setting().map(|t| t.needed_label).next().flatten(),
-            group_units: setting().map(|t| t.group_units).next().flatten(),
-        }
-    }
-}
-
-/// The text of each wait point of one sequence of groups per thread (asyncmarks, cp.async groups),
-/// and notes where the single sequence cannot say what the per-queue waits said.
-pub(crate) fn wait_lines(
-    points: &[WaitPoint],
-    t: &[Translated],
-    notes: &mut Vec<String>,
-    spelling: &WaitSpelling,
-) -> Vec<WaitLine> {
-    let (c, dash) = (spelling.comment, spelling.dash);
-    points
-        .iter()
-        .map(|p| {
-            let names = wait_names(p);
-            let PointSummary {
-                instances,
-                exact,
-                loosest,
-                extra,
-                steady,
-                completes,
-                isolated,
-                needed_label,
-                group_units,
-            } = PointSummary::of(p, t);
-            let Some(n) = exact else {
-                let text = if instances == 0 {
-                    format!("{c}{names} {dash} never runs (the body loop runs no iteration)")
-                } else {
-                    format!("{c}{names} {dash} nothing to wait for: every group it needs is complete already")
-                };
-                return WaitLine {
-                    text,
-                    immediate: None,
-                    exact: false,
-                    instances,
-                    group_units: None,
-                    completes: false,
-                    isolated: false,
-                    needed_label: None,
-                };
-            };
-            if let Some(l) = loosest.filter(|l| *l > n) {
-                notes.push(format!(
-                    "{names}: {} serves all its {instances} instances; it is exact where the fewest {} may stay in flight ({n}), others could keep up to {l}", (spelling.short)(n), spelling.units
-                ));
-            }
-            let per_queue: Vec<i64> = p.members.iter().map(|m| m.3).collect();
-            if per_queue.len() > 1 || per_queue.first() != Some(&(n as i64)) {
-                notes.push(format!(
-                    "{names}: {}, so this is {} — the {} committed after the newest group it needs, of every queue", spelling.one_sequence, (spelling.short)(n), spelling.units
-                ));
-            }
-            if extra > 0 {
-                notes.push(format!(
-                    "{names}: the single sequence of {} also completes {extra} group(s) that the IR lets stay in flight ({})", spelling.sequence_of, spelling.older
-                ));
-                WaitLine {
-                    text: format!(
-                        "{}  {c}{names} {dash} also completes {extra} group(s) the IR lets stay in flight",
-                        (spelling.instr)(n)
-                    ),
-                    immediate: Some(n),
-                    exact: steady,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            } else {
-                WaitLine {
-                    text: format!("{}  {c}{names}", (spelling.instr)(n)),
-                    immediate: Some(n),
-                    exact: steady,
-                    instances,
-                    group_units,
-                    completes,
-                    isolated,
-                    needed_label,
-                }
-            }
-        })
-        .collect()
-}
-
-/// The kernel's waits for `Emitted::waits`; `offset` is the number of lines before the body.
-pub(crate) fn emitted_waits(
-    points: &[WaitPoint],
-    lines: &[WaitLine],
-    offset: usize,
-) -> Vec<super::EmittedWait> {
-    points
-        .iter()
-        .zip(lines)
-        .map(|(p, l)| super::EmittedWait {
-            line: (offset + p.line + 1) as u32,
-            ir: p
-                .members
-                .iter()
-                .map(|&(_, id, queue, count, node)| super::IrWait {
-                    node,
-                    id,
-                    queue,
-                    count,
-                })
-                .collect(),
-            immediate: l.immediate,
-            exact: l.exact,
-            instances: l.instances,
-            group_units: l.group_units,
-            completes: l.completes,
-            isolated: l.isolated,
-            needed_line: l.needed_label.map(|n| (offset + n + 1) as u32),
-        })
-        .collect()
-}
-
-/// Replaces each `@W{g}@` placeholder with wait point g's text.
-pub(crate) fn fill_waits(text: &str, lines: &[WaitLine]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("@W") {
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let after = rest.get(at + 2..).unwrap_or("");
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        let k: Option<usize> = after.get(..digits).and_then(|d| d.parse().ok());
-        match (k, after.get(digits..digits + 1)) {
-            (Some(k), Some("@")) => {
-                out.push_str(lines.get(k).map_or("", |l| l.text.as_str()));
-                rest = after.get(digits + 1..).unwrap_or("");
-            }
-            _ => {
-                out.push_str("@W");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

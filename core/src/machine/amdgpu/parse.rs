@@ -717,55 +717,9 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
             }
             continue;
         }
-        let (mnemonic, rest) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
-        let Some(op) = mnemonics().get(mnemonic).copied() else {
-            unsupported.get_or_insert((
-                line,
-                format!("`{mnemonic}` is outside the instruction subset the executor models"),
-            ));
-            continue;
-        };
-        let mut inst = Inst {
-            line,
-            op,
-            operands: Vec::new(),
-            offset: 0,
-            waitcnt: Waitcnt::default(),
-        };
-        if op == Op::SWaitcnt {
-            inst.waitcnt = parse_waitcnt(rest, line, &mut problems);
+        if let Some(inst) = instruction(line, code, &labels, &mut problems, &mut unsupported) {
             kernel.insts.push(inst);
-            continue;
         }
-        for part in split_operands(rest) {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            if let Some(o) = part.strip_prefix("offset:") {
-                match parse_int(o) {
-                    Some(v) => inst.offset = v,
-                    None => problems.push((line, format!("`{part}` is not an offset"))),
-                }
-                continue;
-            }
-            let operand = if let Some(r) = parse_register(part) {
-                Some(r)
-            } else if let Some(v) = parse_int(part) {
-                Some(Operand::Imm(v))
-            } else {
-                labels.get(part).map(|&k| Operand::Label(k))
-            };
-            match operand {
-                Some(o) => inst.operands.push(o),
-                None => problems.push((
-                    line,
-                    format!("{mnemonic}: `{part}` is not a register, an integer or a label"),
-                )),
-            }
-        }
-        check_operands(&inst, mnemonic, &mut problems);
-        kernel.insts.push(inst);
     }
     if !target_seen {
         problems.push((
@@ -776,6 +730,96 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
     if !descriptor_seen {
         problems.push((0, "no kernel descriptor (`.amdhsa_kernel`)".into()));
     }
+    check_descriptor(&d, &kernel.insts, cpu, lds_limit, &mut problems);
+    kernel.entry = match labels.get(d.name.as_str()) {
+        Some(&k) => k,
+        None => {
+            problems.push((
+                0,
+                format!(
+                    "the kernel descriptor names `{}`, but no label `{}:` starts its code",
+                    d.name, d.name
+                ),
+            ));
+            0
+        }
+    };
+    kernel.descriptor = d;
+    Parsed {
+        kernel,
+        problems,
+        unsupported,
+    }
+}
+
+/// One instruction line: its mnemonic within the modelled subset, its operands (registers,
+/// integers, labels, `offset:`) checked against its encoding.
+fn instruction(
+    line: u32,
+    code: &str,
+    labels: &BTreeMap<&str, usize>,
+    problems: &mut Vec<Complaint>,
+    unsupported: &mut Option<Complaint>,
+) -> Option<Inst> {
+    let (mnemonic, rest) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
+    let Some(op) = mnemonics().get(mnemonic).copied() else {
+        unsupported.get_or_insert((
+            line,
+            format!("`{mnemonic}` is outside the instruction subset the executor models"),
+        ));
+        return None;
+    };
+    let mut inst = Inst {
+        line,
+        op,
+        operands: Vec::new(),
+        offset: 0,
+        waitcnt: Waitcnt::default(),
+    };
+    if op == Op::SWaitcnt {
+        inst.waitcnt = parse_waitcnt(rest, line, problems);
+        return Some(inst);
+    }
+    for part in split_operands(rest) {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if let Some(o) = part.strip_prefix("offset:") {
+            match parse_int(o) {
+                Some(v) => inst.offset = v,
+                None => problems.push((line, format!("`{part}` is not an offset"))),
+            }
+            continue;
+        }
+        let operand = if let Some(r) = parse_register(part) {
+            Some(r)
+        } else if let Some(v) = parse_int(part) {
+            Some(Operand::Imm(v))
+        } else {
+            labels.get(part).map(|&k| Operand::Label(k))
+        };
+        match operand {
+            Some(o) => inst.operands.push(o),
+            None => problems.push((
+                line,
+                format!("{mnemonic}: `{part}` is not a register, an integer or a label"),
+            )),
+        }
+    }
+    check_operands(&inst, mnemonic, problems);
+    Some(inst)
+}
+
+/// What the kernel descriptor must say for the target, and the registers it allocates to the
+/// wave: an instruction using one beyond them is a problem.
+fn check_descriptor(
+    d: &Descriptor,
+    insts: &[Inst],
+    cpu: &str,
+    lds_limit: u64,
+    problems: &mut Vec<Complaint>,
+) {
     match d.accum_offset {
         None => problems.push((0, format!("{cpu} needs `.amdhsa_accum_offset`"))),
         Some(a) if a % 4 != 0 || !(4..=256).contains(&a) => problems.push((
@@ -794,7 +838,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
         ));
     }
     // Registers beyond the descriptor's counts are not allocated to the wave.
-    for inst in &kernel.insts {
+    for inst in insts {
         for o in &inst.operands {
             let (kind, hi, limit) = match *o {
                 Operand::Vgpr(r) => ("v", u32::from(r), d.next_free_vgpr),
@@ -814,25 +858,6 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
                 ));
             }
         }
-    }
-    kernel.entry = match labels.get(d.name.as_str()) {
-        Some(&k) => k,
-        None => {
-            problems.push((
-                0,
-                format!(
-                    "the kernel descriptor names `{}`, but no label `{}:` starts its code",
-                    d.name, d.name
-                ),
-            ));
-            0
-        }
-    };
-    kernel.descriptor = d;
-    Parsed {
-        kernel,
-        problems,
-        unsupported,
     }
 }
 
