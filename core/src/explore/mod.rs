@@ -82,6 +82,9 @@ impl Default for Options {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Exploration {
+    /// The language the source is written in (the header says which).
+    #[serde(default)]
+    pub dialect: crate::tvmscript::Dialect,
     pub diagnostics: Vec<Diagnostic>,
     /// Highlighting tokens of the source.
     pub tokens: Vec<Token>,
@@ -401,7 +404,7 @@ pub fn check_pipelined(
     pipelined: &str,
     params: &BTreeMap<String, i64>,
 ) -> PipelinedCheck {
-    let parsed = crate::parser::parse(loop_source);
+    let (parsed, _) = crate::tvmscript::parse(loop_source);
     let lowered = crate::lower::lower(&parsed.file);
     let mut loop_diagnostics = parsed.diagnostics;
     loop_diagnostics.extend(lowered.diagnostics);
