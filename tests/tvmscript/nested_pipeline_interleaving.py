@@ -1,5 +1,5 @@
 # TVM's test_tir_transform_inject_software_pipeline.py, `nested_pipeline_interleaving`, in TVM 0.27's spelling:
-# the inner loop over `j` is pipelined first (the second `j` loop is read as `j_1`…).
+# the inner loop over `j` is pipelined first (the annotated `j` loop is read as `j_1`).
 from tvm.script import s_tir as Ts
 from tvm.script import tirx as T
 

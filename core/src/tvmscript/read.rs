@@ -64,9 +64,9 @@ struct Reader {
     annotations: Vec<Stmt>,
     /// Block axes (`vi = T.axis.spatial(16, i)`) and renamed loop variables, innermost last.
     names: Vec<(Ident, Expr)>,
-    /// Every loop variable so far: a second loop over `j` becomes `j_1`, so that an annotation
-    /// names one loop (TVM prints its own duplicates the same way).
+    /// Every loop variable so far, and those of annotated loops (`loop_name`).
     loop_names: Vec<Ident>,
+    annotated_names: Vec<Ident>,
 }
 
 /// The last part of a dotted callee (`T.serial` → `serial`), whatever the module is called
@@ -290,7 +290,10 @@ impl Reader {
             self.unsupported(func.span, &func.text);
             return None;
         }
-        let name = self.loop_name(&var.text);
+        let annotated = args
+            .iter()
+            .any(|a| a.name.as_ref().is_some_and(|n| n.text == "annotations"));
+        let name = self.loop_name(&var.text, annotated);
         let mut bounds = Vec::with_capacity(2);
         let mut annotations = None;
         for a in args {
@@ -338,15 +341,29 @@ impl Reader {
         }])
     }
 
-    /// A fresh name for a loop variable: its own the first time, `j_1`, `j_2`… after.
-    fn loop_name(&mut self, name: &str) -> Ident {
+    /// The loop variable's name, or a fresh one (`j_1`, `j_2`…) where an annotation would name
+    /// two loops: an annotated loop sharing its name with an earlier loop, or a loop sharing
+    /// its name with an earlier annotated one. TVM prints its own duplicates the same way.
+    fn loop_name(&mut self, name: &str, annotated: bool) -> Ident {
         let mut fresh = Ident::from(name);
-        let mut k = 0;
-        while self.loop_names.contains(&fresh) {
-            k += 1;
-            fresh = Ident::from(format!("{name}_{k}"));
+        let clash = if annotated {
+            self.loop_names.contains(&fresh)
+        } else {
+            self.annotated_names.contains(&fresh)
+        };
+        if clash {
+            let mut k = 0;
+            while self.loop_names.contains(&fresh) {
+                k += 1;
+                fresh = Ident::from(format!("{name}_{k}"));
+            }
         }
-        self.loop_names.push(fresh.clone());
+        if !self.loop_names.contains(&fresh) {
+            self.loop_names.push(fresh.clone());
+        }
+        if annotated {
+            self.annotated_names.push(fresh.clone());
+        }
         fresh
     }
 

@@ -6,13 +6,13 @@ for tx in range(16):
     for i in range(16):
         for j in range(16):
             A_shared[tx, 0, j] = A[tx, i, j]
+        for j in range(16):
+            A_local[0, 0, j] = A_shared[tx, i, j]
         for j_1 in range(16):
-            A_local[0, 0, j_1] = A_shared[tx, i, j_1]
-        for j_2 in range(16):
-            B[tx, i, 0] = A_local[0, 0, j_2] * 2.0
-            C[tx, i, j_2] = B[tx, i, 0] + 1.0
+            B[tx, i, 0] = A_local[0, 0, j_1] * 2.0
+            C[tx, i, j_1] = B[tx, i, 0] + 1.0
 
 sch.annotate(i, "software_pipeline_stage", [0, 0, 0, 1, 1])
 sch.annotate(i, "software_pipeline_order", [0, 2, 3, 1, 4])
-sch.annotate(j_2, "software_pipeline_stage", [0, 1])
-sch.annotate(j_2, "software_pipeline_order", [0, 1])
+sch.annotate(j_1, "software_pipeline_stage", [0, 1])
+sch.annotate(j_1, "software_pipeline_order", [0, 1])
