@@ -124,6 +124,7 @@ impl<'s> Explorer<'s> {
             stmt_spans,
         } = lower(&parsed.file);
         ex.diagnostics.extend(diagnostics);
+        ex.diagnostics.extend(schedule::unknown_keys(&annotations));
         if self.present {
             ex.annotations = annotations
                 .iter()
