@@ -403,6 +403,16 @@ impl Lowerer {
                         body: self.block(body),
                         span: s.span,
                     }),
+                    // The review's shorthand: one group of queue `q` whose writes are asynchronous.
+                    "async_stage" => {
+                        let queue = const_arg(self, positional.first(), "queue")?;
+                        let body = self.block(body);
+                        Some(Node::Commit {
+                            queue,
+                            body: vec![Node::AsyncScope { body, span: s.span }],
+                            span: s.span,
+                        })
+                    }
                     "async_wait_queue" => {
                         let queue = const_arg(self, positional.first(), "queue")?;
                         let Some(count_expr) = positional.get(1) else {
@@ -425,11 +435,34 @@ impl Lowerer {
                     }
                 }
             }
-            StmtKind::If { cond, body } => {
+            StmtKind::If { cond, body, orelse } => {
                 let cond = self.cond(cond)?;
+                let then = self.block(body);
+                if orelse.is_empty() {
+                    return Some(Node::If {
+                        cond,
+                        body: then,
+                        span: s.span,
+                    });
+                }
+                // `else` is the guard's negation (conditions compare indices, which the branch
+                // cannot change); the pair stays one node, so one statement of a pipelined loop.
+                let otherwise = self.block(orelse);
+                let else_span = orelse.first().map_or(s.span, |f| f.span.to(s.span));
                 Some(Node::If {
-                    cond,
-                    body: self.block(body),
+                    cond: Cond::True,
+                    body: vec![
+                        Node::If {
+                            cond: cond.clone(),
+                            body: then,
+                            span: s.span,
+                        },
+                        Node::If {
+                            cond: Cond::Not(Box::new(cond)),
+                            body: otherwise,
+                            span: else_span,
+                        },
+                    ],
                     span: s.span,
                 })
             }
@@ -485,7 +518,7 @@ impl Lowerer {
     fn unknown_with(&mut self, span: Span) {
         self.diagnostics
             .push(Diagnostic::error(span, "unknown `with` scope").with_hint(
-                "the scopes are async_commit_queue(q), async_scope() and async_wait_queue(q, n)",
+                "the scopes are async_commit_queue(q), async_scope(), async_stage(q) (the two together) and async_wait_queue(q, n)",
             ));
     }
 

@@ -370,18 +370,15 @@ impl<'a> Parser<'a> {
                     self.bump();
                     let cond = self.expr()?;
                     let body = self.suite(first.span.to(cond.span))?;
+                    let mut span = span_to_body(first.span, &body);
+                    let mut orelse = Vec::new();
                     if self.at(Sym::Else) {
-                        let t = self.peek_tok();
-                        self.error_at(
-                            t,
-                            "`else` blocks are not part of the loop language".into(),
-                            Some("write a second `if` with the negated condition"),
-                        );
-                        return Err(());
+                        let else_tok = self.bump();
+                        orelse = self.suite(else_tok.span)?;
+                        span = span_to_body(span.to(else_tok.span), &orelse);
                     }
-                    let span = span_to_body(first.span, &body);
                     return Ok(Stmt {
-                        kind: StmtKind::If { cond, body },
+                        kind: StmtKind::If { cond, body, orelse },
                         span,
                     });
                 }

@@ -116,7 +116,11 @@ impl Reader {
                         let body = self.block(&after);
                         let span = body.last().map_or(s.span, |l| s.span.to(l.span));
                         out.push(Stmt {
-                            kind: StmtKind::If { cond, body },
+                            kind: StmtKind::If {
+                                cond,
+                                body,
+                                orelse: Vec::new(),
+                            },
                             span,
                         });
                     }
@@ -171,11 +175,12 @@ impl Reader {
                     None
                 }
             },
-            StmtKind::If { cond, body } => {
+            StmtKind::If { cond, body, orelse } => {
                 let cond = self.expr(cond)?;
                 let body = self.block(body);
+                let orelse = self.block(orelse);
                 Some(vec![Stmt {
-                    kind: StmtKind::If { cond, body },
+                    kind: StmtKind::If { cond, body, orelse },
                     span: s.span,
                 }])
             }
