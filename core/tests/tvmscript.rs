@@ -83,25 +83,5 @@ fn unlocated(ex: &Exploration) -> String {
         ..ex.clone()
     };
     out.push_str(&support::render("", "", &rest));
-    unquoted(&out)
-}
-
-fn unquoted(message: &str) -> String {
-    let mut out = String::new();
-    for (k, part) in message.split('`').enumerate() {
-        if k % 2 == 1 {
-            out.push_str("`…`");
-            continue;
-        }
-        let mut rest = part;
-        while let Some(at) = rest.find("(line ") {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + 6..];
-            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-            out.push_str("(line …");
-            rest = &after[digits..];
-        }
-        out.push_str(rest);
-    }
-    out
+    support::unquoted(&out)
 }

@@ -85,6 +85,10 @@ pub struct Exploration {
     /// The language the source is written in (the header says which).
     #[serde(default)]
     pub dialect: crate::tvmscript::Dialect,
+    /// The loop as a TVMScript PrimFunc TVM 0.27 parses and pipelines ("Export → TVMScript",
+    /// `--emit tvmscript`); `None` when the text has errors or no TVMScript form.
+    #[serde(default)]
+    pub tvmscript: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// Highlighting tokens of the source.
     pub tokens: Vec<Token>,

@@ -125,6 +125,9 @@ impl<'s> Explorer<'s> {
         } = lower(&parsed.file);
         ex.diagnostics.extend(diagnostics);
         ex.diagnostics.extend(schedule::unknown_keys(&annotations));
+        if self.present && !ex.diagnostics.iter().any(Diagnostic::is_error) {
+            ex.tvmscript = crate::tvmscript::print(&parsed.file).ok();
+        }
         if self.present {
             ex.annotations = annotations
                 .iter()

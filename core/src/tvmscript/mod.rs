@@ -2,7 +2,10 @@
 //! is read into the same syntax tree the loop parser makes (`read.rs`), its spans in the pasted
 //! text, so a PrimFunc explores exactly as its Stagecraft twin does. docs/tvm.md, "TVMScript".
 
+mod print;
 mod read;
+
+pub use print::{print, Refusal};
 
 use crate::parser::Parsed;
 use serde::{Deserialize, Serialize};

@@ -295,3 +295,26 @@ pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
     }
     out
 }
+
+/// `message` without what it quotes of a text (`…`) or its line numbers: the same problem read
+/// from two texts (a PrimFunc and its twin, a loop and its export) quotes `T.float32(2)` in one and
+/// `2.0` in the other.
+pub fn unquoted(message: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in message.split('`').enumerate() {
+        if k % 2 == 1 {
+            out.push_str("`…`");
+            continue;
+        }
+        let mut rest = part;
+        while let Some(at) = rest.find("(line ") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 6..];
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            out.push_str("(line …");
+            rest = &after[digits..];
+        }
+        out.push_str(rest);
+    }
+    out
+}
