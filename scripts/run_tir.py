@@ -65,6 +65,11 @@ def async_scope():
 
 
 @contextlib.contextmanager
+def async_stage(queue):
+    yield
+
+
+@contextlib.contextmanager
 def async_wait_queue(queue, count):
     assert count >= 0, f"negative wait count {count}"
     yield
@@ -76,7 +81,7 @@ def fma(a, b, c):
 
 def run(path, params):
     env = Globals(
-        alloc=alloc, async_commit_queue=async_commit_queue, async_scope=async_scope,
+        alloc=alloc, async_commit_queue=async_commit_queue, async_scope=async_scope, async_stage=async_stage,
         async_wait_queue=async_wait_queue, fma=fma, max=max, min=min, abs=abs, range=range,
         sch=_Sch(), annotate=_Sch().annotate, float=float, True_=True, math=math,
     )

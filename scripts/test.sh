@@ -16,6 +16,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test (core: units, goldens, properties, interpreter, judges; the link codec; the app: units, module graph)"
 cargo test --workspace --release
 
+step "scripts/tvmscript-roundtrip.sh (every export parsed and pipelined by TVM 0.27, in .tools/tvm-venv)"
+./scripts/tvmscript-roundtrip.sh
+
 for extra in scripts/e2e.sh scripts/bundle-size.sh scripts/fuzz-smoke.sh; do
     if [ -x "$extra" ]; then
         step "$extra"

@@ -108,6 +108,18 @@ fn rfc_a_parse_only(bencher: divan::Bencher) {
     bencher.bench(|| stagecraft::parser::parse(divan::black_box(text)));
 }
 
+/// TVMScript in: the CUTLASS preset as a PrimFunc (tests/tvmscript/cutlass_multistage.py), read
+/// into the loop language's tree — the budget is 1 ms; and its twin by the loop parser.
+#[divan::bench(args = ["tvmscript", "stagecraft"])]
+fn cutlass_parse_only(bencher: divan::Bencher, dialect: &str) {
+    let source = if dialect == "tvmscript" {
+        include_str!("../../tests/tvmscript/cutlass_multistage.py")
+    } else {
+        include_str!("../../tests/tvmscript/twins/cutlass_multistage.py")
+    };
+    bencher.bench(|| stagecraft::tvmscript::parse(divan::black_box(source)));
+}
+
 #[divan::bench]
 fn rfc_a_lex_only(bencher: divan::Bencher) {
     let text = EXAMPLES[0].1;

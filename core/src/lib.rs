@@ -29,6 +29,7 @@ pub mod timeline;
 pub mod tir;
 pub mod tokens;
 pub mod tvm;
+pub mod tvmscript;
 pub mod verify;
 pub mod verify_extents;
 pub mod versions;

@@ -77,6 +77,7 @@ pub fn lower(file: &File) -> Lowered {
         }
     }
     cx.program.body = body;
+    cx.free_names_in_indices();
     Lowered {
         program: cx.program,
         annotations: cx.annotations,
@@ -92,6 +93,12 @@ struct Lowerer {
     diagnostics: Vec<Diagnostic>,
     stmt_spans: Vec<Span>,
     scopes: Vec<(Ident, VarId)>,
+    /// Lowering a loop's bounds: a free name there is a symbolic extent.
+    in_extent: bool,
+    /// The parameters some loop runs to (or from): symbolic extents.
+    extents: Vec<VarId>,
+    /// Where each parameter is first used outside a loop's bounds.
+    uses: Vec<(VarId, Span)>,
 }
 
 impl Lowerer {
@@ -340,11 +347,14 @@ impl Lowerer {
                 }))
             }
             StmtKind::For { var, range, body } => {
-                let (lo, hi) = match range.as_slice() {
-                    [hi] => (IExpr::Const(0), self.index(hi)?),
-                    [lo, hi] => (self.index(lo)?, self.index(hi)?),
-                    _ => return None,
+                self.in_extent = true;
+                let bounds = match range.as_slice() {
+                    [hi] => self.index(hi).map(|hi| (IExpr::Const(0), hi)),
+                    [lo, hi] => self.index(lo).zip(self.index(hi)),
+                    _ => None,
                 };
+                self.in_extent = false;
+                let (lo, hi) = bounds?;
                 let id = self.program.vars.len() as VarId;
                 self.program.vars.push(Var {
                     name: var.text.clone(),
@@ -393,6 +403,16 @@ impl Lowerer {
                         body: self.block(body),
                         span: s.span,
                     }),
+                    // The review's shorthand: one group of queue `q` whose writes are asynchronous.
+                    "async_stage" => {
+                        let queue = const_arg(self, positional.first(), "queue")?;
+                        let body = self.block(body);
+                        Some(Node::Commit {
+                            queue,
+                            body: vec![Node::AsyncScope { body, span: s.span }],
+                            span: s.span,
+                        })
+                    }
                     "async_wait_queue" => {
                         let queue = const_arg(self, positional.first(), "queue")?;
                         let Some(count_expr) = positional.get(1) else {
@@ -415,11 +435,34 @@ impl Lowerer {
                     }
                 }
             }
-            StmtKind::If { cond, body } => {
+            StmtKind::If { cond, body, orelse } => {
                 let cond = self.cond(cond)?;
+                let then = self.block(body);
+                if orelse.is_empty() {
+                    return Some(Node::If {
+                        cond,
+                        body: then,
+                        span: s.span,
+                    });
+                }
+                // `else` is the guard's negation (conditions compare indices, which the branch
+                // cannot change); the pair stays one node, so one statement of a pipelined loop.
+                let otherwise = self.block(orelse);
+                let else_span = orelse.first().map_or(s.span, |f| f.span.to(s.span));
                 Some(Node::If {
-                    cond,
-                    body: self.block(body),
+                    cond: Cond::True,
+                    body: vec![
+                        Node::If {
+                            cond: cond.clone(),
+                            body: then,
+                            span: s.span,
+                        },
+                        Node::If {
+                            cond: Cond::Not(Box::new(cond)),
+                            body: otherwise,
+                            span: else_span,
+                        },
+                    ],
                     span: s.span,
                 })
             }
@@ -434,30 +477,78 @@ impl Lowerer {
         }
     }
 
+    /// A free name in an index (`A[j]` with no loop over `j`) is a typo unless some loop runs to
+    /// it: only symbolic extents are parameters.
+    fn free_names_in_indices(&mut self) {
+        for (id, span) in std::mem::take(&mut self.uses) {
+            if self.extents.contains(&id) {
+                continue;
+            }
+            let name = self.program.var_name(id).to_string();
+            let loops: Vec<&str> = self
+                .program
+                .vars
+                .iter()
+                .filter(|v| v.kind == VarKind::Loop)
+                .map(|v| v.name.as_str())
+                .collect();
+            let hint = if loops.is_empty() {
+                "an index uses loop variables, and sizes some loop runs to (`for i in range(N)`)"
+                    .to_string()
+            } else {
+                format!(
+                    "the loop variables are {}; a size in an index is also some loop's extent (`for i in range(N)`)",
+                    loops
+                        .iter()
+                        .map(|l| format!("`{l}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    span,
+                    format!("`{name}` is neither a loop variable here nor a symbolic extent"),
+                )
+                .with_hint(hint),
+            );
+        }
+    }
+
     fn unknown_with(&mut self, span: Span) {
         self.diagnostics
             .push(Diagnostic::error(span, "unknown `with` scope").with_hint(
-                "the scopes are async_commit_queue(q), async_scope() and async_wait_queue(q, n)",
+                "the scopes are async_commit_queue(q), async_scope(), async_stage(q) (the two together) and async_wait_queue(q, n)",
             ));
     }
 
-    fn lookup_var(&mut self, name: &str) -> VarId {
+    fn lookup_var(&mut self, name: &str, span: Span) -> VarId {
         if let Some((_, id)) = self.scopes.iter().rev().find(|(n, _)| n == name) {
             return *id;
         }
-        if let Some(i) = self
+        let id = match self
             .program
             .vars
             .iter()
             .position(|v| v.kind == VarKind::Param && v.name == name)
         {
-            return i as VarId;
+            Some(i) => i as VarId,
+            None => {
+                let id = self.program.vars.len() as VarId;
+                self.program.vars.push(Var {
+                    name: Ident::from(name),
+                    kind: VarKind::Param,
+                });
+                id
+            }
+        };
+        if self.in_extent {
+            if !self.extents.contains(&id) {
+                self.extents.push(id);
+            }
+        } else if !self.uses.iter().any(|(u, _)| *u == id) {
+            self.uses.push((id, span));
         }
-        let id = self.program.vars.len() as VarId;
-        self.program.vars.push(Var {
-            name: Ident::from(name),
-            kind: VarKind::Param,
-        });
         id
     }
 
@@ -524,7 +615,7 @@ impl Lowerer {
         };
         match &e.kind {
             ExprKind::Int(v) => Some(IExpr::Const(*v)),
-            ExprKind::Name(n) => Some(IExpr::Var(self.lookup_var(n))),
+            ExprKind::Name(n) => Some(IExpr::Var(self.lookup_var(n, e.span))),
             ExprKind::Neg(x) => Some(IExpr::bin(IOp::Sub, IExpr::Const(0), self.index(x)?)),
             ExprKind::Binary(op, a, b) => match op {
                 BinOp::Add => bin(self, IOp::Add, a, b),

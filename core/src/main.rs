@@ -28,7 +28,7 @@ use std::process::ExitCode;
 static ALLOCATOR: stagecraft::native_alloc::Mimalloc = stagecraft::native_alloc::Mimalloc;
 
 const USAGE: &str = "usage:
-  stagecraft explore FILE [--form rolled|peeled] [--emit tir|tir-tokens|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
+  stagecraft explore FILE [--form rolled|peeled] [--emit tir|tir-tokens|tvmscript|json|ptx|ptx-sm90|amdgpu|amdgpu-gfx950|amdgpu-ir] [--param NAME=VALUE]...
       (tir-tokens: the program with each commit group a token, async_start / async_done)
   stagecraft explore FILE --as tvm-0.27 [--emit tir|tir-tokens|json]
       (the program TVM 0.27's InjectSoftwarePipeline produces, reproduced; exit 1 when TVM refuses)
@@ -93,6 +93,8 @@ enum Emit {
     Tir,
     /// The printed program in token form (`stagecraft::tokens`).
     TirTokens,
+    /// The annotated loop as a TVMScript PrimFunc (`Exploration::tvmscript`).
+    TvmScript,
     Json,
     Code(Target),
 }
@@ -102,11 +104,12 @@ impl Emit {
         match s {
             "tir" => Ok(Emit::Tir),
             "tir-tokens" => Ok(Emit::TirTokens),
+            "tvmscript" => Ok(Emit::TvmScript),
             "json" => Ok(Emit::Json),
             other => Target::parse(other).map(Emit::Code).ok_or_else(|| {
                 let targets: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
                 format!(
-                    "--emit takes tir, tir-tokens, json or a code target ({}), not {other}",
+                    "--emit takes tir, tir-tokens, tvmscript, json or a code target ({}), not {other}",
                     targets.join(", ")
                 )
             }),
@@ -391,7 +394,7 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
     // Emit only what is printed: the JSON carries every target, tir none, a target itself.
     a.options.targets = match a.emit {
         Emit::Json => a.options.targets,
-        Emit::Tir | Emit::TirTokens => Vec::new(),
+        Emit::Tir | Emit::TirTokens | Emit::TvmScript => Vec::new(),
         Emit::Code(t) => vec![t],
     };
     let source = read_source(&a.file)?;
@@ -428,6 +431,16 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
                 );
             }
         }
+        Emit::TvmScript => match &ex.tvmscript {
+            Some(text) => out!("{text}"),
+            None => {
+                let (parsed, _) = stagecraft::tvmscript::parse(&source);
+                if let Err(why) = stagecraft::tvmscript::print(&parsed.file) {
+                    eprintln!("stagecraft: no TVMScript form: {why}");
+                }
+                return Ok(ExitCode::from(1));
+            }
+        },
         Emit::Code(t) => {
             if let Some(code) = ex.code.iter().find(|c| c.target == t.name()) {
                 match &code.error {

@@ -15,6 +15,19 @@ pub struct Parsed {
 }
 
 pub fn parse(text: &str) -> Parsed {
+    parse_as(text, false)
+}
+
+/// `parse` reading TVMScript's Python instead (`tvmscript::read` gives the tree meaning): decorator,
+/// `import` and `T.reads` / `T.writes` / `T.block_attr` lines become `pass`, a `def` becomes
+/// `with def(name):` whose body starts with one `param = annotation` per parameter, a loop may run
+/// over any call (`T.serial(...)`), a parenthesized list is a tuple and `{k: v}` a call of `dict`
+/// with one `[k, v]` per entry. The `@` of a decorator is no stray character there.
+pub(crate) fn parse_tvmscript(text: &str) -> Parsed {
+    parse_as(text, true)
+}
+
+fn parse_as(text: &str, tvmscript: bool) -> Parsed {
     if let Some(message) = limits::source_beyond_limits(text) {
         let d = Diagnostic::error(Span::new(0, 0), message)
             .with_hint("a pipelined loop body fits in far less; split the example");
@@ -25,8 +38,16 @@ pub fn parse(text: &str) -> Parsed {
         };
     }
     // Comments matter to the highlighter only; without them, peeking is indexing.
-    let lexed = lex_code(text);
+    let mut lexed = lex_code(text);
+    if tvmscript {
+        lexed.diagnostics.retain(|d| {
+            !text
+                .get(d.span.start as usize..)
+                .is_some_and(|t| t.starts_with('@'))
+        });
+    }
     let mut p = Parser {
+        tvmscript,
         text,
         tokens: lexed.tokens,
         pos: 0,
@@ -44,6 +65,8 @@ pub fn parse(text: &str) -> Parsed {
 }
 
 struct Parser<'a> {
+    /// Reading TVMScript (`parse_tvmscript`).
+    tvmscript: bool,
     text: &'a str,
     tokens: Vec<Token>,
     pos: usize,
@@ -325,6 +348,11 @@ impl<'a> Parser<'a> {
     #[inline(always)]
     fn statement_inner(&mut self) -> PResult<Stmt> {
         let first = self.peek_tok();
+        if self.tvmscript {
+            if let Some(s) = self.tvmscript_statement(first)? {
+                return Ok(s);
+            }
+        }
         if first.kind == TokenKind::Keyword {
             match first.sym {
                 Sym::For => return self.for_stmt(),
@@ -342,18 +370,15 @@ impl<'a> Parser<'a> {
                     self.bump();
                     let cond = self.expr()?;
                     let body = self.suite(first.span.to(cond.span))?;
+                    let mut span = span_to_body(first.span, &body);
+                    let mut orelse = Vec::new();
                     if self.at(Sym::Else) {
-                        let t = self.peek_tok();
-                        self.error_at(
-                            t,
-                            "`else` blocks are not part of the loop language".into(),
-                            Some("write a second `if` with the negated condition"),
-                        );
-                        return Err(());
+                        let else_tok = self.bump();
+                        orelse = self.suite(else_tok.span)?;
+                        span = span_to_body(span.to(else_tok.span), &orelse);
                     }
-                    let span = span_to_body(first.span, &body);
                     return Ok(Stmt {
-                        kind: StmtKind::If { cond, body },
+                        kind: StmtKind::If { cond, body, orelse },
                         span,
                     });
                 }
@@ -409,6 +434,112 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// The TVMScript lines the loop language has no statement for, or `None` for the others.
+    #[cold]
+    fn tvmscript_statement(&mut self, first: Token) -> PResult<Option<Stmt>> {
+        let word = self.text_of(first);
+        let ignored_call = first.kind == TokenKind::Ident && {
+            let mut k = 0;
+            while self.peek_n(k + 1).sym == Sym::Dot && self.peek_n(k + 2).kind == TokenKind::Ident
+            {
+                k += 2;
+            }
+            k > 0
+                && matches!(
+                    self.text_of(self.peek_n(k)),
+                    "reads" | "writes" | "block_attr"
+                )
+                && self.peek_n(k + 1).sym == Sym::LParen
+        };
+        let skipped = (first.kind == TokenKind::Unknown && word.starts_with('@'))
+            || (first.kind == TokenKind::Ident && matches!(word, "import" | "from"))
+            || ignored_call;
+        if skipped {
+            let mut end = first.span;
+            while !matches!(self.peek_tok().kind, TokenKind::Newline | TokenKind::Eof) {
+                end = self.bump().span;
+            }
+            self.bump();
+            return Ok(Some(Stmt {
+                kind: StmtKind::Pass,
+                span: first.span.to(end),
+            }));
+        }
+        if first.kind == TokenKind::Ident && word == "def" {
+            return self.def_stmt().map(Some);
+        }
+        Ok(None)
+    }
+
+    /// `def name(param: annotation, ...) -> result:` and its body, as `with def(name):` whose
+    /// body begins with `param = annotation` for each parameter.
+    fn def_stmt(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let name_tok = self.peek_tok();
+        if name_tok.kind != TokenKind::Ident {
+            self.report_found(name_tok, |found| {
+                format!("expected the function's name after `def`, found {found}")
+            });
+            return Err(());
+        }
+        self.bump();
+        self.expect(Sym::LParen, "after the function's name")?;
+        let mut params = Vec::new();
+        while !self.at(Sym::RParen) {
+            let t = self.peek_tok();
+            if t.kind != TokenKind::Ident {
+                self.report_found(t, |found| format!("expected a parameter, found {found}"));
+                return Err(());
+            }
+            self.bump();
+            let target = Expr::new(ExprKind::Name(Ident::from(self.text_of(t))), t.span);
+            let value = if self.eat(Sym::Colon) {
+                self.expr()?
+            } else {
+                Expr::new(ExprKind::Name(Ident::from("handle")), t.span)
+            };
+            let span = t.span.to(value.span);
+            params.push(Stmt {
+                kind: StmtKind::Assign { target, value },
+                span,
+            });
+            if !self.eat(Sym::Comma) {
+                break;
+            }
+        }
+        let close = self.expect(Sym::RParen, "to close the parameters")?;
+        if self.at(Sym::Minus) && self.peek_n(1).sym == Sym::Gt {
+            self.bump();
+            self.bump();
+            self.expr()?;
+        }
+        let mut body = self.suite(kw.span.to(close.span))?;
+        params.append(&mut body);
+        let func = Name {
+            text: Ident::from("def"),
+            span: kw.span,
+        };
+        let fn_name = Expr::new(
+            ExprKind::Name(Ident::from(self.text_of(name_tok))),
+            name_tok.span,
+        );
+        let item = Expr::new(
+            ExprKind::Call {
+                func,
+                args: vec![Arg {
+                    name: None,
+                    value: fn_name,
+                }],
+            },
+            kw.span.to(close.span),
+        );
+        let span = span_to_body(kw.span, &params);
+        Ok(Stmt {
+            kind: StmtKind::With { item, body: params },
+            span,
+        })
+    }
+
     fn for_stmt(&mut self) -> PResult<Stmt> {
         let kw = self.bump();
         let var_tok = self.peek_tok();
@@ -425,6 +556,20 @@ impl<'a> Parser<'a> {
         };
         self.expect(Sym::In, "after the loop variable")?;
         let range_tok = self.peek_tok();
+        if self.tvmscript {
+            // `T.serial(0, 16, annotations={...})`, `range(16)`: `tvmscript::read` tells them apart.
+            let over = self.expr()?;
+            let body = self.suite(kw.span.to(over.span))?;
+            let span = span_to_body(kw.span, &body);
+            return Ok(Stmt {
+                kind: StmtKind::For {
+                    var,
+                    range: vec![over],
+                    body,
+                },
+                span,
+            });
+        }
         if self.text_of(range_tok) != "range" {
             self.error_at(
                 range_tok,
@@ -756,9 +901,41 @@ impl<'a> Parser<'a> {
             TokenKind::Punct if t.sym == Sym::LParen => {
                 self.bump();
                 let mut inner = self.expr()?;
+                if self.tvmscript && self.eat(Sym::Comma) {
+                    // A tuple, `(16,)` or `(16, 16)`: a list to the reader.
+                    let mut items = vec![inner];
+                    items.append(&mut self.comma_list(Sym::RParen, Self::expr)?);
+                    let close = self.expect(Sym::RParen, "to close the tuple")?;
+                    return Ok(Expr::new(ExprKind::List(items), t.span.to(close.span)));
+                }
                 let close = self.expect(Sym::RParen, "to close the parenthesis")?;
                 inner.span = t.span.to(close.span);
                 Ok(inner)
+            }
+            TokenKind::Punct if t.sym == Sym::LBrace && self.tvmscript => {
+                self.bump();
+                let entries = self.comma_list(Sym::RBrace, |p| {
+                    let key = p.expr()?;
+                    p.expect(Sym::Colon, "between a key and its value")?;
+                    let value = p.expr()?;
+                    let span = key.span.to(value.span);
+                    Ok(Arg {
+                        name: None,
+                        value: Expr::new(ExprKind::List(vec![key, value]), span),
+                    })
+                })?;
+                let close = self.expect(Sym::RBrace, "to close the dictionary")?;
+                let func = Name {
+                    text: Ident::from("dict"),
+                    span: t.span,
+                };
+                Ok(Expr::new(
+                    ExprKind::Call {
+                        func,
+                        args: entries,
+                    },
+                    t.span.to(close.span),
+                ))
             }
             TokenKind::Punct if t.sym == Sym::LBracket => {
                 self.bump();

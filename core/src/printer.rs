@@ -35,9 +35,13 @@ pub fn print_stmt(out: &mut String, s: &Stmt, indent: usize) {
             out.push_str(&format!("{pad}with {}:\n", print_expr(item)));
             print_body(out, body, indent + 1);
         }
-        StmtKind::If { cond, body } => {
+        StmtKind::If { cond, body, orelse } => {
             out.push_str(&format!("{pad}if {}:\n", print_expr(cond)));
             print_body(out, body, indent + 1);
+            if !orelse.is_empty() {
+                out.push_str(&format!("{pad}else:\n"));
+                print_body(out, orelse, indent + 1);
+            }
         }
         StmtKind::Pass => out.push_str(&format!("{pad}pass\n")),
         StmtKind::Error => out.push_str(&format!("{pad}pass  # unparsed line\n")),

@@ -46,9 +46,12 @@ pub enum StmtKind {
         item: Expr,
         body: Vec<Stmt>,
     },
+    /// `if cond:` and its `else:` block (empty without one).
     If {
         cond: Expr,
         body: Vec<Stmt>,
+        #[serde(default)]
+        orelse: Vec<Stmt>,
     },
     Pass,
     /// A line that could not be parsed; its diagnostic was reported.
@@ -184,9 +187,10 @@ fn stmt_without_spans(s: &Stmt) -> Stmt {
             item: expr_without_spans(item),
             body: body.iter().map(stmt_without_spans).collect(),
         },
-        StmtKind::If { cond, body } => StmtKind::If {
+        StmtKind::If { cond, body, orelse } => StmtKind::If {
             cond: expr_without_spans(cond),
             body: body.iter().map(stmt_without_spans).collect(),
+            orelse: orelse.iter().map(stmt_without_spans).collect(),
         },
         StmtKind::Pass => StmtKind::Pass,
         StmtKind::Error => StmtKind::Error,

@@ -86,7 +86,7 @@ impl Reproduction {
 
 /// Runs TVM 0.27's `InjectSoftwarePipeline`, as reproduced, on a Stagecraft loop.
 pub fn inject_software_pipeline(source: &str) -> Reproduction {
-    let parsed = crate::parser::parse(source);
+    let (parsed, _) = crate::tvmscript::parse(source);
     let lowered = lower(&parsed.file);
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(lowered.diagnostics);

@@ -18,7 +18,6 @@ use libtest_mimic::{Arguments, Trial};
 use stagecraft::explore::{explore, Exploration, Options};
 use stagecraft::verify::{verify, Verdict, VerifyOptions};
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 /// Where every input's expectation is, whichever directory the input is in.
 const EXPECTATIONS: &str = "tests/cases";
@@ -42,7 +41,7 @@ fn main() {
             let name = format!("{}.py", input.stem);
             let ex = explore(&input.source, &Options::default());
             never_invalid(&ex)?;
-            let actual = render(&name, &input.source, &ex);
+            let actual = support::render(&name, &input.source, &ex);
             support::check(&expectation, &actual)
         }));
     }
@@ -84,81 +83,4 @@ fn never_invalid(ex: &Exploration) -> Result<(), libtest_mimic::Failed> {
         }
     }
     Ok(())
-}
-
-pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
-    let mut out = String::new();
-    for d in &ex.diagnostics {
-        out.push_str(&d.render(name, source));
-    }
-    for n in &ex.notes {
-        writeln!(out, "note: {n}").unwrap();
-    }
-    for b in ex.buffers.iter().filter(|b| b.declared) {
-        writeln!(
-            out,
-            "buffer {} ({}): {} version(s){}",
-            b.name,
-            b.scope.name(),
-            b.versions,
-            b.reason
-                .as_ref()
-                .map_or(String::new(), |r| format!(" — {r}"))
-        )
-        .unwrap();
-    }
-    for g in &ex.groups {
-        writeln!(
-            out,
-            "group queue {} slot {}: units {:?}",
-            g.queue, g.slot, g.units
-        )
-        .unwrap();
-    }
-    for w in &ex.waits {
-        let counts: Vec<String> = w
-            .instances
-            .iter()
-            .map(|i| match i.step {
-                Some(t) => format!("step {t}: {}", i.count),
-                None => format!("every step: {}", i.count),
-            })
-            .collect();
-        writeln!(
-            out,
-            "wait #{} queue {} in {} before {:?}: {}",
-            w.id,
-            w.queue,
-            w.section.name(),
-            w.before,
-            counts.join(", ")
-        )
-        .unwrap();
-        for i in &w.instances {
-            writeln!(out, "    {}", i.arithmetic).unwrap();
-        }
-    }
-    if let Some(v) = &ex.verification {
-        writeln!(out, "verification: {}", v.summary).unwrap();
-        for w in &v.waits {
-            writeln!(
-                out,
-                "    wait #{:?} (queue {}): {:?}",
-                w.id, w.queue, w.judgement
-            )
-            .unwrap();
-        }
-        for r in &v.races {
-            writeln!(out, "    race: {}", r.message).unwrap();
-        }
-    }
-    if let Some(r) = &ex.rolled {
-        out.push_str("--- rolled\n");
-        out.push_str(&r.text);
-    }
-    if let Some(p) = &ex.peeled {
-        out.push_str("--- peeled\n");
-        out.push_str(&p.text);
-    }
-    out
 }

@@ -204,7 +204,37 @@ fn arb_file() -> impl Strategy<Value = File> {
         },
         span: Default::default(),
     });
-    proptest::collection::vec(prop_oneof![assign, for_loop], 0..5).prop_map(|stmts| File { stmts })
+    // `if … else:` (the else empty or not) and `with async_stage(q):` round-trip too.
+    let branches = (
+        arb_expr(),
+        proptest::collection::vec(assign.clone(), 1..3),
+        proptest::collection::vec(assign.clone(), 0..3),
+    )
+        .prop_map(|(cond, body, orelse)| Stmt {
+            kind: StmtKind::If { cond, body, orelse },
+            span: Default::default(),
+        });
+    let stage = proptest::collection::vec(assign.clone(), 1..3).prop_map(|body| Stmt {
+        kind: StmtKind::With {
+            item: Expr::new(
+                ExprKind::Call {
+                    func: Name {
+                        text: "async_stage".into(),
+                        span: Default::default(),
+                    },
+                    args: vec![Arg {
+                        name: None,
+                        value: Expr::new(ExprKind::Int(0), Default::default()),
+                    }],
+                },
+                Default::default(),
+            ),
+            body,
+        },
+        span: Default::default(),
+    });
+    proptest::collection::vec(prop_oneof![assign, for_loop, branches, stage], 0..5)
+        .prop_map(|stmts| File { stmts })
 }
 
 proptest! {

@@ -82,6 +82,13 @@ impl Default for Options {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Exploration {
+    /// The language the source is written in (the header says which).
+    #[serde(default)]
+    pub dialect: crate::tvmscript::Dialect,
+    /// The loop as a TVMScript PrimFunc TVM 0.27 parses and pipelines ("Export → TVMScript",
+    /// `--emit tvmscript`); `None` when the text has errors or no TVMScript form.
+    #[serde(default)]
+    pub tvmscript: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// Highlighting tokens of the source.
     pub tokens: Vec<Token>,
@@ -401,7 +408,7 @@ pub fn check_pipelined(
     pipelined: &str,
     params: &BTreeMap<String, i64>,
 ) -> PipelinedCheck {
-    let parsed = crate::parser::parse(loop_source);
+    let (parsed, _) = crate::tvmscript::parse(loop_source);
     let lowered = crate::lower::lower(&parsed.file);
     let mut loop_diagnostics = parsed.diagnostics;
     loop_diagnostics.extend(lowered.diagnostics);

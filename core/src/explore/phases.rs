@@ -6,13 +6,13 @@ use super::*;
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{BufId, Node, Program, StmtId};
 use crate::lexer::highlight_tokens;
+use crate::limits;
 use crate::lower::{lower, Annotation};
 use crate::pipelined::{self, Form};
 use crate::schedule::{self, LoopSchedule, STAGE_KEY};
 use crate::shape::{self, LoopShape};
 use crate::sync::{self, SyncPlan};
 use crate::tir;
-use crate::{limits, parser};
 use std::collections::BTreeMap;
 
 /// Every phase in turn; one that finds an error ends the exploration there. `unlisted` counts the
@@ -113,7 +113,8 @@ impl<'s> Explorer<'s> {
         if self.present {
             ex.tokens = highlight_tokens(source);
         }
-        let parsed = parser::parse(source);
+        let (parsed, dialect) = crate::tvmscript::parse(source);
+        ex.dialect = dialect;
         ex.diagnostics.extend(parsed.diagnostics);
         *unlisted = parsed.unlisted;
         let crate::lower::Lowered {
@@ -123,6 +124,10 @@ impl<'s> Explorer<'s> {
             stmt_spans,
         } = lower(&parsed.file);
         ex.diagnostics.extend(diagnostics);
+        ex.diagnostics.extend(schedule::unknown_keys(&annotations));
+        if self.present && !ex.diagnostics.iter().any(Diagnostic::is_error) {
+            ex.tvmscript = crate::tvmscript::print(&parsed.file).ok();
+        }
         if self.present {
             ex.annotations = annotations
                 .iter()

@@ -6,7 +6,9 @@
 
 use libtest_mimic::{Failed, Trial};
 use similar::TextDiff;
+use stagecraft::explore::Exploration;
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// The one variable that rewrites every expectation in the repository: expect-test's inline
@@ -213,4 +215,106 @@ pub fn diff(expected: &str, actual: &str, name: &str) -> String {
         total - MAX_DIFF_LINES
     ));
     cut
+}
+
+/// An exploration as the golden files hold it: diagnostics, notes, buffers, groups, waits with
+/// their arithmetic, the verification, the rolled and peeled programs.
+pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
+    let mut out = String::new();
+    for d in &ex.diagnostics {
+        out.push_str(&d.render(name, source));
+    }
+    for n in &ex.notes {
+        writeln!(out, "note: {n}").unwrap();
+    }
+    for b in ex.buffers.iter().filter(|b| b.declared) {
+        writeln!(
+            out,
+            "buffer {} ({}): {} version(s){}",
+            b.name,
+            b.scope.name(),
+            b.versions,
+            b.reason
+                .as_ref()
+                .map_or(String::new(), |r| format!(" — {r}"))
+        )
+        .unwrap();
+    }
+    for g in &ex.groups {
+        writeln!(
+            out,
+            "group queue {} slot {}: units {:?}",
+            g.queue, g.slot, g.units
+        )
+        .unwrap();
+    }
+    for w in &ex.waits {
+        let counts: Vec<String> = w
+            .instances
+            .iter()
+            .map(|i| match i.step {
+                Some(t) => format!("step {t}: {}", i.count),
+                None => format!("every step: {}", i.count),
+            })
+            .collect();
+        writeln!(
+            out,
+            "wait #{} queue {} in {} before {:?}: {}",
+            w.id,
+            w.queue,
+            w.section.name(),
+            w.before,
+            counts.join(", ")
+        )
+        .unwrap();
+        for i in &w.instances {
+            writeln!(out, "    {}", i.arithmetic).unwrap();
+        }
+    }
+    if let Some(v) = &ex.verification {
+        writeln!(out, "verification: {}", v.summary).unwrap();
+        for w in &v.waits {
+            writeln!(
+                out,
+                "    wait #{:?} (queue {}): {:?}",
+                w.id, w.queue, w.judgement
+            )
+            .unwrap();
+        }
+        for r in &v.races {
+            writeln!(out, "    race: {}", r.message).unwrap();
+        }
+    }
+    if let Some(r) = &ex.rolled {
+        out.push_str("--- rolled\n");
+        out.push_str(&r.text);
+    }
+    if let Some(p) = &ex.peeled {
+        out.push_str("--- peeled\n");
+        out.push_str(&p.text);
+    }
+    out
+}
+
+/// `message` without what it quotes of a text (`…`) or its line numbers: the same problem read
+/// from two texts (a PrimFunc and its twin, a loop and its export) quotes `T.float32(2)` in one and
+/// `2.0` in the other.
+pub fn unquoted(message: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in message.split('`').enumerate() {
+        if k % 2 == 1 {
+            out.push_str("`…`");
+            continue;
+        }
+        let mut rest = part;
+        while let Some(at) = rest.find("(line ") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 6..];
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            out.push_str("(line …");
+            rest = &after[digits..];
+        }
+        out.push_str(rest);
+    }
+    out
 }

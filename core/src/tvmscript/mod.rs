@@ -1,0 +1,56 @@
+//! TVMScript, the dialect the people who argue about pipelined schedules write: a `@T.prim_func`
+//! is read into the same syntax tree the loop parser makes (`read.rs`), its spans in the pasted
+//! text, so a PrimFunc explores exactly as its Stagecraft twin does. docs/tvm.md, "TVMScript".
+
+mod print;
+mod read;
+
+pub use print::{print, Refusal};
+
+use crate::parser::Parsed;
+use serde::{Deserialize, Serialize};
+
+/// The language a source text is written in, as detected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// Stagecraft's loop language (docs/language.md).
+    #[default]
+    Stagecraft,
+    /// TVMScript: a `@T.prim_func` (TVM ≤ 0.20's `T.block` or 0.27's `T.sblock` spelling).
+    TvmScript,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Stagecraft => "Stagecraft",
+            Dialect::TvmScript => "TVMScript",
+        }
+    }
+}
+
+/// Which dialect `text` is in: TVMScript when a line is a `prim_func` decorator or imports from
+/// `tvm`; the loop language has neither decorators nor imports.
+pub fn detect(text: &str) -> Dialect {
+    let tvm = text.lines().any(|line| {
+        let line = line.trim_start();
+        (line.starts_with('@') && line.contains("prim_func"))
+            || line.starts_with("from tvm")
+            || line.starts_with("import tvm")
+    });
+    if tvm {
+        Dialect::TvmScript
+    } else {
+        Dialect::Stagecraft
+    }
+}
+
+/// `text` parsed in the dialect it is detected to be in: for TVMScript, translated into the loop
+/// language's tree (spans into `text`), its unsupported constructs located errors.
+pub fn parse(text: &str) -> (Parsed, Dialect) {
+    match detect(text) {
+        Dialect::Stagecraft => (crate::parser::parse(text), Dialect::Stagecraft),
+        Dialect::TvmScript => (read::read(text), Dialect::TvmScript),
+    }
+}

@@ -1,0 +1,359 @@
+//! TVMScript out: an annotated loop (the loop language's tree) printed as a PrimFunc in TVM 0.27's
+//! spelling — the form `scripts/tvm-goldens.py` feeds TVM's own pass: `@T.prim_func(s_tir=True)`,
+//! global buffers as parameters, each annotated loop's statements in `T.sblock`s (the allocations
+//! in the outermost one, so the pass may version them), the annotations on the loop. Read back by
+//! `read.rs`, it explores as the loop does (`core/tests/tvmscript_roundtrip.rs`).
+
+use crate::printer::print_float;
+use crate::syntax::{Arg, BinOp, BoolOp, Expr, ExprKind, File, Stmt, StmtKind};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Why a loop has no TVMScript form.
+pub type Refusal = String;
+
+/// `file` as a PrimFunc named `main`; global buffers get `size` elements per dimension (TVM
+/// checks no bounds; Stagecraft infers them again when it reads the function back).
+pub fn print(file: &File) -> Result<String, Refusal> {
+    let mut p = Printer::default();
+    let mut top_loop = None;
+    for s in &file.stmts {
+        match &s.kind {
+            StmtKind::Assign { target, value } => match (&target.kind, &value.kind) {
+                (ExprKind::Name(name), ExprKind::Call { func, args }) if func.text == "alloc" => {
+                    p.allocs.push(alloc(name, args)?);
+                }
+                _ => return Err("only allocations may stand outside the loop".into()),
+            },
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args },
+                ..
+            }) if func.text == "annotate" || func.text.ends_with(".annotate") => p.annotate(args),
+            StmtKind::For { .. } if top_loop.is_none() => top_loop = Some(s),
+            StmtKind::Pass | StmtKind::Error => {}
+            _ => return Err("one top-level loop, allocations and annotations only".into()),
+        }
+    }
+    let top = top_loop.ok_or("there is no loop")?;
+    p.collect_globals(top);
+    let mut body = String::new();
+    p.stmt(top, 1, true, &mut body)?;
+    let mut out = String::from("from tvm.script import tirx as T\n\n\n@T.prim_func(s_tir=True)\n");
+    let params: Vec<String> = p
+        .globals
+        .iter()
+        .map(|(name, dims)| {
+            let shape = vec!["1024"; *dims].join(", ");
+            let shape = if *dims == 1 {
+                format!("{shape},")
+            } else {
+                shape
+            };
+            format!("{name}: T.Buffer(({shape}), \"float32\")")
+        })
+        .collect();
+    let _ = writeln!(out, "def main({}):", params.join(", "));
+    for n in &p.symbols {
+        let _ = writeln!(out, "    {n} = T.int32()");
+    }
+    out.push_str(&body);
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Printer {
+    /// `name = T.sblock_alloc_buffer(…)` lines, in text order.
+    allocs: Vec<String>,
+    /// Annotations by loop variable: (key, value as printed).
+    annotations: BTreeMap<String, Vec<(String, String)>>,
+    /// Buffers never allocated, with their number of dimensions.
+    globals: BTreeMap<String, usize>,
+    /// Free names of extents: symbolic sizes.
+    symbols: Vec<String>,
+    loop_vars: Vec<String>,
+}
+
+fn alloc(name: &str, args: &[Arg]) -> Result<String, Refusal> {
+    let mut shape = None;
+    let mut scope = "shared".to_string();
+    let mut dtype = "float32".to_string();
+    for (k, a) in args.iter().enumerate() {
+        match (a.name.as_ref().map(|n| n.text.as_str()), &a.value.kind) {
+            (None, ExprKind::List(dims)) if k == 0 => shape = Some(dims.clone()),
+            (Some("shape"), ExprKind::List(dims)) => shape = Some(dims.clone()),
+            (None, ExprKind::Str(s)) if k == 1 => dtype = s.to_string(),
+            (Some("dtype"), ExprKind::Str(s)) => dtype = s.to_string(),
+            (None, ExprKind::Str(s)) if k == 2 => scope = s.to_string(),
+            (Some("scope"), ExprKind::Str(s)) => scope = s.to_string(),
+            _ => {
+                return Err(format!(
+                    "`{name} = alloc(…)` has an argument TVMScript has no place for"
+                ))
+            }
+        }
+    }
+    let dims = shape.ok_or_else(|| format!("`{name}` has no shape"))?;
+    let dims: Vec<String> = dims.iter().map(crate::printer::print_expr).collect();
+    let dims = if dims.len() == 1 {
+        format!("{},", dims.join(", "))
+    } else {
+        dims.join(", ")
+    };
+    Ok(format!(
+        "{name} = T.sblock_alloc_buffer(({dims}), \"{dtype}\", scope=\"{scope}\")"
+    ))
+}
+
+impl Printer {
+    fn annotate(&mut self, args: &[Arg]) {
+        let mut var = None;
+        let mut key = None;
+        let mut value = None;
+        for (k, a) in args.iter().enumerate() {
+            match (a.name.as_ref().map(|n| n.text.as_str()), k) {
+                (Some("loop" | "block_or_loop"), _) | (None, 0) => var = Some(&a.value),
+                (Some("ann_key"), _) | (None, 1) => key = Some(&a.value),
+                (Some("ann_val"), _) | (None, 2) => value = Some(&a.value),
+                _ => {}
+            }
+        }
+        if let (
+            Some(Expr {
+                kind: ExprKind::Name(var),
+                ..
+            }),
+            Some(Expr {
+                kind: ExprKind::Str(key),
+                ..
+            }),
+            Some(value),
+        ) = (var, key, value)
+        {
+            let entries = self.annotations.entry(var.to_string()).or_default();
+            entries.retain(|(k, _)| k != key.as_str());
+            entries.push((key.to_string(), crate::printer::print_expr(value)));
+        }
+    }
+
+    fn collect_globals(&mut self, s: &Stmt) {
+        let allocated: Vec<String> = self
+            .allocs
+            .iter()
+            .filter_map(|a| a.split(' ').next().map(str::to_string))
+            .collect();
+        let mut loops = Vec::new();
+        walk_stmt(
+            s,
+            &mut |e| {
+                if let ExprKind::Subscript { base, indices } = &e.kind {
+                    if !allocated.iter().any(|a| *a == base.text) {
+                        self.globals
+                            .entry(base.text.to_string())
+                            .or_insert(indices.len());
+                    }
+                }
+            },
+            &mut |var, range| {
+                loops.push(var.to_string());
+                for r in range {
+                    walk_expr(r, &mut |e| {
+                        if let ExprKind::Name(n) = &e.kind {
+                            if !self.symbols.iter().any(|s| s == n.as_str()) {
+                                self.symbols.push(n.to_string());
+                            }
+                        }
+                    });
+                }
+            },
+        );
+        // A loop variable bound by an outer loop is no symbol.
+        self.symbols.retain(|s| !loops.contains(s));
+        self.loop_vars = loops;
+    }
+
+    fn stmt(
+        &self,
+        s: &Stmt,
+        depth: usize,
+        outermost: bool,
+        out: &mut String,
+    ) -> Result<(), Refusal> {
+        let pad = "    ".repeat(depth);
+        match &s.kind {
+            StmtKind::For { var, range, body } => {
+                let (lo, hi) = match range.as_slice() {
+                    [hi] => ("0".to_string(), self.index(hi)),
+                    [lo, hi] => (self.index(lo), self.index(hi)),
+                    _ => return Err("`range` takes one or two arguments".into()),
+                };
+                let annotations = self.annotations.get(var.text.as_str());
+                let Some(annotations) = annotations else {
+                    let _ = writeln!(out, "{pad}for {} in T.serial({lo}, {hi}):", var.text);
+                    return self.body(body, depth + 1, out);
+                };
+                let dict: Vec<String> = annotations
+                    .iter()
+                    .map(|(k, v)| format!("\"{k}\": {v}"))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{pad}for {} in T.serial({lo}, {hi}, annotations={{{}}}):",
+                    var.text,
+                    dict.join(", ")
+                );
+                let _ = writeln!(out, "{pad}    with T.sblock():");
+                if outermost {
+                    for a in &self.allocs {
+                        let _ = writeln!(out, "{pad}        {a}");
+                    }
+                }
+                for child in body {
+                    let _ = writeln!(out, "{pad}        with T.sblock():");
+                    self.stmt(child, depth + 3, false, out)?;
+                }
+                Ok(())
+            }
+            StmtKind::If { cond, body, orelse } => {
+                let _ = writeln!(out, "{pad}if {}:", self.index(cond));
+                self.body(body, depth + 1, out)?;
+                if !orelse.is_empty() {
+                    let _ = writeln!(out, "{pad}else:");
+                    self.body(orelse, depth + 1, out)?;
+                }
+                Ok(())
+            }
+            StmtKind::Assign { target, value } => {
+                let _ = writeln!(out, "{pad}{} = {}", self.index(target), self.value(value));
+                Ok(())
+            }
+            StmtKind::Pass => {
+                let _ = writeln!(out, "{pad}T.evaluate(0)");
+                Ok(())
+            }
+            StmtKind::With { .. } => {
+                Err("commit, async and wait scopes belong to pipelined programs, not to the loop TVM pipelines".into())
+            }
+            StmtKind::Expr(_) | StmtKind::Error => Err("a statement that does nothing".into()),
+        }
+    }
+
+    fn body(&self, body: &[Stmt], depth: usize, out: &mut String) -> Result<(), Refusal> {
+        if body.is_empty() {
+            let _ = writeln!(out, "{}T.evaluate(0)", "    ".repeat(depth));
+        }
+        for s in body {
+            self.stmt(s, depth, false, out)?;
+        }
+        Ok(())
+    }
+
+    /// An index expression or condition: Python's operators are TVMScript's; a conditional is
+    /// `T.if_then_else`.
+    fn index(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => format!(
+                "T.if_then_else({}, {}, {})",
+                self.index(cond),
+                self.index(then),
+                self.index(otherwise)
+            ),
+            ExprKind::Subscript { base, indices } => {
+                let idx: Vec<String> = indices.iter().map(|i| self.index(i)).collect();
+                format!("{}[{}]", base.text, idx.join(", "))
+            }
+            ExprKind::Binary(op, l, r) => {
+                format!("({} {} {})", self.index(l), op.symbol(), self.index(r))
+            }
+            ExprKind::Compare(op, l, r) => {
+                format!("({} {} {})", self.index(l), op.symbol(), self.index(r))
+            }
+            ExprKind::Bool(op, l, r) => {
+                let word = if *op == BoolOp::And { "and" } else { "or" };
+                format!("({} {word} {})", self.index(l), self.index(r))
+            }
+            ExprKind::Not(x) => format!("(not {})", self.index(x)),
+            ExprKind::Neg(x) => format!("(-{})", self.index(x)),
+            ExprKind::Call { func, args } => {
+                let a: Vec<String> = args.iter().map(|a| self.index(&a.value)).collect();
+                format!("T.{}({})", func.text, a.join(", "))
+            }
+            _ => crate::printer::print_expr(e),
+        }
+    }
+
+    /// A value: float32 throughout, its literals `T.float32(…)`, a loop variable cast.
+    fn value(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => format!("T.float32({v})"),
+            ExprKind::Float(v) => format!("T.float32({})", print_float(*v)),
+            ExprKind::Name(n) => format!("T.Cast(\"float32\", {n})"),
+            ExprKind::Subscript { .. } => self.index(e),
+            ExprKind::Neg(x) => format!("(-{})", self.value(x)),
+            ExprKind::Binary(op, l, r) => {
+                let op = if *op == BinOp::Div { "/" } else { op.symbol() };
+                format!("({} {op} {})", self.value(l), self.value(r))
+            }
+            ExprKind::Call { func, args } => {
+                let a: Vec<String> = args.iter().map(|a| self.value(&a.value)).collect();
+                format!("T.{}({})", func.text, a.join(", "))
+            }
+            _ => crate::printer::print_expr(e),
+        }
+    }
+}
+
+fn walk_stmt(s: &Stmt, on_expr: &mut impl FnMut(&Expr), on_loop: &mut impl FnMut(&str, &[Expr])) {
+    match &s.kind {
+        StmtKind::For { var, range, body } => {
+            on_loop(&var.text, range);
+            for b in body {
+                walk_stmt(b, on_expr, on_loop);
+            }
+        }
+        StmtKind::If { cond, body, orelse } => {
+            walk_expr(cond, on_expr);
+            for b in body.iter().chain(orelse) {
+                walk_stmt(b, on_expr, on_loop);
+            }
+        }
+        StmtKind::With { body, .. } => {
+            for b in body {
+                walk_stmt(b, on_expr, on_loop);
+            }
+        }
+        StmtKind::Assign { target, value } => {
+            walk_expr(target, on_expr);
+            walk_expr(value, on_expr);
+        }
+        StmtKind::Expr(e) => walk_expr(e, on_expr),
+        StmtKind::Pass | StmtKind::Error => {}
+    }
+}
+
+fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::List(items) => items.iter().for_each(|x| walk_expr(x, f)),
+        ExprKind::Subscript { indices, .. } => indices.iter().for_each(|x| walk_expr(x, f)),
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| walk_expr(&a.value, f)),
+        ExprKind::Neg(x) | ExprKind::Not(x) => walk_expr(x, f),
+        ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) | ExprKind::Bool(_, l, r) => {
+            walk_expr(l, f);
+            walk_expr(r, f);
+        }
+        ExprKind::IfElse {
+            cond,
+            then,
+            otherwise,
+        } => {
+            walk_expr(cond, f);
+            walk_expr(then, f);
+            walk_expr(otherwise, f);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,571 @@
+//! A PrimFunc's tree (`parser::parse_tvmscript`) translated into the loop language's: parameters
+//! and `T.match_buffer` are global buffers, `T.alloc_buffer` / `T.sblock_alloc_buffer` top-level
+//! `alloc`s, blocks their bodies (a `T.where` the guard of what follows it), a loop's
+//! `annotations={...}` one `annotate` per entry, TVM's functions the language's operators.
+//! Every node keeps its span in the pasted text; what has no meaning here is a located error
+//! naming the construct.
+
+use crate::diagnostic::{Diagnostic, Span};
+use crate::parser::Parsed;
+use crate::syntax::{Arg, BinOp, Expr, ExprKind, File, Ident, Name, Stmt, StmtKind};
+
+pub(super) fn read(text: &str) -> Parsed {
+    let parsed = crate::parser::parse_tvmscript(text);
+    let mut reader = Reader::default();
+    let mut functions = 0usize;
+    let mut outside = Vec::new();
+    let mut body = Vec::new();
+    for s in parsed.file.stmts {
+        match s.kind {
+            StmtKind::Pass | StmtKind::Error => {}
+            StmtKind::With { item, body: inner } if callee(&item) == Some("def") => {
+                functions += 1;
+                if functions > 1 {
+                    reader.error(
+                        item.span,
+                        "a second PrimFunc: Stagecraft explores one at a time",
+                        "paste the functions one by one",
+                    );
+                    continue;
+                }
+                body = reader.block(&inner);
+            }
+            // `sch.annotate(i, ...)` after the function, as TVM's tests schedule it.
+            _ => outside.push(s),
+        }
+    }
+    if functions == 0 {
+        reader.error(
+            Span::new(0, 0),
+            "this TVMScript has no `def`",
+            "paste a whole `@T.prim_func`, decorator and `def` included",
+        );
+    }
+    let mut stmts = reader.allocs;
+    stmts.append(&mut body);
+    stmts.append(&mut reader.annotations);
+    stmts.append(&mut outside);
+    let mut diagnostics = parsed.diagnostics;
+    diagnostics.append(&mut reader.diagnostics);
+    diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
+    Parsed {
+        file: File { stmts },
+        diagnostics,
+        unlisted: parsed.unlisted,
+    }
+}
+
+#[derive(Default)]
+struct Reader {
+    diagnostics: Vec<Diagnostic>,
+    /// The buffers allocated anywhere in the function, as top-level `alloc`s.
+    allocs: Vec<Stmt>,
+    /// One `annotate(var, key, value)` per entry of a loop's `annotations`.
+    annotations: Vec<Stmt>,
+    /// Block axes (`vi = T.axis.spatial(16, i)`) and renamed loop variables, innermost last.
+    names: Vec<(Ident, Expr)>,
+    /// Every loop variable so far, and those of annotated loops (`loop_name`).
+    loop_names: Vec<Ident>,
+    annotated_names: Vec<Ident>,
+}
+
+/// The last part of a dotted callee (`T.serial` → `serial`), whatever the module is called
+/// (`T`, `Ts`, `tir`).
+fn callee(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Call { func, .. } => Some(last_part(&func.text)),
+        _ => None,
+    }
+}
+
+fn last_part(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+const DTYPES: [&str; 12] = [
+    "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+    "uint16", "uint32", "bool",
+];
+
+impl Reader {
+    fn error(&mut self, span: Span, message: impl Into<String>, hint: &str) {
+        self.diagnostics
+            .push(Diagnostic::error(span, message).with_hint(hint));
+    }
+
+    fn unsupported(&mut self, span: Span, construct: &str) {
+        self.error(
+            span,
+            format!("TVMScript's `{construct}` has no meaning in Stagecraft"),
+            "Stagecraft reads buffers, loops (T.serial, range, T.thread_binding), blocks, \
+             T.where, assignments and T.float32 / T.FloorMod / T.floordiv / T.if_then_else / \
+             T.Cast (docs/tvm.md)",
+        );
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> Vec<Stmt> {
+        let names = self.names.len();
+        let mut out = Vec::with_capacity(stmts.len());
+        let mut rest = stmts.iter();
+        while let Some(s) = rest.next() {
+            if let StmtKind::Expr(e) = &s.kind {
+                if callee(e) == Some("where") {
+                    // The block's predicate guards all that follows it in the block.
+                    let after: Vec<Stmt> = rest.by_ref().cloned().collect();
+                    if let Some(cond) = self.where_cond(e) {
+                        let body = self.block(&after);
+                        let span = body.last().map_or(s.span, |l| s.span.to(l.span));
+                        out.push(Stmt {
+                            kind: StmtKind::If {
+                                cond,
+                                body,
+                                orelse: Vec::new(),
+                            },
+                            span,
+                        });
+                    }
+                    break;
+                }
+            }
+            if let Some(mut t) = self.stmt(s) {
+                out.append(&mut t);
+            }
+        }
+        self.names.truncate(names);
+        out
+    }
+
+    fn where_cond(&mut self, e: &Expr) -> Option<Expr> {
+        let ExprKind::Call { args, .. } = &e.kind else {
+            return None;
+        };
+        match args.as_slice() {
+            [Arg { name: None, value }] => self.expr(value),
+            _ => {
+                self.error(e.span, "`T.where` takes one condition", "T.where(i < 16)");
+                None
+            }
+        }
+    }
+
+    /// The loop-language statements one TVMScript statement becomes (none for a declaration).
+    fn stmt(&mut self, s: &Stmt) -> Option<Vec<Stmt>> {
+        match &s.kind {
+            StmtKind::Pass | StmtKind::Error => None,
+            StmtKind::Assign { target, value } => match &target.kind {
+                ExprKind::Name(name) => {
+                    self.binding(name, target.span, value, s.span);
+                    None
+                }
+                _ => {
+                    let target = self.expr(target)?;
+                    let value = self.expr(value)?;
+                    Some(vec![Stmt {
+                        kind: StmtKind::Assign { target, value },
+                        span: s.span,
+                    }])
+                }
+            },
+            StmtKind::For { var, range, body } => self.for_loop(var, range, body, s.span),
+            StmtKind::With { item, body } => match callee(item) {
+                Some("block" | "sblock") => Some(self.block(body)),
+                _ => {
+                    let construct = construct_name(item);
+                    self.unsupported(item.span, &format!("with {construct}"));
+                    None
+                }
+            },
+            StmtKind::If { cond, body, orelse } => {
+                let cond = self.expr(cond)?;
+                let body = self.block(body);
+                let orelse = self.block(orelse);
+                Some(vec![Stmt {
+                    kind: StmtKind::If { cond, body, orelse },
+                    span: s.span,
+                }])
+            }
+            StmtKind::Expr(e) => {
+                if callee(e) != Some("evaluate") {
+                    let construct = construct_name(e);
+                    self.unsupported(e.span, &construct);
+                }
+                None
+            }
+        }
+    }
+
+    /// `name = value` in a PrimFunc (or `name: annotation` as a parameter): a buffer, a symbolic
+    /// size or a block axis.
+    fn binding(&mut self, name: &str, name_span: Span, value: &Expr, span: Span) {
+        let (func, args) = match &value.kind {
+            ExprKind::Call { func, args } => (func, args.as_slice()),
+            // `a: T.handle`, a parameter `match_buffer` gives a shape to.
+            ExprKind::Name(n) if last_part(n) == "handle" => return,
+            _ => {
+                self.error(
+                    span,
+                    format!("`{name} = …`: a PrimFunc binds buffers, sizes and block axes only"),
+                    "values are written into buffer elements: `B[i] = …`",
+                );
+                return;
+            }
+        };
+        match last_part(&func.text) {
+            // Kernel parameters are Stagecraft's global buffers, their shape inferred from the
+            // loop as for a buffer never allocated.
+            "Buffer" | "match_buffer" => {}
+            // `k = T.int32()`: a symbolic size, a parameter wherever it is used.
+            dtype if DTYPES.contains(&dtype) && args.is_empty() => {}
+            "alloc_buffer" | "sblock_alloc_buffer" => self.alloc(name, name_span, func, args, span),
+            "spatial" | "reduce" | "S" | "R" => match args {
+                [_, Arg { name: None, value }] => {
+                    if let Some(v) = self.expr(value) {
+                        self.names.push((Ident::from(name), v));
+                    }
+                }
+                _ => self.error(
+                    value.span,
+                    format!("`{}` takes an extent and a value", func.text),
+                    "vi = T.axis.spatial(16, i)",
+                ),
+            },
+            _ => self.unsupported(func.span, &func.text),
+        }
+    }
+
+    fn alloc(&mut self, name: &str, name_span: Span, func: &Name, args: &[Arg], span: Span) {
+        let mut kept = Vec::with_capacity(3);
+        for (k, a) in args.iter().enumerate() {
+            let key = a.name.as_ref().map(|n| n.text.as_str());
+            let known = matches!(
+                (key, k),
+                (None, 0 | 1) | (Some("shape" | "dtype" | "scope"), _)
+            );
+            if !known {
+                let at = a
+                    .name
+                    .as_ref()
+                    .map_or(a.value.span, |n| n.span.to(a.value.span));
+                self.error(
+                    at,
+                    format!(
+                        "`{}`'s argument `{}` has no meaning in Stagecraft",
+                        func.text,
+                        key.unwrap_or("…")
+                    ),
+                    "T.alloc_buffer((16, 1), dtype=\"float32\", scope=\"shared\")",
+                );
+                return;
+            }
+            kept.push(a.clone());
+        }
+        let target = Expr::new(ExprKind::Name(Ident::from(name)), name_span);
+        let func = Name {
+            text: Ident::from("alloc"),
+            span: func.span,
+        };
+        let value = Expr::new(ExprKind::Call { func, args: kept }, span);
+        self.allocs.push(Stmt {
+            kind: StmtKind::Assign { target, value },
+            span,
+        });
+    }
+
+    fn for_loop(
+        &mut self,
+        var: &Name,
+        range: &[Expr],
+        body: &[Stmt],
+        span: Span,
+    ) -> Option<Vec<Stmt>> {
+        let over = range.first()?;
+        let ExprKind::Call { func, args } = &over.kind else {
+            self.error(
+                over.span,
+                "a loop runs over `T.serial(…)`, `range(…)` or `T.thread_binding(…)`",
+                "for i in T.serial(0, 16):",
+            );
+            return None;
+        };
+        let kind = last_part(&func.text);
+        if !matches!(
+            kind,
+            "serial" | "range" | "thread_binding" | "unroll" | "vectorized" | "parallel"
+        ) {
+            self.unsupported(func.span, &func.text);
+            return None;
+        }
+        let annotated = args
+            .iter()
+            .any(|a| a.name.as_ref().is_some_and(|n| n.text == "annotations"));
+        let name = self.loop_name(&var.text, annotated);
+        let mut bounds = Vec::with_capacity(2);
+        let mut annotations = None;
+        for a in args {
+            match a.name.as_ref().map(|n| n.text.as_str()) {
+                None => bounds.push(self.expr(&a.value)?),
+                Some("annotations") => annotations = Some(&a.value),
+                Some("thread") if kind == "thread_binding" => {}
+                Some(other) => {
+                    let at = a.name.as_ref().map_or(a.value.span, |n| n.span);
+                    self.unsupported(at, &format!("{}(…, {other}=…)", func.text));
+                    return None;
+                }
+            }
+        }
+        if bounds.is_empty() || bounds.len() > 2 {
+            self.error(
+                over.span,
+                format!("`{}` takes an extent, or a start and a stop", func.text),
+                "T.serial(16) or T.serial(0, 16)",
+            );
+            return None;
+        }
+        let names = self.names.len();
+        // The loop's own name inside it, whatever an outer scope bound it to.
+        self.names.push((
+            var.text.clone(),
+            Expr::new(ExprKind::Name(name.clone()), var.span),
+        ));
+        let var = Name {
+            text: name,
+            span: var.span,
+        };
+        if let Some(dict) = annotations {
+            self.loop_annotations(&var, dict);
+        }
+        let body = self.block(body);
+        self.names.truncate(names);
+        Some(vec![Stmt {
+            kind: StmtKind::For {
+                var,
+                range: bounds,
+                body,
+            },
+            span,
+        }])
+    }
+
+    /// The loop variable's name, or a fresh one (`j_1`, `j_2`…) where an annotation would name
+    /// two loops: an annotated loop sharing its name with an earlier loop, or a loop sharing
+    /// its name with an earlier annotated one. TVM prints its own duplicates the same way.
+    fn loop_name(&mut self, name: &str, annotated: bool) -> Ident {
+        let mut fresh = Ident::from(name);
+        let clash = if annotated {
+            self.loop_names.contains(&fresh)
+        } else {
+            self.annotated_names.contains(&fresh)
+        };
+        if clash {
+            let mut k = 0;
+            while self.loop_names.contains(&fresh) {
+                k += 1;
+                fresh = Ident::from(format!("{name}_{k}"));
+            }
+        }
+        if !self.loop_names.contains(&fresh) {
+            self.loop_names.push(fresh.clone());
+        }
+        if annotated {
+            self.annotated_names.push(fresh.clone());
+        }
+        fresh
+    }
+
+    fn loop_annotations(&mut self, var: &Name, dict: &Expr) {
+        let ExprKind::Call { func, args } = &dict.kind else {
+            self.error(
+                dict.span,
+                "a loop's annotations are a dictionary",
+                "annotations={\"software_pipeline_stage\": [0, 1]}",
+            );
+            return;
+        };
+        if func.text != "dict" {
+            self.error(
+                dict.span,
+                "a loop's annotations are a dictionary",
+                "annotations={\"software_pipeline_stage\": [0, 1]}",
+            );
+            return;
+        }
+        for entry in args {
+            let ExprKind::List(kv) = &entry.value.kind else {
+                continue;
+            };
+            let [key, value] = kv.as_slice() else {
+                continue;
+            };
+            let call = ExprKind::Call {
+                func: Name {
+                    text: Ident::from("annotate"),
+                    span: key.span,
+                },
+                args: vec![
+                    Arg {
+                        name: None,
+                        value: Expr::new(ExprKind::Name(var.text.clone()), var.span),
+                    },
+                    Arg {
+                        name: None,
+                        value: key.clone(),
+                    },
+                    Arg {
+                        name: None,
+                        value: value.clone(),
+                    },
+                ],
+            };
+            let span = entry.value.span;
+            self.annotations.push(Stmt {
+                kind: StmtKind::Expr(Expr::new(call, span)),
+                span,
+            });
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<Expr> {
+        let b = |r: &mut Reader, x: &Expr| r.expr(x).map(Box::new);
+        let kind = match &e.kind {
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Error => {
+                e.kind.clone()
+            }
+            ExprKind::Name(n) => match self.names.iter().rev().find(|(name, _)| name == n) {
+                Some((_, v)) => {
+                    let mut v = v.clone();
+                    v.span = e.span;
+                    return Some(v);
+                }
+                None => e.kind.clone(),
+            },
+            ExprKind::List(items) => ExprKind::List(
+                items
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            ExprKind::Subscript { base, indices } => ExprKind::Subscript {
+                base: base.clone(),
+                indices: indices
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Option<Vec<_>>>()?,
+            },
+            ExprKind::Call { func, args } => return self.call(e, func, args),
+            ExprKind::Neg(x) => ExprKind::Neg(b(self, x)?),
+            ExprKind::Not(x) => ExprKind::Not(b(self, x)?),
+            ExprKind::Binary(op, l, r) => ExprKind::Binary(*op, b(self, l)?, b(self, r)?),
+            ExprKind::Compare(op, l, r) => ExprKind::Compare(*op, b(self, l)?, b(self, r)?),
+            ExprKind::Bool(op, l, r) => ExprKind::Bool(*op, b(self, l)?, b(self, r)?),
+            ExprKind::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => ExprKind::IfElse {
+                cond: b(self, cond)?,
+                then: b(self, then)?,
+                otherwise: b(self, otherwise)?,
+            },
+        };
+        Some(Expr::new(kind, e.span))
+    }
+
+    /// TVM's functions as the loop language's operators and functions.
+    fn call(&mut self, e: &Expr, func: &Name, args: &[Arg]) -> Option<Expr> {
+        let positional: Vec<&Expr> = args
+            .iter()
+            .filter(|a| a.name.as_ref().is_none_or(|n| n.text != "dtype"))
+            .map(|a| &a.value)
+            .collect();
+        let name = last_part(&func.text);
+        let dotted = func.text.contains('.');
+        let arity = |r: &mut Reader, n: usize| -> Option<()> {
+            if positional.len() == n
+                && args
+                    .iter()
+                    .all(|a| a.name.as_ref().is_none_or(|k| k.text == "dtype"))
+            {
+                Some(())
+            } else {
+                r.error(
+                    e.span,
+                    format!("`{}` takes {n} arguments here", func.text),
+                    "T.FloorMod(a, b), T.if_then_else(c, a, b), T.Cast(\"float32\", x), T.float32(1)",
+                );
+                None
+            }
+        };
+        let kind = match name {
+            dtype if dotted && DTYPES.contains(&dtype) => {
+                arity(self, 1)?;
+                let value = self.expr(positional.first()?)?;
+                // `T.float32(2)` is the value 2.0; the loop language's values are all numbers.
+                return Some(match value.kind {
+                    ExprKind::Int(v) if dtype.starts_with("float") || dtype == "bfloat16" => {
+                        Expr::new(ExprKind::Float(v as f64), e.span)
+                    }
+                    _ => Expr::new(value.kind, e.span),
+                });
+            }
+            "FloorMod" | "floormod" | "FloorDiv" | "floordiv" if dotted => {
+                arity(self, 2)?;
+                let op = if name.eq_ignore_ascii_case("floormod") {
+                    BinOp::Mod
+                } else {
+                    BinOp::FloorDiv
+                };
+                let l = self.expr(positional.first()?)?;
+                let r = self.expr(positional.get(1)?)?;
+                ExprKind::Binary(op, Box::new(l), Box::new(r))
+            }
+            "if_then_else" if dotted => {
+                arity(self, 3)?;
+                ExprKind::IfElse {
+                    cond: Box::new(self.expr(positional.first()?)?),
+                    then: Box::new(self.expr(positional.get(1)?)?),
+                    otherwise: Box::new(self.expr(positional.get(2)?)?),
+                }
+            }
+            // `T.Cast("float32", x)` and `T.cast(x, "float32")`: values have no types here.
+            "Cast" | "cast" if dotted => {
+                arity(self, 2)?;
+                let value = positional
+                    .iter()
+                    .find(|v| !matches!(v.kind, ExprKind::Str(_)))?;
+                return self.expr(value).map(|mut v| {
+                    v.span = e.span;
+                    v
+                });
+            }
+            "max" | "min" | "abs" | "fma" => ExprKind::Call {
+                func: Name {
+                    text: Ident::from(name),
+                    span: func.span,
+                },
+                args: args
+                    .iter()
+                    .map(|a| {
+                        self.expr(&a.value).map(|value| Arg {
+                            name: a.name.clone(),
+                            value,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            },
+            _ => {
+                self.unsupported(func.span, &func.text);
+                return None;
+            }
+        };
+        Some(Expr::new(kind, e.span))
+    }
+}
+
+/// How a construct is quoted in a message: its callee, or its text's kind.
+fn construct_name(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Call { func, .. } => format!("{}(…)", func.text),
+        ExprKind::Name(n) => n.to_string(),
+        _ => "this expression".into(),
+    }
+}

@@ -1,0 +1,121 @@
+//! TVMScript out and back: every example and golden case, and 1 000 random loops of each
+//! generator, exported as a PrimFunc (`Exploration::tvmscript`) and read back by the TVMScript
+//! reader, explore to the same programs, waits, verification and diagnostics (messages) as the
+//! loop itself. `scripts/tvmscript-roundtrip.sh` checks in TVM 0.27 that the exports parse and
+//! pipeline.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod support;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use stagecraft::explore::{explore, Exploration, Options};
+use stagecraft::random_loop::{random_loop, Flavor};
+use stagecraft::tvmscript::Dialect;
+
+const RANDOM_LOOPS: u64 = 1000;
+
+fn options() -> Options {
+    Options {
+        targets: Vec::new(),
+        timeline: false,
+        ..Options::default()
+    }
+}
+
+/// What must survive the round trip: the messages (without what they quote), the printed programs, the waits and the
+/// verification's verdict.
+fn essence(ex: &Exploration) -> String {
+    // In text order, which differs: the export has the annotations on the loop.
+    let mut messages: Vec<String> = ex
+        .diagnostics
+        .iter()
+        .map(|d| format!("{:?}: {}\n", d.severity, support::unquoted(&d.message)))
+        .collect();
+    messages.sort();
+    let mut out = messages.concat();
+    for w in &ex.waits {
+        let counts: Vec<String> = w
+            .instances
+            .iter()
+            .map(|i| format!("{:?}:{}", i.step, i.count))
+            .collect();
+        out.push_str(&format!(
+            "wait {} q{} {}\n",
+            w.id,
+            w.queue,
+            counts.join(",")
+        ));
+    }
+    if let Some(v) = &ex.verification {
+        out.push_str(&format!("{}\n", v.summary));
+    }
+    for p in [&ex.rolled, &ex.peeled].into_iter().flatten() {
+        out.push_str(&p.text);
+    }
+    out
+}
+
+fn round_trip(name: &str, source: &str) -> Result<(), Failed> {
+    let ex = explore(source, &options());
+    let Some(export) = &ex.tvmscript else {
+        if ex.ok {
+            return Err(format!("{name} explores but has no TVMScript export").into());
+        }
+        return Ok(());
+    };
+    let back = explore(export, &options());
+    if back.dialect != Dialect::TvmScript {
+        return Err(format!("{name}'s export is not read as TVMScript").into());
+    }
+    let (a, b) = (essence(&ex), essence(&back));
+    if a != b {
+        return Err(format!(
+            "{name}: the export explores differently\n{export}\n{}",
+            support::diff(&a, &b, name)
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let (inputs, mut trials) = support::inputs();
+    let exported = inputs
+        .iter()
+        .filter(|i| explore(&i.source, &options()).tvmscript.is_some())
+        .count();
+    trials.push(support::enough("exported examples and cases", exported, 20));
+    for input in inputs {
+        trials.push(Trial::test(input.path.clone(), move || {
+            round_trip(&input.path, &input.source)
+        }));
+    }
+    for (flavor, label) in [(Flavor::Irregular, "random"), (Flavor::Copies, "copies")] {
+        trials.push(Trial::test(
+            format!("{RANDOM_LOOPS} {label} loops"),
+            move || {
+                let mut exported = 0;
+                for seed in 0..RANDOM_LOOPS {
+                    let text = random_loop(seed, flavor).text();
+                    round_trip(&format!("{label} {seed}"), &text)?;
+                    exported += usize::from(explore(&text, &options()).tvmscript.is_some());
+                }
+                if exported < RANDOM_LOOPS as usize / 2 {
+                    return Err(format!(
+                        "only {exported} of {RANDOM_LOOPS} {label} loops were exported"
+                    )
+                    .into());
+                }
+                Ok(())
+            },
+        ));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

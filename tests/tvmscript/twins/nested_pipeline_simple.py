@@ -1,0 +1,15 @@
+# The Stagecraft twin of ../nested_pipeline_simple.py: TVM's test indexes B (16, 1, 1) with [tx, i, 0].
+A_shared = alloc([16, 1, 16], scope="shared", dtype="float32")
+B = alloc([16, 1, 1], scope="shared", dtype="float32")
+for tx in range(16):
+    for i in range(16):
+        for j in range(16):
+            A_shared[tx, 0, j] = A[tx, i, j]
+        for j_1 in range(16):
+            B[tx, i, 0] = A_shared[tx, 0, j_1] * 2.0
+            C[tx, i, j_1] = B[tx, i, 0] + 1.0
+
+sch.annotate(i, "software_pipeline_stage", [0, 1, 1, 1])
+sch.annotate(i, "software_pipeline_order", [0, 1, 2, 3])
+sch.annotate(j_1, "software_pipeline_stage", [0, 1])
+sch.annotate(j_1, "software_pipeline_order", [0, 1])
