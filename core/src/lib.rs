@@ -23,6 +23,7 @@ pub mod random_loop;
 pub mod schedule;
 pub mod shape;
 pub mod simplify;
+pub mod steps;
 pub mod sync;
 pub mod syntax;
 pub mod timeline;
