@@ -8,6 +8,7 @@ pub mod dependence;
 pub mod diagnostic;
 pub mod emit;
 pub mod explore;
+pub mod gantt;
 pub mod interp;
 pub mod ir;
 pub mod lexer;
