@@ -47,6 +47,9 @@ pub const MAX_JUDGE_INSTANCES: u64 = 40_000;
 /// Wave-instructions the machine-level verifier executes in one kernel before it stops and says
 /// so (a wave executing one instruction for all its threads counts once).
 pub const MAX_MACHINE_INSTRUCTIONS: u64 = 2_000_000;
+/// Steps (statement instances, commits, waits, completions) the step-through keeps of one run;
+/// beyond it the trace ends with a note (docs/interpreter.md, "Step-through").
+pub const MAX_STEP_EVENTS: usize = 20_000;
 /// Elements in one buffer.
 pub const MAX_BUFFER_ELEMENTS: i64 = 1 << 20;
 /// Default concrete value of a symbolic extent for interpretation and simulation.

@@ -44,6 +44,10 @@ const USAGE: &str = "usage:
       or non-immediate count, an async write outside a commit scope, a wait inside its own
       group, groups never awaited), racy or different; 1 nothing to check (the loop or program
       has errors, nothing could be emitted or executed); 2 a usage error
+  stagecraft timeline FILE [--svg OUT] [--form rolled|peeled] [--param NAME=VALUE]...
+      (the cost model's metrics — total and unpipelined cycles, speedups, steady cycles per
+      iteration, stall cycles, ring bytes — and a text Gantt of the steps drawn; --svg writes the
+      chart the Timeline pane exports)
   stagecraft time FILE      (time of parse + transform + waits: the fastest of ten batches of
       STAGECRAFT_TIME_REPS / 10 runs)
   stagecraft workload heavy N STAGES [EXTENT]
@@ -376,6 +380,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "explore" => explore_command(rest),
         "check" => check_command(rest),
         "time" => time_command(rest),
+        "timeline" => timeline_command(rest),
         "workload" => {
             outln!("{}", workload(rest)?.trim_end());
             Ok(ExitCode::SUCCESS)
@@ -386,6 +391,49 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         other => Err(format!("unknown command `{other}`")),
     }
+}
+
+/// `stagecraft timeline FILE [--svg OUT]`: the metrics and a text Gantt; the pane's SVG with `--svg`.
+fn timeline_command(rest: &[String]) -> Result<ExitCode, String> {
+    let mut svg_out = None;
+    let mut others = Vec::new();
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        if arg == "--svg" {
+            let out = it.next().ok_or("--svg needs a file to write")?;
+            svg_out = Some(out.clone());
+        } else {
+            others.push(arg.clone());
+        }
+    }
+    let mut a = parse_args(&others)?;
+    a.options.targets = Vec::new();
+    a.options.verify = false;
+    let source = read_source(&a.file)?;
+    let ex = explore(&source, &a.options);
+    if !report(&ex, &a.file, &source) {
+        return Ok(ExitCode::from(1));
+    }
+    let Some(t) = ex.timeline.as_ref() else {
+        eprintln!(
+            "stagecraft: {}: there is no pipelined program to simulate",
+            a.file
+        );
+        return Ok(ExitCode::from(1));
+    };
+    out!("{}", stagecraft::gantt::metrics_text(t));
+    outln!();
+    out!("{}", stagecraft::gantt::text(t, 100));
+    if let Some(note) = t.coverage() {
+        outln!("{note}");
+    }
+    if let Some(path) = svg_out {
+        // The pane's export at its default zoom, fitted to a 1200-pixel page.
+        let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
+        eprintln!("wrote {path}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `stagecraft explore FILE`: the pipelined program, the exploration as JSON, or emitted code.

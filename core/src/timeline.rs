@@ -25,6 +25,10 @@ pub struct Span {
     pub step: u64,
     pub start: u64,
     pub end: u64,
+    /// On a queue's lane, the sub-row of its group: groups of one queue in flight together are
+    /// drawn on rows of their own (the lowest row free when the group's first copy is issued).
+    #[serde(default)]
+    pub row: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,6 +60,14 @@ pub struct Metrics {
     pub steady_cycles_per_iteration: Option<f64>,
     pub unpipelined_cycles: u64,
     pub speedup: f64,
+    /// The pipelined program with every wait count 0 — each async copy awaited at the first wait
+    /// after it, nothing left in flight — simulated under the same model: what overlapping
+    /// groups across steps buys, apart from what reordering the statements does.
+    #[serde(default)]
+    pub awaited_cycles: u64,
+    /// `awaited_cycles / total_cycles`.
+    #[serde(default)]
+    pub speedup_over_awaited: f64,
     pub stall_cycles: u64,
     /// Stall cycles per wait (by pre-order index).
     pub stall_by_wait: BTreeMap<usize, u64>,
@@ -80,6 +92,9 @@ pub struct Timeline {
     pub bars_limited: bool,
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
+    /// Sub-rows drawn per queue lane (`Span::row` is below it).
+    #[serde(default)]
+    pub queue_rows: BTreeMap<i64, u32>,
     /// The steps the metrics cover, when a limit stopped the simulation (`limits::MAX_TIMELINE_STEPS`
     /// steps, or `limits::MAX_TIMELINE_INSTANCES` statement instances).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,6 +165,35 @@ struct Sim<'a> {
     /// Cost of each source statement, filled on first use: every copy of a statement costs the
     /// same, and classifying one walks its expression (a tenth of a large exploration, per instance).
     costs: Vec<Option<Cost>>,
+    /// Per queue, the cycle until which each sub-row is taken by a group.
+    rows_free_at: BTreeMap<i64, Vec<u64>>,
+    /// Recorded only when asked (`moments`).
+    moments: Option<Moments>,
+}
+
+/// When things happen in a simulation: each statement instance's start, in program order, and
+/// each group's completion, per queue in commit order (`moments`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Moments {
+    pub instance_starts: Vec<u64>,
+    pub completions: BTreeMap<i64, Vec<u64>>,
+}
+
+impl Moments {
+    /// Per queue, for each group, the statement instance (from 1) before which it has completed:
+    /// the first one starting at or after its completion (`interp::RunOptions::completions`).
+    pub fn completion_instances(&self) -> BTreeMap<i64, Vec<u64>> {
+        self.completions
+            .iter()
+            .map(|(q, cycles)| {
+                let at = cycles
+                    .iter()
+                    .map(|c| self.instance_starts.partition_point(|s| s < c) as u64 + 1)
+                    .collect();
+                (*q, at)
+            })
+            .collect()
+    }
 }
 
 impl Sim<'_> {
@@ -211,6 +255,8 @@ impl Sim<'_> {
                 }
                 let seq = self.committed.get(queue).copied().unwrap_or(0);
                 self.open.push((*queue, 0));
+                let first_span = self.out.spans.len();
+                let opened_at = self.now;
                 self.depth += 1;
                 self.nodes(body);
                 self.depth -= 1;
@@ -222,6 +268,10 @@ impl Sim<'_> {
                     .and_then(|q| q.back())
                     .map_or(0, |g| g.complete);
                 let complete = done.max(prev).max(self.now);
+                if let Some(m) = self.moments.as_mut() {
+                    m.completions.entry(*queue).or_default().push(complete);
+                }
+                self.place_on_row(*queue, first_span, opened_at, complete);
                 if let Some(limit) = self.model.max_groups_in_flight {
                     while self.in_flight.get(queue).map_or(0, |q| q.len()) as u64
                         >= u64::from(limit.max(1))
@@ -341,6 +391,34 @@ impl Sim<'_> {
         }
     }
 
+    /// Puts the spans this group drew on its queue's lane (from `first_span` on) on the lowest
+    /// sub-row free when the group opened, taken until it completes.
+    fn place_on_row(&mut self, queue: i64, first_span: usize, opened_at: u64, complete: u64) {
+        let Some(spans) = self.out.spans.get_mut(first_span..) else {
+            return;
+        };
+        let lane = Lane::Queue(queue);
+        if !spans.iter().any(|s| s.lane == lane) {
+            return;
+        }
+        let rows = self.rows_free_at.entry(queue).or_default();
+        let row = match rows.iter().position(|&free| free <= opened_at) {
+            Some(r) => r,
+            None => {
+                rows.push(0);
+                rows.len() - 1
+            }
+        };
+        if let Some(free) = rows.get_mut(row) {
+            *free = complete;
+        }
+        for s in spans.iter_mut().filter(|s| s.lane == lane) {
+            s.row = row as u32;
+        }
+        let drawn = self.out.queue_rows.entry(queue).or_insert(0);
+        *drawn = (*drawn).max(row as u32 + 1);
+    }
+
     fn begin_step(&mut self) {
         self.step += 1;
         self.step_starts.push((self.now, self.section, self.step));
@@ -381,6 +459,9 @@ impl Sim<'_> {
         };
         let iteration = a.iteration.as_ref().and_then(|e| e.eval(&self.env));
         let start = self.now;
+        if let Some(m) = self.moments.as_mut() {
+            m.instance_starts.push(start);
+        }
         let record = self.record();
         let base = Span {
             lane: Lane::Compute,
@@ -390,6 +471,7 @@ impl Sim<'_> {
             step: self.step,
             start,
             end: start,
+            row: 0,
         };
         match (self.async_depth > 0, self.open.last_mut()) {
             (true, Some((queue, done))) => {
@@ -452,6 +534,7 @@ fn run_sim<'a>(
     window: (u64, u64),
     stop_after: u64,
     max_steps: u64,
+    moments: bool,
 ) -> Sim<'a> {
     let mut wait_ids = HashMap::new();
     number_waits(&program.body, &mut wait_ids);
@@ -476,6 +559,8 @@ fn run_sim<'a>(
         out: Timeline::default(),
         wait_ids,
         costs: Vec::new(),
+        rows_free_at: BTreeMap::new(),
+        moments: moments.then(Moments::default),
     };
     sim.nodes(&program.body);
     // Whatever is still in flight lands eventually: the loop is done when the last group is.
@@ -500,8 +585,10 @@ pub fn simulate(
     window: (u64, u64),
 ) -> Timeline {
     let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let windowed = run_sim(pipelined, model, params, window, window.1, max_steps);
-    let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps);
+    let windowed = run_sim(pipelined, model, params, window, window.1, max_steps, false);
+    let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps, false);
+    let awaited = every_count_zero(pipelined);
+    let awaited = run_sim(&awaited, model, params, (0, 0), u64::MAX, max_steps, false);
     let truncated = windowed.stop;
     // `Sim::window` counts steps from 1.
     let shown = (
@@ -511,7 +598,7 @@ pub fn simulate(
     // Metrics need every step; spans only the window's. Re-run without recording when the window cut
     // the first run short (the step limit still bounds it).
     let (mut t, starts, steps, capped) = if truncated {
-        let all = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps);
+        let all = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps, false);
         let mut t = windowed.out;
         t.metrics = all.out.metrics;
         (t, all.step_starts, all.step, all.stop)
@@ -535,6 +622,12 @@ pub fn simulate(
     } else {
         1.0
     };
+    t.metrics.awaited_cycles = awaited.out.metrics.total_cycles;
+    t.metrics.speedup_over_awaited = if total > 0 {
+        t.metrics.awaited_cycles as f64 / total as f64
+    } else {
+        1.0
+    };
     t.metrics.steady_cycles_per_iteration = steady(&starts);
     t.metrics.ring_bytes = ring_bytes(pipelined);
     let mut lanes = vec![Lane::Compute];
@@ -543,6 +636,45 @@ pub fn simulate(
     }
     t.lanes = lanes;
     t
+}
+
+/// When each statement instance of `program` starts and each group completes under `model`
+/// (every step, no window): the "as timed" completion model of the step-through. `None` when a
+/// simulation limit stopped the run before the end.
+pub fn moments(
+    program: &Program,
+    model: &CostModel,
+    params: &BTreeMap<String, i64>,
+) -> Option<Moments> {
+    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
+    let sim = run_sim(program, model, params, (0, 0), u64::MAX, max_steps, true);
+    if sim.stop {
+        return None;
+    }
+    sim.moments
+}
+
+/// `program` with the count of every wait set to 0.
+fn every_count_zero(program: &Program) -> Program {
+    fn zero(nodes: &mut [Node]) {
+        for n in nodes {
+            match n {
+                Node::Wait { count, body, .. } => {
+                    *count = IExpr::Const(0);
+                    zero(body);
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Section { body, .. } => zero(body),
+                Node::Assign(_) => {}
+            }
+        }
+    }
+    let mut p = program.clone();
+    zero(&mut p.body);
+    p
 }
 
 /// Average step length over the middle half of the body.

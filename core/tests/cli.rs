@@ -473,3 +473,48 @@ fn check_calls_each_invalid_program_invalid_at_its_line_and_exits_3() {
     kinds.dedup();
     assert_eq!(kinds.len(), 5, "one program per kind: {kinds:?}");
 }
+
+#[test]
+fn timeline_prints_the_metrics_and_a_gantt_and_writes_the_panes_svg() {
+    let dir = std::env::temp_dir().join(format!("stagecraft-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("rfc_a.svg");
+    let example = format!(
+        "{}/../examples/rfc_a_async_copy.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = stagecraft(
+        &["timeline", &example, "--svg", svg.to_str().unwrap()],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    for metric in [
+        "total cycles",
+        "unpipelined cycles",
+        "speedup",
+        "awaited-at-once",
+        "steady cycles / iter",
+        "stall cycles",
+        "ring buffers          shared 8 B",
+    ] {
+        assert!(printed.contains(metric), "{metric} missing:\n{printed}");
+    }
+    assert!(printed.contains("compute   |"), "{printed}");
+    assert!(printed.contains("queue 0   |"), "{printed}");
+    assert!(
+        printed.contains("  row 1   |"),
+        "a second group in flight:\n{printed}"
+    );
+    let written = std::fs::read_to_string(&svg).unwrap();
+    let ex = stagecraft::explore::explore(
+        &std::fs::read_to_string(&example).unwrap(),
+        &Default::default(),
+    );
+    assert_eq!(
+        written,
+        stagecraft::gantt::svg(ex.timeline.as_ref().unwrap(), 10, 1200.0, None),
+        "the same chart the pane exports"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -233,3 +233,63 @@ fn both_forms_count_the_pipeline_steps() {
         }
     }
 }
+
+/// Groups of one queue in flight together are drawn on sub-rows of their own: on every (queue,
+/// row) no two groups' bars overlap, and with d = 3 stages of copies in flight there are 4 rows.
+#[test]
+fn groups_in_flight_together_take_sub_rows_of_their_own() {
+    let ex = explore(
+        &copy_compute(3, true, 16),
+        &Options {
+            cost: model(500, 4, 16),
+            ..Options::default()
+        },
+    );
+    let t = ex.timeline.unwrap();
+    let rows = t.queue_rows[&0];
+    assert_eq!(rows, 4, "one copy per step, each in flight over 4 steps");
+    let queue: Vec<_> = t
+        .spans
+        .iter()
+        .filter(|s| s.lane == stagecraft::timeline::Lane::Queue(0))
+        .collect();
+    assert_eq!(queue.len(), 16, "every copy has its bar");
+    for a in &queue {
+        for b in &queue {
+            if a.iteration != b.iteration && a.row == b.row {
+                assert!(
+                    a.end <= b.start || b.end <= a.start,
+                    "iterations {:?} and {:?} overlap on row {}",
+                    a.iteration,
+                    b.iteration,
+                    a.row
+                );
+            }
+        }
+    }
+}
+
+/// The "awaited at once" baseline is the same program with every count 0, simulated: never faster
+/// than the pipelined one, and for a copy→compute loop it waits out one copy latency per step.
+#[test]
+fn the_awaited_at_once_baseline_is_simulated() {
+    let (l, c, compute) = (500u64, 4u64, 16u64);
+    let ex = explore(
+        &copy_compute(1, true, 64),
+        &Options {
+            cost: model(l, c, compute),
+            ..Options::default()
+        },
+    );
+    let m = ex.timeline.unwrap().metrics;
+    assert!(m.awaited_cycles > m.total_cycles);
+    // Count 0: each body step issues its copy (c), waits for it (L) and computes (compute).
+    let per_step = (m.awaited_cycles as f64) / 64.0;
+    assert!(
+        (per_step - (c + l + compute) as f64).abs() < 10.0,
+        "{per_step} cycles per step awaited at once"
+    );
+    assert!(
+        (m.speedup_over_awaited - m.awaited_cycles as f64 / m.total_cycles as f64).abs() < 1e-9
+    );
+}

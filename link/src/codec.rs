@@ -101,6 +101,21 @@ mod tests {
     use stagecraft::pipelined::Form;
     use std::collections::BTreeMap;
 
+    /// The step-through's position and completion model travel in the link.
+    #[test]
+    fn the_step_through_position_round_trips() {
+        let s = State {
+            step: 37,
+            completion: stagecraft::steps::CompletionModel::AsTimed,
+            ..State::default()
+        };
+        let encoded = encode(&s);
+        assert_eq!(decode(&format!("#{encoded}")), Ok(s));
+        let plain = encode(&State::default());
+        assert_ne!(encoded, plain);
+        assert_eq!(decode(&format!("#{plain}")).map(|s| s.step), Ok(0));
+    }
+
     #[test]
     fn round_trip() {
         let s = State {
@@ -189,6 +204,7 @@ mod tests {
                 params: [("N".to_string(), 7), ("M".to_string(), -3)].into(),
                 zoom: 42,
                 target: CodeTarget::Machine(Target::Amdgpu),
+                ..State::default()
             };
             assert_eq!(decode(&old_encode(&s)), Ok(s.clone()));
             let ours = v1::to_json(&s);

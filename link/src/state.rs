@@ -4,6 +4,7 @@
 use crate::presets;
 use stagecraft::emit::Target;
 use stagecraft::pipelined::Form;
+use stagecraft::steps::CompletionModel;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -19,6 +20,10 @@ pub struct State {
     pub zoom: u32,
     /// What the Code pane shows.
     pub target: CodeTarget,
+    /// The step-through's position: steps taken from the start (a link opens at the same instant).
+    pub step: u64,
+    /// When the step-through's groups complete: as late as possible, or as the timeline times them.
+    pub completion: CompletionModel,
 }
 
 impl Default for State {
@@ -30,6 +35,8 @@ impl Default for State {
             params: BTreeMap::new(),
             zoom: 10,
             target: CodeTarget::Tir,
+            step: 0,
+            completion: CompletionModel::Latest,
         }
     }
 }

@@ -2,10 +2,13 @@
 //! spelling the serde encoder of the first links wrote them (`{"text":…,"form":…,"pane":…,
 //! "params":{…},"zoom":…,"target":…}`). Missing fields keep their defaults and unknown ones are
 //! ignored, so a field added later is read as its default by this version and ignored by older ones.
+//! Added since, each written only when not at its default: `"step"` (the step-through's position)
+//! and `"completion"` (`"as_timed"`).
 
 use crate::json;
 use crate::state::{CodeTarget, Pane, State};
 use stagecraft::pipelined::Form;
+use stagecraft::steps::CompletionModel;
 
 fn form_name(form: Form) -> &'static str {
     match form {
@@ -37,6 +40,14 @@ pub fn to_json(s: &State) -> String {
     out.push_str(&s.zoom.to_string());
     out.push_str(",\"target\":");
     json::write_string(&mut out, s.target.name());
+    // Written only when not at their defaults: a link without them reads as before.
+    if s.step > 0 {
+        out.push_str(",\"step\":");
+        out.push_str(&s.step.to_string());
+    }
+    if s.completion == CompletionModel::AsTimed {
+        out.push_str(",\"completion\":\"as_timed\"");
+    }
     out.push('}');
     out
 }
@@ -68,6 +79,17 @@ pub fn from_json(text: &str) -> Option<State> {
     }
     if let Some(target) = string("target")? {
         s.target = CodeTarget::parse(target);
+    }
+    if let Some(completion) = string("completion")? {
+        s.completion = match completion {
+            "as_timed" => CompletionModel::AsTimed,
+            _ => CompletionModel::Latest,
+        };
+    }
+    match value.get("step") {
+        None => {}
+        Some(json::Value::Int(n)) => s.step = u64::try_from(*n).ok()?,
+        Some(_) => return None,
     }
     match value.get("zoom") {
         None => {}

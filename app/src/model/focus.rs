@@ -137,7 +137,8 @@ pub fn focus(
 /// The palette: one hue per statement (ids modulo 10), the same in every pane (and in
 /// assets/style.css). It starts at blue so that the first statements are not read as errors.
 pub fn hue(stmt: u32) -> u32 {
-    ((stmt % 10) * 36 + 200) % 360
+    // The chart (core draws it) and the highlights must agree.
+    stagecraft::gantt::hue(stmt)
 }
 
 /// The style sheet that shows the hovered statement and the selection everywhere.

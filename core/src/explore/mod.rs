@@ -259,6 +259,32 @@ pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
     ))
 }
 
+/// The step-through of an exploration's pipelined program, in the form the verifier and the
+/// timeline run, under the completion model `options` asks for (`steps`). Empty, with a note,
+/// when the text produced no program.
+pub fn step_through(
+    ex: &Exploration,
+    options: &crate::steps::StepOptions,
+) -> crate::steps::StepThrough {
+    let Some((p, program)) = ex.programs.as_ref().and_then(|p| Some((p, p.pipelined()?))) else {
+        return crate::steps::StepThrough::nothing(
+            "There is no pipelined program to step through yet.",
+        );
+    };
+    let printed = match p.form {
+        Form::Rolled => ex.rolled.as_ref(),
+        Form::Peeled => ex.peeled.as_ref(),
+    };
+    let source = crate::steps::Source {
+        program,
+        printed,
+        cost: ex.cost.as_ref(),
+        params: &p.params,
+        statements: ex.statements.iter().map(|s| s.text.clone()).collect(),
+    };
+    crate::steps::step_through(&source, options)
+}
+
 /// The machine-level check of the kernel an exploration emitted for `target` (it must be among
 /// `Options::targets`), with [`MachineReport::covering`] added for the page. `max_instructions`
 /// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller has a tighter

@@ -179,6 +179,8 @@ pub(super) struct Dim {
 #[derive(Clone, Debug)]
 pub(super) struct CAssign {
     pub(super) stmt: StmtId,
+    /// Pre-order index among the program's assignments (`Event::Exec::node`).
+    pub(super) node: usize,
     pub(super) span: Span,
     pub(super) iteration: Option<Code>,
     pub(super) target: CAccess,
@@ -311,7 +313,7 @@ pub(super) fn compile(
     queues: &[i64],
     waits: &mut Vec<(Option<u32>, i64, Span)>,
 ) -> Vec<CNode> {
-    compile_in(nodes, bufs, queues, waits, &[])
+    compile_in(nodes, bufs, queues, waits, &[], &mut 0)
 }
 
 /// `compile` of `nodes` inside the loops of `loops` (outermost first).
@@ -321,6 +323,7 @@ fn compile_in(
     queues: &[i64],
     waits: &mut Vec<(Option<u32>, i64, Span)>,
     loops: &[u32],
+    assigns: &mut usize,
 ) -> Vec<CNode> {
     let dense = |queue: i64| queues.binary_search(&queue).unwrap_or(0);
     let mut out = Vec::new();
@@ -334,21 +337,21 @@ fn compile_in(
                     var: *var,
                     lo: code_i(lo),
                     hi: code_i(hi),
-                    body: compile_in(body, bufs, queues, waits, &inner),
+                    body: compile_in(body, bufs, queues, waits, &inner, assigns),
                 })
             }
             Node::If { cond, body, .. } => out.push(CNode::If {
                 cond: code_c(cond),
-                body: compile_in(body, bufs, queues, waits, loops),
+                body: compile_in(body, bufs, queues, waits, loops, assigns),
             }),
             Node::Commit { queue, body, span } => out.push(CNode::Commit {
                 queue: *queue,
                 q: dense(*queue),
-                body: compile_in(body, bufs, queues, waits, loops),
+                body: compile_in(body, bufs, queues, waits, loops, assigns),
                 span: *span,
             }),
             Node::AsyncScope { body, .. } => out.push(CNode::Async {
-                body: compile_in(body, bufs, queues, waits, loops),
+                body: compile_in(body, bufs, queues, waits, loops, assigns),
             }),
             Node::Wait {
                 queue,
@@ -364,18 +367,23 @@ fn compile_in(
                     q: dense(*queue),
                     count: code_i(count),
                     index,
-                    body: compile_in(body, bufs, queues, waits, loops),
+                    body: compile_in(body, bufs, queues, waits, loops, assigns),
                     span: *span,
                     unrolled: loops.get(1..).unwrap_or_default().to_vec(),
                 })
             }
-            Node::Section { body, .. } => out.extend(compile_in(body, bufs, queues, waits, loops)),
+            Node::Section { body, .. } => {
+                out.extend(compile_in(body, bufs, queues, waits, loops, assigns))
+            }
             Node::Assign(a) => {
                 let mut reads = Vec::new();
                 for_each_read(&a.value, &mut |r| reads.push(compile_access(r, bufs)));
                 let value = value_tree(&a.value, &mut 0);
+                let node = *assigns;
+                *assigns += 1;
                 out.push(CNode::Assign(Box::new(CAssign {
                     stmt: a.stmt,
+                    node,
                     span: a.span,
                     iteration: a.iteration.as_ref().map(code_i),
                     target: compile_access(&a.target, bufs),

@@ -22,6 +22,8 @@ pub(super) struct Buf {
     pub(super) written: Vec<bool>,
     pub(super) pending_writes: Vec<u32>,
     pub(super) pending_reads: Vec<u32>,
+    /// Under `RunOptions::trace` only (empty otherwise): `BufferState::last_write`.
+    pub(super) last_write: Vec<Option<(u64, Option<i64>)>>,
     pub(super) dtype: DType,
     pub(super) versions: u32,
     pub(super) global: bool,
@@ -52,6 +54,8 @@ struct Machine<'a> {
     last_wait: Vec<Option<WaitRef>>,
     /// `opts.count_delta` per wait index.
     count_delta: Vec<i64>,
+    /// Under `Policy::AsTimed`, `opts.completions` per dense queue number.
+    completions: Vec<Vec<u64>>,
     wait_refs: Vec<(Option<u32>, i64, Span)>,
     run: Run,
     async_depth: usize,
@@ -155,6 +159,12 @@ impl Machine<'_> {
                 iter.map_or(String::new(), |j| format!(", iteration {j}"))
             ),
         );
+    }
+
+    fn buf_name(&self, buf: u32) -> String {
+        self.bufs
+            .get(buf as usize)
+            .map_or_else(String::new, |b| b.name.clone())
     }
 
     /// The multi-dimensional index of an element offset (for reports).
@@ -350,6 +360,26 @@ impl Machine<'_> {
         }
     }
 
+    /// Under `Policy::AsTimed`: the groups whose moment has come before this instance complete,
+    /// oldest first per queue (the cost model's groups complete in order too).
+    fn complete_as_timed(&mut self, instance: u64) {
+        for q in 0..self.in_flight.len() {
+            while let Some(&g) = self.in_flight.get(q).and_then(VecDeque::front) {
+                let seq = self.groups.get(g).map_or(u64::MAX, |x| x.seq);
+                let due = self
+                    .completions
+                    .get(q)
+                    .and_then(|c| c.get(seq as usize))
+                    .copied()
+                    .unwrap_or(u64::MAX);
+                if due > instance {
+                    break;
+                }
+                self.complete(g);
+            }
+        }
+    }
+
     fn exec(&mut self, nodes: &[CNode]) -> Result<(), Stop> {
         for n in nodes {
             if self.stopped {
@@ -378,8 +408,10 @@ impl Machine<'_> {
                     self.nest += 1;
                     let r = self.exec(body);
                     self.nest -= 1;
-                    self.commit(g, *queue, *q, seq);
+                    // A run stopped inside the scope ends with the group still open: what it
+                    // holds was never committed (`Run::open`).
                     r?;
+                    self.commit(g, *queue, *q, seq);
                 }
                 CNode::Async { body } => {
                     self.async_depth += 1;
@@ -436,6 +468,10 @@ impl Machine<'_> {
                 }
                 CNode::Assign(a) => {
                     self.begin_step_at_top();
+                    // Before the cap: a run stopped here shows what had landed by then.
+                    if self.opts.policy == Policy::AsTimed {
+                        self.complete_as_timed(self.run.instances + 1);
+                    }
                     self.run.instances += 1;
                     if self.run.instances > self.opts.max_instances {
                         self.run.truncated = true;
@@ -600,7 +636,8 @@ impl Machine<'_> {
         let mut read_values = std::mem::take(&mut self.scratch_values);
         read_offsets.clear();
         read_values.clear();
-        self.assign_with(
+        let races_before = self.run.races.len();
+        let done = self.assign_with(
             a,
             iteration,
             group,
@@ -608,6 +645,26 @@ impl Machine<'_> {
             &mut read_offsets,
             &mut read_values,
         );
+        if !done && self.opts.trace {
+            // An instance that stops at an access it cannot locate still ran (and may have raced
+            // on what it read first): the trace says so, with no element written.
+            let reads = read_offsets
+                .iter()
+                .map(|&(b, o)| (self.buf_name(b), self.index_of(b, o)))
+                .collect();
+            self.trace(Event::Exec {
+                stmt: a.stmt,
+                iteration,
+                is_async,
+                group: None,
+                target: (self.buf_name(a.target.buf), Vec::new()),
+                node: a.node,
+                instance: self.run.instances,
+                reads,
+                step: self.step,
+                raced: self.run.races.len() > races_before,
+            });
+        }
         self.scratch_offsets = read_offsets;
         self.scratch_values = read_values;
     }
@@ -620,17 +677,18 @@ impl Machine<'_> {
         is_async: bool,
         read_offsets: &mut Vec<(u32, usize)>,
         read_values: &mut Vec<f64>,
-    ) {
+    ) -> bool {
+        let races_before = self.run.races.len();
         for r in &a.reads {
             let Some(off) = self.locate(r) else {
-                return;
+                return false;
             };
             let (pending, value) = match self.bufs.get(r.buf as usize) {
                 Some(b) => (
                     b.pending_writes.get(off).copied().unwrap_or(0),
                     b.values.get(off).copied().unwrap_or(0.0),
                 ),
-                None => return,
+                None => return false,
             };
             if pending > 0 {
                 if let Some(g) = self.pending_writer(r.buf, off) {
@@ -645,7 +703,7 @@ impl Machine<'_> {
         let value = value_of(&a.value, read_values, &self.env);
         // Write.
         let Some(off) = self.locate(&a.target) else {
-            return;
+            return false;
         };
         let (pw, pr, dtype) = match self.bufs.get(a.target.buf as usize) {
             Some(b) => (
@@ -653,7 +711,7 @@ impl Machine<'_> {
                 b.pending_reads.get(off).copied().unwrap_or(0),
                 b.dtype,
             ),
-            None => return,
+            None => return false,
         };
         if pw > 0 {
             if let Some(g) = self.pending_writer(a.target.buf, off) {
@@ -685,6 +743,14 @@ impl Machine<'_> {
         }
         let value = round(value, dtype);
         let name = if self.opts.trace {
+            let stamp = (self.run.instances, iteration);
+            if let Some(w) = self
+                .bufs
+                .get_mut(a.target.buf as usize)
+                .and_then(|b| b.last_write.get_mut(off))
+            {
+                *w = Some(stamp);
+            }
             self.bufs.get(a.target.buf as usize).map(|b| b.name.clone())
         } else {
             None
@@ -726,14 +792,24 @@ impl Machine<'_> {
             let seq = group
                 .and_then(|g| self.groups.get(g))
                 .map(|g| (g.queue, g.seq));
+            let reads = read_offsets
+                .iter()
+                .map(|&(b, o)| (self.buf_name(b), self.index_of(b, o)))
+                .collect();
             self.trace(Event::Exec {
                 stmt: a.stmt,
                 iteration,
                 is_async,
                 group: seq,
                 target: (name, self.index_of(a.target.buf, off)),
+                node: a.node,
+                instance: self.run.instances,
+                reads,
+                step: self.step,
+                raced: self.run.races.len() > races_before,
             });
         }
+        true
     }
 
     /// Under `immediate_counts`: the count `n` of wait `index` must be the same wherever the
@@ -813,6 +889,35 @@ impl Machine<'_> {
         }
     }
 
+    /// These groups, with the elements their writes land in.
+    fn groups_now<'g>(
+        &self,
+        groups: impl Iterator<Item = &'g usize>,
+    ) -> Vec<(PendingGroup, Vec<(String, usize)>)> {
+        groups
+            .filter_map(|&g| self.groups.get(g))
+            .map(|g| {
+                let writes = g
+                    .writes
+                    .iter()
+                    .map(|&(b, off, _)| {
+                        let name = self
+                            .bufs
+                            .get(b as usize)
+                            .map_or_else(String::new, |x| x.name.clone());
+                        (name, off)
+                    })
+                    .collect();
+                let pending = PendingGroup {
+                    queue: g.queue,
+                    seq: g.seq,
+                    members: g.members.clone(),
+                };
+                (pending, writes)
+            })
+            .collect()
+    }
+
     fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
         self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
     }
@@ -840,13 +945,19 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         code,
         wait_refs,
         queues,
+        queue_numbers,
     } = prepared;
-    let (problems, env, bufs, wait_refs) = (
+    let (problems, env, mut bufs, wait_refs) = (
         problems.clone(),
         env.clone(),
         bufs.clone(),
         wait_refs.clone(),
     );
+    if opts.trace {
+        for b in &mut bufs {
+            b.last_write = vec![None; b.values.len()];
+        }
+    }
     let seed = match opts.policy {
         Policy::Random { seed } => seed | 1,
         _ => 1,
@@ -864,6 +975,10 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
             .iter()
             .enumerate()
             .map(|(index, _)| opts.count_delta.get(&index).copied().unwrap_or(0))
+            .collect(),
+        completions: queue_numbers
+            .iter()
+            .map(|q| opts.completions.get(q).cloned().unwrap_or_default())
             .collect(),
         run: Run {
             problems,
@@ -897,6 +1012,10 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         m.never_awaited();
     }
     m.run.pending_at_end = m.in_flight.iter().map(|q| q.len() as u64).sum();
+    if opts.trace {
+        m.run.in_flight = m.groups_now(m.in_flight.iter().flatten());
+        m.run.open = m.groups_now(m.open.iter());
+    }
     for b in m.bufs {
         m.run.memory.insert(
             b.name.clone(),
@@ -906,6 +1025,8 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
                 written: b.written,
                 global: b.global,
                 versions: b.versions,
+                pending_writes: b.pending_writes,
+                last_write: b.last_write,
             },
         );
     }

@@ -42,6 +42,8 @@ pub struct Prepared {
     wait_refs: Vec<(Option<u32>, i64, Span)>,
     /// Number of distinct queues.
     queues: usize,
+    /// The queues' numbers as written, in dense order.
+    queue_numbers: Vec<i64>,
 }
 
 /// Compiles `program` and builds its initial memory from `opts.params` and `opts.seed`; a program
@@ -96,6 +98,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
             written: vec![false; total],
             pending_writes: vec![0; total],
             pending_reads: vec![0; total],
+            last_write: Vec::new(),
             dtype: b.dtype,
             versions: b.versions,
             global,
@@ -108,6 +111,7 @@ pub fn prepare(program: &Program, opts: &RunOptions) -> Result<Prepared, Box<Run
     queues.dedup();
     let code = compile(&program.body, &bufs, &queues, &mut wait_refs);
     Ok(Prepared {
+        queue_numbers: queues.clone(),
         problems,
         env,
         bufs,

@@ -17,6 +17,10 @@ pub enum Policy {
     Earliest,
     /// Groups complete at seeded random moments, oldest first within a queue.
     Random { seed: u64 },
+    /// Groups complete before the statement instances `RunOptions::completions` names (the cost
+    /// model's moments, `timeline::moments`), or when a wait forces them earlier.
+    #[serde(rename = "as_timed")]
+    AsTimed,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,6 +39,10 @@ pub struct RunOptions {
     /// A target is asked for: a wait count must be one immediate at every iteration of the
     /// outermost loop around it (`Invalid::CountNotImmediate`).
     pub immediate_counts: bool,
+    /// Under `Policy::AsTimed`: per queue, for each group in commit order, the statement instance
+    /// (counted from 1) before which it completes; a group beyond the list completes only when a
+    /// wait forces it.
+    pub completions: BTreeMap<i64, Vec<u64>>,
 }
 
 impl Default for RunOptions {
@@ -48,6 +56,7 @@ impl Default for RunOptions {
             max_trace_events: 4096,
             count_delta: BTreeMap::new(),
             immediate_counts: false,
+            completions: BTreeMap::new(),
         }
     }
 }
@@ -202,6 +211,23 @@ pub enum Event {
         is_async: bool,
         group: Option<(i64, u64)>,
         target: (String, Vec<i64>),
+        /// Pre-order index of the assignment node among the program's assignments: its line in
+        /// the printed program is the one of that rank among the lines with a statement.
+        #[serde(default)]
+        node: usize,
+        /// Statement instances run so far, this one included (`RunOptions::max_instances` counts
+        /// the same).
+        #[serde(default)]
+        instance: u64,
+        /// The elements it reads, in the order it loads them.
+        #[serde(default)]
+        reads: Vec<(String, Vec<i64>)>,
+        /// The top-level step it runs in, numbered as `Race::step`.
+        #[serde(default)]
+        step: u64,
+        /// This instance raced (the races it caused are the last ones of `Run::races` so far).
+        #[serde(default)]
+        raced: bool,
     },
     Commit {
         queue: i64,
@@ -252,6 +278,14 @@ pub struct Run {
     pub pending_at_end: u64,
     /// Why the run could not start (e.g. a buffer beyond the size limit).
     pub aborted: Option<String>,
+    /// Under `RunOptions::trace`: the groups in flight where the run ended or stopped, per queue
+    /// oldest first, each with the elements its writes will land in (buffer, element offset).
+    #[serde(skip)]
+    pub in_flight: Vec<(PendingGroup, Vec<(String, usize)>)>,
+    /// Under `RunOptions::trace`: the groups still being filled where a run stopped (their commit
+    /// scope open), as `in_flight`.
+    #[serde(skip)]
+    pub open: Vec<(PendingGroup, Vec<(String, usize)>)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -261,4 +295,9 @@ pub struct BufferState {
     pub written: Vec<bool>,
     pub global: bool,
     pub versions: u32,
+    /// Per element, asynchronous writes issued and not landed.
+    pub pending_writes: Vec<u32>,
+    /// Under `RunOptions::trace`: per element, the statement instance (counted from 1) that last
+    /// wrote it — issued, landed or not — and that instance's iteration; empty otherwise.
+    pub last_write: Vec<Option<(u64, Option<i64>)>>,
 }

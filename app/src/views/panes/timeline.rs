@@ -8,11 +8,11 @@ use crate::dom;
 use crate::markup::format::fixed;
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
-use crate::model::focus::{self, hue, Point};
+use crate::model::focus::{self, Point};
 use crate::model::roving::Axis;
 use leptos::prelude::*;
 use stagecraft::explore::Exploration;
-use stagecraft::timeline::{Lane, Timeline};
+use stagecraft::timeline::Timeline;
 use stagecraft_link::Pane;
 use wasm_bindgen::JsCast;
 
@@ -25,6 +25,8 @@ pub fn metrics_html(t: &Timeline) -> String {
         .num(m.unpipelined_cycles)
         .raw("</td><td>speedup</td><td>")
         .text(&fixed(m.speedup, 2))
+        .raw("×</td><td title=\"the same program with every wait count 0: each async copy awaited at the first wait after it\">vs awaited at once</td><td>")
+        .text(&fixed(m.speedup_over_awaited, 2))
         .raw("×</td></tr><tr><td>steady cycles / iteration</td><td>")
         .text(
             &m.steady_cycles_per_iteration
@@ -43,146 +45,24 @@ pub fn metrics_html(t: &Timeline) -> String {
     h.finish()
 }
 
-const ROW: f64 = 28.0;
-const LABEL_W: f64 = 90.0;
-
-/// The chart as SVG markup (also what "Export SVG" saves); `point` is marked when drawn. At zoom 10
-/// the chart is `fit_px` wide.
+/// The chart as SVG markup (also what "Export SVG" saves, and `stagecraft timeline --svg` writes:
+/// core draws it); `point` is marked when drawn. At zoom 10 the chart is `fit_px` wide.
 pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String {
-    let end = t
-        .spans
-        .iter()
-        .map(|s| s.end)
-        .chain(t.stalls.iter().map(|s| s.end))
-        .max()
-        .unwrap_or(0);
-    // Each step of the zoom slider is 10% of the fitting scale.
-    let lanes_px = (fit_px - LABEL_W - 20.0).max(200.0);
-    let scale = lanes_px / (end.max(1) as f64) * f64::from(zoom) / 10.0;
-    let x = |cycle: u64| fixed(LABEL_W + cycle as f64 * scale, 1);
-    let w = |from: u64, to: u64| fixed((to.saturating_sub(from) as f64 * scale).max(1.0), 1);
-    let width = LABEL_W + end as f64 * scale + 20.0;
-    // Below the lanes: a band for the marker's label, then one for the steps shown.
-    let lanes_h = ROW * t.lanes.len() as f64;
-    let height = lanes_h + 36.0;
-    let lane_y = |l: &Lane| t.lanes.iter().position(|x| x == l).unwrap_or(0) as f64 * ROW;
-    let mut h = Html::with_capacity(160 * t.spans.len() + 512);
-    h.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
-        .raw(&fixed(width, 0))
-        .raw("\" height=\"")
-        .raw(&fixed(height, 0))
-        .raw("\" font-family=\"monospace\" font-size=\"11\">");
-    for l in &t.lanes {
-        h.raw("<text x=\"4\" y=\"")
-            .raw(&fixed(lane_y(l) + 18.0, 0))
-            .raw("\">");
-        match l {
-            Lane::Compute => h.raw("compute"),
-            Lane::Queue(q) => h.raw("queue ").num(q),
-        };
-        h.raw("</text>");
-    }
-    for st in &t.stalls {
-        h.raw("<rect class=\"stall wi")
-            .num(st.wait_index)
-            .raw("\" x=\"")
-            .raw(&x(st.start))
-            .raw("\" y=\"2\" width=\"")
-            .raw(&w(st.start, st.end))
-            .raw("\" height=\"")
-            .raw(&fixed(ROW - 4.0, 0))
-            .raw("\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall ")
-            .num(st.end - st.start)
-            .raw(" cycles: wait ");
-        match st.wait {
-            Some(id) => h.raw("#").num(id),
-            None => h.raw("?"),
-        };
-        h.raw(" on queue ")
-            .num(st.queue)
-            .raw(" for group ")
-            .num(st.group)
-            .raw("</title></rect>");
-    }
-    // The bars are one tab stop, moved through with the arrows (`dom::rove`); each is named by
-    // its title.
-    for (k, sp) in t.spans.iter().enumerate() {
-        h.raw("<rect role=\"img\" tabindex=\"")
-            .raw(if k == 0 { "0" } else { "-1" })
-            .raw("\" class=\"span s")
-            .num(sp.stmt % 10)
-            .raw(" st")
-            .num(sp.stmt)
-            .raw("\" data-st=\"")
-            .num(sp.stmt)
-            .raw("\" x=\"")
-            .raw(&x(sp.start))
-            .raw("\" y=\"")
-            .raw(&fixed(lane_y(&sp.lane) + 4.0, 0))
-            .raw("\" width=\"")
-            .raw(&w(sp.start, sp.end))
-            .raw("\" height=\"")
-            .raw(&fixed(ROW - 8.0, 0))
-            .raw("\" fill=\"hsl(")
-            .num(hue(sp.stmt))
-            .raw(",60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>statement ")
-            .num(sp.stmt)
-            .raw(" iteration ");
-        match sp.iteration {
-            Some(i) => h.num(i),
-            None => h.raw("—"),
-        };
-        h.raw(" (")
-            .raw(sp.section.map_or("", |s| s.name()))
-            .raw(") step ")
-            .num(sp.step)
-            .raw(": ")
-            .num(sp.start)
-            .raw("–")
-            .num(sp.end)
-            .raw("</title></rect>");
-    }
-    if let Point::At {
-        step,
-        lane,
-        start,
-        end,
-    } = point
-    {
-        // A line through every lane at the instance, and a frame around it on its lane.
-        h.raw("<g id=\"focus-marker\"><line x1=\"")
-            .raw(&x(*start))
-            .raw("\" x2=\"")
-            .raw(&x(*start))
-            .raw("\" y1=\"0\" y2=\"")
-            .raw(&fixed(lanes_h + 4.0, 0))
-            .raw("\" stroke=\"#d93f3f\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/><rect x=\"")
-            .raw(&x(*start))
-            .raw("\" y=\"")
-            .raw(&fixed(lane_y(lane) + 2.0, 0))
-            .raw("\" width=\"")
-            .raw(&w(*start, *end))
-            .raw("\" height=\"")
-            .raw(&fixed(ROW - 4.0, 0))
-            .raw("\" fill=\"none\" stroke=\"#d93f3f\" stroke-width=\"2\"/><text x=\"")
-            .raw(&x(*start))
-            .raw("\" y=\"")
-            .raw(&fixed(lanes_h + 15.0, 0))
-            .raw("\" fill=\"#d93f3f\">▲ step ")
-            .num(step)
-            .raw("</text></g>");
-    }
-    let (from, to) = t.shown_steps();
-    h.raw("<text x=\"4\" y=\"")
-        .raw(&fixed(height - 5.0, 0))
-        .raw("\" fill=\"#666\">steps ")
-        .num(from)
-        .raw("–")
-        .num(to)
-        .raw(" of ")
-        .num(t.metrics.steps)
-        .raw("</text></svg>");
-    h.finish()
+    let mark = match point {
+        Point::At {
+            step,
+            lane,
+            start,
+            end,
+        } => Some(stagecraft::gantt::Mark {
+            step: *step,
+            lane: *lane,
+            start: *start,
+            end: *end,
+        }),
+        _ => None,
+    };
+    stagecraft::gantt::svg(t, zoom, fit_px, mark.as_ref())
 }
 
 /// Everything below the controls: the timeline `t` of `ex`, and `ex`'s cost table.
@@ -366,6 +246,7 @@ pub fn view() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stagecraft::timeline::Lane;
 
     #[test]
     fn the_chart_marks_a_point_and_its_stalls_carry_their_wait() {
