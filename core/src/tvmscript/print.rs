@@ -51,13 +51,52 @@ pub fn print(file: &File) -> Result<String, Refusal> {
             };
             format!("{name}: T.Buffer(({shape}), \"float32\")")
         })
+        // A symbolic extent is a scalar parameter: TVM wants every variable defined.
+        .chain(p.symbols.iter().map(|n| format!("{n}: T.int32")))
         .collect();
     let _ = writeln!(out, "def main({}):", params.join(", "));
-    for n in &p.symbols {
-        let _ = writeln!(out, "    {n} = T.int32()");
-    }
     out.push_str(&body);
-    Ok(out)
+    let taken = |t: &str| {
+        p.globals.contains_key(t)
+            || p.symbols.iter().any(|s| s == t)
+            || p.loop_vars.iter().any(|s| s == t)
+            || p.allocs.iter().any(|a| a.split(' ').next() == Some(t))
+    };
+    if !taken("T") {
+        return Ok(out);
+    }
+    // The loop names something `T` (a buffer of tests/cases/nested_inner_async.py does): the
+    // module gets another name.
+    let module = ["Tx", "T_", "TIR"]
+        .into_iter()
+        .find(|t| !taken(t))
+        .ok_or("the loop names its buffers T, Tx, T_ and TIR")?;
+    Ok(renamed_module(&out, module).replacen(
+        "import tirx as T\n",
+        &format!("import tirx as {module}\n"),
+        1,
+    ))
+}
+
+/// `text` with the module `T` (every `T.` not the end of a longer name) called `module`.
+fn renamed_module(text: &str, module: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut previous = ' ';
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let word_before = previous.is_ascii_alphanumeric() || previous == '_';
+        if c == 'T' && rest.starts_with("T.") && !word_before {
+            out.push_str(module);
+            out.push('.');
+            rest = rest.get(2..).unwrap_or("");
+            previous = '.';
+            continue;
+        }
+        out.push(c);
+        previous = c;
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    out
 }
 
 #[derive(Default)]
@@ -208,8 +247,16 @@ impl Printer {
                     }
                 }
                 for child in body {
-                    let _ = writeln!(out, "{pad}        with T.sblock():");
-                    self.stmt(child, depth + 3, false, out)?;
+                    // An inner pipelined loop stands in the block itself, as in TVM's nested
+                    // pipelines: the pass pipelines it first and counts its three parts.
+                    let inner_pipeline = matches!(&child.kind, StmtKind::For { var, .. }
+                        if self.annotations.contains_key(var.text.as_str()));
+                    if inner_pipeline {
+                        self.stmt(child, depth + 2, false, out)?;
+                    } else {
+                        let _ = writeln!(out, "{pad}        with T.sblock():");
+                        self.stmt(child, depth + 3, false, out)?;
+                    }
                 }
                 Ok(())
             }

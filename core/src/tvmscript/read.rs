@@ -199,8 +199,11 @@ impl Reader {
     fn binding(&mut self, name: &str, name_span: Span, value: &Expr, span: Span) {
         let (func, args) = match &value.kind {
             ExprKind::Call { func, args } => (func, args.as_slice()),
-            // `a: T.handle`, a parameter `match_buffer` gives a shape to.
-            ExprKind::Name(n) if last_part(n) == "handle" => return,
+            // `a: T.handle`, a parameter `match_buffer` gives a shape to; `n: T.int32`, a
+            // symbolic size passed as a scalar.
+            ExprKind::Name(n) if last_part(n) == "handle" || DTYPES.contains(&last_part(n)) => {
+                return
+            }
             _ => {
                 self.error(
                     span,
