@@ -10,6 +10,7 @@ pub mod emit;
 pub mod explore;
 pub mod interp;
 pub mod ir;
+pub mod lessons;
 pub mod lexer;
 pub mod limits;
 pub mod lower;
