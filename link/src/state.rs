@@ -3,6 +3,7 @@
 
 use crate::presets;
 use stagecraft::emit::Target;
+use stagecraft::explore::CountOverride;
 use stagecraft::pipelined::Form;
 use std::collections::BTreeMap;
 
@@ -19,6 +20,10 @@ pub struct State {
     pub zoom: u32,
     /// What the Code pane shows.
     pub target: CodeTarget,
+    /// The lesson open (`stagecraft::lessons`, by id), so a shared link opens it.
+    pub lesson: Option<String>,
+    /// Wait counts moved by hand from the derived ones (`explore::Options::count_overrides`).
+    pub counts: Vec<CountOverride>,
 }
 
 impl Default for State {
@@ -30,6 +35,8 @@ impl Default for State {
             params: BTreeMap::new(),
             zoom: 10,
             target: CodeTarget::Tir,
+            lesson: None,
+            counts: Vec::new(),
         }
     }
 }
