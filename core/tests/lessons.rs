@@ -100,3 +100,78 @@ fn lesson_texts_are_at_most_150_words_and_ids_are_unique() {
         assert!(explore(l.source, &Options::default()).ok, "{}", l.id);
     }
 }
+
+/// The "why N" of every wait of the RFC examples names each symbol its arithmetic uses, one
+/// sentence per symbol, with this schedule's value.
+#[test]
+fn why_n_names_every_symbol_with_its_value() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    for name in [
+        "rfc_a_async_copy.py",
+        "rfc_b_two_async_stages.py",
+        "rfc_c_interleaved.py",
+        "cutlass_multistage.py",
+    ] {
+        let ex = explore(
+            &std::fs::read_to_string(dir.join(name)).unwrap(),
+            &Options::default(),
+        );
+        let mut seen = 0;
+        for site in ex.waits.iter().filter(|w| w.before.is_some()) {
+            for i in &site.instances {
+                let formula = i.arithmetic.split(" = ").nth(1).unwrap_or("");
+                for symbol in [
+                    "g",
+                    "s_consumer",
+                    "s_producer",
+                    "d",
+                    "committed_this_step",
+                    "slot",
+                    "committed",
+                    "needed",
+                    "k",
+                ] {
+                    let used = formula
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| w == symbol);
+                    if used {
+                        let prefix = format!("{symbol} = ");
+                        let sentence = i.symbols.iter().find(|s| s.starts_with(&prefix));
+                        assert!(
+                            sentence.is_some(),
+                            "{name}: {symbol} of `{}` unexplained: {:?}",
+                            i.arithmetic,
+                            i.symbols
+                        );
+                        // Its value is this schedule's: a number right after "symbol = ".
+                        let value = sentence.unwrap()[prefix.len()..].split(':').next().unwrap();
+                        assert!(value.parse::<i64>().is_ok(), "{name}: {value}");
+                    }
+                }
+                assert!(
+                    i.symbols
+                        .iter()
+                        .any(|s| s.starts_with(&format!("N = {}:", i.count))),
+                    "{name}: {:?}",
+                    i.symbols
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "{name} has waits");
+    }
+    let a = explore(
+        &std::fs::read_to_string(dir.join("rfc_a_async_copy.py")).unwrap(),
+        &Options::default(),
+    );
+    let body = a
+        .waits
+        .iter()
+        .find(|w| w.section == SectionKind::Body)
+        .unwrap();
+    eprintln!(
+        "{}\n{}",
+        body.instances[0].arithmetic,
+        body.instances[0].symbols.join("\n")
+    );
+}

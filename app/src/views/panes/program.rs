@@ -103,6 +103,10 @@ fn wait_explanation(site: &WaitSite) -> String {
     for i in site.instances.iter().take(4) {
         t.push('\n');
         t.push_str(&i.arithmetic);
+        for symbol in &i.symbols {
+            t.push_str("\n  ");
+            t.push_str(symbol);
+        }
         if !i.leaves.is_empty() {
             t.push_str("\nleaves ");
             t.push_str(&i.leaves.len().to_string());
