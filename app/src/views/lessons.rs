@@ -11,8 +11,8 @@ use leptos::prelude::*;
 use stagecraft::lessons::{lesson, lessons, Checked, TaskStatus};
 use stagecraft_link::State;
 
-const DONE_KEY: &str = "stagecraft-lessons-done";
-const INTRO_SEEN_KEY: &str = "stagecraft-intro-seen";
+const DONE_KEY: &str = "stagecraft.lessons.done";
+const INTRO_SEEN_KEY: &str = "stagecraft.intro.seen";
 
 /// What the teaching panel shows besides a lesson.
 #[derive(Clone, Copy, PartialEq, Eq)]
