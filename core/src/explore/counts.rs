@@ -72,7 +72,7 @@ fn derived_count(site: &WaitSite) -> i64 {
 }
 
 /// Which sites' counts change and by how much (site id, delta); the per-site counts the
-/// exploration reports; and a note for every override applied or dropped.
+/// exploration reports (which say what was applied); and a note for every override dropped.
 pub(super) struct Resolved {
     pub deltas: Vec<(u32, i64)>,
     pub counts: Vec<WaitCount>,
@@ -128,14 +128,6 @@ pub(super) fn resolve(
             }
         })
         .collect();
-    for c in counts.iter().filter(|c| c.derived != c.in_effect) {
-        notes.push(format!(
-            "{}: count {} → {}, set by hand — this is no longer the derived program",
-            c.key.describe(),
-            c.derived,
-            c.in_effect
-        ));
-    }
     Resolved {
         deltas,
         counts,
