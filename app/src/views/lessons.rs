@@ -4,11 +4,12 @@
 
 use crate::ctx::ctx;
 use crate::dom;
+use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::services::documents::Documents;
 use crate::views::menu::menu;
 use leptos::prelude::*;
-use stagecraft::lessons::{lesson, lessons, Checked, TaskStatus};
+use stagecraft::lessons::{lesson, lessons, Checked, Lesson, TaskStatus};
 use stagecraft_link::State;
 
 const DONE_KEY: &str = "stagecraft.lessons.done";
@@ -66,17 +67,20 @@ fn mark_done(t: Teaching, id: &str) {
     }
 }
 
-/// The Lessons menu: every lesson (a done one marked), the introduction and the glossary.
+/// The Lessons menu: every lesson (a done one marked), the introduction and the glossary. Markup
+/// with one delegated handler, as the large outputs are: a view per item cost bundle size.
 pub fn menu_view() -> impl IntoView {
     let docs = expect_context::<Documents>();
     let t = teaching();
     menu("lessons", "Lessons", move |open| {
-        let rows = lessons()
-            .iter()
-            .map(|l| {
-                let id = l.id;
-                let done = move || t.done.with(|d| d.iter().any(|x| x == id));
-                let pick = move |_| {
+        let pick = move |ev: leptos::ev::MouseEvent| {
+            let Some(what) = dom::closest_data(&ev, "data-lesson") else {
+                return;
+            };
+            match what.as_str() {
+                "intro" => t.aside.set(Aside::Intro),
+                "glossary" => t.aside.set(Aside::Glossary),
+                id => {
                     let Some(l) = lesson(id) else { return };
                     // A new document: the user's work stays as it was saved.
                     docs.create_with(State {
@@ -86,23 +90,46 @@ pub fn menu_view() -> impl IntoView {
                         ..State::default()
                     });
                     t.aside.set(Aside::None);
-                    open.set(false);
-                };
-                view! {
-                    <li><button class="lesson-item" on:click=pick
-                        aria-description=move || done().then_some("done")>
-                        {l.title}
-                        {move || done().then(|| view! { <span class="done-mark" aria-hidden="true">" ✓"</span> })}
-                    </button></li>
                 }
-            })
-            .collect_view();
-        view! {
-            <ul class="lessons">{rows}</ul>
-            <button id="show-intro" on:click=move |_| { t.aside.set(Aside::Intro); open.set(false); }>"Introduction"</button>
-            <button id="show-glossary" on:click=move |_| { t.aside.set(Aside::Glossary); open.set(false); }>"Glossary"</button>
-        }
+            }
+            open.set(false);
+        };
+        let html = t.done.with_untracked(|done| menu_html(done));
+        view! { <div class="lessons-menu" on:click=pick inner_html=html></div> }
     })
+}
+
+fn menu_html(done: &[String]) -> String {
+    let mut h = Html::default();
+    h.raw("<ul class=\"lessons\">");
+    for l in lessons() {
+        let is_done = done.iter().any(|d| d == l.id);
+        h.raw("<li><button class=\"lesson-item\" data-lesson=\"")
+            .text(l.id)
+            .raw("\"");
+        if is_done {
+            h.raw(" aria-description=\"done\"");
+        }
+        h.raw(">").text(l.title);
+        if is_done {
+            h.raw("<span class=\"done-mark\" aria-hidden=\"true\"> ✓</span>");
+        }
+        h.raw("</button></li>");
+    }
+    h.raw("</ul><button id=\"show-intro\" data-lesson=\"intro\">Introduction</button>");
+    h.raw("<button id=\"show-glossary\" data-lesson=\"glossary\">Glossary</button>");
+    h.finish()
+}
+
+/// `text` with its `code` spans set as code.
+fn with_code(h: &mut Html, text: &str) {
+    for (k, part) in text.split('`').enumerate() {
+        if k % 2 == 1 {
+            h.elem("code", part);
+        } else {
+            h.text(part);
+        }
+    }
 }
 
 /// The open lesson's task, checked against the exploration shown and its verification and
@@ -144,7 +171,50 @@ const GLOSSARY: [(&str, &str); 8] = [
     ("rolled / peeled", "prologue and epilogue written as loops with guards, or written out step by step"),
 ];
 
-/// Beside the editor: the open lesson, or the introduction or glossary when asked for.
+/// The introduction, the glossary, or nothing.
+fn aside_html(h: &mut Html, aside: Aside) {
+    match aside {
+        Aside::None => {}
+        Aside::Intro => {
+            h.raw("<section class=\"teach intro\" aria-labelledby=\"intro-title\"><h2 id=\"intro-title\">Welcome</h2><p>")
+                .text(INTRO)
+                .raw("</p><button id=\"dismiss-intro\">Got it</button></section>");
+        }
+        Aside::Glossary => {
+            h.raw("<section class=\"teach glossary\" aria-labelledby=\"glossary-title\"><h2 id=\"glossary-title\">Glossary</h2><dl>");
+            for (term, meaning) in GLOSSARY {
+                h.elem("dt", term).elem("dd", meaning);
+            }
+            h.raw("</dl><button id=\"close-glossary\">Close</button></section>");
+        }
+    }
+}
+
+/// The open lesson: its text, its task and whether the schedule meets it, and why.
+fn lesson_html(h: &mut Html, l: &Lesson, status: Option<&TaskStatus>) {
+    let (class, state, why) = match status {
+        None => ("pending", "checking…", ""),
+        Some(s) if s.met => ("met", "Done", s.why.as_str()),
+        Some(s) => ("unmet", "Not yet", s.why.as_str()),
+    };
+    h.raw(
+        "<section class=\"teach lesson\" aria-labelledby=\"lesson-title\"><h2 id=\"lesson-title\">",
+    )
+    .text(l.title)
+    .raw("</h2><p>");
+    with_code(h, l.text);
+    h.raw("</p><div id=\"task\" class=\"task ")
+        .raw(class)
+        .raw("\" role=\"status\"><strong>Task: </strong>");
+    with_code(h, l.task);
+    h.raw("<div class=\"task-state\">")
+        .text(state)
+        .raw("</div><div class=\"task-why\">");
+    with_code(h, why);
+    h.raw("</div></div><button id=\"close-lesson\">Close lesson</button></section>");
+}
+
+/// Beside the editor: the introduction or glossary when asked for, and the open lesson.
 #[component]
 pub fn Panel() -> impl IntoView {
     let ctx = ctx();
@@ -157,55 +227,30 @@ pub fn Panel() -> impl IntoView {
             }
         }
     });
-    let close_aside = move |_| {
-        if t.aside.get_untracked() == Aside::Intro {
-            if let Some(s) = dom::storage() {
-                let _ = s.set_item(INTRO_SEEN_KEY, "1");
-            }
+    let html = move || {
+        let mut h = Html::default();
+        aside_html(&mut h, t.aside.get());
+        if let Some(l) = ctx.st.with(|s| s.lesson.clone()).and_then(|id| lesson(&id)) {
+            let status = status.get();
+            lesson_html(&mut h, l, status.as_ref().map(|(_, s)| s));
         }
-        t.aside.set(Aside::None);
+        h.finish()
     };
-    let aside = move || {
-        match t.aside.get() {
-        Aside::None => None,
-        Aside::Intro => Some(view! {
-            <section class="teach intro" aria-labelledby="intro-title">
-                <h2 id="intro-title">"Welcome"</h2>
-                <p>{INTRO}</p>
-                <button id="dismiss-intro" on:click=close_aside>"Got it"</button>
-            </section>
-        }.into_any()),
-        Aside::Glossary => Some(view! {
-            <section class="teach glossary" aria-labelledby="glossary-title">
-                <h2 id="glossary-title">"Glossary"</h2>
-                <dl>{GLOSSARY.iter().map(|(term, meaning)| view! { <dt>{*term}</dt><dd>{*meaning}</dd> }).collect_view()}</dl>
-                <button id="close-glossary" on:click=close_aside>"Close"</button>
-            </section>
-        }.into_any()),
-    }
-    };
-    let lesson_view = move || {
-        let l = ctx
-            .st
-            .with(|s| s.lesson.clone())
-            .and_then(|id| lesson(&id))?;
-        let state = move || match status.get() {
-            None => ("pending", "checking…".to_string(), String::new()),
-            Some((_, s)) if s.met => ("met", "Done".to_string(), s.why),
-            Some((_, s)) => ("unmet", "Not yet".to_string(), s.why),
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(id) = dom::target_element(&ev).map(|e| e.id()) else {
+            return;
         };
-        Some(view! {
-            <section class="teach lesson" aria-labelledby="lesson-title">
-                <h2 id="lesson-title">{l.title}</h2>
-                <p>{l.text}</p>
-                <div id="task" class=move || format!("task {}", state().0) role="status">
-                    <strong>"Task: "</strong>{l.task}
-                    <div class="task-state">{move || state().1}</div>
-                    <div class="task-why">{move || state().2}</div>
-                </div>
-                <button id="close-lesson" on:click=move |_| ctx.st.update(|s| s.lesson = None)>"Close lesson"</button>
-            </section>
-        })
+        match id.as_str() {
+            "dismiss-intro" => {
+                if let Some(s) = dom::storage() {
+                    let _ = s.set_item(INTRO_SEEN_KEY, "1");
+                }
+                t.aside.set(Aside::None);
+            }
+            "close-glossary" => t.aside.set(Aside::None),
+            "close-lesson" => ctx.st.update(|s| s.lesson = None),
+            _ => {}
+        }
     };
-    view! { {aside} {lesson_view} }
+    view! { <div id="teach" on:click=on_click inner_html=html></div> }
 }

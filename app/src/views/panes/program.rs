@@ -93,7 +93,7 @@ fn by_hand_html(ex: &Exploration) -> String {
         return String::new();
     }
     let mut h = Html::default();
-    h.raw("<div class=\"by-hand-bar\" role=\"status\">Wait counts changed by hand: this is not the derived program, and Verification, Timeline and Code show what it does. <button id=\"reset-counts\">Reset</button></div>");
+    h.raw("<div class=\"by-hand-bar\" role=\"status\">Counts set by you: not the derived program. <button id=\"reset-counts\">Reset</button></div>");
     h.finish()
 }
 
