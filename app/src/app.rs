@@ -7,7 +7,7 @@ use crate::model::deferred::ran_for;
 use crate::model::focus;
 use crate::services::{documents, machine, recompute, warm};
 use crate::views::scroll::ScrollMemory;
-use crate::views::{editor, grid, header, panes, problems};
+use crate::views::{editor, grid, header, lessons, panes, problems};
 use leptos::prelude::*;
 
 #[component]
@@ -18,6 +18,7 @@ pub fn App() -> impl IntoView {
     provide_context(ctx);
     provide_context(ScrollMemory::default());
     provide_context(documents::keep(ctx, opening));
+    lessons::provide();
     // The page's first task mounts the header and the editor with the text, and the browser draws
     // them; the grid, the problems and the panes follow in a task of their own, then the first
     // exploration in the next frame. Instantiating the WebAssembly and mounting the whole page in
@@ -64,6 +65,7 @@ pub fn App() -> impl IntoView {
         <header::Header/>
         <main>
             <section class="left">
+                <lessons::Panel/>
                 <editor::Editor/>
                 {move || mounted.get().then(|| view! { <grid::Grid/><problems::Problems/> })}
             </section>

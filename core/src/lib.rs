@@ -11,6 +11,7 @@ pub mod explore;
 pub mod gantt;
 pub mod interp;
 pub mod ir;
+pub mod lessons;
 pub mod lexer;
 pub mod limits;
 pub mod lower;

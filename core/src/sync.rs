@@ -56,6 +56,10 @@ pub struct WaitInstance {
     pub needs: Vec<usize>,
     /// Head arithmetic.
     pub arithmetic: String,
+    /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
+    /// 2 groups in every step").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
     /// The newest group it forces complete (older ones complete with it, FIFO).
     pub forces: Option<GroupRef>,
     /// The `count` most recent groups it leaves in flight.
@@ -558,6 +562,7 @@ impl Planner<'_> {
                 section: SectionKind::Epilogue,
                 before: None,
                 instances: vec![WaitInstance {
+                    symbols: Vec::new(),
                     step: None,
                     count: 0,
                     needs: Vec::new(),
@@ -910,6 +915,81 @@ impl Planner<'_> {
         id
     }
 
+    /// The "why N" of `instance`, one sentence per symbol of its arithmetic, with its value here.
+    #[allow(clippy::too_many_arguments)]
+    fn symbols(
+        &self,
+        time: StepTime,
+        pos: usize,
+        q: i64,
+        t: i64,
+        committed: i64,
+        group: i64,
+        count: i64,
+        need_ids: &[usize],
+    ) -> Vec<String> {
+        let Some(n) = need_ids.first().and_then(|&k| self.needs.get(k)) else {
+            return Vec::new();
+        };
+        let g = self.g(q);
+        let consumer = self.p.sched.label(pos);
+        let producer = self.p.sched.label(n.producer);
+        let sc = self.p.sched.units.get(pos).map_or(0, |u| u.stage);
+        let j = t - sc;
+        let mut out = Vec::with_capacity(8);
+        let g_sentence = format!(
+            "g = {g}: queue {q} commits {g} group{} in every step",
+            if g == 1 { "" } else { "s" }
+        );
+        let d_sentence = format!(
+            "d = {}: at iteration j the consumer needs what the producer {producer} wrote at iteration j − {}",
+            n.distance, n.distance
+        );
+        let slot_sentence = format!(
+            "slot = {}: that data is in group {} of its step's groups of queue {q} (counted from 0)",
+            n.slot, n.slot
+        );
+        let n_sentence = format!(
+            "N = {count}: the wait lets the {count} most recently committed group{} of queue {q} stay in flight and completes every older one",
+            if count == 1 { "" } else { "s" }
+        );
+        match time {
+            StepTime::Uniform { epilogue_offset } => {
+                out.push(g_sentence);
+                out.push(format!("s_consumer = {sc}: {consumer} runs in stage {sc}"));
+                out.push(format!(
+                    "s_producer = {q}: queue {q} is stage {q}, where {producer} runs"
+                ));
+                out.push(d_sentence);
+                if let Some(k) = epilogue_offset {
+                    out.push(format!(
+                        "k = {k}: this is step {k} of the epilogue (from 0); queue {q} commits nothing from step k = {q} on"
+                    ));
+                }
+                let full = match epilogue_offset {
+                    Some(k) => T_REP + k.min(q) - q,
+                    None => t - q,
+                };
+                out.push(format!(
+                    "committed_this_step = {}: groups of queue {q} already closed in this step before {consumer}",
+                    committed - g * full
+                ));
+                out.push(slot_sentence);
+            }
+            StepTime::Const(_) => {
+                out.push(format!(
+                    "committed = {committed}: groups queue {q} has committed before this wait, at step {t}"
+                ));
+                out.push(format!(
+                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {}) + {} (groups counted from 0)",
+                    n.distance, n.slot
+                ));
+            }
+        }
+        out.push(n_sentence);
+        out
+    }
+
     fn group_ref(&self, q: i64, index: i64, consumer_j: i64, relative: bool) -> GroupRef {
         let g = self.g(q).max(1);
         let iteration = crate::ir::floor_div(index, g).unwrap_or(0);
@@ -983,7 +1063,13 @@ impl Planner<'_> {
         } else {
             Vec::new()
         };
+        let symbols = if self.explain {
+            self.symbols(time, pos, q, t, committed, group, count, need_ids)
+        } else {
+            Vec::new()
+        };
         WaitInstance {
+            symbols,
             step: match time {
                 StepTime::Const(t) => Some(t),
                 StepTime::Uniform { .. } => None,

@@ -126,6 +126,26 @@ mod tests {
         assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
     }
 
+    #[test]
+    fn a_lesson_and_counts_set_by_hand_round_trip() {
+        let s = State {
+            lesson: Some("race-free".into()),
+            counts: vec![stagecraft::explore::CountOverride {
+                wait: stagecraft::explore::WaitKey {
+                    queue: 0,
+                    section: stagecraft::ir::SectionKind::Body,
+                    before: Some("C[i] = \"B\"[0] + 1".into()),
+                    occurrence: 1,
+                },
+                delta: -1,
+            }],
+            ..State::default()
+        };
+        assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
+        // Without them the link is written as before.
+        assert!(!crate::v1::to_json(&State::default()).contains("lesson"));
+    }
+
     /// A link made by v1 must open forever: this one is frozen (RFC (a), peeled form, timeline pane).
     #[test]
     fn frozen_v1_link_still_opens() {

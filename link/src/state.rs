@@ -3,6 +3,7 @@
 
 use crate::presets;
 use stagecraft::emit::Target;
+use stagecraft::explore::CountOverride;
 use stagecraft::pipelined::Form;
 use stagecraft::steps::CompletionModel;
 use std::collections::BTreeMap;
@@ -24,6 +25,10 @@ pub struct State {
     pub step: u64,
     /// When the step-through's groups complete: as late as possible, or as the timeline times them.
     pub completion: CompletionModel,
+    /// The lesson open (`stagecraft::lessons`, by id), so a shared link opens it.
+    pub lesson: Option<String>,
+    /// Wait counts moved by hand from the derived ones (`explore::Options::count_overrides`).
+    pub counts: Vec<CountOverride>,
 }
 
 impl Default for State {
@@ -37,6 +42,8 @@ impl Default for State {
             target: CodeTarget::Tir,
             step: 0,
             completion: CompletionModel::Latest,
+            lesson: None,
+            counts: Vec::new(),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Version 1 of the link format: the state as one JSON object of six fields, in the order and
+//! Version 1 of the link format: the state as one JSON object of six fields (and, when set, the
+//! `lesson` open and the `counts` moved by hand), in the order and
 //! spelling the serde encoder of the first links wrote them (`{"text":…,"form":…,"pane":…,
 //! "params":{…},"zoom":…,"target":…}`). Missing fields keep their defaults and unknown ones are
 //! ignored, so a field added later is read as its default by this version and ignored by older ones.
@@ -7,6 +8,8 @@
 
 use crate::json;
 use crate::state::{CodeTarget, Pane, State};
+use stagecraft::explore::{CountOverride, WaitKey};
+use stagecraft::ir::SectionKind;
 use stagecraft::pipelined::Form;
 use stagecraft::steps::CompletionModel;
 
@@ -47,6 +50,33 @@ pub fn to_json(s: &State) -> String {
     }
     if s.completion == CompletionModel::AsTimed {
         out.push_str(",\"completion\":\"as_timed\"");
+    }
+    // Written only when set: a link without them reads as every earlier link did.
+    if let Some(lesson) = &s.lesson {
+        out.push_str(",\"lesson\":");
+        json::write_string(&mut out, lesson);
+    }
+    if !s.counts.is_empty() {
+        out.push_str(",\"counts\":[");
+        for (k, c) in s.counts.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"queue\":");
+            out.push_str(&c.wait.queue.to_string());
+            out.push_str(",\"section\":");
+            json::write_string(&mut out, section_name(c.wait.section));
+            if let Some(before) = &c.wait.before {
+                out.push_str(",\"before\":");
+                json::write_string(&mut out, before);
+            }
+            out.push_str(",\"occurrence\":");
+            out.push_str(&c.wait.occurrence.to_string());
+            out.push_str(",\"delta\":");
+            out.push_str(&c.delta.to_string());
+            out.push('}');
+        }
+        out.push(']');
     }
     out.push('}');
     out
@@ -106,5 +136,54 @@ pub fn from_json(text: &str) -> Option<State> {
         }
         Some(_) => return None,
     }
+    if let Some(lesson) = string("lesson")? {
+        s.lesson = Some(lesson.to_string());
+    }
+    match value.get("counts") {
+        None => {}
+        Some(json::Value::Array(items)) => {
+            s.counts = items.iter().map(count_override).collect::<Option<_>>()?;
+        }
+        Some(_) => return None,
+    }
     Some(s)
+}
+
+fn section_name(section: SectionKind) -> &'static str {
+    match section {
+        SectionKind::Prologue => "prologue",
+        SectionKind::Body => "body",
+        SectionKind::Epilogue => "epilogue",
+    }
+}
+
+/// One count moved by hand; a field of the wrong type makes the state unreadable, as elsewhere.
+fn count_override(v: &json::Value) -> Option<CountOverride> {
+    let int = |key: &str| match v.get(key) {
+        Some(json::Value::Int(n)) => Some(*n),
+        _ => None,
+    };
+    let section = match v.get("section") {
+        Some(json::Value::Str(name)) => match name.as_str() {
+            "prologue" => SectionKind::Prologue,
+            "body" => SectionKind::Body,
+            "epilogue" => SectionKind::Epilogue,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let before = match v.get("before") {
+        None => None,
+        Some(json::Value::Str(b)) => Some(b.clone()),
+        Some(_) => return None,
+    };
+    Some(CountOverride {
+        wait: WaitKey {
+            queue: int("queue")?,
+            section,
+            before,
+            occurrence: u32::try_from(int("occurrence").unwrap_or(0)).ok()?,
+        },
+        delta: int("delta")?,
+    })
 }

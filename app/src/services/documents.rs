@@ -443,6 +443,12 @@ impl Documents {
         self.show(new_id(), None, State::default());
     }
 
+    /// Shows `state` (a lesson's loop) as a new document, stored once edited: the work shown
+    /// before stays as it was saved.
+    pub fn create_with(self, state: State) {
+        self.show(new_id(), None, state);
+    }
+
     /// Deletes a stored document other than the one shown; `restore` brings it back.
     pub fn delete(self, id: &str) {
         if self.tab.with_value(|t| t.id == id) {

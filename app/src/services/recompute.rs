@@ -10,7 +10,7 @@ use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
 use stagecraft::emit::Target;
-use stagecraft::explore::{explore, Exploration, Options};
+use stagecraft::explore::{explore, CountOverride, Exploration, Options};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{Form, Pane, State};
@@ -30,6 +30,8 @@ struct Inputs {
     text: String,
     form: Form,
     params: BTreeMap<String, i64>,
+    /// Wait counts moved by hand: they change the program, as the text does.
+    counts: Vec<CountOverride>,
     emitted: Option<Target>,
 }
 
@@ -39,6 +41,7 @@ impl Inputs {
             text: s.text.clone(),
             form: s.form,
             params: s.params.clone(),
+            counts: s.counts.clone(),
             emitted: s.target.machine().filter(|_| s.pane == Pane::Code),
         }
     }
@@ -50,13 +53,17 @@ impl Inputs {
             targets: self.emitted.into_iter().collect(),
             both_forms: false,
             defer_runs: true,
+            count_overrides: self.counts.clone(),
             ..Options::default()
         }
     }
 
     /// Whether races, waits and lines of `self` still mean the same as those of `other`.
     fn same_program(&self, other: &Inputs) -> bool {
-        self.text == other.text && self.form == other.form && self.params == other.params
+        self.text == other.text
+            && self.form == other.form
+            && self.params == other.params
+            && self.counts == other.counts
     }
 }
 

@@ -1,4 +1,4 @@
-//! Title, Documents, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
+//! Title, Documents, Lessons, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
 //! time of the last recomputation.
 
 use crate::ctx::ctx;
@@ -8,7 +8,7 @@ use crate::markup::html::{self, Html};
 use crate::model::timing::Timing;
 use crate::services::documents::Documents;
 use crate::views::copy::copy_button;
-use crate::views::{documents, render};
+use crate::views::{documents, lessons, render};
 use leptos::prelude::*;
 use stagecraft_link::{presets, Form};
 use std::collections::BTreeMap;
@@ -124,6 +124,7 @@ pub fn Header() -> impl IntoView {
             <h1>"Stagecraft"</h1>
             <span class="tagline">"software pipelines with asynchronous stages"</span>
             {documents::view()}
+            {lessons::menu_view()}
             <select id="presets" aria-label="Load an example" on:change=load inner_html=presets></select>
             <button id="undo" on:click=undo disabled=move || ctx.undo.with(|u| u.is_empty())>"Undo load"</button>
             <label class="toggle">

@@ -7,6 +7,7 @@ pub mod documents;
 pub mod editor;
 pub mod grid;
 pub mod header;
+pub mod lessons;
 pub mod menu;
 pub mod panes;
 pub mod problems;

@@ -4,6 +4,7 @@
 //! from the exploration later (the app draws the program first). JSON shape: docs/json.md. The
 //! phases that make an exploration are in `phases.rs`.
 
+mod counts;
 mod phases;
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
@@ -47,6 +48,41 @@ pub struct Options {
     /// Build the peeled program even when it is neither printed nor emitted (it is then in
     /// `programs`). [`Options::without_code`] sets it.
     pub peeled_program: bool,
+    /// Wait counts changed by hand: each applied to the pipelined program itself, so the printed
+    /// program, the verification, the timeline and the emitted code all run the changed counts.
+    /// One whose wait no longer exists (the text changed) is dropped with a note.
+    pub count_overrides: Vec<CountOverride>,
+}
+
+/// A wait, named so that the same text explored again finds it again: its queue, its section and
+/// its consumer's statement as written (not its line, so an edit elsewhere keeps it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitKey {
+    pub queue: i64,
+    pub section: crate::ir::SectionKind,
+    /// The consumer's first line as written, whitespace collapsed; `None` for the final drain.
+    pub before: Option<String>,
+    /// Among the waits of this queue and section before consumers written alike, which one.
+    #[serde(default)]
+    pub occurrence: u32,
+}
+
+/// A wait's count moved by `delta` from the derived one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountOverride {
+    pub wait: WaitKey,
+    pub delta: i64,
+}
+
+/// Per wait site: the count derived and the count the program runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitCount {
+    /// The site's id (`WaitSite::id`, a printed line's `wait`).
+    pub wait: u32,
+    pub key: WaitKey,
+    /// The body's count, or the smallest of the site's per-step counts.
+    pub derived: i64,
+    pub in_effect: i64,
 }
 
 impl Options {
@@ -76,6 +112,7 @@ impl Default for Options {
             targets: crate::emit::Target::ALL.to_vec(),
             defer_runs: false,
             peeled_program: false,
+            count_overrides: Vec::new(),
         }
     }
 }
@@ -117,6 +154,11 @@ pub struct Exploration {
     /// Per unit (as `unit_costs`), the values the source's cost annotations set; the rest are defaults.
     pub unit_annotated_costs: Vec<crate::cost::AnnotatedCost>,
     pub notes: Vec<String>,
+    /// Per wait site (in `waits` order), its derived count and the count in effect.
+    pub counts: Vec<WaitCount>,
+    /// Some wait count was changed by hand (`Options::count_overrides`): the programs shown and
+    /// run are not the derived ones.
+    pub counts_by_hand: bool,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters, and
     /// what [`verification`] and [`timeline`] compute from them.
     #[serde(skip)]

@@ -28,6 +28,7 @@ pub(super) fn run_phases(
         options,
         present,
         ex: Exploration::default(),
+        count_deltas: Vec::new(),
     };
     // `None` is an exploration that ended early: what it holds so far is the answer.
     let _ = explorer.phases(unlisted);
@@ -43,6 +44,8 @@ struct Explorer<'s> {
     /// Prepare what is displayed (`explore`), or only transform (`transform`).
     present: bool,
     ex: Exploration,
+    /// `Options::count_overrides` resolved to wait sites (site id, delta).
+    count_deltas: Vec<(u32, i64)>,
 }
 
 /// The loop being pipelined and where it is: the top-level loop, after its inner pipelines.
@@ -64,7 +67,17 @@ impl<'s> Explorer<'s> {
         let original = self.present.then(|| program.clone());
         let top = self.pipeline_inner_loops(&mut program, at, &annotations)?;
         let (p, s, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
-        let rolled = pipelined::build(&program, &p, &s, Form::Rolled);
+        let resolved = counts::resolve(
+            &s.sites,
+            &counts::keys(&s.sites, &p.sched, self.source),
+            &self.options.count_overrides,
+        );
+        self.count_deltas = resolved.deltas;
+        self.ex.counts_by_hand = !self.count_deltas.is_empty();
+        self.ex.counts = resolved.counts;
+        self.ex.notes.extend(resolved.notes);
+        let mut rolled = pipelined::build(&program, &p, &s, Form::Rolled);
+        counts::apply(&mut rolled.body, &self.count_deltas);
         if !self.present {
             self.ex.groups = s.groups;
             self.ex.needs = s.needs;
@@ -455,9 +468,14 @@ impl<'s> Explorer<'s> {
         // The peeled program writes every prologue and epilogue step out: built only when it is
         // printed, emitted or asked for, as it is a large part of exploring a large loop
         // (docs/limits.md).
-        let peeled =
-            (printed(Form::Peeled) || options.peeled_program || !options.targets.is_empty())
-                .then(|| pipelined::build(built.program, p, s, Form::Peeled));
+        let peeled = (printed(Form::Peeled)
+            || options.peeled_program
+            || !options.targets.is_empty())
+        .then(|| {
+            let mut peeled = pipelined::build(built.program, p, s, Form::Peeled);
+            counts::apply(&mut peeled.body, &self.count_deltas);
+            peeled
+        });
         self.ex.buffers = buffer_infos(rolled, all_versions);
         let mut params = BTreeMap::new();
         for (_, v) in built.original.params() {

@@ -8,7 +8,7 @@ use crate::markup::html::Html;
 use crate::model::focus;
 use crate::model::roving::Axis;
 use leptos::prelude::*;
-use stagecraft::explore::{BufferInfo, Exploration};
+use stagecraft::explore::{BufferInfo, CountOverride, Exploration, WaitCount};
 use stagecraft::sync::WaitSite;
 use stagecraft::tir::Printed;
 use stagecraft_link::Pane;
@@ -16,8 +16,9 @@ use stagecraft_link::Pane;
 /// Lines per chunk of the program pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
 
-/// Lines of a printed program; `waits` explain the wait lines.
-pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
+/// Lines of a printed program; `waits` explain the wait lines, `counts` give each its count
+/// control (− / +) and say when its count was set by hand.
+pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount]) -> String {
     let mut h = Html::with_capacity(printed.text.len() * 3);
     h.raw("<pre id=\"program\" class=\"program\">");
     let n = printed.text.lines().count().min(printed.lines.len());
@@ -49,10 +50,50 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite]) -> String {
                 .raw("\"");
             first_wait = false;
         }
-        h.raw(">").text(line).raw("</div>");
+        h.raw(">").text(line);
+        if let Some(count) = info.wait.and_then(|w| counts.iter().find(|c| c.wait == w)) {
+            count_control(&mut h, count);
+        }
+        h.raw("</div>");
     }
     h.end_chunks(n);
     h.raw("</pre>");
+    h.finish()
+}
+
+/// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
+/// set by hand.
+fn count_control(h: &mut Html, count: &WaitCount) {
+    let what = count.key.describe();
+    for (delta, sign, verb) in [(-1, "−", "Lower"), (1, "+", "Raise")] {
+        h.raw("<button class=\"count-step\" data-wait=\"")
+            .num(count.wait)
+            .raw("\" data-delta=\"")
+            .num(delta)
+            .raw("\" aria-label=\"")
+            .text(&format!("{verb} the count of {what} by one"))
+            .raw("\"");
+        if delta < 0 && count.in_effect <= 0 {
+            h.raw(" disabled");
+        }
+        h.raw(">").raw(sign).raw("</button>");
+    }
+    if count.in_effect != count.derived {
+        h.raw("<span class=\"by-hand\">count ")
+            .num(count.derived)
+            .raw(" → ")
+            .num(count.in_effect)
+            .raw(", set by you</span>");
+    }
+}
+
+/// Above a program whose counts were changed by hand: what that means, and the way back.
+fn by_hand_html(ex: &Exploration) -> String {
+    if !ex.counts_by_hand {
+        return String::new();
+    }
+    let mut h = Html::default();
+    h.raw("<div class=\"by-hand-bar\" role=\"status\">Counts set by you: not the derived program. <button id=\"reset-counts\">Reset</button></div>");
     h.finish()
 }
 
@@ -62,6 +103,10 @@ fn wait_explanation(site: &WaitSite) -> String {
     for i in site.instances.iter().take(4) {
         t.push('\n');
         t.push_str(&i.arithmetic);
+        for symbol in &i.symbols {
+            t.push_str("\n  ");
+            t.push_str(symbol);
+        }
         if !i.leaves.is_empty() {
             t.push_str("\nleaves ");
             t.push_str(&i.leaves.len().to_string());
@@ -100,9 +145,20 @@ fn pane_html(ex: &Exploration, peeled: bool) -> String {
     let Some(printed) = focus::printed(ex, peeled) else {
         return String::new();
     };
-    let mut out = program_html(printed, &ex.waits);
+    let mut out = by_hand_html(ex);
+    out.push_str(&program_html(printed, &ex.waits, &ex.counts));
     out.push_str(&buffers_html(&ex.buffers));
     out
+}
+
+/// Moves the count of the wait `key` by `delta` among those set by hand; back at the derived count,
+/// it is no longer one of them.
+fn step_count(counts: &mut Vec<CountOverride>, key: stagecraft::explore::WaitKey, delta: i64) {
+    match counts.iter_mut().find(|c| c.wait == key) {
+        Some(c) => c.delta += delta,
+        None => counts.push(CountOverride { wait: key, delta }),
+    }
+    counts.retain(|c| c.delta != 0);
 }
 
 pub const PANE: PaneSpec = PaneSpec {
@@ -161,9 +217,31 @@ pub fn view() -> impl IntoView {
             dom::rove(&ev, &el, ".line.wait[tabindex]", Axis::Vertical);
         }
     };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if dom::target_element(&ev).is_some_and(|e| e.id() == "reset-counts") {
+            ctx.st.update(|s| s.counts.clear());
+            return;
+        }
+        let (Some(wait), Some(delta)) = (
+            dom::closest_data(&ev, "data-wait").and_then(|w| w.parse::<u32>().ok()),
+            dom::closest_data(&ev, "data-delta").and_then(|d| d.parse::<i64>().ok()),
+        ) else {
+            return;
+        };
+        let key = ctx.good.with_untracked(|ex| {
+            ex.as_deref()?
+                .counts
+                .iter()
+                .find(|c| c.wait == wait)
+                .map(|c| c.key.clone())
+        });
+        if let Some(key) = key {
+            ctx.st.update(|s| step_count(&mut s.counts, key, delta));
+        }
+    };
     view! {
         <div class="program-frame" node_ref=frame>
-            <div node_ref=node on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)
+            <div node_ref=node on:click=on_click on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)
                 on:focusin=on_focus on:focusout=on_blur on:keydown=on_key></div>
             <div id="why" class="why" role="tooltip" node_ref=why hidden></div>
         </div>
@@ -190,10 +268,29 @@ mod tests {
     }
 
     #[test]
+    fn wait_lines_have_count_controls_and_a_count_set_by_hand_is_marked() {
+        let text = stagecraft_link::presets::DEFAULT;
+        let ex = stagecraft::explore::explore(text, &Default::default());
+        let html = pane_html(&ex, false);
+        assert!(html.contains("data-delta=\"1\" aria-label=\"Raise the count of the wait on queue"), "{html}");
+        assert!(!html.contains("set by you") && !html.contains("reset-counts"));
+        let body = ex.counts.iter().find(|c| c.key.section == stagecraft::ir::SectionKind::Body).unwrap();
+        let mut counts = Vec::new();
+        step_count(&mut counts, body.key.clone(), 1);
+        let options = stagecraft::explore::Options { count_overrides: counts.clone(), ..Default::default() };
+        let raised = pane_html(&stagecraft::explore::explore(text, &options), false);
+        let mark = format!("count {} → {}, set by you", body.derived, body.derived + 1);
+        assert!(raised.contains(&mark), "{raised}");
+        assert!(raised.contains("id=\"reset-counts\""));
+        step_count(&mut counts, body.key.clone(), -1);
+        assert!(counts.is_empty(), "back at the derived count nothing is set by hand");
+    }
+
+    #[test]
     fn long_programs_come_in_balanced_chunks() {
         let text = crate::model::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
-        let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits));
+        let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits, &ex.counts));
         let html = printed.unwrap_or_default();
         let lines = html.matches("<div class=\"line").count();
         assert!(lines > CHUNK_LINES, "{lines} lines");
