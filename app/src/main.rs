@@ -29,7 +29,8 @@ fn mount() {
     dom::mark("stagecraft:mounted");
 }
 
-/// A panic in wasm would silently kill the page: show it in a banner instead.
+/// A panic in wasm would silently kill the page: show it in a banner instead. The release bundle
+/// aborts without running it (scripts/build-web.sh); index.html shows the banner for that trap.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         leptos::logging::error!("{info}");

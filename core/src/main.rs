@@ -445,6 +445,8 @@ fn explore_command(rest: &[String]) -> Result<ExitCode, String> {
         Emit::Tir | Emit::TirTokens | Emit::TvmScript => Vec::new(),
         Emit::Code(t) => vec![t],
     };
+    // The JSON carries everything an exploration can say, the PrimFunc too.
+    a.options.tvmscript = matches!(a.emit, Emit::Json | Emit::TvmScript);
     let source = read_source(&a.file)?;
     if a.as_tvm {
         return explore_tvm_command(&a, &source);

@@ -24,6 +24,7 @@ fn options() -> Options {
     Options {
         targets: Vec::new(),
         timeline: false,
+        tvmscript: true,
         ..Options::default()
     }
 }

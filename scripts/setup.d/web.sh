@@ -3,6 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 say() { printf '\033[1msetup (web):\033[0m %s\n' "$*"; }
+source scripts/web-toolchain.sh
+if ! rustup run "$WEB_TOOLCHAIN" rustc --print sysroot >/dev/null 2>&1 \
+    || [ ! -d "$(rustup run "$WEB_TOOLCHAIN" rustc --print sysroot)/lib/rustlib/src/rust/library" ] \
+    || [ ! -d "$(rustup run "$WEB_TOOLCHAIN" rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ]; then
+    say "installing $WEB_TOOLCHAIN with rust-src and wasm32 (the bundle's standard library is built for size)"
+    rustup toolchain install "$WEB_TOOLCHAIN" --profile minimal --component rust-src --target wasm32-unknown-unknown
+fi
 if ! command -v trunk >/dev/null 2>&1 || ! trunk --version | grep -q '0.21.14'; then
     say "installing trunk 0.21.14 (several minutes)"
     cargo install trunk --version 0.21.14 --locked

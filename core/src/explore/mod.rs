@@ -52,6 +52,9 @@ pub struct Options {
     /// program, the verification, the timeline and the emitted code all run the changed counts.
     /// One whose wait no longer exists (the text changed) is dropped with a note.
     pub count_overrides: Vec<CountOverride>,
+    /// Print the loop as a TVM 0.27 PrimFunc into `Exploration::tvmscript` (`--emit tvmscript`).
+    /// Off by default: the page does not show it, and it is work on every keystroke.
+    pub tvmscript: bool,
 }
 
 /// A wait, named so that the same text explored again finds it again: its queue, its section and
@@ -113,6 +116,7 @@ impl Default for Options {
             defer_runs: false,
             peeled_program: false,
             count_overrides: Vec::new(),
+            tvmscript: false,
         }
     }
 }

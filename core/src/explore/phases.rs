@@ -138,7 +138,10 @@ impl<'s> Explorer<'s> {
         } = lower(&parsed.file);
         ex.diagnostics.extend(diagnostics);
         ex.diagnostics.extend(schedule::unknown_keys(&annotations));
-        if self.present && !ex.diagnostics.iter().any(Diagnostic::is_error) {
+        if self.present
+            && self.options.tvmscript
+            && !ex.diagnostics.iter().any(Diagnostic::is_error)
+        {
             ex.tvmscript = crate::tvmscript::print(&parsed.file).ok();
         }
         if self.present {
