@@ -5,4 +5,3 @@
 pub mod format;
 pub mod highlight;
 pub mod html;
-pub mod steps;

@@ -36,7 +36,7 @@ macro_rules! registry {
     };
 }
 
-registry![program, verification, timeline, space, code, steps];
+registry![program, verification, timeline, space, code];
 
 /// The value shown, whichever exploration it belongs to.
 fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {
