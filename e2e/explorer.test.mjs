@@ -340,6 +340,9 @@ test('a reload restores the whole state; text saved by earlier versions migrates
   await page.screenshot({ path: SHOTS + 'reload-restored.png' });
   // A browser that only has the old text key gets its text back.
   // (A new tab, without this one's memory of its document and its URL.)
+  // Cleared from a page of the same origin that is not the app: the app, leaving, saves its
+  // document, which would land after a clear made from inside it.
+  await page.goto(BASE + 'no-app-here.txt');
   await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); localStorage.setItem('stagecraft.v1.text', 'for i in range(5):\n    C[i] = A[i]\n'); });
   await page.goto(BASE);
   await page.waitForSelector('body[data-explored]');
