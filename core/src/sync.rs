@@ -36,6 +36,9 @@ pub struct Need {
     pub buffer: BufId,
 }
 
+/// How many instances of each wait have their `symbols` written (the page shows these).
+pub const EXPLAINED_INSTANCES: usize = 4;
+
 /// A producer instance, named for the count ↔ token view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GroupRef {
@@ -57,7 +60,8 @@ pub struct WaitInstance {
     /// Head arithmetic.
     pub arithmetic: String,
     /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
-    /// 2 groups in every step").
+    /// 2 groups in every step"); written for the first [`EXPLAINED_INSTANCES`] instances of a
+    /// site, empty after them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
     /// The newest group it forces complete (older ones complete with it, FIFO).
@@ -854,8 +858,24 @@ impl Planner<'_> {
                     self.facts.push((qi, group, j));
                 }
                 let id = self.site(section, pos, q);
+                // Its symbols are written for the first instances of a site only (the ones the
+                // page shows): for every instance of a large loop they were most of deriving.
+                let with_symbols = self
+                    .sites
+                    .get(id as usize)
+                    .is_some_and(|site| site.instances.len() < EXPLAINED_INSTANCES);
                 let instance = self.instance(
-                    time, section, pos, q, t, c, group, count, &need_ids, uniform,
+                    time,
+                    section,
+                    pos,
+                    q,
+                    t,
+                    c,
+                    group,
+                    count,
+                    &need_ids,
+                    uniform,
+                    with_symbols,
                 );
                 // A site's id is its index.
                 if let Some(site) = self.sites.get_mut(id as usize) {
@@ -1025,6 +1045,7 @@ impl Planner<'_> {
         count: i64,
         need_ids: &[usize],
         uniform: bool,
+        with_symbols: bool,
     ) -> WaitInstance {
         let relative = matches!(time, StepTime::Uniform { .. });
         let u = self.p.sched.units.get(pos);
@@ -1063,7 +1084,7 @@ impl Planner<'_> {
         } else {
             Vec::new()
         };
-        let symbols = if self.explain {
+        let symbols = if self.explain && with_symbols {
             self.symbols(time, pos, q, t, committed, group, count, need_ids)
         } else {
             Vec::new()

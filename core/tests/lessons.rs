@@ -118,7 +118,11 @@ fn why_n_names_every_symbol_with_its_value() {
         );
         let mut seen = 0;
         for site in ex.waits.iter().filter(|w| w.before.is_some()) {
-            for i in &site.instances {
+            for i in site
+                .instances
+                .iter()
+                .take(stagecraft::sync::EXPLAINED_INSTANCES)
+            {
                 let formula = i.arithmetic.split(" = ").nth(1).unwrap_or("");
                 for symbol in [
                     "g",

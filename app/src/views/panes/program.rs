@@ -100,7 +100,7 @@ fn by_hand_html(ex: &Exploration) -> String {
 /// Why a wait has its count: the derivation's summary and its arithmetic per instance.
 fn wait_explanation(site: &WaitSite) -> String {
     let mut t = site.summary.clone();
-    for i in site.instances.iter().take(4) {
+    for i in site.instances.iter().take(stagecraft::sync::EXPLAINED_INSTANCES) {
         t.push('\n');
         t.push_str(&i.arithmetic);
         for symbol in &i.symbols {
