@@ -38,7 +38,6 @@ const LONG_MODULES_ALLOWED: &[&str] = &[
     "core/src/parser.rs",
     "core/src/sync.rs",
     "core/src/tokens.rs",
-    "core/src/tvm.rs",
 ];
 
 fn repository_root() -> PathBuf {
