@@ -34,7 +34,6 @@ const LONG_MODULES_ALLOWED: &[&str] = &[
     "core/src/interp/exec.rs",
     "core/src/machine/amdgpu/parse.rs",
     "core/src/parser.rs",
-    "core/src/sync.rs",
 ];
 
 fn repository_root() -> PathBuf {

@@ -1,0 +1,186 @@
+//! A wait explained: the head arithmetic of an instance, the groups it forces and leaves in
+//! flight, and one sentence per symbol (`SyncPlan` with `explain`).
+
+use super::planner::Planner;
+use super::{GroupRef, StepTime, WaitInstance, T_REP};
+use crate::ir::SectionKind;
+
+impl Planner<'_> {
+    /// The "why N" of `instance`, one sentence per symbol of its arithmetic, with its value here.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn symbols(
+        &self,
+        time: StepTime,
+        pos: usize,
+        q: i64,
+        t: i64,
+        committed: i64,
+        group: i64,
+        count: i64,
+        need_ids: &[usize],
+    ) -> Vec<String> {
+        let Some(n) = need_ids.first().and_then(|&k| self.needs.get(k)) else {
+            return Vec::new();
+        };
+        let g = self.g(q);
+        let consumer = self.p.sched.label(pos);
+        let producer = self.p.sched.label(n.producer);
+        let sc = self.p.sched.units.get(pos).map_or(0, |u| u.stage);
+        let j = t - sc;
+        let mut out = Vec::with_capacity(8);
+        let g_sentence = format!(
+            "g = {g}: queue {q} commits {g} group{} in every step",
+            if g == 1 { "" } else { "s" }
+        );
+        let d_sentence = format!(
+            "d = {}: at iteration j the consumer needs what the producer {producer} wrote at iteration j − {}",
+            n.distance, n.distance
+        );
+        let slot_sentence = format!(
+            "slot = {}: that data is in group {} of its step's groups of queue {q} (counted from 0)",
+            n.slot, n.slot
+        );
+        let n_sentence = format!(
+            "N = {count}: the wait lets the {count} most recently committed group{} of queue {q} stay in flight and completes every older one",
+            if count == 1 { "" } else { "s" }
+        );
+        match time {
+            StepTime::Uniform { epilogue_offset } => {
+                out.push(g_sentence);
+                out.push(format!("s_consumer = {sc}: {consumer} runs in stage {sc}"));
+                out.push(format!(
+                    "s_producer = {q}: queue {q} is stage {q}, where {producer} runs"
+                ));
+                out.push(d_sentence);
+                if let Some(k) = epilogue_offset {
+                    out.push(format!(
+                        "k = {k}: this is step {k} of the epilogue (from 0); queue {q} commits nothing from step k = {q} on"
+                    ));
+                }
+                let full = match epilogue_offset {
+                    Some(k) => T_REP + k.min(q) - q,
+                    None => t - q,
+                };
+                out.push(format!(
+                    "committed_this_step = {}: groups of queue {q} already closed in this step before {consumer}",
+                    committed - g * full
+                ));
+                out.push(slot_sentence);
+            }
+            StepTime::Const(_) => {
+                out.push(format!(
+                    "committed = {committed}: groups queue {q} has committed before this wait, at step {t}"
+                ));
+                out.push(format!(
+                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {}) + {} (groups counted from 0)",
+                    n.distance, n.slot
+                ));
+            }
+        }
+        out.push(n_sentence);
+        out
+    }
+
+    pub(super) fn group_ref(
+        &self,
+        q: i64,
+        index: i64,
+        consumer_j: i64,
+        relative: bool,
+    ) -> GroupRef {
+        let g = self.g(q).max(1);
+        let iteration = crate::ir::floor_div(index, g).unwrap_or(0);
+        let slot = crate::ir::floor_mod(index, g).unwrap_or(0) as u32;
+        let units = self
+            .groups
+            .iter()
+            .find(|x| x.queue == q && x.slot == slot)
+            .map_or(Vec::new(), |x| x.units.clone());
+        GroupRef {
+            queue: q,
+            slot,
+            units,
+            iteration: if relative {
+                iteration - consumer_j
+            } else {
+                iteration
+            },
+            relative,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn instance(
+        &self,
+        time: StepTime,
+        _section: SectionKind,
+        pos: usize,
+        q: i64,
+        t: i64,
+        committed: i64,
+        group: i64,
+        count: i64,
+        need_ids: &[usize],
+        uniform: bool,
+        with_symbols: bool,
+    ) -> WaitInstance {
+        let relative = matches!(time, StepTime::Uniform { .. });
+        let u = self.p.sched.units.get(pos);
+        let j = t - u.map_or(0, |u| u.stage);
+        let g = self.g(q);
+        let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
+            _ if !self.explain => String::new(),
+            (true, Some(n)) if matches!(time, StepTime::Uniform { epilogue_offset: Some(_) }) => {
+                let sc = u.map_or(0, |u| u.stage);
+                let k = t - T_REP;
+                let this_step = committed - g * (T_REP + k.min(q) - q);
+                format!(
+                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
+                    k.min(q), n.distance, n.slot
+                )
+            }
+            (true, Some(n)) => {
+                let sc = u.map_or(0, |u| u.stage);
+                let before = committed - g * (t - q);
+                format!(
+                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {}) + {before} − {} − 1 = {count}",
+                    n.distance, n.slot
+                )
+            }
+            _ => format!(
+                "N = committed − needed − 1 = {committed} − {group} − 1 = {count} (queue {q} has committed {committed} group{} so far; the needed one is #{group}{})",
+                if committed == 1 { "" } else { "s" },
+                if uniform && !relative { ", counting the empty groups a symbolic extent commits" } else { "" }
+            ),
+        };
+        // The count ↔ token view is display data, like the arithmetic.
+        let leaves = if self.explain {
+            (1..=count.min(16))
+                .map(|i| self.group_ref(q, committed - i, j, relative))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let symbols = if self.explain && with_symbols {
+            self.symbols(time, pos, q, t, committed, group, count, need_ids)
+        } else {
+            Vec::new()
+        };
+        WaitInstance {
+            symbols,
+            step: match time {
+                StepTime::Const(t) => Some(t),
+                StepTime::Uniform { .. } => None,
+            },
+            count,
+            needs: if self.explain {
+                need_ids.to_vec()
+            } else {
+                Vec::new()
+            },
+            arithmetic,
+            forces: self.explain.then(|| self.group_ref(q, group, j, relative)),
+            leaves,
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Commit groups and waits, exact at every dynamic instance.
+//!
+//! Queue = stage. Groups are maximal runs (in step order) of async units of one stage, split where a
+//! unit consumes its own queue; every step uses the same grouping, so slot `k` of queue `q` at
+//! iteration `j` is group number `g_q · j + k` of that queue. A unit that depends on an async unit
+//! (reads its result, overwrites what it reads or writes what it writes) needs that instance's group
+//! complete: before it we place `wait(q, N)` with N = committed-so-far − needed − 1, computed per step.
+//! With a constant extent, statically absent instances (and their commits) are dropped and the counts
+//! of the prologue and epilogue are computed step by step; with a symbolic extent every step commits
+//! (possibly empty) groups, which makes every count independent of the extent.
+
+use crate::diagnostic::Diagnostic;
+use crate::ir::{BufId, SectionKind};
+use crate::schedule::DepKind;
+use crate::shape::LoopShape;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+mod explain;
+mod groups;
+mod planner;
+mod sections;
+
+use groups::{closed_before, group, needs_of, Grouping};
+use planner::{Entry, Planner};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    pub queue: i64,
+    pub slot: u32,
+    /// Units in the group, in step order.
+    pub units: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Need {
+    pub consumer: usize,
+    pub producer: usize,
+    pub queue: i64,
+    pub slot: u32,
+    /// The consumer at iteration j needs the producer's instance of iteration j − distance.
+    pub distance: i64,
+    pub kind: DepKind,
+    pub buffer: BufId,
+}
+
+/// How many instances of each wait have their `symbols` written (the page shows these).
+pub const EXPLAINED_INSTANCES: usize = 4;
+
+/// A producer instance, named for the count ↔ token view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroupRef {
+    pub queue: i64,
+    pub slot: u32,
+    pub units: Vec<usize>,
+    /// Iteration of the group; relative to the consumer's iteration `j` when `relative`.
+    pub iteration: i64,
+    pub relative: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitInstance {
+    /// The step, or `None` for every step of the body loop (and of a symbolic epilogue).
+    pub step: Option<i64>,
+    pub count: i64,
+    /// Needs this wait covers (indices into `SyncPlan::needs`).
+    pub needs: Vec<usize>,
+    /// Head arithmetic.
+    pub arithmetic: String,
+    /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
+    /// 2 groups in every step"); written for the first [`EXPLAINED_INSTANCES`] instances of a
+    /// site, empty after them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
+    /// The newest group it forces complete (older ones complete with it, FIFO).
+    pub forces: Option<GroupRef>,
+    /// The `count` most recent groups it leaves in flight.
+    pub leaves: Vec<GroupRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitSite {
+    pub id: u32,
+    pub queue: i64,
+    pub section: SectionKind,
+    /// The unit it precedes; `None` for the final drain.
+    pub before: Option<usize>,
+    pub instances: Vec<WaitInstance>,
+    /// One sentence: why this wait exists.
+    pub summary: String,
+}
+
+impl WaitSite {
+    pub fn min_count(&self) -> i64 {
+        self.instances.iter().map(|i| i.count).min().unwrap_or(0)
+    }
+}
+
+/// When a step runs: a constant step, or any step of the body loop (counts are the same for all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepTime {
+    Const(i64),
+    /// A body step, or a step of a symbolic extent's epilogue (offset k from its start).
+    Uniform {
+        epilogue_offset: Option<i64>,
+    },
+}
+
+/// What one step runs, in order, with the waits before each unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepPlan {
+    pub time: StepTime,
+    pub section: SectionKind,
+    pub items: Vec<PlanUnit>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanUnit {
+    pub unit: usize,
+    /// Its index in the step order.
+    pub order: usize,
+    /// `(site id, queue, count)` waits placed right before the unit.
+    pub waits: Vec<(u32, i64, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyncPlan {
+    pub groups: Vec<Group>,
+    /// Groups per step for each async queue (g_q).
+    pub per_step: BTreeMap<i64, u32>,
+    /// Group index of each unit (by position), if async.
+    pub unit_group: Vec<Option<usize>>,
+    pub needs: Vec<Need>,
+    pub sites: Vec<WaitSite>,
+    pub prologue: Vec<StepPlan>,
+    pub body: Option<StepPlan>,
+    pub epilogue: Vec<StepPlan>,
+    /// Queues drained by a final `wait(q, 0)` (site id, queue).
+    pub drains: Vec<(u32, i64)>,
+    /// True when every step commits its groups even if predicated off (symbolic extent).
+    pub uniform_commits: bool,
+    /// Queues that may still have groups in flight after the epilogue's own waits.
+    pub undrained: Vec<i64>,
+    /// The constant extent, if it is one.
+    extent: Option<i64>,
+    /// Groups of each queue (in `per_step`'s order) closed before each index of the step order,
+    /// index-major.
+    closed_before: Vec<i64>,
+}
+
+impl SyncPlan {
+    /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
+    /// when asked, since a plan asks only for its waits' counts (a table for every unit, queue and
+    /// step was most of the planning at 64 stages).
+    pub fn committed_before(&self, plan: &StepPlan, item: usize, q: i64) -> Option<i64> {
+        let qi = self.per_step.keys().position(|&x| x == q)?;
+        let g = i64::from(*self.per_step.get(&q)?);
+        let order = plan.items.get(item)?.order;
+        let closed = self.closed_before.get(order * self.per_step.len() + qi)?;
+        Some(committed(q, g, *closed, plan.time, self.extent))
+    }
+}
+
+/// Groups of queue `q` (g per step) committed at step `time` before a unit with `closed` of the
+/// step's groups closed before it. With a symbolic extent every step commits.
+fn committed(q: i64, g: i64, closed: i64, time: StepTime, extent: Option<i64>) -> i64 {
+    let t = step_number(time);
+    let (full_steps, active) = match (extent, time) {
+        (Some(e), StepTime::Const(_)) => ((t - q).clamp(0, e), (0..e).contains(&(t - q))),
+        // A symbolic epilogue's step k (at max(E, S) + k) keeps only the units of stages above
+        // k, so queue q stops committing at step k = q: its last group is the one of iteration
+        // max(E, S) − 1.
+        (
+            None,
+            StepTime::Uniform {
+                epilogue_offset: Some(k),
+            },
+        ) => (T_REP + k.min(q) - q, k < q),
+        _ => ((t - q).max(0), t >= q),
+    };
+    g * full_steps + if active { closed } else { 0 }
+}
+
+/// A large virtual step for uniform counts: counts are differences, independent of it.
+const T_REP: i64 = 1 << 24;
+
+/// The step number used in count arithmetic.
+fn step_number(time: StepTime) -> i64 {
+    match time {
+        StepTime::Const(t) => t,
+        StepTime::Uniform { epilogue_offset } => T_REP + epilogue_offset.unwrap_or(0),
+    }
+}
+
+/// Every step of the body loop.
+const BODY: StepTime = StepTime::Uniform {
+    epilogue_offset: None,
+};
+
+/// `explain`: write each wait's summary, head arithmetic and reason (the needs it serves, the
+/// groups it forces and leaves in flight); the counts are derived either way.
+pub fn derive(
+    program: &crate::ir::Program,
+    p: &LoopShape,
+    diags: &mut Vec<Diagnostic>,
+    explain: bool,
+) -> Option<SyncPlan> {
+    let extent = p.sched.extent.as_const();
+    let mut needs = needs_of(p);
+    let Grouping {
+        groups,
+        unit_group,
+        per_step,
+    } = group(p, &mut needs);
+    // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
+    let queues: Vec<i64> = per_step.keys().copied().collect();
+    let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
+    let closed_before = closed_before(p, &groups, &queues);
+    // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
+    // only, found by binary search.
+    let mut by_consumer: Vec<(usize, i64, usize)> = needs
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (n.consumer, n.queue, k))
+        .collect();
+    by_consumer.sort_unstable();
+    let mut cx = Planner {
+        p,
+        groups: &groups,
+        queues: &queues,
+        gs: &gs,
+        needs: &needs,
+        // Sites are per section, consumer and queue; most consumers wait in two or three sections.
+        sites: Vec::with_capacity(3 * needs.len() + queues.len()),
+        extent,
+        closed_before: &closed_before,
+        by_consumer: &by_consumer,
+        failed: false,
+        explain,
+        diags,
+        need_ids: Vec::with_capacity(needs.len()),
+        site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
+        facts: Vec::new(),
+        entry: Entry::default(),
+    };
+    // Groups already known complete carry from step to step (absolute group numbers per queue).
+    let (prologue, covered) = cx.plan_prologue();
+    let (body, covered) = cx.plan_body(covered);
+    let (epilogue, covered) = cx.plan_epilogue(covered);
+    let (undrained, drains) = cx.drain(program, &covered);
+    if cx.failed {
+        return None;
+    }
+    let sites = cx.sites;
+    Some(SyncPlan {
+        groups,
+        per_step,
+        unit_group,
+        needs,
+        sites,
+        prologue,
+        body,
+        epilogue,
+        drains,
+        uniform_commits: extent.is_none(),
+        undrained,
+        extent,
+        closed_before,
+    })
+}

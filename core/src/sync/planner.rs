@@ -1,0 +1,310 @@
+//! The planner: one step planned from the groups known complete before it, each wait placed
+//! with the exact count that covers what its units need.
+
+use super::{
+    committed, step_number, Group, Need, PlanUnit, StepPlan, StepTime, WaitSite, BODY,
+    EXPLAINED_INSTANCES, T_REP,
+};
+use crate::diagnostic::Diagnostic;
+use crate::ir::SectionKind;
+use crate::shape::LoopShape;
+
+pub(super) struct Planner<'a> {
+    pub(super) p: &'a LoopShape<'a>,
+    pub(super) groups: &'a [Group],
+    /// The async queues, ascending; every per-queue vector below is aligned with it.
+    pub(super) queues: &'a [i64],
+    /// Groups per step of each queue (g_q).
+    pub(super) gs: &'a [i64],
+    pub(super) needs: &'a [Need],
+    pub(super) sites: Vec<WaitSite>,
+    pub(super) extent: Option<i64>,
+    /// Groups of `queues[qi]` closed before position `idx` of the step order, at
+    /// `idx * queues.len() + qi`.
+    pub(super) closed_before: &'a [i64],
+    /// (consumer, queue, index) of every need, sorted.
+    pub(super) by_consumer: &'a [(usize, i64, usize)],
+    pub(super) failed: bool,
+    /// Write the display text of sites and instances.
+    pub(super) explain: bool,
+    pub(super) diags: &'a mut Vec<Diagnostic>,
+    /// Scratch for `plan`.
+    pub(super) need_ids: Vec<usize>,
+    /// The id of the site before each unit, by section (as a number), unit and queue, sorted:
+    /// looked up for every wait of every step.
+    pub(super) site_ids: Vec<((u8, usize, i64), u32)>,
+    /// Under a symbolic extent, the waits placed in the prologue or epilogue so far, each inside
+    /// its consumer's guard: (queue index, newest group forced, consumer iteration).
+    pub(super) facts: Vec<(usize, i64, i64)>,
+    /// What a symbolic epilogue knows complete when it begins, after the body or the prologue.
+    pub(super) entry: Entry,
+}
+
+/// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
+/// `T_REP`): after the body (E > S) what its last step leaves complete; after the prologue (E ≤ S,
+/// E′ = S) the groups of negative iterations (there are none) and what the prologue's waits force,
+/// each of which ran only if its consumer's iteration is below E.
+#[derive(Default)]
+pub(super) struct Entry {
+    /// Per queue, the newest group the last body step leaves complete; `None` without a body.
+    pub(super) after_body: Option<Vec<i64>>,
+    /// The prologue's waits (queue index, newest group forced, consumer iteration), renumbered
+    /// as if E′ = S were `T_REP`.
+    pub(super) prologue: Vec<(usize, i64, i64)>,
+    pub(super) stages: i64,
+}
+
+impl Entry {
+    /// Group `group` of queue `qi` (g per step) is complete before a consumer of iteration `j`
+    /// of the epilogue, whichever section came before it.
+    pub(super) fn known(&self, qi: usize, g: i64, group: i64, j: i64) -> bool {
+        let after_body = self
+            .after_body
+            .as_ref()
+            .and_then(|c| c.get(qi))
+            .is_some_and(|&c| c >= group);
+        let after_prologue = group < g * (T_REP - self.stages)
+            || self
+                .prologue
+                .iter()
+                .any(|&(fq, fg, fj)| fq == qi && fg >= group && fj <= j);
+        after_body && after_prologue
+    }
+}
+
+impl Planner<'_> {
+    pub(super) fn g(&self, q: i64) -> i64 {
+        self.queues
+            .iter()
+            .position(|&x| x == q)
+            .and_then(|i| self.gs.get(i))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Groups of queue `queues[qi]` committed before step order index `idx` of step t.
+    pub(super) fn committed(&self, qi: usize, time: StepTime, idx: usize) -> i64 {
+        let (Some(&q), Some(&g)) = (self.queues.get(qi), self.gs.get(qi)) else {
+            return 0;
+        };
+        let closed = self
+            .closed_before
+            .get(idx * self.queues.len() + qi)
+            .copied()
+            .unwrap_or(0);
+        committed(q, g, closed, time, self.extent)
+    }
+
+    pub(super) fn unit_present(&self, stage: i64, t: i64, uniform: bool, time: StepTime) -> bool {
+        match (time, self.extent) {
+            // At step max(E, S) + k a unit of stage s runs iteration max(E, S) + k − s, which is
+            // at least E (statically dead) unless k < s.
+            (
+                StepTime::Uniform {
+                    epilogue_offset: Some(k),
+                },
+                _,
+            ) => k < stage,
+            (StepTime::Uniform { .. }, _) => true,
+            (StepTime::Const(_), Some(e)) if !uniform => (0..e).contains(&(t - stage)),
+            _ => t >= stage,
+        }
+    }
+
+    /// What planning has recorded so far, to take back a trial plan.
+    pub(super) fn mark(&self) -> (usize, usize, bool) {
+        (self.sites.len(), self.diags.len(), self.failed)
+    }
+
+    pub(super) fn erred_since(&self, (_, diags, failed): (usize, usize, bool)) -> bool {
+        self.diags.len() != diags || self.failed != failed
+    }
+
+    /// Forgets the sites (a trial only creates sites of its own section, which no earlier step
+    /// has) and diagnostics recorded since `mark`.
+    pub(super) fn take_back(&mut self, (sites, diags, failed): (usize, usize, bool)) {
+        self.sites.truncate(sites);
+        self.site_ids.retain(|&(_, id)| (id as usize) < sites);
+        self.diags.truncate(diags);
+        self.failed = failed;
+    }
+
+    /// Plans step `time` from the groups known complete before it (`covered`, per queue): returns
+    /// the plan and the groups known complete after it.
+    pub(super) fn plan(
+        &mut self,
+        time: StepTime,
+        section: SectionKind,
+        mut covered: Vec<i64>,
+    ) -> (StepPlan, Vec<i64>) {
+        let uniform = matches!(time, StepTime::Uniform { .. }) || self.extent.is_none();
+        let guarded = self.extent.is_none() && time != BODY;
+        let t = step_number(time);
+        let queues = self.queues;
+        let mut items = Vec::with_capacity(self.p.step_order.len());
+        // The needs served by the newest needed group: reused from unit to unit, queue to queue.
+        let mut need_ids = std::mem::take(&mut self.need_ids);
+        for (idx, &pos) in self.p.step_order.iter().enumerate() {
+            let Some(u) = self.p.sched.units.get(pos) else {
+                continue;
+            };
+            if !self.unit_present(u.stage, t, uniform, time) {
+                continue;
+            }
+            let j = t - u.stage;
+            // Waits in queue order, each for the newest group of its queue that the unit needs.
+            let mut waits = Vec::new();
+            // Sized at the first wait: growing an empty vector costs more than allocating it.
+            let waits_at_most = queues.len();
+            let own = self
+                .by_consumer
+                .get(
+                    self.by_consumer.partition_point(|n| n.0 < pos)
+                        ..self.by_consumer.partition_point(|n| n.0 <= pos),
+                )
+                .unwrap_or_default();
+            // One run of the unit's needs per queue it may wait on, in queue order.
+            for this_queue in own.chunk_by(|a, b| a.1 == b.1) {
+                let Some(&(_, q, _)) = this_queue.first() else {
+                    continue;
+                };
+                let Some(qi) = queues.iter().position(|&x| x == q) else {
+                    continue;
+                };
+                let g = self.gs.get(qi).copied().unwrap_or(0);
+                let mut newest = None;
+                for &(_, _, k) in this_queue {
+                    let Some(n) = self.needs.get(k) else { continue };
+                    let jp = j - n.distance;
+                    if jp < 0 {
+                        continue;
+                    }
+                    let group = g * jp + i64::from(n.slot);
+                    match newest {
+                        Some(newer) if group < newer => {}
+                        Some(same) if group == same => need_ids.push(k),
+                        _ => {
+                            newest = Some(group);
+                            need_ids.clear();
+                            need_ids.push(k);
+                        }
+                    }
+                }
+                let Some(group) = newest else {
+                    continue;
+                };
+                // A guarded wait (symbolic prologue and epilogue) runs only when its consumer's
+                // iteration is below E: it covers a later consumer only if that one's iteration is
+                // not below its own, or it may not have run.
+                let known = if guarded {
+                    self.facts
+                        .iter()
+                        .any(|&(fq, fg, fj)| fq == qi && fg >= group && fj <= j)
+                        || (time != BODY
+                            && matches!(time, StepTime::Uniform { .. })
+                            && self.entry.known(qi, g, group, j))
+                } else {
+                    covered.get(qi).is_some_and(|&c| c >= group)
+                };
+                if known {
+                    continue;
+                }
+                let c = self.committed(qi, time, idx);
+                let count = c - group - 1;
+                if count < 0 {
+                    let producer = need_ids
+                        .first()
+                        .and_then(|&k| self.needs.get(k))
+                        .map(|n| n.producer);
+                    let plabel = producer.map_or("", |x| self.p.sched.label(x));
+                    self.diags.push(
+                        Diagnostic::error(u.span, format!("{} needs the group of {} before that group is committed", self.p.sched.label(pos), plabel))
+                            .with_hint("order the consumer after its async producer, or put it in a later stage"),
+                    );
+                    self.failed = true;
+                    continue;
+                }
+                if let Some(c) = covered.get_mut(qi) {
+                    *c = (*c).max(group);
+                }
+                if guarded {
+                    self.facts.push((qi, group, j));
+                }
+                let id = self.site(section, pos, q);
+                // Its symbols are written for the first instances of a site only (the ones the
+                // page shows): for every instance of a large loop they were most of deriving.
+                let with_symbols = self
+                    .sites
+                    .get(id as usize)
+                    .is_some_and(|site| site.instances.len() < EXPLAINED_INSTANCES);
+                let instance = self.instance(
+                    time,
+                    section,
+                    pos,
+                    q,
+                    t,
+                    c,
+                    group,
+                    count,
+                    &need_ids,
+                    uniform,
+                    with_symbols,
+                );
+                // A site's id is its index.
+                if let Some(site) = self.sites.get_mut(id as usize) {
+                    site.instances.push(instance);
+                }
+                if waits.capacity() == 0 {
+                    waits = Vec::with_capacity(waits_at_most);
+                }
+                waits.push((id, q, count));
+            }
+            items.push(PlanUnit {
+                unit: pos,
+                order: idx,
+                waits,
+            });
+        }
+        self.need_ids = need_ids;
+        (
+            StepPlan {
+                time,
+                section,
+                items,
+            },
+            covered,
+        )
+    }
+
+    pub(super) fn site(&mut self, section: SectionKind, before: usize, queue: i64) -> u32 {
+        let key = (section as u8, before, queue);
+        let at = match self.site_ids.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(i) => return self.site_ids.get(i).map_or(0, |&(_, id)| id),
+            Err(i) => i,
+        };
+        let id = self.sites.len() as u32;
+        self.site_ids.insert(at, (key, id));
+        let summary = match self.p.sched.units.get(before) {
+            Some(_) if self.explain => {
+                format!(
+                    "{} uses data produced asynchronously on queue {queue}",
+                    self.p.sched.label(before)
+                )
+            }
+            _ => String::new(),
+        };
+        self.sites.push(WaitSite {
+            id,
+            queue,
+            section,
+            before: Some(before),
+            // One instance per step that runs it: every body step shares one.
+            instances: Vec::with_capacity(match section {
+                SectionKind::Body => 1,
+                _ => usize::try_from(self.p.stages()).unwrap_or(1),
+            }),
+            summary,
+        });
+        id
+    }
+}

@@ -1,0 +1,256 @@
+//! The plan section by section: the prologue's steps, the body from a fixpoint checked stable,
+//! the epilogue's steps, and the drains after them.
+
+use super::planner::Planner;
+use super::{StepPlan, StepTime, WaitInstance, WaitSite, BODY, T_REP};
+use crate::ir::{Scope, SectionKind};
+
+impl Planner<'_> {
+    /// Steps 0 … S−1 from nothing complete; the groups known complete after the last.
+    pub(super) fn plan_prologue(&mut self) -> (Vec<StepPlan>, Vec<i64>) {
+        let s_max = self.p.stages();
+        let mut covered: Vec<i64> = vec![-1; self.queues.len()];
+        let mut prologue = Vec::with_capacity(usize::try_from(s_max).unwrap_or(0));
+        for t in 0..s_max {
+            let (plan, out) = self.plan(StepTime::Const(t), SectionKind::Prologue, covered);
+            covered = out;
+            if !plan.items.is_empty() {
+                prologue.push(plan);
+            }
+        }
+        (prologue, covered)
+    }
+
+    /// The one plan that serves every body step, if the loop has a body: the first step inherits
+    /// the prologue's coverage, later ones the previous body step's; it starts from the
+    /// prologue's and weakens until both are served. Returns what is known complete where the
+    /// epilogue begins.
+    pub(super) fn plan_body(&mut self, covered: Vec<i64>) -> (Option<StepPlan>, Vec<i64>) {
+        let (extent, s_max, gs) = (self.extent, self.p.stages(), self.gs);
+        if matches!(extent, Some(e) if e <= s_max) {
+            return (None, covered);
+        }
+        let shift = |m: &[i64], by: i64| -> Vec<i64> {
+            m.iter()
+                .zip(gs)
+                .map(|(&c, &g)| c.saturating_add(g.saturating_mul(by)))
+                .collect()
+        };
+        let mut input = shift(&covered, T_REP - s_max);
+        let mut result = None;
+        // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
+        // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
+        // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
+        if let Some(fixpoint) = body_fixpoint(self, &input) {
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, fixpoint.clone());
+            // As the trials judge it (below), without building the vectors.
+            let stable = fixpoint
+                .iter()
+                .zip(&out)
+                .zip(gs)
+                .all(|((&c, &o), &g)| c <= o.saturating_sub(g));
+            if stable && !self.erred_since(mark) {
+                result = Some((plan, out));
+            } else {
+                self.take_back(mark);
+            }
+        }
+        for _ in 0..BODY_TRIALS {
+            if result.is_some() {
+                break;
+            }
+            // Where the input above does not apply: each trial is planned for real, and taken
+            // back (sites and diagnostics) unless it is the fixpoint.
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, input.clone());
+            let steady = shift(&out, -1);
+            let next: Vec<i64> = input.iter().zip(&steady).map(|(&c, &s)| c.min(s)).collect();
+            if next == input {
+                result = Some((plan, out));
+                break;
+            }
+            self.take_back(mark);
+            input = next;
+        }
+        let (plan, out) = match result {
+            Some(r) => r,
+            None => {
+                input = vec![i64::MIN / 4; self.queues.len()];
+                self.plan(BODY, SectionKind::Body, input)
+            }
+        };
+        // The last body step ends where the epilogue begins.
+        let covered = match extent {
+            Some(e) => shift(&out, e - 1 - T_REP),
+            None => {
+                self.entry.after_body = Some(shift(&out, -1));
+                covered
+            }
+        };
+        (Some(plan), covered)
+    }
+
+    /// Steps E … E+S−1 from the body's (or the prologue's) coverage under a constant extent;
+    /// under a symbolic one, S uniform steps from nothing known complete. Returns what is known
+    /// complete after the last.
+    pub(super) fn plan_epilogue(&mut self, mut covered: Vec<i64>) -> (Vec<StepPlan>, Vec<i64>) {
+        let s_max = self.p.stages();
+        let mut epilogue = Vec::with_capacity(usize::try_from(s_max).unwrap_or(0));
+        match self.extent {
+            Some(e) => {
+                for t in s_max.max(e)..e + s_max {
+                    let (plan, out) = self.plan(StepTime::Const(t), SectionKind::Epilogue, covered);
+                    covered = out;
+                    if !plan.items.is_empty() {
+                        epilogue.push(plan);
+                    }
+                }
+                (epilogue, covered)
+            }
+            None => {
+                // The epilogue may follow the body or (for a short extent) the prologue: assume
+                // nothing.
+                let mut covered: Vec<i64> = vec![i64::MIN / 4; self.queues.len()];
+                let by = T_REP - s_max;
+                self.entry.stages = s_max;
+                self.entry.prologue = self
+                    .facts
+                    .iter()
+                    .map(|&(qi, group, j)| {
+                        let g = self.gs.get(qi).copied().unwrap_or(0);
+                        (qi, group + g * by, j + by)
+                    })
+                    .collect();
+                self.facts.clear();
+                for k in 0..s_max {
+                    let (plan, out) = self.plan(
+                        StepTime::Uniform {
+                            epilogue_offset: Some(k),
+                        },
+                        SectionKind::Epilogue,
+                        covered,
+                    );
+                    covered = out;
+                    epilogue.push(plan);
+                }
+                (epilogue, covered)
+            }
+        }
+    }
+
+    /// Async writes land only when awaited, and nothing completes by itself at the end of the
+    /// program: a final `wait(q, 0)` for every queue whose last groups no wait has forced (all
+    /// of them under a symbolic extent). Returns those queues and the drains (site id, queue).
+    pub(super) fn drain(
+        &mut self,
+        program: &crate::ir::Program,
+        covered: &[i64],
+    ) -> (Vec<i64>, Vec<(u32, i64)>) {
+        let (units, extent, explain) = (&self.p.sched.units, self.extent, self.explain);
+        let undrained: Vec<i64> = self
+            .queues
+            .iter()
+            .zip(self.gs)
+            .zip(covered)
+            .enumerate()
+            .filter(|&(qi, ((_, &g), &c))| match extent {
+                Some(e) => c < g * e - 1,
+                // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
+                // that very iteration: that wait runs whenever the iteration exists, and for
+                // every E the newest nonempty group is forced the same way (docs/synchronization.md).
+                None => !self
+                    .facts
+                    .iter()
+                    .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj < T_REP),
+            })
+            .map(|(_, x)| x)
+            .map(|((&q, _), _)| q)
+            .collect();
+        let writes_global = |q: i64| {
+            units.iter().any(|u| {
+                u.is_async
+                    && u.stage == q
+                    && u.accesses.iter().any(|a| {
+                        a.write && program.buffer(a.buffer).map(|b| b.scope) == Some(Scope::Global)
+                    })
+            })
+        };
+        let mut drains = Vec::with_capacity(undrained.len());
+        for q in undrained.iter() {
+            let id = self.sites.len() as u32;
+            self.sites.push(WaitSite {
+                id,
+                queue: *q,
+                section: SectionKind::Epilogue,
+                before: None,
+                instances: vec![WaitInstance {
+                    symbols: Vec::new(),
+                    step: None,
+                    count: 0,
+                    needs: Vec::new(),
+                    arithmetic: if !explain {
+                        String::new()
+                    } else if extent.is_none() {
+                        "N = g·(max(E, S) − E): nothing completes by itself at the end of the program; the groups of iterations E … max(E, S) − 1 are committed empty and may stay".into()
+                    } else {
+                        "N = 0: nothing completes by itself at the end of the program".into()
+                    },
+                    forces: None,
+                    leaves: Vec::new(),
+                }],
+                summary: if !explain {
+                    String::new()
+                } else if writes_global(*q) {
+                    format!("queue {q} writes global memory asynchronously; its last groups must land before the loop ends")
+                } else {
+                    format!("queue {q}'s last groups are never awaited by a consumer; they must land before the loop ends")
+                },
+            });
+            drains.push((id, *q));
+        }
+        (undrained, drains)
+    }
+}
+
+/// The body's input as the trials would find it, if they would: per queue, `min(x0, N − g)` where
+/// N is the newest group any body unit needs (every trial below it waits for N, so its output is
+/// N; from above, each trial lowers it by g until it is). `None` where a queue has no need in the
+/// body (no trial is stable) or a queue takes more trials than the loop allows.
+pub(super) fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
+    let units = &cx.p.sched.units;
+    let mut fixpoint = Vec::with_capacity(x0.len());
+    for ((&q, &g), &x) in cx.queues.iter().zip(cx.gs).zip(x0) {
+        if g < 1 {
+            return None;
+        }
+        let newest = cx
+            .needs
+            .iter()
+            .filter(|n| n.queue == q)
+            .filter_map(|n| {
+                let j = T_REP - units.get(n.consumer)?.stage - n.distance;
+                (j >= 0).then(|| g * j + i64::from(n.slot))
+            })
+            .max()?;
+        let target = newest - g;
+        let trials = if x <= target {
+            1
+        } else if x < newest {
+            2
+        } else {
+            // Unstable trials lower x by g until it is below `newest`, then one more to `target`
+            // unless it landed there; the last trial confirms.
+            let m = (x - newest) / g + 1;
+            m + if x - m * g == target { 1 } else { 2 }
+        };
+        if trials > BODY_TRIALS {
+            return None;
+        }
+        fixpoint.push(x.min(target));
+    }
+    Some(fixpoint)
+}
+
+/// Trials of the body's plan before planning it for the weakest input.
+pub(super) const BODY_TRIALS: i64 = 8;
