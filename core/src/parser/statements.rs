@@ -1,0 +1,395 @@
+//! Statements: blocks by indentation with line-level recovery, simple statements, `def` (and
+//! TVMScript's decorated functions) and `for` with its annotations.
+
+use super::{span_to_body, PResult, Parser};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::lexer::{Sym, Token, TokenKind};
+use crate::syntax::*;
+
+impl<'a> Parser<'a> {
+    pub(super) fn block_until_eof(&mut self) -> Vec<Stmt> {
+        // Room for a typical file (buffers, a loop nest, its annotations) without regrowing.
+        let mut stmts = Vec::with_capacity(16);
+        loop {
+            let t = self.peek_tok();
+            match t.kind {
+                TokenKind::Eof => return stmts,
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => {
+                    self.bump();
+                    self.error_at(
+                        t,
+                        "unexpected indentation".into(),
+                        Some("remove the leading spaces"),
+                    );
+                    let mut inner = self.block_body();
+                    stmts.append(&mut inner);
+                }
+                TokenKind::Dedent => {
+                    self.bump();
+                }
+                _ => stmts.push(self.statement()),
+            }
+        }
+    }
+
+    /// Statements until the matching Dedent (consumed).
+    pub(super) fn block_body(&mut self) -> Vec<Stmt> {
+        // Loop bodies are short; allocating once beats growing from one.
+        let mut stmts = Vec::with_capacity(4);
+        loop {
+            let t = self.peek_tok();
+            match t.kind {
+                TokenKind::Eof => return stmts,
+                TokenKind::Dedent => {
+                    self.bump();
+                    return stmts;
+                }
+                TokenKind::Newline => {
+                    self.bump();
+                }
+                TokenKind::Indent => {
+                    self.bump();
+                    self.error_at(
+                        t,
+                        "unexpected indentation".into(),
+                        Some("align it with the line above"),
+                    );
+                    let mut inner = self.block_body();
+                    stmts.append(&mut inner);
+                }
+                _ => stmts.push(self.statement()),
+            }
+        }
+    }
+
+    pub(super) fn statement(&mut self) -> Stmt {
+        let start = self.peek_tok().span;
+        self.depth += 1;
+        let result = if self.depth > crate::limits::MAX_NESTING {
+            let t = self.peek_tok();
+            self.error_at(
+                t,
+                format!(
+                    "blocks are nested more than {} deep",
+                    crate::limits::MAX_NESTING
+                ),
+                Some("flatten the loop nest"),
+            );
+            Err(())
+        } else {
+            self.statement_inner()
+        };
+        self.depth -= 1;
+        match result {
+            Ok(s) => s,
+            Err(()) => {
+                self.recover();
+                let end = self
+                    .tokens
+                    .get(self.pos.saturating_sub(1))
+                    .map_or(start, |t| t.span);
+                Stmt {
+                    kind: StmtKind::Error,
+                    span: Span::new(start.start as usize, end.start.max(start.end) as usize),
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn end_of_line(&mut self) -> PResult<()> {
+        let t = self.peek_tok();
+        match t.kind {
+            TokenKind::Newline => {
+                self.bump();
+                Ok(())
+            }
+            TokenKind::Eof | TokenKind::Dedent => Ok(()),
+            _ => {
+                self.report_found(t, |found| {
+                    format!("expected the end of the line, found {found}")
+                });
+                Err(())
+            }
+        }
+    }
+
+    pub(super) fn suite(&mut self, header: Span) -> PResult<Vec<Stmt>> {
+        self.expect(Sym::Colon, "to end the block header")?;
+        let t = self.peek_tok();
+        if t.kind != TokenKind::Newline {
+            // One-line block: `for i in range(4): A[i] = 0`.
+            let s = self.statement();
+            return Ok(vec![s]);
+        }
+        self.bump();
+        if self.peek_tok().kind != TokenKind::Indent {
+            let t = self.peek_tok();
+            self.report(|_| {
+                Diagnostic::error(header, "this block has no body")
+                    .with_hint("indent the statements that belong to it")
+                    .with_related(t.span, "the next line is not indented")
+            });
+            return Ok(Vec::new());
+        }
+        self.bump();
+        Ok(self.block_body())
+    }
+
+    #[inline(always)]
+    pub(super) fn statement_inner(&mut self) -> PResult<Stmt> {
+        let first = self.peek_tok();
+        if self.tvmscript {
+            if let Some(s) = self.tvmscript_statement(first)? {
+                return Ok(s);
+            }
+        }
+        if first.kind == TokenKind::Keyword {
+            match first.sym {
+                Sym::For => return self.for_stmt(),
+                Sym::With => {
+                    self.bump();
+                    let item = self.expr()?;
+                    let body = self.suite(first.span.to(item.span))?;
+                    let span = span_to_body(first.span, &body);
+                    return Ok(Stmt {
+                        kind: StmtKind::With { item, body },
+                        span,
+                    });
+                }
+                Sym::If => {
+                    self.bump();
+                    let cond = self.expr()?;
+                    let body = self.suite(first.span.to(cond.span))?;
+                    let mut span = span_to_body(first.span, &body);
+                    let mut orelse = Vec::new();
+                    if self.at(Sym::Else) {
+                        let else_tok = self.bump();
+                        orelse = self.suite(else_tok.span)?;
+                        span = span_to_body(span.to(else_tok.span), &orelse);
+                    }
+                    return Ok(Stmt {
+                        kind: StmtKind::If { cond, body, orelse },
+                        span,
+                    });
+                }
+                Sym::Pass => {
+                    self.bump();
+                    self.end_of_line()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::Pass,
+                        span: first.span,
+                    });
+                }
+                _ => {}
+            }
+        }
+        let lhs = self.expr()?;
+        if self.eat(Sym::Assign) {
+            let value = self.expr()?;
+            let span = lhs.span.to(value.span);
+            self.end_of_line()?;
+            if !matches!(lhs.kind, ExprKind::Name(_) | ExprKind::Subscript { .. }) {
+                self.report(|_| {
+                    Diagnostic::error(
+                        lhs.span,
+                        "only a buffer element like `B[i, 0]` or a name can be assigned to",
+                    )
+                });
+            }
+            return Ok(Stmt {
+                kind: StmtKind::Assign { target: lhs, value },
+                span,
+            });
+        }
+        if self.at(Sym::AugAssign) {
+            let t = self.peek_tok();
+            let target = self.text_of_span(lhs.span);
+            let op = self.text_of(t).trim_end_matches('=');
+            let hint = format!("write `{target} = {target} {op} …`");
+            self.error_at(
+                t,
+                format!(
+                    "`{}` (augmented assignment) is not supported",
+                    self.text_of(t)
+                ),
+                Some(&hint),
+            );
+            return Err(());
+        }
+        let span = lhs.span;
+        self.end_of_line()?;
+        Ok(Stmt {
+            kind: StmtKind::Expr(lhs),
+            span,
+        })
+    }
+
+    /// The TVMScript lines the loop language has no statement for, or `None` for the others.
+    #[cold]
+    pub(super) fn tvmscript_statement(&mut self, first: Token) -> PResult<Option<Stmt>> {
+        let word = self.text_of(first);
+        let ignored_call = first.kind == TokenKind::Ident && {
+            let mut k = 0;
+            while self.peek_n(k + 1).sym == Sym::Dot && self.peek_n(k + 2).kind == TokenKind::Ident
+            {
+                k += 2;
+            }
+            k > 0
+                && matches!(
+                    self.text_of(self.peek_n(k)),
+                    "reads" | "writes" | "block_attr"
+                )
+                && self.peek_n(k + 1).sym == Sym::LParen
+        };
+        let skipped = (first.kind == TokenKind::Unknown && word.starts_with('@'))
+            || (first.kind == TokenKind::Ident && matches!(word, "import" | "from"))
+            || ignored_call;
+        if skipped {
+            let mut end = first.span;
+            while !matches!(self.peek_tok().kind, TokenKind::Newline | TokenKind::Eof) {
+                end = self.bump().span;
+            }
+            self.bump();
+            return Ok(Some(Stmt {
+                kind: StmtKind::Pass,
+                span: first.span.to(end),
+            }));
+        }
+        if first.kind == TokenKind::Ident && word == "def" {
+            return self.def_stmt().map(Some);
+        }
+        Ok(None)
+    }
+
+    /// `def name(param: annotation, ...) -> result:` and its body, as `with def(name):` whose
+    /// body begins with `param = annotation` for each parameter.
+    pub(super) fn def_stmt(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let name_tok = self.peek_tok();
+        if name_tok.kind != TokenKind::Ident {
+            self.report_found(name_tok, |found| {
+                format!("expected the function's name after `def`, found {found}")
+            });
+            return Err(());
+        }
+        self.bump();
+        self.expect(Sym::LParen, "after the function's name")?;
+        let mut params = Vec::new();
+        while !self.at(Sym::RParen) {
+            let t = self.peek_tok();
+            if t.kind != TokenKind::Ident {
+                self.report_found(t, |found| format!("expected a parameter, found {found}"));
+                return Err(());
+            }
+            self.bump();
+            let target = Expr::new(ExprKind::Name(Ident::from(self.text_of(t))), t.span);
+            let value = if self.eat(Sym::Colon) {
+                self.expr()?
+            } else {
+                Expr::new(ExprKind::Name(Ident::from("handle")), t.span)
+            };
+            let span = t.span.to(value.span);
+            params.push(Stmt {
+                kind: StmtKind::Assign { target, value },
+                span,
+            });
+            if !self.eat(Sym::Comma) {
+                break;
+            }
+        }
+        let close = self.expect(Sym::RParen, "to close the parameters")?;
+        if self.at(Sym::Minus) && self.peek_n(1).sym == Sym::Gt {
+            self.bump();
+            self.bump();
+            self.expr()?;
+        }
+        let mut body = self.suite(kw.span.to(close.span))?;
+        params.append(&mut body);
+        let func = Name {
+            text: Ident::from("def"),
+            span: kw.span,
+        };
+        let fn_name = Expr::new(
+            ExprKind::Name(Ident::from(self.text_of(name_tok))),
+            name_tok.span,
+        );
+        let item = Expr::new(
+            ExprKind::Call {
+                func,
+                args: vec![Arg {
+                    name: None,
+                    value: fn_name,
+                }],
+            },
+            kw.span.to(close.span),
+        );
+        let span = span_to_body(kw.span, &params);
+        Ok(Stmt {
+            kind: StmtKind::With { item, body: params },
+            span,
+        })
+    }
+
+    pub(super) fn for_stmt(&mut self) -> PResult<Stmt> {
+        let kw = self.bump();
+        let var_tok = self.peek_tok();
+        if var_tok.kind != TokenKind::Ident {
+            self.report_found(var_tok, |found| {
+                format!("expected a loop variable after `for`, found {found}")
+            });
+            return Err(());
+        }
+        self.bump();
+        let var = Name {
+            text: Ident::from(self.text_of(var_tok)),
+            span: var_tok.span,
+        };
+        self.expect(Sym::In, "after the loop variable")?;
+        let range_tok = self.peek_tok();
+        if self.tvmscript {
+            // `T.serial(0, 16, annotations={...})`, `range(16)`: `tvmscript::read` tells them apart.
+            let over = self.expr()?;
+            let body = self.suite(kw.span.to(over.span))?;
+            let span = span_to_body(kw.span, &body);
+            return Ok(Stmt {
+                kind: StmtKind::For {
+                    var,
+                    range: vec![over],
+                    body,
+                },
+                span,
+            });
+        }
+        if self.text_of(range_tok) != "range" {
+            self.error_at(
+                range_tok,
+                "loops run over `range(...)`".into(),
+                Some("write `for i in range(16):` or `for i in range(lo, hi):`"),
+            );
+            return Err(());
+        }
+        self.bump();
+        self.expect(Sym::LParen, "after `range`")?;
+        let range = self.comma_list(Sym::RParen, Self::expr)?;
+        let close = self.expect(Sym::RParen, "to close `range(`")?;
+        if range.is_empty() || range.len() > 2 {
+            self.report(|_| {
+                Diagnostic::error(
+                    range_tok.span.to(close.span),
+                    "`range` takes one or two arguments",
+                )
+                .with_hint("range(extent) or range(start, stop)")
+            });
+        }
+        let body = self.suite(kw.span.to(close.span))?;
+        let span = span_to_body(kw.span, &body);
+        Ok(Stmt {
+            kind: StmtKind::For { var, range, body },
+            span,
+        })
+    }
+}
