@@ -19,6 +19,8 @@
 //! `amdgpu.rs` (units = vector-memory instructions), `llvm.rs` (units = asyncmarks), and PTX
 //! sm_80 (units = `cp.async.commit_group`s) can call it the same way.
 
+use std::collections::VecDeque;
+
 /// One event of the kernel's stream, in program order.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Ev {
@@ -414,6 +416,53 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
     flatten(events, max_count(events), &mut stream);
     let mut out = vec![Translated::default(); waits];
     // Pass 1: the exact count at every instance, from the stream alone.
+    let exact_at = exact_counts(&stream, &mut out);
+    // A wait with nothing to complete is not emitted: it keeps everything in flight.
+    let immediates: Vec<u64> = out
+        .iter()
+        .map(|t| t.min.map_or(u64::MAX, |m| m.min(field_max)))
+        .collect();
+    for t in &mut out {
+        t.completes = t.constrained > 0;
+        t.isolated = t.constrained > 0;
+    }
+    // Pass 2: run the sequence with those immediates — which waits complete the newest group
+    // they need, and which groups they force that the IR lets stay in flight.
+    let mut run = SequenceRun {
+        stream: &stream,
+        exact_at: &exact_at,
+        immediates: &immediates,
+        out,
+        fifo: VecDeque::new(),
+        committed: Vec::new(),
+        open: Vec::new(),
+    };
+    let mut i = 0;
+    while let Some(f) = stream.get(i) {
+        i = match f {
+            Flat::Unit(g, _) => {
+                run.unit(i, *g);
+                i + 1
+            }
+            Flat::Commit(q) => {
+                run.commit(*q);
+                i + 1
+            }
+            Flat::Retire(c) => {
+                run.retire(*c);
+                i + 1
+            }
+            Flat::Wait { .. } => run.wait_instruction(i),
+            Flat::Gap { .. } => i + 1,
+        };
+    }
+    run.out
+}
+
+/// The exact count (count, group units, the needed unit's position) at every wait instance of
+/// `stream`, by position; each wait's `out` entry gathers its instances' range, group size and
+/// needed instruction.
+fn exact_counts(stream: &[Flat], out: &mut [Translated]) -> Vec<Option<(u64, u64, usize)>> {
     let mut results: Vec<Option<(u64, u64, usize)>> = vec![None; stream.len()];
     for (pos, f) in stream.iter().enumerate() {
         let Flat::Wait {
@@ -426,7 +475,7 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
         else {
             continue;
         };
-        let r = exact(&stream, pos, *queue, *count);
+        let r = exact(stream, pos, *queue, *count);
         if let Some(slot) = results.get_mut(pos) {
             *slot = r;
         }
@@ -440,172 +489,184 @@ pub(crate) fn translate(events: &[Ev], waits: usize, field_max: u64) -> Vec<Tran
                 Some(Flat::Unit(_, label)) => Some(*label),
                 _ => None,
             };
-            match t.needed_label {
-                _ if t.needed_label_vary => {}
-                None if t.constrained == 0 => t.needed_label = label,
-                x if x != label => {
-                    t.needed_label = None;
-                    t.needed_label_vary = true;
-                }
-                _ => {}
-            }
-            t.constrained += weight;
-            t.min = Some(t.min.map_or(m, |x| x.min(m)));
-            t.max = Some(t.max.map_or(m, |x| x.max(m)));
-            match t.group_units {
-                None if !t.group_units_vary => t.group_units = Some(span),
-                Some(g) if g != span => {
-                    t.group_units = None;
-                    t.group_units_vary = true;
-                }
-                _ => {}
-            }
+            record_instance(t, *weight, m, span, label);
         }
     }
-    // A wait with nothing to complete is not emitted: it keeps everything in flight.
-    let immediates: Vec<u64> = out
-        .iter()
-        .map(|t| t.min.map_or(u64::MAX, |m| m.min(field_max)))
-        .collect();
-    for t in &mut out {
-        t.completes = t.constrained > 0;
-        t.isolated = t.constrained > 0;
+    results
+}
+
+/// One constrained instance of a wait: its count `m`, its group's units `span`, and the label of
+/// the unit it needs, folded into what the wait's instances share.
+fn record_instance(t: &mut Translated, weight: u64, m: u64, span: u64, label: Option<usize>) {
+    match t.needed_label {
+        _ if t.needed_label_vary => {}
+        None if t.constrained == 0 => t.needed_label = label,
+        x if x != label => {
+            t.needed_label = None;
+            t.needed_label_vary = true;
+        }
+        _ => {}
     }
-    // Instances waiting to learn whether they are isolated: (wait, queue, counts).
-    let mut open: Vec<(usize, i64, bool)> = Vec::new();
-    let not_isolated = |open: &mut Vec<(usize, i64, bool)>,
-                        out: &mut Vec<Translated>,
-                        keep: &dyn Fn(i64) -> bool| {
-        open.retain(|(k, q, counts)| {
-            if keep(*q) {
-                return true;
-            }
-            if *counts {
-                if let Some(t) = out.get_mut(*k) {
+    t.constrained += weight;
+    t.min = Some(t.min.map_or(m, |x| x.min(m)));
+    t.max = Some(t.max.map_or(m, |x| x.max(m)));
+    match t.group_units {
+        None if !t.group_units_vary => t.group_units = Some(span),
+        Some(g) if g != span => {
+            t.group_units = None;
+            t.group_units_vary = true;
+        }
+        _ => {}
+    }
+}
+
+/// The hardware sequence run with the chosen immediates (pass 2 of `translate`).
+struct SequenceRun<'s> {
+    stream: &'s [Flat],
+    /// Pass 1's exact count at each position.
+    exact_at: &'s [Option<(u64, u64, usize)>],
+    /// Each wait's immediate.
+    immediates: &'s [u64],
+    out: Vec<Translated>,
+    /// Units in flight, oldest first: their position and their group (queue, number).
+    fifo: VecDeque<(usize, Option<(i64, u64)>)>,
+    /// Groups committed so far, per queue.
+    committed: Vec<(i64, u64)>,
+    /// Instances waiting to learn whether they are isolated: (wait, queue, counts).
+    open: Vec<(usize, i64, bool)>,
+}
+
+impl SequenceRun<'_> {
+    /// Groups committed to `queue` so far.
+    fn number(&self, queue: i64) -> u64 {
+        self.committed
+            .iter()
+            .find(|(x, _)| *x == queue)
+            .map_or(0, |(_, c)| *c)
+    }
+
+    /// No open instance is isolated: something is completed before its queue's next wait.
+    fn none_isolated(&mut self) {
+        for (k, _, counts) in self.open.drain(..) {
+            if counts {
+                if let Some(t) = self.out.get_mut(k) {
                     t.isolated = false;
                 }
             }
-            false
-        });
-    };
-    // Pass 2: run the sequence with those immediates — which waits complete the newest group
-    // they need, and which groups they force that the IR lets stay in flight.
-    let mut fifo: std::collections::VecDeque<(usize, Option<(i64, u64)>)> =
-        std::collections::VecDeque::new();
-    let mut committed: Vec<(i64, u64)> = Vec::new();
-    let number = |committed: &[(i64, u64)], q: i64| {
-        committed
-            .iter()
-            .find(|(x, _)| *x == q)
-            .map_or(0, |(_, c)| *c)
-    };
-    let mut i = 0;
-    while let Some(f) = stream.get(i) {
-        match f {
-            Flat::Unit(g, _) => {
-                let group = g.map(|q| (q, number(&committed, q)));
-                fifo.push_back((i, group));
-            }
-            Flat::Commit(q) => match committed.iter_mut().find(|(x, _)| x == q) {
-                Some((_, c)) => *c += 1,
-                None => committed.push((*q, 1)),
-            },
-            Flat::Retire(c) => {
-                // One group more in flight would be completed here if it completes anything
-                // now or would with those units too (at least as many in flight as it keeps).
-                if fifo.len() as u64 >= *c {
-                    not_isolated(&mut open, &mut out, &|_| false);
-                }
-                while fifo.len() as u64 > *c {
-                    fifo.pop_front();
-                }
-            }
-            Flat::Wait { .. } => {
-                // The waits of one instruction act as one: the smallest immediate.
-                let mut j = i;
-                let mut needed: Vec<(i64, u64)> = Vec::new();
-                let mut keep = u64::MAX;
-                while let Some(Flat::Wait {
-                    k,
-                    queue,
-                    count,
-                    weight,
-                    joined,
-                }) = stream.get(j)
-                {
-                    if j > i && !joined {
-                        break;
-                    }
-                    let older = number(&committed, *queue).saturating_sub((*count).max(0) as u64);
-                    needed.push((*queue, older));
-                    if let (Some((_, _, at)), Some(t)) =
-                        (results.get(j).copied().flatten(), out.get_mut(*k))
-                    {
-                        let in_flight = fifo.front().is_some_and(|(p, _)| at >= *p);
-                        if *weight > 0 && !in_flight {
-                            t.completes = false;
-                        }
-                    }
-                    if let Some(imm) = immediates.get(*k) {
-                        keep = keep.min(*imm);
-                    }
-                    j += 1;
-                }
-                // Instances of earlier waits on these queues end here (isolated so far); those of
-                // other queues are not isolated if this wait completes anything.
-                let here: Vec<i64> = needed.iter().map(|(q, _)| *q).collect();
-                open.retain(|(_, q, _)| !here.contains(q));
-                if fifo.len() as u64 >= keep {
-                    not_isolated(&mut open, &mut out, &|_| false);
-                }
-                for w in stream.get(i..j).unwrap_or(&[]) {
-                    if let Flat::Wait {
-                        k, queue, weight, ..
-                    } = w
-                    {
-                        open.push((*k, *queue, *weight > 0));
-                    }
-                }
-                let mut forced: Vec<(i64, u64)> = Vec::new();
-                while fifo.len() as u64 > keep {
-                    if let Some((_, Some(g))) = fifo.pop_front() {
-                        if !forced.contains(&g) {
-                            forced.push(g);
-                        }
-                    }
-                }
-                // Groups completed here that the IR lets stay in flight, by queue and age (1: the
-                // queue's newest committed group).
-                let unasked: Vec<(i64, u64)> = forced
-                    .iter()
-                    .filter(|(q, n)| {
-                        let asked = needed.iter().any(|(nq, older)| nq == q && n < older);
-                        let complete = !fifo.iter().any(|(_, g)| *g == Some((*q, *n)));
-                        complete && !asked
-                    })
-                    .map(|(q, n)| (*q, number(&committed, *q).saturating_sub(*n)))
-                    .collect();
-                for w in stream.get(i..j).unwrap_or(&[]) {
-                    if let Flat::Wait { k, .. } = w {
-                        if let Some(t) = out.get_mut(*k) {
-                            t.extra_groups = t.extra_groups.max(unasked.len() as u64);
-                            for g in &unasked {
-                                if !t.forced.contains(g) {
-                                    t.forced.push(*g);
-                                }
-                            }
-                            t.forced.sort_unstable();
-                        }
-                    }
-                }
-                i = j;
-                continue;
-            }
-            Flat::Gap { .. } => {}
         }
-        i += 1;
     }
-    out
+
+    fn unit(&mut self, position: usize, queue: Option<i64>) {
+        let group = queue.map(|q| (q, self.number(q)));
+        self.fifo.push_back((position, group));
+    }
+
+    fn commit(&mut self, queue: i64) {
+        match self.committed.iter_mut().find(|(x, _)| *x == queue) {
+            Some((_, c)) => *c += 1,
+            None => self.committed.push((queue, 1)),
+        }
+    }
+
+    fn retire(&mut self, keep: u64) {
+        // One group more in flight would be completed here if it completes anything
+        // now or would with those units too (at least as many in flight as it keeps).
+        if self.fifo.len() as u64 >= keep {
+            self.none_isolated();
+        }
+        while self.fifo.len() as u64 > keep {
+            self.fifo.pop_front();
+        }
+    }
+
+    /// The waits of one instruction, from position `i`: they act as one, with the smallest
+    /// immediate. Returns the position after them.
+    fn wait_instruction(&mut self, i: usize) -> usize {
+        let mut j = i;
+        let mut needed: Vec<(i64, u64)> = Vec::new();
+        let mut keep = u64::MAX;
+        while let Some(Flat::Wait {
+            k,
+            queue,
+            count,
+            weight,
+            joined,
+        }) = self.stream.get(j)
+        {
+            if j > i && !joined {
+                break;
+            }
+            let older = self.number(*queue).saturating_sub((*count).max(0) as u64);
+            needed.push((*queue, older));
+            if let (Some((_, _, at)), Some(t)) = (
+                self.exact_at.get(j).copied().flatten(),
+                self.out.get_mut(*k),
+            ) {
+                let in_flight = self.fifo.front().is_some_and(|(p, _)| at >= *p);
+                if *weight > 0 && !in_flight {
+                    t.completes = false;
+                }
+            }
+            if let Some(imm) = self.immediates.get(*k) {
+                keep = keep.min(*imm);
+            }
+            j += 1;
+        }
+        let waits = self.stream.get(i..j).unwrap_or(&[]);
+        // Instances of earlier waits on these queues end here (isolated so far); those of
+        // other queues are not isolated if this wait completes anything.
+        let here: Vec<i64> = needed.iter().map(|(q, _)| *q).collect();
+        self.open.retain(|(_, q, _)| !here.contains(q));
+        if self.fifo.len() as u64 >= keep {
+            self.none_isolated();
+        }
+        for w in waits {
+            if let Flat::Wait {
+                k, queue, weight, ..
+            } = w
+            {
+                self.open.push((*k, *queue, *weight > 0));
+            }
+        }
+        let unasked = self.force_beyond(keep, &needed);
+        for w in waits {
+            if let Flat::Wait { k, .. } = w {
+                if let Some(t) = self.out.get_mut(*k) {
+                    t.extra_groups = t.extra_groups.max(unasked.len() as u64);
+                    for g in &unasked {
+                        if !t.forced.contains(g) {
+                            t.forced.push(*g);
+                        }
+                    }
+                    t.forced.sort_unstable();
+                }
+            }
+        }
+        j
+    }
+
+    /// Completes all but the `keep` newest units in flight; returns the groups completed that
+    /// the IR lets stay in flight (none of `needed` asks for them), by queue and age (1: the
+    /// queue's newest committed group).
+    fn force_beyond(&mut self, keep: u64, needed: &[(i64, u64)]) -> Vec<(i64, u64)> {
+        let mut forced: Vec<(i64, u64)> = Vec::new();
+        while self.fifo.len() as u64 > keep {
+            if let Some((_, Some(g))) = self.fifo.pop_front() {
+                if !forced.contains(&g) {
+                    forced.push(g);
+                }
+            }
+        }
+        forced
+            .iter()
+            .filter(|(q, n)| {
+                let asked = needed.iter().any(|(nq, older)| nq == q && n < older);
+                let complete = !self.fifo.iter().any(|(_, g)| *g == Some((*q, *n)));
+                complete && !asked
+            })
+            .map(|(q, n)| (*q, self.number(*q).saturating_sub(*n)))
+            .collect()
+    }
 }
 
 /// One wait instruction of a kernel: the IR waits at that point.
