@@ -298,21 +298,14 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                     }
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    pos = skip_while(bytes, pos + 1, is_word_byte);
-                    tokens.push(match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
-                        Some(sym) => Token::symbol(TokenKind::Keyword, sym, span(start, pos)),
-                        None => Token::new(TokenKind::Ident, span(start, pos)),
-                    });
+                    let token;
+                    (pos, token) = word(bytes, start);
+                    tokens.push(token);
                 }
                 b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
-                    let float;
-                    (pos, float) = number_end(bytes, pos);
-                    let kind = if float {
-                        TokenKind::Float
-                    } else {
-                        TokenKind::Int
-                    };
-                    tokens.push(Token::new(kind, span(start, pos)));
+                    let token;
+                    (pos, token) = number(bytes, start);
+                    tokens.push(token);
                 }
                 b'"' | b'\'' => {
                     pos = skip_while(bytes, pos + 1, |b| b != c && b != b'\n');
@@ -328,15 +321,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 }
                 b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
                     pos += 1;
-                    let sym = punctuation(c);
-                    match sym {
-                        Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
-                        Sym::RParen | Sym::RBracket | Sym::RBrace => {
-                            depth = depth.saturating_sub(1)
-                        }
-                        _ => {}
-                    }
-                    tokens.push(Token::symbol(TokenKind::Punct, sym, span(start, pos)));
+                    tokens.push(bracket_or_punctuation(c, start, &mut depth));
                 }
                 b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
                     let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
@@ -374,6 +359,42 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
         diagnostics,
         unlisted,
     }
+}
+
+/// A name or keyword starting at `start`: where it ends, and its token. Inlined into the hot
+/// loop, as the arms it was written in were.
+#[inline(always)]
+fn word(bytes: &[u8], start: usize) -> (usize, Token) {
+    let end = skip_while(bytes, start + 1, is_word_byte);
+    let token = match bytes.get(start..end).and_then(Sym::keyword_bytes) {
+        Some(sym) => Token::symbol(TokenKind::Keyword, sym, span(start, end)),
+        None => Token::new(TokenKind::Ident, span(start, end)),
+    };
+    (end, token)
+}
+
+/// An integer or float literal starting at `start`: where it ends, and its token.
+#[inline(always)]
+fn number(bytes: &[u8], start: usize) -> (usize, Token) {
+    let (end, float) = number_end(bytes, start);
+    let kind = if float {
+        TokenKind::Float
+    } else {
+        TokenKind::Int
+    };
+    (end, Token::new(kind, span(start, end)))
+}
+
+/// The one-byte punctuation `c` at `start`, bracket nesting `depth` updated.
+#[inline(always)]
+fn bracket_or_punctuation(c: u8, start: usize, depth: &mut usize) -> Token {
+    let sym = punctuation(c);
+    match sym {
+        Sym::LParen | Sym::LBracket | Sym::LBrace => *depth += 1,
+        Sym::RParen | Sym::RBracket | Sym::RBrace => *depth = depth.saturating_sub(1),
+        _ => {}
+    }
+    Token::symbol(TokenKind::Punct, sym, span(start, start + 1))
 }
 
 /// The columns of the open blocks; the outermost, column 0, is left implicit.
