@@ -6,7 +6,7 @@ use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{self, *};
 use crate::limits;
 use crate::syntax::Ident;
-use crate::syntax::{self, BinOp, BoolOp, Expr, ExprKind, File, Stmt, StmtKind};
+use crate::syntax::{self, BinOp, BoolOp, Expr, ExprKind, File, Name, Stmt, StmtKind};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -308,164 +308,10 @@ impl Lowerer {
 
     fn stmt(&mut self, s: &Stmt) -> Option<Node> {
         match &s.kind {
-            StmtKind::Assign { target, value } => {
-                let ExprKind::Subscript { base, indices } = &target.kind else {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            target.span,
-                            "only buffer elements can be assigned inside the program",
-                        )
-                        .with_hint(
-                            "write `B[0] = ...`; allocate buffers at the top level with `alloc`",
-                        ),
-                    );
-                    return None;
-                };
-                let target = self.access(base, indices, target.span)?;
-                let value = self.value(value)?;
-                if self.stmt_spans.len() >= limits::MAX_STATEMENTS {
-                    if self.stmt_spans.len() == limits::MAX_STATEMENTS {
-                        self.diagnostics.push(Diagnostic::error(
-                            s.span,
-                            format!(
-                                "more than {} statements; the rest are ignored",
-                                limits::MAX_STATEMENTS
-                            ),
-                        ));
-                        self.stmt_spans.push(s.span);
-                    }
-                    return None;
-                }
-                let stmt = self.stmt_spans.len() as StmtId;
-                self.stmt_spans.push(s.span);
-                Some(Node::Assign(ir::Assign {
-                    stmt,
-                    iteration: None,
-                    target,
-                    value,
-                    span: s.span,
-                }))
-            }
-            StmtKind::For { var, range, body } => {
-                self.in_extent = true;
-                let bounds = match range.as_slice() {
-                    [hi] => self.index(hi).map(|hi| (IExpr::Const(0), hi)),
-                    [lo, hi] => self.index(lo).zip(self.index(hi)),
-                    _ => None,
-                };
-                self.in_extent = false;
-                let (lo, hi) = bounds?;
-                let id = self.program.vars.len() as VarId;
-                self.program.vars.push(Var {
-                    name: var.text.clone(),
-                    kind: VarKind::Loop,
-                });
-                self.scopes.push((var.text.clone(), id));
-                let body = self.block(body);
-                self.scopes.pop();
-                Some(Node::For {
-                    var: id,
-                    lo,
-                    hi,
-                    body,
-                    span: s.span,
-                })
-            }
-            StmtKind::With { item, body } => {
-                let ExprKind::Call { func, args } = &item.kind else {
-                    self.unknown_with(item.span);
-                    return None;
-                };
-                let positional: Vec<&Expr> = args.iter().map(|a| &a.value).collect();
-                let const_arg = |cx: &mut Lowerer, e: Option<&&Expr>, what: &str| -> Option<i64> {
-                    match e.map(|e| &e.kind) {
-                        Some(ExprKind::Int(v)) => Some(*v),
-                        _ => {
-                            cx.err(
-                                item.span,
-                                format!("the {what} of `{}` is an integer constant", func.text),
-                            );
-                            None
-                        }
-                    }
-                };
-                match func.text.as_str() {
-                    "async_commit_queue" => {
-                        let queue = const_arg(self, positional.first(), "queue")?;
-                        let body = self.block(body);
-                        Some(Node::Commit {
-                            queue,
-                            body,
-                            span: s.span,
-                        })
-                    }
-                    "async_scope" => Some(Node::AsyncScope {
-                        body: self.block(body),
-                        span: s.span,
-                    }),
-                    // The review's shorthand: one group of queue `q` whose writes are asynchronous.
-                    "async_stage" => {
-                        let queue = const_arg(self, positional.first(), "queue")?;
-                        let body = self.block(body);
-                        Some(Node::Commit {
-                            queue,
-                            body: vec![Node::AsyncScope { body, span: s.span }],
-                            span: s.span,
-                        })
-                    }
-                    "async_wait_queue" => {
-                        let queue = const_arg(self, positional.first(), "queue")?;
-                        let Some(count_expr) = positional.get(1) else {
-                            self.err(item.span, "`async_wait_queue(queue, count)` needs a count");
-                            return None;
-                        };
-                        let count = self.index(count_expr)?;
-                        let body = self.block(body);
-                        Some(Node::Wait {
-                            queue,
-                            count,
-                            body,
-                            wait: None,
-                            span: s.span,
-                        })
-                    }
-                    _ => {
-                        self.unknown_with(item.span);
-                        None
-                    }
-                }
-            }
-            StmtKind::If { cond, body, orelse } => {
-                let cond = self.cond(cond)?;
-                let then = self.block(body);
-                if orelse.is_empty() {
-                    return Some(Node::If {
-                        cond,
-                        body: then,
-                        span: s.span,
-                    });
-                }
-                // `else` is the guard's negation (conditions compare indices, which the branch
-                // cannot change); the pair stays one node, so one statement of a pipelined loop.
-                let otherwise = self.block(orelse);
-                let else_span = orelse.first().map_or(s.span, |f| f.span.to(s.span));
-                Some(Node::If {
-                    cond: Cond::True,
-                    body: vec![
-                        Node::If {
-                            cond: cond.clone(),
-                            body: then,
-                            span: s.span,
-                        },
-                        Node::If {
-                            cond: Cond::Not(Box::new(cond)),
-                            body: otherwise,
-                            span: else_span,
-                        },
-                    ],
-                    span: s.span,
-                })
-            }
+            StmtKind::Assign { target, value } => self.assign_stmt(s, target, value),
+            StmtKind::For { var, range, body } => self.for_stmt(s, var, range, body),
+            StmtKind::With { item, body } => self.with_stmt(s, item, body),
+            StmtKind::If { cond, body, orelse } => self.if_stmt(s, cond, body, orelse),
             StmtKind::Expr(e) => {
                 self.diagnostics.push(
                     Diagnostic::error(e.span, "this expression does nothing")
@@ -475,6 +321,169 @@ impl Lowerer {
             }
             StmtKind::Pass | StmtKind::Error => None,
         }
+    }
+
+    /// `B[...] = value`: one statement of the program, numbered, within `MAX_STATEMENTS`.
+    fn assign_stmt(&mut self, s: &Stmt, target: &Expr, value: &Expr) -> Option<Node> {
+        let ExprKind::Subscript { base, indices } = &target.kind else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    target.span,
+                    "only buffer elements can be assigned inside the program",
+                )
+                .with_hint("write `B[0] = ...`; allocate buffers at the top level with `alloc`"),
+            );
+            return None;
+        };
+        let target = self.access(base, indices, target.span)?;
+        let value = self.value(value)?;
+        if self.stmt_spans.len() >= limits::MAX_STATEMENTS {
+            if self.stmt_spans.len() == limits::MAX_STATEMENTS {
+                self.diagnostics.push(Diagnostic::error(
+                    s.span,
+                    format!(
+                        "more than {} statements; the rest are ignored",
+                        limits::MAX_STATEMENTS
+                    ),
+                ));
+                self.stmt_spans.push(s.span);
+            }
+            return None;
+        }
+        let stmt = self.stmt_spans.len() as StmtId;
+        self.stmt_spans.push(s.span);
+        Some(Node::Assign(ir::Assign {
+            stmt,
+            iteration: None,
+            target,
+            value,
+            span: s.span,
+        }))
+    }
+
+    fn for_stmt(&mut self, s: &Stmt, var: &Name, range: &[Expr], body: &[Stmt]) -> Option<Node> {
+        self.in_extent = true;
+        let bounds = match range {
+            [hi] => self.index(hi).map(|hi| (IExpr::Const(0), hi)),
+            [lo, hi] => self.index(lo).zip(self.index(hi)),
+            _ => None,
+        };
+        self.in_extent = false;
+        let (lo, hi) = bounds?;
+        let id = self.program.vars.len() as VarId;
+        self.program.vars.push(Var {
+            name: var.text.clone(),
+            kind: VarKind::Loop,
+        });
+        self.scopes.push((var.text.clone(), id));
+        let body = self.block(body);
+        self.scopes.pop();
+        Some(Node::For {
+            var: id,
+            lo,
+            hi,
+            body,
+            span: s.span,
+        })
+    }
+
+    /// `with async_commit_queue(q):`, `async_scope()`, `async_stage(q)` or
+    /// `async_wait_queue(q, n)`.
+    fn with_stmt(&mut self, s: &Stmt, item: &Expr, body: &[Stmt]) -> Option<Node> {
+        let ExprKind::Call { func, args } = &item.kind else {
+            self.unknown_with(item.span);
+            return None;
+        };
+        let positional: Vec<&Expr> = args.iter().map(|a| &a.value).collect();
+        let const_arg = |cx: &mut Lowerer, e: Option<&&Expr>, what: &str| -> Option<i64> {
+            match e.map(|e| &e.kind) {
+                Some(ExprKind::Int(v)) => Some(*v),
+                _ => {
+                    cx.err(
+                        item.span,
+                        format!("the {what} of `{}` is an integer constant", func.text),
+                    );
+                    None
+                }
+            }
+        };
+        match func.text.as_str() {
+            "async_commit_queue" => {
+                let queue = const_arg(self, positional.first(), "queue")?;
+                let body = self.block(body);
+                Some(Node::Commit {
+                    queue,
+                    body,
+                    span: s.span,
+                })
+            }
+            "async_scope" => Some(Node::AsyncScope {
+                body: self.block(body),
+                span: s.span,
+            }),
+            // The review's shorthand: one group of queue `q` whose writes are asynchronous.
+            "async_stage" => {
+                let queue = const_arg(self, positional.first(), "queue")?;
+                let body = self.block(body);
+                Some(Node::Commit {
+                    queue,
+                    body: vec![Node::AsyncScope { body, span: s.span }],
+                    span: s.span,
+                })
+            }
+            "async_wait_queue" => {
+                let queue = const_arg(self, positional.first(), "queue")?;
+                let Some(count_expr) = positional.get(1) else {
+                    self.err(item.span, "`async_wait_queue(queue, count)` needs a count");
+                    return None;
+                };
+                let count = self.index(count_expr)?;
+                let body = self.block(body);
+                Some(Node::Wait {
+                    queue,
+                    count,
+                    body,
+                    wait: None,
+                    span: s.span,
+                })
+            }
+            _ => {
+                self.unknown_with(item.span);
+                None
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, s: &Stmt, cond: &Expr, body: &[Stmt], orelse: &[Stmt]) -> Option<Node> {
+        let cond = self.cond(cond)?;
+        let then = self.block(body);
+        if orelse.is_empty() {
+            return Some(Node::If {
+                cond,
+                body: then,
+                span: s.span,
+            });
+        }
+        // `else` is the guard's negation (conditions compare indices, which the branch
+        // cannot change); the pair stays one node, so one statement of a pipelined loop.
+        let otherwise = self.block(orelse);
+        let else_span = orelse.first().map_or(s.span, |f| f.span.to(s.span));
+        Some(Node::If {
+            cond: Cond::True,
+            body: vec![
+                Node::If {
+                    cond: cond.clone(),
+                    body: then,
+                    span: s.span,
+                },
+                Node::If {
+                    cond: Cond::Not(Box::new(cond)),
+                    body: otherwise,
+                    span: else_span,
+                },
+            ],
+            span: s.span,
+        })
     }
 
     /// A free name in an index (`A[j]` with no loop over `j`) is a typo unless some loop runs to
