@@ -137,7 +137,7 @@ pub struct LoopSchedule<'s> {
     source: &'s str,
     /// Per unit, a short quote of the source for messages: written when first asked for. A
     /// transform that reports nothing never needs them, and counting lines and quoting for every
-    /// unit was 3 % of transforming RFC example (a).
+    /// unit showed in the transform's profile (docs/benchmarks.md).
     labels: std::cell::OnceCell<Vec<String>>,
 }
 
