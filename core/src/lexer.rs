@@ -223,6 +223,19 @@ fn too_long() -> Lexed {
     }
 }
 
+/// Records a problem in `$diagnostics` while there is room, else counts it in `$unlisted`. A
+/// macro, not a closure or a cold method: either made the lexer's hot loop dearer although
+/// problems are rare (docs/benchmarks.md).
+macro_rules! report {
+    ($diagnostics:ident, $unlisted:ident, $problem:expr $(,)?) => {
+        if $diagnostics.len() < PHASE_DIAGNOSTICS {
+            $diagnostics.push($problem);
+        } else {
+            $unlisted += 1;
+        }
+    };
+}
+
 fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     if u32::try_from(text.len()).is_err() {
         return too_long();
@@ -234,17 +247,6 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
     // Problems past the first `PHASE_DIAGNOSTICS`, counted only: a text of stray characters has
     // one on every line.
     let mut unlisted = 0usize;
-    // Records a problem while there is room, else counts it. A macro, not a closure or a cold
-    // method: either made the hot loop dearer although problems are rare (docs/benchmarks.md).
-    macro_rules! report {
-        ($problem:expr $(,)?) => {
-            if diagnostics.len() < PHASE_DIAGNOSTICS {
-                diagnostics.push($problem);
-            } else {
-                unlisted += 1;
-            }
-        };
-    }
     let mut blocks = Blocks::default();
     let mut depth = 0usize; // bracket nesting
     let mut pos = 0usize;
@@ -264,11 +266,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
             continue 'lines;
         }
         if !blocks.enter(col, p, &mut tokens) {
-            report!(Diagnostic::error(
-                span(pos, p),
-                "this line's indentation matches no enclosing block",
-            )
-            .with_hint("indent it exactly like the line it belongs with"),);
+            report!(diagnostics, unlisted, unmatched_indentation(pos, p));
         }
         pos = p;
         at_line_start = false;
@@ -298,14 +296,21 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                     }
                 }
                 b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    let token;
-                    (pos, token) = word(bytes, start);
-                    tokens.push(token);
+                    pos = skip_while(bytes, pos + 1, is_word_byte);
+                    tokens.push(match bytes.get(start..pos).and_then(Sym::keyword_bytes) {
+                        Some(sym) => Token::symbol(TokenKind::Keyword, sym, span(start, pos)),
+                        None => Token::new(TokenKind::Ident, span(start, pos)),
+                    });
                 }
                 b'0'..=b'9' | b'.' if c != b'.' || byte(pos + 1).is_ascii_digit() => {
-                    let token;
-                    (pos, token) = number(bytes, start);
-                    tokens.push(token);
+                    let float;
+                    (pos, float) = number_end(bytes, pos);
+                    let kind = if float {
+                        TokenKind::Float
+                    } else {
+                        TokenKind::Int
+                    };
+                    tokens.push(Token::new(kind, span(start, pos)));
                 }
                 b'"' | b'\'' => {
                     pos = skip_while(bytes, pos + 1, |b| b != c && b != b'\n');
@@ -313,6 +318,8 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                         pos += 1;
                     } else {
                         report!(
+                            diagnostics,
+                            unlisted,
                             Diagnostic::error(span(start, pos), "this string is not closed")
                                 .with_hint(format!("end it with {}", c as char)),
                         );
@@ -321,7 +328,15 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                 }
                 b'(' | b'[' | b'{' | b')' | b']' | b'}' | b',' | b':' | b'.' => {
                     pos += 1;
-                    tokens.push(bracket_or_punctuation(c, start, &mut depth));
+                    let sym = punctuation(c);
+                    match sym {
+                        Sym::LParen | Sym::LBracket | Sym::LBrace => depth += 1,
+                        Sym::RParen | Sym::RBracket | Sym::RBrace => {
+                            depth = depth.saturating_sub(1)
+                        }
+                        _ => {}
+                    }
+                    tokens.push(Token::symbol(TokenKind::Punct, sym, span(start, pos)));
                 }
                 b'=' | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' => {
                     let (sym, len) = Sym::operator(c, byte(pos + 1)).unwrap_or((Sym::None, 1));
@@ -334,8 +349,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                         tokens.push(Token::symbol(TokenKind::Op, Sym::Ne, span(start, pos)));
                     } else {
                         pos += 1;
-                        report!(Diagnostic::error(span(start, pos), "unexpected `!`")
-                            .with_hint("use `not` or `!=`"),);
+                        report!(diagnostics, unlisted, lone_bang(start, pos));
                         tokens.push(Token::new(TokenKind::Unknown, span(start, pos)));
                     }
                 }
@@ -347,7 +361,7 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
                     while !text.is_char_boundary(pos) {
                         pos += 1;
                     }
-                    report!(stray(text, start, pos));
+                    report!(diagnostics, unlisted, stray(text, start, pos));
                     tokens.push(Token::new(TokenKind::Unknown, span(start, pos)));
                 }
             }
@@ -359,42 +373,6 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
         diagnostics,
         unlisted,
     }
-}
-
-/// A name or keyword starting at `start`: where it ends, and its token. Inlined into the hot
-/// loop, as the arms it was written in were.
-#[inline(always)]
-fn word(bytes: &[u8], start: usize) -> (usize, Token) {
-    let end = skip_while(bytes, start + 1, is_word_byte);
-    let token = match bytes.get(start..end).and_then(Sym::keyword_bytes) {
-        Some(sym) => Token::symbol(TokenKind::Keyword, sym, span(start, end)),
-        None => Token::new(TokenKind::Ident, span(start, end)),
-    };
-    (end, token)
-}
-
-/// An integer or float literal starting at `start`: where it ends, and its token.
-#[inline(always)]
-fn number(bytes: &[u8], start: usize) -> (usize, Token) {
-    let (end, float) = number_end(bytes, start);
-    let kind = if float {
-        TokenKind::Float
-    } else {
-        TokenKind::Int
-    };
-    (end, Token::new(kind, span(start, end)))
-}
-
-/// The one-byte punctuation `c` at `start`, bracket nesting `depth` updated.
-#[inline(always)]
-fn bracket_or_punctuation(c: u8, start: usize, depth: &mut usize) -> Token {
-    let sym = punctuation(c);
-    match sym {
-        Sym::LParen | Sym::LBracket | Sym::LBrace => *depth += 1,
-        Sym::RParen | Sym::RBracket | Sym::RBrace => *depth = depth.saturating_sub(1),
-        _ => {}
-    }
-    Token::symbol(TokenKind::Punct, sym, span(start, start + 1))
 }
 
 /// The columns of the open blocks; the outermost, column 0, is left implicit.
@@ -576,6 +554,21 @@ fn is_stray_byte(b: u8) -> bool {
             b,
             b'@' | b'$' | b'?' | b'`' | b'^' | b'&' | b'|' | b'~' | b';'
         )
+}
+
+/// The problem of a line, its indentation at `start..end`, whose indentation opens no block and
+/// closes to none.
+fn unmatched_indentation(start: usize, end: usize) -> Diagnostic {
+    Diagnostic::error(
+        span(start, end),
+        "this line's indentation matches no enclosing block",
+    )
+    .with_hint("indent it exactly like the line it belongs with")
+}
+
+/// The problem of a `!` not followed by `=`.
+fn lone_bang(start: usize, end: usize) -> Diagnostic {
+    Diagnostic::error(span(start, end), "unexpected `!`").with_hint("use `not` or `!=`")
 }
 
 /// The problem of the stray characters at `start..end`, quoting the first few.
