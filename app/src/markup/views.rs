@@ -1,0 +1,182 @@
+//! The Pipelined program pane's other two views of the schedule: Stagecraft's program in token form
+//! (`stagecraft::tokens`, XLA's `async-start` / `async-done`), and the program TVM 0.27's pass makes
+//! of it (`stagecraft::tvm`, reproduced in core) with Stagecraft's verifier's verdict on it. Core
+//! writes both programs, the translation of each wait and the verdict; this only lays them out.
+
+use super::html::Html;
+use stagecraft::diagnostic::{line_col, Diagnostic};
+use stagecraft::tokens::TokenForm;
+use stagecraft::tvm::TvmExploration;
+use stagecraft::verify::{Verdict, Verification};
+
+/// Stagecraft's program in token form: each `async_done` line carries its count translation (the
+/// comment core writes), and is marked so that it reads apart from the statements.
+pub fn tokens_html(form: &TokenForm) -> String {
+    let mut h = Html::with_capacity(form.text.len() * 2);
+    h.raw("<p class=\"view-note\">Each commit group is a token (<code>q0[i]</code>: queue 0, iteration i); a wait is the <code>async_done</code> of the newest token it needs, and its count is the number of tokens of that queue committed after it.</p>");
+    h.raw("<pre id=\"token-program\" class=\"program tokens\">");
+    let done_lines: Vec<usize> = form.waits.iter().map(|w| w.line).collect();
+    for (k, line) in form.text.lines().enumerate() {
+        let done = done_lines.contains(&(k + 1));
+        h.raw(if done {
+            "<div class=\"line done\">"
+        } else {
+            "<div class=\"line\">"
+        });
+        match line.split_once("  # ") {
+            Some((code, translation)) if done => {
+                h.text(code)
+                    .raw("  <span class=\"translation\"># ")
+                    .text(translation)
+                    .raw("</span>");
+            }
+            _ => {
+                h.text(line);
+            }
+        }
+        h.raw("</div>");
+    }
+    h.raw("</pre>");
+    h.finish()
+}
+
+/// TVM 0.27's program for the schedule, or its refusal, with Stagecraft's verifier's verdict on it
+/// next to the verdict on Stagecraft's own program (`ours`, when it has arrived). Lines of TVM's
+/// program where a race happens are marked; each race names its line.
+pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>) -> String {
+    let mut h = Html::default();
+    let printed = tvm.printed.as_ref();
+    match (&tvm.verification, printed) {
+        (Some(v), Some(p)) => {
+            h.raw("<div id=\"tvm-verdict\" class=\"")
+                .raw(verdict_class(v.verdict))
+                .raw("\">TVM ")
+                .text(&tvm.version)
+                .raw("'s program: ")
+                .text(&v.summary)
+                .raw("</div>");
+            if let Some(ours) = ours {
+                h.raw("<p class=\"view-note\">Stagecraft's program for the same schedule: ")
+                    .text(&ours.summary)
+                    .raw("</p>");
+            }
+            if !v.races.is_empty() {
+                h.raw("<h3>Races in TVM's program</h3><ul class=\"races tvm-races\">");
+                for r in &v.races {
+                    let (line, _) = line_col(&p.text, r.span.start as usize);
+                    h.raw("<li>line ")
+                        .num(line)
+                        .raw(": ")
+                        .text(&r.message)
+                        .raw("</li>");
+                }
+                h.raw("</ul>");
+            }
+        }
+        (None, Some(_)) => {
+            h.raw("<div id=\"tvm-verdict\" class=\"verdict notrun\">TVM ")
+                .text(&tvm.version)
+                .raw("'s program (not verified)</div>");
+        }
+        _ => {}
+    }
+    diagnostics_html(&mut h, &tvm.diagnostics, source);
+    if let Some(p) = printed {
+        let racy: Vec<usize> = tvm.verification.as_ref().map_or(Vec::new(), |v| {
+            v.races
+                .iter()
+                .map(|r| line_col(&p.text, r.span.start as usize).0)
+                .collect()
+        });
+        h.raw("<pre id=\"tvm-program\" class=\"program tvm\">");
+        for (k, line) in p.text.lines().enumerate() {
+            let racy = racy.contains(&(k + 1));
+            h.raw(if racy {
+                "<div class=\"line racy\">"
+            } else {
+                "<div class=\"line\">"
+            })
+            .text(line)
+            .raw("</div>");
+        }
+        h.raw("</pre>");
+    }
+    h.finish()
+}
+
+/// TVM's refusal, or what the reproduction does not cover, at its line of the user's loop.
+fn diagnostics_html(h: &mut Html, diagnostics: &[Diagnostic], source: &str) {
+    let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
+    if errors.is_empty() {
+        return;
+    }
+    h.raw("<ul class=\"tvm-problems\">");
+    for d in errors {
+        let (line, _) = line_col(source, d.span.start as usize);
+        h.raw("<li id=\"tvm-refusal\">line ")
+            .num(line)
+            .raw(" of your loop: ")
+            .text(&d.message);
+        if let Some(hint) = &d.hint {
+            h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+/// The verdict's class, as the Verification pane colours it.
+pub fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Invalid => "verdict invalid",
+        Verdict::Equivalent => "verdict equivalent",
+        Verdict::SafeButLoose => "verdict safebutloose",
+        Verdict::Racy => "verdict racy",
+        Verdict::Different => "verdict different",
+        Verdict::NotRun => "verdict notrun",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example(name: &str) -> &'static str {
+        stagecraft_link::presets::PRESETS
+            .iter()
+            .find(|p| p.0.contains(name))
+            .map(|p| p.1)
+            .unwrap()
+    }
+
+    #[test]
+    fn tvm_s_count_for_rfc_c_races_and_its_line_is_marked() {
+        let text = example("(c)");
+        let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
+        let html = tvm_html(&tvm, text, None);
+        assert!(html.contains("verdict racy"), "{html}");
+        assert!(html.contains("async_wait_queue(0, 5)"), "TVM's count is 5: {html}");
+        assert!(html.contains("<div class=\"line racy\">"), "{html}");
+        assert!(html.contains("<h3>Races in TVM's program</h3>"));
+    }
+
+    #[test]
+    fn tvm_s_refusal_is_shown_at_its_line_of_the_loop() {
+        // TVM refuses an order that is not a permutation.
+        let text = "for i in range(4):\n    B[i] = A[i]\n    C[i] = B[i]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 0])\n";
+        let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
+        let html = tvm_html(&tvm, text, None);
+        assert!(html.contains("id=\"tvm-refusal\""), "{html}");
+        assert!(!html.contains("tvm-program"), "{html}");
+    }
+
+    #[test]
+    fn every_wait_of_the_token_form_carries_its_translation() {
+        let ex = stagecraft::explore::explore(example("(b)"), &Default::default());
+        let form = stagecraft::explore::tokens(&ex, stagecraft::pipelined::Form::Rolled).unwrap();
+        let html = tokens_html(&form);
+        assert_eq!(html.matches("<div class=\"line done\">").count(), form.waits.len());
+        assert!(html.contains("async_done(q0[i - 1])"), "{html}");
+        assert!(html.contains("<span class=\"translation\"># wait(0, 1)"), "{html}");
+    }
+}
