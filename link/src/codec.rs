@@ -149,7 +149,10 @@ mod tests {
     #[test]
     fn the_program_view_round_trips_and_is_written_only_when_not_stagecraft_s() {
         for view in crate::state::ProgramView::all() {
-            let s = State { view, ..State::default() };
+            let s = State {
+                view,
+                ..State::default()
+            };
             assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
         }
         assert!(!crate::v1::to_json(&State::default()).contains("view"));

@@ -40,6 +40,9 @@ pub fn tokens_html(form: &TokenForm) -> String {
     h.finish()
 }
 
+/// Races of TVM's program listed before the rest are folded away.
+const SHOWN_RACES: usize = 2;
+
 /// TVM 0.27's program for the schedule, or its refusal, with Stagecraft's verifier's verdict on it
 /// next to the verdict on Stagecraft's own program (`ours`, when it has arrived). Lines of TVM's
 /// program where a race happens are marked; each race names its line.
@@ -61,8 +64,15 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
                     .raw("</p>");
             }
             if !v.races.is_empty() {
+                // The first races say what goes wrong; the rest (often the same race in later
+                // slots) would push TVM's program off the screen.
                 h.raw("<h3>Races in TVM's program</h3><ul class=\"races tvm-races\">");
-                for r in &v.races {
+                for (k, r) in v.races.iter().enumerate() {
+                    if k == SHOWN_RACES {
+                        h.raw("</ul><details><summary>")
+                            .num(v.races.len() - SHOWN_RACES)
+                            .raw(" more</summary><ul class=\"races tvm-races\">");
+                    }
                     let (line, _) = line_col(&p.text, r.span.start as usize);
                     h.raw("<li>line ")
                         .num(line)
@@ -71,6 +81,9 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
                         .raw("</li>");
                 }
                 h.raw("</ul>");
+                if v.races.len() > SHOWN_RACES {
+                    h.raw("</details>");
+                }
             }
         }
         (None, Some(_)) => {
@@ -155,7 +168,10 @@ mod tests {
         let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
         let html = tvm_html(&tvm, text, None);
         assert!(html.contains("verdict racy"), "{html}");
-        assert!(html.contains("async_wait_queue(0, 5)"), "TVM's count is 5: {html}");
+        assert!(
+            html.contains("async_wait_queue(0, 5)"),
+            "TVM's count is 5: {html}"
+        );
         assert!(html.contains("<div class=\"line racy\">"), "{html}");
         assert!(html.contains("<h3>Races in TVM's program</h3>"));
     }
@@ -175,8 +191,14 @@ mod tests {
         let ex = stagecraft::explore::explore(example("(b)"), &Default::default());
         let form = stagecraft::explore::tokens(&ex, stagecraft::pipelined::Form::Rolled).unwrap();
         let html = tokens_html(&form);
-        assert_eq!(html.matches("<div class=\"line done\">").count(), form.waits.len());
+        assert_eq!(
+            html.matches("<div class=\"line done\">").count(),
+            form.waits.len()
+        );
         assert!(html.contains("async_done(q0[i - 1])"), "{html}");
-        assert!(html.contains("<span class=\"translation\"># wait(0, 1)"), "{html}");
+        assert!(
+            html.contains("<span class=\"translation\"># wait(0, 1)"),
+            "{html}"
+        );
     }
 }
