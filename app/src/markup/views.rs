@@ -7,7 +7,7 @@ use super::html::Html;
 use stagecraft::diagnostic::{line_col, Diagnostic};
 use stagecraft::tokens::TokenForm;
 use stagecraft::tvm::TvmExploration;
-use stagecraft::verify::{Verdict, Verification};
+use stagecraft::verify::{Judgement, Verdict, Verification};
 
 /// Stagecraft's program in token form: each `async_done` line carries its count translation (the
 /// comment core writes), and is marked so that it reads apart from the statements.
@@ -84,6 +84,7 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
                 if v.races.len() > SHOWN_RACES {
                     h.raw("</details>");
                 }
+                fixes_html(&mut h, v, &p.text);
             }
         }
         (None, Some(_)) => {
@@ -115,6 +116,34 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
         h.raw("</pre>");
     }
     h.finish()
+}
+
+/// Each racy wait with the count that would be right, found by the verifier (`lower_by`).
+fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
+    let racy = v.waits.iter().filter(|w| w.judgement == Judgement::Racy);
+    h.raw("<ul class=\"tvm-fixes\">");
+    for w in racy {
+        let (line, _) = line_col(text, w.span.start as usize);
+        let wait = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or("")
+            .trim();
+        h.raw("<li>line ")
+            .num(line)
+            .raw(": <code>")
+            .text(wait)
+            .raw("</code> ");
+        match w.lower_by {
+            Some(k) => h
+                .raw("should have covered them: its count ")
+                .num(k)
+                .raw(" lower leaves no race on it"),
+            None => h.raw("should have covered them; no lower count alone removes its races"),
+        };
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
 }
 
 /// TVM's refusal, or what the reproduction does not cover, at its line of the user's loop.
@@ -174,6 +203,9 @@ mod tests {
         );
         assert!(html.contains("<div class=\"line racy\">"), "{html}");
         assert!(html.contains("<h3>Races in TVM's program</h3>"));
+        // TVM's count 5 lets the merged prologue group stay in flight: 3 is right for TVM's program
+        // (`stagecraft check --pipelined` with 3: equivalent and tight; with 4: racy).
+        assert!(html.contains("<code>with async_wait_queue(0, 5):</code> should have covered them: its count 2 lower leaves no race on it"), "{html}");
     }
 
     #[test]

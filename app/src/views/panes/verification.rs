@@ -219,7 +219,7 @@ pub fn verification_html(
             .raw("</td><td>")
             .num(w.instances)
             .raw("</td>")
-            .elem("td", &format::judgement(w.judgement))
+            .elem("td", &format::judgement_with_fix(w.judgement, w.lower_by))
             .raw("</tr>");
     }
     h.raw("</table>");
