@@ -119,6 +119,34 @@ test('the loop exports as a TVMScript PrimFunc from the Code pane', async () => 
   await page.close();
 });
 
+test('check a pipelined program: TVM\'s output for RFC (c) races and names the count that would be right; fixed, it is equivalent', async () => {
+  const page = await open();
+  await loadPreset(page, 'RFC (c): interleaved producers');
+  await page.click('button[data-view="tvm-0.27"]');
+  await page.waitForSelector('#tvm-program');
+  const tvm = await page.locator('#tvm-program').innerText();
+  await page.click('button[data-view="check"]');
+  await page.waitForSelector('#pipelined');
+  assert.match(await page.locator('#check-verdict').innerText(), /Paste a pipelined program/);
+  await page.fill('#pipelined', tvm);
+  await page.waitForFunction(() => /racy/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  assert.match(await page.locator('#pane-program').innerText(), /async_wait_queue\(0, 5\): should have covered them: its count 2 lower leaves no race on it/);
+  await page.screenshot({ path: SHOTS + 'check-tvm-rfc-c-1500.png' });
+  await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, 3)'));
+  await page.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  // Stagecraft's own program checks as equivalent too; the link carries the program checked.
+  await page.getByRole('button', { name: "Start from Stagecraft's program" }).click();
+  await page.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await page.waitForTimeout(600);
+  const again = await open({ width: 900, height: 700 }, await page.evaluate(() => location.hash));
+  await again.waitForSelector('#check-verdict');
+  assert.match(await again.inputValue('#pipelined'), /async_commit_queue/);
+  await again.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await again.screenshot({ path: SHOTS + 'check-ours-rfc-c-900.png' });
+  await again.close();
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   assert.deepEqual(errors, []);
 });

@@ -29,8 +29,11 @@ pub struct State {
     pub lesson: Option<String>,
     /// Wait counts moved by hand from the derived ones (`explore::Options::count_overrides`).
     pub counts: Vec<CountOverride>,
-    /// Which program the Pipelined program pane shows: Stagecraft's, in token form, or TVM's.
+    /// Which program the Pipelined program pane shows: Stagecraft's, in token form, TVM's, or one
+    /// pasted to be checked.
     pub view: ProgramView,
+    /// The pipelined program pasted to be checked against the loop (`ProgramView::Check`).
+    pub pipelined: String,
 }
 
 impl Default for State {
@@ -47,6 +50,7 @@ impl Default for State {
             lesson: None,
             counts: Vec::new(),
             view: ProgramView::Stagecraft,
+            pipelined: String::new(),
         }
     }
 }
@@ -114,13 +118,17 @@ pub enum ProgramView {
     Tokens,
     /// The program TVM 0.27's `InjectSoftwarePipeline` makes of the schedule, verified.
     Tvm,
+    /// A pipelined program written by hand or by another tool (count form, token form or TVM's
+    /// printed output), checked against the loop.
+    Check,
 }
 
 impl ProgramView {
-    const NAMES: [(ProgramView, &'static str, &'static str); 3] = [
+    const NAMES: [(ProgramView, &'static str, &'static str); 4] = [
         (ProgramView::Stagecraft, "stagecraft", "Stagecraft"),
         (ProgramView::Tokens, "tokens", "Tokens"),
         (ProgramView::Tvm, "tvm-0.27", "TVM 0.27"),
+        (ProgramView::Check, "check", "Check a pipelined program"),
     ];
 
     pub fn all() -> impl Iterator<Item = ProgramView> {

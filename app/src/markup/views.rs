@@ -5,6 +5,7 @@
 
 use super::html::Html;
 use stagecraft::diagnostic::{line_col, Diagnostic};
+use stagecraft::explore::PipelinedCheck;
 use stagecraft::tokens::TokenForm;
 use stagecraft::tvm::TvmExploration;
 use stagecraft::verify::{Judgement, Verdict, Verification};
@@ -118,6 +119,83 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
     h.finish()
 }
 
+/// The verdict on a pipelined program checked against the loop: what keeps it from being checked
+/// (the loop's errors, the program's own, misused tokens), else the verifier's verdict with each
+/// race at its line of the program and each racy wait with the count that would be right.
+pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) -> String {
+    let mut h = Html::default();
+    if pipelined.trim().is_empty() {
+        h.raw("<p class=\"view-note\" id=\"check-verdict\">Paste a pipelined program above — Stagecraft's form, the token form, or TVM's output as the TVM 0.27 view prints it — to check it against the loop in the editor.</p>");
+        return h.finish();
+    }
+    let loop_errors: Vec<&Diagnostic> = check
+        .loop_diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .collect();
+    if let Some(d) = loop_errors.first() {
+        let (line, _) = line_col(loop_source, d.span.start as usize);
+        h.raw("<div id=\"check-verdict\" class=\"verdict notrun\">Not checked: fix line ")
+            .num(line)
+            .raw(" of the loop first: ")
+            .text(&d.message)
+            .raw("</div>");
+        return h.finish();
+    }
+    if check.token_form {
+        h.raw("<p class=\"view-note\">Read in token form: each <code>async_done</code> was translated to the count it means.</p>");
+    }
+    match &check.verification {
+        Some(v) => {
+            h.raw("<div id=\"check-verdict\" class=\"")
+                .raw(verdict_class(v.verdict))
+                .raw("\">")
+                .text(&v.summary)
+                .raw("</div>");
+            if !v.races.is_empty() {
+                h.raw("<ul class=\"races tvm-races\">");
+                for r in v.races.iter().take(MAX_LISTED) {
+                    let (line, _) = line_col(pipelined, r.span.start as usize);
+                    h.raw("<li>line ")
+                        .num(line)
+                        .raw(": ")
+                        .text(&r.message)
+                        .raw("</li>");
+                }
+                if v.races.len() > MAX_LISTED {
+                    h.raw("<li class=\"none\">and ")
+                        .num(v.races.len() - MAX_LISTED)
+                        .raw(" more</li>");
+                }
+                h.raw("</ul>");
+                fixes_html(&mut h, v, pipelined);
+            }
+        }
+        None => {
+            h.raw("<div id=\"check-verdict\" class=\"verdict invalid\">Not checked: the program has errors</div>");
+        }
+    }
+    if !check.diagnostics.is_empty() {
+        h.raw("<ul class=\"tvm-problems\">");
+        for d in check.diagnostics.iter().take(MAX_LISTED) {
+            let (line, _) = line_col(pipelined, d.span.start as usize);
+            h.raw("<li class=\"check-problem\">line ")
+                .num(line)
+                .raw(": ")
+                .text(&d.message);
+            if let Some(hint) = &d.hint {
+                h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+            }
+            h.raw("</li>");
+        }
+        h.raw("</ul>");
+    }
+    h.finish()
+}
+
+/// Races and problems listed in the check's view; the rest are counted.
+const MAX_LISTED: usize = 20;
+
 /// Each racy wait with the count that would be right, found by the verifier (`lower_by`).
 fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
     let racy = v.waits.iter().filter(|w| w.judgement == Judgement::Racy);
@@ -216,6 +294,48 @@ mod tests {
         let html = tvm_html(&tvm, text, None);
         assert!(html.contains("id=\"tvm-refusal\""), "{html}");
         assert!(!html.contains("tvm-program"), "{html}");
+    }
+
+    #[test]
+    fn a_pasted_program_is_checked_against_the_loop_with_its_fix() {
+        let text = example("(c)");
+        let tvm = stagecraft::tvm::explore_tvm(text, false, &Default::default());
+        let printed = tvm.printed.unwrap().text;
+        let params = Default::default();
+        let html = check_html(
+            &stagecraft::explore::check_pipelined(text, &printed, &params),
+            text,
+            &printed,
+        );
+        assert!(
+            html.contains("id=\"check-verdict\" class=\"verdict racy\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("its count 2 lower leaves no race on it"),
+            "{html}"
+        );
+        let fixed = printed.replace("async_wait_queue(0, 5)", "async_wait_queue(0, 3)");
+        let html = check_html(
+            &stagecraft::explore::check_pipelined(text, &fixed, &params),
+            text,
+            &fixed,
+        );
+        assert!(html.contains("verdict equivalent"), "{html}");
+        // A token awaited twice is a located error of the program, not a verdict.
+        let tokens = "for i in range(16):\n    with async_start(0) as q0[i]:\n        with async_scope():\n            A_sh[0] = A[i]\n            B_sh[0] = B[i]\n    with async_done(q0[i]):\n        C[i] = A_sh[0] + B_sh[0]\n    with async_done(q0[i]):\n        C[i] = A_sh[0] + B_sh[0]\n";
+        let html = check_html(
+            &stagecraft::explore::check_pipelined(text, tokens, &params),
+            text,
+            tokens,
+        );
+        assert!(html.contains("Read in token form"), "{html}");
+        assert!(
+            html.contains("<li class=\"check-problem\">line 8:"),
+            "{html}"
+        );
+        let blank = stagecraft::explore::check_pipelined(text, " ", &params);
+        assert!(check_html(&blank, text, " ").contains("Paste a pipelined program"));
     }
 
     #[test]
