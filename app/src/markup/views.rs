@@ -41,7 +41,7 @@ pub fn tokens_html(form: &TokenForm) -> String {
     h.finish()
 }
 
-/// Races of TVM's program listed before the rest are folded away.
+/// Races listed before the rest are folded away.
 const SHOWN_RACES: usize = 2;
 
 /// TVM 0.27's program for the schedule, or its refusal, with Stagecraft's verifier's verdict on it
@@ -64,29 +64,7 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
                     .text(&ours.summary)
                     .raw("</p>");
             }
-            if !v.races.is_empty() {
-                // The first races say what goes wrong; the rest (often the same race in later
-                // slots) would push TVM's program off the screen.
-                h.raw("<h3>Races in TVM's program</h3><ul class=\"races tvm-races\">");
-                for (k, r) in v.races.iter().enumerate() {
-                    if k == SHOWN_RACES {
-                        h.raw("</ul><details><summary>")
-                            .num(v.races.len() - SHOWN_RACES)
-                            .raw(" more</summary><ul class=\"races tvm-races\">");
-                    }
-                    let (line, _) = line_col(&p.text, r.span.start as usize);
-                    h.raw("<li>line ")
-                        .num(line)
-                        .raw(": ")
-                        .text(&r.message)
-                        .raw("</li>");
-                }
-                h.raw("</ul>");
-                if v.races.len() > SHOWN_RACES {
-                    h.raw("</details>");
-                }
-                fixes_html(&mut h, v, &p.text);
-            }
+            races_html(&mut h, v, &p.text);
         }
         (None, Some(_)) => {
             h.raw("<div id=\"tvm-verdict\" class=\"verdict notrun\">TVM ")
@@ -152,24 +130,7 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
                 .raw("\">")
                 .text(&v.summary)
                 .raw("</div>");
-            if !v.races.is_empty() {
-                h.raw("<ul class=\"races tvm-races\">");
-                for r in v.races.iter().take(MAX_LISTED) {
-                    let (line, _) = line_col(pipelined, r.span.start as usize);
-                    h.raw("<li>line ")
-                        .num(line)
-                        .raw(": ")
-                        .text(&r.message)
-                        .raw("</li>");
-                }
-                if v.races.len() > MAX_LISTED {
-                    h.raw("<li class=\"none\">and ")
-                        .num(v.races.len() - MAX_LISTED)
-                        .raw(" more</li>");
-                }
-                h.raw("</ul>");
-                fixes_html(&mut h, v, pipelined);
-            }
+            races_html(&mut h, v, pipelined);
         }
         None => {
             h.raw("<div id=\"check-verdict\" class=\"verdict invalid\">Not checked: the program has errors</div>");
@@ -193,8 +154,36 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
     h.finish()
 }
 
-/// Races and problems listed in the check's view; the rest are counted.
+/// Problems listed in the check's view; the rest are counted.
 const MAX_LISTED: usize = 20;
+
+/// The races of a program (`text`, the one verified): first each racy wait with the count that
+/// would be right, then the races at their lines — the first few, the rest (often the same race in
+/// later slots) folded away so that they do not push the program off the screen.
+fn races_html(h: &mut Html, v: &Verification, text: &str) {
+    if v.races.is_empty() {
+        return;
+    }
+    fixes_html(h, v, text);
+    h.raw("<h3>Races</h3><ul class=\"races tvm-races\">");
+    for (k, r) in v.races.iter().enumerate() {
+        if k == SHOWN_RACES {
+            h.raw("</ul><details><summary>")
+                .num(v.races.len() - SHOWN_RACES)
+                .raw(" more</summary><ul class=\"races tvm-races\">");
+        }
+        let (line, _) = line_col(text, r.span.start as usize);
+        h.raw("<li>line ")
+            .num(line)
+            .raw(": ")
+            .text(&r.message)
+            .raw("</li>");
+    }
+    h.raw("</ul>");
+    if v.races.len() > SHOWN_RACES {
+        h.raw("</details>");
+    }
+}
 
 /// Each racy wait with the count that would be right, found by the verifier (`lower_by`).
 fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
@@ -280,7 +269,7 @@ mod tests {
             "TVM's count is 5: {html}"
         );
         assert!(html.contains("<div class=\"line racy\">"), "{html}");
-        assert!(html.contains("<h3>Races in TVM's program</h3>"));
+        assert!(html.contains("<h3>Races</h3>"));
         // TVM's count 5 lets the merged prologue group stay in flight: 3 is right for TVM's program
         // (`stagecraft check --pipelined` with 3: equivalent and tight; with 4: racy).
         assert!(html.contains("<code>with async_wait_queue(0, 5):</code> should have covered them: its count 2 lower leaves no race on it"), "{html}");
