@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use stagecraft::explore::{Exploration, MachineReport};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
-use stagecraft_link::{CodeTarget, Form, Pane, State};
+use stagecraft_link::{CodeTarget, Form, Pane, ProgramView, State};
 use std::sync::Arc;
 
 #[derive(Clone, Copy)]
@@ -28,6 +28,8 @@ pub struct Ctx {
     pub peeled: Memo<bool>,
     /// The code target chosen.
     pub target: Memo<CodeTarget>,
+    /// Which program the Pipelined program pane shows.
+    pub view: Memo<ProgramView>,
     /// The latest exploration, and the last one that produced a program (shown while the text has
     /// errors).
     pub current: RwSignal<Option<Arc<Exploration>>>,
@@ -92,6 +94,7 @@ impl Ctx {
             pane: Memo::new(move |_| st.with(|s| s.pane)),
             peeled: Memo::new(move |_| st.with(|s| s.form == Form::Peeled)),
             target: Memo::new(move |_| st.with(|s| s.target.clone())),
+            view: Memo::new(move |_| st.with(|s| s.view)),
             current: RwSignal::new(None),
             good: RwSignal::new(None),
             verification: RwSignal::new(None),

@@ -743,8 +743,11 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
         } else {
             format!(" ({})", per_n.join("; "))
         };
+        let fix = w.lower_by.map_or(String::new(), |k| {
+            format!(" — its count {k} lower leaves no race on it")
+        });
         outln!(
-            "  wait on queue {} (line {line}, {} instance(s)): {:?}{not_executed}",
+            "  wait on queue {} (line {line}, {} instance(s)): {:?}{fix}{not_executed}",
             w.queue,
             w.instances,
             w.judgement

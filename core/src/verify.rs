@@ -99,6 +99,11 @@ pub struct WaitVerdict {
     /// The values of a symbolic extent at which it ran but had nothing to complete (`verify_extents`).
     #[serde(default)]
     pub forces_nothing_at: Vec<i64>,
+    /// A racy wait's fix: its count lowered by this much (at every instance) leaves no race blamed
+    /// on it. `None` when it is not racy, when no count down to 0 does (the race is another
+    /// wait's or a missing one's to cover), or when searching would exceed the judging budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower_by: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -339,6 +344,7 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
     let mut judge_budget = crate::limits::MAX_JUDGE_INSTANCES;
     let mut over_budget = 0;
     for st in &main.waits {
+        let mut lower_by = None;
         let judgement = if st.instances == 0 {
             Judgement::NeverRan
         } else if v
@@ -346,6 +352,13 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
             .iter()
             .any(|r| r.wait.is_some_and(|w| w.index == st.index))
         {
+            if let Ok(prepared) = runs.prepared {
+                if judge_budget >= main.instances.saturating_mul(st.max_in_flight) {
+                    let (k, n) = racy_fix(prepared, runs.base, st.index, st.max_in_flight);
+                    judge_budget = judge_budget.saturating_sub(main.instances.saturating_mul(n));
+                    lower_by = k;
+                }
+            }
             Judgement::Racy
         } else if racy || !v.differences.is_empty() {
             Judgement::NotJudged
@@ -381,9 +394,39 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
             forcing_instances: st.forcing_instances,
             not_executed_at: Vec::new(),
             forces_nothing_at: Vec::new(),
+            lower_by,
         });
     }
     over_budget
+}
+
+/// How much lower the count of the racy wait `index` must be for no race to be blamed on it, found
+/// by running the program with it lowered by 1, 2, … up to the most groups it ever let stay in
+/// flight (lowering only completes more, so the first that works is the fix); with the runs made.
+fn racy_fix(
+    pipelined: &Prepared,
+    base: &RunOptions,
+    index: usize,
+    max_in_flight: u64,
+) -> (Option<i64>, u64) {
+    let mut runs = 0;
+    for k in 1..=max_in_flight as i64 {
+        runs += 1;
+        let mut o = base.clone();
+        o.count_delta.insert(index, -k);
+        let r = pipelined.run(&o);
+        // A count below 0 at some instance is no instruction a target has.
+        if r.problems.iter().any(|p| p.invalid.is_some()) {
+            break;
+        }
+        if r.races
+            .iter()
+            .all(|x| x.wait.is_none_or(|w| w.index != index))
+        {
+            return (Some(k), runs);
+        }
+    }
+    (None, runs)
 }
 
 /// One sentence for the verdict; `loose` waits could allow more groups in flight.

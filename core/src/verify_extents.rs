@@ -178,6 +178,8 @@ fn merged_waits(runs: &[(i64, Verification)]) -> Vec<crate::verify::WaitVerdict>
                 continue;
             }
             o.judgement = worse(o.judgement, w.judgement);
+            // The fix must hold at every N: the largest lowering any N needs.
+            o.lower_by = o.lower_by.max(w.lower_by);
         }
     }
     out

@@ -78,6 +78,32 @@ fn raising_a_needed_wait_by_one_races_where_the_verifier_says() {
     assert!(raised.notes.is_empty(), "{:?}", raised.notes);
 }
 
+/// The verifier finds a racy wait's fix by running lower counts, not from the derivation: raised by
+/// `k`, the body wait of RFC (a) is `k` too high.
+#[test]
+fn a_racy_wait_says_how_much_lower_its_count_must_be() {
+    let source = rfc_a();
+    let derived = explore(&source, &Options::default());
+    let id = body_wait(&derived).wait;
+    for k in 1..=2 {
+        let raised = with_delta(&source, &derived, k);
+        let v = raised.verification.as_ref().unwrap();
+        assert_eq!(v.verdict, Verdict::Racy, "+{k}: {}", v.summary);
+        let w = v.waits.iter().find(|w| w.id == Some(id)).unwrap();
+        assert_eq!(
+            (w.judgement, w.lower_by),
+            (Judgement::Racy, Some(k)),
+            "+{k}"
+        );
+        // Waits that are not racy have no fix.
+        assert!(v
+            .waits
+            .iter()
+            .filter(|w| w.judgement != Judgement::Racy)
+            .all(|w| w.lower_by.is_none()));
+    }
+}
+
 #[test]
 fn lowering_a_wait_by_one_stays_correct_and_loses_overlap() {
     let source = rfc_a();

@@ -146,6 +146,25 @@ mod tests {
         assert!(!crate::v1::to_json(&State::default()).contains("lesson"));
     }
 
+    #[test]
+    fn the_program_view_round_trips_and_is_written_only_when_not_stagecraft_s() {
+        for view in crate::state::ProgramView::all() {
+            let s = State {
+                view,
+                ..State::default()
+            };
+            assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
+        }
+        assert!(!crate::v1::to_json(&State::default()).contains("view"));
+        let checked = State {
+            view: crate::state::ProgramView::Check,
+            pipelined: "for i in range(4):\n    C[i] = A[i]\n".into(),
+            ..State::default()
+        };
+        assert_eq!(decode(&format!("#{}", encode(&checked))), Ok(checked));
+        assert!(!crate::v1::to_json(&State::default()).contains("pipelined"));
+    }
+
     /// A link made by v1 must open forever: this one is frozen (RFC (a), peeled form, timeline pane).
     #[test]
     fn frozen_v1_link_still_opens() {

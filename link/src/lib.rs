@@ -16,4 +16,4 @@ mod v1;
 pub use codec::{decode, encode, DecodeError, MAX_HASH_BYTES};
 pub use stagecraft::emit::Target;
 pub use stagecraft::pipelined::Form;
-pub use state::{CodeTarget, Pane, State};
+pub use state::{CodeTarget, Pane, ProgramView, State};

@@ -29,6 +29,11 @@ pub struct State {
     pub lesson: Option<String>,
     /// Wait counts moved by hand from the derived ones (`explore::Options::count_overrides`).
     pub counts: Vec<CountOverride>,
+    /// Which program the Pipelined program pane shows: Stagecraft's, in token form, TVM's, or one
+    /// pasted to be checked.
+    pub view: ProgramView,
+    /// The pipelined program pasted to be checked against the loop (`ProgramView::Check`).
+    pub pipelined: String,
 }
 
 impl Default for State {
@@ -44,6 +49,8 @@ impl Default for State {
             completion: CompletionModel::Latest,
             lesson: None,
             counts: Vec::new(),
+            view: ProgramView::Stagecraft,
+            pipelined: String::new(),
         }
     }
 }
@@ -100,12 +107,67 @@ impl Pane {
     }
 }
 
+/// Which program the Pipelined program pane shows. A link carries it: an argument about a schedule
+/// in review is as often about TVM's output as about Stagecraft's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ProgramView {
+    /// Stagecraft's pipelined program, with counts (`wait(q, N)`).
+    #[default]
+    Stagecraft,
+    /// The same program with each commit group a token and each wait the tokens it completes.
+    Tokens,
+    /// The program TVM 0.27's `InjectSoftwarePipeline` makes of the schedule, verified.
+    Tvm,
+    /// A pipelined program written by hand or by another tool (count form, token form or TVM's
+    /// printed output), checked against the loop.
+    Check,
+}
+
+impl ProgramView {
+    const NAMES: [(ProgramView, &'static str, &'static str); 4] = [
+        (ProgramView::Stagecraft, "stagecraft", "Stagecraft"),
+        (ProgramView::Tokens, "tokens", "Tokens"),
+        (ProgramView::Tvm, "tvm-0.27", "TVM 0.27"),
+        (ProgramView::Check, "check", "Check a pipelined program"),
+    ];
+
+    pub fn all() -> impl Iterator<Item = ProgramView> {
+        ProgramView::NAMES.into_iter().map(|(v, _, _)| v)
+    }
+
+    /// The view's name in links.
+    pub fn name(self) -> &'static str {
+        ProgramView::NAMES
+            .into_iter()
+            .find(|(v, _, _)| *v == self)
+            .map_or("stagecraft", |(_, n, _)| n)
+    }
+
+    /// What its button says.
+    pub fn label(self) -> &'static str {
+        ProgramView::NAMES
+            .into_iter()
+            .find(|(v, _, _)| *v == self)
+            .map_or("Stagecraft", |(_, _, l)| l)
+    }
+
+    /// A name this build does not know shows Stagecraft's program.
+    pub fn parse(name: &str) -> ProgramView {
+        ProgramView::NAMES
+            .into_iter()
+            .find(|(_, n, _)| *n == name)
+            .map_or(ProgramView::Stagecraft, |(v, _, _)| v)
+    }
+}
+
 /// What the Code pane shows: the printed program, or machine code for one of core's targets.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum CodeTarget {
     /// The printed program (TVM's Python form), in the form shown.
     #[default]
     Tir,
+    /// The loop itself as a TVMScript PrimFunc that TVM 0.27 parses and pipelines (the export).
+    TvmScript,
     Machine(Target),
     /// A target named by a link of another version of Stagecraft, which this build does not emit:
     /// kept as written, so that the pane can say so and the link survives being shared again.
@@ -114,15 +176,19 @@ pub enum CodeTarget {
 
 impl CodeTarget {
     const TIR: &'static str = "tir";
+    const TVMSCRIPT: &'static str = "tvmscript";
 
     /// Every target this build shows, in the order offered.
     pub fn all() -> impl Iterator<Item = CodeTarget> {
-        std::iter::once(CodeTarget::Tir).chain(Target::ALL.into_iter().map(CodeTarget::Machine))
+        [CodeTarget::Tir, CodeTarget::TvmScript]
+            .into_iter()
+            .chain(Target::ALL.into_iter().map(CodeTarget::Machine))
     }
 
     pub fn name(&self) -> &str {
         match self {
             CodeTarget::Tir => CodeTarget::TIR,
+            CodeTarget::TvmScript => CodeTarget::TVMSCRIPT,
             CodeTarget::Machine(t) => t.name(),
             CodeTarget::Unavailable(name) => name,
         }
@@ -130,8 +196,10 @@ impl CodeTarget {
 
     /// Any name reads: one this build does not know is `Unavailable`.
     pub fn parse(name: &str) -> CodeTarget {
-        if name == CodeTarget::TIR {
-            return CodeTarget::Tir;
+        match name {
+            CodeTarget::TIR => return CodeTarget::Tir,
+            CodeTarget::TVMSCRIPT => return CodeTarget::TvmScript,
+            _ => {}
         }
         Target::parse(name).map_or_else(
             || CodeTarget::Unavailable(name.to_string()),
@@ -167,5 +235,9 @@ mod tests {
         let later = CodeTarget::parse("ptx-sm100");
         assert_eq!(later, CodeTarget::Unavailable("ptx-sm100".into()));
         assert_eq!(later.name(), "ptx-sm100");
+        for v in ProgramView::all() {
+            assert_eq!(ProgramView::parse(v.name()), v);
+        }
+        assert_eq!(ProgramView::parse("tvm-0.30"), ProgramView::Stagecraft);
     }
 }

@@ -16,6 +16,14 @@ pub fn fixed(x: f64, decimals: u32) -> String {
     }
 }
 
+/// A wait's judgement, with the fix of a racy one (`WaitVerdict::lower_by`).
+pub fn judgement_with_fix(j: Judgement, lower_by: Option<i64>) -> String {
+    match (j, lower_by) {
+        (Judgement::Racy, Some(k)) => format!("racy: count {k} lower is race-free"),
+        _ => judgement(j),
+    }
+}
+
 pub fn judgement(j: Judgement) -> String {
     match j {
         Judgement::Tight => "tight".into(),

@@ -5,3 +5,4 @@
 pub mod format;
 pub mod highlight;
 pub mod html;
+pub mod views;

@@ -10,6 +10,7 @@ use crate::services::documents::Documents;
 use crate::views::copy::copy_button;
 use crate::views::{documents, lessons, render};
 use leptos::prelude::*;
+use stagecraft::tvmscript::Dialect;
 use stagecraft_link::{presets, Form};
 use std::collections::BTreeMap;
 
@@ -119,10 +120,22 @@ pub fn Header() -> impl IntoView {
             ctx.timing.with(timing_parts)
         }
     };
+    // Which language the text was read as: a pasted `@T.prim_func` is TVMScript.
+    let dialect = move || {
+        ctx.current
+            .with(|ex| ex.as_deref().map_or(Dialect::Stagecraft, |ex| ex.dialect))
+    };
+    let dialect_title = move || {
+        match dialect() {
+        Dialect::TvmScript => "The text is read as TVMScript (a @T.prim_func, TVM ≤ 0.20's T.block or 0.27's T.sblock spelling)",
+        Dialect::Stagecraft => "The text is read as Stagecraft's loop language; a pasted TVMScript @T.prim_func is read as TVMScript",
+    }
+    };
     view! {
         <header>
             <h1>"Stagecraft"</h1>
             <span class="tagline">"software pipelines with asynchronous stages"</span>
+            <span id="dialect" class="dialect" title=dialect_title>{move || format!("read as {}", dialect().name())}</span>
             {documents::view()}
             {lessons::menu_view()}
             <select id="presets" aria-label="Load an example" on:change=load inner_html=presets></select>

@@ -8,6 +8,7 @@ use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::format;
 use crate::markup::html::Html;
+use crate::markup::views::verdict_class;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Focus, Point, Selection};
 use crate::model::roving::Axis;
@@ -19,16 +20,6 @@ use stagecraft::timeline::{Lane, Timeline};
 use stagecraft::verify::{Verdict, Verification};
 use stagecraft_link::Pane;
 
-fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Invalid => "verdict invalid",
-        Verdict::Equivalent => "verdict equivalent",
-        Verdict::SafeButLoose => "verdict safebutloose",
-        Verdict::Racy => "verdict racy",
-        Verdict::Different => "verdict different",
-        Verdict::NotRun => "verdict notrun",
-    }
-}
 
 /// 1-based line of the wait node `index` in the printed program shown, and its text.
 fn wait_line(ex: &Exploration, peeled: bool, index: usize) -> Option<(usize, &str)> {
@@ -228,7 +219,7 @@ pub fn verification_html(
             .raw("</td><td>")
             .num(w.instances)
             .raw("</td>")
-            .elem("td", &format::judgement(w.judgement))
+            .elem("td", &format::judgement_with_fix(w.judgement, w.lower_by))
             .raw("</tr>");
     }
     h.raw("</table>");
