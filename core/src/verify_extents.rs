@@ -6,7 +6,7 @@
 
 use crate::interp::{run, RunOptions};
 use crate::ir::Program;
-use crate::verify::{verify, Judgement, Verdict, Verification, VerifyOptions};
+use crate::verify::{instances_of, verify, Judgement, Verdict, Verification, VerifyOptions};
 use std::collections::BTreeMap;
 
 /// The values of N judged for a loop of `stages` stages (the largest stage + 1) when `chosen` is
@@ -40,7 +40,7 @@ pub fn verify_extents(
     let short = stages.max(1) + 2;
     let mut out_of_bounds_at = None;
     if let Some(large) = extents.last_mut() {
-        if !runs_cleanly(original, opts, *large) {
+        if goes_out_of_bounds(original, opts, *large) {
             out_of_bounds_at = Some(*large);
             if let Some(clean) = largest_clean_extent(original, opts, short, *large) {
                 *large = clean;
@@ -69,9 +69,14 @@ pub fn verify_extents(
     v
 }
 
-/// Whether the original loop runs at N = `n` without a problem (an index out of bounds).
-fn runs_cleanly(original: &Program, opts: &VerifyOptions, n: i64) -> bool {
-    let params = opts.params.keys().map(|k| (k.clone(), n)).collect();
+/// Whether the original loop, run at N = `n`, goes out of bounds (or has another problem). A
+/// loop too large to interpret is not run here: `verify` refuses it before running, and says so.
+fn goes_out_of_bounds(original: &Program, opts: &VerifyOptions, n: i64) -> bool {
+    let params: BTreeMap<String, i64> = opts.params.keys().map(|k| (k.clone(), n)).collect();
+    let small_enough = instances_of(original, &params).is_some_and(|k| k <= opts.max_instances);
+    if !small_enough {
+        return false;
+    }
     let r = run(
         original,
         &RunOptions {
@@ -80,7 +85,7 @@ fn runs_cleanly(original: &Program, opts: &VerifyOptions, n: i64) -> bool {
             ..RunOptions::default()
         },
     );
-    r.problems.is_empty() && r.aborted.is_none() && !r.truncated
+    !r.problems.is_empty() && r.aborted.is_none() && !r.truncated
 }
 
 /// The largest N in (`short`, `large`) at which the loop runs cleanly, when it does not at
@@ -95,12 +100,12 @@ fn largest_clean_extent(
     large: i64,
 ) -> Option<i64> {
     let (mut clean, mut bad) = (short, large);
-    if !runs_cleanly(original, opts, clean) {
+    if goes_out_of_bounds(original, opts, clean) {
         return None;
     }
     while bad - clean > 1 {
         let mid = clean + (bad - clean) / 2;
-        if runs_cleanly(original, opts, mid) {
+        if !goes_out_of_bounds(original, opts, mid) {
             clean = mid;
         } else {
             bad = mid;
