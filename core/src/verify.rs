@@ -185,7 +185,7 @@ fn offset(shape: &[i64], index: &[i64]) -> Option<usize> {
 
 /// Statement instances `program` runs with `params`, when every loop's bounds depend on parameters
 /// only (`None` otherwise: the run finds out).
-fn instances_of(program: &Program, params: &BTreeMap<String, i64>) -> Option<u64> {
+pub(crate) fn instances_of(program: &Program, params: &BTreeMap<String, i64>) -> Option<u64> {
     let env = program.env(params);
     let loop_vars: Vec<VarId> = program
         .vars

@@ -4,8 +4,9 @@
 //! a wait is tight only if it is tight at every N where it runs. A wait that does not run at some
 //! N is not loose there: it is "not executed at N = …".
 
+use crate::interp::{run, RunOptions};
 use crate::ir::Program;
-use crate::verify::{verify, Judgement, Verdict, Verification, VerifyOptions};
+use crate::verify::{instances_of, verify, Judgement, Verdict, Verification, VerifyOptions};
 use std::collections::BTreeMap;
 
 /// The values of N judged for a loop of `stages` stages (the largest stage + 1) when `chosen` is
@@ -35,7 +36,17 @@ pub fn verify_extents(
         return verify(original, pipelined, opts);
     }
     let chosen = opts.params.values().next().copied();
-    let extents = extents_to_judge(stages, chosen);
+    let mut extents = extents_to_judge(stages, chosen);
+    let short = stages.max(1) + 2;
+    let mut out_of_bounds_at = None;
+    if let Some(large) = extents.last_mut() {
+        if goes_out_of_bounds(original, opts, *large) {
+            out_of_bounds_at = Some(*large);
+            if let Some(clean) = largest_clean_extent(original, opts, short, *large) {
+                *large = clean;
+            }
+        }
+    }
     let runs: Vec<(i64, Verification)> = extents
         .iter()
         .map(|&n| {
@@ -48,7 +59,59 @@ pub fn verify_extents(
             (n, verify(original, pipelined, &o))
         })
         .collect();
-    merge(runs, chosen, &extents).unwrap_or_else(|| verify(original, pipelined, opts))
+    let mut v = merge(runs, chosen, &extents).unwrap_or_else(|| verify(original, pipelined, opts));
+    if let Some(n) = out_of_bounds_at.filter(|n| !extents.contains(n)) {
+        v.summary = format!(
+            "{} (N = {n} is not judged: the loop itself goes out of bounds there)",
+            v.summary
+        );
+    }
+    v
+}
+
+/// Whether the original loop, run at N = `n`, goes out of bounds (or has another problem). A
+/// loop too large to interpret is not run here: `verify` refuses it before running, and says so.
+fn goes_out_of_bounds(original: &Program, opts: &VerifyOptions, n: i64) -> bool {
+    let params: BTreeMap<String, i64> = opts.params.keys().map(|k| (k.clone(), n)).collect();
+    let small_enough = instances_of(original, &params).is_some_and(|k| k <= opts.max_instances);
+    if !small_enough {
+        return false;
+    }
+    let r = run(
+        original,
+        &RunOptions {
+            params,
+            max_instances: opts.max_instances,
+            ..RunOptions::default()
+        },
+    );
+    !r.problems.is_empty() && r.aborted.is_none() && !r.truncated
+}
+
+/// The largest N in (`short`, `large`) at which the loop runs cleanly, when it does not at
+/// `large`: a large N the loop itself goes out of bounds at judges no wait (its pipelined program
+/// has no correct behaviour to be tight against), yet the waits that only matter beyond the short
+/// N must still be judged somewhere. The loop's iterations at N are a prefix of those at N + 1,
+/// so running cleanly is (but for indices written with N) monotone, and a bisection finds it.
+fn largest_clean_extent(
+    original: &Program,
+    opts: &VerifyOptions,
+    short: i64,
+    large: i64,
+) -> Option<i64> {
+    let (mut clean, mut bad) = (short, large);
+    if goes_out_of_bounds(original, opts, clean) {
+        return None;
+    }
+    while bad - clean > 1 {
+        let mid = clean + (bad - clean) / 2;
+        if !goes_out_of_bounds(original, opts, mid) {
+            clean = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    (clean > short).then_some(clean)
 }
 
 fn merge(

@@ -328,6 +328,9 @@ pub fn lanes_of(target: Target, opts: &crate::emit::EmitOptions) -> u32 {
 
 /// [`check`] with the contract built already (it holds the loop's reference runs, so several
 /// kernels of one loop — several targets — share it). The contract's wave must be the target's.
+// Never inlined: profilers count one check by toggling collection on this symbol
+// (docs/benchmarks.md).
+#[inline(never)]
 pub fn check_with(contract: &Contract, text: &str, target: Target) -> MachineCheck {
     let execution = match target {
         Target::Amdgpu => amdgpu::execute(text, contract, amdgpu::Gfx::Gfx942),
@@ -345,6 +348,35 @@ fn judge(text: &str, target: Target, contract: &Contract, ex: Execution) -> Mach
     let mut check = MachineCheck::without_run(target, MachineVerdict::Correct, String::new());
     check.instructions = ex.instructions;
     check.problems = ex.log.problems.clone();
+    check.races = races(&quote, contract, &ex);
+    check.unawaited = unawaited(&quote, contract, &ex);
+    match &ex.stop {
+        Some(Stop::NotSupported { line, what }) => {
+            check.verdict = MachineVerdict::NotSupported;
+            check.summary = if *line > 0 {
+                format!("not supported: line {line} `{}`: {what}", quote.line(*line))
+            } else {
+                format!("not supported: {what}")
+            };
+            return check;
+        }
+        Some(Stop::Limit(why)) => {
+            check.verdict = MachineVerdict::NotExecuted;
+            check.summary = format!("not executed: {why}");
+            return check;
+        }
+        Some(Stop::Invalid) | None => {}
+    }
+    if ex.stop.is_none() {
+        compare(contract, &ex, &mut check);
+    }
+    (check.verdict, check.summary) = verdict(&quote, &check);
+    check
+}
+
+/// The races the execution logged, each quoted with its two instructions.
+fn races(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<MachineRace> {
+    let mut races = Vec::new();
     for key in &ex.log.order {
         let Some(e) = ex.log.races.get(key) else {
             continue;
@@ -366,7 +398,7 @@ fn judge(text: &str, target: Target, contract: &Contract, ex: Execution) -> Mach
                 race_name(e.kind)
             )
         };
-        check.races.push(MachineRace {
+        races.push(MachineRace {
             kind: e.kind,
             line,
             instruction,
@@ -378,52 +410,38 @@ fn judge(text: &str, target: Target, contract: &Contract, ex: Execution) -> Mach
             message,
         });
     }
-    let mut unawaited: BTreeMap<u32, (Option<Cell>, u64)> = BTreeMap::new();
+    races
+}
+
+/// The asynchronous operations still in flight at the end, one entry per issuing line.
+fn unawaited(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<Unawaited> {
+    let mut by_line: BTreeMap<u32, (Option<Cell>, u64)> = BTreeMap::new();
     for (line, cell) in &ex.log.unawaited {
-        unawaited.entry(*line).or_insert((*cell, 0)).1 += 1;
+        by_line.entry(*line).or_insert((*cell, 0)).1 += 1;
     }
-    for (line, (cell, instances)) in unawaited {
-        let instruction = quote.line(line);
-        let place = cell.map(|c| contract.place(&ex.memory, c));
-        let message = format!(
-            "line {line} `{instruction}` is still in flight when the kernel ends ({instances} instance(s)); no wait completes it{}",
-            place.as_ref().map_or(String::new(), |p| format!(" — it writes {p}"))
-        );
-        check.unawaited.push(Unawaited {
-            line,
-            instruction,
-            place,
-            instances,
-            message,
-        });
-    }
-    match &ex.stop {
-        Some(Stop::NotSupported { line, what }) => {
-            check.verdict = MachineVerdict::NotSupported;
-            check.summary = if *line > 0 {
-                format!("not supported: line {line} `{}`: {what}", quote.line(*line))
-            } else {
-                format!("not supported: {what}")
-            };
-            return check;
-        }
-        Some(Stop::Limit(why)) => {
-            check.verdict = MachineVerdict::NotExecuted;
-            check.summary = format!("not executed: {why}");
-            return check;
-        }
-        Some(Stop::Invalid) | None => {}
-    }
-    if ex.stop.is_none() {
-        compare(contract, &ex, &mut check);
-    }
-    let first_problem = check.problems.first().map(|p| {
-        if p.line > 0 {
-            format!("line {} `{}`: {}", p.line, quote.line(p.line), p.message)
-        } else {
-            p.message.clone()
-        }
-    });
+    by_line
+        .into_iter()
+        .map(|(line, (cell, instances))| {
+            let instruction = quote.line(line);
+            let place = cell.map(|c| contract.place(&ex.memory, c));
+            let message = format!(
+                "line {line} `{instruction}` is still in flight when the kernel ends ({instances} instance(s)); no wait completes it{}",
+                place.as_ref().map_or(String::new(), |p| format!(" — it writes {p}"))
+            );
+            Unawaited {
+                line,
+                instruction,
+                place,
+                instances,
+                message,
+            }
+        })
+        .collect()
+}
+
+/// The verdict of an executed kernel and its one-line summary: the first problem, race, copy
+/// never awaited or differing output, in that order of gravity.
+fn verdict(quote: &Quote, check: &MachineCheck) -> (MachineVerdict, String) {
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
             format!("{n} {one}")
@@ -431,7 +449,12 @@ fn judge(text: &str, target: Target, contract: &Contract, ex: Execution) -> Mach
             format!("{n} {many}")
         }
     };
-    (check.verdict, check.summary) = if let Some(first) = first_problem {
+    if let Some(p) = check.problems.first() {
+        let first = if p.line > 0 {
+            format!("line {} `{}`: {}", p.line, quote.line(p.line), p.message)
+        } else {
+            p.message.clone()
+        };
         (
             MachineVerdict::Invalid,
             format!(
@@ -489,8 +512,7 @@ fn judge(text: &str, target: Target, contract: &Contract, ex: Execution) -> Mach
                 check.instructions
             ),
         )
-    };
-    check
+    }
 }
 
 fn race_name(k: RaceKind) -> &'static str {

@@ -17,6 +17,7 @@
 //!   ordered with nothing but the waits that complete them (two of them writing one word race).
 
 mod parse;
+mod uniform;
 
 use super::contract::Contract;
 use super::memory::{Cell, Issue, Memory, OpId, Order, Space, SpaceKind};
@@ -44,7 +45,10 @@ struct Machine<'a> {
     memory: Memory,
     log: Log,
     float: Float,
+    /// Per local, one value per thread from its slot, or one value when it is uniform.
     values: Vec<u64>,
+    slots: Vec<usize>,
+    uniform: Vec<bool>,
     defined: Vec<bool>,
     arguments: Vec<u16>,
     lds: Vec<u16>,
@@ -55,6 +59,16 @@ struct Machine<'a> {
     stop: Option<Stop>,
     instructions: u64,
     conflicts: Vec<super::memory::Conflict>,
+    rows: Rows,
+}
+
+/// Operand and result rows reused from instruction to instruction.
+#[derive(Default)]
+struct Rows {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    r: Vec<u64>,
 }
 
 impl Machine<'_> {
@@ -75,10 +89,12 @@ impl Machine<'_> {
                     self.problem(line, format!("uses %{name} before any path defined it"));
                     return 0;
                 }
-                self.values
-                    .get(k as usize * self.lanes + lane)
-                    .copied()
-                    .unwrap_or(0)
+                let lane = if self.uniform.get(k as usize).copied().unwrap_or(false) {
+                    0
+                } else {
+                    lane
+                };
+                self.values.get(self.slot(k) + lane).copied().unwrap_or(0)
             }
             Val::Int(i) => i64::from(i as i32) as u64,
             Val::Float(bits) => u64::from(bits),
@@ -91,27 +107,55 @@ impl Machine<'_> {
         }
     }
 
-    /// Operand `v` in every thread.
-    fn load(&mut self, v: Val, line: u32) -> Vec<u64> {
+    /// Where local `k`'s values start in `values` (past its end for no local).
+    fn slot(&self, k: u32) -> usize {
+        self.slots
+            .get(k as usize)
+            .copied()
+            .unwrap_or(self.values.len())
+    }
+
+    /// How many threads' values an instruction defining `dst` computes: one when `dst` is
+    /// uniform (then every operand is), else every thread's.
+    fn width(&self, dst: u32) -> usize {
+        if self.uniform.get(dst as usize).copied().unwrap_or(false) {
+            1
+        } else {
+            self.lanes
+        }
+    }
+
+    /// Operand `v` in the first `n` threads into `out` (`n` is 1 or every thread; a uniform
+    /// operand is repeated).
+    fn operand(&mut self, v: Val, n: usize, line: u32, out: &mut Vec<u64>) {
+        out.clear();
         match v {
             Val::Local(k) => {
                 if !self.defined.get(k as usize).copied().unwrap_or(false) {
                     let _ = self.value(v, 0, line);
-                    return vec![0; self.lanes];
+                    out.resize(n, 0);
+                    return;
                 }
-                let base = k as usize * self.lanes;
-                match self.values.get(base..base + self.lanes) {
-                    Some(s) => s.to_vec(),
-                    None => vec![0; self.lanes],
+                let base = self.slot(k);
+                if self.uniform.get(k as usize).copied().unwrap_or(false) {
+                    out.resize(n, self.values.get(base).copied().unwrap_or(0));
+                    return;
+                }
+                match self.values.get(base..base + n) {
+                    Some(s) => out.extend_from_slice(s),
+                    None => out.resize(n, 0),
                 }
             }
-            other => vec![self.value(other, 0, line); self.lanes],
+            other => {
+                let x = self.value(other, 0, line);
+                out.resize(n, x);
+            }
         }
     }
 
     /// Defines `dst` with one value per thread.
     fn store_all(&mut self, dst: u32, values: &[u64]) {
-        let base = dst as usize * self.lanes;
+        let base = self.slot(dst);
         if let Some(s) = self.values.get_mut(base..base + values.len()) {
             s.copy_from_slice(values);
         }
@@ -119,7 +163,8 @@ impl Machine<'_> {
     }
 
     fn set(&mut self, dst: u32, lane: usize, v: u64) {
-        if let Some(x) = self.values.get_mut(dst as usize * self.lanes + lane) {
+        let at = self.slot(dst) + lane;
+        if let Some(x) = self.values.get_mut(at) {
             *x = v;
         }
     }
@@ -130,9 +175,9 @@ impl Machine<'_> {
         }
     }
 
-    /// The words the threads' pointers address, or a problem for the first bad one. Threads
-    /// addressing consecutive words of one object (an element tile) are checked at once.
-    fn cells(&mut self, ptrs: &[u64], line: u32) -> Option<Vec<Cell>> {
+    /// The first word of the run of consecutive words of one object the threads' pointers
+    /// address (an element tile), if they do.
+    fn tile(&self, ptrs: &[u64]) -> Option<(u16, u32)> {
         let (space, first) = unpack(*ptrs.first()?);
         let words = self.memory.space(space).map_or(0, |s| s.len() as i64);
         let run = first >= 0
@@ -142,8 +187,13 @@ impl Machine<'_> {
                 .iter()
                 .enumerate()
                 .all(|(i, p)| *p == pointer(space, first + 4 * i as i64));
-        if run {
-            let start = (first / 4) as u32;
+        run.then_some((space, (first / 4) as u32))
+    }
+
+    /// The words the threads' pointers address, or a problem for the first bad one. Threads
+    /// addressing consecutive words of one object (an element tile) are checked at once.
+    fn cells(&mut self, ptrs: &[u64], line: u32, first_lane: usize) -> Option<Vec<Cell>> {
+        if let Some((space, start)) = self.tile(ptrs) {
             return Some(
                 (0..ptrs.len() as u32)
                     .map(|i| Cell {
@@ -155,7 +205,7 @@ impl Machine<'_> {
         }
         let mut cells = Vec::with_capacity(ptrs.len());
         for (l, p) in ptrs.iter().enumerate() {
-            cells.push(self.cell(*p, line, l)?);
+            cells.push(self.cell(*p, line, first_lane + l)?);
         }
         Some(cells)
     }
@@ -244,56 +294,46 @@ impl Machine<'_> {
 
     /// Runs one non-terminator instruction for every thread.
     fn exec(&mut self, inst: &parse::Inst) {
+        let mut rows = std::mem::take(&mut self.rows);
+        self.exec_with(inst, &mut rows);
+        self.rows = rows;
+    }
+
+    fn exec_with(&mut self, inst: &parse::Inst, rows: &mut Rows) {
         let line = inst.line;
-        let lanes = self.lanes;
+        let n = inst.kind.dst().map_or(self.lanes, |d| self.width(d));
+        let Rows {
+            a: x,
+            b: y,
+            c: z,
+            r,
+        } = rows;
+        r.clear();
         match &inst.kind {
             Kind::WorkitemId { dst } => {
-                let ids: Vec<u64> = (0..lanes as u64).collect();
-                self.store_all(*dst, &ids);
+                r.extend(0..n as u64);
+                self.store_all(*dst, r);
             }
             Kind::Int { dst, op, a, b } => {
-                let (x, y) = (self.load(*a, line), self.load(*b, line));
-                let mut r = Vec::with_capacity(lanes);
-                let narrow = |v: u64| v as i32;
-                match op {
-                    IntOp::SRem | IntOp::SDiv | IntOp::Shl | IntOp::LShr | IntOp::AShr => {
-                        for (p, q) in x.iter().zip(&y) {
-                            let v = self.int(*op, narrow(*p), narrow(*q), line);
-                            r.push(i64::from(v) as u64);
-                        }
-                    }
-                    _ => {
-                        let f: fn(i32, i32) -> i32 = match op {
-                            IntOp::Add => i32::wrapping_add,
-                            IntOp::Sub => i32::wrapping_sub,
-                            IntOp::Mul => i32::wrapping_mul,
-                            IntOp::And => |p, q| p & q,
-                            IntOp::Or => |p, q| p | q,
-                            IntOp::Xor => |p, q| p ^ q,
-                            IntOp::SMin => i32::min,
-                            _ => i32::max,
-                        };
-                        r.extend(
-                            x.iter()
-                                .zip(&y)
-                                .map(|(p, q)| i64::from(f(narrow(*p), narrow(*q))) as u64),
-                        );
-                    }
-                }
-                self.store_all(*dst, &r);
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
+                self.integer(*op, x, y, r, line);
+                self.store_all(*dst, r);
             }
             Kind::Logic { dst, op, a, b } => {
-                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
                 let f: fn(u64, u64) -> u64 = match op {
                     IntOp::And => |p, q| p & q,
                     IntOp::Or => |p, q| p | q,
                     _ => |p, q| p ^ q,
                 };
-                let r: Vec<u64> = x.iter().zip(&y).map(|(p, q)| f(p & 1, q & 1)).collect();
-                self.store_all(*dst, &r);
+                r.extend(x.iter().zip(y.iter()).map(|(p, q)| f(p & 1, q & 1)));
+                self.store_all(*dst, r);
             }
             Kind::Icmp { dst, pred, a, b } => {
-                let (x, y) = (self.load(*a, line), self.load(*b, line));
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
                 let f: fn(&i64, &i64) -> bool = match pred {
                     Pred::Eq => i64::eq,
                     Pred::Ne => i64::ne,
@@ -302,141 +342,84 @@ impl Machine<'_> {
                     Pred::Sgt => i64::gt,
                     Pred::Sge => i64::ge,
                 };
-                let r: Vec<u64> = x
-                    .iter()
-                    .zip(&y)
-                    .map(|(p, q)| u64::from(f(&(*p as i64), &(*q as i64))))
-                    .collect();
-                self.store_all(*dst, &r);
+                r.extend(
+                    x.iter()
+                        .zip(y.iter())
+                        .map(|(p, q)| u64::from(f(&(*p as i64), &(*q as i64)))),
+                );
+                self.store_all(*dst, r);
             }
             Kind::Select { dst, c, a, b } => {
-                let (cs, x, y) = (
-                    self.load(*c, line),
-                    self.load(*a, line),
-                    self.load(*b, line),
-                );
-                let r: Vec<u64> = cs
-                    .iter()
-                    .zip(x.iter().zip(&y))
-                    .map(|(c, (p, q))| if c & 1 == 1 { *p } else { *q })
-                    .collect();
-                self.store_all(*dst, &r);
+                self.operand(*c, n, line, z);
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
+                r.extend(z.iter().zip(x.iter().zip(y.iter())).map(|(c, (p, q))| {
+                    if c & 1 == 1 {
+                        *p
+                    } else {
+                        *q
+                    }
+                }));
+                self.store_all(*dst, r);
             }
             Kind::Gep { dst, base, index } => {
-                let (p, i) = (self.load(*base, line), self.load(*index, line));
-                let r: Vec<u64> = p
-                    .iter()
-                    .zip(&i)
-                    .map(|(p, i)| {
-                        let (space, offset) = unpack(*p);
-                        pointer(space, offset.wrapping_add(4 * i64::from(*i as i32)))
-                    })
-                    .collect();
-                self.store_all(*dst, &r);
+                self.operand(*base, n, line, x);
+                self.operand(*index, n, line, y);
+                r.extend(x.iter().zip(y.iter()).map(|(p, i)| {
+                    let (space, offset) = unpack(*p);
+                    pointer(space, offset.wrapping_add(4 * i64::from(*i as i32)))
+                }));
+                self.store_all(*dst, r);
             }
             Kind::Load { dst, ptr } => {
-                let ptrs = self.load(*ptr, line);
-                let Some(cells) = self.cells(&ptrs, line) else {
-                    return;
-                };
-                // A word never written, and with no write in flight (that one races instead).
-                let uninitialized = cells
-                    .iter()
-                    .find(|c| !self.memory.initialized(**c) && !self.memory.write_pending(**c))
-                    .copied();
-                let values = self
-                    .memory
-                    .read_all(&cells, line, &|i| (i / WAVE) as u16, &mut self.conflicts)
-                    .unwrap_or_default();
-                self.log.conflicts(line, &mut self.conflicts);
-                if let Some(c) = uninitialized {
-                    let place = self.contract.place(&self.memory, c);
-                    self.problem(
-                        line,
-                        format!("reads {place}, which nothing wrote (LDS starts undefined)"),
-                    );
-                }
-                let values: Vec<u64> = values.into_iter().map(u64::from).collect();
-                self.store_all(*dst, &values);
+                self.operand(*ptr, n, line, x);
+                self.load_words(*dst, x, line);
             }
             Kind::Store { value, ptr } => {
-                let values: Vec<u32> = self
-                    .load(*value, line)
-                    .into_iter()
-                    .map(|v| v as u32)
-                    .collect();
-                let ptrs = self.load(*ptr, line);
-                let Some(cells) = self.cells(&ptrs, line) else {
-                    return;
-                };
-                self.memory.write_all(
-                    &cells,
-                    &values,
-                    line,
-                    &|i| (i / WAVE) as u16,
-                    &mut self.conflicts,
-                );
-                self.log.conflicts(line, &mut self.conflicts);
+                self.operand(*value, n, line, x);
+                self.operand(*ptr, n, line, y);
+                self.store_words(x, y, line);
             }
             Kind::FBin { dst, op, a, b } => {
-                let (x, y) = (self.load(*a, line), self.load(*b, line));
-                let f = |v: u64| f32::from_bits(v as u32);
-                let mut r = Vec::with_capacity(lanes);
-                for (p, q) in x.iter().zip(&y) {
-                    let (p, q) = (f(*p), f(*q));
-                    let v = match op {
-                        FOp::Add => self.float.add(p, q),
-                        FOp::Sub => self.float.sub(p, q),
-                        FOp::Mul => self.float.mul(p, q),
-                        FOp::Div => self.float.div(p, q),
-                        FOp::Max => p.max(q),
-                        FOp::Min => p.min(q),
-                    };
-                    r.push(u64::from(v.to_bits()));
-                }
-                self.store_all(*dst, &r);
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
+                self.float_binary(*op, x, y, r);
+                self.store_all(*dst, r);
             }
             Kind::FNeg { dst, a } | Kind::FAbs { dst, a } => {
                 let neg = matches!(inst.kind, Kind::FNeg { .. });
-                let x = self.load(*a, line);
-                let r: Vec<u64> = x
-                    .iter()
-                    .map(|v| {
-                        let v = *v as u32;
-                        u64::from(if neg {
-                            v ^ 0x8000_0000
-                        } else {
-                            v & 0x7fff_ffff
-                        })
+                self.operand(*a, n, line, x);
+                r.extend(x.iter().map(|v| {
+                    let v = *v as u32;
+                    u64::from(if neg {
+                        v ^ 0x8000_0000
+                    } else {
+                        v & 0x7fff_ffff
                     })
-                    .collect();
-                self.store_all(*dst, &r);
+                }));
+                self.store_all(*dst, r);
             }
             Kind::Fma { dst, a, b, c } => {
-                let (x, y, z) = (
-                    self.load(*a, line),
-                    self.load(*b, line),
-                    self.load(*c, line),
-                );
+                self.operand(*a, n, line, x);
+                self.operand(*b, n, line, y);
+                self.operand(*c, n, line, z);
                 let f = |v: &u64| f32::from_bits(*v as u32);
-                let mut r = Vec::with_capacity(lanes);
-                for (p, (q, s)) in x.iter().zip(y.iter().zip(&z)) {
+                for (p, (q, s)) in x.iter().zip(y.iter().zip(z.iter())) {
                     r.push(u64::from(self.float.fma(f(p), f(q), f(s)).to_bits()));
                 }
-                self.store_all(*dst, &r);
+                self.store_all(*dst, r);
             }
             Kind::SiToFp { dst, a } => {
-                let x = self.load(*a, line);
-                let mut r = Vec::with_capacity(lanes);
-                for v in x {
-                    let i = v as i32;
+                self.operand(*a, n, line, x);
+                for v in x.iter() {
+                    let i = *v as i32;
                     let f = i as f32;
                     if f64::from(f) != f64::from(i) {
                         self.float.inexact = true;
                     }
                     r.push(u64::from(f.to_bits()));
                 }
-                self.store_all(*dst, &r);
+                self.store_all(*dst, r);
             }
             Kind::AsyncLds {
                 global,
@@ -444,48 +427,8 @@ impl Machine<'_> {
                 size: _,
                 offset,
             } => {
-                for first in (0..lanes).step_by(WAVE) {
-                    let end = (first + WAVE).min(lanes);
-                    let base = self.value(*lds, first, line);
-                    let mut reads = Vec::with_capacity(end - first);
-                    let mut writes = Vec::with_capacity(end - first);
-                    let mut values = Vec::with_capacity(end - first);
-                    for l in first..end {
-                        let g = self.value(*global, l, line);
-                        let (gs, go) = unpack(g);
-                        let Some(src) = self.cell(pointer(gs, go.wrapping_add(*offset)), line, l)
-                        else {
-                            return;
-                        };
-                        let (ls, lo) = unpack(base);
-                        let dst_ptr = pointer(
-                            ls,
-                            lo.wrapping_add(*offset)
-                                .wrapping_add(4 * (l - first) as i64),
-                        );
-                        let Some(dst) = self.cell(dst_ptr, line, l) else {
-                            return;
-                        };
-                        reads.push(src);
-                        writes.push(dst);
-                        values.push(self.memory.peek(src).unwrap_or(0));
-                    }
-                    let wave = (first / WAVE) as u16;
-                    let id = self.memory.issue(
-                        Issue {
-                            line,
-                            wave,
-                            domain: u32::from(wave),
-                            order: Order::Unordered,
-                            reads,
-                            writes,
-                            values,
-                        },
-                        &mut self.conflicts,
-                    );
-                    self.open.push((id, line));
-                }
-                self.log.conflicts(line, &mut self.conflicts);
+                self.operand(*global, self.lanes, line, x);
+                self.async_copy(x, *lds, *offset, line);
             }
             Kind::AsyncMark => {
                 let ops = std::mem::take(&mut self.open);
@@ -504,9 +447,162 @@ impl Machine<'_> {
         }
     }
 
+    fn integer(&mut self, op: IntOp, x: &[u64], y: &[u64], r: &mut Vec<u64>, line: u32) {
+        let narrow = |v: u64| v as i32;
+        match op {
+            IntOp::SRem | IntOp::SDiv | IntOp::Shl | IntOp::LShr | IntOp::AShr => {
+                for (p, q) in x.iter().zip(y) {
+                    let v = self.int(op, narrow(*p), narrow(*q), line);
+                    r.push(i64::from(v) as u64);
+                }
+            }
+            _ => {
+                let f: fn(i32, i32) -> i32 = match op {
+                    IntOp::Add => i32::wrapping_add,
+                    IntOp::Sub => i32::wrapping_sub,
+                    IntOp::Mul => i32::wrapping_mul,
+                    IntOp::And => |p, q| p & q,
+                    IntOp::Or => |p, q| p | q,
+                    IntOp::Xor => |p, q| p ^ q,
+                    IntOp::SMin => i32::min,
+                    _ => i32::max,
+                };
+                r.extend(
+                    x.iter()
+                        .zip(y)
+                        .map(|(p, q)| i64::from(f(narrow(*p), narrow(*q))) as u64),
+                );
+            }
+        }
+    }
+
+    fn float_binary(&mut self, op: FOp, x: &[u64], y: &[u64], r: &mut Vec<u64>) {
+        let f = |v: u64| f32::from_bits(v as u32);
+        for (p, q) in x.iter().zip(y) {
+            let (p, q) = (f(*p), f(*q));
+            let v = match op {
+                FOp::Add => self.float.add(p, q),
+                FOp::Sub => self.float.sub(p, q),
+                FOp::Mul => self.float.mul(p, q),
+                FOp::Div => self.float.div(p, q),
+                FOp::Max => p.max(q),
+                FOp::Min => p.min(q),
+            };
+            r.push(u64::from(v.to_bits()));
+        }
+    }
+
+    /// `load`: every thread reads the word its pointer addresses.
+    fn load_words(&mut self, dst: u32, ptrs: &[u64], line: u32) {
+        let mut words = Vec::with_capacity(ptrs.len());
+        let uninitialized = if let Some((space, start)) = self.tile(ptrs) {
+            let cells = (start..start + ptrs.len() as u32).map(|word| Cell { space, word });
+            let uninitialized = self.first_uninitialized(cells);
+            self.memory.read_run(
+                space,
+                start,
+                ptrs.len() as u32,
+                line,
+                &|i| (i / WAVE) as u16,
+                &mut words,
+                &mut self.conflicts,
+            );
+            uninitialized
+        } else {
+            let Some(cells) = self.cells(ptrs, line, 0) else {
+                return;
+            };
+            let uninitialized = self.first_uninitialized(cells.iter().copied());
+            words = self
+                .memory
+                .read_all(&cells, line, &|i| (i / WAVE) as u16, &mut self.conflicts)
+                .unwrap_or_default();
+            uninitialized
+        };
+        self.log.conflicts(line, &mut self.conflicts);
+        if let Some(c) = uninitialized {
+            let place = self.contract.place(&self.memory, c);
+            self.problem(
+                line,
+                format!("reads {place}, which nothing wrote (LDS starts undefined)"),
+            );
+        }
+        let values: Vec<u64> = words.into_iter().map(u64::from).collect();
+        self.store_all(dst, &values);
+    }
+
+    /// A word never written, and with no write in flight (that one races instead).
+    fn first_uninitialized(&self, mut cells: impl Iterator<Item = Cell>) -> Option<Cell> {
+        cells.find(|c| !self.memory.initialized(*c) && !self.memory.write_pending(*c))
+    }
+
+    /// `store`: every thread writes its value to the word its pointer addresses.
+    fn store_words(&mut self, values: &[u64], ptrs: &[u64], line: u32) {
+        let values: Vec<u32> = values.iter().map(|v| *v as u32).collect();
+        let waves = |i: usize| (i / WAVE) as u16;
+        if let Some((space, start)) = self.tile(ptrs) {
+            self.memory
+                .write_run(space, start, &values, line, &waves, &mut self.conflicts);
+        } else {
+            let Some(cells) = self.cells(ptrs, line, 0) else {
+                return;
+            };
+            self.memory
+                .write_all(&cells, &values, line, &waves, &mut self.conflicts);
+        }
+        self.log.conflicts(line, &mut self.conflicts);
+    }
+
+    /// `global.load.async.lds`: one asynchronous copy per wave, from each thread's global
+    /// pointer to consecutive words at the wave's first thread's LDS pointer.
+    fn async_copy(&mut self, globals: &[u64], lds: Val, offset: i64, line: u32) {
+        let mut sources = Vec::with_capacity(WAVE);
+        let mut destinations = Vec::with_capacity(WAVE);
+        for first in (0..self.lanes).step_by(WAVE) {
+            let end = (first + WAVE).min(self.lanes);
+            let (ls, lo) = unpack(self.value(lds, first, line));
+            sources.clear();
+            sources.extend(globals.get(first..end).unwrap_or(&[]).iter().map(|g| {
+                let (gs, go) = unpack(*g);
+                pointer(gs, go.wrapping_add(offset))
+            }));
+            destinations.clear();
+            destinations.extend(
+                (0..end - first)
+                    .map(|l| pointer(ls, lo.wrapping_add(offset).wrapping_add(4 * l as i64))),
+            );
+            let Some(reads) = self.cells(&sources, line, first) else {
+                return;
+            };
+            let Some(writes) = self.cells(&destinations, line, first) else {
+                return;
+            };
+            let values = self.memory.peek_all(&reads);
+            let wave = (first / WAVE) as u16;
+            let id = self.memory.issue(
+                Issue {
+                    line,
+                    wave,
+                    domain: u32::from(wave),
+                    order: Order::Unordered,
+                    reads,
+                    writes,
+                    values,
+                },
+                &mut self.conflicts,
+            );
+            self.open.push((id, line));
+        }
+        self.log.conflicts(line, &mut self.conflicts);
+    }
+
     fn uniform(&mut self, c: Val, line: u32) -> Option<bool> {
         let first = self.value(c, 0, line) & 1;
-        for l in 1..self.lanes {
+        let threads = match c {
+            Val::Local(k) => self.width(k),
+            _ => 1,
+        };
+        for l in 1..threads {
             if self.value(c, l, line) & 1 != first {
                 self.stop.get_or_insert(Stop::NotSupported {
                     line,
@@ -539,7 +635,7 @@ impl Machine<'_> {
                 );
                 return;
             };
-            let values = (0..self.lanes)
+            let values = (0..self.width(*dst))
                 .map(|l| self.value(*v, l, inst.line))
                 .collect();
             updates.push((*dst, values));
@@ -692,6 +788,8 @@ pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
         log,
         float: Float { inexact: false },
         values: Vec::new(),
+        slots: Vec::new(),
+        uniform: uniform::uniform_locals(f),
         defined: vec![false; f.locals.len()],
         arguments,
         lds,
@@ -700,9 +798,20 @@ pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
         stop,
         instructions: 0,
         conflicts: Vec::new(),
+        rows: Rows::default(),
     };
     if m.stop.is_none() {
-        m.values = vec![0; f.locals.len() * lanes];
+        let mut next = 0;
+        m.slots = m
+            .uniform
+            .iter()
+            .map(|u| {
+                let slot = next;
+                next += if *u { 1 } else { lanes };
+                slot
+            })
+            .collect();
+        m.values = vec![0; next];
         m.run();
     }
     Execution {

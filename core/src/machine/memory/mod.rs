@@ -87,6 +87,38 @@ enum Words {
     List(Vec<Cell>),
 }
 
+/// Records `actor`'s access to word `c` in the barrier interval `interval`, after the race it
+/// makes with another wave's access in the same interval, if any.
+fn touch_one(
+    t: &mut Touch,
+    c: Cell,
+    actor: Actor,
+    write: bool,
+    interval: u32,
+    out: &mut Vec<Conflict>,
+) {
+    if t.line != 0 && t.wave != actor.wave && t.interval == interval && (t.wrote || write) {
+        out.push(Conflict {
+            kind: match (t.wrote, write) {
+                (true, true) => RaceKind::WriteAfterWrite,
+                (true, false) => RaceKind::ReadAfterWrite,
+                _ => RaceKind::WriteAfterRead,
+            },
+            cell: c,
+            other_line: t.line,
+            other_wave: t.wave,
+            in_flight: false,
+        });
+    }
+    let wrote = write || (t.wave == actor.wave && t.interval == interval && t.wrote);
+    *t = Touch {
+        line: actor.line,
+        wave: actor.wave,
+        interval,
+        wrote,
+    };
+}
+
 impl Words {
     fn of(cells: &[Cell]) -> Words {
         let Some(first) = cells.first() else {
@@ -299,33 +331,13 @@ impl Memory {
             return;
         }
         let interval = self.interval;
-        let Some(t) = self
+        if let Some(t) = self
             .spaces
             .get_mut(c.space as usize)
             .and_then(|s| s.touched.get_mut(c.word as usize))
-        else {
-            return;
-        };
-        if t.line != 0 && t.wave != actor.wave && t.interval == interval && (t.wrote || write) {
-            out.push(Conflict {
-                kind: match (t.wrote, write) {
-                    (true, true) => RaceKind::WriteAfterWrite,
-                    (true, false) => RaceKind::ReadAfterWrite,
-                    _ => RaceKind::WriteAfterRead,
-                },
-                cell: c,
-                other_line: t.line,
-                other_wave: t.wave,
-                in_flight: false,
-            });
+        {
+            touch_one(t, c, actor, write, interval, out);
         }
-        let wrote = write || (t.wave == actor.wave && t.interval == interval && t.wrote);
-        *t = Touch {
-            line: actor.line,
-            wave: actor.wave,
-            interval,
-            wrote,
-        };
     }
 
     /// The operations in flight that conflict with an access to `c` by `domain` (`None`: a
@@ -517,20 +529,36 @@ impl Memory {
         if self.waves <= 1 {
             return;
         }
-        for i in 0..len {
+        let interval = self.interval;
+        let range = start as usize..start as usize + len as usize;
+        let Some(touched) = self
+            .spaces
+            .get_mut(space as usize)
+            .and_then(|s| s.touched.get_mut(range))
+        else {
+            return;
+        };
+        for (i, (t, word)) in touched.iter_mut().zip(start..).enumerate() {
             let actor = Actor {
                 line,
-                wave: waves(i as usize),
+                wave: waves(i),
             };
-            self.touch(
-                Cell {
-                    space,
-                    word: start + i,
-                },
-                actor,
-                write,
-                out,
-            );
+            touch_one(t, Cell { space, word }, actor, write, interval, out);
+        }
+    }
+
+    /// `touch` of every word of an operation of one wave.
+    fn touch_words(&mut self, words: &Words, actor: Actor, write: bool, out: &mut Vec<Conflict>) {
+        match words {
+            Words::Run { space, start, len } => {
+                let wave = actor.wave;
+                self.touch_run(*space, *start, *len, actor.line, &|_| wave, write, out);
+            }
+            Words::List(cells) => {
+                for &c in cells {
+                    self.touch(c, actor, write, out);
+                }
+            }
         }
     }
 
@@ -618,12 +646,8 @@ impl Memory {
         self.check(&reads, false, domain, out);
         self.check(&writes, true, domain, out);
         if multi {
-            for &c in &op.reads {
-                self.touch(c, actor, false, out);
-            }
-            for &c in &op.writes {
-                self.touch(c, actor, true, out);
-            }
+            self.touch_words(&reads, actor, false, out);
+            self.touch_words(&writes, actor, true, out);
         }
         // The slot the operation takes, and its generation, for the words' records.
         let (id, generation) = match self.free.pop() {

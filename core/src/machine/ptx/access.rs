@@ -26,10 +26,13 @@ impl Machine<'_> {
                 return Vec::new();
             }
         };
-        (0..w.lanes)
-            .filter(|l| on(mask, *l))
-            .map(|l| (l, get(w, base, l).wrapping_add(offset as u64)))
-            .collect()
+        let mut out = Vec::with_capacity(w.lanes);
+        let address = |l: usize| (l, get(w, base, l).wrapping_add(offset as u64));
+        match mask {
+            None => out.extend((0..w.lanes).map(address)),
+            Some(_) => out.extend((0..w.lanes).filter(|l| on(mask, *l)).map(address)),
+        }
+        out
     }
 
     pub(super) fn object_of(&self, space: parse::Space, addr: u64) -> Option<Object> {

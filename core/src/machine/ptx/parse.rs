@@ -190,10 +190,18 @@ pub struct Parsed {
 }
 
 fn strip_comment(s: &str) -> &str {
-    match s.find("//") {
-        Some(at) => s.get(..at).unwrap_or(s),
-        None => s,
+    // A search for one byte, then a look at the next: much cheaper than a substring search, on
+    // every line.
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(at) = s.get(from..).and_then(|rest| rest.find('/')) {
+        let at = from + at;
+        if bytes.get(at + 1) == Some(&b'/') {
+            return s.get(..at).unwrap_or(s);
+        }
+        from = at + 1;
     }
+    s
 }
 
 fn parse_int(s: &str) -> Option<i64> {
@@ -209,6 +217,22 @@ fn parse_int(s: &str) -> Option<i64> {
         return None;
     };
     Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// `n` in decimal, written into `buffer`.
+fn decimal(mut n: u32, buffer: &mut [u8; 10]) -> &str {
+    let mut at = buffer.len();
+    loop {
+        at -= 1;
+        if let Some(d) = buffer.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(buffer.get(at..).unwrap_or(&[])).unwrap_or("")
 }
 
 /// Registers: ranges declared as `%r<N>` are looked up by prefix and number, others by name.
@@ -229,8 +253,14 @@ impl Regs {
                 return Err("more registers than the executor holds".into());
             }
             let base = self.list.len() as u16;
+            self.list.reserve(count as usize);
+            // Thousands of names in a large kernel: written without the formatting machinery.
+            let mut digits = [0u8; 10];
             for i in 0..count {
-                self.list.push((format!("{prefix}{i}"), class));
+                let mut name = String::with_capacity(prefix.len() + 5);
+                name.push_str(prefix);
+                name.push_str(decimal(i, &mut digits));
+                self.list.push((name, class));
             }
             self.ranges.insert(prefix.to_string(), (base, count));
             return Ok(());
@@ -505,294 +535,313 @@ fn object(rest: &str) -> Option<(String, u64, u64)> {
 }
 
 pub fn parse(text: &str) -> Parsed {
-    let mut problems: Vec<Complaint> = Vec::new();
-    let mut unsupported: Option<Complaint> = None;
-    let mut k = Kernel::default();
-    let mut regs = Regs::default();
-    let mut symbols: BTreeMap<String, Symbol> = BTreeMap::new();
     let lines: Vec<(u32, &str)> = text
         .lines()
         .enumerate()
         .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
         .filter(|(_, code)| !code.is_empty())
         .collect();
-    // First pass: declarations, and labels → instruction index.
-    let mut labels: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut count = 0usize;
-    let mut target_seen = false;
+    let mut d = declarations(&lines);
+    let ctx = Ctx {
+        regs: &d.regs,
+        symbols: &d.symbols,
+        labels: &d.labels,
+    };
+    d.kernel.insts.reserve(d.instructions);
     for &(line, code) in &lines {
+        if code.ends_with(':') || code.starts_with('.') || matches!(code, "{" | "}" | ")") {
+            continue;
+        }
+        match instruction(&ctx, d.kernel.sm, line, code, &mut d.unsupported) {
+            Ok(Some(inst)) => d.kernel.insts.push(inst),
+            Ok(None) => {}
+            Err(why) => d.problems.push((line, why)),
+        }
+    }
+    d.kernel.regs = d.regs.list;
+    Parsed {
+        kernel: d.kernel,
+        problems: d.problems,
+        unsupported: d.unsupported,
+    }
+}
+
+/// What the first pass over the text finds: the target, registers, parameters and memory
+/// objects declared, and each label's instruction index.
+struct Declarations<'a> {
+    kernel: Kernel,
+    regs: Regs,
+    symbols: BTreeMap<String, Symbol>,
+    labels: BTreeMap<&'a str, usize>,
+    /// Instruction lines.
+    instructions: usize,
+    problems: Vec<Complaint>,
+    unsupported: Option<Complaint>,
+}
+
+fn declarations<'a>(lines: &[(u32, &'a str)]) -> Declarations<'a> {
+    let mut d = Declarations {
+        kernel: Kernel::default(),
+        regs: Regs::default(),
+        symbols: BTreeMap::new(),
+        labels: BTreeMap::new(),
+        instructions: 0,
+        problems: Vec::new(),
+        unsupported: None,
+    };
+    let mut target_seen = false;
+    for &(line, code) in lines {
         if let Some(label) = code.strip_suffix(':') {
-            if labels.insert(label.trim(), count).is_some() {
-                problems.push((
+            if d.labels.insert(label.trim(), d.instructions).is_some() {
+                d.problems.push((
                     line,
                     format!("the label `{}` is defined twice", label.trim()),
                 ));
             }
-            continue;
-        }
-        if let Some(t) = code.strip_prefix(".target") {
+        } else if let Some(t) = code.strip_prefix(".target") {
             target_seen = true;
-            let t = t.trim();
-            k.sm = match t {
-                "sm_80" | "sm_86" | "sm_89" => 80,
-                "sm_90" | "sm_90a" => 90,
-                _ => {
-                    problems.push((
-                        line,
-                        format!("`.target {t}`: the executor models sm_80 and sm_90a"),
-                    ));
-                    0
-                }
-            };
-            continue;
-        }
-        if let Some(rest) = code.strip_prefix(".reg") {
-            let rest = rest.trim().trim_end_matches(';');
-            let (ty, names) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            let class = match ty {
-                ".pred" => Class::Pred,
-                ".b32" | ".u32" | ".s32" => Class::B32,
-                ".b64" | ".u64" | ".s64" => Class::B64,
-                ".f32" => Class::F32,
-                other => {
-                    problems.push((
-                        line,
-                        format!("`.reg {other}`: a register type the executor does not model"),
-                    ));
-                    continue;
-                }
-            };
-            for n in names.split(',') {
-                if let Err(e) = regs.declare(n.trim(), class) {
-                    problems.push((line, e));
-                }
-            }
-            continue;
-        }
-        if let Some(rest) = code.strip_prefix(".param") {
+            d.target(line, t.trim());
+        } else if let Some(rest) = code.strip_prefix(".reg") {
+            d.registers(line, rest);
+        } else if let Some(rest) = code.strip_prefix(".param") {
             let name = rest
                 .split_whitespace()
                 .last()
                 .unwrap_or("")
                 .trim_end_matches(',');
             if !rest.contains(".u64") && !rest.contains(".b64") {
-                problems.push((line, format!("parameter `{name}` is not a 64-bit pointer")));
+                d.problems
+                    .push((line, format!("parameter `{name}` is not a 64-bit pointer")));
             }
-            symbols.insert(name.to_string(), Symbol::Param(k.params.len()));
-            k.params.push(name.to_string());
-            continue;
-        }
-        if let Some(rest) = code.strip_prefix(".extern") {
+            d.symbols
+                .insert(name.to_string(), Symbol::Param(d.kernel.params.len()));
+            d.kernel.params.push(name.to_string());
+        } else if let Some(rest) = code.strip_prefix(".extern") {
             match object(rest) {
                 Some((name, _, _)) if rest.contains(".shared") => {
-                    k.has_dynamic = true;
-                    symbols.insert(name, Symbol::Dynamic);
+                    d.kernel.has_dynamic = true;
+                    d.symbols.insert(name, Symbol::Dynamic);
                 }
-                _ => problems.push((line, "an `.extern` the executor does not model".into())),
+                _ => d
+                    .problems
+                    .push((line, "an `.extern` the executor does not model".into())),
             }
-            continue;
+        } else if let Some(rest) = code.strip_prefix(".shared") {
+            d.object(line, code, rest, false);
+        } else if let Some(rest) = code.strip_prefix(".local") {
+            d.object(line, code, rest, true);
+        } else if !code.starts_with('.') && !matches!(code, "{" | "}" | ")") {
+            d.instructions += 1;
         }
-        for (prefix, local) in [(".shared", false), (".local", true)] {
-            if let Some(rest) = code.strip_prefix(prefix) {
-                match object(rest) {
-                    Some((name, bytes, align)) => {
-                        let o = Object {
-                            name: name.clone(),
-                            bytes,
-                            align,
-                        };
-                        let symbol = if local {
-                            Symbol::Local(k.local.len())
-                        } else {
-                            Symbol::Shared(k.shared.len())
-                        };
-                        match symbols.entry(name) {
-                            std::collections::btree_map::Entry::Occupied(e) => {
-                                problems.push((line, format!("`{}` is declared twice", e.key())))
-                            }
-                            std::collections::btree_map::Entry::Vacant(e) => {
-                                e.insert(symbol);
-                                if local {
-                                    k.local.push(o);
-                                } else {
-                                    k.shared.push(o);
-                                }
-                            }
-                        }
-                    }
-                    None => problems.push((line, format!("cannot read the declaration `{code}`"))),
-                }
-            }
-        }
-        if code.starts_with('.') || matches!(code, "{" | "}" | ")") {
-            continue;
-        }
-        count += 1;
     }
     if !target_seen {
-        problems.push((0, "the kernel has no `.target`".into()));
+        d.problems.push((0, "the kernel has no `.target`".into()));
     }
-    let ctx = Ctx {
-        regs: &regs,
-        symbols: &symbols,
-        labels: &labels,
+    d
+}
+
+impl Declarations<'_> {
+    fn target(&mut self, line: u32, t: &str) {
+        self.kernel.sm = match t {
+            "sm_80" | "sm_86" | "sm_89" => 80,
+            "sm_90" | "sm_90a" => 90,
+            _ => {
+                self.problems.push((
+                    line,
+                    format!("`.target {t}`: the executor models sm_80 and sm_90a"),
+                ));
+                0
+            }
+        };
+    }
+
+    /// `.reg .b32 %r<4>;` or `.reg .pred %p, %q;`.
+    fn registers(&mut self, line: u32, rest: &str) {
+        let rest = rest.trim().trim_end_matches(';');
+        let (ty, names) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let class = match ty {
+            ".pred" => Class::Pred,
+            ".b32" | ".u32" | ".s32" => Class::B32,
+            ".b64" | ".u64" | ".s64" => Class::B64,
+            ".f32" => Class::F32,
+            other => {
+                self.problems.push((
+                    line,
+                    format!("`.reg {other}`: a register type the executor does not model"),
+                ));
+                return;
+            }
+        };
+        for n in names.split(',') {
+            if let Err(e) = self.regs.declare(n.trim(), class) {
+                self.problems.push((line, e));
+            }
+        }
+    }
+
+    /// A `.shared` or `.local` object.
+    fn object(&mut self, line: u32, code: &str, rest: &str, local: bool) {
+        let Some((name, bytes, align)) = object(rest) else {
+            self.problems
+                .push((line, format!("cannot read the declaration `{code}`")));
+            return;
+        };
+        let symbol = if local {
+            Symbol::Local(self.kernel.local.len())
+        } else {
+            Symbol::Shared(self.kernel.shared.len())
+        };
+        match self.symbols.entry(name.clone()) {
+            std::collections::btree_map::Entry::Occupied(e) => self
+                .problems
+                .push((line, format!("`{}` is declared twice", e.key()))),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(symbol);
+                let o = Object { name, bytes, align };
+                if local {
+                    self.kernel.local.push(o);
+                } else {
+                    self.kernel.shared.push(o);
+                }
+            }
+        }
+    }
+}
+
+/// One instruction line (`[@guard] mnemonic operands;`) of a kernel targeting `sm`: the
+/// instruction, nothing (valid PTX outside the subset, noted in `unsupported`), or what ptxas
+/// would reject.
+fn instruction(
+    ctx: &Ctx,
+    sm: u32,
+    line: u32,
+    code: &str,
+    unsupported: &mut Option<Complaint>,
+) -> Result<Option<Inst>, String> {
+    let body = code
+        .strip_suffix(';')
+        .ok_or("an instruction ends with `;`")?
+        .trim();
+    let (guard, body) = match body.strip_prefix('@') {
+        Some(rest) => {
+            let (g, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let (neg, g) = match g.strip_prefix('!') {
+                Some(x) => (true, x),
+                None => (false, g),
+            };
+            match ctx.regs.lookup(g) {
+                Some(r) if ctx.regs.list.get(r as usize).map(|x| x.1) == Some(Class::Pred) => {
+                    (Some((r, neg)), rest.trim())
+                }
+                _ => return Err(format!("the guard `{g}` is not a declared predicate")),
+            }
+        }
+        None => (None, body),
     };
-    // Second pass: instructions.
-    for &(line, code) in &lines {
-        if code.ends_with(':') || code.starts_with('.') || matches!(code, "{" | "}" | ")") {
-            continue;
-        }
-        let Some(body) = code.strip_suffix(';') else {
-            problems.push((line, "an instruction ends with `;`".into()));
-            continue;
-        };
-        let body = body.trim();
-        let (guard, body) = match body.strip_prefix('@') {
-            Some(rest) => {
-                let (g, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                let (neg, g) = match g.strip_prefix('!') {
-                    Some(x) => (true, x),
-                    None => (false, g),
-                };
-                match regs.lookup(g) {
-                    Some(r) if regs.list.get(r as usize).map(|x| x.1) == Some(Class::Pred) => {
-                        (Some((r, neg)), rest.trim())
-                    }
-                    _ => {
-                        problems
-                            .push((line, format!("the guard `{g}` is not a declared predicate")));
-                        continue;
-                    }
-                }
-            }
-            None => (None, body),
-        };
-        let (mnemonic, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
-        let Some(op) = decode(mnemonic) else {
-            unsupported.get_or_insert((
-                line,
-                format!("`{mnemonic}` is outside the subset the executor models"),
-            ));
-            continue;
-        };
-        let needs = match op {
-            Op::CpAsync | Op::CommitGroup | Op::WaitGroup | Op::WaitAll => 80,
-            Op::Bulk
-            | Op::MbarArriveExpectTx
-            | Op::MbarTryWaitParity
-            | Op::FenceProxyAsync
-            | Op::FenceMbarInit => 90,
-            _ => 0,
-        };
-        if k.sm != 0 && k.sm < needs {
-            problems.push((
-                line,
-                format!(
-                    "`{mnemonic}` requires sm_{needs} or higher; the kernel targets sm_{}",
-                    k.sm
-                ),
-            ));
-            continue;
-        }
-        let texts = split_operands(rest);
-        if texts.len() != arity(op) {
-            problems.push((
-                line,
-                format!(
-                    "`{mnemonic}` takes {} operand(s), not {}",
-                    arity(op),
-                    texts.len()
-                ),
-            ));
-            continue;
-        }
-        let mut ops = [Operand::None; 4];
-        let mut bad = false;
-        for (slot, t) in ops.iter_mut().zip(&texts) {
-            match ctx.operand(t) {
-                Ok(o) => *slot = o,
-                Err(e) => {
-                    problems.push((line, e));
-                    bad = true;
-                    break;
-                }
-            }
-        }
-        if bad {
-            continue;
-        }
-        let [a, b, c, d] = ops;
-        // What ptxas checks on immediates and operand kinds.
-        let complaint = match op {
-            Op::WaitGroup => match a {
-                Operand::Imm(n) if n < 0 => Some(format!(
-                    "cp.async.wait_group {n}: N counts the most recent groups left pending; a negative count is not valid"
-                )),
-                Operand::Imm(_) => None,
-                _ => Some("cp.async.wait_group takes an integer constant".into()),
-            },
-            Op::CpAsync => match c {
-                Operand::Imm(4) => None,
-                Operand::Imm(n) if [8, 16].contains(&n) => {
-                    unsupported.get_or_insert((line, format!("cp.async of {n} bytes: the executor models 4-byte copies")));
-                    None
-                }
-                _ => Some("cp.async.ca copies 4, 8 or 16 bytes (an integer constant)".into()),
-            },
-            Op::Bulk => match c {
-                Operand::Imm(n) if n > 0 && n % 16 == 0 => None,
-                Operand::Imm(n) => Some(format!("a bulk copy moves a positive multiple of 16 bytes, not {n}")),
-                _ => None,
-            },
-            Op::MbarArriveExpectTx => match c {
-                Operand::Imm(n) if !(0..(1 << 20)).contains(&n) => Some(format!(
-                    "expect_tx of {n} bytes: the tx-count is at most 2^20 - 1"
-                )),
-                _ => None,
-            },
-            Op::MbarInit => match b {
-                Operand::Imm(n) if !(1..(1 << 20)).contains(&n) => {
-                    Some(format!("an mbarrier counts 1 to 2^20 - 1 arrivals, not {n}"))
-                }
-                _ => None,
-            },
-            Op::MbarTryWaitParity => match c {
-                Operand::Imm(n) if !(0..=1).contains(&n) => {
-                    Some(format!("a phase parity is 0 or 1, not {n}"))
-                }
-                _ => None,
-            },
-            Op::BarSync => match a {
-                Operand::Imm(0) => None,
-                Operand::Imm(n) if (0..16).contains(&n) => {
-                    unsupported.get_or_insert((line, "named barriers other than 0".into()));
-                    None
-                }
-                _ => Some("bar.sync takes a barrier number 0..15".into()),
-            },
-            Op::Bra => match a {
-                Operand::Label(_) => None,
-                _ => Some("a branch goes to a label".into()),
-            },
-            _ => None,
-        };
-        if let Some(why) = complaint {
-            problems.push((line, why));
-            continue;
-        }
-        let _ = d;
-        k.insts.push(Inst {
+    let (mnemonic, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+    let Some(op) = decode(mnemonic) else {
+        unsupported.get_or_insert((
             line,
-            guard,
-            op,
-            ops,
-        });
+            format!("`{mnemonic}` is outside the subset the executor models"),
+        ));
+        return Ok(None);
+    };
+    let needs = match op {
+        Op::CpAsync | Op::CommitGroup | Op::WaitGroup | Op::WaitAll => 80,
+        Op::Bulk
+        | Op::MbarArriveExpectTx
+        | Op::MbarTryWaitParity
+        | Op::FenceProxyAsync
+        | Op::FenceMbarInit => 90,
+        _ => 0,
+    };
+    if sm != 0 && sm < needs {
+        return Err(format!(
+            "`{mnemonic}` requires sm_{needs} or higher; the kernel targets sm_{sm}"
+        ));
     }
-    k.regs = regs.list;
-    Parsed {
-        kernel: k,
-        problems,
-        unsupported,
+    let texts = split_operands(rest);
+    if texts.len() != arity(op) {
+        return Err(format!(
+            "`{mnemonic}` takes {} operand(s), not {}",
+            arity(op),
+            texts.len()
+        ));
+    }
+    let mut ops = [Operand::None; 4];
+    for (slot, t) in ops.iter_mut().zip(&texts) {
+        *slot = ctx.operand(t)?;
+    }
+    if let Some(why) = immediate_complaint(op, ops, line, unsupported) {
+        return Err(why);
+    }
+    Ok(Some(Inst {
+        line,
+        guard,
+        op,
+        ops,
+    }))
+}
+
+/// What ptxas checks on an instruction's immediates and operand kinds.
+fn immediate_complaint(
+    op: Op,
+    [a, b, c, _]: [Operand; 4],
+    line: u32,
+    unsupported: &mut Option<Complaint>,
+) -> Option<String> {
+    match op {
+        Op::WaitGroup => match a {
+            Operand::Imm(n) if n < 0 => Some(format!(
+                "cp.async.wait_group {n}: N counts the most recent groups left pending; a negative count is not valid"
+            )),
+            Operand::Imm(_) => None,
+            _ => Some("cp.async.wait_group takes an integer constant".into()),
+        },
+        Op::CpAsync => match c {
+            Operand::Imm(4) => None,
+            Operand::Imm(n) if [8, 16].contains(&n) => {
+                unsupported.get_or_insert((line, format!("cp.async of {n} bytes: the executor models 4-byte copies")));
+                None
+            }
+            _ => Some("cp.async.ca copies 4, 8 or 16 bytes (an integer constant)".into()),
+        },
+        Op::Bulk => match c {
+            Operand::Imm(n) if n > 0 && n % 16 == 0 => None,
+            Operand::Imm(n) => Some(format!("a bulk copy moves a positive multiple of 16 bytes, not {n}")),
+            _ => None,
+        },
+        Op::MbarArriveExpectTx => match c {
+            Operand::Imm(n) if !(0..(1 << 20)).contains(&n) => Some(format!(
+                "expect_tx of {n} bytes: the tx-count is at most 2^20 - 1"
+            )),
+            _ => None,
+        },
+        Op::MbarInit => match b {
+            Operand::Imm(n) if !(1..(1 << 20)).contains(&n) => {
+                Some(format!("an mbarrier counts 1 to 2^20 - 1 arrivals, not {n}"))
+            }
+            _ => None,
+        },
+        Op::MbarTryWaitParity => match c {
+            Operand::Imm(n) if !(0..=1).contains(&n) => {
+                Some(format!("a phase parity is 0 or 1, not {n}"))
+            }
+            _ => None,
+        },
+        Op::BarSync => match a {
+            Operand::Imm(0) => None,
+            Operand::Imm(n) if (0..16).contains(&n) => {
+                unsupported.get_or_insert((line, "named barriers other than 0".into()));
+                None
+            }
+            _ => Some("bar.sync takes a barrier number 0..15".into()),
+        },
+        Op::Bra => match a {
+            Operand::Label(_) => None,
+            _ => Some("a branch goes to a label".into()),
+        },
+        _ => None,
     }
 }
 
@@ -800,6 +849,18 @@ pub fn parse(text: &str) -> Parsed {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_registers_of_a_range_are_named_by_their_numbers() {
+        let mut regs = Regs::default();
+        regs.declare("%r<2492>", Class::B32).unwrap();
+        let names: Vec<&str> = [0, 9, 10, 2491]
+            .iter()
+            .map(|&i| regs.list[i].0.as_str())
+            .collect();
+        assert_eq!(names, ["%r0", "%r9", "%r10", "%r2491"]);
+        assert_eq!(decimal(u32::MAX, &mut [0; 10]), "4294967295");
+    }
 
     #[test]
     fn registers_of_a_range_and_named_ones_are_found() {

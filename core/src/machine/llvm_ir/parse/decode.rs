@@ -45,48 +45,11 @@ pub(super) fn decode(
     match op {
         "icmp" => {
             let d = need_dst(ctx);
-            let (pred, rest) = rest.split_once(char::is_whitespace)?;
-            let pred = match pred {
-                "eq" => Pred::Eq,
-                "ne" => Pred::Ne,
-                "slt" => Pred::Slt,
-                "sle" => Pred::Sle,
-                "sgt" => Pred::Sgt,
-                "sge" => Pred::Sge,
-                other => {
-                    unsupported.get_or_insert((ctx.line, format!("icmp {other}")));
-                    return None;
-                }
-            };
-            let (ty, operands) = rest.trim().split_once(char::is_whitespace)?;
-            let ty = parse_ty(ty)?;
-            let parts = split_top(operands);
-            let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
-                ctx.bad("icmp takes two operands");
-                return None;
-            };
-            Some(Kind::Icmp {
-                dst: d,
-                pred,
-                a: ctx.val(ty, a),
-                b: ctx.val(ty, b),
-            })
+            compare(ctx, d, rest, unsupported)
         }
         "select" => {
             let d = need_dst(ctx);
-            let parts = split_top(rest);
-            let (Some(c), Some(a), Some(b)) = (parts.first(), parts.get(1), parts.get(2)) else {
-                ctx.bad("select takes three operands");
-                return None;
-            };
-            let c = ctx.typed(c, Ty::I1);
-            let ty = split_typed(a).map_or(Ty::I32, |(t, _)| t);
-            Some(Kind::Select {
-                dst: d,
-                c,
-                a: ctx.typed(a, ty),
-                b: ctx.typed(b, ty),
-            })
+            select(ctx, d, rest)
         }
         "getelementptr" => {
             let d = need_dst(ctx);
@@ -99,24 +62,7 @@ pub(super) fn decode(
         "store" => store(ctx, rest),
         "fadd" | "fsub" | "fmul" | "fdiv" => {
             let d = need_dst(ctx);
-            let operands = rest.strip_prefix("float ").unwrap_or(rest);
-            let parts = split_top(operands);
-            let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
-                ctx.bad(format!("{op} takes two operands"));
-                return None;
-            };
-            let fop = match op {
-                "fadd" => FOp::Add,
-                "fsub" => FOp::Sub,
-                "fmul" => FOp::Mul,
-                _ => FOp::Div,
-            };
-            Some(Kind::FBin {
-                dst: d,
-                op: fop,
-                a: ctx.val(Ty::Float, a),
-                b: ctx.val(Ty::Float, b),
-            })
+            float_binary(ctx, d, op, rest)
         }
         "fneg" => {
             let d = need_dst(ctx);
@@ -140,23 +86,7 @@ pub(super) fn decode(
             let d = need_dst(ctx);
             phi(ctx, d, rest)
         }
-        "br" => {
-            if let Some(label) = rest.strip_prefix("label ") {
-                return Some(Kind::Br {
-                    to: ctx.block(label),
-                });
-            }
-            let parts = split_top(rest);
-            let (Some(c), Some(t), Some(o)) = (parts.first(), parts.get(1), parts.get(2)) else {
-                ctx.bad("br takes a label, or a condition and two labels");
-                return None;
-            };
-            Some(Kind::CondBr {
-                c: ctx.typed(c, Ty::I1),
-                then: ctx.block(t),
-                other: ctx.block(o),
-            })
-        }
+        "br" => branch(ctx, rest),
         "ret" => {
             if rest != "void" {
                 ctx.bad("the kernel returns void");
@@ -169,6 +99,94 @@ pub(super) fn decode(
             None
         }
     }
+}
+
+/// `icmp PRED i32 %a, %b`.
+fn compare(ctx: &mut Ctx, d: u32, rest: &str, unsupported: &mut Option<Complaint>) -> Option<Kind> {
+    let (pred, rest) = rest.split_once(char::is_whitespace)?;
+    let pred = match pred {
+        "eq" => Pred::Eq,
+        "ne" => Pred::Ne,
+        "slt" => Pred::Slt,
+        "sle" => Pred::Sle,
+        "sgt" => Pred::Sgt,
+        "sge" => Pred::Sge,
+        other => {
+            unsupported.get_or_insert((ctx.line, format!("icmp {other}")));
+            return None;
+        }
+    };
+    let (ty, operands) = rest.trim().split_once(char::is_whitespace)?;
+    let ty = parse_ty(ty)?;
+    let parts = split_top(operands);
+    let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
+        ctx.bad("icmp takes two operands");
+        return None;
+    };
+    Some(Kind::Icmp {
+        dst: d,
+        pred,
+        a: ctx.val(ty, a),
+        b: ctx.val(ty, b),
+    })
+}
+
+/// `select i1 %c, TYPE %a, TYPE %b`.
+fn select(ctx: &mut Ctx, d: u32, rest: &str) -> Option<Kind> {
+    let parts = split_top(rest);
+    let (Some(c), Some(a), Some(b)) = (parts.first(), parts.get(1), parts.get(2)) else {
+        ctx.bad("select takes three operands");
+        return None;
+    };
+    let c = ctx.typed(c, Ty::I1);
+    let ty = split_typed(a).map_or(Ty::I32, |(t, _)| t);
+    Some(Kind::Select {
+        dst: d,
+        c,
+        a: ctx.typed(a, ty),
+        b: ctx.typed(b, ty),
+    })
+}
+
+/// `fadd float %a, %b` (and `fsub`, `fmul`, `fdiv`).
+fn float_binary(ctx: &mut Ctx, d: u32, op: &str, rest: &str) -> Option<Kind> {
+    let operands = rest.strip_prefix("float ").unwrap_or(rest);
+    let parts = split_top(operands);
+    let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
+        ctx.bad(format!("{op} takes two operands"));
+        return None;
+    };
+    let fop = match op {
+        "fadd" => FOp::Add,
+        "fsub" => FOp::Sub,
+        "fmul" => FOp::Mul,
+        _ => FOp::Div,
+    };
+    Some(Kind::FBin {
+        dst: d,
+        op: fop,
+        a: ctx.val(Ty::Float, a),
+        b: ctx.val(Ty::Float, b),
+    })
+}
+
+/// `br label %b`, or `br i1 %c, label %then, label %other`.
+fn branch(ctx: &mut Ctx, rest: &str) -> Option<Kind> {
+    if let Some(label) = rest.strip_prefix("label ") {
+        return Some(Kind::Br {
+            to: ctx.block(label),
+        });
+    }
+    let parts = split_top(rest);
+    let (Some(c), Some(t), Some(o)) = (parts.first(), parts.get(1), parts.get(2)) else {
+        ctx.bad("br takes a label, or a condition and two labels");
+        return None;
+    };
+    Some(Kind::CondBr {
+        c: ctx.typed(c, Ty::I1),
+        then: ctx.block(t),
+        other: ctx.block(o),
+    })
 }
 
 /// A two-operand integer operation: `add i32 %a, %b` (flags like nsw are not in the subset); on

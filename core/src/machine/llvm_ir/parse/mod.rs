@@ -163,6 +163,34 @@ pub enum Kind {
     Ret,
 }
 
+impl Kind {
+    /// The value the instruction defines, if any.
+    pub fn dst(&self) -> Option<u32> {
+        match self {
+            Kind::WorkitemId { dst }
+            | Kind::Int { dst, .. }
+            | Kind::Icmp { dst, .. }
+            | Kind::Select { dst, .. }
+            | Kind::Logic { dst, .. }
+            | Kind::Gep { dst, .. }
+            | Kind::Load { dst, .. }
+            | Kind::FBin { dst, .. }
+            | Kind::FNeg { dst, .. }
+            | Kind::FAbs { dst, .. }
+            | Kind::Fma { dst, .. }
+            | Kind::SiToFp { dst, .. }
+            | Kind::Phi { dst, .. } => Some(*dst),
+            Kind::Store { .. }
+            | Kind::AsyncLds { .. }
+            | Kind::AsyncMark
+            | Kind::WaitAsyncMark { .. }
+            | Kind::Br { .. }
+            | Kind::CondBr { .. }
+            | Kind::Ret => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {
     pub line: u32,
@@ -252,11 +280,12 @@ fn split_top(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
-    for (i, ch) in s.char_indices() {
-        match ch {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
+    // The delimiters are ASCII, so byte positions are character boundaries.
+    for (i, byte) in s.bytes().enumerate() {
+        match byte {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => {
                 out.push(s.get(start..i).unwrap_or("").trim());
                 start = i + 1;
             }
@@ -268,6 +297,20 @@ fn split_top(s: &str) -> Vec<&str> {
         out.push(last);
     }
     out
+}
+
+/// `l.split_once(" = ")`, found by looking for the byte `=` first: that search is much cheaper
+/// than a substring search, and this runs twice for every line (the first `=` of a line is its
+/// assignment's in every line the emitter writes).
+fn split_assignment(l: &str) -> Option<(&str, &str)> {
+    let at = l.find('=')?;
+    let assignment = at > 0
+        && l.as_bytes().get(at - 1) == Some(&b' ')
+        && l.as_bytes().get(at + 1) == Some(&b' ');
+    if !assignment {
+        return l.split_once(" = ");
+    }
+    Some((l.get(..at - 1)?, l.get(at + 2..)?))
 }
 
 fn parse_ty(s: &str) -> Option<Ty> {
@@ -692,7 +735,7 @@ fn function_body(
             nblocks += 1;
             continue;
         }
-        if let Some((lhs, rhs)) = l.split_once(" = ") {
+        if let Some((lhs, rhs)) = split_assignment(l) {
             let Some(name) = lhs.trim().strip_prefix('%') else {
                 ctx.bad(format!("`{lhs}` is not a local value"));
                 continue;
@@ -716,7 +759,7 @@ fn function_body(
             block = ctx.blocks.get(name).copied().unwrap_or(block);
             continue;
         }
-        let (dst, rhs) = match l.split_once(" = ") {
+        let (dst, rhs) = match split_assignment(l) {
             Some((lhs, rhs)) => (
                 ctx.locals.get(lhs.trim().trim_start_matches('%')).copied(),
                 rhs.trim(),
