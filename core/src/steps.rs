@@ -332,68 +332,7 @@ pub fn step_through(source: &Source, options: &StepOptions) -> StepThrough {
             });
             break;
         }
-        let event = match e {
-            Event::Exec {
-                stmt,
-                iteration,
-                is_async,
-                group,
-                target,
-                node,
-                reads,
-                raced,
-                instance,
-                ..
-            } => StepEvent::Exec {
-                stmt: *stmt,
-                iteration: *iteration,
-                line: lines.assigns.get(*node).copied(),
-                span: source_span(program, *stmt),
-                is_async: *is_async,
-                group: group.map(|(queue, seq)| GroupId { queue, seq }),
-                // An empty index: the instance stopped before writing.
-                writes: (!target.1.is_empty())
-                    .then(|| out.slot_of(&target.0, &target.1))
-                    .flatten(),
-                reads: reads
-                    .iter()
-                    .filter_map(|(b, ix)| out.slot_of(b, ix))
-                    .collect(),
-                raced: *raced,
-                instance: *instance,
-            },
-            Event::Commit { queue, seq, size } => {
-                committed.insert(*queue, seq + 1);
-                StepEvent::Commit {
-                    group: GroupId {
-                        queue: *queue,
-                        seq: *seq,
-                    },
-                    size: *size,
-                }
-            }
-            Event::Wait {
-                index,
-                queue,
-                count,
-                in_flight,
-                forced,
-            } => StepEvent::Wait {
-                index: *index,
-                line: lines.waits.get(index).copied(),
-                queue: *queue,
-                count: *count,
-                committed: committed.get(queue).copied().unwrap_or(0),
-                in_flight: *in_flight,
-                forced: forced.clone(),
-            },
-            Event::Complete { queue, seq } => StepEvent::Complete {
-                group: GroupId {
-                    queue: *queue,
-                    seq: *seq,
-                },
-            },
-        };
+        let event = step_event(e, program, &lines, &mut committed, &out);
         let (step, cycle) = match e {
             Event::Exec { step, instance, .. } => (
                 *step,
@@ -425,6 +364,79 @@ pub fn step_through(source: &Source, options: &StepOptions) -> StepThrough {
     fill_from_next_statement(&mut out.steps, moments.is_some());
     out.checkpoints = out.replay_checkpoints();
     out
+}
+
+/// One event of the interpreter's trace as a step: lines and spans found, slots named, and a wait's
+/// groups committed so far (`committed`, kept up to date by the commits).
+fn step_event(
+    e: &Event,
+    program: &Program,
+    lines: &LineMap,
+    committed: &mut BTreeMap<i64, u64>,
+    out: &StepThrough,
+) -> StepEvent {
+    match e {
+        Event::Exec {
+            stmt,
+            iteration,
+            is_async,
+            group,
+            target,
+            node,
+            reads,
+            raced,
+            instance,
+            ..
+        } => StepEvent::Exec {
+            stmt: *stmt,
+            iteration: *iteration,
+            line: lines.assigns.get(*node).copied(),
+            span: source_span(program, *stmt),
+            is_async: *is_async,
+            group: group.map(|(queue, seq)| GroupId { queue, seq }),
+            // An empty index: the instance stopped before writing.
+            writes: (!target.1.is_empty())
+                .then(|| out.slot_of(&target.0, &target.1))
+                .flatten(),
+            reads: reads
+                .iter()
+                .filter_map(|(b, ix)| out.slot_of(b, ix))
+                .collect(),
+            raced: *raced,
+            instance: *instance,
+        },
+        Event::Commit { queue, seq, size } => {
+            committed.insert(*queue, seq + 1);
+            StepEvent::Commit {
+                group: GroupId {
+                    queue: *queue,
+                    seq: *seq,
+                },
+                size: *size,
+            }
+        }
+        Event::Wait {
+            index,
+            queue,
+            count,
+            in_flight,
+            forced,
+        } => StepEvent::Wait {
+            index: *index,
+            line: lines.waits.get(index).copied(),
+            queue: *queue,
+            count: *count,
+            committed: committed.get(queue).copied().unwrap_or(0),
+            in_flight: *in_flight,
+            forced: forced.clone(),
+        },
+        Event::Complete { queue, seq } => StepEvent::Complete {
+            group: GroupId {
+                queue: *queue,
+                seq: *seq,
+            },
+        },
+    }
 }
 
 fn source_span(program: &Program, stmt: StmtId) -> Span {

@@ -13,15 +13,7 @@ const MAX_FUNCTION_LINES: usize = 150;
 const MAX_MODULE_LINES: usize = 900;
 
 /// Functions allowed over the limit for now, as `path::name` (path from the repository root).
-const LONG_FUNCTIONS_ALLOWED: &[&str] = &[
-    // issue 21/22: being split on branch machine
-    "core/src/machine/ptx/parse.rs::parse",
-    "core/src/machine/llvm_ir/mod.rs::exec",
-    "core/src/machine/llvm_ir/parse/decode.rs::decode",
-    "core/src/machine/mod.rs::judge",
-    // issue 22: the app's step-through is being changed on branch steps2, which owns steps.rs
-    "core/src/steps.rs::step_through",
-];
+const LONG_FUNCTIONS_ALLOWED: &[&str] = &[];
 
 /// Modules allowed over the limit for now (path from the repository root).
 const LONG_MODULES_ALLOWED: &[&str] = &[];
