@@ -4,6 +4,7 @@
 //! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
 //! real instruction stream for its actual trip count (`sequence.rs`).
 
+use super::items::{walk_items, ItemEmitter};
 use super::sequence::Stream;
 use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, Isa, Spelling, ValueOp};
@@ -238,40 +239,46 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        let mut i = 0;
-        while let Some(it) = items.get(i) {
-            i += 1;
-            match it {
-                Item::Stmt(s) => self.stmt(s),
-                Item::Open(_) => {}
-                Item::Commit(q) => {
-                    emit!(self, "; commit group (queue {q})");
-                    self.stream.commit(*q);
-                }
-                Item::Wait { .. } => {
-                    let (g, next) = self.stream.wait_point(items, i - 1, self.out.stmts.len());
-                    i = next;
-                    emit!(self, "@W{g}@");
-                }
-                Item::Loop { lo, hi, body, .. } => {
-                    self.labels += 1;
-                    let n = self.labels;
-                    emit!(self, "s_mov_b32 s{S_LOOP}, {lo}");
-                    self.out.line(format!(".Lbody{n}:"));
-                    // The previous iteration's LDS writes may be in flight here.
-                    self.lds_writes_pending = true;
-                    emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
-                    emit!(self, "s_cbranch_scc1 .Lend{n}");
-                    let outer = self.stream.enter_loop();
-                    self.items(body);
-                    self.stream.leave_loop(outer, *lo, *hi);
-                    emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
-                    emit!(self, "s_branch .Lbody{n}");
-                    self.out.line(format!(".Lend{n}:"));
-                    self.lds_writes_pending = true;
-                }
-            }
-        }
+        walk_items(self, items);
+    }
+}
+
+impl ItemEmitter for Gen<'_> {
+    /// The loop's label number.
+    type Loop = u32;
+
+    fn sink(&mut self) -> (&mut Stream, &mut Lines) {
+        (&mut self.stream, &mut self.out)
+    }
+
+    fn statement(&mut self, s: &Stmt) {
+        self.stmt(s);
+    }
+
+    fn open(&mut self, _queue: i64, _rest: &[Item]) {}
+
+    fn commit(&mut self, queue: i64) {
+        emit!(self, "; commit group (queue {queue})");
+        self.stream.commit(queue);
+    }
+
+    fn loop_head(&mut self, lo: i64, hi: i64) -> u32 {
+        self.labels += 1;
+        let n = self.labels;
+        emit!(self, "s_mov_b32 s{S_LOOP}, {lo}");
+        self.out.line(format!(".Lbody{n}:"));
+        // The previous iteration's LDS writes may be in flight here.
+        self.lds_writes_pending = true;
+        emit!(self, "s_cmp_ge_i32 s{S_LOOP}, {hi}");
+        emit!(self, "s_cbranch_scc1 .Lend{n}");
+        n
+    }
+
+    fn loop_tail(&mut self, n: u32) {
+        emit!(self, "s_add_i32 s{S_LOOP}, s{S_LOOP}, 1");
+        emit!(self, "s_branch .Lbody{n}");
+        self.out.line(format!(".Lend{n}:"));
+        self.lds_writes_pending = true;
     }
 }
 

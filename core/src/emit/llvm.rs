@@ -6,6 +6,7 @@
 //! Checked with `llvm-as-22` and `opt-22 -passes=verify` (LLVM 22 accepts the declarations of the
 //! new intrinsics).
 
+use super::items::{walk_items, ItemEmitter};
 use super::sequence::Stream;
 use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
 use super::walk::{self, CondOp, Isa, Predicates, Spelling, ValueOp};
@@ -97,48 +98,7 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        let mut i = 0;
-        while let Some(it) = items.get(i) {
-            i += 1;
-            match it {
-                Item::Stmt(s) => self.stmt(s),
-                Item::Open(_) => self.stream.open(),
-                Item::Commit(q) => {
-                    emit!(
-                        self,
-                        "call void @llvm.amdgcn.asyncmark()  ; commit group (queue {q})"
-                    );
-                    self.stream.commit_unit(*q, self.out.stmts.len() - 1);
-                }
-                Item::Wait { .. } => {
-                    let (g, next) = self.stream.wait_point(items, i - 1, self.out.stmts.len());
-                    i = next;
-                    emit!(self, "@W{g}@");
-                }
-                Item::Loop { lo, hi, body, .. } => {
-                    self.loops += 1;
-                    let k = self.loops;
-                    let from = self.block.clone();
-                    emit!(self, "br label %head{k}");
-                    self.out.line(format!("head{k}:"));
-                    emit!(
-                        self,
-                        "%i{k} = phi i32 [ {lo}, %{from} ], [ %next{k}, %body{k} ]"
-                    );
-                    emit!(self, "%more{k} = icmp slt i32 %i{k}, {hi}");
-                    emit!(self, "br i1 %more{k}, label %body{k}, label %exit{k}");
-                    self.out.line(format!("body{k}:"));
-                    self.block = format!("body{k}");
-                    let outer = self.stream.enter_loop();
-                    self.items(body);
-                    self.stream.leave_loop(outer, *lo, *hi);
-                    emit!(self, "%next{k} = add i32 %i{k}, 1");
-                    emit!(self, "br label %head{k}");
-                    self.out.line(format!("exit{k}:"));
-                    self.block = format!("exit{k}");
-                }
-            }
-        }
+        walk_items(self, items);
     }
 
     /// Buffers the loop reads start at 0 in the loop; LDS starts undefined: a loop stores 0.0
@@ -173,6 +133,55 @@ impl Gen<'_> {
             self.out.line(format!("zeroed{b}:"));
             self.block = format!("zeroed{b}");
         }
+    }
+}
+
+impl ItemEmitter for Gen<'_> {
+    /// The loop's number (its blocks' names).
+    type Loop = u32;
+
+    fn sink(&mut self) -> (&mut Stream, &mut Lines) {
+        (&mut self.stream, &mut self.out)
+    }
+
+    fn statement(&mut self, s: &Stmt) {
+        self.stmt(s);
+    }
+
+    fn open(&mut self, _queue: i64, _rest: &[Item]) {
+        self.stream.open();
+    }
+
+    fn commit(&mut self, queue: i64) {
+        emit!(
+            self,
+            "call void @llvm.amdgcn.asyncmark()  ; commit group (queue {queue})"
+        );
+        self.stream.commit_unit(queue, self.out.stmts.len() - 1);
+    }
+
+    fn loop_head(&mut self, lo: i64, hi: i64) -> u32 {
+        self.loops += 1;
+        let k = self.loops;
+        let from = self.block.clone();
+        emit!(self, "br label %head{k}");
+        self.out.line(format!("head{k}:"));
+        emit!(
+            self,
+            "%i{k} = phi i32 [ {lo}, %{from} ], [ %next{k}, %body{k} ]"
+        );
+        emit!(self, "%more{k} = icmp slt i32 %i{k}, {hi}");
+        emit!(self, "br i1 %more{k}, label %body{k}, label %exit{k}");
+        self.out.line(format!("body{k}:"));
+        self.block = format!("body{k}");
+        k
+    }
+
+    fn loop_tail(&mut self, k: u32) {
+        emit!(self, "%next{k} = add i32 %i{k}, 1");
+        emit!(self, "br label %head{k}");
+        self.out.line(format!("exit{k}:"));
+        self.block = format!("exit{k}");
     }
 }
 

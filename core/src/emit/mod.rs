@@ -16,6 +16,7 @@ macro_rules! emit {
 }
 
 mod amdgpu;
+mod items;
 mod llvm;
 mod mbarriers;
 mod ptx;

@@ -20,6 +20,7 @@ mod hopper;
 use header::SharedMemory;
 use hopper::barrier_operand;
 
+use super::items::{walk_items, ItemEmitter};
 use super::mbarriers::{self, Plan, QueueState};
 use super::sequence::Stream;
 use super::waits::{emitted_waits, fill_waits, wait_lines, WaitSpelling};
@@ -252,71 +253,7 @@ impl Gen<'_> {
     }
 
     fn items(&mut self, items: &[Item]) {
-        let mut at = 0;
-        while let Some(it) = items.get(at) {
-            at += 1;
-            match it {
-                Item::Stmt(s) => self.stmt(s),
-                Item::Open(q) => {
-                    if self.hopper.is_some() {
-                        let rest = items.get(at..).unwrap_or(&[]);
-                        self.hopper_open(*q, rest);
-                    } else {
-                        self.stream.open();
-                    }
-                }
-                Item::Commit(q) if self.hopper.is_some() => self.hopper_commit(*q),
-                Item::Commit(q) => {
-                    self.out.instr("cp.async.commit_group;");
-                    self.stream.commit_unit(*q, self.out.stmts.len() - 1);
-                }
-                Item::Wait {
-                    queue,
-                    count,
-                    id,
-                    node,
-                } if self.hopper.is_some() => self.hopper_wait(IrWait {
-                    node: *node,
-                    id: *id,
-                    queue: *queue,
-                    count: *count,
-                }),
-                Item::Wait { .. } => {
-                    let (g, next) = self.stream.wait_point(items, at - 1, self.out.stmts.len());
-                    at = next;
-                    emit!(self, "@W{g}@");
-                }
-                Item::Loop { lo, hi, body, .. } => {
-                    self.labels += 1;
-                    let (head, end) = (
-                        format!("$L_body_{}", self.labels),
-                        format!("$L_end_{}", self.labels),
-                    );
-                    let p = self.p();
-                    self.enter_loop();
-                    emit!(self, "mov.s32 %r1, {lo};");
-                    self.out.line(format!("{head}:"));
-                    emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
-                    emit!(self, "@{p} bra.uni {end};");
-                    let outer = self.stream.enter_loop();
-                    let outside = self.hopper.as_ref().map_or(1, |h| h.repeats);
-                    if let Some(h) = &mut self.hopper {
-                        h.repeats = outside * u64::try_from(hi - lo).unwrap_or(0);
-                    }
-                    self.items(body);
-                    if let Some(h) = &mut self.hopper {
-                        h.repeats = outside;
-                    }
-                    self.stream.leave_loop(outer, *lo, *hi);
-                    self.out.instr("add.s32 %r1, %r1, 1;");
-                    emit!(self, "bra.uni {head};");
-                    self.out.line(format!("{end}:"));
-                    if let Some(h) = &mut self.hopper {
-                        h.state = Some(h.plan.after_loop.clone());
-                    }
-                }
-            }
-        }
+        walk_items(self, items);
     }
 
     /// Buffers the loop reads start at 0 in the loop; shared and local memory start undefined:
@@ -386,6 +323,97 @@ impl Gen<'_> {
         }
         for l in lines {
             self.out.instr(&l);
+        }
+    }
+}
+
+/// A loop's labels, and the times its body repeats outside it (sm_90a's barrier phases).
+struct PtxLoop {
+    head: String,
+    end: String,
+    outside: u64,
+}
+
+/// sm_80 waits are wait points of the single sequence; sm_90a's commit scopes, commits and waits
+/// are its mbarriers' (`hopper.rs`).
+impl ItemEmitter for Gen<'_> {
+    type Loop = PtxLoop;
+
+    fn sink(&mut self) -> (&mut Stream, &mut Lines) {
+        (&mut self.stream, &mut self.out)
+    }
+
+    fn statement(&mut self, s: &Stmt) {
+        self.stmt(s);
+    }
+
+    fn open(&mut self, queue: i64, rest: &[Item]) {
+        if self.hopper.is_some() {
+            self.hopper_open(queue, rest);
+        } else {
+            self.stream.open();
+        }
+    }
+
+    fn commit(&mut self, queue: i64) {
+        if self.hopper.is_some() {
+            self.hopper_commit(queue);
+        } else {
+            self.out.instr("cp.async.commit_group;");
+            self.stream.commit_unit(queue, self.out.stmts.len() - 1);
+        }
+    }
+
+    fn own_wait(&mut self, wait: &Item) -> bool {
+        let Item::Wait {
+            queue,
+            count,
+            id,
+            node,
+        } = wait
+        else {
+            return false;
+        };
+        if self.hopper.is_none() {
+            return false;
+        }
+        self.hopper_wait(IrWait {
+            node: *node,
+            id: *id,
+            queue: *queue,
+            count: *count,
+        });
+        true
+    }
+
+    fn loop_head(&mut self, lo: i64, hi: i64) -> PtxLoop {
+        self.labels += 1;
+        let (head, end) = (
+            format!("$L_body_{}", self.labels),
+            format!("$L_end_{}", self.labels),
+        );
+        let p = self.p();
+        self.enter_loop();
+        emit!(self, "mov.s32 %r1, {lo};");
+        self.out.line(format!("{head}:"));
+        emit!(self, "setp.ge.s32 {p}, %r1, {hi};");
+        emit!(self, "@{p} bra.uni {end};");
+        let outside = self.hopper.as_ref().map_or(1, |h| h.repeats);
+        if let Some(h) = &mut self.hopper {
+            h.repeats = outside * u64::try_from(hi - lo).unwrap_or(0);
+        }
+        PtxLoop { head, end, outside }
+    }
+
+    fn loop_tail(&mut self, l: PtxLoop) {
+        if let Some(h) = &mut self.hopper {
+            h.repeats = l.outside;
+        }
+        self.out.instr("add.s32 %r1, %r1, 1;");
+        emit!(self, "bra.uni {};", l.head);
+        self.out.line(format!("{}:", l.end));
+        if let Some(h) = &mut self.hopper {
+            h.state = Some(h.plan.after_loop.clone());
         }
     }
 }
