@@ -400,6 +400,13 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
     over_budget
 }
 
+/// The pipelined program run with the count of wait `index` moved by `delta` at every instance.
+fn run_with_delta(pipelined: &Prepared, base: &RunOptions, index: usize, delta: i64) -> Run {
+    let mut o = base.clone();
+    o.count_delta.insert(index, delta);
+    pipelined.run(&o)
+}
+
 /// How much lower the count of the racy wait `index` must be for no race to be blamed on it, found
 /// by running the program with it lowered by 1, 2, … up to the most groups it ever let stay in
 /// flight (lowering only completes more, so the first that works is the fix); with the runs made.
@@ -412,9 +419,7 @@ fn racy_fix(
     let mut runs = 0;
     for k in 1..=max_in_flight as i64 {
         runs += 1;
-        let mut o = base.clone();
-        o.count_delta.insert(index, -k);
-        let r = pipelined.run(&o);
+        let r = run_with_delta(pipelined, base, index, -k);
         // A count below 0 at some instance is no instruction a target has.
         if r.problems.iter().any(|p| p.invalid.is_some()) {
             break;
@@ -508,9 +513,7 @@ fn judge_runs(
 ) -> Judgement {
     let safe = |delta: i64| {
         runs.set(runs.get() + 1);
-        let mut o = base.clone();
-        o.count_delta.insert(index, delta);
-        let r = pipelined.run(&o);
+        let r = run_with_delta(pipelined, base, index, delta);
         // A raised final wait may leave a group never awaited: not safe, even unobserved.
         r.races.is_empty()
             && r.problems.iter().all(|p| p.invalid.is_none())

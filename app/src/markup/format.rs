@@ -1,6 +1,6 @@
 //! Small text formatting shared by the panes, kept out of the views.
 
-use stagecraft::verify::Judgement;
+use stagecraft::verify::{Judgement, Verdict};
 
 /// `x` with `decimals` digits after the point, without the float formatting machinery (which alone
 /// costs kilobytes of the bundle).
@@ -13,6 +13,18 @@ pub fn fixed(x: f64, decimals: u32) -> String {
         format!("{sign}{whole}")
     } else {
         format!("{sign}{whole}.{frac:0width$}", width = decimals as usize)
+    }
+}
+
+/// The verdict's class, as the Verification pane colours it.
+pub fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Invalid => "verdict invalid",
+        Verdict::Equivalent => "verdict equivalent",
+        Verdict::SafeButLoose => "verdict safebutloose",
+        Verdict::Racy => "verdict racy",
+        Verdict::Different => "verdict different",
+        Verdict::NotRun => "verdict notrun",
     }
 }
 

@@ -5,7 +5,6 @@
 
 use super::html::Html;
 use stagecraft::tokens::TokenForm;
-use stagecraft::verify::Verdict;
 
 /// Stagecraft's program in token form: each `async_done` line carries its count translation (the
 /// comment core writes), and is marked so that it reads apart from the statements.
@@ -36,18 +35,6 @@ pub fn tokens_html(form: &TokenForm) -> String {
     }
     h.raw("</pre>");
     h.finish()
-}
-
-/// The verdict's class, as the Verification pane colours it.
-pub fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Invalid => "verdict invalid",
-        Verdict::Equivalent => "verdict equivalent",
-        Verdict::SafeButLoose => "verdict safebutloose",
-        Verdict::Racy => "verdict racy",
-        Verdict::Different => "verdict different",
-        Verdict::NotRun => "verdict notrun",
-    }
 }
 
 #[cfg(test)]

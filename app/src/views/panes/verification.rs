@@ -8,7 +8,6 @@ use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::format;
 use crate::markup::html::Html;
-use crate::markup::views::verdict_class;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Focus, Point, Selection};
 use crate::model::roving::Axis;
@@ -151,7 +150,7 @@ pub fn verification_html(
 ) -> String {
     let mut h = Html::default();
     h.raw("<div class=\"")
-        .raw(verdict_class(v.verdict))
+        .raw(format::verdict_class(v.verdict))
         .raw("\" id=\"verdict\">")
         .text(&v.summary)
         .raw("</div>");
