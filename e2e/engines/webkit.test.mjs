@@ -56,6 +56,18 @@ test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link ro
       const el = await call('POST', `${s}/element`, { using: 'css selector', value: selector });
       await call('POST', `${s}/element/${el[ELEMENT] ?? Object.values(el)[0]}/click`, {});
     },
-    screenshot: async path => writeFileSync(path, Buffer.from(await call('GET', `${s}/screenshot`), 'base64')),
+    // WebKitWebDriver's screenshot fails now and then right after a navigation ("unknown error",
+    // seen in CI on the 2-core machine, once in many runs): the picture is for people to look at,
+    // the test's assertions are on the page, so it is tried again and at worst reported.
+    screenshot: async path => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return writeFileSync(path, Buffer.from(await call('GET', `${s}/screenshot`), 'base64'));
+        } catch (e) {
+          if (attempt === 3) return console.log(`# no screenshot ${path}: ${e.message}`);
+          await new Promise(r => setTimeout(r, 500));
+        }
+      }
+    },
   }, 'webkit');
 });
