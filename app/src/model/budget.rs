@@ -16,6 +16,18 @@ pub const TASK_MS: f64 = 40.0;
 /// browser drawing the pasted text.
 pub const LARGE_EDIT_BYTES: usize = 1024;
 
+/// A text of more bytes or lines than these is large: its editor overlay is written in a task of
+/// its own, after the rest of its exploration is drawn, and the textarea draws its text. Near the
+/// limits, writing the overlay and colouring the textarea's text again each cost about as much as
+/// writing all the panes.
+pub const LARGE_TEXT_BYTES: usize = 16 * 1024;
+pub const LARGE_TEXT_LINES: usize = 1024;
+
+/// Whether `text` is large (`LARGE_TEXT_BYTES`, `LARGE_TEXT_LINES`).
+pub fn large_text(text: &str) -> bool {
+    text.len() > LARGE_TEXT_BYTES || text.bytes().filter(|&b| b == b'\n').count() > LARGE_TEXT_LINES
+}
+
 /// Writing and rendering an exploration's result, per millisecond of exploring, before any is
 /// measured: high enough that the first large paste explores and draws in separate tasks rather than
 /// in one long one.
