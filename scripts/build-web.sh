@@ -17,4 +17,6 @@ export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
 export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
 export RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort --cfg erase_components"
 trunk build --release
+# wasm-bindgen's hashed import names, shortened in the module and its glue (6 KB gzipped).
+python3 scripts/minify-imports.py dist
 ./scripts/bundle-size.sh
