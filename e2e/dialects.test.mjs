@@ -1,6 +1,5 @@
-// The dialects users write (issue 25): a pasted TVMScript PrimFunc and the token view. (The TVM 0.27
-// view, the check view and the TVMScript export in the Code pane, with their tests, are on branch
-// dialects2: they do not fit the bundle yet.) Run by scripts/e2e.sh against the release
+// The dialects users write (issue 25): a pasted TVMScript PrimFunc, the token view and the TVMScript
+// export. (The TVM 0.27 view and the check view, with their tests, are on branch dialects2.) Run by scripts/e2e.sh against the release
 // build; alone: `cd e2e && STAGECRAFT_URL=… node --test dialects.test.mjs`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,6 +73,20 @@ test('the tokens view on RFC (b): each wait an async_done with its count beside 
   await again.click('button[data-view="stagecraft"]');
   await again.waitForSelector('#program');
   await again.close();
+  await page.close();
+});
+
+test('the loop exports as a TVMScript PrimFunc from the Code pane', async () => {
+  const page = await open();
+  await page.click('#tab-code');
+  await page.selectOption('#target', 'tvmscript');
+  await page.waitForFunction(() => /@T\.prim_func/.test(document.querySelector('#code')?.textContent ?? ''));
+  const code = await page.locator('#code pre.code').innerText();
+  assert.match(code, /"software_pipeline_async_stages": \[0\]/);
+  // A text with an error has no export, and says why.
+  await pasteAndExplore(page, 'for i in range(4):\n    C[i] = A[i] +\n');
+  await page.waitForSelector('#code .unavailable');
+  assert.match(await page.locator('#code .unavailable').innerText(), /no TVMScript form: fix line 2 first/);
   await page.close();
 });
 

@@ -157,6 +157,8 @@ pub enum CodeTarget {
     /// The printed program (TVM's Python form), in the form shown.
     #[default]
     Tir,
+    /// The loop itself as a TVMScript PrimFunc that TVM 0.27 parses and pipelines (the export).
+    TvmScript,
     Machine(Target),
     /// A target named by a link of another version of Stagecraft, which this build does not emit:
     /// kept as written, so that the pane can say so and the link survives being shared again.
@@ -165,15 +167,19 @@ pub enum CodeTarget {
 
 impl CodeTarget {
     const TIR: &'static str = "tir";
+    const TVMSCRIPT: &'static str = "tvmscript";
 
     /// Every target this build shows, in the order offered.
     pub fn all() -> impl Iterator<Item = CodeTarget> {
-        std::iter::once(CodeTarget::Tir).chain(Target::ALL.into_iter().map(CodeTarget::Machine))
+        [CodeTarget::Tir, CodeTarget::TvmScript]
+            .into_iter()
+            .chain(Target::ALL.into_iter().map(CodeTarget::Machine))
     }
 
     pub fn name(&self) -> &str {
         match self {
             CodeTarget::Tir => CodeTarget::TIR,
+            CodeTarget::TvmScript => CodeTarget::TVMSCRIPT,
             CodeTarget::Machine(t) => t.name(),
             CodeTarget::Unavailable(name) => name,
         }
@@ -181,8 +187,10 @@ impl CodeTarget {
 
     /// Any name reads: one this build does not know is `Unavailable`.
     pub fn parse(name: &str) -> CodeTarget {
-        if name == CodeTarget::TIR {
-            return CodeTarget::Tir;
+        match name {
+            CodeTarget::TIR => return CodeTarget::Tir,
+            CodeTarget::TVMSCRIPT => return CodeTarget::TvmScript,
+            _ => {}
         }
         Target::parse(name).map_or_else(
             || CodeTarget::Unavailable(name.to_string()),

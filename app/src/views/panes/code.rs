@@ -19,6 +19,7 @@ use stagecraft_link::{CodeTarget, Pane};
 fn label(target: &CodeTarget) -> &str {
     match target {
         CodeTarget::Tir => "TIR (Python)",
+        CodeTarget::TvmScript => "TVMScript (the loop, for TVM 0.27)",
         CodeTarget::Machine(t) => t.label(),
         CodeTarget::Unavailable(name) => name,
     }
@@ -75,6 +76,33 @@ fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool) -> Option<Stri
         CodeTarget::Tir => focus::printed(ex, peeled).map(|p| p.text.clone()),
         _ => emitted(ex, target).map(|c| c.text.clone()),
     }
+}
+
+/// The loop in `source` as a TVMScript PrimFunc TVM 0.27 parses and pipelines, or why it has none.
+fn tvmscript_export(source: &str) -> Result<String, String> {
+    let (parsed, _) = stagecraft::tvmscript::parse(source);
+    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
+        let (line, _) = stagecraft::diagnostic::line_col(source, d.span.start as usize);
+        return Err(format!("fix line {line} first: {}", d.message));
+    }
+    stagecraft::tvmscript::print(&parsed.file)
+}
+
+/// The export of the loop in `source` as TVMScript, or why it cannot be exported.
+fn tvmscript_html(source: &str) -> String {
+    let mut h = Html::default();
+    match tvmscript_export(source) {
+        Ok(text) => {
+            h.raw("<p class=\"view-note\">The loop and its annotations as a PrimFunc: paste it into TVM 0.27 and run <code>tvm.s_tir.transform.InjectSoftwarePipeline</code>; <code>stagecraft explore FILE --as tvm-0.27</code> prints what it makes of it, reproduced.</p>");
+            lines_html(&mut h, &text, &[], &[]);
+        }
+        Err(why) => {
+            h.raw("<p class=\"unavailable\">This loop has no TVMScript form: ")
+                .text(&why)
+                .raw("</p>");
+        }
+    }
+    h.finish()
 }
 
 /// The machine-level verdict above a kernel: executed or not, and each race, copy never awaited,
@@ -228,6 +256,9 @@ pub fn view() -> impl IntoView {
         PANE.pane,
         move || {
             let (target, peeled) = (target.get(), peeled.get());
+            if target == CodeTarget::TvmScript {
+                return ctx.explored_text.with(|t| tvmscript_html(t));
+            }
             let html = ctx
                 .good
                 .with(|ex| {
@@ -258,6 +289,9 @@ pub fn view() -> impl IntoView {
         },
     );
     let copy = move || {
+        if target.get_untracked() == CodeTarget::TvmScript {
+            return ctx.explored_text.with_untracked(|t| tvmscript_export(t).ok());
+        }
         ctx.good.with_untracked(|ex| {
             ex.as_deref()
                 .and_then(|ex| code_text(ex, &target.get_untracked(), peeled.get_untracked()))
