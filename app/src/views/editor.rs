@@ -1,6 +1,6 @@
 //! The source editor: a transparent textarea over a highlighted copy of the same text.
 
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::highlight;
 use crate::model::budget::large_text;
@@ -15,67 +15,12 @@ pub fn Editor() -> impl IntoView {
     // The text the overlay shows. Between an edit and the overlay of its exploration the textarea
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
-    let overlaid = RwSignal::new(String::new());
+    let overlaid = write_overlays(ctx, overlay);
     let plain = move || ctx.text.with(|t| overlaid.with(|o| o != t));
     // A large text is drawn by the textarea itself, the overlay only underlines its problems and
     // tints its statements: colouring the textarea's text again after each exploration made the
-    // browser lay all of it out again (15–30 ms near the limits, docs/benchmarks.md).
+    // browser lay all of it out again (docs/limits.md, "Hostile text").
     let textarea_draws = move || ctx.text.with(|t| large_text(t));
-    // The last overlay written, and which write is the newest: a large text's overlay is written
-    // in a task of its own, and an exploration that comes before that task replaces it.
-    let written = StoredValue::new(String::new());
-    let newest = StoredValue::new(0u64);
-    // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
-    // through their classes). Another exploration of the same text (another form, parameter or
-    // code target) leaves the overlay as it is.
-    Effect::new(move |_| {
-        let text = ctx.explored_text.get();
-        let ex = ctx.current.get();
-        let first = ex.is_none();
-        let large = large_text(&text);
-        let write_id = newest.get_value() + 1;
-        newest.set_value(write_id);
-        let write = move || {
-            if newest.get_value() != write_id {
-                return;
-            }
-            let Some(pre) = overlay.get_untracked() else {
-                return;
-            };
-            // A large text's tokens are not coloured: its textarea shows the text (`large`).
-            let html = match &ex {
-                Some(ex) => {
-                    let tokens: &[_] = if large { &[] } else { &ex.tokens };
-                    highlight::editor_html(&text, tokens, &ex.diagnostics, &ex.statements)
-                }
-                None => highlight::editor_html(&text, &[], &[], &[]),
-            };
-            if written.with_value(|w| *w != html) {
-                pre.set_inner_html(&html);
-                written.set_value(html);
-                // The text alone, before anything is explored, is written in the page's first
-                // task, not in a frame: read at once, the geometry would lay the whole page out
-                // in that task, and the browser's next frame would lay it out again. So is a large
-                // text's overlay, in its own task after the rest of its exploration is drawn.
-                if first || large {
-                    dom::show_near_before_drawing(&pre, "chunk");
-                } else {
-                    dom::show_near_now_and_before_drawing(&pre, "chunk");
-                }
-            }
-            if overlaid.with_untracked(|o| *o != text) {
-                overlaid.set(text);
-            }
-        };
-        // A large text's overlay in the same task as the panes, the problems and the grid made
-        // it a long one: writing the overlay, and the textarea coloured again for the browser
-        // to style, each cost about as much as all the rest (docs/benchmarks.md, "Hostile text").
-        if !first && large {
-            dom::after_drawing(Box::new(write));
-        } else {
-            write();
-        }
-    });
     dom::show_near_on_resize(move || overlay.get_untracked().map(Into::into), "chunk");
     let sync_scroll = move |ev: leptos::ev::Event| {
         if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
@@ -173,6 +118,67 @@ pub fn Editor() -> impl IntoView {
                 on:scroll=sync_scroll></textarea>
         </div>
     }
+}
+
+/// Writes the overlay of each exploration into `overlay`; returns the text the overlay shows.
+fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<String> {
+    let overlaid = RwSignal::new(String::new());
+    // The last overlay written, and which write is the newest: a large text's overlay is written
+    // in a task of its own, and an exploration that comes before that task replaces it.
+    let written = StoredValue::new(String::new());
+    let newest = StoredValue::new(0u64);
+    // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
+    // through their classes). Another exploration of the same text (another form, parameter or
+    // code target) leaves the overlay as it is.
+    Effect::new(move |_| {
+        let text = ctx.explored_text.get();
+        let ex = ctx.current.get();
+        let first = ex.is_none();
+        let large = large_text(&text);
+        let write_id = newest.get_value() + 1;
+        newest.set_value(write_id);
+        let write = move || {
+            if newest.get_value() != write_id {
+                return;
+            }
+            let Some(pre) = overlay.get_untracked() else {
+                return;
+            };
+            // A large text's tokens are not coloured: its textarea shows the text (`large`).
+            let html = match &ex {
+                Some(ex) => {
+                    let tokens: &[_] = if large { &[] } else { &ex.tokens };
+                    highlight::editor_html(&text, tokens, &ex.diagnostics, &ex.statements)
+                }
+                None => highlight::editor_html(&text, &[], &[], &[]),
+            };
+            if written.with_value(|w| *w != html) {
+                pre.set_inner_html(&html);
+                written.set_value(html);
+                // The text alone, before anything is explored, is written in the page's first
+                // task, not in a frame: read at once, the geometry would lay the whole page out
+                // in that task, and the browser's next frame would lay it out again. So is a large
+                // text's overlay, in its own task after the rest of its exploration is drawn.
+                if first || large {
+                    dom::show_near_before_drawing(&pre, "chunk");
+                } else {
+                    dom::show_near_now_and_before_drawing(&pre, "chunk");
+                }
+            }
+            if overlaid.with_untracked(|o| *o != text) {
+                overlaid.set(text);
+            }
+        };
+        // A large text's overlay in the same task as the panes, the problems and the grid made
+        // it a long one: writing the overlay, and the textarea coloured again for the browser
+        // to style, each cost about as much as all the rest (docs/limits.md, "Hostile text").
+        if !first && large {
+            dom::after_drawing(Box::new(write));
+        } else {
+            write();
+        }
+    });
+    overlaid
 }
 
 /// Makes the edit `e` of `text` in `area` as typing would: through the browser's editing
