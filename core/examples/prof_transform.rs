@@ -1,7 +1,8 @@
 //! Runs `transform` on a file N times: a fixed workload for profilers (callgrind, perf).
 //! PHASE=parse|lower limits the work to those phases; PHASE=explore runs everything instead;
 //! TARGETS=ptx,... chooses the emitted targets (TARGETS= none, as the app's program pane);
-//! BOTH_FORMS=0 prints only the rolled form.
+//! BOTH_FORMS=0 prints only the rolled form; DEFER_RUNS=1 runs neither the verification nor the
+//! timeline (the app runs them later).
 //! `cargo run --release -p stagecraft-core --example prof_transform -- FILE [N]`
 
 fn main() {
@@ -22,6 +23,10 @@ fn main() {
     // BOTH_FORMS=0 prints only the form the app shows, as the app asks.
     if std::env::var("BOTH_FORMS").is_ok_and(|v| v == "0") {
         options.both_forms = false;
+    }
+    // DEFER_RUNS=1 leaves the verification and the timeline out, as the app's exploration does.
+    if std::env::var("DEFER_RUNS").is_ok_and(|v| v == "1") {
+        options.defer_runs = true;
     }
     let mut ok = 0;
     let phase = std::env::var("PHASE").unwrap_or_default();

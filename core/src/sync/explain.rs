@@ -122,14 +122,14 @@ impl Planner<'_> {
         count: i64,
         need_ids: &[usize],
         uniform: bool,
-        with_symbols: bool,
+        explained: bool,
     ) -> WaitInstance {
         let relative = matches!(time, StepTime::Uniform { .. });
         let u = self.p.sched.units.get(pos);
         let j = t - u.map_or(0, |u| u.stage);
         let g = self.g(q);
         let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
-            _ if !self.explain => String::new(),
+            _ if !self.explain || !explained => String::new(),
             (true, Some(n)) if matches!(time, StepTime::Uniform { epilogue_offset: Some(_) }) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let k = t - T_REP;
@@ -154,14 +154,14 @@ impl Planner<'_> {
             ),
         };
         // The count ↔ token view is display data, like the arithmetic.
-        let leaves = if self.explain {
+        let leaves = if self.explain && explained {
             (1..=count.min(16))
                 .map(|i| self.group_ref(q, committed - i, j, relative))
                 .collect()
         } else {
             Vec::new()
         };
-        let symbols = if self.explain && with_symbols {
+        let symbols = if self.explain && explained {
             self.symbols(time, pos, q, t, committed, group, count, need_ids)
         } else {
             Vec::new()
@@ -179,7 +179,7 @@ impl Planner<'_> {
                 Vec::new()
             },
             arithmetic,
-            forces: self.explain.then(|| self.group_ref(q, group, j, relative)),
+            forces: (self.explain && explained).then(|| self.group_ref(q, group, j, relative)),
             leaves,
         }
     }

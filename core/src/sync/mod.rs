@@ -65,16 +65,19 @@ pub struct WaitInstance {
     pub count: i64,
     /// Needs this wait covers (indices into `SyncPlan::needs`).
     pub needs: Vec<usize>,
-    /// Head arithmetic.
+    /// Head arithmetic. This, `symbols`, `forces` and `leaves` explain the instance; they are
+    /// written for the first [`EXPLAINED_INSTANCES`] instances of a site (those the page shows),
+    /// and are empty after them.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub arithmetic: String,
     /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
-    /// 2 groups in every step"); written for the first [`EXPLAINED_INSTANCES`] instances of a
-    /// site, empty after them.
+    /// 2 groups in every step").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
     /// The newest group it forces complete (older ones complete with it, FIFO).
     pub forces: Option<GroupRef>,
     /// The `count` most recent groups it leaves in flight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub leaves: Vec<GroupRef>,
 }
 

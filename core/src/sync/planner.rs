@@ -231,24 +231,15 @@ impl Planner<'_> {
                     self.facts.push((qi, group, j));
                 }
                 let id = self.site(section, pos, q);
-                // Its symbols are written for the first instances of a site only (the ones the
-                // page shows): for every instance of a large loop they were most of deriving.
-                let with_symbols = self
+                // Its explanation (arithmetic, symbols, groups forced and left) is written for the
+                // first instances of a site only, the ones the page shows: for every instance of a
+                // large loop it was most of deriving.
+                let explained = self
                     .sites
                     .get(id as usize)
                     .is_some_and(|site| site.instances.len() < EXPLAINED_INSTANCES);
                 let instance = self.instance(
-                    time,
-                    section,
-                    pos,
-                    q,
-                    t,
-                    c,
-                    group,
-                    count,
-                    &need_ids,
-                    uniform,
-                    with_symbols,
+                    time, section, pos, q, t, c, group, count, &need_ids, uniform, explained,
                 );
                 // A site's id is its index.
                 if let Some(site) = self.sites.get_mut(id as usize) {
