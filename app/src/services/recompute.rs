@@ -75,6 +75,13 @@ fn fits(ctx: Ctx, ms: f64) -> bool {
     ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ms) <= TASK_MS
 }
 
+/// Whether computing for `ms`, then writing and drawing the result, fits one frame: what is done
+/// beyond exploring (the verification and the timeline) is done in the keystroke's frame only then,
+/// else in tasks of their own right after it is drawn, so that an edit is painted within a frame.
+fn fits_frame(ctx: Ctx, ms: f64) -> bool {
+    ms + ctx.drawing_estimate_ms(ms) <= FRAME_MS
+}
+
 /// Whether an exploration of `inputs` keeps the verification and the timeline shown: they are
 /// those of the same program (only the code target differs), and not still pending.
 fn keeps_runs(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: &Inputs) -> bool {
@@ -148,7 +155,8 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     // optimized, have no estimate (they cost more than ten times the next ones): they run later,
     // and `run_later` does not take their cost as the next runs' estimate.
     let pasted = large_edit(ctx, inputs.text.len());
-    let runs_now = together && !first && ex.ok && !kept && !pasted && fits(ctx, ms + runs_estimate);
+    let runs_now =
+        together && !first && ex.ok && !kept && !pasted && fits_frame(ctx, ms + runs_estimate);
     let runs = runs_now.then(|| Runs::of(&ex));
     if runs.is_some() {
         dom::mark("stagecraft:ran-now");
