@@ -3,22 +3,42 @@
 
 use super::planner::Planner;
 use super::{GroupRef, StepTime, WaitInstance, T_REP};
-use crate::ir::SectionKind;
+
+/// A wait instance as the planner finds it: where it runs and the head arithmetic's numbers.
+#[derive(Clone, Copy)]
+pub(super) struct WaitAt<'a> {
+    pub time: StepTime,
+    /// The unit it precedes.
+    pub pos: usize,
+    pub q: i64,
+    /// The step it runs at (`T_REP` and after for any step of the body loop).
+    pub t: i64,
+    /// Groups queue `q` has committed before it.
+    pub committed: i64,
+    /// The number of the newest group it needs complete.
+    pub group: i64,
+    pub count: i64,
+    /// The needs it covers (indices into the plan's needs).
+    pub need_ids: &'a [usize],
+    /// Counts are uniform across steps (a symbolic extent commits empty groups).
+    pub uniform: bool,
+}
 
 impl Planner<'_> {
-    /// The "why N" of `instance`, one sentence per symbol of its arithmetic, with its value here.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn symbols(
-        &self,
-        time: StepTime,
-        pos: usize,
-        q: i64,
-        t: i64,
-        committed: i64,
-        group: i64,
-        count: i64,
-        need_ids: &[usize],
-    ) -> Vec<String> {
+    /// The "why N" of the instance `at`, one sentence per symbol of its arithmetic, with its value
+    /// here.
+    pub(super) fn symbols(&self, at: &WaitAt) -> Vec<String> {
+        let WaitAt {
+            time,
+            pos,
+            q,
+            t,
+            committed,
+            group,
+            count,
+            need_ids,
+            ..
+        } = *at;
         let Some(n) = need_ids.first().and_then(|&k| self.needs.get(k)) else {
             return Vec::new();
         };
@@ -109,21 +129,20 @@ impl Planner<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn instance(
-        &self,
-        time: StepTime,
-        _section: SectionKind,
-        pos: usize,
-        q: i64,
-        t: i64,
-        committed: i64,
-        group: i64,
-        count: i64,
-        need_ids: &[usize],
-        uniform: bool,
-        explained: bool,
-    ) -> WaitInstance {
+    /// The wait instance `at`, explained (arithmetic, symbols, groups forced and left in flight)
+    /// when `explained`.
+    pub(super) fn instance(&self, at: &WaitAt, explained: bool) -> WaitInstance {
+        let WaitAt {
+            time,
+            pos,
+            q,
+            t,
+            committed,
+            group,
+            count,
+            need_ids,
+            uniform,
+        } = *at;
         let relative = matches!(time, StepTime::Uniform { .. });
         let u = self.p.sched.units.get(pos);
         let j = t - u.map_or(0, |u| u.stage);
@@ -162,7 +181,7 @@ impl Planner<'_> {
             Vec::new()
         };
         let symbols = if self.explain && explained {
-            self.symbols(time, pos, q, t, committed, group, count, need_ids)
+            self.symbols(at)
         } else {
             Vec::new()
         };

@@ -1,6 +1,7 @@
 //! The planner: one step planned from the groups known complete before it, each wait placed
 //! with the exact count that covers what its units need.
 
+use super::explain::WaitAt;
 use super::{
     committed, step_number, Group, Need, PlanUnit, StepPlan, StepTime, WaitSite, BODY,
     EXPLAINED_INSTANCES, T_REP,
@@ -238,9 +239,18 @@ impl Planner<'_> {
                     .sites
                     .get(id as usize)
                     .is_some_and(|site| site.instances.len() < EXPLAINED_INSTANCES);
-                let instance = self.instance(
-                    time, section, pos, q, t, c, group, count, &need_ids, uniform, explained,
-                );
+                let at = WaitAt {
+                    time,
+                    pos,
+                    q,
+                    t,
+                    committed: c,
+                    group,
+                    count,
+                    need_ids: &need_ids,
+                    uniform,
+                };
+                let instance = self.instance(&at, explained);
                 // A site's id is its index.
                 if let Some(site) = self.sites.get_mut(id as usize) {
                     site.instances.push(instance);
