@@ -28,7 +28,8 @@ async function call(method, path, body) {
 }
 const ELEMENT = 'element-6066-11e4-a52f-4f58b7e4d0b1';
 
-test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback', async () => {
+/** The main path in a MiniBrowser of its own, with its display and driver. */
+async function mainPathInWebKit() {
   const env = { ...process.env };
   if (!env.DISPLAY || process.env.WEBKIT_XVFB === '1') {
     const display = `:${90 + Math.floor(Math.random() * 9)}${Math.floor(Math.random() * 10)}`;
@@ -70,4 +71,27 @@ test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link ro
       }
     },
   }, 'webkit');
+}
+
+/** Ends the session and the processes `mainPathInWebKit` started. */
+async function stopWebKit() {
+  if (session) await fetch(`${driverUrl}/session/${session}`, { method: 'DELETE' }).catch(() => {});
+  session = undefined;
+  for (const c of children.splice(0)) c.kill();
+}
+
+test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback', async () => {
+  try {
+    await mainPathInWebKit();
+  } catch (e) {
+    // WebKitWebDriver fails now and then for reasons of its own, in runs where the page did
+    // nothing wrong: the MiniBrowser gone halfway ("invalid session id", here while a build ran
+    // beside the suite), "unknown error: Could not parse script result" from a script that
+    // returns a boolean, a screenshot refused (CI). So the path is run once more, from the start,
+    // in a new browser; what the page gets wrong fails both runs, and the test.
+    if (e.code === 'ERR_ASSERTION') throw e;
+    console.log(`# WebKit: ${e.message}; running the main path once more in a new browser`);
+    await stopWebKit();
+    await mainPathInWebKit();
+  }
 });
