@@ -1,6 +1,6 @@
 //! When the text is explored again, and how its results reach the page within the main thread's
-//! budgets (`model::budget`): on the next frame while exploring is fast, after a pause in typing once
-//! it is not; the verification and the timeline, most of a large loop's cost, right away when all of
+//! budgets (`model::budget`): in the edit's own task while exploring is fast, after a pause in typing
+//! once it is not; the verification and the timeline, most of a large loop's cost, right away when all of
 //! it fits a frame, else each in a task of its own after the program is drawn.
 
 use crate::ctx::Ctx;
@@ -14,7 +14,9 @@ use stagecraft::explore::{explore, CountOverride, Exploration, Options};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{Form, Pane, State};
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The options of the exploration the app would run for `state` now (the warm-up explores with
@@ -275,9 +277,12 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
     // The panes' effects were woken by the signals set above and run as tasks of Leptos's executor,
     // in the order woken; a task spawned now runs after them (the second tick lets effects woken by
     // those effects run too). There the DOM is written: the "edit → updated DOM".
-    leptos::task::spawn_local(async {
+    let written_at = Rc::new(Cell::new(f64::NAN));
+    let written = written_at.clone();
+    leptos::task::spawn_local(async move {
         leptos::task::tick().await;
         leptos::task::tick().await;
+        written.set(dom::now_ms());
         dom::mark("stagecraft:dom");
         dom::measure(
             "stagecraft:recompute-to-dom",
@@ -290,28 +295,33 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
             "stagecraft:dom",
         );
     });
-    // A timeout runs after the browser has also styled, laid out and painted that DOM (when the
-    // recomputation ran in an animation frame).
-    set_timeout(
-        move || {
-            // Small explorations are left out: fixed costs dominate their rendering, and a ratio
-            // taken from them would call a mid-sized loop slow.
-            if let Some((t0, ms)) = measured.filter(|&(_, ms)| ms >= FRAME_MS / 4.0) {
-                let rendered = (dom::now_ms() - t0 - ms).max(0.0);
-                ctx.render_per_explore_ms.set_value(rendered / ms);
-            }
-            dom::mark("stagecraft:painted");
-            dom::measure(
-                "stagecraft:edit-to-painted",
-                "stagecraft:edit",
-                "stagecraft:painted",
-            );
-            // The next measure starts from the next keystroke, not this one.
-            dom::clear_mark("stagecraft:edit");
-            dom::count("data-explored");
-        },
-        std::time::Duration::ZERO,
-    );
+    // The browser styles, lays out and paints that DOM in its next frame; a timeout set in the
+    // frame runs after it.
+    request_animation_frame(move || {
+        let frame_at = dom::now_ms();
+        set_timeout(
+            move || {
+                // Writing the DOM, then the frame's rendering (not the wait for the frame between
+                // them). Small explorations are left out: fixed costs dominate their rendering,
+                // and a ratio taken from them would call a mid-sized loop slow.
+                if let Some((t0, ms)) = measured.filter(|&(_, ms)| ms >= FRAME_MS / 4.0) {
+                    let writing = (written_at.get() - t0 - ms).max(0.0);
+                    let rendered = writing + (dom::now_ms() - frame_at);
+                    ctx.render_per_explore_ms.set_value(rendered / ms);
+                }
+                dom::mark("stagecraft:painted");
+                dom::measure(
+                    "stagecraft:edit-to-painted",
+                    "stagecraft:edit",
+                    "stagecraft:painted",
+                );
+                // The next measure starts from the next keystroke, not this one.
+                dom::clear_mark("stagecraft:edit");
+                dom::count("data-explored");
+            },
+            std::time::Duration::ZERO,
+        );
+    });
     if let Some(ex) = later {
         run_later(ctx, serial, ex, cold);
     }
@@ -392,8 +402,8 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
     }));
 }
 
-/// Recomputes when the text, form, parameters or shown code target change: on the next frame while that is fast,
-/// after a pause in typing once it is not (typing never waits for a slow recomputation). A text
+/// Recomputes when the text, form, parameters or shown code target change: in the change's own task
+/// while that is fast, after a pause in typing once it is not (typing never waits for a slow recomputation). A text
 /// too large to explore before the warm-up has finished (`Ctx::preparing`) waits for it, then is
 /// explored at once: the user has waited already. Returns whether a recomputation is scheduled and
 /// has not begun.
@@ -402,7 +412,7 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
 pub fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> bool + Copy {
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let last = StoredValue::new(None::<Inputs>);
-    let frame_requested = StoredValue::new(false);
+    let queued = StoredValue::new(false);
     let pending = StoredValue::new(None::<TimeoutHandle>);
     let waited = StoredValue::new(false);
     let cancel = move || {
@@ -410,8 +420,8 @@ pub fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> 
             h.clear();
         }
     };
-    // A frame requested before a large paste runs after it: the text then waits, and the effect
-    // runs again once the warm-up has finished.
+    // A recomputation queued before a large paste runs after it: the text then waits, and the
+    // effect runs again once the warm-up has finished.
     let run = move || {
         if !ctx.preparing.get_untracked() {
             recompute(ctx, last);
@@ -450,13 +460,16 @@ pub fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> 
             )
             .ok();
             pending.set_value(handle);
-        } else if !frame_requested.get_value() {
-            frame_requested.set_value(true);
-            request_animation_frame(move || {
-                frame_requested.set_value(false);
+        } else if !queued.get_value() {
+            queued.set_value(true);
+            // In the keystroke's own task, after the effects it woke: the browser draws the result
+            // in its next frame, and exploring overlaps the wait for that frame (in the frame, it
+            // came after it).
+            leptos::task::spawn_local(async move {
+                queued.set_value(false);
                 run();
             });
         }
     });
-    move || frame_requested.get_value() || pending.with_value(Option::is_some)
+    move || queued.get_value() || pending.with_value(Option::is_some)
 }
