@@ -60,6 +60,18 @@ pub enum MachineVerdict {
     NotExecuted,
 }
 
+/// A located complaint about a kernel's text: its 1-based line and the message.
+pub type Complaint = (u32, String);
+
+/// A kernel's text read by one of the targets' parsers.
+pub struct Parsed<K> {
+    pub kernel: K,
+    /// What the target's assembler would reject.
+    pub problems: Vec<Complaint>,
+    /// Valid code the executor does not model (the first).
+    pub unsupported: Option<Complaint>,
+}
+
 /// An access that met data in flight.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MachineRace {

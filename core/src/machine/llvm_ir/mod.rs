@@ -730,7 +730,7 @@ pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
     for (line, message) in &parsed.problems {
         log.problem(*line, message.clone());
     }
-    let f = &parsed.function;
+    let f = &parsed.kernel;
     if f.args.len() != contract.globals.len() && parsed.problems.is_empty() {
         log.problem(
             0,

@@ -72,7 +72,7 @@ mod tests {
     fn uniform_names(text: &str) -> Vec<String> {
         let parsed = parse(text);
         assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
-        let f = &parsed.function;
+        let f = &parsed.kernel;
         uniform_locals(f)
             .iter()
             .zip(&f.locals)

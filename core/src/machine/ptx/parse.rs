@@ -178,16 +178,9 @@ pub struct Kernel {
     pub has_dynamic: bool,
 }
 
-/// A located complaint: 1-based line and message.
-pub type Complaint = (u32, String);
-
-pub struct Parsed {
-    pub kernel: Kernel,
-    /// What ptxas would reject.
-    pub problems: Vec<Complaint>,
-    /// Valid PTX the executor does not model (the first).
-    pub unsupported: Option<Complaint>,
-}
+pub use crate::machine::Complaint;
+/// The kernel, what ptxas would reject, and the first valid PTX the executor does not model.
+pub type Parsed = crate::machine::Parsed<Kernel>;
 
 fn strip_comment(s: &str) -> &str {
     // A search for one byte, then a look at the next: much cheaper than a substring search, on

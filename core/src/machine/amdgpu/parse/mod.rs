@@ -57,16 +57,10 @@ pub struct Kernel {
     pub descriptor: Descriptor,
 }
 
-/// A located complaint: 1-based line and message.
-pub type Complaint = (u32, String);
-
-pub struct Parsed {
-    pub kernel: Kernel,
-    /// What an assembler would reject.
-    pub problems: Vec<Complaint>,
-    /// Valid AMDGPU the executor does not model (the first).
-    pub unsupported: Option<Complaint>,
-}
+pub use crate::machine::Complaint;
+/// The kernel, what an assembler would reject, and the first valid AMDGPU the executor does not
+/// model.
+pub type Parsed = crate::machine::Parsed<Kernel>;
 
 /// Parses `text`; `cpu` is the processor the kernel must name (`gfx942`, `gfx950`).
 pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {

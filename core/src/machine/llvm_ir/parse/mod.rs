@@ -220,13 +220,10 @@ pub struct Function {
     pub args: Vec<String>,
 }
 
-pub type Complaint = (u32, String);
-
-pub struct Parsed {
-    pub function: Function,
-    pub problems: Vec<Complaint>,
-    pub unsupported: Option<Complaint>,
-}
+pub use crate::machine::Complaint;
+/// The kernel's function, what LLVM would reject, and the first valid IR the executor does not
+/// model.
+pub type Parsed = crate::machine::Parsed<Function>;
 
 /// The intrinsics of the subset and their signatures, as `declare` must state them.
 const DECLARATIONS: [(&str, &str); 10] = [
@@ -549,7 +546,7 @@ pub fn parse(text: &str) -> Parsed {
         &mut unsupported,
     ));
     Parsed {
-        function,
+        kernel: function,
         problems,
         unsupported,
     }
