@@ -44,22 +44,16 @@ impl Machine<'_> {
         if !done && self.opts.trace {
             // An instance that stops at an access it cannot locate still ran (and may have raced
             // on what it read first): the trace says so, with no element written.
-            let reads = read_offsets
-                .iter()
-                .map(|&(b, o)| (self.buf_name(b), self.index_of(b, o)))
-                .collect();
-            self.trace(Event::Exec {
-                stmt: a.stmt,
+            let target = (self.buf_name(a.target.buf), Vec::new());
+            self.trace_exec(
+                a,
                 iteration,
                 is_async,
-                group: None,
-                target: (self.buf_name(a.target.buf), Vec::new()),
-                node: a.node,
-                instance: self.run.instances,
-                reads,
-                step: self.step,
-                raced: self.run.races.len() > races_before,
-            });
+                None,
+                target,
+                &read_offsets,
+                races_before,
+            );
         }
         self.scratch_offsets = read_offsets;
         self.scratch_values = read_values;
@@ -188,23 +182,49 @@ impl Machine<'_> {
             let seq = group
                 .and_then(|g| self.groups.get(g))
                 .map(|g| (g.queue, g.seq));
-            let reads = read_offsets
-                .iter()
-                .map(|&(b, o)| (self.buf_name(b), self.index_of(b, o)))
-                .collect();
-            self.trace(Event::Exec {
-                stmt: a.stmt,
+            let target = (name, self.index_of(a.target.buf, off));
+            self.trace_exec(
+                a,
                 iteration,
                 is_async,
-                group: seq,
-                target: (name, self.index_of(a.target.buf, off)),
-                node: a.node,
-                instance: self.run.instances,
-                reads,
-                step: self.step,
-                raced: self.run.races.len() > races_before,
-            });
+                seq,
+                target,
+                read_offsets,
+                races_before,
+            );
         }
         true
+    }
+
+    /// Traces the instance of `a` that wrote `target` (no element: it stopped at an access it
+    /// could not locate) after reading `read_offsets`; it raced if races were found since
+    /// `races_before`.
+    #[allow(clippy::too_many_arguments)]
+    fn trace_exec(
+        &mut self,
+        a: &CAssign,
+        iteration: Option<i64>,
+        is_async: bool,
+        group: Option<(i64, u64)>,
+        target: (String, Vec<i64>),
+        read_offsets: &[(u32, usize)],
+        races_before: usize,
+    ) {
+        let reads = read_offsets
+            .iter()
+            .map(|&(b, o)| (self.buf_name(b), self.index_of(b, o)))
+            .collect();
+        self.trace(Event::Exec {
+            stmt: a.stmt,
+            iteration,
+            is_async,
+            group,
+            target,
+            node: a.node,
+            instance: self.run.instances,
+            reads,
+            step: self.step,
+            raced: self.run.races.len() > races_before,
+        });
     }
 }
