@@ -63,6 +63,16 @@ pub enum MachineVerdict {
 /// A located complaint about a kernel's text: its 1-based line and the message.
 pub type Complaint = (u32, String);
 
+/// The code of every line of a kernel's `text`, numbered from 1: its comment (as the target's
+/// `strip_comment` finds it) and surrounding blanks gone, empty lines left out.
+pub fn code_lines(text: &str, strip_comment: fn(&str) -> &str) -> Vec<(u32, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
+        .filter(|(_, code)| !code.is_empty())
+        .collect()
+}
+
 /// A kernel's text read by one of the targets' parsers.
 pub struct Parsed<K> {
     pub kernel: K,

@@ -528,12 +528,7 @@ fn object(rest: &str) -> Option<(String, u64, u64)> {
 }
 
 pub fn parse(text: &str) -> Parsed {
-    let lines: Vec<(u32, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
-        .filter(|(_, code)| !code.is_empty())
-        .collect();
+    let lines = crate::machine::code_lines(text, strip_comment);
     let mut d = declarations(&lines);
     let ctx = Ctx {
         regs: &d.regs,

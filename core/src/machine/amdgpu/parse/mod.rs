@@ -67,12 +67,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
     let mut problems: Vec<Complaint> = Vec::new();
     let mut unsupported: Option<Complaint> = None;
     // The code of every line (comments and blanks gone), once.
-    let lines: Vec<(u32, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
-        .filter(|(_, code)| !code.is_empty())
-        .collect();
+    let lines = crate::machine::code_lines(text, strip_comment);
     // First pass: labels → instruction index.
     let mut labels: BTreeMap<&str, usize> = BTreeMap::new();
     let mut count = 0usize;

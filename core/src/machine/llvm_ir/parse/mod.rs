@@ -526,12 +526,7 @@ fn result_type(rhs: &str) -> Option<Ty> {
 }
 
 pub fn parse(text: &str) -> Parsed {
-    let lines: Vec<(u32, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| ((i + 1) as u32, strip_comment(l).trim()))
-        .filter(|(_, l)| !l.is_empty())
-        .collect();
+    let lines = crate::machine::code_lines(text, strip_comment);
     let Module {
         mut function,
         mut problems,
