@@ -7,56 +7,43 @@ use crate::lexer::{Sym, Token, TokenKind};
 use crate::syntax::*;
 
 impl<'a> Parser<'a> {
+    /// Statements until the end of the file.
     pub(super) fn block_until_eof(&mut self) -> Vec<Stmt> {
-        // Room for a typical file (buffers, a loop nest, its annotations) without regrowing.
-        let mut stmts = Vec::with_capacity(16);
-        loop {
-            let t = self.peek_tok();
-            match t.kind {
-                TokenKind::Eof => return stmts,
-                TokenKind::Newline => {
-                    self.bump();
-                }
-                TokenKind::Indent => {
-                    self.bump();
-                    self.error_at(
-                        t,
-                        "unexpected indentation".into(),
-                        Some("remove the leading spaces"),
-                    );
-                    let mut inner = self.block_body();
-                    stmts.append(&mut inner);
-                }
-                TokenKind::Dedent => {
-                    self.bump();
-                }
-                _ => stmts.push(self.statement()),
-            }
-        }
+        self.statements(false)
     }
 
     /// Statements until the matching Dedent (consumed).
     pub(super) fn block_body(&mut self) -> Vec<Stmt> {
-        // Loop bodies are short; allocating once beats growing from one.
-        let mut stmts = Vec::with_capacity(4);
+        self.statements(true)
+    }
+
+    /// Statements until the end of the file or, `in_block`, the end of the block; a line indented
+    /// deeper than its block is reported and read as the block's.
+    fn statements(&mut self, in_block: bool) -> Vec<Stmt> {
+        // Loop bodies are short (allocating once beats growing from one); a file holds buffers, a
+        // loop nest and its annotations.
+        let mut stmts = Vec::with_capacity(if in_block { 4 } else { 16 });
         loop {
             let t = self.peek_tok();
             match t.kind {
                 TokenKind::Eof => return stmts,
                 TokenKind::Dedent => {
                     self.bump();
-                    return stmts;
+                    if in_block {
+                        return stmts;
+                    }
                 }
                 TokenKind::Newline => {
                     self.bump();
                 }
                 TokenKind::Indent => {
                     self.bump();
-                    self.error_at(
-                        t,
-                        "unexpected indentation".into(),
-                        Some("align it with the line above"),
-                    );
+                    let hint = if in_block {
+                        "align it with the line above"
+                    } else {
+                        "remove the leading spaces"
+                    };
+                    self.error_at(t, "unexpected indentation".into(), Some(hint));
                     let mut inner = self.block_body();
                     stmts.append(&mut inner);
                 }
