@@ -68,7 +68,9 @@ pub type Complaint = (u32, String);
 pub fn code_lines(text: &str, strip_comment: fn(&str) -> &str) -> Vec<(u32, &str)> {
     text.lines()
         .enumerate()
-        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim()))
+        // `trim` alone decodes every character of the indentation; a kernel's is ASCII, so
+        // trimming that first leaves `trim` a character at each end (same result).
+        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim_ascii().trim()))
         .filter(|(_, code)| !code.is_empty())
         .collect()
 }

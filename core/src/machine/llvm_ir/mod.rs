@@ -20,7 +20,7 @@ mod parse;
 mod uniform;
 
 use super::contract::Contract;
-use super::memory::{Cell, Issue, Memory, OpId, Order, Space, SpaceKind};
+use super::memory::{Cell, Issue, Memory, OpId, Order, RunWaves, Space, SpaceKind};
 use super::{Execution, Float, Log, Stop};
 use parse::{FOp, Function, IntOp, Kind, Pred, Val};
 use std::collections::VecDeque;
@@ -503,7 +503,7 @@ impl Machine<'_> {
                 start,
                 ptrs.len() as u32,
                 line,
-                &|i| (i / WAVE) as u16,
+                RunWaves::Threads { per: WAVE as u32 },
                 &mut words,
                 &mut self.conflicts,
             );
@@ -540,9 +540,10 @@ impl Machine<'_> {
     fn store_words(&mut self, values: &[u64], ptrs: &[u64], line: u32) {
         let values: Vec<u32> = values.iter().map(|v| *v as u32).collect();
         let waves = |i: usize| (i / WAVE) as u16;
+        let tile = RunWaves::Threads { per: WAVE as u32 };
         if let Some((space, start)) = self.tile(ptrs) {
             self.memory
-                .write_run(space, start, &values, line, &waves, &mut self.conflicts);
+                .write_run(space, start, &values, line, tile, &mut self.conflicts);
         } else {
             let Some(cells) = self.cells(ptrs, line, 0) else {
                 return;

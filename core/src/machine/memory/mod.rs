@@ -60,6 +60,14 @@ pub enum Order {
     Unordered,
 }
 
+/// The waves of a run of words accessed in lockstep: word `i` by thread `i`, `per` threads to a
+/// wave (a tile of the block's threads), or every word by one wave (an operation of one wave).
+#[derive(Clone, Copy, Debug)]
+pub enum RunWaves {
+    Threads { per: u32 },
+    One(u16),
+}
+
 /// An operation to issue.
 #[derive(Clone, Debug)]
 pub struct Issue {
@@ -272,7 +280,12 @@ pub struct Memory {
 impl Memory {
     pub fn new(mut spaces: Vec<Space>, waves: u16) -> Memory {
         if waves > 1 {
-            for s in &mut spaces {
+            // Thread-private memory is never touched by another wave: its words need no record
+            // (and the CUTLASS kernel's fragments are a third of its accesses).
+            for s in spaces
+                .iter_mut()
+                .filter(|s| !matches!(s.kind, SpaceKind::Local { .. }))
+            {
                 s.touched = vec![Touch::default(); s.words.len()];
             }
         }
@@ -469,7 +482,7 @@ impl Memory {
         start: u32,
         len: u32,
         line: u32,
-        waves: &dyn Fn(usize) -> u16,
+        waves: RunWaves,
         values: &mut Vec<u32>,
         out: &mut Vec<Conflict>,
     ) -> bool {
@@ -494,7 +507,7 @@ impl Memory {
         start: u32,
         values: &[u32],
         line: u32,
-        waves: &dyn Fn(usize) -> u16,
+        waves: RunWaves,
         out: &mut Vec<Conflict>,
     ) -> bool {
         let len = values.len() as u32;
@@ -522,7 +535,7 @@ impl Memory {
         start: u32,
         len: u32,
         line: u32,
-        waves: &dyn Fn(usize) -> u16,
+        waves: RunWaves,
         write: bool,
         out: &mut Vec<Conflict>,
     ) {
@@ -538,12 +551,21 @@ impl Memory {
         else {
             return;
         };
-        for (i, (t, word)) in touched.iter_mut().zip(start..).enumerate() {
+        // A wave's words at a time: the wave is then one value, not a call per word.
+        let (per, first_wave) = match waves {
+            RunWaves::Threads { per } => (per.max(1) as usize, 0),
+            RunWaves::One(wave) => (touched.len().max(1), wave),
+        };
+        let mut word = start;
+        for (k, chunk) in touched.chunks_mut(per).enumerate() {
             let actor = Actor {
                 line,
-                wave: waves(i),
+                wave: first_wave.wrapping_add(k as u16),
             };
-            touch_one(t, Cell { space, word }, actor, write, interval, out);
+            for t in chunk {
+                touch_one(t, Cell { space, word }, actor, write, interval, out);
+                word += 1;
+            }
         }
     }
 
@@ -551,8 +573,8 @@ impl Memory {
     fn touch_words(&mut self, words: &Words, actor: Actor, write: bool, out: &mut Vec<Conflict>) {
         match words {
             Words::Run { space, start, len } => {
-                let wave = actor.wave;
-                self.touch_run(*space, *start, *len, actor.line, &|_| wave, write, out);
+                let waves = RunWaves::One(actor.wave);
+                self.touch_run(*space, *start, *len, actor.line, waves, write, out);
             }
             Words::List(cells) => {
                 for &c in cells {

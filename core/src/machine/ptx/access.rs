@@ -6,7 +6,7 @@
 use super::parse::{self, Inst, Operand};
 use super::{get, global_base, on, Group, Machine, Mask, Object, V, WARP};
 use crate::interp::RaceKind;
-use crate::machine::memory::{Cell, Issue, Order};
+use crate::machine::memory::{Cell, Issue, Order, RunWaves};
 use crate::machine::RacePlace;
 
 impl Machine<'_> {
@@ -391,7 +391,7 @@ impl Machine<'_> {
                     c0.word,
                     n,
                     line,
-                    &|i| (i / WARP) as u16,
+                    RunWaves::Threads { per: WARP as u32 },
                     &mut values,
                     &mut self.conflicts,
                 );
@@ -443,7 +443,7 @@ impl Machine<'_> {
                     c0.word,
                     &values,
                     line,
-                    &|i| (i / WARP) as u16,
+                    RunWaves::Threads { per: WARP as u32 },
                     &mut self.conflicts,
                 );
                 self.log.conflicts(line, &mut self.conflicts);

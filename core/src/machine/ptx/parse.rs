@@ -183,18 +183,12 @@ pub use crate::machine::Complaint;
 pub type Parsed = crate::machine::Parsed<Kernel>;
 
 fn strip_comment(s: &str) -> &str {
-    // A search for one byte, then a look at the next: much cheaper than a substring search, on
-    // every line.
-    let bytes = s.as_bytes();
-    let mut from = 0;
-    while let Some(at) = s.get(from..).and_then(|rest| rest.find('/')) {
-        let at = from + at;
-        if bytes.get(at + 1) == Some(&b'/') {
-            return s.get(..at).unwrap_or(s);
-        }
-        from = at + 1;
+    // A byte loop: a kernel's lines are short, and `find` spent more setting up its search
+    // than searching (a third of the parser's time, callgrind).
+    match s.as_bytes().windows(2).position(|w| w == b"//") {
+        Some(at) => s.get(..at).unwrap_or(s),
+        None => s,
     }
-    s
 }
 
 fn parse_int(s: &str) -> Option<i64> {
@@ -232,7 +226,9 @@ fn decimal(mut n: u32, buffer: &mut [u8; 10]) -> &str {
 #[derive(Default)]
 struct Regs {
     named: NameMap<String, u16>,
-    ranges: NameMap<String, (u16, u32)>,
+    /// Prefix, first register, count: a kernel declares a handful, so a scan beats hashing the
+    /// name on each of its tens of thousands of operands. No named register is inside a range.
+    ranges: Vec<(String, u16, u32)>,
     list: Vec<(String, Class)>,
 }
 
@@ -245,6 +241,12 @@ impl Regs {
             if self.list.len() + count as usize > u16::MAX as usize {
                 return Err("more registers than the executor holds".into());
             }
+            if let Some(taken) = self.named.keys().find(|r| in_range(r, prefix, count)) {
+                return Err(format!("`{taken}` is declared twice"));
+            }
+            if self.ranges.iter().any(|(p, ..)| p == prefix) {
+                return Err(format!("`{prefix}<…>` is declared twice"));
+            }
             let base = self.list.len() as u16;
             self.list.reserve(count as usize);
             // Thousands of names in a large kernel: written without the formatting machinery.
@@ -255,7 +257,7 @@ impl Regs {
                 name.push_str(decimal(i, &mut digits));
                 self.list.push((name, class));
             }
-            self.ranges.insert(prefix.to_string(), (base, count));
+            self.ranges.push((prefix.to_string(), base, count));
             return Ok(());
         }
         if self.lookup(name).is_some() {
@@ -270,18 +272,29 @@ impl Regs {
     }
 
     fn lookup(&self, name: &str) -> Option<u16> {
-        if let Some(r) = self.named.get(name) {
-            return Some(*r);
+        if let Some((prefix, n)) = numbered(name) {
+            let range = self.ranges.iter().find(|(p, ..)| p == prefix);
+            if let Some((_, base, _)) = range.filter(|(.., count)| n < *count) {
+                return Some(base + n as u16);
+            }
         }
-        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        let (prefix, n) = name.split_at(name.len() - digits);
-        if digits == 0 || (digits > 1 && n.starts_with('0')) {
-            return None;
-        }
-        let (base, count) = *self.ranges.get(prefix)?;
-        let n: u32 = n.parse().ok()?;
-        (n < count).then(|| base + n as u16)
+        self.named.get(name).copied()
     }
+}
+
+/// `%rd12` → (`%rd`, 12); `None` without a number, or with a leading zero (`%r01` is a name).
+fn numbered(name: &str) -> Option<(&str, u32)> {
+    let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, n) = name.split_at(name.len() - digits);
+    if digits == 0 || (digits > 1 && n.starts_with('0')) {
+        return None;
+    }
+    Some((prefix, n.parse().ok()?))
+}
+
+/// Whether `name` is one of the registers `prefix<count>` declares.
+fn in_range(name: &str, prefix: &str, count: u32) -> bool {
+    numbered(name).is_some_and(|(p, n)| p == prefix && n < count)
 }
 
 /// Mnemonic → operation.
@@ -858,6 +871,17 @@ mod tests {
         assert_eq!(p.kernel.insts.len(), 1);
         assert_eq!(p.problems.len(), 1, "{:?}", p.problems);
         assert!(p.problems[0].1.contains("%r4"));
+    }
+
+    #[test]
+    fn a_named_register_beyond_a_range_is_found_and_one_inside_it_is_declared_twice() {
+        let p =
+            parse(".target sm_80\n{\n.reg .b32 %r<4>;\n.reg .b32 %r7;\nadd.s32 %r7, %r3, 1;\n}\n");
+        assert!(p.problems.is_empty(), "{:?}", p.problems);
+        assert_eq!(p.kernel.insts.len(), 1);
+        let p = parse(".target sm_80\n{\n.reg .b32 %r2;\n.reg .b32 %r<4>;\n}\n");
+        assert_eq!(p.problems.len(), 1, "{:?}", p.problems);
+        assert!(p.problems[0].1.contains("`%r2` is declared twice"));
     }
 
     #[test]
