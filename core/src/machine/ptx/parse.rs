@@ -432,15 +432,26 @@ fn arity(op: Op) -> usize {
     }
 }
 
+/// The first word and the rest after the ASCII space or tab that ends it (ptxas separates
+/// nothing else): splitting at `char::is_whitespace` decoded every character of every line.
+fn split_word(s: &str) -> (&str, &str) {
+    match s.bytes().position(|b| b == b' ' || b == b'\t') {
+        Some(at) => (s.get(..at).unwrap_or(s), s.get(at + 1..).unwrap_or("")),
+        None => (s, ""),
+    }
+}
+
 /// Splits operands at top-level commas.
 fn split_operands(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in s.char_indices() {
+    // Bytes, not characters: the delimiters are ASCII, which never occurs inside a multi-byte
+    // character, so every split is at a character boundary.
+    for (i, c) in s.bytes().enumerate() {
         match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            ',' if depth == 0 => {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b',' if depth == 0 => {
                 out.push(s.get(start..i).unwrap_or("").trim());
                 start = i + 1;
             }
@@ -725,7 +736,7 @@ fn instruction(
         .trim();
     let (guard, body) = match body.strip_prefix('@') {
         Some(rest) => {
-            let (g, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let (g, rest) = split_word(rest);
             let (neg, g) = match g.strip_prefix('!') {
                 Some(x) => (true, x),
                 None => (false, g),
@@ -739,7 +750,7 @@ fn instruction(
         }
         None => (None, body),
     };
-    let (mnemonic, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+    let (mnemonic, rest) = split_word(body);
     let Some(op) = decode(mnemonic) else {
         unsupported.get_or_insert((
             line,
