@@ -63,14 +63,34 @@ pub enum MachineVerdict {
 /// A located complaint about a kernel's text: its 1-based line and the message.
 pub type Complaint = (u32, String);
 
+/// The kernel parsers' splitting of a line: assemblers separate words with spaces and tabs
+/// only, and the `str` methods that decode every character they look at (`trim`, a split at
+/// `char::is_whitespace`) were a third of parsing an IR kernel (callgrind).
+pub(crate) trait KernelText {
+    /// `trim()`, the same result: blanks are ASCII, so trimming those first leaves `trim` a
+    /// character at each end.
+    fn trim_blanks(&self) -> &str;
+    /// The first word and the rest after the space or tab that ends it.
+    fn split_word(&self) -> Option<(&str, &str)>;
+}
+
+impl KernelText for str {
+    fn trim_blanks(&self) -> &str {
+        self.trim_ascii().trim()
+    }
+
+    fn split_word(&self) -> Option<(&str, &str)> {
+        let at = self.bytes().position(|b| b == b' ' || b == b'\t')?;
+        Some((self.get(..at)?, self.get(at + 1..)?))
+    }
+}
+
 /// The code of every line of a kernel's `text`, numbered from 1: its comment (as the target's
 /// `strip_comment` finds it) and surrounding blanks gone, empty lines left out.
 pub fn code_lines(text: &str, strip_comment: fn(&str) -> &str) -> Vec<(u32, &str)> {
     text.lines()
         .enumerate()
-        // `trim` alone decodes every character of the indentation; a kernel's is ASCII, so
-        // trimming that first leaves `trim` a character at each end (same result).
-        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim_ascii().trim()))
+        .map(|(i, raw)| ((i + 1) as u32, strip_comment(raw).trim_blanks()))
         .filter(|(_, code)| !code.is_empty())
         .collect()
 }

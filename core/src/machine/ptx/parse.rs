@@ -4,7 +4,7 @@
 //! from sm_90), immediates where the ISA wants them (`cp.async.wait_group N`: an integer
 //! constant, not negative).
 
-use super::super::NameMap;
+use super::super::{KernelText, NameMap};
 use std::collections::BTreeMap;
 
 /// A register's class, as declared.
@@ -432,15 +432,6 @@ fn arity(op: Op) -> usize {
     }
 }
 
-/// The first word and the rest after the ASCII space or tab that ends it (ptxas separates
-/// nothing else): splitting at `char::is_whitespace` decoded every character of every line.
-fn split_word(s: &str) -> (&str, &str) {
-    match s.bytes().position(|b| b == b' ' || b == b'\t') {
-        Some(at) => (s.get(..at).unwrap_or(s), s.get(at + 1..).unwrap_or("")),
-        None => (s, ""),
-    }
-}
-
 /// Splits operands at top-level commas.
 fn split_operands(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -736,7 +727,7 @@ fn instruction(
         .trim();
     let (guard, body) = match body.strip_prefix('@') {
         Some(rest) => {
-            let (g, rest) = split_word(rest);
+            let (g, rest) = rest.split_word().unwrap_or((rest, ""));
             let (neg, g) = match g.strip_prefix('!') {
                 Some(x) => (true, x),
                 None => (false, g),
@@ -750,7 +741,7 @@ fn instruction(
         }
         None => (None, body),
     };
-    let (mnemonic, rest) = split_word(body);
+    let (mnemonic, rest) = body.split_word().unwrap_or((body, ""));
     let Some(op) = decode(mnemonic) else {
         unsupported.get_or_insert((
             line,

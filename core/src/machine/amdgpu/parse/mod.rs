@@ -4,6 +4,7 @@
 //! gfx9), one scalar value per VALU instruction (the constant bus), aligned register pairs, and
 //! the kernel descriptor's register and LDS sizes.
 
+use crate::machine::KernelText;
 use std::collections::BTreeMap;
 
 mod isa;
@@ -91,7 +92,7 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
             continue;
         }
         if code.starts_with('.') {
-            let (name, value) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
+            let (name, value) = code.split_word().unwrap_or((code, ""));
             let value = value.trim();
             let int = |problems: &mut Vec<Complaint>| match parse_int(value) {
                 Some(v) if v >= 0 => Some(v as u64),
@@ -187,7 +188,7 @@ fn instruction(
     problems: &mut Vec<Complaint>,
     unsupported: &mut Option<Complaint>,
 ) -> Option<Inst> {
-    let (mnemonic, rest) = code.split_once(char::is_whitespace).unwrap_or((code, ""));
+    let (mnemonic, rest) = code.split_word().unwrap_or((code, ""));
     let Some(op) = mnemonics().get(mnemonic).copied() else {
         unsupported.get_or_insert((
             line,

@@ -5,6 +5,7 @@
 use super::{
     parse_int, parse_ty, split_top, split_typed, Complaint, Ctx, FOp, IntOp, Kind, Pred, Ty, Val,
 };
+use crate::machine::KernelText;
 use std::collections::BTreeMap;
 
 pub(super) fn decode(
@@ -14,7 +15,7 @@ pub(super) fn decode(
     declared: &BTreeMap<String, String>,
     unsupported: &mut Option<Complaint>,
 ) -> Option<Kind> {
-    let (op, rest) = rhs.split_once(char::is_whitespace).unwrap_or((rhs, ""));
+    let (op, rest) = rhs.split_word().unwrap_or((rhs, ""));
     let rest = rest.trim();
     let need_dst = |ctx: &mut Ctx| {
         if dst.is_none() {
@@ -103,7 +104,7 @@ pub(super) fn decode(
 
 /// `icmp PRED i32 %a, %b`.
 fn compare(ctx: &mut Ctx, d: u32, rest: &str, unsupported: &mut Option<Complaint>) -> Option<Kind> {
-    let (pred, rest) = rest.split_once(char::is_whitespace)?;
+    let (pred, rest) = rest.split_word()?;
     let pred = match pred {
         "eq" => Pred::Eq,
         "ne" => Pred::Ne,
@@ -116,7 +117,7 @@ fn compare(ctx: &mut Ctx, d: u32, rest: &str, unsupported: &mut Option<Complaint
             return None;
         }
     };
-    let (ty, operands) = rest.trim().split_once(char::is_whitespace)?;
+    let (ty, operands) = rest.trim().split_word()?;
     let ty = parse_ty(ty)?;
     let parts = split_top(operands);
     let (Some(a), Some(b)) = (parts.first(), parts.get(1)) else {
@@ -198,9 +199,9 @@ fn integer(
     rhs: &str,
     unsupported: &mut Option<Complaint>,
 ) -> Option<Kind> {
-    let (op, rest) = rhs.split_once(char::is_whitespace).unwrap_or((rhs, ""));
+    let (op, rest) = rhs.split_word().unwrap_or((rhs, ""));
     let rest = rest.trim();
-    let Some((ty, operands)) = rest.split_once(char::is_whitespace) else {
+    let Some((ty, operands)) = rest.split_word() else {
         ctx.bad(format!("`{rhs}` is incomplete"));
         return None;
     };
@@ -329,7 +330,7 @@ fn store(ctx: &mut Ctx, rest: &str) -> Option<Kind> {
 
 /// `phi T [v, %block], …`.
 fn phi(ctx: &mut Ctx, d: u32, rest: &str) -> Option<Kind> {
-    let (ty, incoming) = rest.split_once(char::is_whitespace)?;
+    let (ty, incoming) = rest.split_word()?;
     let ty = parse_ty(ty)?;
     let mut list = Vec::new();
     for part in split_top(incoming) {

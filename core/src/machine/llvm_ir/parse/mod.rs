@@ -5,7 +5,7 @@
 
 mod decode;
 
-use super::super::NameMap;
+use super::super::{KernelText, NameMap};
 use decode::decode;
 use std::collections::BTreeMap;
 
@@ -244,7 +244,7 @@ const DECLARATIONS: [(&str, &str); 10] = [
 
 fn strip_comment(s: &str) -> &str {
     // No string in the subset holds a `;` except the target triple, which has none.
-    match s.find(';') {
+    match s.bytes().position(|b| b == b';') {
         Some(at) => s.get(..at).unwrap_or(s),
         None => s,
     }
@@ -300,7 +300,7 @@ fn split_top(s: &str) -> Vec<&str> {
 /// than a substring search, and this runs twice for every line (the first `=` of a line is its
 /// assignment's in every line the emitter writes).
 fn split_assignment(l: &str) -> Option<(&str, &str)> {
-    let at = l.find('=')?;
+    let at = l.bytes().position(|b| b == b'=')?;
     let assignment = at > 0
         && l.as_bytes().get(at - 1) == Some(&b' ')
         && l.as_bytes().get(at + 1) == Some(&b' ');
@@ -337,7 +337,7 @@ fn split_typed(s: &str) -> Option<(Ty, &str)> {
         let space: u32 = rest.get(..close)?.trim().parse().ok()?;
         return Some((Ty::Ptr(space), rest.get(close + 1..)?.trim()));
     }
-    let (t, v) = s.split_once(char::is_whitespace)?;
+    let (t, v) = s.split_word()?;
     Some((parse_ty(t)?, v.trim()))
 }
 
@@ -495,7 +495,7 @@ impl Ctx<'_> {
 
 /// The type an instruction's result has, from its text (first pass).
 fn result_type(rhs: &str) -> Option<Ty> {
-    let (op, rest) = rhs.split_once(char::is_whitespace)?;
+    let (op, rest) = rhs.split_word()?;
     let rest = rest.trim();
     match op {
         "add" | "sub" | "mul" | "srem" | "sdiv" | "and" | "or" | "xor" | "shl" | "lshr"
