@@ -3,10 +3,10 @@
 //! verification and timeline, and what the user points at.
 
 use crate::dom;
-use crate::model::budget::RENDER_PER_EXPLORE_PRIOR;
+use crate::model::budget::{drawn_units, DRAWING_MS_PER_UNIT_PRIOR};
 use crate::model::deferred::{is_pending, Ran};
 use crate::model::focus::Selection;
-use crate::model::timing::Timing;
+use crate::model::timing::{DrawingRate, Timing};
 use leptos::prelude::*;
 use stagecraft::explore::{Exploration, MachineReport};
 use stagecraft::timeline::Timeline;
@@ -57,10 +57,10 @@ pub struct Ctx {
     /// with the DOM writing and the browser's rendering that follow it would make one task longer
     /// than `budget::TASK_MS` (the first one, which also warms the WebAssembly code up, does not count).
     pub slow: RwSignal<bool>,
-    /// What writing and rendering an exploration's result costs, per millisecond of exploring:
-    /// measured whenever both ran in one frame after an exploration of at least a quarter frame
-    /// (their cost grows with the output, as exploring does). Until measured, `RENDER_PER_EXPLORE_PRIOR`.
-    pub render_per_explore_ms: StoredValue<f64>,
+    /// What writing and rendering an exploration's result costs per unit it draws
+    /// (`budget::drawn_units`), measured whenever the result was written in the frame it was
+    /// explored in. Until measured, `DRAWING_MS_PER_UNIT_PRIOR`.
+    pub drawing: StoredValue<DrawingRate>,
     /// The warm-up (`services::warm`) has run all its steps: exploring's code is optimized.
     pub warmed: RwSignal<bool>,
     /// The text is too large to explore before the warm-up has finished (the warm-up's predicate,
@@ -75,9 +75,14 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Writing and rendering the result of an exploration that took `explore_ms`, estimated.
-    pub fn drawing_estimate_ms(&self, explore_ms: f64) -> f64 {
-        explore_ms * self.render_per_explore_ms.get_value()
+    /// Writing and rendering the result of `ex`, estimated from its size: a ratio to the time
+    /// exploring took, as before, carried each loop's noise (and one preset's first drawing)
+    /// over to the next and flipped the slow path now and then.
+    pub fn drawing_estimate_ms(&self, ex: &Exploration) -> f64 {
+        let rate = self
+            .drawing
+            .with_value(|d| d.ms_per_unit(DRAWING_MS_PER_UNIT_PRIOR));
+        drawn_units(ex) as f64 * rate
     }
 
     /// The signals of a page showing `initial`; `waits_for_warm_up` says whether a text is too large
@@ -107,7 +112,7 @@ impl Ctx {
             serial: StoredValue::new(0),
             runs_ms: StoredValue::new(0.0),
             slow: RwSignal::new(false),
-            render_per_explore_ms: StoredValue::new(RENDER_PER_EXPLORE_PRIOR),
+            drawing: StoredValue::new(DrawingRate::default()),
             warmed,
             // Once warmed, the text is not even looked at.
             preparing: Memo::new(move |_| !warmed.get() && text.with(|t| waits_for_warm_up(t))),

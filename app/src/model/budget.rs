@@ -28,10 +28,21 @@ pub fn large_text(text: &str) -> bool {
     text.len() > LARGE_TEXT_BYTES || text.bytes().filter(|&b| b == b'\n').count() > LARGE_TEXT_LINES
 }
 
-/// Writing and rendering an exploration's result, per millisecond of exploring, before any is
+/// Writing and rendering an exploration's result, per unit it draws (`drawn_units`), before any is
 /// measured: high enough that the first large paste explores and draws in separate tasks rather than
 /// in one long one.
-pub const RENDER_PER_EXPLORE_PRIOR: f64 = 2.5;
+pub const DRAWING_MS_PER_UNIT_PRIOR: f64 = 0.02;
+
+/// Drawings of fewer units than this are not learned from: fixed costs (the header, the panes'
+/// frames) dominate them, and a rate taken from them would call a mid-sized loop slow.
+pub const DRAWING_MIN_UNITS: usize = 400;
+
+/// What drawing an exploration's result grows with: the editor's tokens, the printed program's
+/// lines and the grid's rows, which its panes write (each a line or a span of markup).
+pub fn drawn_units(ex: &stagecraft::explore::Exploration) -> usize {
+    let printed = |p: &Option<stagecraft::tir::Printed>| p.as_ref().map_or(0, |p| p.lines.len());
+    ex.tokens.len() + printed(&ex.rolled) + printed(&ex.peeled) + ex.statements.len()
+}
 
 /// Wave-instructions the Code pane's machine-level check executes on the main thread before it
 /// says "not executed": the largest preset's kernel (CUTLASS, gfx942) runs about 38 000, and the

@@ -21,9 +21,56 @@ impl Timing {
     }
 }
 
+/// Milliseconds of writing and rendering per unit drawn (`budget::drawn_units`), the median of
+/// the last few drawings measured: one drawing that also laid out a new program's rows for the
+/// first time (a preset just loaded), or that a collection paused, does not make the next edit of
+/// an ordinary loop look too slow to draw in its frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DrawingRate {
+    recent: Vec<f64>,
+}
+
+/// Drawings the rate is the median of.
+const RECENT_DRAWINGS: usize = 5;
+
+impl DrawingRate {
+    pub fn learn(&mut self, ms_per_unit: f64) {
+        if !ms_per_unit.is_finite() {
+            return;
+        }
+        if self.recent.len() == RECENT_DRAWINGS {
+            self.recent.remove(0);
+        }
+        self.recent.push(ms_per_unit);
+    }
+
+    /// The median of the drawings measured, or `prior` before any.
+    pub fn ms_per_unit(&self, prior: f64) -> f64 {
+        let mut sorted = self.recent.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(prior)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_slow_drawing_does_not_move_the_rate_and_the_oldest_is_forgotten() {
+        let mut r = DrawingRate::default();
+        assert_eq!(r.ms_per_unit(0.5), 0.5);
+        for x in [0.01, 0.012, 0.30, 0.011] {
+            r.learn(x);
+        }
+        assert_eq!(r.ms_per_unit(0.5), 0.012);
+        r.learn(f64::NAN);
+        for x in [0.02, 0.021, 0.022] {
+            r.learn(x);
+        }
+        // 0.01 and 0.012 are forgotten; 0.30, 0.011, 0.02, 0.021, 0.022 remain.
+        assert_eq!(r.ms_per_unit(0.5), 0.021);
+    }
 
     #[test]
     fn the_time_shown_adds_the_parts_that_have_run() {

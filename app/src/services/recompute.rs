@@ -5,7 +5,7 @@
 
 use crate::ctx::Ctx;
 use crate::dom::{self, after_drawing};
-use crate::model::budget::{FRAME_MS, LARGE_EDIT_BYTES, TASK_MS};
+use crate::model::budget::{drawn_units, DRAWING_MIN_UNITS, FRAME_MS, LARGE_EDIT_BYTES, TASK_MS};
 use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
@@ -71,17 +71,17 @@ impl Inputs {
 
 /// Whether computing for `ms`, then writing and drawing the result, fits one frame of typing and
 /// one task.
-fn fits(ctx: Ctx, ms: f64) -> bool {
+fn fits(ctx: Ctx, ms: f64, ex: &Exploration) -> bool {
     // Exploring may fit a frame while writing and rendering its result do not: a large loop's
     // drawing costs a few times its exploring.
-    ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ms) <= TASK_MS
+    ms <= FRAME_MS && ms + ctx.drawing_estimate_ms(ex) <= TASK_MS
 }
 
 /// Whether computing for `ms`, then writing and drawing the result, fits one frame: what is done
 /// beyond exploring (the verification and the timeline) is done in the keystroke's frame only then,
 /// else in tasks of their own right after it is drawn, so that an edit is painted within a frame.
-fn fits_frame(ctx: Ctx, ms: f64) -> bool {
-    ms + ctx.drawing_estimate_ms(ms) <= FRAME_MS
+fn fits_frame(ctx: Ctx, ms: f64, ex: &Exploration) -> bool {
+    ms + ctx.drawing_estimate_ms(ex) <= FRAME_MS
 }
 
 /// Whether an exploration of `inputs` keeps the verification and the timeline shown: they are
@@ -151,14 +151,14 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     // The first exploration also warms the WebAssembly code up: it is never called slow. It is
     // always drawn in a task of its own: its drawing is also the panes' first style and layout,
     // which the estimate from exploring does not foresee.
-    let together = !first && fits(ctx, ms);
+    let together = !first && fits(ctx, ms, &ex);
     // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one, whose
     // runs may cost many times those of the loop it replaced. The first runs, of code not yet
     // optimized, have no estimate (they cost more than ten times the next ones): they run later,
     // and `run_later` does not take their cost as the next runs' estimate.
     let pasted = large_edit(ctx, inputs.text.len());
     let runs_now =
-        together && !first && ex.ok && !kept && !pasted && fits_frame(ctx, ms + runs_estimate);
+        together && !first && ex.ok && !kept && !pasted && fits_frame(ctx, ms + runs_estimate, &ex);
     let runs = runs_now.then(|| Runs::of(&ex));
     if runs.is_some() {
         dom::mark("stagecraft:ran-now");
@@ -176,7 +176,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         ctx.runs_ms.set_value(runs_ms);
     }
     ctx.timing.set(timing);
-    let slow = !first && !fits(ctx, ms + runs_ms);
+    let slow = !first && !fits(ctx, ms + runs_ms, &ex);
     if ctx.slow.get_untracked() != slow {
         ctx.slow.set(slow);
     }
@@ -220,7 +220,7 @@ struct Explored {
     /// (the same program) or computed later.
     runs: Option<Runs>,
     /// When exploring began and how long it took, given when exploring, writing and rendering run
-    /// in one frame, so that their cost relative to exploring can be measured.
+    /// in one frame, so that their cost per unit drawn can be measured.
     measured: Option<(f64, f64)>,
     /// The page's first exploration, in code not yet optimized.
     cold: bool,
@@ -273,6 +273,7 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
             None => later = Some(ex.clone()),
         }
     }
+    let units = drawn_units(&ex);
     ctx.current.set(Some(ex));
     // The panes' effects were woken by the signals set above and run as tasks of Leptos's executor,
     // in the order woken; a task spawned now runs after them (the second tick lets effects woken by
@@ -302,13 +303,15 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
         set_timeout(
             move || {
                 // Writing the DOM, then the frame's rendering (not the wait for the frame between
-                // them). Small explorations are left out: fixed costs dominate their rendering,
-                // and a ratio taken from them would call a mid-sized loop slow.
-                if let Some((t0, ms)) = measured.filter(|&(_, ms)| ms >= FRAME_MS / 4.0) {
+                // them), per unit drawn.
+                if let Some((t0, ms)) = measured.filter(|_| units >= DRAWING_MIN_UNITS) {
                     let writing = (written_at.get() - t0 - ms).max(0.0);
                     let rendered = writing + (dom::now_ms() - frame_at);
-                    ctx.render_per_explore_ms.set_value(rendered / ms);
+                    ctx.drawing
+                        .update_value(|d| d.learn(rendered / units as f64));
                 }
+                let rate = ctx.drawing.with_value(|d| d.ms_per_unit(f64::NAN));
+                dom::note("data-drawing-rate", &format!("{rate:.5} {units}"));
                 dom::mark("stagecraft:painted");
                 dom::measure(
                     "stagecraft:edit-to-painted",
@@ -347,6 +350,7 @@ fn show<T: Send + Sync + 'static>(
 /// optimized.
 fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
     let timeline_first = ctx.shown(Pane::Timeline);
+    let explored = ex.clone();
     let still_good = {
         let ex = ex.clone();
         move || {
@@ -392,7 +396,7 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
             // As in `recompute`, the first exploration's cost is that of code not yet optimized.
             if timing.serial == serial && !cold {
                 ctx.runs_ms.set_value(timing.total() - timing.explore);
-                let slow = !fits(ctx, timing.total());
+                let slow = !fits(ctx, timing.total(), &explored);
                 if ctx.slow.get_untracked() != slow {
                     ctx.slow.set(slow);
                 }

@@ -122,7 +122,10 @@ pub fn Panes() -> impl IntoView {
         move || {
             let slow = ctx.slow.get().then(|| {
                 let ms = ctx.timing.with(Timing::total);
-                (ms, ctx.drawing_estimate_ms(ms))
+                let drawing = ctx
+                    .current
+                    .with(|ex| ex.as_deref().map_or(0.0, |ex| ctx.drawing_estimate_ms(ex)));
+                (ms, drawing)
             });
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");
