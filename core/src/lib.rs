@@ -25,6 +25,7 @@ pub mod random_loop;
 pub mod schedule;
 pub mod shape;
 pub mod simplify;
+pub mod space_picture;
 pub mod steps;
 pub mod sync;
 pub mod syntax;

@@ -8,7 +8,9 @@ use stagecraft::shape::IterationSpace;
 use stagecraft_link::Pane;
 
 pub fn space_html(sp: &IterationSpace) -> String {
-    let mut h = Html::with_capacity(64 * sp.rows.len() * (sp.units.len() + 1) + 256);
+    let mut h = Html::with_capacity(160 * sp.rows.len() * (sp.units.len() + 1) + 1024);
+    // The picture, then the same numbers as a table (to read exactly, and for screen readers).
+    h.raw(&stagecraft::space_picture::svg(sp));
     h.raw("<table class=\"space\"><tr><th>step</th>");
     for u in &sp.units {
         h.raw("<th>unit ")
@@ -20,7 +22,9 @@ pub fn space_html(sp: &IterationSpace) -> String {
     }
     h.raw("</tr>");
     for r in &sp.rows {
-        if let Some((from, to)) = sp.elided.filter(|(a, _)| *a == r.step) {
+        // The steps left out, [from, to), come before the first one shown after them (the
+        // row was never written while it was looked for at `from`).
+        if let Some((from, to)) = sp.elided.filter(|(_, to)| *to == r.step) {
             h.raw("<tr class=\"elided\"><td colspan=\"99\">… steps ")
                 .num(from)
                 .raw("–")
@@ -85,5 +89,16 @@ mod tests {
             html.matches("<td class=\"cell").count(),
             sp.rows.len() * sp.units.len()
         );
+        assert!(html.starts_with("<svg class=\"space-picture\""));
+    }
+
+    #[test]
+    fn a_long_loop_says_which_steps_are_left_out() {
+        let text = stagecraft_link::presets::DEFAULT.replace("range(16)", "range(400)");
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let sp = ex.iteration_space.as_ref().expect("space");
+        let (from, to) = sp.elided.expect("steps left out");
+        let said = format!("… steps {from}–{} …", to - 1);
+        assert_eq!(space_html(sp).matches(&said).count(), 1, "{said}");
     }
 }
