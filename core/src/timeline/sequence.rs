@@ -46,7 +46,8 @@ pub(super) struct Recorder {
     body_keys: Vec<(usize, usize)>,
     /// The open commit scope issued a copy.
     copies: bool,
-    /// The last event is a wait: a wait right after it is the same instruction.
+    /// The key of the last event when it is a wait: a wait right after it is the same
+    /// instruction.
     after_wait: Option<usize>,
 }
 
