@@ -95,9 +95,17 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
         }
     }
     for st in &t.stalls {
+        // The kernels' single sequence makes this wait complete more: said where it stalls.
+        let also = t
+            .sequence
+            .iter()
+            .find(|f| f.at(st.wait_index, st.step))
+            .map_or(String::new(), |f| {
+                format!("; on sm_80 and AMDGPU IR also {}", f.groups_text())
+            });
         let _ = write!(
             h,
-            "<rect class=\"stall wi{}\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles: wait {} on queue {} for group {}</title></rect>",
+            "<rect class=\"stall wi{}\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles: wait {} on queue {} for group {}{also}</title></rect>",
             st.wait_index,
             x(st.start),
             fixed(w(st.start, st.end), 1),

@@ -427,6 +427,9 @@ fn timeline_command(rest: &[String]) -> Result<ExitCode, String> {
     if let Some(note) = t.coverage() {
         outln!("{note}");
     }
+    if let Some(note) = t.sequence_note() {
+        outln!("{note}");
+    }
     if let Some(path) = svg_out {
         // The pane's export at its default zoom, fitted to a 1200-pixel page.
         let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);

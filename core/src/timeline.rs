@@ -1,12 +1,17 @@
 //! Per-lane simulation of a program under the cost model: one compute lane runs statements in program
 //! order; each async queue is a lane on which an async statement is in flight from its issue to its
 //! completion; a wait stalls the compute lane until the groups it forces have completed.
-//! docs/cost-model.md gives the model and the closed form the tests check.
+//! docs/cost-model.md gives the model and the closed form the tests check. `sequence` records the
+//! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force.
+
+mod sequence;
 
 use crate::cost::{Cost, CostModel};
 use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
+
+pub use sequence::SequenceForced;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(tag = "lane", content = "queue", rename_all = "snake_case")]
@@ -75,6 +80,11 @@ pub struct Metrics {
     pub ring_bytes: BTreeMap<String, u64>,
     pub peak_groups_in_flight: BTreeMap<i64, u64>,
     pub steps: u64,
+    /// Total cycles with every wait the instruction of the sm_80 and asyncmark kernels (one
+    /// sequence of groups, `Timeline::sequence`), when one of them completes more than the IR
+    /// asks; the other metrics and the chart are the per-queue waits'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_cycles: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -99,6 +109,10 @@ pub struct Timeline {
     /// steps, or `limits::MAX_TIMELINE_INSTANCES` statement instances).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_limit: Option<u64>,
+    /// The waits that, on sm_80 and with asyncmarks (one in-order sequence of groups per
+    /// thread), complete groups the per-queue waits let stay in flight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sequence: Vec<SequenceForced>,
 }
 
 impl Timeline {
@@ -132,6 +146,18 @@ impl Timeline {
                 "The timeline draws steps {from}–{to} of {steps}{drawn}; the metrics cover all of them."
             ),
         })
+    }
+
+    /// What the single sequence of sm_80 and asyncmarks changes, said plainly, when it forces
+    /// anything.
+    pub fn sequence_note(&self) -> Option<String> {
+        let cycles = self.metrics.sequence_cycles?;
+        let waits: Vec<String> = self.sequence.iter().map(SequenceForced::describe).collect();
+        Some(format!(
+            "On sm_80 and AMDGPU IR a thread's groups are one sequence: these waits also complete groups the IR lets stay in flight — {}. Run so, the loop takes {cycles} cycles ({:+} on the IR's per-queue waits, which the chart shows).",
+            waits.join("; "),
+            cycles as i64 - self.metrics.total_cycles as i64
+        ))
     }
 }
 
@@ -167,8 +193,25 @@ struct Sim<'a> {
     costs: Vec<Option<Cost>>,
     /// Per queue, the cycle until which each sub-row is taken by a group.
     rows_free_at: BTreeMap<i64, Vec<u64>>,
-    /// Recorded only when asked (`moments`).
+    /// Recorded only when asked (`Mode::Moments`).
     moments: Option<Moments>,
+    /// The single sequence of groups, recorded in every run.
+    recorder: sequence::Recorder,
+    /// `Mode::Sequence`: per recorded wait, the groups its instruction keeps in flight; and the
+    /// completion of every group in flight in the single sequence, oldest first.
+    keep: Option<&'a [u64]>,
+    in_sequence: VecDeque<u64>,
+}
+
+/// What a run records or how it waits, besides the spans and metrics.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    Plain,
+    /// `Sim::moments`.
+    Moments,
+    /// Each wait is the single sequence's instruction: it keeps this many groups in flight, of
+    /// any queue (per key of `sequence::Recorder::wait`).
+    Sequence(&'a [u64]),
 }
 
 /// When things happen in a simulation: each statement instance's start, in program order, and
@@ -226,23 +269,9 @@ impl Sim<'_> {
             Node::For {
                 var, lo, hi, body, ..
             } => {
-                let (Some(l), Some(h)) = (lo.eval(&self.env), hi.eval(&self.env)) else {
-                    return;
-                };
-                let top = self.depth == 0;
-                self.depth += 1;
-                let mut v = l;
-                while v < h && !self.stop {
-                    if let Some(x) = self.env.get_mut(*var as usize) {
-                        *x = v;
-                    }
-                    if top {
-                        self.begin_step();
-                    }
-                    self.nodes(body);
-                    v += 1;
+                if let (Some(l), Some(h)) = (lo.eval(&self.env), hi.eval(&self.env)) {
+                    self.for_loop(*var, l, h, body);
                 }
-                self.depth -= 1;
             }
             Node::If { cond, body, .. } => {
                 if cond.eval(&self.env) == Some(true) {
@@ -255,6 +284,7 @@ impl Sim<'_> {
                 }
                 let seq = self.committed.get(queue).copied().unwrap_or(0);
                 self.open.push((*queue, 0));
+                self.recorder.open();
                 let first_span = self.out.spans.len();
                 let opened_at = self.now;
                 self.depth += 1;
@@ -272,6 +302,10 @@ impl Sim<'_> {
                     m.completions.entry(*queue).or_default().push(complete);
                 }
                 self.place_on_row(*queue, first_span, opened_at, complete);
+                self.recorder.commit(*queue);
+                if self.keep.is_some() {
+                    self.in_sequence.push_back(complete);
+                }
                 if let Some(limit) = self.model.max_groups_in_flight {
                     while self.in_flight.get(queue).map_or(0, |q| q.len()) as u64
                         >= u64::from(limit.max(1))
@@ -332,6 +366,10 @@ impl Sim<'_> {
                         }
                     }
                 }
+                let k = self
+                    .recorder
+                    .wait(index, *wait, *queue, n as i64, self.step);
+                until = until.max(self.sequence_wait(k));
                 if until > self.now {
                     *self.out.metrics.stall_by_wait.entry(index).or_insert(0) += until - self.now;
                     self.out.metrics.stall_cycles += until - self.now;
@@ -358,6 +396,48 @@ impl Sim<'_> {
                 }
                 self.assign(a);
             }
+        }
+    }
+
+    /// Under `Mode::Sequence`, when the kernels' instruction for the wait with key `k` is done:
+    /// it completes every group but the `keep` newest, of any queue (at least those the IR asks
+    /// for).
+    fn sequence_wait(&mut self, k: usize) -> u64 {
+        let keep = self
+            .keep
+            .map_or(u64::MAX, |keep| keep.get(k).copied().unwrap_or(u64::MAX));
+        let mut until = 0;
+        while self.in_sequence.len() as u64 > keep {
+            until = until.max(self.in_sequence.pop_front().unwrap_or(0));
+        }
+        until
+    }
+
+    fn for_loop(&mut self, var: VarId, l: i64, h: i64, body: &[Node]) {
+        let top = self.depth == 0;
+        // The pipelined loop: one instruction per wait in the kernels, whatever the iteration.
+        let body_loop = top && matches!(self.section, None | Some(SectionKind::Body));
+        if body_loop {
+            self.recorder.enter_body();
+        }
+        self.depth += 1;
+        let mut v = l;
+        while v < h && !self.stop {
+            if let Some(x) = self.env.get_mut(var as usize) {
+                *x = v;
+            }
+            if top {
+                self.begin_step();
+            }
+            self.nodes(body);
+            if body_loop {
+                self.recorder.end_iteration();
+            }
+            v += 1;
+        }
+        self.depth -= 1;
+        if body_loop {
+            self.recorder.leave_body();
         }
     }
 
@@ -442,6 +522,7 @@ impl Sim<'_> {
 
     fn assign(&mut self, a: &Assign) {
         self.instances += 1;
+        self.recorder.statement();
         let id = a.stmt as usize;
         let cost = match self.costs.get(id) {
             Some(Some(c)) => *c,
@@ -475,6 +556,9 @@ impl Sim<'_> {
         };
         match (self.async_depth > 0, self.open.last_mut()) {
             (true, Some((queue, done))) => {
+                if crate::emit::copy_source(self.program, a).is_some() {
+                    self.recorder.copy();
+                }
                 let issued = start + cost.issue;
                 let complete = issued + cost.latency;
                 *done = (*done).max(complete);
@@ -534,7 +618,7 @@ fn run_sim<'a>(
     window: (u64, u64),
     stop_after: u64,
     max_steps: u64,
-    moments: bool,
+    mode: Mode<'a>,
 ) -> Sim<'a> {
     let mut wait_ids = HashMap::new();
     number_waits(&program.body, &mut wait_ids);
@@ -560,7 +644,13 @@ fn run_sim<'a>(
         wait_ids,
         costs: Vec::new(),
         rows_free_at: BTreeMap::new(),
-        moments: moments.then(Moments::default),
+        moments: matches!(mode, Mode::Moments).then(Moments::default),
+        recorder: sequence::Recorder::default(),
+        keep: match mode {
+            Mode::Sequence(keep) => Some(keep),
+            _ => None,
+        },
+        in_sequence: VecDeque::new(),
     };
     sim.nodes(&program.body);
     // Whatever is still in flight lands eventually: the loop is done when the last group is.
@@ -585,10 +675,34 @@ pub fn simulate(
     window: (u64, u64),
 ) -> Timeline {
     let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let windowed = run_sim(pipelined, model, params, window, window.1, max_steps, false);
-    let base = run_sim(original, model, params, (0, 0), u64::MAX, max_steps, false);
+    let windowed = run_sim(
+        pipelined,
+        model,
+        params,
+        window,
+        window.1,
+        max_steps,
+        Mode::Plain,
+    );
+    let base = run_sim(
+        original,
+        model,
+        params,
+        (0, 0),
+        u64::MAX,
+        max_steps,
+        Mode::Plain,
+    );
     let awaited = every_count_zero(pipelined);
-    let awaited = run_sim(&awaited, model, params, (0, 0), u64::MAX, max_steps, false);
+    let awaited = run_sim(
+        &awaited,
+        model,
+        params,
+        (0, 0),
+        u64::MAX,
+        max_steps,
+        Mode::Plain,
+    );
     let truncated = windowed.stop;
     // `Sim::window` counts steps from 1.
     let shown = (
@@ -597,14 +711,37 @@ pub fn simulate(
     );
     // Metrics need every step; spans only the window's. Re-run without recording when the window cut
     // the first run short (the step limit still bounds it).
-    let (mut t, starts, steps, capped) = if truncated {
-        let all = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps, false);
+    let (mut t, starts, steps, capped, recorder) = if truncated {
+        let all = run_sim(
+            pipelined,
+            model,
+            params,
+            (0, 0),
+            u64::MAX,
+            max_steps,
+            Mode::Plain,
+        );
         let mut t = windowed.out;
         t.metrics = all.out.metrics;
-        (t, all.step_starts, all.step, all.stop)
+        (t, all.step_starts, all.step, all.stop, all.recorder)
     } else {
-        (windowed.out, windowed.step_starts, windowed.step, false)
+        (
+            windowed.out,
+            windowed.step_starts,
+            windowed.step,
+            false,
+            windowed.recorder,
+        )
     };
+    // The kernels' waits, run only when they complete more than the IR asks (else they wait
+    // for the same groups, and take the same cycles).
+    let (sequence, keep) = recorder.translate();
+    if !sequence.is_empty() {
+        let mode = Mode::Sequence(&keep);
+        let single = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps, mode);
+        t.metrics.sequence_cycles = Some(single.out.metrics.total_cycles);
+    }
+    t.sequence = sequence;
     t.window = shown;
     t.truncated = truncated;
     // A run stopped by a limit counted the step it did not simulate.
@@ -647,7 +784,15 @@ pub fn moments(
     params: &BTreeMap<String, i64>,
 ) -> Option<Moments> {
     let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let sim = run_sim(program, model, params, (0, 0), u64::MAX, max_steps, true);
+    let sim = run_sim(
+        program,
+        model,
+        params,
+        (0, 0),
+        u64::MAX,
+        max_steps,
+        Mode::Moments,
+    );
     if sim.stop {
         return None;
     }

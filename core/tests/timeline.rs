@@ -293,3 +293,140 @@ fn the_awaited_at_once_baseline_is_simulated() {
         (m.speedup_over_awaited - m.awaited_cycles as f64 / m.total_cycles as f64).abs() < 1e-9
     );
 }
+
+/// Two async queues whose consumer reads both: `A_sh` (queue 0, stage 0) and `B_sh` (queue 1,
+/// stage 1) for `C` at stage 3 (core/tests/machine.rs derives the kernels' waits by hand).
+fn two_queues(a_latency: i64) -> String {
+    format!(
+        "A_sh = alloc([1])\nB_sh = alloc([1])\nfor i in range(12):\n    A_sh[0] = A[i]\n    \
+         B_sh[0] = B[i]\n    C[i] = A_sh[0] + B_sh[0]\n\
+         sch.annotate(i, \"software_pipeline_stage\", [0, 1, 3])\n\
+         sch.annotate(i, \"software_pipeline_order\", [0, 1, 2])\n\
+         sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])\n\
+         sch.annotate(i, \"stagecraft_latency\", [{a_latency}, -1, -1])\n"
+    )
+}
+
+/// `program` with every wait of `queue` keeping one group fewer in flight (none below 0).
+fn one_fewer(program: &stagecraft::ir::Program, queue: i64) -> stagecraft::ir::Program {
+    use stagecraft::ir::{IExpr, Node};
+    fn walk(nodes: &mut [Node], queue: i64) {
+        for n in nodes {
+            match n {
+                Node::Wait {
+                    queue: q,
+                    count,
+                    body,
+                    ..
+                } => {
+                    if let (true, Some(c)) = (*q == queue, count.as_const()) {
+                        *count = IExpr::Const((c - 1).max(0));
+                    }
+                    walk(body, queue);
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Section { body, .. } => walk(body, queue),
+                Node::Assign(_) => {}
+            }
+        }
+    }
+    let mut p = program.clone();
+    walk(&mut p.body, queue);
+    p
+}
+
+/// sm_80's `cp.async` groups and asyncmarks are one sequence per thread: the timeline names the
+/// groups a wait completes there beyond the IR's per-queue wait, as the kernels do, and runs the
+/// kernels' waits for their cycles.
+#[test]
+fn the_single_sequence_forces_the_groups_derived_by_hand() {
+    use stagecraft::emit::Target;
+    use stagecraft::pipelined::Form;
+    // By hand. Prologue steps 1–3 commit A0 A1 B0 A2 B1; body step t (4–12, i = t - 1) commits
+    // A(i) then B(i-1); epilogue steps 13–15 commit B11 (step 13), each waiting before C.
+    // Body, before C[i-3]: wait(0, 3) keeps A(i), A(i-1), A(i-2); wait(1, 2) keeps B(i-1),
+    // B(i-2). One sequence, newest first: B(i-1) A(i) B(i-2) A(i-1) B(i-3) A(i-2) …: the newest
+    // group needed is B(i-3), and completing it completes A(i-2), committed before it — the 3rd
+    // newest of queue 0, one group the IR lets stay (at step 4: A0 A1 B0 A2 B1 A3 B2, B0 needed,
+    // A1 forced: the same). Step 13: … A9 B8 A10 B9 A11 B10 B11; wait(0, 2), wait(1, 2) need A9
+    // and B9: A10, the 2nd newest of queue 0, completes too. Step 14: wait(0, 1), wait(1, 1) need
+    // A10 and B10: A11, the newest, completes too. Step 15: wait(·, 0) asks for everything.
+    let hand = vec![
+        (None, 1, vec![(0, 3)]),
+        (Some(13), 1, vec![(0, 2)]),
+        (Some(14), 1, vec![(0, 1)]),
+    ];
+    for form in [Form::Rolled, Form::Peeled] {
+        let ex = explore(
+            &two_queues(-1),
+            &Options {
+                form,
+                ..Options::default()
+            },
+        );
+        let t = ex.timeline.as_ref().unwrap();
+        let derived: Vec<_> = t
+            .sequence
+            .iter()
+            .map(|f| {
+                assert_eq!(f.waits.len(), 2, "both queues' waits are one instruction");
+                let groups = f.forced.iter().map(|g| (g.queue, g.newest)).collect();
+                (f.step, f.groups, groups)
+            })
+            .collect();
+        assert_eq!(derived, hand, "{form:?}");
+        // The kernels' waits force the same groups (the same derivation).
+        for target in [Target::Ptx, Target::AmdgpuIr] {
+            let code = ex.code.iter().find(|c| c.target == target.name()).unwrap();
+            let kernel: Vec<_> = code
+                .waits
+                .iter()
+                .filter(|w| !w.forced.is_empty())
+                .map(|w| {
+                    w.forced
+                        .iter()
+                        .map(|g| (g.queue, g.newest))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let timeline: Vec<_> = hand.iter().map(|h| h.2.clone()).collect();
+            assert_eq!(kernel, timeline, "{}", target.name());
+        }
+        // Equal latencies: A(i-2) is issued before B(i-3) and lands no later, so completing it
+        // costs nothing; the stall where it is forced says so, and so does the note.
+        assert_eq!(t.metrics.sequence_cycles, Some(t.metrics.total_cycles));
+        let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);
+        assert!(svg
+            .contains("on sm_80 and AMDGPU IR also 1 group(s) — the 3rd newest group of queue 0"));
+        let note = t.sequence_note().unwrap();
+        assert!(
+            note.contains("wait #0, #1 (body): 1 group(s) — the 3rd newest group of queue 0"),
+            "{note}"
+        );
+        assert!(note.contains("(+0 on the IR's per-queue waits"), "{note}");
+    }
+    // A's copies four times slower: A(i-2) lands 1 500 cycles after B(i-3), and the kernels' waits
+    // stall for it. They complete exactly what the per-queue waits of queue 0 would keeping one
+    // group fewer (body 2, epilogue 1 and 0): that program takes the sequence's cycles.
+    let ex = explore(&two_queues(2000), &Options::default());
+    let t = ex.timeline.as_ref().unwrap();
+    let single = t.metrics.sequence_cycles.unwrap();
+    assert!(single > t.metrics.total_cycles, "{single}");
+    let p = ex.programs.as_ref().unwrap();
+    // The peeled form: its epilogue's counts are constants (the rolled one's are `14 - i`).
+    let fewer = one_fewer(p.peeled.as_ref().unwrap(), 0);
+    let per_queue = stagecraft::timeline::simulate(
+        &p.original,
+        &fewer,
+        ex.cost.as_ref().unwrap(),
+        &p.params,
+        (0, 64),
+    );
+    assert_eq!(per_queue.metrics.total_cycles, single);
+    // That program's waits force nothing more.
+    assert!(per_queue.sequence.is_empty());
+    assert_eq!(per_queue.metrics.sequence_cycles, None);
+}

@@ -21,7 +21,7 @@ mod llvm;
 mod mbarriers;
 mod ptx;
 pub(crate) mod sequence;
-mod waits;
+pub(crate) mod waits;
 mod walk;
 
 use crate::affine::{interval, Interval};
@@ -594,13 +594,18 @@ pub(crate) fn is_async_copy(program: &Program, s: &Stmt) -> Option<Access> {
     if !s.is_async {
         return None;
     }
-    let VExpr::Read(src) = &s.assign.value else {
+    copy_source(program, &s.assign).cloned()
+}
+
+/// The source of a global→shared copy: the statements a group's `cp.async` or LDS DMA issue (the
+/// timeline's single sequence counts groups with one as the emitters do).
+pub(crate) fn copy_source<'a>(program: &Program, a: &'a Assign) -> Option<&'a Access> {
+    let VExpr::Read(src) = &a.value else {
         return None;
     };
     let scope = |b: BufId| program.buffer(b).map(|b| b.scope);
-    (scope(src.buffer) == Some(Scope::Global)
-        && scope(s.assign.target.buffer) == Some(Scope::Shared))
-    .then(|| src.clone())
+    (scope(src.buffer) == Some(Scope::Global) && scope(a.target.buffer) == Some(Scope::Shared))
+        .then_some(src)
 }
 
 /// Emits `program` (a peeled pipelined program) for `target`. Never panics: anything the target

@@ -248,7 +248,7 @@ fn wait_line(
 }
 
 /// "the 3rd newest group of queue 0, the newest group of queue 1".
-fn forced_groups(forced: &[(i64, u64)]) -> String {
+pub(crate) fn forced_groups(forced: &[(i64, u64)]) -> String {
     forced
         .iter()
         .map(|&(queue, age)| {

@@ -42,6 +42,10 @@ pub fn metrics_html(t: &Timeline) -> String {
         h.text(scope).raw(" ").num(bytes).raw(" B");
     }
     h.raw("</td></tr></table>");
+    // sm_80's and asyncmarks' single sequence: what their waits complete beyond the IR's.
+    if let Some(n) = t.sequence_note() {
+        h.raw("<p class=\"hint\" id=\"sequence-note\">").text(&n).raw("</p>");
+    }
     h.finish()
 }
 
@@ -272,5 +276,17 @@ mod tests {
         );
         assert!(marked.contains("<g id=\"focus-marker\">"));
         assert!(marked.contains("step 2"));
+    }
+
+    #[test]
+    fn the_single_sequence_is_said_under_the_metrics_only_when_it_forces_groups() {
+        let two_queues = "A_sh = alloc([1])\nB_sh = alloc([1])\nfor i in range(12):\n    A_sh[0] = A[i]\n    B_sh[0] = B[i]\n    C[i] = A_sh[0] + B_sh[0]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1, 3])\nsch.annotate(i, \"software_pipeline_order\", [0, 1, 2])\nsch.annotate(i, \"software_pipeline_async_stages\", [0, 1])\n";
+        let ex = stagecraft::explore::explore(two_queues, &Default::default());
+        let html = metrics_html(ex.timeline.as_ref().expect("timeline"));
+        assert!(html.contains("id=\"sequence-note\""), "{html}");
+        assert!(html.contains("the 3rd newest group of queue 0"), "{html}");
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
+        assert!(!metrics_html(ex.timeline.as_ref().expect("timeline")).contains("sequence-note"));
     }
 }
