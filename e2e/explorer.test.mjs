@@ -91,6 +91,9 @@ test('timeline, iteration space and code panes render', async () => {
   await page.screenshot({ path: SHOTS + 'timeline.png' });
   await page.click('#tab-space');
   assert.ok(await page.locator('table.space td.cell').count() > 10);
+  // The picture above the table: a cell for each iteration a unit computes, as the table's.
+  assert.equal(await page.locator('svg.space-picture rect.cell').count(),
+    await page.locator('table.space td.cell:not(.idle)').count());
   await page.screenshot({ path: SHOTS + 'space.png' });
   await page.click('#tab-code');
   // The code comes in chunks the browser renders once it knows they are on screen: the text is
