@@ -115,7 +115,12 @@ impl Regimes<'_> {
                 })
                 .collect();
             renumber(&mut plan, &ids);
-            regimes.push(Regime { below, plan });
+            // A range whose plan waits somewhere the plan for every N does not, or for more, is
+            // left to the next range's (sound at its shorter N too): the planner serves its first
+            // body step as any other, and such a wait may complete nothing at any N.
+            if looser(&plan, main) {
+                regimes.push(Regime { below, plan });
+            }
         }
         for (id, below) in needed_below {
             let Some(site) = sites.get_mut(id) else {
@@ -131,6 +136,33 @@ impl Regimes<'_> {
         main.sites = sites;
         main.regimes = regimes;
     }
+}
+
+/// Whether every wait of `plan` is one of `main`'s at the same place, with a count at least as
+/// large, and every queue it drains `main` drains.
+fn looser(plan: &SyncPlan, main: &SyncPlan) -> bool {
+    let steps = |p: &SyncPlan| -> Vec<super::StepPlan> {
+        p.prologue
+            .iter()
+            .chain(p.body.iter())
+            .chain(p.epilogue.iter())
+            .cloned()
+            .collect()
+    };
+    let (mine, theirs) = (steps(plan), steps(main));
+    mine.len() == theirs.len()
+        && mine.iter().zip(&theirs).all(|(a, b)| {
+            a.items.len() == b.items.len()
+                && a.items.iter().zip(&b.items).all(|(x, y)| {
+                    x.waits.iter().all(|&(id, _, c)| {
+                        y.waits.iter().any(|&(other, _, m)| other == id && m <= c)
+                    })
+                })
+        })
+        && plan
+            .drains
+            .iter()
+            .all(|(_, q)| main.drains.iter().any(|(_, m)| m == q))
 }
 
 /// The sites a plan's waits and drains name.

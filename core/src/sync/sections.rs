@@ -160,7 +160,7 @@ impl Planner<'_> {
                 // that very iteration: that wait runs whenever the iteration exists, and for
                 // every E the newest nonempty group is forced the same way (docs/synchronization.md).
                 // When a need of the queue begins late, the consumer of the last iteration of a
-                // short E may need nothing there: the prologue's waits must be seen to force it.
+                // short E may need nothing there: some wait that runs must be seen to force it.
                 None => {
                     let late = self
                         .needs
@@ -170,7 +170,7 @@ impl Planner<'_> {
                         .facts
                         .iter()
                         .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj < T_REP)
-                        || (late && !self.prologue_forces_the_last_groups(qi, g))
+                        || (late && !self.short_extents_force_the_last_groups(qi, g))
                 }
             })
             .map(|(_, x)| x)
@@ -224,13 +224,15 @@ impl Planner<'_> {
 
 impl Planner<'_> {
     /// Whether for every E below S the last group of queue `qi` (g a step), iteration E − 1's,
-    /// is forced by a prologue wait of a consumer of an iteration below E (which runs).
-    fn prologue_forces_the_last_groups(&self, qi: usize, g: i64) -> bool {
+    /// is forced by a wait of the prologue or the epilogue (numbered from max(E, S) = S) whose
+    /// consumer's iteration is below E, so that it runs.
+    fn short_extents_force_the_last_groups(&self, qi: usize, g: i64) -> bool {
         let by = T_REP - self.entry.stages;
         (1..self.entry.stages).all(|e| {
             self.entry
                 .prologue
                 .iter()
+                .chain(&self.facts)
                 .any(|&(fq, fg, fj)| fq == qi && fg - g * by >= g * e - 1 && fj - by < e)
         })
     }
