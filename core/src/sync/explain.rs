@@ -47,8 +47,6 @@ impl Planner<'_> {
         let producer = self.p.sched.label(n.producer);
         let sc = self.p.sched.units.get(pos).map_or(0, |u| u.stage);
         let j = t - sc;
-        // The distance at this step, which a need that begins late may lengthen.
-        let d = self.distance(n, sc, time).unwrap_or(n.distance);
         let mut out = Vec::with_capacity(8);
         let g_sentence = format!(
             "g = {g}: queue {q} commits {g} group{} in every step",
@@ -56,7 +54,7 @@ impl Planner<'_> {
         );
         let d_sentence = format!(
             "d = {}: at iteration j the consumer needs what the producer {producer} wrote at iteration j − {}",
-            d, d
+            n.distance, n.distance
         );
         let slot_sentence = format!(
             "slot = {}: that data is in group {} of its step's groups of queue {q} (counted from 0)",
@@ -94,8 +92,8 @@ impl Planner<'_> {
                     "committed = {committed}: groups queue {q} has committed before this wait, at step {t}"
                 ));
                 out.push(format!(
-                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {d}) + {} (groups counted from 0)",
-                    n.slot
+                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {}) + {} (groups counted from 0)",
+                    n.distance, n.slot
                 ));
             }
         }
@@ -149,29 +147,23 @@ impl Planner<'_> {
         let u = self.p.sched.units.get(pos);
         let j = t - u.map_or(0, |u| u.stage);
         let g = self.g(q);
-        let first = need_ids.first().and_then(|&k| self.needs.get(k));
-        // The distance at this step, which a need that begins late may lengthen.
-        let d = first.map_or(0, |n| {
-            self.distance(n, u.map_or(0, |u| u.stage), time)
-                .unwrap_or(n.distance)
-        });
-        let arithmetic = match (relative, first) {
+        let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
             _ if !self.explain || !explained => String::new(),
             (true, Some(n)) if matches!(time, StepTime::Uniform { epilogue_offset: Some(_) }) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let k = t - T_REP;
                 let this_step = committed - g * (T_REP + k.min(q) - q);
                 format!(
-                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {d}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
-                    k.min(q), n.slot
+                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
+                    k.min(q), n.distance, n.slot
                 )
             }
             (true, Some(n)) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let before = committed - g * (t - q);
                 format!(
-                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {d}) + {before} − {} − 1 = {count}",
-                    n.slot
+                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {}) + {before} − {} − 1 = {count}",
+                    n.distance, n.slot
                 )
             }
             _ => format!(

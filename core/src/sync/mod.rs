@@ -19,7 +19,6 @@ use std::collections::BTreeMap;
 mod explain;
 mod groups;
 mod planner;
-mod regimes;
 mod sections;
 
 use groups::{closed_before, group, needs_of, Grouping};
@@ -43,14 +42,6 @@ pub struct Need {
     pub distance: i64,
     pub kind: DepKind,
     pub buffer: BufId,
-    /// Under a symbolic extent, where an index clamped by `min`/`max` may meet the other only
-    /// from some iteration on: (distance, the first consumer iteration at which the two may meet
-    /// at it), by distance, each beginning earlier than the shorter ones. Before the first
-    /// iteration any of them names the consumer needs nothing of the producer, and until the
-    /// first one's (`distance`'s) only the instance of the shortest distance begun. Empty when
-    /// `distance` applies from the first iteration.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub starts: Vec<(i64, i64)>,
 }
 
 /// How many instances of each wait have their `symbols` written (the page shows these).
@@ -158,17 +149,6 @@ pub struct SyncPlan {
     /// Groups of each queue (in `per_step`'s order) closed before each index of the step order,
     /// index-major.
     closed_before: Vec<i64>,
-    /// Under a symbolic extent with needs that begin at some iteration (`Need::from`): the plans
-    /// of the shorter extents, ascending, each for N below its `below` and at least the previous
-    /// one's; this plan serves the rest. Their sites are this plan's (`sites`).
-    pub regimes: Vec<Regime>,
-}
-
-/// The plan for the extents below `below` (and at least the previous regime's).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Regime {
-    pub below: i64,
-    pub plan: SyncPlan,
 }
 
 impl SyncPlan {
@@ -228,40 +208,17 @@ pub fn derive(
     diags: &mut Vec<Diagnostic>,
     explain: bool,
 ) -> Option<SyncPlan> {
-    let mut needs = needs_of(p);
-    let grouping = group(p, &mut needs);
-    let queues: Vec<i64> = grouping.per_step.keys().copied().collect();
-    let closed_before = closed_before(p, &grouping.groups, &queues);
-    let regimes = regimes::Regimes {
-        program,
-        p,
-        needs: &needs,
-        grouping: &grouping,
-        closed_before: &closed_before,
-        explain,
-    };
-    let mut plan = regimes.plan(None, diags)?;
-    regimes.add_to(&mut plan);
-    Some(plan)
-}
-
-/// The plan for extents up to `regime_hi` (every extent: `None`), with the groups and the
-/// needs the caller found.
-fn planned(
-    r: &regimes::Regimes,
-    regime_hi: Option<i64>,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<SyncPlan> {
-    let (p, needs) = (r.p, r.needs);
     let extent = p.sched.extent.as_const();
+    let mut needs = needs_of(p);
     let Grouping {
         groups,
         unit_group,
         per_step,
-    } = r.grouping.clone();
+    } = group(p, &mut needs);
     // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
     let queues: Vec<i64> = per_step.keys().copied().collect();
     let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
+    let closed_before = closed_before(p, &groups, &queues);
     // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
     // only, found by binary search.
     let mut by_consumer: Vec<(usize, i64, usize)> = needs
@@ -275,26 +232,25 @@ fn planned(
         groups: &groups,
         queues: &queues,
         gs: &gs,
-        needs,
+        needs: &needs,
         // Sites are per section, consumer and queue; most consumers wait in two or three sections.
         sites: Vec::with_capacity(3 * needs.len() + queues.len()),
         extent,
-        closed_before: r.closed_before,
+        closed_before: &closed_before,
         by_consumer: &by_consumer,
         failed: false,
-        explain: r.explain,
+        explain,
         diags,
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
         facts: Vec::new(),
         entry: Entry::default(),
-        regime_hi,
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();
     let (body, covered) = cx.plan_body(covered);
     let (epilogue, covered) = cx.plan_epilogue(covered);
-    let (undrained, drains) = cx.drain(r.program, &covered);
+    let (undrained, drains) = cx.drain(program, &covered);
     if cx.failed {
         return None;
     }
@@ -303,7 +259,7 @@ fn planned(
         groups,
         per_step,
         unit_group,
-        needs: needs.to_vec(),
+        needs,
         sites,
         prologue,
         body,
@@ -312,7 +268,6 @@ fn planned(
         uniform_commits: extent.is_none(),
         undrained,
         extent,
-        closed_before: r.closed_before.to_vec(),
-        regimes: Vec::new(),
+        closed_before,
     })
 }

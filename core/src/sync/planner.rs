@@ -39,10 +39,6 @@ pub(super) struct Planner<'a> {
     pub(super) facts: Vec<(usize, i64, i64)>,
     /// What a symbolic epilogue knows complete when it begins, after the body or the prologue.
     pub(super) entry: Entry,
-    /// The largest extent this plan serves (`None`: every extent): a need that begins at a
-    /// later consumer iteration than any step of a section reaches at that extent is left out
-    /// there (`regimes`).
-    pub(super) regime_hi: Option<i64>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -116,32 +112,6 @@ impl Planner<'_> {
         }
     }
 
-    /// The distance of need `n` of a consumer of stage `stage` at step `time`, or `None` where
-    /// it does not apply: the shortest of `Need::starts` begun by the latest consumer iteration
-    /// some extent this plan serves runs there. A constant step's iteration is known; the body
-    /// reaches iteration N − 1 − stage, a symbolic epilogue's step k iteration max(N, S) + k −
-    /// stage.
-    pub(super) fn distance(&self, n: &Need, stage: i64, time: StepTime) -> Option<i64> {
-        if n.starts.is_empty() {
-            return Some(n.distance);
-        }
-        let reach = match (time, self.regime_hi) {
-            (StepTime::Const(t), _) => t - stage,
-            (StepTime::Uniform { .. }, None) => return Some(n.distance),
-            (StepTime::Uniform { epilogue_offset }, Some(hi)) => {
-                let last = match epilogue_offset {
-                    None => hi - 1,
-                    Some(k) => hi.max(self.p.stages()) + k,
-                };
-                last - stage
-            }
-        };
-        n.starts
-            .iter()
-            .find(|&&(_, from)| from <= reach)
-            .map(|&(d, _)| d)
-    }
-
     /// What planning has recorded so far, to take back a trial plan.
     pub(super) fn mark(&self) -> (usize, usize, bool) {
         (self.sites.len(), self.diags.len(), self.failed)
@@ -206,10 +176,7 @@ impl Planner<'_> {
                 let mut newest = None;
                 for &(_, _, k) in this_queue {
                     let Some(n) = self.needs.get(k) else { continue };
-                    let Some(distance) = self.distance(n, u.stage, time) else {
-                        continue;
-                    };
-                    let jp = j - distance;
+                    let jp = j - n.distance;
                     if jp < 0 {
                         continue;
                     }
