@@ -56,14 +56,6 @@ pub fn count(attribute: &str) {
     }
 }
 
-/// Sets an attribute of `<body>` that the browser tests read (`data-drawing-rate`: what drawing
-/// is estimated to cost per unit, `ctx::drawing`).
-pub fn note(attribute: &str, value: &str) {
-    if let Some(body) = window().and_then(|w| w.document()).and_then(|d| d.body()) {
-        let _ = body.set_attribute(attribute, value);
-    }
-}
-
 /// The element under an event, as an `Element`.
 pub fn target_element(ev: &web_sys::Event) -> Option<web_sys::Element> {
     ev.target()?.dyn_into::<web_sys::Element>().ok()

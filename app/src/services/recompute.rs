@@ -310,8 +310,6 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
                     ctx.drawing
                         .update_value(|d| d.learn(rendered / units as f64));
                 }
-                let rate = ctx.drawing.with_value(|d| d.ms_per_unit(f64::NAN));
-                dom::note("data-drawing-rate", &format!("{rate:.5} {units}"));
                 dom::mark("stagecraft:painted");
                 dom::measure(
                     "stagecraft:edit-to-painted",
