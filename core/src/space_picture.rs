@@ -168,18 +168,19 @@ mod tests {
     use super::*;
     use crate::explore::{explore, Options};
 
-    fn space_of(text: &str) -> IterationSpace {
-        explore(text, &Options::default())
-            .iteration_space
-            .expect("an iteration space")
+    /// The picture of `text`'s iteration space, and the steps left out of it.
+    fn picture(text: &str) -> (String, Option<(i64, i64)>, usize) {
+        let sp = explore(text, &Options::default()).iteration_space;
+        let rows = sp.as_ref().map_or(0, |sp| sp.rows.len());
+        let elided = sp.as_ref().and_then(|sp| sp.elided);
+        (sp.as_ref().map(svg).unwrap_or_default(), elided, rows)
     }
 
     const TWO_STAGES: &str = "B = alloc([1])\nfor i in range(4):\n    B[0] = A[i] + 1\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\n";
 
     #[test]
     fn a_cell_per_iteration_computed_and_a_band_per_step() {
-        let sp = space_of(TWO_STAGES);
-        let svg = svg(&sp);
+        let (svg, _, _) = picture(TWO_STAGES);
         // Four iterations, each computed once by each of the two units.
         assert_eq!(svg.matches("class=\"cell stage").count(), 8);
         assert_eq!(svg.matches("class=\"cell stage0\"").count(), 4);
@@ -195,13 +196,12 @@ mod tests {
 
     #[test]
     fn a_long_loop_shows_where_steps_are_left_out() {
-        let sp = space_of(&TWO_STAGES.replace("range(4)", "range(400)"));
-        assert!(sp.elided.is_some());
-        let svg = svg(&sp);
+        let (svg, elided, rows) = picture(&TWO_STAGES.replace("range(4)", "range(400)"));
+        assert!(elided.is_some());
         assert_eq!(svg.matches("class=\"elided\"").count(), 1);
         assert_eq!(
             svg.matches("class=\"step\"").count(),
-            sp.rows.len(),
+            rows,
             "one step number per column shown"
         );
     }
