@@ -59,6 +59,11 @@ pub const MAX_TIMELINE_STEPS: i64 = 200_000;
 /// Statement instances the timeline simulates in one run: a loop of many statements simulates
 /// fewer steps, so that a large loop's timeline stays cheap (docs/limits.md has the figure).
 pub const MAX_TIMELINE_INSTANCES: i64 = 50_000;
+/// Commits and waits of the single sequence of sm_80 and asyncmarks that the timeline works out
+/// what its waits force from: the translation looks back along the sequence from every wait,
+/// and a 159-statement loop over 16 queues recorded 7 129 of them, 0.5 s natively (the presets
+/// record at most 16).
+pub const MAX_SEQUENCE_EVENTS: usize = 1000;
 /// Bars (statement spans, stalls and group markers) the timeline returns for its chart: the
 /// window ends at the step where this many are drawn: the browser's cost grows with the bars
 /// (docs/limits.md has what a chart of 64 steps of 160 statements cost).

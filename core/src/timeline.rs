@@ -113,6 +113,10 @@ pub struct Timeline {
     /// thread), complete groups the per-queue waits let stay in flight.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sequence: Vec<SequenceForced>,
+    /// The single sequence's commits and waits, when more than `limits::MAX_SEQUENCE_EVENTS`:
+    /// what its waits force is then not worked out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_events: Option<usize>,
 }
 
 impl Timeline {
@@ -151,6 +155,12 @@ impl Timeline {
     /// What the single sequence of sm_80 and asyncmarks changes, said plainly, when it forces
     /// anything.
     pub fn sequence_note(&self) -> Option<String> {
+        if let Some(n) = self.sequence_events {
+            return Some(format!(
+                "On sm_80 and AMDGPU IR a thread's groups are one sequence; with {n} commits and waits it is beyond the {} the timeline follows, so what its waits complete beyond the IR's is not shown.",
+                crate::limits::MAX_SEQUENCE_EVENTS
+            ));
+        }
         let cycles = self.metrics.sequence_cycles?;
         let waits: Vec<String> = self.sequence.iter().map(SequenceForced::describe).collect();
         Some(format!(
@@ -735,7 +745,13 @@ pub fn simulate(
     };
     // The kernels' waits, run only when they complete more than the IR asks (else they wait
     // for the same groups, and take the same cycles).
-    let (sequence, keep) = recorder.translate();
+    let (sequence, keep) = match recorder.translate() {
+        Ok(translated) => translated,
+        Err(events) => {
+            t.sequence_events = Some(events);
+            (Vec::new(), Vec::new())
+        }
+    };
     if !sequence.is_empty() {
         let mode = Mode::Sequence(&keep);
         let single = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps, mode);

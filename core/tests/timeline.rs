@@ -430,3 +430,23 @@ fn the_single_sequence_forces_the_groups_derived_by_hand() {
     assert!(per_queue.sequence.is_empty());
     assert_eq!(per_queue.metrics.sequence_cycles, None);
 }
+
+/// A long sequence of groups (159 statements over 16 queues: 7 129 commits and waits) is not
+/// translated — the translation looks back from every wait, half a second here — and the note says
+/// so instead of naming forced groups.
+#[test]
+fn a_sequence_beyond_the_limit_is_said_not_worked_out() {
+    let ex = stagecraft::explore::explore(
+        &stagecraft::workloads::heavy_chain(159, 16, 64),
+        &Default::default(),
+    );
+    let t = ex.timeline.as_ref().expect("a timeline");
+    let events = t.sequence_events.expect("beyond the limit");
+    assert!(events > stagecraft::limits::MAX_SEQUENCE_EVENTS);
+    assert!(t.sequence.is_empty() && t.metrics.sequence_cycles.is_none());
+    let note = t.sequence_note().expect("a note");
+    assert!(
+        note.contains(&format!("with {events} commits and waits")),
+        "{note}"
+    );
+}

@@ -142,8 +142,12 @@ impl Recorder {
     /// The waits that force groups, and per key the groups its instruction keeps in flight
     /// (sm_80's count is unbounded; asyncmarks' field holds 65 535 marks, more groups than the
     /// timeline's `limits::MAX_TIMELINE_INSTANCES` statement instances commit with a copy).
-    pub fn translate(mut self) -> (Vec<SequenceForced>, Vec<u64>) {
+    /// `Err`: the commits and waits recorded, beyond `limits::MAX_SEQUENCE_EVENTS`.
+    pub fn translate(mut self) -> Result<(Vec<SequenceForced>, Vec<u64>), usize> {
         self.leave_body();
+        if self.events.len() > crate::limits::MAX_SEQUENCE_EVENTS {
+            return Err(self.events.len());
+        }
         let t = translate(&self.events, self.keys.len(), u64::MAX);
         let keep = t.iter().map(|t| t.min.unwrap_or(u64::MAX)).collect();
         let mut out: Vec<SequenceForced> = Vec::new();
@@ -172,7 +176,7 @@ impl Recorder {
             }
             last_point = Some(key.point);
         }
-        (out, keep)
+        Ok((out, keep))
     }
 }
 
