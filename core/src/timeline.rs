@@ -694,25 +694,11 @@ pub fn simulate(
         max_steps,
         Mode::Plain,
     );
-    let base = run_sim(
-        original,
-        model,
-        params,
-        (0, 0),
-        u64::MAX,
-        max_steps,
-        Mode::Plain,
-    );
-    let awaited = every_count_zero(pipelined);
-    let awaited = run_sim(
-        &awaited,
-        model,
-        params,
-        (0, 0),
-        u64::MAX,
-        max_steps,
-        Mode::Plain,
-    );
+    let zero = every_count_zero(pipelined);
+    // A run of every step, recording no bars.
+    let whole = |program, mode| run_sim(program, model, params, (0, 0), u64::MAX, max_steps, mode);
+    let base = whole(original, Mode::Plain);
+    let awaited = whole(&zero, Mode::Plain);
     let truncated = windowed.stop;
     // `Sim::window` counts steps from 1.
     let shown = (
@@ -722,15 +708,7 @@ pub fn simulate(
     // Metrics need every step; spans only the window's. Re-run without recording when the window cut
     // the first run short (the step limit still bounds it).
     let (mut t, starts, steps, capped, recorder) = if truncated {
-        let all = run_sim(
-            pipelined,
-            model,
-            params,
-            (0, 0),
-            u64::MAX,
-            max_steps,
-            Mode::Plain,
-        );
+        let all = whole(pipelined, Mode::Plain);
         let mut t = windowed.out;
         t.metrics = all.out.metrics;
         (t, all.step_starts, all.step, all.stop, all.recorder)
@@ -754,7 +732,7 @@ pub fn simulate(
     };
     if !sequence.is_empty() {
         let mode = Mode::Sequence(&keep);
-        let single = run_sim(pipelined, model, params, (0, 0), u64::MAX, max_steps, mode);
+        let single = whole(pipelined, mode);
         t.metrics.sequence_cycles = Some(single.out.metrics.total_cycles);
     }
     t.sequence = sequence;

@@ -81,6 +81,7 @@ impl Memory {
             touch_one(t, c, actor, write, interval, out);
         }
     }
+
     #[allow(clippy::too_many_arguments)]
     pub(super) fn touch_run(
         &mut self,
