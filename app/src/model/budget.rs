@@ -48,3 +48,53 @@ pub fn drawn_units(ex: &stagecraft::explore::Exploration) -> usize {
 /// says "not executed": the largest preset's kernel (CUTLASS, gfx942) runs about 38 000, and the
 /// check's cost per wave-instruction is in docs/benchmarks.md.
 pub const MACHINE_INSTRUCTIONS: u64 = 60_000;
+
+/// An edit that changes at most this many bytes in one place (a keystroke, a word pasted, a grid
+/// field) is an edit of the program shown; more is another program (a preset, a document opened).
+pub const SMALL_EDIT_BYTES: usize = 64;
+
+/// Whether `after` is `before` changed in one place by at most `SMALL_EDIT_BYTES`. Only such an
+/// edit's drawing is learned from: the first drawing of another program also lays out its rows
+/// anew, and a few of those in a row (presets tried one after another) made the rate learned call
+/// the next ordinary edit too slow to draw in its frame.
+pub fn small_edit(before: &str, after: &str) -> bool {
+    let (a, b) = (before.as_bytes(), after.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    a.len().max(b.len()) - suffix <= SMALL_EDIT_BYTES
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_keystroke_or_a_word_is_a_small_edit_another_loop_is_not() {
+        let loop_a =
+            "B = alloc([1])\nfor i in range(16):\n    B[0] = A[i] + 1\n    C[i] = B[0] + 1\n";
+        assert!(small_edit(loop_a, loop_a));
+        assert!(small_edit(loop_a, &loop_a.replace("16", "160")));
+        assert!(small_edit(
+            loop_a,
+            &loop_a.replace("+ 1\n    C", "* 3 + 2\n    C")
+        ));
+        // Deleting and inserting the same character next to each other: one place.
+        assert!(small_edit("aaaa", "aaa"));
+        assert!(small_edit("", "x"));
+        // Two places far apart count together with everything between them.
+        let far = loop_a
+            .replace("B = alloc", "S = alloc")
+            .replace("C[i] = B", "C[i] = S");
+        assert!(!small_edit(loop_a, &format!("{far}{}", "#".repeat(64))));
+        assert!(!small_edit(
+            loop_a,
+            "A_sh = alloc([1])\nfor i in range(16):\n    A_sh[0] = A[i]\n"
+        ));
+    }
+}

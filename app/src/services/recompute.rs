@@ -5,7 +5,9 @@
 
 use crate::ctx::Ctx;
 use crate::dom::{self, after_drawing};
-use crate::model::budget::{drawn_units, DRAWING_MIN_UNITS, FRAME_MS, LARGE_EDIT_BYTES, TASK_MS};
+use crate::model::budget::{
+    drawn_units, small_edit, DRAWING_MIN_UNITS, FRAME_MS, LARGE_EDIT_BYTES, TASK_MS,
+};
 use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
@@ -189,7 +191,16 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         cold: first,
     };
     if together {
-        let measured = Some((t0, timing.total()));
+        // Only an edit of the program shown tells what its next edit costs to draw.
+        let edited = ctx
+            .explored_text
+            .with_untracked(|t| small_edit(t, &explored.inputs.text))
+            && last.with_value(|l| {
+                l.as_ref().is_some_and(|l| {
+                    l.form == explored.inputs.form && l.emitted == explored.inputs.emitted
+                })
+            });
+        let measured = edited.then_some((t0, timing.total()));
         publish(
             ctx,
             last,
@@ -220,7 +231,8 @@ struct Explored {
     /// (the same program) or computed later.
     runs: Option<Runs>,
     /// When exploring began and how long it took, given when exploring, writing and rendering run
-    /// in one frame, so that their cost per unit drawn can be measured.
+    /// in one frame and the text is an edit of the program shown (`budget::small_edit`), so that
+    /// their cost per unit drawn can be measured.
     measured: Option<(f64, f64)>,
     /// The page's first exploration, in code not yet optimized.
     cold: bool,
