@@ -17,6 +17,7 @@ export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
 export CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size
 export RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort --cfg erase_components"
 trunk build --release
-# wasm-bindgen's hashed import names, shortened in the module and its glue (6 KB gzipped).
-python3 scripts/minify-imports.py dist
+# Then the classes no one uses dropped with their code (2 KB gzipped), wasm-bindgen's hashed import
+# names shortened (6 KB) and wasm-opt, which Trunk is told not to run (index.html).
+python3 scripts/slim-bundle.py dist
 ./scripts/bundle-size.sh
