@@ -28,6 +28,10 @@ pub fn source_beyond_limits(text: &str) -> Option<String> {
 }
 /// Blocks and expressions nest at most this deep (protects the recursive parser's stack).
 pub const MAX_NESTING: usize = 32;
+/// Binary operators in one statement. A chain of them is a tree as deep as it is long, and every
+/// phase walks trees recursively: a sum of 16 000 terms overflowed a 1 MiB stack natively and the
+/// browser's, in whichever phase's frames were largest (dropping the tree, natively).
+pub const MAX_OPERATORS: usize = 1024;
 /// Statements (assignments) in one program.
 pub const MAX_STATEMENTS: usize = 160;
 /// Largest stage number.

@@ -64,6 +64,55 @@ fn nesting_depth() {
         .any(|m| m.contains("nested too deeply")));
 }
 
+/// Explores `text` with every phase the app runs (verification, timeline, every machine target) on
+/// a thread with a 1 MiB stack, about what the browser gives WebAssembly, and returns the messages.
+fn messages_on_a_small_stack(text: String) -> Vec<String> {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let options = Options {
+                targets: stagecraft::emit::Target::ALL.to_vec(),
+                ..Options::default()
+            };
+            let ex = explore(&text, &options);
+            let _ = stagecraft::explore::verification(&ex);
+            let _ = stagecraft::explore::timeline(&ex);
+            ex.diagnostics.into_iter().map(|d| d.message).collect()
+        })
+        .unwrap()
+        .join()
+        .expect("exploring overflowed a 1 MiB stack")
+}
+
+#[test]
+fn operator_chains() {
+    let sum = |terms: usize| {
+        format!(
+            "for i in range(4):\n    C[i] = A[i]{}\n",
+            " + 1".repeat(terms)
+        )
+    };
+    // At the limit, every phase walks the tree (one level per operator) within the stack.
+    let at_limit = messages_on_a_small_stack(sum(limits::MAX_OPERATORS));
+    assert!(
+        at_limit.iter().all(|m| !m.contains("operators")),
+        "{at_limit:?}"
+    );
+    // The browser's hostile text (e2e/fresh.mjs "long-sum"): a located error, not a stack overflow.
+    let beyond = messages_on_a_small_stack(sum(16_000));
+    assert!(
+        beyond
+            .iter()
+            .any(|m| m == "this statement has more than 1024 operators"),
+        "{beyond:?}"
+    );
+    // The count starts again at every statement.
+    let two = format!("{}    D[i] = A[i]{}\n", sum(1000), " + 1".repeat(1000));
+    assert!(messages_on_a_small_stack(two)
+        .iter()
+        .all(|m| !m.contains("operators")));
+}
+
 #[test]
 fn statement_count() {
     let mut text = String::from("for i in range(2):\n");

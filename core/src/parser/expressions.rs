@@ -87,6 +87,18 @@ impl<'a> Parser<'a> {
             if prec < min {
                 return Ok(lhs);
             }
+            self.operators += 1;
+            if self.operators > crate::limits::MAX_OPERATORS {
+                self.error_at(
+                    t,
+                    format!(
+                        "this statement has more than {} operators",
+                        crate::limits::MAX_OPERATORS
+                    ),
+                    Some("split it over several statements"),
+                );
+                return Err(());
+            }
             self.bump();
             let rhs = match prec.next() {
                 Some(next) => self.binary(next)?,

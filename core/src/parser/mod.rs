@@ -58,6 +58,7 @@ fn parse_as(text: &str, tvmscript: bool) -> Parsed {
         diagnostics: lexed.diagnostics,
         unlisted: lexed.unlisted,
         depth: 0,
+        operators: 0,
     };
     let stmts = p.block_until_eof();
     Parsed {
@@ -79,6 +80,8 @@ struct Parser<'a> {
     /// Problems past `room`, counted only.
     unlisted: usize,
     depth: usize,
+    /// Binary operators read since the current statement began (`limits::MAX_OPERATORS`).
+    operators: usize,
 }
 
 // The small levels marked `#[inline(always)]` return a 72-byte `Expr` (or a 152-byte `Stmt`) by

@@ -54,6 +54,7 @@ impl<'a> Parser<'a> {
 
     pub(super) fn statement(&mut self) -> Stmt {
         let start = self.peek_tok().span;
+        self.operators = 0;
         self.depth += 1;
         let result = if self.depth > crate::limits::MAX_NESTING {
             let t = self.peek_tok();
