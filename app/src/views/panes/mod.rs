@@ -30,8 +30,10 @@ macro_rules! registry {
         /// Every pane's box with its content, made once: each stays in the page, hidden while
         /// another is shown. A tuple of views rather than a list of type-erased ones, which cost
         /// the bundle about a kilobyte each.
-        fn boxes<R: Fn(leptos::ev::Event) + Clone + 'static>(remember: R) -> impl IntoView {
-            ($(pane_box(&$pane::PANE, remember.clone(), $pane::view),)*)
+        // Each pane's view erased to one type: a tuple of the panes' own types made the
+        // renderer's code once per pane.
+        fn boxes<R: Fn(leptos::ev::Event) + Clone + 'static>(remember: R) -> Vec<AnyView> {
+            vec![$(pane_box(&$pane::PANE, remember.clone(), || $pane::view().into_any())),*]
         }
     };
 }
@@ -50,11 +52,11 @@ fn spec(pane: Pane) -> Option<&'static PaneSpec> {
 
 /// The scrolling box of a pane, shown only while it is the pane shown; `remember` records its
 /// offsets.
-fn pane_box<V: IntoView + 'static>(
+fn pane_box(
     spec: &'static PaneSpec,
     remember: impl Fn(leptos::ev::Event) + 'static,
-    view: fn() -> V,
-) -> impl IntoView {
+    view: fn() -> AnyView,
+) -> AnyView {
     let ctx = ctx();
     let pane = spec.pane;
     let class = move || {
@@ -79,6 +81,7 @@ fn pane_box<V: IntoView + 'static>(
             {view()}
         </div>
     }
+    .into_any()
 }
 
 /// The notices of the exploration shown, each with the pane it is about (`None`: all of them).
