@@ -144,7 +144,8 @@ fn two_stages(c: &Checked) -> TaskStatus {
     );
     if s != 1 {
         return not_met(format!(
-            "the largest stage is S = {s}, so the prologue has {prologue} step(s) and the epilogue {epilogue}: the task wants S = 1, one step of each"
+            "the largest stage is S = {s}, so the prologue has {} and the epilogue {epilogue}: the task wants S = 1, one step of each",
+            crate::english::count(prologue, "step")
         ));
     }
     match verdict(c) {
@@ -163,8 +164,8 @@ fn three_versions(c: &Checked) -> TaskStatus {
     let reason = b.reason.clone().unwrap_or_default();
     if b.versions != 3 {
         return not_met(format!(
-            "B has {} version(s) ({reason}); the task wants 3",
-            b.versions
+            "B has {} ({reason}); the task wants 3",
+            crate::english::count(b.versions, "version")
         ));
     }
     match verdict(c) {
@@ -189,8 +190,8 @@ fn count_two(c: &Checked) -> TaskStatus {
     }
     if w.derived != 2 {
         return not_met(format!(
-            "the wait lets {} group(s) stay in flight: {why}",
-            w.derived
+            "the wait lets {} stay in flight: {why}",
+            crate::english::count(w.derived, "group")
         ));
     }
     match verdict(c) {
@@ -227,9 +228,9 @@ fn race_free(c: &Checked) -> TaskStatus {
     let count = blamed.and_then(|id| c.ex.counts.iter().find(|w| w.wait == id));
     match (race, count) {
         (Some(r), Some(w)) => not_met(format!(
-            "{}; the wait before it lets {} group(s) stay in flight where the schedule allows {}",
+            "{}; the wait before it lets {} stay in flight where the schedule allows {}",
             race_sentence(c, r),
-            w.in_effect,
+            crate::english::count(w.in_effect, "group"),
             w.derived
         )),
         (Some(r), None) => not_met(race_sentence(c, r)),
@@ -284,8 +285,8 @@ fn tvm_race(c: &Checked) -> TaskStatus {
     };
     if w.in_effect <= w.derived {
         return not_met(format!(
-            "the wait before `C[i] = …` lets {} group(s) stay in flight, as derived ({}): one more is what TVM's grouping amounts to",
-            w.in_effect,
+            "the wait before `C[i] = …` lets {} stay in flight, as derived ({}): one more is what TVM's grouping amounts to",
+            crate::english::count(w.in_effect, "group"),
             arithmetic(c, w.wait)
         ));
     }

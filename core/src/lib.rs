@@ -7,6 +7,7 @@ pub mod cost;
 pub mod dependence;
 pub mod diagnostic;
 pub mod emit;
+pub mod english;
 pub mod explore;
 pub mod gantt;
 pub mod interp;

@@ -750,9 +750,9 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
             format!(" — its count {k} lower leaves no race on it")
         });
         outln!(
-            "  wait on queue {} (line {line}, {} instance(s)): {:?}{fix}{not_executed}",
+            "  wait on queue {} (line {line}, {}): {:?}{fix}{not_executed}",
             w.queue,
-            w.instances,
+            stagecraft::english::count(w.instances, "instance"),
             w.judgement
         );
     }

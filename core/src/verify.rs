@@ -3,6 +3,7 @@
 //! with its count raised. This is how Stagecraft proves its own waits and shows TVM's races.
 
 use crate::diagnostic::Span;
+use crate::english::count;
 use crate::interp::{prepare, run, Policy, Prepared, Problem, Race, Run, RunOptions};
 use crate::ir::{statement_instances, IExpr, Program, StmtId, VarId, VarKind};
 use serde::{Deserialize, Serialize};
@@ -453,7 +454,10 @@ fn summary(v: &Verification, loose: usize) -> String {
             if v.waits.len() == 1 { "" } else { "s" },
             v.instances
         ),
-        Verdict::SafeButLoose => format!("safe but loose: same outputs and no race, but {loose} wait(s) could allow more groups in flight"),
+        Verdict::SafeButLoose => format!(
+            "safe but loose: same outputs and no race, but {} could allow more groups in flight",
+            count(loose, "wait")
+        ),
         Verdict::Invalid => {
             let first = v
                 .problems
@@ -463,15 +467,15 @@ fn summary(v: &Verification, loose: usize) -> String {
             let more = v.invalid().saturating_sub(1);
             let mut also = Vec::new();
             if !v.races.is_empty() {
-                also.push(format!("{} race(s) on in-flight data", v.races.len()));
+                also.push(format!("{} on in-flight data", count(v.races.len(), "race")));
             }
             if !v.differences.is_empty() {
-                also.push(format!("{} output element(s) differ", v.differences.len()));
+                also.push(differ(v.differences.len()));
             }
             format!(
                 "invalid: {first}{}, which no hardware runs as written{}",
                 if more > 0 {
-                    format!(" and {more} more problem(s)")
+                    format!(" and {}", count(more, "more problem"))
                 } else {
                     String::new()
                 },
@@ -482,10 +486,19 @@ fn summary(v: &Verification, loose: usize) -> String {
                 }
             )
         }
-        Verdict::Racy => format!("racy: {} race(s) on in-flight data", v.races.len()),
-        Verdict::Different => format!("different: {} output element(s) differ although nothing raced", v.differences.len()),
+        Verdict::Racy => format!("racy: {} on in-flight data", count(v.races.len(), "race")),
+        Verdict::Different => format!(
+            "different: {} although nothing raced",
+            differ(v.differences.len())
+        ),
         Verdict::NotRun => "not run".into(),
     }
+}
+
+/// "1 output element differs", "3 output elements differ".
+fn differ(n: usize) -> String {
+    let verb = if n == 1 { "differs" } else { "differ" };
+    format!("{} {verb}", count(n, "output element"))
 }
 
 /// Tight if count+1 races or changes the result; otherwise the largest safe increase.

@@ -186,14 +186,15 @@ fn merge(
     };
     v.summary = match v.verdict {
         Verdict::SafeButLoose => format!(
-            "safe but loose at some N (judged at {listed}): same outputs and no race, but {loose} wait(s) could allow more groups in flight"
+            "safe but loose at some N (judged at {listed}): same outputs and no race, but {} could allow more groups in flight",
+            crate::english::count(loose, "wait")
         ),
         _ if v.waits.is_empty() => format!(
             "equivalent at every N judged ({listed}): same outputs, no race, no waits needed"
         ),
         _ if v.unjudged_for_budget > 0 => format!(
-            "equivalent at every N judged ({listed}): same outputs, no race; {} wait(s) not judged (interpretation budget){not_run}",
-            v.unjudged_for_budget
+            "equivalent at every N judged ({listed}): same outputs, no race; {} not judged (interpretation budget){not_run}",
+            crate::english::count(v.unjudged_for_budget, "wait")
         ),
         _ => format!(
             "equivalent at every N judged ({listed}): same outputs, no race, all {judged} wait{} tight where {}{not_run} ({} statement instances at {})",

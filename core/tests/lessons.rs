@@ -85,7 +85,7 @@ fn a_met_task_turns_unmet_when_the_schedule_stops_meeting_it() {
     assert!(
         again
             .why
-            .contains("lets 2 group(s) stay in flight where the schedule allows 1"),
+            .contains("lets 2 groups stay in flight where the schedule allows 1"),
         "{}",
         again.why
     );

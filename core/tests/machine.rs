@@ -579,7 +579,7 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
         // wait(0, 3) lets stay: one group more than the IR asked, said in the comment, in a note
         // and on the wait.
         assert!(
-            body_line.contains("also completes 1 group(s) the IR lets stay in flight"),
+            body_line.contains("also completes 1 group the IR lets stay in flight"),
             "{name}: {body_line}"
         );
         assert_eq!(
@@ -592,7 +592,7 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])
         );
         let note = wait.forced_note.as_deref().unwrap();
         assert!(
-            note.contains(&format!("on {machine} this wait also completes 1 group(s) that the IR lets stay in flight — the 3rd newest group of queue 0")),
+            note.contains(&format!("on {machine} this wait also completes 1 group that the IR lets stay in flight — the 3rd newest group of queue 0")),
             "{name}: {note}"
         );
         assert!(

@@ -399,11 +399,12 @@ fn the_single_sequence_forces_the_groups_derived_by_hand() {
         // costs nothing; the stall where it is forced says so, and so does the note.
         assert_eq!(t.metrics.sequence_cycles, Some(t.metrics.total_cycles));
         let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);
-        assert!(svg
-            .contains("on sm_80 and AMDGPU IR also 1 group(s) — the 3rd newest group of queue 0"));
+        assert!(
+            svg.contains("on sm_80 and AMDGPU IR also 1 group — the 3rd newest group of queue 0")
+        );
         let note = t.sequence_note().unwrap();
         assert!(
-            note.contains("wait #0, #1 (body): 1 group(s) — the 3rd newest group of queue 0"),
+            note.contains("wait #0, #1 (body): 1 group — the 3rd newest group of queue 0"),
             "{note}"
         );
         assert!(note.contains("(+0 on the IR's per-queue waits"), "{note}");

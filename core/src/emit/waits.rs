@@ -194,9 +194,9 @@ fn wait_line(
             spelling.shared
         };
         format!(
-            "{names}: on {} this wait also completes {} group(s) that the IR lets stay in flight — {}: {why}",
+            "{names}: on {} this wait also completes {} that the IR lets stay in flight — {}: {why}",
             spelling.machine,
-            summary.extra,
+            crate::english::count(summary.extra, "group"),
             forced_groups(&summary.forced),
         )
     });
@@ -238,8 +238,8 @@ fn wait_line(
         }
         if summary.extra > 0 {
             text.push_str(&format!(
-                " {dash} also completes {} group(s) the IR lets stay in flight",
-                summary.extra
+                " {dash} also completes {} the IR lets stay in flight",
+                crate::english::count(summary.extra, "group")
             ));
         }
     }

@@ -469,7 +469,8 @@ fn unawaited(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<Unawaite
             let instruction = quote.line(line);
             let place = cell.map(|c| contract.place(&ex.memory, c));
             let message = format!(
-                "line {line} `{instruction}` is still in flight when the kernel ends ({instances} instance(s)); no wait completes it{}",
+                "line {line} `{instruction}` is still in flight when the kernel ends ({}); no wait completes it{}",
+                crate::english::count(instances, "instance"),
                 place.as_ref().map_or(String::new(), |p| format!(" — it writes {p}"))
             );
             Unawaited {

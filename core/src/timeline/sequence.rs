@@ -181,7 +181,7 @@ impl Recorder {
 }
 
 impl SequenceForced {
-    /// "wait #1, #2 (body): 1 group(s) — the 3rd newest group of queue 0".
+    /// "wait #1, #2 (body): 1 group — the 3rd newest group of queue 0".
     pub fn describe(&self) -> String {
         let ids: Vec<String> = self
             .ids
@@ -192,12 +192,12 @@ impl SequenceForced {
         format!("wait {} ({at}): {}", ids.join(", "), self.groups_text())
     }
 
-    /// "1 group(s) — the 3rd newest group of queue 0".
+    /// "1 group — the 3rd newest group of queue 0".
     pub fn groups_text(&self) -> String {
         let forced: Vec<(i64, u64)> = self.forced.iter().map(|g| (g.queue, g.newest)).collect();
         format!(
-            "{} group(s) — {}",
-            self.groups,
+            "{} — {}",
+            crate::english::count(self.groups, "group"),
             crate::emit::waits::forced_groups(&forced)
         )
     }

@@ -230,10 +230,10 @@ pub fn render(name: &str, source: &str, ex: &Exploration) -> String {
     for b in ex.buffers.iter().filter(|b| b.declared) {
         writeln!(
             out,
-            "buffer {} ({}): {} version(s){}",
+            "buffer {} ({}): {}{}",
             b.name,
             b.scope.name(),
-            b.versions,
+            stagecraft::english::count(b.versions, "version"),
             b.reason
                 .as_ref()
                 .map_or(String::new(), |r| format!(" — {r}"))

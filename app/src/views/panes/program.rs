@@ -111,8 +111,8 @@ fn wait_explanation(site: &WaitSite) -> String {
         }
         if !i.leaves.is_empty() {
             t.push_str("\nleaves ");
-            t.push_str(&i.leaves.len().to_string());
-            t.push_str(" group(s) in flight");
+            t.push_str(&stagecraft::english::count(i.leaves.len(), "group"));
+            t.push_str(" in flight");
         }
     }
     t

@@ -108,9 +108,13 @@ impl Gen<'_> {
             return;
         };
         if loose {
-            self.notes.push(format!("wait #{name} (queue {queue}) keeps {keep} barrier group(s) in flight at every instance; some instances could keep more"));
+            self.notes.push(format!(
+                "wait #{name} (queue {queue}) keeps {} in flight at every instance; some instances could keep more",
+                crate::english::count(keep, "barrier group")
+            ));
         }
-        emit!(self, "// wait #{name} (queue {queue}): at most {count} group(s) in flight, {keep} of them with a barrier");
+        let at_most = crate::english::count(count, "group");
+        emit!(self, "// wait #{name} (queue {queue}): at most {at_most} in flight, {keep} of them with a barrier");
         if let Some((from, to)) = known {
             for g in from..to {
                 self.await_group(queue, g, k);

@@ -318,8 +318,14 @@ impl Machine<'_> {
                         j.map_or(String::new(), |j| format!(" of iteration {j}"))
                     )
                 });
+                let (are, them, their) = if n == 1 {
+                    ("is", "it", "its")
+                } else {
+                    ("are", "them", "their")
+                };
                 format!(
-                    "{n} group(s) of queue {queue} committed here are still in flight when the program ends (the first is group {seq}{what}); no wait covers them, so their writes are never known to have landed"
+                    "{} of queue {queue} committed here {are} still in flight when the program ends (the first is group {seq}{what}); no wait covers {them}, so {their} writes are never known to have landed",
+                    crate::english::count(n, "group")
                 )
             });
         }

@@ -766,8 +766,8 @@ fn instruction(
     let texts = split_operands(rest);
     if texts.len() != arity(op) {
         return Err(format!(
-            "`{mnemonic}` takes {} operand(s), not {}",
-            arity(op),
+            "`{mnemonic}` takes {}, not {}",
+            crate::english::count(arity(op), "operand"),
             texts.len()
         ));
     }
