@@ -32,10 +32,10 @@ pub(crate) struct WaitSpelling {
     pub comment: &'static str,
     /// The dash in comments (ptxas accepts only ASCII, even in comments).
     pub dash: &'static str,
-    /// The units counted ("marks", "groups", "instructions").
-    pub units: &'static str,
-    /// How an IR wait's count reads in the comment ("groups of it", "groups").
-    pub groups: &'static str,
+    /// The unit counted ("mark", "group", "instruction").
+    pub unit: &'static str,
+    /// What follows the count of an IR wait's groups in the comment (" of it", or nothing).
+    pub of_groups: &'static str,
     /// Why a point with nothing to complete needs nothing.
     pub nothing_needed: &'static str,
     /// The largest immediate the field holds, the field's name and what it counts.
@@ -50,14 +50,15 @@ pub(crate) struct WaitSpelling {
     pub sequence: Option<&'static str>,
 }
 
-fn wait_names(point: &WaitPoint, groups: &str) -> String {
+fn wait_names(point: &WaitPoint, of_groups: &str) -> String {
     point
         .members
         .iter()
         .map(|(_, id, q, n, _)| {
             format!(
-                "wait #{} (queue {q}): at most {n} {groups} in flight",
-                id.map_or("-".into(), |i| i.to_string())
+                "wait #{} (queue {q}): at most {}{of_groups} in flight",
+                id.map_or("-".into(), |i| i.to_string()),
+                crate::english::count(*n, "group")
             )
         })
         .collect::<Vec<_>>()
@@ -154,8 +155,9 @@ fn wait_line(
     notes: &mut Vec<String>,
     spelling: &WaitSpelling,
 ) -> WaitLine {
-    let (c, dash, units) = (spelling.comment, spelling.dash, spelling.units);
-    let names = wait_names(p, spelling.groups);
+    let (c, dash) = (spelling.comment, spelling.dash);
+    let units = format!("{}s", spelling.unit);
+    let names = wait_names(p, spelling.of_groups);
     let summary = PointSummary::of(p, t);
     let instances = summary.instances;
     let Some(n) = summary.exact else {
@@ -216,8 +218,11 @@ fn wait_line(
     if capped {
         let (max, more) = (spelling.field_max, n - spelling.field_max);
         notes.push(format!(
-            "{names}: exactly {n} {} may stay in flight, but {} holds at most {max}: {} waits for {more} more {units} than the IR asks",
-            spelling.counted, spelling.field, (spelling.short)(max)
+            "{names}: exactly {n} {} may stay in flight, but {} holds at most {max}: {} waits for {} than the IR asks",
+            spelling.counted,
+            spelling.field,
+            (spelling.short)(max),
+            crate::english::count(more, &format!("more {}", spelling.unit))
         ));
         return line(
             format!(
