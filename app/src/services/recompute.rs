@@ -16,7 +16,7 @@ use stagecraft::explore::{explore, CountOverride, Exploration, Options};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{Form, Pane, State};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -352,11 +352,13 @@ fn show<T: Send + Sync + 'static>(
     }));
 }
 
-/// Computes `ex`'s verification and timeline (recomputation `serial`) in two tasks, each after
-/// the browser has drawn what came before it, the one the pane shown needs first. Each publishes
-/// its result alone, so that only what shows it is drawn again in its task. An exploration no
-/// longer `good` when a task starts has been replaced: its results would never be shown, and the
-/// newer one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
+/// Computes `ex`'s verification and timeline (recomputation `serial`) in tasks of their own, the
+/// first of each after the browser has drawn what came before it, the one the pane shown needs
+/// first; the verification in its steps (`explore::verification_steps`: its runs, then its
+/// judging, per N), one per task, as a large loop's was one task of up to 85 ms. Each publishes its
+/// result alone, so that only what shows it is drawn again in its task. An exploration no longer
+/// `good` when a task starts has been replaced: its results would never be shown, and the newer
+/// one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
 /// optimized.
 fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
     let timeline_first = ctx.shown(Pane::Timeline);
@@ -368,21 +370,9 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
                 .with_untracked(|g| g.as_ref().is_some_and(|g| Arc::ptr_eq(g, &ex)))
         }
     };
-    let half = move |timeline: bool| {
-        if !still_good() {
-            return false;
-        }
-        let ms = if timeline {
-            let (t, ms) = timed(|| stagecraft::explore::timeline(&ex));
-            show(ctx.timeline, &ex, t);
-            ms
-        } else {
-            let (v, ms) = timed(|| stagecraft::explore::verification(&ex));
-            show(ctx.verification, &ex, v);
-            ms
-        };
-        // Another recomputation (of a text with errors) may have begun meanwhile: its timing is
-        // not this one's.
+    // Another recomputation (of a text with errors) may have begun meanwhile: its timing is not
+    // this one's.
+    let record = move |timeline: bool, ms: f64| {
         if ctx.timing.with_untracked(|t| t.serial == serial) {
             ctx.timing.update(|t| {
                 if timeline {
@@ -392,28 +382,81 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
                 }
             });
         }
-        true
     };
-    after_drawing(Box::new(move || {
-        if !half(timeline_first) {
-            return;
+    let steps = RefCell::new(None);
+    let verified_ms = Cell::new(0.0);
+    let step: Step = Rc::new(move |timeline: bool| {
+        if !still_good() {
+            return None;
         }
-        after_drawing(Box::new(move || {
-            if !half(!timeline_first) {
-                return;
+        if timeline {
+            let (t, ms) = timed(|| stagecraft::explore::timeline(&ex));
+            show(ctx.timeline, &ex, t);
+            record(true, ms);
+            return Some(true);
+        }
+        let (v, ms) = timed(|| {
+            let mut steps = steps.borrow_mut();
+            let steps = steps.get_or_insert_with(|| stagecraft::explore::verification_steps(&ex));
+            match steps.as_mut() {
+                None => Some(None),
+                Some(s) => stagecraft::explore::verification_step(&ex, s).map(Some),
             }
-            let timing = ctx.timing.get_untracked();
-            // As in `recompute`, the first exploration's cost is that of code not yet optimized.
-            if timing.serial == serial && !cold {
-                ctx.runs_ms.set_value(timing.total() - timing.explore);
-                let slow = !fits(ctx, timing.total(), &explored);
-                if ctx.slow.get_untracked() != slow {
-                    ctx.slow.set(slow);
-                }
-            }
-            dom::count("data-ran");
-        }));
-    }));
+        });
+        verified_ms.set(verified_ms.get() + ms);
+        let Some(v) = v else {
+            return Some(false);
+        };
+        show(ctx.verification, &ex, v);
+        record(false, verified_ms.get());
+        Some(true)
+    });
+    let second = step.clone();
+    in_tasks(
+        step,
+        timeline_first,
+        Box::new(move || {
+            in_tasks(
+                second,
+                !timeline_first,
+                Box::new(move || {
+                    let timing = ctx.timing.get_untracked();
+                    // As in `recompute`, the first exploration's cost is that of code not yet
+                    // optimized.
+                    if timing.serial == serial && !cold {
+                        ctx.runs_ms.set_value(timing.total() - timing.explore);
+                        let slow = !fits(ctx, timing.total(), &explored);
+                        if ctx.slow.get_untracked() != slow {
+                            ctx.slow.set(slow);
+                        }
+                    }
+                    dom::count("data-ran");
+                }),
+            )
+        }),
+    );
+}
+
+/// One task's work on the verification (`false`) or the timeline (`true`): whether that half is
+/// done, or `None` when its exploration was replaced.
+type Step = Rc<dyn Fn(bool) -> Option<bool>>;
+
+/// Runs `step` on one half after the browser has drawn, then again in a task of its own until the
+/// half is done (`then` runs after it) or its exploration was replaced (nothing more runs).
+fn in_tasks(step: Step, timeline: bool, then: Box<dyn FnOnce()>) {
+    after_drawing(Box::new(move || continue_in_tasks(step, timeline, then)));
+}
+
+fn continue_in_tasks(step: Step, timeline: bool, then: Box<dyn FnOnce()>) {
+    match step(timeline) {
+        None => {}
+        Some(true) => then(),
+        // A task of its own, without waiting for a frame: input can be handled between them.
+        Some(false) => set_timeout(
+            move || continue_in_tasks(step, timeline, then),
+            std::time::Duration::ZERO,
+        ),
+    }
 }
 
 /// Recomputes when the text, form, parameters or shown code target change: in the change's own task
