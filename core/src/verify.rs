@@ -322,16 +322,7 @@ impl Begun {
             base: &base,
         };
         v.unjudged_for_budget = judge_waits(&mut v, &runs, &main, &opts);
-        let loose = v
-            .waits
-            .iter()
-            .filter(|w| {
-                matches!(
-                    w.judgement,
-                    Judgement::LooseBy { .. } | Judgement::Redundant
-                )
-            })
-            .count();
+        let loose = v.loose_waits();
         v.verdict = if v.invalid() > 0 {
             Verdict::Invalid
         } else if !v.races.is_empty() {
@@ -349,6 +340,19 @@ impl Begun {
 }
 
 impl Verification {
+    /// How many waits could allow more groups in flight (loose or redundant).
+    pub fn loose_waits(&self) -> usize {
+        self.waits
+            .iter()
+            .filter(|w| {
+                matches!(
+                    w.judgement,
+                    Judgement::LooseBy { .. } | Judgement::Redundant
+                )
+            })
+            .count()
+    }
+
     /// How many problems make the program invalid (`Verdict::Invalid`).
     pub fn invalid(&self) -> usize {
         self.problems.iter().filter(|p| p.invalid.is_some()).count()

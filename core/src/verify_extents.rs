@@ -232,16 +232,7 @@ fn merge(
             .unwrap_or(0),
     );
     v.waits = waits;
-    let loose = v
-        .waits
-        .iter()
-        .filter(|w| {
-            matches!(
-                w.judgement,
-                Judgement::LooseBy { .. } | Judgement::Redundant
-            )
-        })
-        .count();
+    let loose = v.loose_waits();
     let never = |w: &crate::verify::WaitVerdict| {
         w.not_executed_at.len() == extents.len() || w.judgement == Judgement::NeverRan
     };
