@@ -205,8 +205,9 @@ struct Sim<'a> {
     rows_free_at: BTreeMap<i64, Vec<u64>>,
     /// Recorded only when asked (`Mode::Moments`).
     moments: Option<Moments>,
-    /// The single sequence of groups, recorded in every run.
-    recorder: sequence::Recorder,
+    /// The single sequence of groups, recorded in every run but `Mode::Baseline` and
+    /// `Mode::Moments`, whose sequence nothing reads.
+    recorder: Option<sequence::Recorder>,
     /// `Mode::Sequence`: per recorded wait, the groups its instruction keeps in flight; and the
     /// completion of every group in flight in the single sequence, oldest first.
     keep: Option<&'a [u64]>,
@@ -217,6 +218,9 @@ struct Sim<'a> {
 #[derive(Clone, Copy)]
 enum Mode<'a> {
     Plain,
+    /// A run only compared against (the original loop, the program awaited at once): `Plain`
+    /// without recording the single sequence (about a tenth of a long loop's simulation).
+    Baseline,
     /// `Sim::moments`.
     Moments,
     /// Each wait is the single sequence's instruction: it keeps this many groups in flight, of
@@ -294,7 +298,9 @@ impl Sim<'_> {
                 }
                 let seq = self.committed.get(queue).copied().unwrap_or(0);
                 self.open.push((*queue, 0));
-                self.recorder.open();
+                if let Some(r) = self.recorder.as_mut() {
+                    r.open();
+                }
                 let first_span = self.out.spans.len();
                 let opened_at = self.now;
                 self.depth += 1;
@@ -312,7 +318,9 @@ impl Sim<'_> {
                     m.completions.entry(*queue).or_default().push(complete);
                 }
                 self.place_on_row(*queue, first_span, opened_at, complete);
-                self.recorder.commit(*queue);
+                if let Some(r) = self.recorder.as_mut() {
+                    r.commit(*queue);
+                }
                 if self.keep.is_some() {
                     self.in_sequence.push_back(complete);
                 }
@@ -376,9 +384,11 @@ impl Sim<'_> {
                         }
                     }
                 }
+                // Without a recorder there is no `Mode::Sequence`: the key is never read.
                 let k = self
                     .recorder
-                    .wait(index, *wait, *queue, n as i64, self.step);
+                    .as_mut()
+                    .map_or(0, |r| r.wait(index, *wait, *queue, n as i64, self.step));
                 until = until.max(self.sequence_wait(k));
                 if until > self.now {
                     *self.out.metrics.stall_by_wait.entry(index).or_insert(0) += until - self.now;
@@ -428,7 +438,9 @@ impl Sim<'_> {
         // The pipelined loop: one instruction per wait in the kernels, whatever the iteration.
         let body_loop = top && matches!(self.section, None | Some(SectionKind::Body));
         if body_loop {
-            self.recorder.enter_body();
+            if let Some(r) = self.recorder.as_mut() {
+                r.enter_body();
+            }
         }
         self.depth += 1;
         let mut v = l;
@@ -441,13 +453,17 @@ impl Sim<'_> {
             }
             self.nodes(body);
             if body_loop {
-                self.recorder.end_iteration();
+                if let Some(r) = self.recorder.as_mut() {
+                    r.end_iteration();
+                }
             }
             v += 1;
         }
         self.depth -= 1;
         if body_loop {
-            self.recorder.leave_body();
+            if let Some(r) = self.recorder.as_mut() {
+                r.leave_body();
+            }
         }
     }
 
@@ -532,7 +548,9 @@ impl Sim<'_> {
 
     fn assign(&mut self, a: &Assign) {
         self.instances += 1;
-        self.recorder.statement();
+        if let Some(r) = self.recorder.as_mut() {
+            r.statement();
+        }
         let id = a.stmt as usize;
         let cost = match self.costs.get(id) {
             Some(Some(c)) => *c,
@@ -567,7 +585,9 @@ impl Sim<'_> {
         match (self.async_depth > 0, self.open.last_mut()) {
             (true, Some((queue, done))) => {
                 if crate::emit::copy_source(self.program, a).is_some() {
-                    self.recorder.copy();
+                    if let Some(r) = self.recorder.as_mut() {
+                        r.copy();
+                    }
                 }
                 let issued = start + cost.issue;
                 let complete = issued + cost.latency;
@@ -655,7 +675,8 @@ fn run_sim<'a>(
         costs: Vec::new(),
         rows_free_at: BTreeMap::new(),
         moments: matches!(mode, Mode::Moments).then(Moments::default),
-        recorder: sequence::Recorder::default(),
+        recorder: (!matches!(mode, Mode::Baseline | Mode::Moments))
+            .then(sequence::Recorder::default),
         keep: match mode {
             Mode::Sequence(keep) => Some(keep),
             _ => None,
@@ -697,8 +718,8 @@ pub fn simulate(
     let zero = every_count_zero(pipelined);
     // A run of every step, recording no bars.
     let whole = |program, mode| run_sim(program, model, params, (0, 0), u64::MAX, max_steps, mode);
-    let base = whole(original, Mode::Plain);
-    let awaited = whole(&zero, Mode::Plain);
+    let base = whole(original, Mode::Baseline);
+    let awaited = whole(&zero, Mode::Baseline);
     let truncated = windowed.stop;
     // `Sim::window` counts steps from 1.
     let shown = (
@@ -723,7 +744,7 @@ pub fn simulate(
     };
     // The kernels' waits, run only when they complete more than the IR asks (else they wait
     // for the same groups, and take the same cycles).
-    let (sequence, keep) = match recorder.translate() {
+    let (sequence, keep) = match recorder.map_or(Ok((Vec::new(), Vec::new())), |r| r.translate()) {
         Ok(translated) => translated,
         Err(events) => {
             t.sequence_events = Some(events);
