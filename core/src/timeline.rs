@@ -298,9 +298,7 @@ impl Sim<'_> {
                 }
                 let seq = self.committed.get(queue).copied().unwrap_or(0);
                 self.open.push((*queue, 0));
-                if let Some(r) = self.recorder.as_mut() {
-                    r.open();
-                }
+                self.in_sequence_record(|r| r.open());
                 let first_span = self.out.spans.len();
                 let opened_at = self.now;
                 self.depth += 1;
@@ -318,9 +316,7 @@ impl Sim<'_> {
                     m.completions.entry(*queue).or_default().push(complete);
                 }
                 self.place_on_row(*queue, first_span, opened_at, complete);
-                if let Some(r) = self.recorder.as_mut() {
-                    r.commit(*queue);
-                }
+                self.in_sequence_record(|r| r.commit(*queue));
                 if self.keep.is_some() {
                     self.in_sequence.push_back(complete);
                 }
@@ -419,6 +415,13 @@ impl Sim<'_> {
         }
     }
 
+    /// Records in the single sequence, in the runs that record it (`Sim::recorder`).
+    fn in_sequence_record(&mut self, event: impl FnOnce(&mut sequence::Recorder)) {
+        if let Some(r) = self.recorder.as_mut() {
+            event(r);
+        }
+    }
+
     /// Under `Mode::Sequence`, when the kernels' instruction for the wait with key `k` is done:
     /// it completes every group but the `keep` newest, of any queue (at least those the IR asks
     /// for).
@@ -438,9 +441,7 @@ impl Sim<'_> {
         // The pipelined loop: one instruction per wait in the kernels, whatever the iteration.
         let body_loop = top && matches!(self.section, None | Some(SectionKind::Body));
         if body_loop {
-            if let Some(r) = self.recorder.as_mut() {
-                r.enter_body();
-            }
+            self.in_sequence_record(|r| r.enter_body());
         }
         self.depth += 1;
         let mut v = l;
@@ -453,17 +454,13 @@ impl Sim<'_> {
             }
             self.nodes(body);
             if body_loop {
-                if let Some(r) = self.recorder.as_mut() {
-                    r.end_iteration();
-                }
+                self.in_sequence_record(|r| r.end_iteration());
             }
             v += 1;
         }
         self.depth -= 1;
         if body_loop {
-            if let Some(r) = self.recorder.as_mut() {
-                r.leave_body();
-            }
+            self.in_sequence_record(|r| r.leave_body());
         }
     }
 
@@ -548,9 +545,7 @@ impl Sim<'_> {
 
     fn assign(&mut self, a: &Assign) {
         self.instances += 1;
-        if let Some(r) = self.recorder.as_mut() {
-            r.statement();
-        }
+        self.in_sequence_record(|r| r.statement());
         let id = a.stmt as usize;
         let cost = match self.costs.get(id) {
             Some(Some(c)) => *c,
