@@ -461,11 +461,11 @@ impl<'a, 's> Builder<'a, 's, '_> {
                 Diagnostic::error(
                     a.value_span,
                     format!(
-                        "\"{}\" has {} entries but the loop over `{}` has {n} statement{}",
+                        "\"{}\" has {} entries but the loop over `{}` has {}",
                         a.key,
                         values.len(),
                         self.var_name,
-                        if n == 1 { "" } else { "s" }
+                        crate::english::count(n, "statement")
                     ),
                 )
                 .with_hint(format!("one entry per statement, in order: {listed}")),
@@ -694,7 +694,7 @@ pub fn validate_order(
         let when = if dist == 0 {
             "in the same iteration".to_string()
         } else {
-            format!("{dist} iteration{} later", if dist == 1 { "" } else { "s" })
+            format!("{} later", crate::english::count(dist, "iteration"))
         };
         let message = match d.kind {
             DepKind::Raw if from.stage > to.stage && dist == 0 => format!(

@@ -508,9 +508,8 @@ fn summary(v: &Verification, loose: usize) -> String {
             v.instances
         ),
         Verdict::Equivalent => format!(
-            "equivalent: same outputs, no race, all {} wait{} tight ({} statement instances)",
-            v.waits.len(),
-            if v.waits.len() == 1 { "" } else { "s" },
+            "equivalent: same outputs, no race, all {} tight ({} statement instances)",
+            count(v.waits.len(), "wait"),
             v.instances
         ),
         Verdict::SafeButLoose => format!(

@@ -265,8 +265,8 @@ fn merge(
             crate::english::count(v.unjudged_for_budget, "wait")
         ),
         _ => format!(
-            "equivalent at every N judged ({listed}): same outputs, no race, all {judged} wait{} tight where {}{not_run} ({} statement instances at {})",
-            if judged == 1 { "" } else { "s" },
+            "equivalent at every N judged ({listed}): same outputs, no race, all {} tight where {}{not_run} ({} statement instances at {})",
+            crate::english::count(judged, "wait"),
             if judged == 1 { "it runs" } else { "they run" },
             v.instances,
             at(n)

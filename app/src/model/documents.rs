@@ -230,18 +230,14 @@ pub fn ago(now_ms: i64, then_ms: i64) -> String {
     let s = (now_ms - then_ms).max(0) / 1000;
     match s {
         0..=59 => "just now".to_string(),
-        60..=3599 => plural(s / 60, "minute"),
-        3600..=86_399 => plural(s / 3600, "hour"),
-        _ => plural(s / 86_400, "day"),
+        60..=3599 => units_ago(s / 60, "minute"),
+        3600..=86_399 => units_ago(s / 3600, "hour"),
+        _ => units_ago(s / 86_400, "day"),
     }
 }
 
-fn plural(n: i64, unit: &str) -> String {
-    if n == 1 {
-        format!("1 {unit} ago")
-    } else {
-        format!("{n} {unit}s ago")
-    }
+fn units_ago(n: i64, unit: &str) -> String {
+    format!("{} ago", stagecraft::english::count(n, unit))
 }
 
 #[cfg(test)]

@@ -49,8 +49,8 @@ impl Planner<'_> {
         let j = t - sc;
         let mut out = Vec::with_capacity(8);
         let g_sentence = format!(
-            "g = {g}: queue {q} commits {g} group{} in every step",
-            if g == 1 { "" } else { "s" }
+            "g = {g}: queue {q} commits {} in every step",
+            crate::english::count(g, "group")
         );
         let d_sentence = format!(
             "d = {}: at iteration j the consumer needs what the producer {producer} wrote at iteration j − {}",
@@ -167,8 +167,8 @@ impl Planner<'_> {
                 )
             }
             _ => format!(
-                "N = committed − needed − 1 = {committed} − {group} − 1 = {count} (queue {q} has committed {committed} group{} so far; the needed one is #{group}{})",
-                if committed == 1 { "" } else { "s" },
+                "N = committed − needed − 1 = {committed} − {group} − 1 = {count} (queue {q} has committed {} so far; the needed one is #{group}{})",
+                crate::english::count(committed, "group"),
                 if uniform && !relative { ", counting the empty groups a symbolic extent commits" } else { "" }
             ),
         };

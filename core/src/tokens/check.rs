@@ -80,9 +80,8 @@ pub(super) fn check_tokens(
             Diagnostic::error(
                 *span,
                 format!(
-                    "{} token{} committed here {} never awaited: {}{}",
-                    seqs.len(),
-                    if seqs.len() == 1 { "" } else { "s" },
+                    "{} committed here {} never awaited: {}{}",
+                    crate::english::count(seqs.len(), "token"),
                     if seqs.len() == 1 { "is" } else { "are" },
                     listed.join(", "),
                     if seqs.len() > 4 { ", …" } else { "" }
@@ -380,9 +379,9 @@ impl TokenRunner<'_> {
                 let d = Diagnostic::error(
                     t.span,
                     format!(
-                        "{}[{k}] is awaited before it starts: {committed} group{} of queue {queue} {} been committed here",
+                        "{}[{k}] is awaited before it starts: {} of queue {queue} {} been committed here",
                         t.name,
-                        if committed == 1 { "" } else { "s" },
+                        crate::english::count(committed, "group"),
                         if committed == 1 { "has" } else { "have" }
                     ),
                 )
