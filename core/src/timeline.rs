@@ -4,6 +4,7 @@
 //! docs/cost-model.md gives the model and the closed form the tests check. `sequence` records the
 //! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force.
 
+mod runs;
 mod sequence;
 
 use crate::cost::{Cost, CostModel};
@@ -11,6 +12,7 @@ use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+pub use runs::{simulate, SimInputs, Simulation};
 pub use sequence::SequenceForced;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -689,100 +691,6 @@ fn run_sim<'a>(
         .unwrap_or(0);
     sim.out.metrics.total_cycles = sim.now.max(if sim.stop { 0 } else { last });
     sim
-}
-
-/// Simulates `pipelined` (and `original`, all synchronous, for the comparison). Spans are kept for
-/// steps in `window` only; the simulation never runs past `window.1` steps when `stop_at_window`.
-pub fn simulate(
-    original: &Program,
-    pipelined: &Program,
-    model: &CostModel,
-    params: &BTreeMap<String, i64>,
-    window: (u64, u64),
-) -> Timeline {
-    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let windowed = run_sim(
-        pipelined,
-        model,
-        params,
-        window,
-        window.1,
-        max_steps,
-        Mode::Plain,
-    );
-    let zero = every_count_zero(pipelined);
-    // A run of every step, recording no bars.
-    let whole = |program, mode| run_sim(program, model, params, (0, 0), u64::MAX, max_steps, mode);
-    let base = whole(original, Mode::Baseline);
-    let awaited = whole(&zero, Mode::Baseline);
-    let truncated = windowed.stop;
-    // `Sim::window` counts steps from 1.
-    let shown = (
-        windowed.window.0.saturating_sub(1),
-        windowed.window.1.saturating_sub(1),
-    );
-    // Metrics need every step; spans only the window's. Re-run without recording when the window cut
-    // the first run short (the step limit still bounds it).
-    let (mut t, starts, steps, capped, recorder) = if truncated {
-        let all = whole(pipelined, Mode::Plain);
-        let mut t = windowed.out;
-        t.metrics = all.out.metrics;
-        (t, all.step_starts, all.step, all.stop, all.recorder)
-    } else {
-        (
-            windowed.out,
-            windowed.step_starts,
-            windowed.step,
-            false,
-            windowed.recorder,
-        )
-    };
-    // The kernels' waits, run only when they complete more than the IR asks (else they wait
-    // for the same groups, and take the same cycles).
-    let (sequence, keep) = match recorder.map_or(Ok((Vec::new(), Vec::new())), |r| r.translate()) {
-        Ok(translated) => translated,
-        Err(events) => {
-            t.sequence_events = Some(events);
-            (Vec::new(), Vec::new())
-        }
-    };
-    if !sequence.is_empty() {
-        let mode = Mode::Sequence(&keep);
-        let single = whole(pipelined, mode);
-        t.metrics.sequence_cycles = Some(single.out.metrics.total_cycles);
-    }
-    t.sequence = sequence;
-    t.window = shown;
-    t.truncated = truncated;
-    // A run stopped by a limit counted the step it did not simulate.
-    let steps = if capped {
-        steps.saturating_sub(1)
-    } else {
-        steps
-    };
-    t.step_limit = capped.then_some(steps);
-    t.metrics.steps = steps;
-    t.metrics.unpipelined_cycles = base.out.metrics.total_cycles;
-    let total = t.metrics.total_cycles;
-    t.metrics.speedup = if total > 0 {
-        base.out.metrics.total_cycles as f64 / total as f64
-    } else {
-        1.0
-    };
-    t.metrics.awaited_cycles = awaited.out.metrics.total_cycles;
-    t.metrics.speedup_over_awaited = if total > 0 {
-        t.metrics.awaited_cycles as f64 / total as f64
-    } else {
-        1.0
-    };
-    t.metrics.steady_cycles_per_iteration = steady(&starts);
-    t.metrics.ring_bytes = ring_bytes(pipelined);
-    let mut lanes = vec![Lane::Compute];
-    for q in t.metrics.peak_groups_in_flight.keys() {
-        lanes.push(Lane::Queue(*q));
-    }
-    t.lanes = lanes;
-    t
 }
 
 /// When each statement instance of `program` starts and each group completes under `model`

@@ -399,3 +399,68 @@ fn the_verification_in_steps_is_the_verification() {
         );
     }
 }
+
+/// The app simulates in steps, one simulation per task (`explore::timeline_steps`): every example
+/// takes at least four (the window, the original loop, the program awaited at once, the single
+/// sequence worked out), one more when the window cuts the program short and one more when the
+/// single sequence waits for more than the queues do; only the last gives the timeline, and it is
+/// the one exploring without deferral gives.
+#[test]
+fn the_timeline_in_steps_is_the_timeline() {
+    // Two queues in one sequence, A's copies slow: the kernels' waits complete more than the IR's
+    // (core/tests/timeline.rs derives them by hand).
+    let two_queues =
+        "A_sh = alloc([1])\nB_sh = alloc([1])\nfor i in range(12):\n    A_sh[0] = A[i]\n    \
+         B_sh[0] = B[i]\n    C[i] = A_sh[0] + B_sh[0]\n\
+         sch.annotate(i, \"software_pipeline_stage\", [0, 1, 3])\n\
+         sch.annotate(i, \"software_pipeline_order\", [0, 1, 2])\n\
+         sch.annotate(i, \"software_pipeline_async_stages\", [0, 1])\n\
+         sch.annotate(i, \"stagecraft_latency\", [2000, -1, -1])\n";
+    let mut cases = examples();
+    cases.push(("two queues".into(), two_queues.into()));
+    let mut longest = 0;
+    for (name, text) in cases {
+        for window in [(0, 64), (0, 2)] {
+            let options = Options {
+                timeline_window: window,
+                ..Options::default()
+            };
+            let whole = explore(&text, &options);
+            let deferred = explore(
+                &text,
+                &Options {
+                    defer_runs: true,
+                    ..options
+                },
+            );
+            let Some(mut simulation) = explore::timeline_steps(&deferred) else {
+                assert!(whole.timeline.is_none(), "{name}");
+                continue;
+            };
+            let mut calls = 0;
+            let got = loop {
+                assert!(
+                    !simulation.done(),
+                    "{name}: done before giving the timeline"
+                );
+                calls += 1;
+                if let Some(t) = explore::timeline_step(&deferred, &mut simulation) {
+                    break t;
+                }
+            };
+            assert!(simulation.done(), "{name}");
+            assert!(
+                explore::timeline_step(&deferred, &mut simulation).is_none(),
+                "{name}: twice"
+            );
+            let expected = 4 + usize::from(got.truncated) + usize::from(!got.sequence.is_empty());
+            assert_eq!(calls, expected, "{name} {window:?}: steps");
+            longest = longest.max(calls);
+            same(&name, "timeline in steps", &Some(got), &whole.timeline);
+        }
+    }
+    assert_eq!(
+        longest, 6,
+        "no example both cut short and waiting in one sequence"
+    );
+}

@@ -355,7 +355,9 @@ fn show<T: Send + Sync + 'static>(
 /// Computes `ex`'s verification and timeline (recomputation `serial`) in tasks of their own, the
 /// first of each after the browser has drawn what came before it, the one the pane shown needs
 /// first; the verification in its steps (`explore::verification_steps`: its runs, then its
-/// judging, per N), one per task, as a large loop's was one task of up to 85 ms. Each publishes its
+/// judging, per N) and the timeline in its (`explore::timeline_steps`: one simulation each), one
+/// per task, as a large loop's verification was one task of up to 85 ms and its timeline one of
+/// up to 83. Each publishes its
 /// result alone, so that only what shows it is drawn again in its task. An exploration no longer
 /// `good` when a task starts has been replaced: its results would never be shown, and the newer
 /// one has tasks of its own. `cold`: `ex` is the page's first exploration, in code not yet
@@ -383,33 +385,34 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
             });
         }
     };
-    let steps = RefCell::new(None);
-    let verified_ms = Cell::new(0.0);
+    let verifying = Stepped::default();
+    let simulating = Stepped::default();
     let step: Step = Rc::new(move |timeline: bool| {
         if !still_good() {
             return None;
         }
-        if timeline {
-            let (t, ms) = timed(|| stagecraft::explore::timeline(&ex));
-            show(ctx.timeline, &ex, t);
-            record(true, ms);
-            return Some(true);
-        }
-        let (v, ms) = timed(|| {
-            let mut steps = steps.borrow_mut();
-            let steps = steps.get_or_insert_with(|| stagecraft::explore::verification_steps(&ex));
-            match steps.as_mut() {
-                None => Some(None),
-                Some(s) => stagecraft::explore::verification_step(&ex, s).map(Some),
-            }
-        });
-        verified_ms.set(verified_ms.get() + ms);
-        let Some(v) = v else {
-            return Some(false);
+        let done = if timeline {
+            simulating
+                .step(
+                    || stagecraft::explore::timeline_steps(&ex),
+                    |s| stagecraft::explore::timeline_step(&ex, s),
+                )
+                .map(|(t, ms)| {
+                    show(ctx.timeline, &ex, t);
+                    record(true, ms);
+                })
+        } else {
+            verifying
+                .step(
+                    || stagecraft::explore::verification_steps(&ex),
+                    |s| stagecraft::explore::verification_step(&ex, s),
+                )
+                .map(|(v, ms)| {
+                    show(ctx.verification, &ex, v);
+                    record(false, ms);
+                })
         };
-        show(ctx.verification, &ex, v);
-        record(false, verified_ms.get());
-        Some(true)
+        Some(done.is_some())
     });
     let second = step.clone();
     in_tasks(
@@ -435,6 +438,43 @@ fn run_later(ctx: Ctx, serial: u64, ex: Arc<Exploration>, cold: bool) {
             )
         }),
     );
+}
+
+/// Work done in steps over several tasks (the verification's, the timeline's): the steps, made at
+/// the first, and the milliseconds taken so far.
+struct Stepped<S> {
+    steps: RefCell<Option<Option<S>>>,
+    ms: Cell<f64>,
+}
+
+impl<S> Default for Stepped<S> {
+    fn default() -> Self {
+        Stepped {
+            steps: RefCell::new(None),
+            ms: Cell::new(0.0),
+        }
+    }
+}
+
+impl<S> Stepped<S> {
+    /// Runs the next step (`next`; `begin` makes the steps, `None` when there is nothing to
+    /// compute): the result after the last, `None` when there is none, and the milliseconds
+    /// of every step.
+    fn step<T>(
+        &self,
+        begin: impl FnOnce() -> Option<S>,
+        next: impl FnOnce(&mut S) -> Option<T>,
+    ) -> Option<(Option<T>, f64)> {
+        let (result, ms) = timed(|| {
+            let mut steps = self.steps.borrow_mut();
+            match steps.get_or_insert_with(begin).as_mut() {
+                None => Some(None),
+                Some(s) => next(s).map(Some),
+            }
+        });
+        self.ms.set(self.ms.get() + ms);
+        result.map(|r| (r, self.ms.get()))
+    }
 }
 
 /// One task's work on the verification (`false`) or the timeline (`true`): whether that half is
