@@ -224,7 +224,7 @@ impl Placed for RolledUnit {
 }
 
 struct Builder<'a> {
-    p: &'a LoopShape<'a>,
+    p: &'a LoopShape,
     sync: &'a SyncPlan,
     var: VarId,
 }
@@ -775,7 +775,7 @@ struct Rewrite<'a> {
     /// The iteration this copy computes: recorded on each assignment, and `j % versions` is its
     /// ring slot.
     j: &'a IExpr,
-    p: &'a LoopShape<'a>,
+    p: &'a LoopShape,
 }
 
 impl Rewrite<'_> {

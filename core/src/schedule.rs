@@ -11,6 +11,7 @@ use crate::limits;
 use crate::lower::Annotation;
 use crate::versions::VersionDecision;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 pub const STAGE_KEY: &str = "software_pipeline_stage";
 pub const ORDER_KEY: &str = "software_pipeline_order";
@@ -123,7 +124,7 @@ impl Extent {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct LoopSchedule<'s> {
+pub struct LoopSchedule {
     pub var: VarId,
     pub lo: IExpr,
     pub extent: Extent,
@@ -133,18 +134,19 @@ pub struct LoopSchedule<'s> {
     /// False when the loop carries no stage annotation: shown as is.
     pub annotated: bool,
     pub span: Span,
-    /// The text the loop was parsed from, which `label` quotes.
-    source: &'s str,
+    /// The text the loop was parsed from, which `label` quotes (shared: a schedule outlives
+    /// the exploration's first half, `explore::Begun`).
+    source: Arc<str>,
     /// Per unit, a short quote of the source for messages: written when first asked for. A
     /// transform that reports nothing never needs them, and counting lines and quoting for every
     /// unit showed in the transform's profile (docs/benchmarks.md).
     labels: std::cell::OnceCell<Vec<String>>,
 }
 
-impl LoopSchedule<'_> {
+impl LoopSchedule {
     /// How messages name the unit at `pos`: `` `text` (line N)``.
     pub fn label(&self, pos: usize) -> &str {
-        label_of(unit_labels(&self.labels, self.source, &self.units), pos)
+        label_of(unit_labels(&self.labels, &self.source, &self.units), pos)
     }
 }
 
@@ -262,10 +264,10 @@ fn push_decimal(out: &mut String, n: usize) {
 
 /// The loop a schedule is built for: the `for` node's parts and the file around it.
 #[derive(Clone, Copy)]
-pub struct LoopToSchedule<'a, 's> {
+pub struct LoopToSchedule<'a> {
     pub program: &'a Program,
     /// The text the loop was parsed from: messages quote it.
-    pub source: &'s str,
+    pub source: &'a Arc<str>,
     /// All annotations of the file; those naming the loop's variable apply.
     pub annotations: &'a [Annotation],
     pub var: VarId,
@@ -304,11 +306,11 @@ impl<'a> LoopAnnotations<'a> {
 
 /// Builds the schedule of one loop whose body is `body`: its extent, its units, then the
 /// annotations read, checked and applied. `None` when an error was reported into `diags`.
-pub fn schedule_loop<'s>(
-    cx: LoopToSchedule<'_, 's>,
+pub fn schedule_loop(
+    cx: LoopToSchedule<'_>,
     body: Vec<Node>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<LoopSchedule<'s>> {
+) -> Option<LoopSchedule> {
     let extent = extent_of(cx, diags)?;
     let units = units_of(body, cx.var, iteration_range_of(cx.lo, &extent));
     let mut builder = Builder {
@@ -394,8 +396,8 @@ fn units_of(body: Vec<Node>, var: VarId, range: IterationRange) -> Vec<Unit> {
 }
 
 /// A schedule being built: the loop, its units, and where the messages go.
-struct Builder<'a, 's, 'd> {
-    cx: LoopToSchedule<'a, 's>,
+struct Builder<'a, 'd> {
+    cx: LoopToSchedule<'a>,
     var_name: &'a str,
     anns: LoopAnnotations<'a>,
     units: Vec<Unit>,
@@ -404,7 +406,7 @@ struct Builder<'a, 's, 'd> {
     diags: &'d mut Vec<Diagnostic>,
 }
 
-impl<'a, 's> Builder<'a, 's, '_> {
+impl<'a> Builder<'a, '_> {
     fn label(&self, pos: usize) -> &str {
         label_of(unit_labels(&self.labels, self.cx.source, &self.units), pos)
     }
@@ -552,7 +554,7 @@ impl<'a, 's> Builder<'a, 's, '_> {
         async_stages
     }
 
-    fn finish(self, extent: Extent, async_stages: Vec<i64>) -> LoopSchedule<'s> {
+    fn finish(self, extent: Extent, async_stages: Vec<i64>) -> LoopSchedule {
         LoopSchedule {
             var: self.cx.var,
             lo: self.cx.lo.clone(),
@@ -562,7 +564,7 @@ impl<'a, 's> Builder<'a, 's, '_> {
             async_stages,
             annotated: self.anns.annotated(),
             span: self.cx.span,
-            source: self.cx.source,
+            source: self.cx.source.clone(),
             labels: self.labels,
         }
     }

@@ -10,15 +10,15 @@ use crate::versions::{self, VersionDecision};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug)]
-pub struct LoopShape<'s> {
-    pub sched: LoopSchedule<'s>,
+pub struct LoopShape {
+    pub sched: LoopSchedule,
     pub deps: Vec<Dependence>,
     pub versions: Vec<VersionDecision>,
     /// Unit positions sorted by `order`: the order of a step.
     pub step_order: Vec<usize>,
 }
 
-impl LoopShape<'_> {
+impl LoopShape {
     pub fn stages(&self) -> i64 {
         self.sched.max_stage
     }
@@ -47,12 +47,12 @@ impl LoopShape<'_> {
     }
 }
 
-pub fn build<'s>(
+pub fn build(
     program: &Program,
-    sched: LoopSchedule<'s>,
+    sched: LoopSchedule,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<LoopShape<'s>> {
+) -> Option<LoopShape> {
     let deps = schedule::dependences(&sched.units, schedule::iteration_range(&sched));
     let versions = versions::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);

@@ -12,7 +12,7 @@ use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
 use stagecraft::emit::Target;
-use stagecraft::explore::{explore, CountOverride, Exploration, Options};
+use stagecraft::explore::{CountOverride, Exploration, Options};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{Form, Pane, State};
@@ -129,18 +129,67 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 }
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM. The
-/// verification and the timeline are left out of the exploration: they are about half of a large
-/// loop's cost. They are run
-/// right away when all of it fits a frame, else each in a task of its own after the program is
-/// drawn (`run_later`); the page's first exploration's always so.
+/// exploration's second half (`Begun::finish`: printing, emitting) runs in a task of its own when
+/// the first took longer than a frame: together they were one task of up to 56 ms for a large
+/// loop. The verification and the timeline are left out of the exploration: they are about half of
+/// a large loop's cost. They are run right away when all of it fits a frame, else each in a task
+/// of its own after the program is drawn (`run_later`); the page's first exploration's always so.
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
     let inputs = ctx.st.with_untracked(Inputs::of);
     let serial = ctx.serial.get_value() + 1;
     ctx.serial.set_value(serial);
     let t0 = dom::now_ms();
-    let ex = Arc::new(explore(&inputs.text, &inputs.options()));
-    let ms = dom::now_ms() - t0;
+    let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
+    let half_ms = dom::now_ms() - t0;
+    let exploring = Exploring {
+        inputs,
+        serial,
+        t0,
+        ms: half_ms,
+        split: half_ms > FRAME_MS,
+    };
+    if !exploring.split {
+        let ex = begun.finish();
+        let ms = dom::now_ms() - t0;
+        explored(ctx, last, Exploring { ms, ..exploring }, ex);
+        return;
+    }
+    set_timeout(
+        move || {
+            // A newer recomputation has begun: this one would never be shown.
+            if ctx.serial.get_value() != serial {
+                return;
+            }
+            let t1 = dom::now_ms();
+            let ex = begun.finish();
+            let ms = exploring.ms + (dom::now_ms() - t1);
+            explored(ctx, last, Exploring { ms, ..exploring }, ex);
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
+/// An exploration made: what from, which recomputation (`Ctx::serial`), when it began, the
+/// milliseconds of its halves, and whether they ran in tasks of their own.
+struct Exploring {
+    inputs: Inputs,
+    serial: u64,
+    t0: f64,
+    ms: f64,
+    split: bool,
+}
+
+/// Publishes exploration `ex`, with its verification and timeline when they fit the frame.
+fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, ex: Exploration) {
+    let Exploring {
+        inputs,
+        serial,
+        t0,
+        ms,
+        split,
+    } = exploring;
+    let ex = Arc::new(ex);
     dom::mark("stagecraft:explored");
     // The page's first exploration, unless its text waited for the warm-up: in baseline code.
     let first = serial == 1 && !ctx.warmed.get_untracked();
@@ -153,7 +202,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     // The first exploration also warms the WebAssembly code up: it is never called slow. It is
     // always drawn in a task of its own: its drawing is also the panes' first style and layout,
     // which the estimate from exploring does not foresee.
-    let together = !first && fits(ctx, ms, &ex);
+    let together = !first && !split && fits(ctx, ms, &ex);
     // The last runs' cost is an estimate for an edit of the same loop, not for a pasted one, whose
     // runs may cost many times those of the loop it replaced. The first runs, of code not yet
     // optimized, have no estimate (they cost more than ten times the next ones): they run later,

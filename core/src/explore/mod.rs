@@ -1,8 +1,8 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
 //! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
 //! verification and the timeline are left for `verification` and `timeline`, which compute them
-//! from the exploration later (the app draws the program first). JSON shape: docs/json.md. The
-//! phases that make an exploration are in `phases.rs`.
+//! from the exploration later (the app draws the program first), and `begin` makes it in two
+//! halves. JSON shape: docs/json.md. The phases that make an exploration are in `phases.rs`.
 
 mod counts;
 mod phases;
@@ -15,7 +15,7 @@ use crate::pipelined::Form;
 use crate::shape::IterationSpace;
 use crate::sync::{Group, Need, WaitSite};
 use crate::tir::Printed;
-use phases::run_phases;
+pub use phases::Begun;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -451,9 +451,20 @@ pub fn transform(source: &str, options: &Options) -> Exploration {
 }
 
 fn run(source: &str, options: &Options, present: bool) -> Exploration {
-    let mut unlisted = 0;
-    let mut ex = run_phases(source, options, present, &mut unlisted);
-    // Problems in text order, errors first at one place, whichever phase found them.
+    phases::begin_phases(source, options, present).finish()
+}
+
+/// `explore` in two halves, for a caller that runs them in tasks of their own: the loop read,
+/// scheduled, pipelined and synchronized here; printed and emitted by `Begun::finish`, which
+/// gives what `explore` gives.
+pub fn begin(source: &str, options: &Options) -> Begun {
+    phases::begin_phases(source, options, true)
+}
+
+/// The exploration as shown: problems in text order, errors first at one place, whichever phase
+/// found them, and those past the limit left out. `unlisted` were found past what the lexer and
+/// parser keep.
+fn tidy(mut ex: Exploration, unlisted: usize) -> Exploration {
     ex.diagnostics
         .sort_by_key(|d| (d.span.start, d.severity != Severity::Error));
     leave_out_past_the_limit(&mut ex.diagnostics, unlisted);

@@ -1,6 +1,6 @@
 //! How an exploration is made: each phase in turn (read, find the loop, pipeline the inner loops
-//! then the top one, present, costs, emit), filling one `Exploration`; a phase that finds an error
-//! ends it there.
+//! then the top one — the first half, `Begun` —, then present, costs, emit), filling one
+//! `Exploration`; a phase that finds an error ends it there.
 
 use super::*;
 use crate::diagnostic::{Diagnostic, Span};
@@ -14,38 +14,77 @@ use crate::shape::{self, LoopShape};
 use crate::sync::{self, SyncPlan};
 use crate::tir;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-/// Every phase in turn; one that finds an error ends the exploration there. `unlisted` counts the
-/// problems the lexer and parser found past those they keep.
-pub(super) fn run_phases(
-    source: &str,
-    options: &Options,
-    present: bool,
-    unlisted: &mut usize,
-) -> Exploration {
+/// An exploration half made (`explore::begin`): the loop read, scheduled, pipelined and
+/// synchronized; `finish` presents it (prints, emits). A large loop's exploration was one task of
+/// up to 56 ms in the page; the app runs the halves in tasks of their own when the first was long.
+pub struct Begun {
+    explorer: Explorer,
+    /// `None` when a phase ended the exploration: what it holds so far is the answer.
+    midway: Option<Midway>,
+    /// The problems the lexer and parser found past those they keep.
+    unlisted: usize,
+}
+
+impl Begun {
+    /// Every phase after the first half; the exploration.
+    pub fn finish(self) -> Exploration {
+        let Begun {
+            mut explorer,
+            midway,
+            unlisted,
+        } = self;
+        if let Some(midway) = midway {
+            // `None` is an exploration that ended early, as above.
+            let _ = explorer.second_half(midway);
+        }
+        tidy(explorer.ex, unlisted)
+    }
+}
+
+/// The first half of every phase in turn; one that finds an error ends the exploration there.
+pub(super) fn begin_phases(source: &str, options: &Options, present: bool) -> Begun {
     let mut explorer = Explorer {
-        source,
-        options,
+        source: Arc::from(source),
+        options: options.clone(),
         present,
         ex: Exploration::default(),
         count_deltas: Vec::new(),
     };
-    // `None` is an exploration that ended early: what it holds so far is the answer.
-    let _ = explorer.phases(unlisted);
-    explorer.ex
+    let mut unlisted = 0;
+    let midway = explorer.first_half(&mut unlisted);
+    Begun {
+        explorer,
+        midway,
+        unlisted,
+    }
 }
 
 /// One exploration under way: what every phase reads (the source and the options), and the
 /// exploration each fills in. A phase that finds an error returns `None`, and the exploration ends
 /// with what it holds.
-struct Explorer<'s> {
-    source: &'s str,
-    options: &'s Options,
+struct Explorer {
+    /// Shared with the loop's schedule, which quotes it (`LoopSchedule::label`).
+    source: Arc<str>,
+    options: Options,
     /// Prepare what is displayed (`explore`), or only transform (`transform`).
     present: bool,
     ex: Exploration,
     /// `Options::count_overrides` resolved to wait sites (site id, delta).
     count_deltas: Vec<(u32, i64)>,
+}
+
+/// Where the first half ends: the pipelined top loop, and what the second half presents it from.
+struct Midway {
+    program: Program,
+    /// The source loop, for the interpreter, timeline and emitters (display only).
+    original: Option<Program>,
+    top: TopLoop,
+    annotations: Vec<Annotation>,
+    shape: LoopShape,
+    sync: SyncPlan,
+    info: Option<PipelineInfo>,
 }
 
 /// The loop being pipelined and where it is: the top-level loop, after its inner pipelines.
@@ -59,17 +98,37 @@ struct TopLoop {
     inner_parts: Vec<(usize, InnerPart)>,
 }
 
-impl<'s> Explorer<'s> {
-    fn phases(&mut self, unlisted: &mut usize) -> Option<()> {
+impl Explorer {
+    fn first_half(&mut self, unlisted: &mut usize) -> Option<Midway> {
         let (mut program, annotations) = self.read(unlisted)?;
         let at = self.top_loop(&program)?;
-        // The source loop, for the interpreter, timeline and emitters (display only).
         let original = self.present.then(|| program.clone());
         let top = self.pipeline_inner_loops(&mut program, at, &annotations)?;
-        let (p, s, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
+        let (shape, sync, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
+        Some(Midway {
+            program,
+            original,
+            top,
+            annotations,
+            shape,
+            sync,
+            info,
+        })
+    }
+
+    fn second_half(&mut self, midway: Midway) -> Option<()> {
+        let Midway {
+            program,
+            original,
+            top,
+            annotations,
+            shape: p,
+            sync: s,
+            info,
+        } = midway;
         let resolved = counts::resolve(
             &s.sites,
-            &counts::keys(&s.sites, &p.sched, self.source),
+            &counts::keys(&s.sites, &p.sched, &self.source),
             &self.options.count_overrides,
         );
         self.count_deltas = resolved.deltas;
@@ -122,7 +181,7 @@ impl<'s> Explorer<'s> {
     /// Tokens, the syntax tree and the program with its annotations; the statements, annotations
     /// and buffers as written, when presenting. `None` after any error.
     fn read(&mut self, unlisted: &mut usize) -> Option<(Program, Vec<Annotation>)> {
-        let (source, ex) = (self.source, &mut self.ex);
+        let (source, ex) = (&*self.source, &mut self.ex);
         if self.present {
             ex.tokens = highlight_tokens(source);
         }
@@ -268,7 +327,7 @@ impl<'s> Explorer<'s> {
                         body: inner_body,
                         span,
                     };
-                    let header = loop_header(self.source, span);
+                    let header = loop_header(&self.source, span);
                     let sections = self.pipeline_inner(
                         program,
                         inner,
@@ -317,7 +376,7 @@ impl<'s> Explorer<'s> {
         let Some(sched) = schedule::schedule_loop(
             schedule::LoopToSchedule {
                 program,
-                source: self.source,
+                source: &self.source,
                 annotations,
                 var,
                 lo: &lo,
@@ -404,7 +463,7 @@ impl<'s> Explorer<'s> {
         program: &mut Program,
         top: &TopLoop,
         annotations: &[Annotation],
-    ) -> Option<(LoopShape<'s>, SyncPlan, Option<PipelineInfo>)> {
+    ) -> Option<(LoopShape, SyncPlan, Option<PipelineInfo>)> {
         // The loop's statements move into the schedule's units: the pipelined programs are built
         // from those, and everything that shows the source loop took its copy before.
         let Some(Node::For {
@@ -423,7 +482,7 @@ impl<'s> Explorer<'s> {
         let sched = schedule::schedule_loop(
             schedule::LoopToSchedule {
                 program,
-                source: self.source,
+                source: &self.source,
                 annotations,
                 var,
                 lo: &lo,
@@ -466,7 +525,7 @@ impl<'s> Explorer<'s> {
         all_versions: &[crate::versions::VersionDecision],
         info: Option<PipelineInfo>,
     ) -> (Option<Program>, BTreeMap<String, i64>) {
-        let (options, p, s) = (self.options, built.shape, built.sync);
+        let (options, p, s) = (&self.options, built.shape, built.sync);
         let printed = |form: Form| options.both_forms || options.form == form;
         // The peeled program writes every prologue and epilogue step out: built only when it is
         // printed, emitted or asked for, as it is a large part of exploring a large loop
@@ -586,10 +645,10 @@ struct InnerLoop {
 }
 
 /// The pipelined top loop and what it was built from, for the phases that present it.
-struct Built<'a, 's> {
+struct Built<'a> {
     program: &'a Program,
     original: &'a Program,
-    shape: &'a LoopShape<'s>,
+    shape: &'a LoopShape,
     sync: &'a SyncPlan,
     annotations: &'a [Annotation],
 }
@@ -639,12 +698,12 @@ fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation])
         .any(|a| a.var == name && a.key == STAGE_KEY)
 }
 
-fn pipeline_and_sync<'s>(
+fn pipeline_and_sync(
     program: &Program,
-    sched: LoopSchedule<'s>,
+    sched: LoopSchedule,
     diags: &mut Vec<Diagnostic>,
     explain: bool,
-) -> Option<(LoopShape<'s>, SyncPlan)> {
+) -> Option<(LoopShape, SyncPlan)> {
     let p = shape::build(program, sched, diags, explain)?;
     let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))

@@ -11,7 +11,7 @@ use crate::ir::SectionKind;
 use crate::shape::LoopShape;
 
 pub(super) struct Planner<'a> {
-    pub(super) p: &'a LoopShape<'a>,
+    pub(super) p: &'a LoopShape,
     pub(super) groups: &'a [Group],
     /// The async queues, ascending; every per-queue vector below is aligned with it.
     pub(super) queues: &'a [i64],
