@@ -89,6 +89,18 @@ pub struct Rendering {
     pub chunks: Option<&'static str>,
     /// Called after new markup is written.
     pub written: Box<dyn Fn()>,
+    /// Splits long markup into what is written at once and what is appended after it, a piece
+    /// per task (`Parts`); `None` writes all of it at once.
+    pub parts: Option<fn(&str) -> Option<Parts>>,
+}
+
+/// Markup written in parts: `now` at once, then each of `later` appended into the element
+/// `into` (a selector within the rendered one) in a task of its own. A large loop's program was
+/// one task of 50–65 ms of parsing and building its elements.
+pub struct Parts {
+    pub now: String,
+    pub into: &'static str,
+    pub later: Vec<String>,
 }
 
 /// Keeps the element's markup equal to `render()` while `visible()`. Rendering the same markup again
@@ -98,6 +110,8 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
     // Boxed: one effect type for every use, where a generic effect per pane cost kilobytes of the
     // bundle each.
     let last = StoredValue::new(String::new());
+    // Which markup was written last: pieces still to append of an older one are dropped.
+    let generation = StoredValue::new(0_u64);
     Effect::new(move |_| {
         if !(r.visible)() {
             return;
@@ -107,9 +121,19 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
         if last.with_value(|l| *l != html) {
             // The keyboard's focus survives new markup: what had it, found again by its id.
             let focused = focused_id_within(&el);
-            el.set_inner_html(&html);
+            let parts = r.parts.and_then(|split| split(&html));
+            el.set_inner_html(parts.as_ref().map_or(&html, |p| &p.now));
             if let Some(id) = focused {
                 focus_by_id(&id);
+            }
+            generation.update_value(|g| *g += 1);
+            if let Some(parts) = parts {
+                let into = el.query_selector(parts.into).ok().flatten();
+                let at = generation.get_value();
+                let pieces = parts.later.into_iter().rev().collect();
+                if let Some(into) = into {
+                    append_in_tasks(into, pieces, move || generation.try_get_value() == Some(at));
+                }
             }
             last.set_value(html);
             if let Some(class) = r.chunks {
@@ -118,6 +142,27 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
             (r.written)();
         }
     });
+}
+
+/// Appends the last of `pieces` into `into` in a task of its own, then the one before it, and so
+/// on, while `current()` (the markup they belong to is still the one written).
+fn append_in_tasks(
+    into: web_sys::Element,
+    mut pieces: Vec<String>,
+    current: impl Fn() -> bool + 'static,
+) {
+    set_timeout(
+        move || {
+            if !current() {
+                return;
+            }
+            if let Some(piece) = pieces.pop() {
+                let _ = into.insert_adjacent_html("beforeend", &piece);
+                append_in_tasks(into, pieces, current);
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }
 
 /// The id of the element that has the keyboard focus, if it is inside `el` and has one.

@@ -22,6 +22,16 @@ pub fn while_visible(
     visible: impl Fn() -> bool + 'static,
     render: impl Fn() -> String + 'static,
 ) {
+    while_visible_in_parts(node, visible, render, None);
+}
+
+/// `while_visible`, long markup written in the `parts` that function splits it into.
+pub fn while_visible_in_parts(
+    node: NodeRef<leptos::html::Div>,
+    visible: impl Fn() -> bool + 'static,
+    render: impl Fn() -> String + 'static,
+    parts: Option<fn(&str) -> Option<dom::Parts>>,
+) {
     dom::keep_rendered(
         node,
         Rendering {
@@ -29,6 +39,7 @@ pub fn while_visible(
             render: Box::new(render),
             chunks: None,
             written: written(),
+            parts,
         },
     );
 }
@@ -47,6 +58,7 @@ pub fn near(
             render: Box::new(render),
             chunks: Some(chunks),
             written: written(),
+            parts: None,
         },
     );
 }

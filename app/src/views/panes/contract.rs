@@ -37,3 +37,15 @@ pub fn render_while_shown(
     let ctx = ctx();
     render::while_visible(node, move || ctx.shown(pane), render);
 }
+
+/// `render_while_shown`, long markup written in the parts `parts` splits it into
+/// (`dom::Parts`).
+pub fn render_in_parts_while_shown(
+    node: NodeRef<leptos::html::Div>,
+    pane: Pane,
+    render: impl Fn() -> String + 'static,
+    parts: fn(&str) -> Option<crate::dom::Parts>,
+) {
+    let ctx = ctx();
+    render::while_visible_in_parts(node, move || ctx.shown(pane), render, Some(parts));
+}

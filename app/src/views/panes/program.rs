@@ -44,9 +44,11 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
         if let Some(id) = info.stmt {
             h.raw(" data-st=\"").num(id).raw("\"");
         }
-        if let Some(site) = info.wait.and_then(|w| waits.iter().find(|x| x.id == w)) {
-            h.raw(" title=\"")
-                .text(&wait_explanation(site))
+        // Its "why" is written when the line is pointed at or focused (`explain_line`): written
+        // for every wait line of a large loop it was most of the pane's HTML (500 of 640 KB).
+        if let Some(site) = info.wait.filter(|w| waits.iter().any(|x| x.id == *w)) {
+            h.raw(" data-site=\"")
+                .num(site)
                 .raw("\" tabindex=\"")
                 .raw(if first_wait { "0" } else { "-1" })
                 .raw("\"");
@@ -61,6 +63,42 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
     h.end_chunks(n);
     h.raw("</pre>");
     h.finish()
+}
+
+/// Chunks of lines written with the rest of the pane; the others are appended after it,
+/// `CHUNKS_PER_TASK` in each task (`dom::Parts`).
+const FIRST_CHUNKS: usize = 4;
+const CHUNKS_PER_TASK: usize = 8;
+
+/// The pane's markup in parts when its program has more than `FIRST_CHUNKS` chunks of lines.
+/// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
+/// and every chunk is a child of `#program`.
+fn program_parts(html: &str) -> Option<dom::Parts> {
+    const CHUNK: &str = "<div class=\"chunk\"";
+    let program = html.find("<pre id=\"program\"")?;
+    let starts: Vec<usize> = html
+        .match_indices(CHUNK)
+        .map(|(at, _)| at)
+        .filter(|&at| at > program)
+        .collect();
+    let first_later = *starts.get(FIRST_CHUNKS)?;
+    let end = first_later + html.get(first_later..)?.find("</pre>")?;
+    let bounds: Vec<usize> = starts
+        .get(FIRST_CHUNKS..)?
+        .iter()
+        .step_by(CHUNKS_PER_TASK)
+        .copied()
+        .chain([end])
+        .collect();
+    let later = bounds
+        .windows(2)
+        .filter_map(|w| Some(html.get(*w.first()?..*w.get(1)?)?.to_owned()))
+        .collect();
+    Some(dom::Parts {
+        now: format!("{}{}", html.get(..first_later)?, html.get(end..)?),
+        into: "#program",
+        later,
+    })
 }
 
 /// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
@@ -97,6 +135,18 @@ fn by_hand_html(ex: &Exploration) -> String {
     let mut h = Html::default();
     h.raw("<div class=\"by-hand-bar\" role=\"status\">Counts set by you: not the derived program. <button id=\"reset-counts\">Reset</button></div>");
     h.finish()
+}
+
+/// Gives the wait line `line` (one with `data-site`) its "why" as its title, once: the text a
+/// pointer shows on hover and the focused line shows below it.
+fn explain_line(line: &web_sys::Element, ex: &Exploration) -> Option<String> {
+    if let Some(title) = line.get_attribute("title") {
+        return Some(title);
+    }
+    let id: u32 = line.get_attribute("data-site")?.parse().ok()?;
+    let text = wait_explanation(ex.waits.iter().find(|x| x.id == id)?);
+    let _ = line.set_attribute("title", &text);
+    Some(text)
 }
 
 /// Why a wait has its count: the derivation's summary and its arithmetic per instance.
@@ -203,19 +253,28 @@ pub fn view() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
-    contract::render_while_shown(node, PANE.pane, move || {
+    contract::render_in_parts_while_shown(node, PANE.pane, move || {
         let (peeled, view) = (peeled.get(), ctx.view.get());
         ctx.good
             .with(|ex| ex.as_deref().map(|ex| view_html(view, ex, peeled)))
             .unwrap_or_default()
-    });
+    }, program_parts);
     let on_view = move |ev: leptos::ev::MouseEvent| {
         if let Some(v) = dom::closest_data(&ev, "data-view") {
             ctx.st.update(|s| s.view = ProgramView::parse(&v));
         }
     };
+    let explained = move |line: &web_sys::Element| {
+        ctx.good
+            .with_untracked(|ex| explain_line(line, ex.as_deref()?))
+    };
     let on_over = move |ev: leptos::ev::MouseEvent| {
         ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
+        if let Some(line) = dom::target_element(&ev)
+            .and_then(|e| e.closest(".line[data-site]").ok().flatten())
+        {
+            explained(&line);
+        }
     };
     // A focused wait line's "why", shown below it.
     let why = NodeRef::<leptos::html::Div>::new();
@@ -229,7 +288,7 @@ pub fn view() -> impl IntoView {
         let Some(text) = line
             .class_list()
             .contains("wait")
-            .then(|| line.get_attribute("title"))
+            .then(|| explained(&line))
             .flatten()
         else {
             return;
@@ -293,7 +352,15 @@ mod tests {
         let html = pane_html(&ex, false);
         assert!(html.contains("<div class=\"line sec-body wait w"), "{html}");
         assert!(html.contains("data-st=\"1\""));
-        assert!(html.contains("title=\""), "wait lines are explained");
+        // Wait lines name their site, whose "why" the line gets when pointed at or focused.
+        let site = html
+            .split("data-site=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next()?.parse::<u32>().ok())
+            .expect("a wait line names its site");
+        let why = wait_explanation(ex.waits.iter().find(|w| w.id == site).unwrap());
+        assert!(why.contains("N = "), "{why}");
+        assert!(!html.contains("title=\""), "no line carries its why before it is asked for");
         assert!(html.contains("<table class=\"buffers\">"));
         assert_eq!(
             html.matches("<div class=\"line").count(),
@@ -318,6 +385,46 @@ mod tests {
         assert!(raised.contains("id=\"reset-counts\""));
         step_count(&mut counts, body.key.clone(), -1);
         assert!(counts.is_empty(), "back at the derived count nothing is set by hand");
+    }
+
+    /// Written in parts, a long program is the same markup once every part is in: what is written
+    /// at once holds the first chunks and everything around the program, the parts the others.
+    #[test]
+    fn long_programs_are_written_in_parts_that_make_the_whole() {
+        let list = |f: fn(usize) -> usize| {
+            (0..150).map(|k| f(k).to_string()).collect::<Vec<_>>().join(", ")
+        };
+        let text = format!(
+            "{}sch.annotate(i, \"software_pipeline_stage\", [{}])\n\
+             sch.annotate(i, \"software_pipeline_order\", [{}])\n",
+            crate::model::long_loop(150),
+            list(|k| k % 16),
+            list(|k| k)
+        );
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        // The peeled form prints every step of the prologue and the epilogue.
+        let html = pane_html(&ex, true);
+        let chunks = html.matches("<div class=\"chunk\"").count();
+        assert!(
+            chunks > FIRST_CHUNKS + CHUNKS_PER_TASK,
+            "{chunks} chunks: {:?}",
+            ex.diagnostics
+        );
+        let parts = program_parts(&html).expect("in parts");
+        assert_eq!(
+            parts.now.matches("<div class=\"chunk\"").count(),
+            FIRST_CHUNKS
+        );
+        assert_eq!(parts.later.len(), (chunks - FIRST_CHUNKS).div_ceil(CHUNKS_PER_TASK));
+        let (before, after) = parts.now.split_once("</pre>").unwrap();
+        assert_eq!(format!("{before}{}</pre>{after}", parts.later.concat()), html);
+        assert!(parts.now.contains("<table class=\"buffers\">"));
+        // A short program is written at once.
+        let short = pane_html(
+            &stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default()),
+            false,
+        );
+        assert!(program_parts(&short).is_none());
     }
 
     #[test]
