@@ -172,11 +172,11 @@ impl Ctx {
         if self.st.with_untracked(|s| s.pane == pane) {
             // After the pane has rendered what the selector points at.
             let reveal = self.reveal;
-            request_animation_frame(move || {
+            crate::dom::before_drawing(Box::new(move || {
                 if let Some(selector) = reveal.try_update_value(|r| r.take()).flatten() {
                     dom::reveal(&selector);
                 }
-            });
+            }));
         } else {
             self.st.update(|s| s.pane = pane);
         }

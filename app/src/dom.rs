@@ -3,6 +3,7 @@
 //! view, storage, timers after the browser's drawing, and performance marks.
 
 use leptos::prelude::*;
+use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
 pub fn window() -> Option<web_sys::Window> {
@@ -132,7 +133,8 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
                 let at = generation.get_value();
                 let pieces = parts.later.into_iter().rev().collect();
                 if let Some(into) = into {
-                    append_in_tasks(into, pieces, move || generation.try_get_value() == Some(at));
+                    let current = Rc::new(move || generation.try_get_value() == Some(at));
+                    append_in_tasks(into, pieces, current);
                 }
             }
             last.set_value(html);
@@ -146,23 +148,16 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
 
 /// Appends the last of `pieces` into `into` in a task of its own, then the one before it, and so
 /// on, while `current()` (the markup they belong to is still the one written).
-fn append_in_tasks(
-    into: web_sys::Element,
-    mut pieces: Vec<String>,
-    current: impl Fn() -> bool + 'static,
-) {
-    set_timeout(
-        move || {
-            if !current() {
-                return;
-            }
-            if let Some(piece) = pieces.pop() {
-                let _ = into.insert_adjacent_html("beforeend", &piece);
-                append_in_tasks(into, pieces, current);
-            }
-        },
-        std::time::Duration::ZERO,
-    );
+fn append_in_tasks(into: web_sys::Element, mut pieces: Vec<String>, current: Rc<dyn Fn() -> bool>) {
+    in_a_task(Box::new(move || {
+        if !current() {
+            return;
+        }
+        if let Some(piece) = pieces.pop() {
+            let _ = into.insert_adjacent_html("beforeend", &piece);
+            append_in_tasks(into, pieces, current);
+        }
+    }));
 }
 
 /// The id of the element that has the keyboard focus, if it is inside `el` and has one.
@@ -219,8 +214,24 @@ pub fn rove(
 /// once that frame is drawn (a timeout alone may run first, and the page would show nothing new
 /// until `f` returns).
 pub fn after_drawing(f: Box<dyn FnOnce()>) {
-    // Boxed: each closure type given to the browser's timers costs its own glue in the bundle.
-    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
+    before_drawing(Box::new(move || in_a_task(f)));
+}
+
+/// Runs `f` before the browser next draws (an animation frame). Boxed, as `in_a_task`.
+pub fn before_drawing(f: Box<dyn FnOnce()>) {
+    request_animation_frame(f);
+}
+
+/// Runs `f` in a task of its own, after those already queued (a timeout of 0): input can be
+/// handled before it. Boxed, as every closure given to the browser's timers: each closure type
+/// costs its own glue in the bundle.
+pub fn in_a_task(f: Box<dyn FnOnce()>) {
+    set_timeout(f, std::time::Duration::ZERO);
+}
+
+/// Runs `f` in a task of its own after `ms` milliseconds.
+pub fn after_ms(ms: u64, f: Box<dyn FnOnce()>) {
+    set_timeout(f, std::time::Duration::from_millis(ms));
 }
 
 /// `show_near` after a list is written, and again before the browser draws it: what else is written
@@ -235,7 +246,7 @@ pub fn show_near_now_and_before_drawing(scroller: &web_sys::Element, class: &'st
 /// the page out twice in a row.
 pub fn show_near_before_drawing(scroller: &web_sys::Element, class: &'static str) {
     let scroller = scroller.clone();
-    request_animation_frame(move || show_near(&scroller, class));
+    before_drawing(Box::new(move || show_near(&scroller, class)));
 }
 
 /// `show_near` whenever the window is resized: a taller box shows more of its list.

@@ -19,7 +19,7 @@ mod views;
 /// made a long one.
 fn main() {
     install_panic_hook();
-    leptos::prelude::set_timeout(mount, std::time::Duration::ZERO);
+    dom::in_a_task(Box::new(mount));
 }
 
 /// Mounts the page, between performance marks (`e2e/trace-load.mjs` shows what its task holds).

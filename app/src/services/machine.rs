@@ -35,22 +35,19 @@ pub fn start(ctx: Ctx) {
         if done {
             return;
         }
-        set_timeout(
-            move || {
-                let still = ctx
-                    .good
-                    .with_untracked(|g| g.as_ref().is_some_and(|g| Arc::ptr_eq(g, &ex)))
-                    && ctx.target.with_untracked(|t| t.machine()) == Some(target);
-                if !still {
-                    return;
-                }
-                let report = stagecraft::explore::machine_check(&ex, target, MACHINE_INSTRUCTIONS);
-                ctx.machine.set(Some(Ran {
-                    of: ex,
-                    value: report.map(Arc::new),
-                }));
-            },
-            std::time::Duration::ZERO,
-        );
+        crate::dom::in_a_task(Box::new(move || {
+            let still = ctx
+                .good
+                .with_untracked(|g| g.as_ref().is_some_and(|g| Arc::ptr_eq(g, &ex)))
+                && ctx.target.with_untracked(|t| t.machine()) == Some(target);
+            if !still {
+                return;
+            }
+            let report = stagecraft::explore::machine_check(&ex, target, MACHINE_INSTRUCTIONS);
+            ctx.machine.set(Some(Ran {
+                of: ex,
+                value: report.map(Arc::new),
+            }));
+        }));
     });
 }

@@ -155,19 +155,16 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         explored(ctx, last, Exploring { ms, ..exploring }, ex);
         return;
     }
-    set_timeout(
-        move || {
-            // A newer recomputation has begun: this one would never be shown.
-            if ctx.serial.get_value() != serial {
-                return;
-            }
-            let t1 = dom::now_ms();
-            let ex = begun.finish();
-            let ms = exploring.ms + (dom::now_ms() - t1);
-            explored(ctx, last, Exploring { ms, ..exploring }, ex);
-        },
-        std::time::Duration::ZERO,
-    );
+    dom::in_a_task(Box::new(move || {
+        // A newer recomputation has begun: this one would never be shown.
+        if ctx.serial.get_value() != serial {
+            return;
+        }
+        let t1 = dom::now_ms();
+        let ex = begun.finish();
+        let ms = exploring.ms + (dom::now_ms() - t1);
+        explored(ctx, last, Exploring { ms, ..exploring }, ex);
+    }));
 }
 
 /// An exploration made: what from, which recomputation (`Ctx::serial`), when it began, the
@@ -263,10 +260,7 @@ fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, e
         // The DOM update is a task of its own after a long exploration: the two together would
         // hold the main thread for longer than either, and a keystroke can be handled between
         // them.
-        set_timeout(
-            move || publish(ctx, last, explored),
-            std::time::Duration::ZERO,
-        );
+        dom::in_a_task(Box::new(move || publish(ctx, last, explored)));
     }
 }
 
@@ -359,31 +353,28 @@ fn publish(ctx: Ctx, last: StoredValue<Option<Inputs>>, explored: Explored) {
     });
     // The browser styles, lays out and paints that DOM in its next frame; a timeout set in the
     // frame runs after it.
-    request_animation_frame(move || {
+    crate::dom::before_drawing(Box::new(move || {
         let frame_at = dom::now_ms();
-        set_timeout(
-            move || {
-                // Writing the DOM, then the frame's rendering (not the wait for the frame between
-                // them), per unit drawn.
-                if let Some((t0, ms)) = measured.filter(|_| units >= DRAWING_MIN_UNITS) {
-                    let writing = (written_at.get() - t0 - ms).max(0.0);
-                    let rendered = writing + (dom::now_ms() - frame_at);
-                    ctx.drawing
-                        .update_value(|d| d.learn(rendered / units as f64));
-                }
-                dom::mark("stagecraft:painted");
-                dom::measure(
-                    "stagecraft:edit-to-painted",
-                    "stagecraft:edit",
-                    "stagecraft:painted",
-                );
-                // The next measure starts from the next keystroke, not this one.
-                dom::clear_mark("stagecraft:edit");
-                dom::count("data-explored");
-            },
-            std::time::Duration::ZERO,
-        );
-    });
+        dom::in_a_task(Box::new(move || {
+            // Writing the DOM, then the frame's rendering (not the wait for the frame between
+            // them), per unit drawn.
+            if let Some((t0, ms)) = measured.filter(|_| units >= DRAWING_MIN_UNITS) {
+                let writing = (written_at.get() - t0 - ms).max(0.0);
+                let rendered = writing + (dom::now_ms() - frame_at);
+                ctx.drawing
+                    .update_value(|d| d.learn(rendered / units as f64));
+            }
+            dom::mark("stagecraft:painted");
+            dom::measure(
+                "stagecraft:edit-to-painted",
+                "stagecraft:edit",
+                "stagecraft:painted",
+            );
+            // The next measure starts from the next keystroke, not this one.
+            dom::clear_mark("stagecraft:edit");
+            dom::count("data-explored");
+        }));
+    }));
     if let Some(ex) = later {
         run_later(ctx, serial, ex, cold);
     }
@@ -541,10 +532,7 @@ fn continue_in_tasks(step: Step, timeline: bool, then: Box<dyn FnOnce()>) {
         None => {}
         Some(true) => then(),
         // A task of its own, without waiting for a frame: input can be handled between them.
-        Some(false) => set_timeout(
-            move || continue_in_tasks(step, timeline, then),
-            std::time::Duration::ZERO,
-        ),
+        Some(false) => dom::in_a_task(Box::new(move || continue_in_tasks(step, timeline, then))),
     }
 }
 

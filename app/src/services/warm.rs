@@ -168,13 +168,10 @@ fn when_idle(warm: Rc<Warm>, step: usize) {
         options.set_timeout(IDLE_TIMEOUT_MS);
         let _ = w.request_idle_callback_with_options(f.unchecked_ref(), &options);
     } else {
-        set_timeout(
-            move || {
-                let began = dom::now_ms();
-                run(warm, step, &|| SLICE_MS - (dom::now_ms() - began));
-            },
-            std::time::Duration::ZERO,
-        );
+        dom::in_a_task(Box::new(move || {
+            let began = dom::now_ms();
+            run(warm, step, &|| SLICE_MS - (dom::now_ms() - began));
+        }));
     }
 }
 
@@ -217,9 +214,9 @@ fn run(warm: Rc<Warm>, mut step: usize, idle_remaining: &dyn Fn() -> f64) {
     while let Some(&(statements, stages, extent)) = STEPS.get(step) {
         if let Some(ms) = wait_ms(&warm) {
             // At most `RETRY_MS` at a time: a text pasted meanwhile may need the warm-up at once.
-            set_timeout(
-                move || when_idle(warm, step),
-                std::time::Duration::from_millis(ms.min(RETRY_MS).ceil() as u64),
+            dom::after_ms(
+                ms.min(RETRY_MS).ceil() as u64,
+                Box::new(move || when_idle(warm, step)),
             );
             return;
         }

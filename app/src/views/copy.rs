@@ -58,13 +58,13 @@ fn copy_button_of(
     let field = NodeRef::<leptos::html::Textarea>::new();
     let copied = move || {
         state.set(Copying::Copied);
-        set_timeout(
-            move || {
+        dom::after_ms(
+            COPIED_MS,
+            Box::new(move || {
                 if state.get_untracked() == Copying::Copied {
                     state.set(Copying::Idle);
                 }
-            },
-            std::time::Duration::from_millis(COPIED_MS),
+            }),
         );
     };
     let click = move |_| {
@@ -94,14 +94,14 @@ fn copy_button_of(
     // (In the next frame: the field is made before it is in the page.)
     Effect::new(move |_| {
         if field.get().is_some() {
-            request_animation_frame(move || {
+            crate::dom::before_drawing(Box::new(move || {
                 if let Some(f) = field.get_untracked() {
                     let _ = f.focus();
                     f.select();
                     // A long link is selected whole but shown from its start.
                     f.set_scroll_top(0);
                 }
-            });
+            }));
         }
     });
     let keys = move |ev: leptos::ev::KeyboardEvent| {

@@ -46,14 +46,14 @@ pub fn menu<V: IntoView + 'static>(
     };
     Effect::new(move |_| {
         if popup.get().is_some() {
-            request_animation_frame(move || {
+            crate::dom::before_drawing(Box::new(move || {
                 if let Some(first) = popup
                     .get_untracked()
                     .and_then(|p| items(&p).into_iter().next())
                 {
                     let _ = first.focus();
                 }
-            });
+            }));
         }
     });
     let keys = move |ev: leptos::ev::KeyboardEvent| {

@@ -163,14 +163,14 @@ pub fn Panes() -> impl IntoView {
             // From now on (before the browser reports the shown pane's reset offsets as scrolls)
             // its remembered offsets are being put back: after it renders, and on the next frame.
             scroll.start_restoring(pane);
-            request_animation_frame(move || {
+            crate::dom::before_drawing(Box::new(move || {
                 if let Some(selector) = ctx.reveal.try_update_value(|r| r.take()).flatten() {
                     scroll.stop_restoring();
                     dom::reveal(&selector);
                 } else {
                     scroll.restore();
                 }
-            });
+            }));
         }
         pane
     });
