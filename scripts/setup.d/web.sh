@@ -19,9 +19,9 @@ if ! command -v wasm-bindgen >/dev/null 2>&1 || ! wasm-bindgen --version | grep 
     say "installing wasm-bindgen-cli $want"
     cargo install wasm-bindgen-cli --version "$want"
 fi
-if [ ! -x e2e/node_modules/.bin/wasm-opt ] || [ ! -d e2e/node_modules/playwright-core ] || [ ! -d e2e/node_modules/axe-core ]; then
+if [ ! -x e2e/node_modules/.bin/wasm-opt ] || [ ! -x e2e/node_modules/.bin/terser ] || [ ! -d e2e/node_modules/playwright-core ] || [ ! -d e2e/node_modules/axe-core ]; then
     command -v npm >/dev/null 2>&1 || { sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo; $sudo apt-get update -qq; DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm; }
-    say "npm install (binaryen, playwright-core, axe-core)"
+    say "npm install (binaryen, terser, playwright-core, axe-core)"
     (cd e2e && npm ci --no-audit --no-fund 2>/dev/null || npm install --no-audit --no-fund)
 fi
 if [ ! -x /usr/bin/chromium ]; then

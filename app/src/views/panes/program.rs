@@ -76,26 +76,22 @@ const CHUNKS_PER_TASK: usize = 8;
 fn program_parts(html: &str) -> Option<dom::Parts> {
     const CHUNK: &str = "<div class=\"chunk\"";
     let program = html.find("<pre id=\"program\"")?;
-    let starts: Vec<usize> = html
-        .match_indices(CHUNK)
-        .map(|(at, _)| at)
-        .filter(|&at| at > program)
-        .collect();
-    let first_later = *starts.get(FIRST_CHUNKS)?;
-    let end = first_later + html.get(first_later..)?.find("</pre>")?;
-    let bounds: Vec<usize> = starts
-        .get(FIRST_CHUNKS..)?
-        .iter()
-        .step_by(CHUNKS_PER_TASK)
-        .copied()
-        .chain([end])
-        .collect();
-    let later = bounds
-        .windows(2)
-        .filter_map(|w| Some(html.get(*w.first()?..*w.get(1)?)?.to_owned()))
-        .collect();
+    let end = program + html.get(program..)?.find("</pre>")?;
+    let mut starts = html.get(..end)?.match_indices(CHUNK).map(|(at, _)| at);
+    let first_later = starts.find(|&at| at > program).and_then(|_| starts.nth(FIRST_CHUNKS - 1))?;
+    let mut later = Vec::new();
+    let mut from = first_later;
+    for (k, at) in starts.enumerate() {
+        if (k + 1) % CHUNKS_PER_TASK == 0 {
+            later.push(html.get(from..at)?.to_owned());
+            from = at;
+        }
+    }
+    later.push(html.get(from..end)?.to_owned());
+    let mut now = html.get(..first_later)?.to_owned();
+    now.push_str(html.get(end..)?);
     Some(dom::Parts {
-        now: format!("{}{}", html.get(..first_later)?, html.get(end..)?),
+        now,
         into: "#program",
         later,
     })
