@@ -464,3 +464,39 @@ fn the_timeline_in_steps_is_the_timeline() {
         "no example both cut short and waiting in one sequence"
     );
 }
+
+/// The app explores in parts (`explore::begin`, then `Begun::step` per task): presenting is one
+/// phase, emitting the machine code another when a target is asked for, and the exploration after
+/// them is the one `explore` gives; a text with an error ends at once.
+#[test]
+fn an_exploration_in_parts_is_the_exploration() {
+    let broken = (
+        "broken".to_string(),
+        "for i in range(4):\n    B[0] = \n".to_string(),
+    );
+    for (name, text) in examples().into_iter().chain([broken]) {
+        for targets in [vec![], vec![stagecraft::emit::Target::Ptx]] {
+            let options = Options {
+                targets: targets.clone(),
+                defer_runs: true,
+                ..Options::default()
+            };
+            let whole = explore(&text, &options);
+            let mut begun = explore::begin(&text, &options);
+            let mut steps = 1;
+            while begun.step() {
+                steps += 1;
+            }
+            let expected = match (whole.programs.is_some(), targets.is_empty()) {
+                (false, _) => 1,
+                (true, true) => 1,
+                (true, false) => 2,
+            };
+            assert_eq!(steps, expected, "{name}: phases run");
+            assert!(!begun.step(), "{name}: a phase after the last");
+            let parts = begun.finish();
+            assert_eq!(parts.code.len(), whole.code.len(), "{name}: code");
+            same(&name, "exploration in parts", &parts, &whole);
+        }
+    }
+}

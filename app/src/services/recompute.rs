@@ -12,7 +12,7 @@ use crate::model::deferred::Ran;
 use crate::model::timing::Timing;
 use leptos::prelude::*;
 use stagecraft::emit::Target;
-use stagecraft::explore::{CountOverride, Exploration, Options};
+use stagecraft::explore::{Begun, CountOverride, Exploration, Options};
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{Form, Pane, State};
@@ -129,11 +129,12 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 }
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM. The
-/// exploration's second half (`Begun::finish`: printing, emitting) runs in a task of its own when
-/// the first took longer than a frame: together they were one task of up to 56 ms for a large
-/// loop. The verification and the timeline are left out of the exploration: they are about half of
-/// a large loop's cost. They are run right away when all of it fits a frame, else each in a task
-/// of its own after the program is drawn (`run_later`); the page's first exploration's always so.
+/// exploration's phases after the first (`Begun::step`: presenting, emitting machine code) run in
+/// this task while it has taken at most a frame, else each in a task of its own
+/// (`explore_on`): together they were one task of up to 81 ms for a large loop. The verification
+/// and the timeline are left out of the exploration: they are about half of a large loop's cost.
+/// They are run right away when all of it fits a frame, else each in a task of its own after the
+/// program is drawn (`run_later`); the page's first exploration's always so.
 fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     dom::mark("stagecraft:recompute");
     let inputs = ctx.st.with_untracked(Inputs::of);
@@ -141,34 +142,49 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     ctx.serial.set_value(serial);
     let t0 = dom::now_ms();
     let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
-    let half_ms = dom::now_ms() - t0;
     let exploring = Exploring {
         inputs,
         serial,
         t0,
-        ms: half_ms,
-        split: half_ms > FRAME_MS,
+        ms: dom::now_ms() - t0,
+        split: false,
     };
-    if !exploring.split {
-        let ex = begun.finish();
-        let ms = dom::now_ms() - t0;
-        explored(ctx, last, Exploring { ms, ..exploring }, ex);
-        return;
-    }
-    dom::in_a_task(Box::new(move || {
-        // A newer recomputation has begun: this one would never be shown.
-        if ctx.serial.get_value() != serial {
+    explore_on(ctx, last, exploring, begun, t0);
+}
+
+/// Runs the phases `begun` has left, in this task (begun at `task_t0`) while it has taken at most a
+/// frame, the next in a task of its own once it has (a keystroke can be handled between them, and
+/// a newer recomputation replaces this one); then publishes the exploration.
+fn explore_on(
+    ctx: Ctx,
+    last: StoredValue<Option<Inputs>>,
+    mut exploring: Exploring,
+    mut begun: Begun,
+    task_t0: f64,
+) {
+    loop {
+        if dom::now_ms() - task_t0 > FRAME_MS {
+            exploring.split = true;
+            dom::in_a_task(Box::new(move || {
+                // A newer recomputation has begun: this one would never be shown.
+                if ctx.serial.get_value() == exploring.serial {
+                    explore_on(ctx, last, exploring, begun, dom::now_ms());
+                }
+            }));
             return;
         }
-        let t1 = dom::now_ms();
-        let ex = begun.finish();
-        let ms = exploring.ms + (dom::now_ms() - t1);
-        explored(ctx, last, Exploring { ms, ..exploring }, ex);
-    }));
+        let t = dom::now_ms();
+        let more = begun.step();
+        exploring.ms += dom::now_ms() - t;
+        if !more {
+            break;
+        }
+    }
+    explored(ctx, last, exploring, begun.finish());
 }
 
 /// An exploration made: what from, which recomputation (`Ctx::serial`), when it began, the
-/// milliseconds of its halves, and whether they ran in tasks of their own.
+/// milliseconds of its phases, and whether they ran in tasks of their own.
 struct Exploring {
     inputs: Inputs,
     serial: u64,

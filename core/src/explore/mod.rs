@@ -1,8 +1,7 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
 //! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
 //! verification and the timeline are left for `verification` and `timeline`, which compute them
-//! from the exploration later (the app draws the program first), and `begin` makes it in two
-//! halves. JSON shape: docs/json.md. The phases that make an exploration are in `phases.rs`.
+//! from the exploration later (the app draws the program first), and `begin` makes it in parts. JSON shape: docs/json.md. The phases that make an exploration are in `phases.rs`.
 
 mod counts;
 mod phases;
@@ -454,9 +453,9 @@ fn run(source: &str, options: &Options, present: bool) -> Exploration {
     phases::begin_phases(source, options, present).finish()
 }
 
-/// `explore` in two halves, for a caller that runs them in tasks of their own: the loop read,
-/// scheduled, pipelined and synchronized here; printed and emitted by `Begun::finish`, which
-/// gives what `explore` gives.
+/// `explore` in parts, for a caller that runs them in tasks of their own: the loop read,
+/// scheduled, pipelined and synchronized here; then presented and its machine code emitted, a
+/// phase per `Begun::step`; `Begun::finish` gives what `explore` gives.
 pub fn begin(source: &str, options: &Options) -> Begun {
     phases::begin_phases(source, options, true)
 }

@@ -16,30 +16,42 @@ use crate::tir;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// An exploration half made (`explore::begin`): the loop read, scheduled, pipelined and
-/// synchronized; `finish` presents it (prints, emits). A large loop's exploration was one task of
-/// up to 56 ms in the page; the app runs the halves in tasks of their own when the first was long.
+/// An exploration begun (`explore::begin`): the loop read, scheduled, pipelined and
+/// synchronized. `step` runs the phases left one at a time — presenting it (printing), then
+/// emitting its machine code when a target is asked for — and `finish` the rest. A large loop's
+/// exploration was one task of up to 56 ms in the page, 81 ms with PTX; the app runs the phases in
+/// tasks of their own when they are long.
 pub struct Begun {
     explorer: Explorer,
-    /// `None` when a phase ended the exploration: what it holds so far is the answer.
+    /// `None` once presented, or when a phase ended the exploration: what it holds so far is the
+    /// answer.
     midway: Option<Midway>,
+    /// Presented, its machine code not yet emitted.
+    to_emit: bool,
     /// The problems the lexer and parser found past those they keep.
     unlisted: usize,
 }
 
 impl Begun {
-    /// Every phase after the first half; the exploration.
-    pub fn finish(self) -> Exploration {
-        let Begun {
-            mut explorer,
-            midway,
-            unlisted,
-        } = self;
-        if let Some(midway) = midway {
+    /// Runs the next phase left; whether another remains.
+    pub fn step(&mut self) -> bool {
+        if let Some(midway) = self.midway.take() {
             // `None` is an exploration that ended early, as above.
-            let _ = explorer.second_half(midway);
+            let presented = self.explorer.second_half(midway).is_some();
+            self.to_emit =
+                presented && self.explorer.present && !self.explorer.options.targets.is_empty();
+            return self.to_emit;
         }
-        tidy(explorer.ex, unlisted)
+        if std::mem::take(&mut self.to_emit) {
+            self.explorer.emit();
+        }
+        false
+    }
+
+    /// Every phase left; the exploration.
+    pub fn finish(mut self) -> Exploration {
+        while self.step() {}
+        tidy(self.explorer.ex, self.unlisted)
     }
 }
 
@@ -57,6 +69,7 @@ pub(super) fn begin_phases(source: &str, options: &Options, present: bool) -> Be
     Begun {
         explorer,
         midway,
+        to_emit: false,
         unlisted,
     }
 }
@@ -158,7 +171,6 @@ impl Explorer {
         if self.options.timeline {
             self.costs(&built);
         }
-        self.emit(peeled.as_ref(), &params);
         self.ex.programs = Some(Programs {
             original,
             rolled,
@@ -622,14 +634,19 @@ impl Explorer {
     }
 
     /// Machine code for every target asked for, from the peeled program.
-    fn emit(&mut self, peeled: Option<&Program>, params: &BTreeMap<String, i64>) {
-        if let Some(peeled) = peeled.filter(|_| !self.options.targets.is_empty()) {
+    /// The machine code of the peeled program for every target asked for: a phase of its own,
+    /// after the programs are in the exploration.
+    fn emit(&mut self) {
+        let Some(p) = self.ex.programs.as_ref() else {
+            return;
+        };
+        if let Some(peeled) = p.peeled.as_ref() {
             let opts = crate::emit::EmitOptions::default();
             self.ex.code = self
                 .options
                 .targets
                 .iter()
-                .map(|t| crate::emit::emit(peeled, params, *t, &opts))
+                .map(|t| crate::emit::emit(peeled, &p.params, *t, &opts))
                 .collect();
         }
     }
