@@ -3,6 +3,7 @@
 //! view, storage, timers after the browser's drawing, and performance marks.
 
 use leptos::prelude::*;
+use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
@@ -112,7 +113,7 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
     // bundle each.
     let last = StoredValue::new(String::new());
     // Which markup was written last: pieces still to append of an older one are dropped.
-    let generation = StoredValue::new(0_u64);
+    let generation = Rc::new(Cell::new(0_u64));
     Effect::new(move |_| {
         if !(r.visible)() {
             return;
@@ -127,14 +128,13 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
             if let Some(id) = focused {
                 focus_by_id(&id);
             }
-            generation.update_value(|g| *g += 1);
+            generation.set(generation.get() + 1);
             if let Some(parts) = parts {
                 let into = el.query_selector(parts.into).ok().flatten();
-                let at = generation.get_value();
+                let at = generation.get();
                 let pieces = parts.later.into_iter().rev().collect();
                 if let Some(into) = into {
-                    let current = Rc::new(move || generation.try_get_value() == Some(at));
-                    append_in_tasks(into, pieces, current);
+                    append_in_tasks(into, pieces, generation.clone(), at);
                 }
             }
             last.set_value(html);
@@ -147,15 +147,20 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
 }
 
 /// Appends the last of `pieces` into `into` in a task of its own, then the one before it, and so
-/// on, while `current()` (the markup they belong to is still the one written).
-fn append_in_tasks(into: web_sys::Element, mut pieces: Vec<String>, current: Rc<dyn Fn() -> bool>) {
+/// on, while `generation` is still `at` (the markup they belong to is the one written last).
+fn append_in_tasks(
+    into: web_sys::Element,
+    mut pieces: Vec<String>,
+    generation: Rc<Cell<u64>>,
+    at: u64,
+) {
     in_a_task(Box::new(move || {
-        if !current() {
+        if generation.get() != at {
             return;
         }
         if let Some(piece) = pieces.pop() {
             let _ = into.insert_adjacent_html("beforeend", &piece);
-            append_in_tasks(into, pieces, current);
+            append_in_tasks(into, pieces, generation, at);
         }
     }));
 }
