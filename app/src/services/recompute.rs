@@ -149,7 +149,16 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         ms: dom::now_ms() - t0,
         split: false,
     };
-    explore_on(ctx, last, exploring, begun, t0);
+    // The page's first exploration runs in code not yet compiled (V8 compiles a function of the
+    // module when it is first called): its phases always go in tasks of their own.
+    let first = serial == 1 && !ctx.warmed.get_untracked();
+    explore_on(
+        ctx,
+        last,
+        exploring,
+        begun,
+        if first { f64::NEG_INFINITY } else { t0 },
+    );
 }
 
 /// Runs the phases `begun` has left, in this task (begun at `task_t0`) while it has taken at most a
