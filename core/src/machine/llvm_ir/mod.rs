@@ -20,7 +20,7 @@ mod parse;
 mod uniform;
 
 use super::contract::Contract;
-use super::memory::{Cell, Issue, Memory, OpId, Order, RunWaves, Space, SpaceKind};
+use super::memory::{Cell, Issue, Memory, OpId, Order, RunAccess, RunWaves, Space, SpaceKind};
 use super::{Execution, Float, Log, Stop};
 use parse::{FOp, Function, IntOp, Kind, Pred, Val};
 use std::collections::VecDeque;
@@ -498,15 +498,14 @@ impl Machine<'_> {
         let uninitialized = if let Some((space, start)) = self.tile(ptrs) {
             let cells = (start..start + ptrs.len() as u32).map(|word| Cell { space, word });
             let uninitialized = self.first_uninitialized(cells);
-            self.memory.read_run(
+            let at = RunAccess {
                 space,
                 start,
-                ptrs.len() as u32,
                 line,
-                RunWaves::Threads { per: WAVE as u32 },
-                &mut words,
-                &mut self.conflicts,
-            );
+                waves: RunWaves::Threads { per: WAVE as u32 },
+            };
+            self.memory
+                .read_run(at, ptrs.len() as u32, &mut words, &mut self.conflicts);
             uninitialized
         } else {
             let Some(cells) = self.cells(ptrs, line, 0) else {
@@ -540,10 +539,14 @@ impl Machine<'_> {
     fn store_words(&mut self, values: &[u64], ptrs: &[u64], line: u32) {
         let values: Vec<u32> = values.iter().map(|v| *v as u32).collect();
         let waves = |i: usize| (i / WAVE) as u16;
-        let tile = RunWaves::Threads { per: WAVE as u32 };
         if let Some((space, start)) = self.tile(ptrs) {
-            self.memory
-                .write_run(space, start, &values, line, tile, &mut self.conflicts);
+            let at = RunAccess {
+                space,
+                start,
+                line,
+                waves: RunWaves::Threads { per: WAVE as u32 },
+            };
+            self.memory.write_run(at, &values, &mut self.conflicts);
         } else {
             let Some(cells) = self.cells(ptrs, line, 0) else {
                 return;

@@ -25,8 +25,8 @@
 use crate::interp::RaceKind;
 
 mod touches;
-pub use touches::RunWaves;
 use touches::Touch;
+pub use touches::{RunAccess, RunWaves};
 
 /// A word of memory: space and 4-byte index within it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -401,19 +401,16 @@ impl Memory {
         Some(self.peek_all(cells))
     }
 
-    /// `read_all` of a run of `len` words from `start` of one space (an element tile): their
-    /// values appended to `values`; `false` when the run is outside the space.
-    #[allow(clippy::too_many_arguments)]
+    /// `read_all` of a run of `len` words from `at` (an element tile): their values appended to
+    /// `values`; `false` when the run is outside the space.
     pub fn read_run(
         &mut self,
-        space: u16,
-        start: u32,
+        at: RunAccess,
         len: u32,
-        line: u32,
-        waves: RunWaves,
         values: &mut Vec<u32>,
         out: &mut Vec<Conflict>,
     ) -> bool {
+        let (space, start) = (at.space, at.start);
         let range = start as usize..start as usize + len as usize;
         let Some(words) = self
             .spaces
@@ -424,20 +421,13 @@ impl Memory {
         };
         values.extend_from_slice(words);
         self.check(&Words::Run { space, start, len }, false, None, out);
-        self.touch_run(space, start, len, line, waves, false, out);
+        self.touch_run(at, len, false, out);
         true
     }
 
-    /// `write_all` of a run of words from `start` of one space; `false` outside the space.
-    pub fn write_run(
-        &mut self,
-        space: u16,
-        start: u32,
-        values: &[u32],
-        line: u32,
-        waves: RunWaves,
-        out: &mut Vec<Conflict>,
-    ) -> bool {
+    /// `write_all` of a run of words from `at`; `false` outside the space.
+    pub fn write_run(&mut self, at: RunAccess, values: &[u32], out: &mut Vec<Conflict>) -> bool {
+        let (space, start) = (at.space, at.start);
         let len = values.len() as u32;
         let fits = self
             .spaces
@@ -448,7 +438,7 @@ impl Memory {
         }
         let words = Words::Run { space, start, len };
         self.check(&words, true, None, out);
-        self.touch_run(space, start, len, line, waves, true, out);
+        self.touch_run(at, len, true, out);
         self.mark(&words, values, |w, v| {
             w.written = true;
             Some(v)

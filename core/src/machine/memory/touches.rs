@@ -13,6 +13,16 @@ pub enum RunWaves {
     One(u16),
 }
 
+/// Where a run of words begins (a space and its first word) and who accesses it: the line and
+/// the waves (`Memory::read_run`, `write_run`).
+#[derive(Clone, Copy, Debug)]
+pub struct RunAccess {
+    pub space: u16,
+    pub start: u32,
+    pub line: u32,
+    pub waves: RunWaves,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Touch {
     /// Line of the last access (0: never), its wave and barrier interval.
@@ -82,17 +92,19 @@ impl Memory {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn touch_run(
         &mut self,
-        space: u16,
-        start: u32,
+        at: RunAccess,
         len: u32,
-        line: u32,
-        waves: RunWaves,
         write: bool,
         out: &mut Vec<Conflict>,
     ) {
+        let RunAccess {
+            space,
+            start,
+            line,
+            waves,
+        } = at;
         if self.waves <= 1 {
             return;
         }
@@ -133,8 +145,13 @@ impl Memory {
     ) {
         match words {
             Words::Run { space, start, len } => {
-                let waves = RunWaves::One(actor.wave);
-                self.touch_run(*space, *start, *len, actor.line, waves, write, out);
+                let at = RunAccess {
+                    space: *space,
+                    start: *start,
+                    line: actor.line,
+                    waves: RunWaves::One(actor.wave),
+                };
+                self.touch_run(at, *len, write, out);
             }
             Words::List(cells) => {
                 for &c in cells {

@@ -6,7 +6,7 @@
 use super::parse::{self, Inst, Operand};
 use super::{get, global_base, on, Group, Machine, Mask, Object, V, WARP};
 use crate::interp::RaceKind;
-use crate::machine::memory::{Cell, Issue, Order, RunWaves};
+use crate::machine::memory::{Cell, Issue, Order, RunAccess, RunWaves};
 use crate::machine::RacePlace;
 
 impl Machine<'_> {
@@ -386,15 +386,14 @@ impl Machine<'_> {
                     self.proxy_access(w, &cells, false, line);
                 }
                 let mut values = Vec::with_capacity(n as usize);
-                self.memory.read_run(
-                    c0.space,
-                    c0.word,
-                    n,
+                let at = RunAccess {
+                    space: c0.space,
+                    start: c0.word,
                     line,
-                    RunWaves::Threads { per: WARP as u32 },
-                    &mut values,
-                    &mut self.conflicts,
-                );
+                    waves: RunWaves::Threads { per: WARP as u32 },
+                };
+                self.memory
+                    .read_run(at, n, &mut values, &mut self.conflicts);
                 self.log.conflicts(line, &mut self.conflicts);
                 out.extend(values.into_iter().map(u64::from));
             }
@@ -438,14 +437,13 @@ impl Machine<'_> {
                     let cells = Self::run_cells(c0, n);
                     self.proxy_access(w, &cells, true, line);
                 }
-                self.memory.write_run(
-                    c0.space,
-                    c0.word,
-                    &values,
+                let at = RunAccess {
+                    space: c0.space,
+                    start: c0.word,
                     line,
-                    RunWaves::Threads { per: WARP as u32 },
-                    &mut self.conflicts,
-                );
+                    waves: RunWaves::Threads { per: WARP as u32 },
+                };
+                self.memory.write_run(at, &values, &mut self.conflicts);
                 self.log.conflicts(line, &mut self.conflicts);
                 return;
             }
