@@ -142,16 +142,18 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     ctx.serial.set_value(serial);
     let t0 = dom::now_ms();
     let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
+    // The page's first exploration, unless its text waited for the warm-up, runs in code not yet
+    // compiled (V8 compiles a function of the module when it is first called): its phases always
+    // go in tasks of their own.
+    let first = serial == 1 && !ctx.warmed.get_untracked();
     let exploring = Exploring {
         inputs,
         serial,
+        first,
         t0,
         ms: dom::now_ms() - t0,
         split: false,
     };
-    // The page's first exploration runs in code not yet compiled (V8 compiles a function of the
-    // module when it is first called): its phases always go in tasks of their own.
-    let first = serial == 1 && !ctx.warmed.get_untracked();
     explore_on(
         ctx,
         last,
@@ -192,11 +194,14 @@ fn explore_on(
     explored(ctx, last, exploring, begun.finish());
 }
 
-/// An exploration made: what from, which recomputation (`Ctx::serial`), when it began, the
-/// milliseconds of its phases, and whether they ran in tasks of their own.
+/// An exploration made: what from, which recomputation (`Ctx::serial`), whether it is the page's
+/// first, when it began, the milliseconds of its phases, and whether they ran in tasks of their
+/// own.
 struct Exploring {
     inputs: Inputs,
     serial: u64,
+    /// The page's first exploration, in code not yet compiled.
+    first: bool,
     t0: f64,
     ms: f64,
     split: bool,
@@ -207,14 +212,13 @@ fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, e
     let Exploring {
         inputs,
         serial,
+        first,
         t0,
         ms,
         split,
     } = exploring;
     let ex = Arc::new(ex);
     dom::mark("stagecraft:explored");
-    // The page's first exploration, unless its text waited for the warm-up: in baseline code.
-    let first = serial == 1 && !ctx.warmed.get_untracked();
     let kept = ex.ok && keeps_runs(ctx, last, &inputs);
     let runs_estimate = if kept || !ex.ok {
         0.0
