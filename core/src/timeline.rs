@@ -2,7 +2,8 @@
 //! order; each async queue is a lane on which an async statement is in flight from its issue to its
 //! completion; a wait stalls the compute lane until the groups it forces have completed.
 //! docs/cost-model.md gives the model and the closed form the tests check. `sequence` records the
-//! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force.
+//! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force; `runs`
+//! the simulations a timeline is made of, one per step of a `Simulation`.
 
 mod runs;
 mod sequence;

@@ -1,5 +1,5 @@
 //! How an exploration is made: each phase in turn (read, find the loop, pipeline the inner loops
-//! then the top one — the first half, `Begun` —, then present, costs, emit), filling one
+//! then the top one: where `Begun` starts — then present, costs, emit), filling one
 //! `Exploration`; a phase that finds an error ends it there.
 
 use super::*;
@@ -37,7 +37,7 @@ impl Begun {
     pub fn step(&mut self) -> bool {
         if let Some(midway) = self.midway.take() {
             // `None` is an exploration that ended early, as above.
-            let presented = self.explorer.second_half(midway).is_some();
+            let presented = self.explorer.present_pipeline(midway).is_some();
             self.to_emit =
                 presented && self.explorer.present && !self.explorer.options.targets.is_empty();
             return self.to_emit;
@@ -55,7 +55,8 @@ impl Begun {
     }
 }
 
-/// The first half of every phase in turn; one that finds an error ends the exploration there.
+/// The phases up to the pipelined, synchronized loop in turn; one that finds an error ends the
+/// exploration there.
 pub(super) fn begin_phases(source: &str, options: &Options, present: bool) -> Begun {
     let mut explorer = Explorer {
         source: Arc::from(source),
@@ -65,7 +66,7 @@ pub(super) fn begin_phases(source: &str, options: &Options, present: bool) -> Be
         count_deltas: Vec::new(),
     };
     let mut unlisted = 0;
-    let midway = explorer.first_half(&mut unlisted);
+    let midway = explorer.pipeline_loop(&mut unlisted);
     Begun {
         explorer,
         midway,
@@ -88,7 +89,8 @@ struct Explorer {
     count_deltas: Vec<(u32, i64)>,
 }
 
-/// Where the first half ends: the pipelined top loop, and what the second half presents it from.
+/// Where `pipeline_loop` ends: the pipelined top loop, and what `present_pipeline` presents it
+/// from.
 struct Midway {
     program: Program,
     /// The source loop, for the interpreter, timeline and emitters (display only).
@@ -112,7 +114,7 @@ struct TopLoop {
 }
 
 impl Explorer {
-    fn first_half(&mut self, unlisted: &mut usize) -> Option<Midway> {
+    fn pipeline_loop(&mut self, unlisted: &mut usize) -> Option<Midway> {
         let (mut program, annotations) = self.read(unlisted)?;
         let at = self.top_loop(&program)?;
         let original = self.present.then(|| program.clone());
@@ -129,7 +131,7 @@ impl Explorer {
         })
     }
 
-    fn second_half(&mut self, midway: Midway) -> Option<()> {
+    fn present_pipeline(&mut self, midway: Midway) -> Option<()> {
         let Midway {
             program,
             original,
