@@ -2,7 +2,7 @@
 //! and the page layout.
 
 use crate::ctx::Ctx;
-use crate::dom::after_drawing;
+use crate::dom::{self, after_drawing};
 use crate::model::deferred::ran_for;
 use crate::model::focus;
 use crate::services::{documents, machine, recompute, warm};
@@ -19,14 +19,18 @@ pub fn App() -> impl IntoView {
     provide_context(ScrollMemory::default());
     provide_context(documents::keep(ctx, opening));
     lessons::provide();
-    // The page's first task mounts the header and the editor with the text, and the browser draws
-    // them; the grid, the problems and the panes follow in a task of their own, then the first
-    // exploration in the next frame. Instantiating the WebAssembly and mounting the whole page in
-    // one task made a long one, and so did the first exploration in the frame that first lays the
-    // page out.
-    let (mounted, set_mounted) = signal(false);
-    after_drawing(Box::new(move || set_mounted.set(true)));
-    let scheduled = recompute::schedule_recomputes(ctx, mounted);
+    // The page is mounted in parts, each in a task of its own with the browser drawing between
+    // them (`mount_in_parts`), then the first exploration in tasks of its own (`recompute`).
+    let (mounted, set_mounted) = signal(Mounted::Nothing);
+    mount_in_parts(set_mounted, Mounted::Nothing);
+    // Memos: a part is built once, not again each time a later one is mounted.
+    let shown = move |part| Memo::new(move |_| mounted.get() >= part);
+    let (header_shown, editor_shown, panes_shown) = (
+        shown(Mounted::Header),
+        shown(Mounted::Editor),
+        shown(Mounted::Panes),
+    );
+    let scheduled = recompute::schedule_recomputes(ctx, panes_shown);
     machine::start(ctx);
     // In idle time after the first render, explorations that make V8 optimize exploring's code:
     // with the options the app would use now, yielding to any recomputation.
@@ -62,16 +66,58 @@ pub fn App() -> impl IntoView {
         {move || banner.get().map(|b| view! {
             <div class="banner warn">{b}<button aria-label="Dismiss" title="Dismiss" on:click=move |_| banner.set(None)>"×"</button></div>
         })}
-        <header::Header/>
+        {when_shown(header_shown, || view! { <header::Header/> }.into_any())}
         <main>
             <section class="left">
-                <lessons::Panel/>
-                <editor::Editor/>
-                {move || mounted.get().then(|| view! { <grid::Grid/><problems::Problems/> })}
+                {when_shown(editor_shown, || view! { <lessons::Panel/><editor::Editor/> }.into_any())}
+                {when_shown(panes_shown, || view! { <grid::Grid/><problems::Problems/> }.into_any())}
             </section>
             <section class="right">
-                {move || mounted.get().then(|| view! { <panes::Panes/> })}
+                {when_shown(panes_shown, || view! { <panes::Panes/> }.into_any())}
             </section>
         </main>
     }
+}
+
+/// How much of the page is mounted, in the order its parts are.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Mounted {
+    Nothing,
+    Header,
+    /// The lessons and the editor with the text.
+    Editor,
+    /// The grid, the problems and the panes.
+    Panes,
+}
+
+impl Mounted {
+    /// The part mounted after this one, and the performance mark set as it is mounted.
+    fn next(self) -> Option<(Mounted, &'static str)> {
+        match self {
+            Mounted::Nothing => Some((Mounted::Header, "stagecraft:mounting-header")),
+            Mounted::Header => Some((Mounted::Editor, "stagecraft:mounting-editor")),
+            Mounted::Editor => Some((Mounted::Panes, "stagecraft:mounting-panes")),
+            Mounted::Panes => None,
+        }
+    }
+}
+
+/// Mounts the part after `mounted` once the browser has drawn, and so on, each in a task of its
+/// own. A part's first build runs WebAssembly not yet compiled and is the first style and layout
+/// of what it adds: reading the saved documents, making the context and mounting the whole page
+/// in one task made a long one (docs/limits.md, "The page's own load").
+fn mount_in_parts(set_mounted: WriteSignal<Mounted>, mounted: Mounted) {
+    if let Some((part, mark)) = mounted.next() {
+        after_drawing(Box::new(move || {
+            dom::mark(mark);
+            set_mounted.set(part);
+            mount_in_parts(set_mounted, part);
+        }));
+    }
+}
+
+/// `part`, once `shown`. One closure type for every part: each type of reactive child costs its
+/// own rendering code in the bundle.
+fn when_shown(shown: Memo<bool>, part: fn() -> AnyView) -> impl Fn() -> Option<AnyView> {
+    move || shown.get().then(part)
 }

@@ -140,12 +140,25 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     let inputs = ctx.st.with_untracked(Inputs::of);
     let serial = ctx.serial.get_value() + 1;
     ctx.serial.set_value(serial);
-    let t0 = dom::now_ms();
-    let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
     // The page's first exploration, unless its text waited for the warm-up, runs in code not yet
     // compiled (V8 compiles a function of the module when it is first called): its phases always
-    // go in tasks of their own.
-    let first = serial == 1 && !ctx.warmed.get_untracked();
+    // go in tasks of their own, the first too (it followed the panes' mount in theirs).
+    if serial == 1 && !ctx.warmed.get_untracked() {
+        dom::in_a_task(Box::new(move || {
+            if ctx.serial.get_value() == serial {
+                explore(ctx, last, inputs, serial, true);
+            }
+        }));
+    } else {
+        explore(ctx, last, inputs, serial, false);
+    }
+}
+
+/// Begins exploring `inputs` for recomputation `serial` (`first`: the page's first, in code not
+/// yet compiled), then goes on (`explore_on`).
+fn explore(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, serial: u64, first: bool) {
+    let t0 = dom::now_ms();
+    let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
     let exploring = Exploring {
         inputs,
         serial,
@@ -570,9 +583,9 @@ fn continue_in_tasks(step: Step, timeline: bool, then: Box<dyn FnOnce()>) {
 /// too large to explore before the warm-up has finished (`Ctx::preparing`) waits for it, then is
 /// explored at once: the user has waited already. Returns whether a recomputation is scheduled and
 /// has not begun.
-/// Nothing is explored before `mounted`: the panes that show an exploration are mounted in a task
-/// after the page's first (`app::App`).
-pub fn schedule_recomputes(ctx: Ctx, mounted: ReadSignal<bool>) -> impl Fn() -> bool + Copy {
+/// Nothing is explored before `mounted`: the panes that show an exploration are the page's last
+/// part mounted (`app::App`).
+pub fn schedule_recomputes(ctx: Ctx, mounted: Memo<bool>) -> impl Fn() -> bool + Copy {
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let last = StoredValue::new(None::<Inputs>);
     let queued = StoredValue::new(false);
