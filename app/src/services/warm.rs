@@ -122,7 +122,10 @@ pub fn start(
 ) {
     let edited = StoredValue::new(f64::NEG_INFINITY);
     Effect::new(move |first: Option<()>| {
-        ctx.text.track();
+        // Reading, not only tracking: the memo, computed first by another reader after this
+        // effect's first run, would notify it as if the text had been edited (and the warm-up
+        // waited a second after the page loaded).
+        ctx.text.with(|_| {});
         // The first run is the text loaded, not an edit.
         if first.is_some() {
             edited.set_value(dom::now_ms());
