@@ -8,6 +8,7 @@
 // With PASTE=LOOP2 the page is loaded first and the trace is of pasting LOOP2 (times from the paste).
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
+// CSS='rules' adds a style sheet to the page first (to see what a rule causes: a rule forced off).
 import { chromium } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { url, loopText, executablePath, args, viewport, savedState, store, explored, paste } from './fresh.mjs';
@@ -26,6 +27,14 @@ for (let r = 0; r < runs; r++) {
   const browser = shared ?? await chromium.launch({ executablePath, args });
   if (process.env.SHARED_BROWSER === '1') shared = browser;
   const page = await browser.newPage({ viewport });
+  // CSS=rules: a style sheet added to the page (an experiment: what a rule costs or causes).
+  if (process.env.CSS) {
+    await page.addInitScript(css => addEventListener('DOMContentLoaded', () => {
+      const style = document.createElement('style');
+      style.textContent = css;
+      document.head.append(style);
+    }), process.env.CSS);
+  }
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
   if (pasted !== undefined) {
