@@ -105,6 +105,47 @@ pub struct Parts {
     pub later: Vec<String>,
 }
 
+/// Where long markup is split into `Parts`: the items (each beginning with `item`, which occurs
+/// nowhere else in them: their text is escaped) of the element that opens with `open` and closes
+/// with the first `close` after it, of id `into`; `first` items written at once, the others
+/// appended `per_task` in each task.
+pub struct Splitting {
+    pub open: &'static str,
+    pub close: &'static str,
+    pub item: &'static str,
+    pub into: &'static str,
+    pub first: usize,
+    pub per_task: usize,
+}
+
+impl Splitting {
+    /// `html` in parts, if its element holds more than `first` items.
+    pub fn split(&self, html: &str) -> Option<Parts> {
+        let open = html.find(self.open)?;
+        let end = open + html.get(open..)?.find(self.close)?;
+        let mut starts = html.get(..end)?.match_indices(self.item).map(|(at, _)| at);
+        let first_later = starts
+            .find(|&at| at > open)
+            .and_then(|_| starts.nth(self.first.max(1) - 1))?;
+        let mut later = Vec::new();
+        let mut from = first_later;
+        for (k, at) in starts.enumerate() {
+            if (k + 1) % self.per_task.max(1) == 0 {
+                later.push(html.get(from..at)?.to_owned());
+                from = at;
+            }
+        }
+        later.push(html.get(from..end)?.to_owned());
+        let mut now = html.get(..first_later)?.to_owned();
+        now.push_str(html.get(end..)?);
+        Some(Parts {
+            now,
+            into: self.into,
+            later,
+        })
+    }
+}
+
 /// Keeps the element's markup equal to `render()` while `visible()`. Rendering the same markup again
 /// is skipped, so showing a pane whose exploration has not changed costs nothing and keeps its
 /// scroll.

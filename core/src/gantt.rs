@@ -117,7 +117,8 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
         );
     }
     // The bars are one tab stop in the app, moved through with the arrows; each is named by its
-    // title.
+    // title. In a group of their own, which the app writes in parts (the marker stays on top).
+    h.push_str("<g id=\"bars\">");
     for (k, sp) in t.spans.iter().enumerate() {
         let y = lane_y(&sp.lane) + f64::from(sp.row) * ROW;
         let bar_w = w(sp.start, sp.end);
@@ -149,6 +150,7 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
             );
         }
     }
+    h.push_str("</g>");
     if let Some(m) = mark {
         // A line through every lane at the instance, and a frame around it on its lane.
         let _ = write!(

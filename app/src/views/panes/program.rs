@@ -74,27 +74,15 @@ const CHUNKS_PER_TASK: usize = 8;
 /// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
 /// and every chunk is a child of `#program`.
 fn program_parts(html: &str) -> Option<dom::Parts> {
-    const CHUNK: &str = "<div class=\"chunk\"";
-    let program = html.find("<pre id=\"program\"")?;
-    let end = program + html.get(program..)?.find("</pre>")?;
-    let mut starts = html.get(..end)?.match_indices(CHUNK).map(|(at, _)| at);
-    let first_later = starts.find(|&at| at > program).and_then(|_| starts.nth(FIRST_CHUNKS - 1))?;
-    let mut later = Vec::new();
-    let mut from = first_later;
-    for (k, at) in starts.enumerate() {
-        if (k + 1) % CHUNKS_PER_TASK == 0 {
-            later.push(html.get(from..at)?.to_owned());
-            from = at;
-        }
-    }
-    later.push(html.get(from..end)?.to_owned());
-    let mut now = html.get(..first_later)?.to_owned();
-    now.push_str(html.get(end..)?);
-    Some(dom::Parts {
-        now,
+    dom::Splitting {
+        open: "<pre id=\"program\"",
+        close: "</pre>",
+        item: "<div class=\"chunk\"",
         into: "#program",
-        later,
-    })
+        first: FIRST_CHUNKS,
+        per_task: CHUNKS_PER_TASK,
+    }
+    .split(html)
 }
 
 /// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count

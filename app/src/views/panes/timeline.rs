@@ -93,6 +93,26 @@ fn body_html(
     out
 }
 
+/// Bars written with the rest of the pane; the others are appended after it, `BARS_PER_TASK` in
+/// each task (`dom::Parts`): the chart of 2 000 bars was one task of 93–103 ms, half of it the
+/// browser's styling of its elements.
+const FIRST_BARS: usize = 250;
+const BARS_PER_TASK: usize = 300;
+
+/// The pane's markup in parts when its chart has more than `FIRST_BARS` bars. A bar begins with
+/// the one `<rect role="img"` of its markup, and every bar is a child of `#bars`.
+fn chart_parts(html: &str) -> Option<dom::Parts> {
+    dom::Splitting {
+        open: "<g id=\"bars\">",
+        close: "</g>",
+        item: "<rect role=\"img\"",
+        into: "#bars",
+        first: FIRST_BARS,
+        per_task: BARS_PER_TASK,
+    }
+    .split(html)
+}
+
 fn export_svg() {
     let Some(markup) = dom::by_id("timeline")
         .and_then(|t| t.query_selector(".svgwrap").ok().flatten())
@@ -136,7 +156,7 @@ pub fn view() -> impl IntoView {
     // The costs are editable while the exploration shown is the text's own (a memo: the chart is
     // not redrawn on every keystroke of a text with errors).
     let editable = Memo::new(move |_| ctx.current.with(|c| c.as_ref().is_some_and(|c| c.ok)));
-    contract::render_while_shown(
+    contract::render_in_parts_while_shown(
         node,
         PANE.pane,
         move || {
@@ -174,6 +194,7 @@ pub fn view() -> impl IntoView {
                 })
                 .unwrap_or_default()
         },
+        chart_parts,
     );
     let on_change = move |ev: leptos::ev::Event| {
         // The cost table shown is that of the text as it is now only once its timeline is.
@@ -251,6 +272,34 @@ pub fn view() -> impl IntoView {
 mod tests {
     use super::*;
     use stagecraft::timeline::Lane;
+
+    #[test]
+    fn long_charts_are_written_in_parts_that_make_the_whole() {
+        let (_, cutlass) = stagecraft_link::presets::PRESETS
+            .iter()
+            .find(|(name, _)| name.starts_with("CUTLASS"))
+            .expect("the CUTLASS preset");
+        let ex = stagecraft::explore::explore(cutlass, &Default::default());
+        let t = ex.timeline.as_ref().expect("timeline");
+        let html = body_html(&ex, t, 10, 900.0, &Point::Nothing, false, true);
+        let bars = html.matches("<rect role=\"img\"").count();
+        assert!(bars > FIRST_BARS + BARS_PER_TASK, "{bars} bars");
+        let parts = chart_parts(&html).expect("in parts");
+        assert_eq!(parts.now.matches("<rect role=\"img\"").count(), FIRST_BARS);
+        assert_eq!(parts.later.len(), (bars - FIRST_BARS).div_ceil(BARS_PER_TASK));
+        assert!(parts.later.iter().all(|p| p.starts_with("<rect role=\"img\"")));
+        // The pieces go at the end of the bars' group, before the marker and the steps shown.
+        let (before, after) = parts.now.split_once("</g>").unwrap();
+        assert!(before.contains("<g id=\"bars\">"));
+        assert_eq!(format!("{before}{}</g>{after}", parts.later.concat()), html);
+        assert!(parts.now.contains("steps "));
+        // A short chart is written at once.
+        let ex =
+            stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
+        let t = ex.timeline.as_ref().expect("timeline");
+        let html = body_html(&ex, t, 10, 900.0, &Point::Nothing, false, true);
+        assert!(chart_parts(&html).is_none());
+    }
 
     #[test]
     fn the_chart_marks_a_point_and_its_stalls_carry_their_wait() {
