@@ -9,6 +9,9 @@
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 // CSS='rules' adds a style sheet to the page first (to see what a rule causes: a rule forced off).
+// With ACT='step;step;…' the page is loaded, every step but the last done, and the last traced
+// (times from it); a step is `preset:REGEX` (the example whose name matches), `click:SELECTOR`
+// or `select:SELECTOR=VALUE`, e.g. ACT='preset:CUTLASS;click:#tab-timeline'.
 import { chromium } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
 import { url, loopText, executablePath, args, viewport, savedState, store, explored, paste } from './fresh.mjs';
@@ -20,6 +23,23 @@ const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline'
   'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
 
 const pasted = process.env.PASTE ? loopText(process.env.PASTE) : undefined;
+const steps = process.env.ACT ? process.env.ACT.split(';') : undefined;
+/** Does one ACT step on `page`. */
+async function act(page, step) {
+  const [kind, ...rest] = step.split(':');
+  const arg = rest.join(':');
+  if (kind === 'preset') {
+    const value = await page.$$eval('#presets option', (os, re) =>
+      os.find(o => o.value && new RegExp(re).test(o.textContent))?.value, arg);
+    await page.selectOption('#presets', value);
+  } else if (kind === 'click') {
+    await page.click(arg);
+  } else if (kind === 'select') {
+    const [selector, value] = arg.split('=');
+    await page.selectOption(selector, value);
+  } else throw new Error(`ACT: no step ${step}`);
+  await page.waitForTimeout(1000);
+}
 const state = file ? await savedState(loopText(file)) : null;
 let shared;
 for (let r = 0; r < runs; r++) {
@@ -37,18 +57,19 @@ for (let r = 0; r < runs; r++) {
   }
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
-  if (pasted !== undefined) {
+  if (pasted !== undefined || steps) {
     await page.goto(url);
     await explored(page);
     await page.waitForTimeout(1500);
+    for (const step of steps?.slice(0, -1) ?? []) await act(page, step);
   }
   await browser.startTracing(page, { categories });
-  if (pasted === undefined) {
+  if (pasted === undefined && !steps) {
     await page.goto(url);
     await explored(page);
   } else {
     await page.evaluate(() => performance.mark('stagecraft:pasting'));
-    await paste(page, pasted);
+    if (steps) await act(page, steps.at(-1)); else await paste(page, pasted);
   }
   await page.waitForTimeout(1500);
   const trace = JSON.parse((await browser.stopTracing()).toString());
@@ -62,7 +83,7 @@ await shared?.close();
  * at least a millisecond, three levels deep, and the app's performance marks. */
 function report(events, r) {
   // From navigation, or (PASTE) from the paste.
-  const nav = events.find(e => pasted === undefined
+  const nav = events.find(e => pasted === undefined && !steps
     ? e.name === 'navigationStart' && e.args?.data?.isLoadingMainFrame && e.args.data.documentLoaderURL?.startsWith(url)
     : e.name === 'stagecraft:pasting');
   const main = events.find(e => e.name === 'thread_name' && e.args.name === 'CrRendererMain'
