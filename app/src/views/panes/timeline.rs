@@ -96,21 +96,21 @@ fn body_html(
 /// Bars written with the rest of the pane; the others are appended after it, `BARS_PER_TASK` in
 /// each task (`dom::Parts`): the chart of 2 000 bars was one task of 93–103 ms, half of it the
 /// browser's styling of its elements.
-const FIRST_BARS: usize = 250;
-const BARS_PER_TASK: usize = 300;
+const FIRST_BARS: usize = 150;
+const BARS_PER_TASK: usize = 250;
 
 /// The pane's markup in parts when its chart has more than `FIRST_BARS` bars. A bar begins with
 /// the one `<rect role="img"` of its markup, and every bar is a child of `#bars`.
 fn chart_parts(html: &str) -> Option<dom::Parts> {
-    dom::Splitting {
+    static PARTS: dom::Splitting = dom::Splitting {
         open: "<g id=\"bars\">",
         close: "</g>",
         item: "<rect role=\"img\"",
         into: "#bars",
         first: FIRST_BARS,
         per_task: BARS_PER_TASK,
-    }
-    .split(html)
+    };
+    PARTS.split(html)
 }
 
 fn export_svg() {
