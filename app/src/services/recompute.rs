@@ -140,25 +140,12 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     let inputs = ctx.st.with_untracked(Inputs::of);
     let serial = ctx.serial.get_value() + 1;
     ctx.serial.set_value(serial);
-    // The page's first exploration, unless its text waited for the warm-up, runs in code not yet
-    // compiled (V8 compiles a function of the module when it is first called): its phases always
-    // go in tasks of their own, the first too (it followed the panes' mount in theirs).
-    if serial == 1 && !ctx.warmed.get_untracked() {
-        dom::in_a_task(Box::new(move || {
-            if ctx.serial.get_value() == serial {
-                explore(ctx, last, inputs, serial, true);
-            }
-        }));
-    } else {
-        explore(ctx, last, inputs, serial, false);
-    }
-}
-
-/// Begins exploring `inputs` for recomputation `serial` (`first`: the page's first, in code not
-/// yet compiled), then goes on (`explore_on`).
-fn explore(ctx: Ctx, last: StoredValue<Option<Inputs>>, inputs: Inputs, serial: u64, first: bool) {
     let t0 = dom::now_ms();
     let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
+    // The page's first exploration, unless its text waited for the warm-up, runs in code not yet
+    // compiled (V8 compiles a function of the module when it is first called): its phases always
+    // go in tasks of their own (and it begins in one, `schedule_recomputes`).
+    let first = serial == 1 && !ctx.warmed.get_untracked();
     let exploring = Exploring {
         inputs,
         serial,
@@ -231,7 +218,6 @@ fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, e
         split,
     } = exploring;
     let ex = Arc::new(ex);
-    dom::mark("stagecraft:explored");
     let kept = ex.ok && keeps_runs(ctx, last, &inputs);
     let runs_estimate = if kept || !ex.ok {
         0.0
@@ -250,9 +236,6 @@ fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, e
     let runs_now =
         together && !first && ex.ok && !kept && !pasted && fits_frame(ctx, ms + runs_estimate, &ex);
     let runs = runs_now.then(|| Runs::of(&ex));
-    if runs.is_some() {
-        dom::mark("stagecraft:ran-now");
-    }
     let mut timing = Timing {
         serial,
         explore: ms,
@@ -618,11 +601,13 @@ pub fn schedule_recomputes(ctx: Ctx, mounted: Memo<bool>) -> impl Fn() -> bool +
         let last_ms = ctx.timing.with_untracked(Timing::total);
         let after_waiting = waited.get_value();
         waited.set_value(false);
-        if after_waiting || ctx.slow.get_untracked() || large_edit(ctx, length) {
+        // The page's first: in a task of its own, not in the one that mounted the panes.
+        let at_once = after_waiting || ctx.serial.get_value() == 0;
+        if at_once || ctx.slow.get_untracked() || large_edit(ctx, length) {
             cancel();
             // In a task of its own, not in a frame with the browser's rendering; after waiting for
-            // the warm-up, at once.
-            let wait = if after_waiting {
+            // the warm-up, or the page's first, at once.
+            let wait = if at_once {
                 0
             } else {
                 (last_ms * 2.0).clamp(150.0, 1000.0) as u64
