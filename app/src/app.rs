@@ -2,7 +2,7 @@
 //! and the page layout.
 
 use crate::ctx::Ctx;
-use crate::dom::{self, after_drawing};
+use crate::dom::after_drawing;
 use crate::model::deferred::ran_for;
 use crate::model::focus;
 use crate::services::{documents, machine, recompute, warm};
@@ -91,12 +91,11 @@ enum Mounted {
 }
 
 impl Mounted {
-    /// The part mounted after this one, and the performance mark set as it is mounted.
-    fn next(self) -> Option<(Mounted, &'static str)> {
+    fn next(self) -> Option<Mounted> {
         match self {
-            Mounted::Nothing => Some((Mounted::Header, "stagecraft:mounting-header")),
-            Mounted::Header => Some((Mounted::Editor, "stagecraft:mounting-editor")),
-            Mounted::Editor => Some((Mounted::Panes, "stagecraft:mounting-panes")),
+            Mounted::Nothing => Some(Mounted::Header),
+            Mounted::Header => Some(Mounted::Editor),
+            Mounted::Editor => Some(Mounted::Panes),
             Mounted::Panes => None,
         }
     }
@@ -107,9 +106,8 @@ impl Mounted {
 /// of what it adds: reading the saved documents, making the context and mounting the whole page
 /// in one task made a long one (docs/limits.md, "The page's own load").
 fn mount_in_parts(set_mounted: WriteSignal<Mounted>, mounted: Mounted) {
-    if let Some((part, mark)) = mounted.next() {
+    if let Some(part) = mounted.next() {
         after_drawing(Box::new(move || {
-            dom::mark(mark);
             set_mounted.set(part);
             mount_in_parts(set_mounted, part);
         }));

@@ -108,7 +108,7 @@ pub struct Parts {
 /// Where long markup is split into `Parts`: the items (each beginning with `item`, which occurs
 /// nowhere else in them: their text is escaped) of the element that opens with `open` and closes
 /// with the first `close` after it, of id `into`; `first` items written at once, the others
-/// appended `per_task` in each task.
+/// appended `per_task` in each task (both at least 1).
 pub struct Splitting {
     pub open: &'static str,
     pub close: &'static str,
@@ -126,11 +126,11 @@ impl Splitting {
         let mut starts = html.get(..end)?.match_indices(self.item).map(|(at, _)| at);
         let first_later = starts
             .find(|&at| at > open)
-            .and_then(|_| starts.nth(self.first.max(1) - 1))?;
+            .and_then(|_| starts.nth(self.first - 1))?;
         let mut later = Vec::new();
         let mut from = first_later;
         for (k, at) in starts.enumerate() {
-            if (k + 1) % self.per_task.max(1) == 0 {
+            if (k + 1) % self.per_task == 0 {
                 later.push(html.get(from..at)?.to_owned());
                 from = at;
             }

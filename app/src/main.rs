@@ -18,19 +18,16 @@ mod views;
 /// (its bytes arriving at once from a cache or a local server) and mounting the page in one task
 /// made a long one.
 fn main() {
+    // The release bundle aborts at a panic without running a hook (scripts/build-web.sh): the
+    // hook, and formatting what it is given, would only be bytes of the bundle there.
+    #[cfg(not(panic = "immediate-abort"))]
     install_panic_hook();
-    dom::in_a_task(Box::new(mount));
-}
-
-/// Mounts the page, between performance marks (`e2e/trace-load.mjs` shows what its task holds).
-fn mount() {
-    dom::mark("stagecraft:main");
-    leptos::mount::mount_to_body(app::App);
-    dom::mark("stagecraft:mounted");
+    dom::in_a_task(Box::new(|| leptos::mount::mount_to_body(app::App)));
 }
 
 /// A panic in wasm would silently kill the page: show it in a banner instead. The release bundle
 /// aborts without running it (scripts/build-web.sh); index.html shows the banner for that trap.
+#[cfg(not(panic = "immediate-abort"))]
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         leptos::logging::error!("{info}");

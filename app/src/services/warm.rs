@@ -124,8 +124,9 @@ pub fn start(
     Effect::new(move |first: Option<()>| {
         // Reading, not only tracking: the memo, computed first by another reader after this
         // effect's first run, would notify it as if the text had been edited (and the warm-up
-        // waited a second after the page loaded).
-        ctx.text.with(|_| {});
+        // waited a second after the page loaded). A copy, as the editor reads it: one more way
+        // of reading the memo costs its own code in the bundle.
+        drop(ctx.text.get());
         // The first run is the text loaded, not an edit.
         if first.is_some() {
             edited.set_value(dom::now_ms());

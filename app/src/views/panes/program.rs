@@ -74,15 +74,15 @@ const CHUNKS_PER_TASK: usize = 8;
 /// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
 /// and every chunk is a child of `#program`.
 fn program_parts(html: &str) -> Option<dom::Parts> {
-    dom::Splitting {
+    static PARTS: dom::Splitting = dom::Splitting {
         open: "<pre id=\"program\"",
         close: "</pre>",
         item: "<div class=\"chunk\"",
         into: "#program",
         first: FIRST_CHUNKS,
         per_task: CHUNKS_PER_TASK,
-    }
-    .split(html)
+    };
+    PARTS.split(html)
 }
 
 /// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
