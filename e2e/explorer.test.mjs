@@ -696,6 +696,50 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
   }
 });
 
+test('long tasks of a walk through the explorer: every preset in every pane, every code target, the menus (printed, not asserted; budget 50 ms)', async () => {
+  // What a person does first, which the tables above do not: each example loaded and looked at in
+  // each pane, the CUTLASS example's code for each target, the Documents and Lessons menus. Found
+  // on 2026-11-27: showing the timeline of a preset of 2 000 bars was one task of 93–103 ms (now
+  // written in parts), and checking a kernel on the machine model is one task of 100–170 ms
+  // (docs/limits.md, "Residues").
+  const page = await open();
+  await page.waitForTimeout(2000);
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver(l => { for (const e of l.getEntries()) window.__longTasks.push(Math.round(e.duration)); })
+      .observe({ type: 'longtask' });
+  });
+  const rows = [];
+  let actions = 0;
+  const act = async (action, f) => {
+    await f();
+    await page.waitForTimeout(700);
+    actions += 1;
+    const tasks = await page.evaluate(() => window.__longTasks.splice(0));
+    if (tasks.length) rows.push({ action, 'long tasks (ms)': JSON.stringify(tasks) });
+  };
+  const presets = await page.$$eval('#presets option', os => os.filter(o => o.value).map(o => [o.value, o.textContent]));
+  const tabs = await page.$$eval('[role=tab][id^=tab-]', ts => ts.map(t => t.id));
+  assert.ok(presets.length >= 10 && tabs.length >= 5, `${presets.length} presets, ${tabs.length} tabs`);
+  for (const [value, name] of presets) {
+    await act(name, () => page.selectOption('#presets', value));
+    for (const tab of tabs) await act(`${name}: ${tab.slice(4)}`, () => page.click(`#${tab}`));
+  }
+  const [cutlass] = presets.find(([, name]) => name.startsWith('CUTLASS'));
+  await act('CUTLASS', () => page.selectOption('#presets', cutlass));
+  await page.click('#tab-code');
+  for (const target of await page.$$eval('#target option', os => os.map(o => o.value))) {
+    await act(`CUTLASS: code, ${target}`, () => page.selectOption('#target', target));
+  }
+  for (const menu of ['Documents', 'Lessons']) {
+    await act(`the ${menu} menu`, () => page.getByRole('button', { name: menu, exact: true }).click());
+    await page.keyboard.press('Escape');
+  }
+  console.log(`a walk through the explorer: ${actions} actions, ${rows.length} with a task over 50 ms:`);
+  console.table(rows);
+  await page.close();
+});
+
 test('hostile texts at the limits draw without a task of a second; a paste beyond them is refused with a banner (long tasks printed, not asserted; budget 50 ms)', async () => {
   // Each text is pasted over the default example, in a page of its own (e2e/stress.mjs prints the
   // same for any pane). Asserted: no task of a second (one problem per stray character, each
