@@ -91,9 +91,9 @@ pub struct Rendering {
     pub chunks: Option<&'static str>,
     /// Called after new markup is written.
     pub written: Box<dyn Fn()>,
-    /// Splits long markup into what is written at once and what is appended after it, a piece
-    /// per task (`Parts`); `None` writes all of it at once.
-    pub parts: Option<fn(&str) -> Option<Parts>>,
+    /// Where long markup is split into what is written at once and what is appended after it, a
+    /// piece per task (`Parts`); `None` writes all of it at once.
+    pub parts: Option<&'static Splitting>,
 }
 
 /// Markup written in parts: `now` at once, then each of `later` appended into the element
@@ -164,7 +164,7 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
         if last.with_value(|l| *l != html) {
             // The keyboard's focus survives new markup: what had it, found again by its id.
             let focused = focused_id_within(&el);
-            let parts = r.parts.and_then(|split| split(&html));
+            let parts = r.parts.and_then(|s| s.split(&html));
             el.set_inner_html(parts.as_ref().map_or(&html, |p| &p.now));
             if let Some(id) = focused {
                 focus_by_id(&id);

@@ -25,12 +25,12 @@ pub fn while_visible(
     while_visible_in_parts(node, visible, render, None);
 }
 
-/// `while_visible`, long markup written in the `parts` that function splits it into.
+/// `while_visible`, long markup written in the parts `parts` splits it into.
 pub fn while_visible_in_parts(
     node: NodeRef<leptos::html::Div>,
     visible: impl Fn() -> bool + 'static,
     render: impl Fn() -> String + 'static,
-    parts: Option<fn(&str) -> Option<dom::Parts>>,
+    parts: Option<&'static dom::Splitting>,
 ) {
     dom::keep_rendered(
         node,

@@ -44,7 +44,7 @@ pub fn render_in_parts_while_shown(
     node: NodeRef<leptos::html::Div>,
     pane: Pane,
     render: impl Fn() -> String + 'static,
-    parts: fn(&str) -> Option<crate::dom::Parts>,
+    parts: &'static crate::dom::Splitting,
 ) {
     let ctx = ctx();
     render::while_visible_in_parts(node, move || ctx.shown(pane), render, Some(parts));

@@ -73,17 +73,14 @@ const CHUNKS_PER_TASK: usize = 8;
 /// The pane's markup in parts when its program has more than `FIRST_CHUNKS` chunks of lines.
 /// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
 /// and every chunk is a child of `#program`.
-fn program_parts(html: &str) -> Option<dom::Parts> {
-    static PARTS: dom::Splitting = dom::Splitting {
-        open: "<pre id=\"program\"",
-        close: "</pre>",
-        item: "<div class=\"chunk\"",
-        into: "#program",
-        first: FIRST_CHUNKS,
-        per_task: CHUNKS_PER_TASK,
-    };
-    PARTS.split(html)
-}
+static PROGRAM_PARTS: dom::Splitting = dom::Splitting {
+    open: "<pre id=\"program\"",
+    close: "</pre>",
+    item: "<div class=\"chunk\"",
+    into: "#program",
+    first: FIRST_CHUNKS,
+    per_task: CHUNKS_PER_TASK,
+};
 
 /// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
 /// set by hand.
@@ -242,7 +239,7 @@ pub fn view() -> impl IntoView {
         ctx.good
             .with(|ex| ex.as_deref().map(|ex| view_html(view, ex, peeled)))
             .unwrap_or_default()
-    }, program_parts);
+    }, &PROGRAM_PARTS);
     let on_view = move |ev: leptos::ev::MouseEvent| {
         if let Some(v) = dom::closest_data(&ev, "data-view") {
             ctx.st.update(|s| s.view = ProgramView::parse(&v));
@@ -394,7 +391,7 @@ mod tests {
             "{chunks} chunks: {:?}",
             ex.diagnostics
         );
-        let parts = program_parts(&html).expect("in parts");
+        let parts = PROGRAM_PARTS.split(&html).expect("in parts");
         assert_eq!(
             parts.now.matches("<div class=\"chunk\"").count(),
             FIRST_CHUNKS
@@ -408,7 +405,7 @@ mod tests {
             &stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default()),
             false,
         );
-        assert!(program_parts(&short).is_none());
+        assert!(PROGRAM_PARTS.split(&short).is_none());
     }
 
     #[test]

@@ -101,17 +101,14 @@ const BARS_PER_TASK: usize = 250;
 
 /// The pane's markup in parts when its chart has more than `FIRST_BARS` bars. A bar begins with
 /// the one `<rect role="img"` of its markup, and every bar is a child of `#bars`.
-fn chart_parts(html: &str) -> Option<dom::Parts> {
-    static PARTS: dom::Splitting = dom::Splitting {
-        open: "<g id=\"bars\">",
-        close: "</g>",
-        item: "<rect role=\"img\"",
-        into: "#bars",
-        first: FIRST_BARS,
-        per_task: BARS_PER_TASK,
-    };
-    PARTS.split(html)
-}
+static CHART_PARTS: dom::Splitting = dom::Splitting {
+    open: "<g id=\"bars\">",
+    close: "</g>",
+    item: "<rect role=\"img\"",
+    into: "#bars",
+    first: FIRST_BARS,
+    per_task: BARS_PER_TASK,
+};
 
 fn export_svg() {
     let Some(markup) = dom::by_id("timeline")
@@ -194,7 +191,7 @@ pub fn view() -> impl IntoView {
                 })
                 .unwrap_or_default()
         },
-        chart_parts,
+        &CHART_PARTS,
     );
     let on_change = move |ev: leptos::ev::Event| {
         // The cost table shown is that of the text as it is now only once its timeline is.
@@ -284,7 +281,7 @@ mod tests {
         let html = body_html(&ex, t, 10, 900.0, &Point::Nothing, false, true);
         let bars = html.matches("<rect role=\"img\"").count();
         assert!(bars > FIRST_BARS + BARS_PER_TASK, "{bars} bars");
-        let parts = chart_parts(&html).expect("in parts");
+        let parts = CHART_PARTS.split(&html).expect("in parts");
         assert_eq!(parts.now.matches("<rect role=\"img\"").count(), FIRST_BARS);
         assert_eq!(parts.later.len(), (bars - FIRST_BARS).div_ceil(BARS_PER_TASK));
         assert!(parts.later.iter().all(|p| p.starts_with("<rect role=\"img\"")));
@@ -298,7 +295,7 @@ mod tests {
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let t = ex.timeline.as_ref().expect("timeline");
         let html = body_html(&ex, t, 10, 900.0, &Point::Nothing, false, true);
-        assert!(chart_parts(&html).is_none());
+        assert!(CHART_PARTS.split(&html).is_none());
     }
 
     #[test]
