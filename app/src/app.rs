@@ -20,7 +20,8 @@ pub fn App() -> impl IntoView {
     provide_context(documents::keep(ctx, opening));
     lessons::provide();
     // The page is mounted in parts, each in a task of its own with the browser drawing between
-    // them (`mount_in_parts`), then the first exploration in tasks of its own (`recompute`).
+    // them (`mount_in_parts`); once the panes are, the first exploration begins in a task of its
+    // own (`schedule_recomputes`) and goes on in tasks of their own (`recompute`).
     let (mounted, set_mounted) = signal(Mounted::Nothing);
     mount_in_parts(set_mounted, Mounted::Nothing);
     // Memos: a part is built once, not again each time a later one is mounted.
