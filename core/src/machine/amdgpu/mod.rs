@@ -23,7 +23,7 @@ mod parse;
 
 use super::contract::Contract;
 use super::memory::{Conflict, Memory, OpId, Space, SpaceKind};
-use super::{Execution, Float, Log, RacePlace, Stop};
+use super::{Execution, Float, Log, RacePlace, Stop, Turns};
 use crate::interp::RaceKind;
 use parse::{Inst, Op, Operand};
 pub use parse::{EXPCNT_MAX, LGKMCNT_MAX, VMCNT_MAX};
@@ -398,7 +398,7 @@ impl Machine<'_> {
 }
 
 /// Executes the AMDGPU ISA kernel `text` under `contract`.
-pub(crate) fn execute(text: &str, contract: &Contract, gfx: Gfx) -> Execution {
+pub(crate) async fn execute(text: &str, contract: &Contract, gfx: Gfx, turns: &Turns) -> Execution {
     let parsed = parse::parse(text, gfx.cpu(), gfx.lds_bytes());
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
@@ -449,7 +449,10 @@ pub(crate) fn execute(text: &str, contract: &Contract, gfx: Gfx) -> Execution {
         instructions: 0,
     };
     if m.stop.is_none() {
-        run(&mut m, &parsed.kernel, contract);
+        let mut waves = starting_waves(&parsed.kernel, contract);
+        while !run(&mut m, &mut waves, contract, turns) {
+            turns.pause().await;
+        }
     }
     Execution {
         memory: m.memory,
@@ -461,12 +464,13 @@ pub(crate) fn execute(text: &str, contract: &Contract, gfx: Gfx) -> Execution {
     }
 }
 
-fn run(m: &mut Machine, kernel: &parse::Kernel, contract: &Contract) {
+/// The kernel's waves as they start.
+fn starting_waves(kernel: &parse::Kernel, contract: &Contract) -> Vec<Wave> {
     let d = &kernel.descriptor;
     let nv = d.next_free_vgpr.max(1) as usize;
     let ns = d.next_free_sgpr.max(3) as usize + 2;
     let lanes_total = contract.lanes as usize;
-    let mut waves: Vec<Wave> = (0..contract.waves() as usize)
+    (0..contract.waves() as usize)
         .map(|k| {
             let lanes = (lanes_total - k * WAVE).min(WAVE);
             let mut w = Wave {
@@ -521,7 +525,12 @@ fn run(m: &mut Machine, kernel: &parse::Kernel, contract: &Contract) {
             }
             w
         })
-        .collect();
+        .collect()
+}
+
+/// Runs the waves round-robin until the kernel ends or stops (true), or until `turns` end (false:
+/// call again to go on, the next round begins with the first wave).
+fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract, turns: &Turns) -> bool {
     loop {
         let mut progressed = false;
         for w in waves.iter_mut() {
@@ -534,18 +543,18 @@ fn run(m: &mut Machine, kernel: &parse::Kernel, contract: &Contract) {
                 m.end_wave(w);
             }
             if m.stop.is_some() {
-                return;
+                return true;
             }
             if m.instructions > contract.max_instructions {
                 m.stop = Some(Stop::Limit(format!(
                     "the kernel ran more than {} wave-instructions",
                     contract.max_instructions
                 )));
-                return;
+                return true;
             }
         }
         if waves.iter().all(|w| w.ended) {
-            return;
+            return true;
         }
         if !progressed {
             // Every live wave waits at a barrier: release them.
@@ -553,6 +562,9 @@ fn run(m: &mut Machine, kernel: &parse::Kernel, contract: &Contract) {
             for w in waves.iter_mut() {
                 w.at_barrier = false;
             }
+        }
+        if turns.due() {
+            return false;
         }
     }
 }

@@ -21,7 +21,7 @@ mod uniform;
 
 use super::contract::Contract;
 use super::memory::{Cell, Issue, Memory, OpId, Order, RunAccess, RunWaves, Space, SpaceKind};
-use super::{Execution, Float, Log, Stop};
+use super::{Execution, Float, Log, Stop, Turns};
 use parse::{FOp, Function, IntOp, Kind, Pred, Val};
 use std::collections::VecDeque;
 
@@ -652,15 +652,17 @@ impl Machine<'_> {
         }
     }
 
-    fn run(&mut self) {
-        let mut block = 0usize;
+    /// Runs from `at` (a block and the index of an instruction in it) until the kernel ends or
+    /// stops (true), or until `turns` end (false: `at` is where to go on).
+    fn run(&mut self, at: &mut (usize, usize), turns: &Turns) -> bool {
         loop {
+            let (block, first) = *at;
             let Some(b) = self.f.blocks.get(block) else {
                 self.problem(0, "control reaches a block that does not exist");
-                return;
+                return true;
             };
             let mut next = None;
-            for inst in &b.insts {
+            for (k, inst) in b.insts.iter().enumerate().skip(first) {
                 if matches!(inst.kind, Kind::Phi { .. }) {
                     continue;
                 }
@@ -669,21 +671,25 @@ impl Machine<'_> {
                     Kind::Br { to } => next = Some(*to),
                     Kind::CondBr { c, then, other } => {
                         let Some(taken) = self.uniform(*c, inst.line) else {
-                            return;
+                            return true;
                         };
                         next = Some(if taken { *then } else { *other });
                     }
                     Kind::Ret => {
                         self.end();
-                        return;
+                        return true;
                     }
                     _ => self.exec(inst),
                 }
                 if self.stop.is_some() {
-                    return;
+                    return true;
                 }
                 if next.is_some() {
                     break;
+                }
+                if turns.due() {
+                    *at = (block, k + 1);
+                    return false;
                 }
             }
             let Some(to) = next else {
@@ -691,7 +697,7 @@ impl Machine<'_> {
                     b.insts.last().map_or(0, |i| i.line),
                     format!("the block `{}` ends without a branch or ret", b.name),
                 );
-                return;
+                return true;
             };
             if self
                 .instructions
@@ -702,13 +708,13 @@ impl Machine<'_> {
                     "the kernel ran more than {} wave-instructions",
                     self.contract.max_instructions
                 )));
-                return;
+                return true;
             }
             self.enter(to, block);
             if self.stop.is_some() {
-                return;
+                return true;
             }
-            block = to;
+            *at = (to, 0);
         }
     }
 
@@ -728,8 +734,8 @@ impl Machine<'_> {
 }
 
 /// Executes the LLVM IR kernel `text` under `contract`.
-pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
-    let parsed = parse::parse(text);
+pub(crate) async fn execute(text: &str, contract: &Contract, turns: &Turns) -> Execution {
+    let parsed = parse::parse(text, turns).await;
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
         log.problem(*line, message.clone());
@@ -816,7 +822,10 @@ pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
             })
             .collect();
         m.values = vec![0; next];
-        m.run();
+        let mut at = (0, 0);
+        while !m.run(&mut at, turns) {
+            turns.pause().await;
+        }
     }
     Execution {
         instructions: m.instructions * (lanes.div_ceil(WAVE) as u64),

@@ -48,7 +48,7 @@ mod parse;
 
 use super::contract::Contract;
 use super::memory::{Conflict, Memory, OpId, Space, SpaceKind};
-use super::{Execution, Float, Log, Stop};
+use super::{Execution, Float, Log, Stop, Turns};
 use parse::{Class, Inst, Op, Operand, Symbol};
 use std::collections::VecDeque;
 
@@ -605,7 +605,7 @@ fn layout(k: &parse::Kernel, contract: &Contract) -> Layout {
 }
 
 /// Executes the PTX kernel `text` under `contract`; `sm` is the target's (80 or 90).
-pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
+pub(crate) async fn execute(text: &str, contract: &Contract, sm: u32, turns: &Turns) -> Execution {
     let parsed = parse::parse(text);
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
@@ -692,7 +692,11 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
         scratch: Vec::with_capacity(lanes),
     };
     if m.stop.is_none() {
-        run(&mut m, lanes, regs);
+        let mut w = starting_group(&m, lanes, regs);
+        while !execute_group(&mut m, &mut w, turns) {
+            turns.pause().await;
+        }
+        keep_rows(w);
     }
     Execution {
         memory: m.memory,
@@ -713,7 +717,8 @@ thread_local! {
 /// Rows kept between runs at most (bytes / 8).
 const KEPT_ROWS: usize = 8 << 20;
 
-fn run(m: &mut Machine, lanes: usize, regs: usize) {
+/// The block's threads as one group at the kernel's start, in the rows the last run kept.
+fn starting_group(m: &Machine, lanes: usize, regs: usize) -> Group {
     let mut rows = ROWS.with(|r| std::mem::take(&mut *r.borrow_mut()));
     rows.clear();
     let mut w = Group {
@@ -732,7 +737,11 @@ fn run(m: &mut Machine, lanes: usize, regs: usize) {
     };
     let tids: Vec<u64> = (0..lanes as u64).collect();
     w.set_lanes(m.tid, &tids, &None);
-    execute_group(m, &mut w);
+    w
+}
+
+/// Keeps the rows of a finished run for the next.
+fn keep_rows(mut w: Group) {
     let mut rows = std::mem::take(&mut w.rows);
     if rows.capacity() <= KEPT_ROWS {
         rows.clear();
@@ -740,7 +749,9 @@ fn run(m: &mut Machine, lanes: usize, regs: usize) {
     }
 }
 
-fn execute_group(m: &mut Machine, w: &mut Group) {
+/// Runs the group until the kernel ends or stops (true), or until `turns` end (false: call again
+/// to go on).
+fn execute_group(m: &mut Machine, w: &mut Group, turns: &Turns) -> bool {
     let limit = m.contract.max_instructions / u64::from(m.warps.max(1));
     while !w.ended {
         let Some(inst) = m.insts.get(w.pc) else {
@@ -751,14 +762,18 @@ fn execute_group(m: &mut Machine, w: &mut Group) {
         m.exec(w, inst);
         m.instructions += 1;
         if m.stop.is_some() {
-            return;
+            return true;
         }
         if m.instructions > limit {
             m.stop = Some(Stop::Limit(format!(
                 "the kernel ran more than {} warp-instructions",
                 m.contract.max_instructions
             )));
-            return;
+            return true;
+        }
+        if turns.due() {
+            return false;
         }
     }
+    true
 }
