@@ -49,6 +49,10 @@ pub fn drawn_units(ex: &stagecraft::explore::Exploration) -> usize {
 /// check's cost per wave-instruction is in docs/benchmarks.md.
 pub const MACHINE_INSTRUCTIONS: u64 = 60_000;
 
+/// The machine check's share of one task (`services::machine`): it pauses when its turn has run
+/// this long, leaving the rest of the task's 50 ms to what the page does around it.
+pub const MACHINE_TURN_MS: f64 = 20.0;
+
 /// An edit that changes at most this many bytes in one place (a keystroke, a word pasted, a grid
 /// field) is an edit of the program shown; more is another program (a preset, a document opened).
 pub const SMALL_EDIT_BYTES: usize = 64;
