@@ -35,6 +35,24 @@ fn options_html(chosen: &CodeTarget) -> String {
 /// Lines per chunk of the code pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
 
+/// Chunks of lines written with the rest of the pane; the others are appended after it,
+/// `CHUNKS_PER_TASK` in each task (`dom::Parts`): writing CUTLASS's PTX kernel (7 900 lines) at
+/// once, and again when its machine check arrives, was a task of 30–60 ms.
+const FIRST_CHUNKS: usize = 4;
+const CHUNKS_PER_TASK: usize = 8;
+
+/// The pane's markup in parts when its code has more than `FIRST_CHUNKS` chunks of lines. A chunk
+/// begins with the one `<div class="chunk"` of its lines' markup (their text is escaped), and
+/// every chunk is a child of the one `pre.code`.
+static CODE_PARTS: crate::dom::Splitting = crate::dom::Splitting {
+    open: "<pre class=\"code\"",
+    close: "</pre>",
+    item: "<div class=\"chunk\"",
+    into: "pre.code",
+    first: FIRST_CHUNKS,
+    per_task: CHUNKS_PER_TASK,
+};
+
 /// Lines of code, each with its statement's palette and identity classes, in chunks that the
 /// browser does not style, lay out or paint while they are off screen: a large loop's printed
 /// program is thousands of lines, and laying them all out made the task that wrote them long.
@@ -251,7 +269,7 @@ pub fn view() -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);
     let shown_code = StoredValue::new((CodeTarget::Tir, String::new()));
-    contract::render_while_shown(
+    contract::render_in_parts_while_shown(
         node,
         PANE.pane,
         move || {
@@ -287,6 +305,7 @@ pub fn view() -> impl IntoView {
             });
             shown_code.with_value(|(_, last)| last.clone())
         },
+        &CODE_PARTS,
     );
     let copy = move || {
         if target.get_untracked() == CodeTarget::TvmScript {
@@ -426,5 +445,21 @@ mod tests {
         assert_eq!(sizes.len(), lines.div_ceil(CHUNK_LINES));
         assert_eq!(sizes.iter().sum::<usize>(), lines);
         assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
+        // A longer program is written in parts that make the whole.
+        let ex = stagecraft::explore::explore(
+            &stagecraft::workloads::heavy_chain(64, 8, 64),
+            &Default::default(),
+        );
+        let html = code_html(&ex, &CodeTarget::Tir, true, None);
+        let chunks = html.matches("<div class=\"chunk\"").count();
+        assert!(chunks > FIRST_CHUNKS + CHUNKS_PER_TASK, "{chunks} chunks");
+        let parts = CODE_PARTS.split(&html).expect("in parts");
+        assert_eq!(parts.later.len(), (chunks - FIRST_CHUNKS).div_ceil(CHUNKS_PER_TASK));
+        assert_eq!(
+            parts.now.matches("<div class=\"chunk\"").count(),
+            FIRST_CHUNKS
+        );
+        let (before, after) = parts.now.split_once("</pre>").unwrap();
+        assert_eq!(format!("{before}{}</pre>{after}", parts.later.concat()), html);
     }
 }
