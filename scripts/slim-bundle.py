@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Makes Trunk's unoptimized output in dist/ the shipped bundle: drops the JavaScript classes no one
-uses, with their exports; renames the module's imports from the glue to short names; runs wasm-opt
-(the flags below); writes the files' new integrity hashes into index.html.
+uses, with their exports, and the exports the glue never names; renames the module's imports from
+the glue, and the exports it calls, to short names; runs wasm-opt (the flags below); writes the
+files' new integrity hashes into index.html.
 
 Exported classes: a dependency the app never calls (wasm-streams, through Leptos's server
 functions) exports classes with `#[wasm_bindgen]`; exports are roots, so neither rustc nor
