@@ -118,7 +118,25 @@ pub struct Splitting {
     pub per_task: usize,
 }
 
+/// Chunks of lines (`<div class="chunk"`) a pane of code writes with the rest of it; the others
+/// are appended `CHUNKS_PER_TASK` in each task.
+pub const FIRST_CHUNKS: usize = 4;
+pub const CHUNKS_PER_TASK: usize = 8;
+
 impl Splitting {
+    /// The chunks of lines of the `<pre` that begins with `open` (selected by `into`), in parts
+    /// of `FIRST_CHUNKS`, then `CHUNKS_PER_TASK`: the program's and the code's panes.
+    pub const fn chunks_of_lines(open: &'static str, into: &'static str) -> Splitting {
+        Splitting {
+            open,
+            close: "</pre>",
+            item: "<div class=\"chunk\"",
+            into,
+            first: FIRST_CHUNKS,
+            per_task: CHUNKS_PER_TASK,
+        }
+    }
+
     /// `html` in parts, if its element holds more than `first` items.
     pub fn split(&self, html: &str) -> Option<Parts> {
         let open = html.find(self.open)?;

@@ -35,23 +35,12 @@ fn options_html(chosen: &CodeTarget) -> String {
 /// Lines per chunk of the code pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
 
-/// Chunks of lines written with the rest of the pane; the others are appended after it,
-/// `CHUNKS_PER_TASK` in each task (`dom::Parts`): writing CUTLASS's PTX kernel (7 900 lines) at
-/// once, and again when its machine check arrives, was a task of 30–60 ms.
-const FIRST_CHUNKS: usize = 4;
-const CHUNKS_PER_TASK: usize = 8;
-
-/// The pane's markup in parts when its code has more than `FIRST_CHUNKS` chunks of lines. A chunk
-/// begins with the one `<div class="chunk"` of its lines' markup (their text is escaped), and
-/// every chunk is a child of the one `pre.code`.
-static CODE_PARTS: crate::dom::Splitting = crate::dom::Splitting {
-    open: "<pre class=\"code\"",
-    close: "</pre>",
-    item: "<div class=\"chunk\"",
-    into: "pre.code",
-    first: FIRST_CHUNKS,
-    per_task: CHUNKS_PER_TASK,
-};
+/// The pane's markup in parts when its code has more than `dom::FIRST_CHUNKS` chunks of lines:
+/// writing CUTLASS's PTX kernel (7 900 lines) at once, and again when its machine check arrived,
+/// was a task of 30–60 ms. A chunk begins with the one `<div class="chunk"` of its lines' markup
+/// (their text is escaped), and every chunk is a child of the one `pre.code`.
+static CODE_PARTS: crate::dom::Splitting =
+    crate::dom::Splitting::chunks_of_lines("<pre class=\"code\"", "pre.code");
 
 /// Lines of code, each with its statement's palette and identity classes, in chunks that the
 /// browser does not style, lay out or paint while they are off screen: a large loop's printed
@@ -351,6 +340,7 @@ pub fn view() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dom::{CHUNKS_PER_TASK, FIRST_CHUNKS};
     use stagecraft_link::Target;
 
     #[test]

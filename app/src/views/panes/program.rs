@@ -65,22 +65,10 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
     h.finish()
 }
 
-/// Chunks of lines written with the rest of the pane; the others are appended after it,
-/// `CHUNKS_PER_TASK` in each task (`dom::Parts`).
-const FIRST_CHUNKS: usize = 4;
-const CHUNKS_PER_TASK: usize = 8;
-
-/// The pane's markup in parts when its program has more than `FIRST_CHUNKS` chunks of lines.
+/// The pane's markup in parts when its program has more than `dom::FIRST_CHUNKS` chunks of lines.
 /// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
 /// and every chunk is a child of `#program`.
-static PROGRAM_PARTS: dom::Splitting = dom::Splitting {
-    open: "<pre id=\"program\"",
-    close: "</pre>",
-    item: "<div class=\"chunk\"",
-    into: "#program",
-    first: FIRST_CHUNKS,
-    per_task: CHUNKS_PER_TASK,
-};
+static PROGRAM_PARTS: dom::Splitting = dom::Splitting::chunks_of_lines("<pre id=\"program\"", "#program");
 
 /// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
 /// set by hand.
@@ -325,6 +313,7 @@ pub fn view() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dom::{CHUNKS_PER_TASK, FIRST_CHUNKS};
 
     #[test]
     fn lines_carry_statements_sections_and_wait_nodes() {
