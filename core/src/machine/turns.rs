@@ -1,8 +1,9 @@
 //! A check that shares the thread it runs on. The page runs the machine check on its main
 //! thread, where a large kernel's run (CUTLASS: 80–130 ms in Chromium) would be one task that
-//! freezes the page; so the executors are `async` and, every [`ASK_EVERY`] instructions, ask
-//! whether the caller's turn is over, and if it is, return `Pending` and go on where they were
-//! when polled again. A caller that does not share the thread ([`finish`], every native use)
+//! freezes the page; so the executors are `async` and, every [`ASK_EVERY`] units of work (an
+//! instruction, a round of the waves, a line of the IR parser's second pass), ask whether the
+//! caller's turn is over, and if it is, return `Pending` and go on where they were when polled
+//! again. A caller that does not share the thread ([`finish`], every native use)
 //! never pauses, and the result is the same: a pause keeps every value of the run.
 
 use std::cell::Cell;
@@ -10,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-/// Instructions between two questions to the caller: asking costs a clock read in the browser
+/// Units of work between two questions to the caller: asking costs a clock read in the browser
 /// (tens of nanoseconds) where an instruction costs about a microsecond.
 const ASK_EVERY: u32 = 256;
 
@@ -37,8 +38,8 @@ impl Turns {
         }
     }
 
-    /// Counts one instruction; true every [`ASK_EVERY`] of them when the turn is over. The
-    /// caller then awaits [`Turns::pause`].
+    /// Counts one unit of work; true every [`ASK_EVERY`] of them when the turn is over. The
+    /// caller then returns to the `async` function that awaits [`Turns::pause`].
     #[inline]
     pub fn due(&self) -> bool {
         let left = self.countdown.get();

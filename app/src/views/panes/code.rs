@@ -36,8 +36,8 @@ fn options_html(chosen: &CodeTarget) -> String {
 const CHUNK_LINES: usize = 64;
 
 /// The pane's markup in parts when its code has more than `dom::FIRST_CHUNKS` chunks of lines:
-/// writing CUTLASS's PTX kernel (7 900 lines) at once, and again when its machine check arrived,
-/// was a task of 30–60 ms. A chunk begins with the one `<div class="chunk"` of its lines' markup
+/// CUTLASS's PTX kernel (7 900 lines) was written at once, in the task that emitted it (50–62 ms
+/// in two traces, docs/limits.md) and again when its machine check arrived. A chunk begins with the one `<div class="chunk"` of its lines' markup
 /// (their text is escaped), and every chunk is a child of the one `pre.code`.
 static CODE_PARTS: crate::dom::Splitting =
     crate::dom::Splitting::chunks_of_lines("<pre class=\"code\"", "pre.code");
