@@ -86,9 +86,9 @@ pub struct Rendering {
     /// up once when shown.
     pub visible: Box<dyn Fn() -> bool>,
     pub render: Box<dyn Fn() -> String>,
-    /// The class of the chunks of a scrolled list, of which only those near its view are rendered
+    /// The chunks of a scrolled list, of which only those near its view are rendered
     /// (`show_near`).
-    pub chunks: Option<&'static str>,
+    pub chunks: Option<Chunks>,
     /// Called after new markup is written.
     pub written: Box<dyn Fn()>,
     /// Where long markup is split into what is written at once and what is appended after it, a
@@ -197,8 +197,8 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
                 }
             }
             last.set_value(html);
-            if let Some(class) = r.chunks {
-                show_near_now_and_before_drawing(&el, class);
+            if let Some(chunks) = r.chunks {
+                show_near_now_and_before_drawing(&el, chunks);
             }
             (r.written)();
         }
@@ -302,35 +302,58 @@ pub fn after_ms(ms: u64, f: Box<dyn FnOnce()>) {
 
 /// `show_near` after a list is written, and again before the browser draws it: what else is written
 /// in the same task can move the list (the grid's new rows shrink the editor above it).
-pub fn show_near_now_and_before_drawing(scroller: &web_sys::Element, class: &'static str) {
-    show_near(scroller, class);
-    show_near_before_drawing(scroller, class);
+pub fn show_near_now_and_before_drawing(scroller: &web_sys::Element, chunks: Chunks) {
+    show_near(scroller, chunks);
+    show_near_before_drawing(scroller, chunks);
 }
 
 /// `show_near` before the browser next draws, only: for a list written outside an animation frame
 /// (whose next frame then comes before any drawing), where reading the geometry at once would lay
 /// the page out twice in a row.
-pub fn show_near_before_drawing(scroller: &web_sys::Element, class: &'static str) {
+pub fn show_near_before_drawing(scroller: &web_sys::Element, chunks: Chunks) {
     let scroller = scroller.clone();
-    before_drawing(Box::new(move || show_near(&scroller, class)));
+    before_drawing(Box::new(move || show_near(&scroller, chunks)));
 }
 
 /// `show_near` whenever the window is resized: a taller box shows more of its list.
 pub fn show_near_on_resize(
     scroller: impl Fn() -> Option<web_sys::Element> + 'static,
-    class: &'static str,
+    chunks: Chunks,
 ) {
     // Kept for the page's life, as the components are.
     let _ = window_event_listener_untyped("resize", move |_| {
         if let Some(el) = scroller() {
-            show_near(&el, class);
+            show_near(&el, chunks);
         }
     });
 }
 
-/// Renders only the chunks (of class `class`) of a scrolled list that lie within one box height of
-/// what `scroller` shows; the others get `hidden="until-found"`, which style.css turns into not
-/// styling, laying out or painting them, and which the browser's find in page still reveals.
+/// A scrolled list written in chunks of class `class` (`Html::chunk`), of which `show_near`
+/// renders only those near what its box shows; the others get the attribute `hidden` = `hidden`.
+#[derive(Clone, Copy)]
+pub struct Chunks {
+    pub class: &'static str,
+    pub hidden: &'static str,
+}
+
+/// The editor's overlay: hidden `until-found`, which style.css turns into not styling, laying out
+/// or painting them (a display lock), and which the browser's find in page still reveals.
+pub const OVERLAY_CHUNKS: Chunks = Chunks {
+    class: "chunk",
+    hidden: "until-found",
+};
+
+/// The grid's rows hold form fields: their chunks are hidden outright (style.css keeps their
+/// size). Chrome's autofill looks through every field of a page after it changes, and lays the
+/// page out again for each display-locked chunk holding one: eight passes in one task of 43–66 ms
+/// after pasting `159 64 64` (docs/limits.md, "Residues").
+pub const GRID_CHUNKS: Chunks = Chunks {
+    class: "grid-chunk",
+    hidden: "",
+};
+
+/// Renders only the `chunks` of a scrolled list that lie within one box height of what `scroller`
+/// shows, and hides the others (`Chunks::hidden`).
 /// `content-visibility: auto` alone renders whatever lies within one and a half *window* heights of
 /// the screen: in the grid's small box, eight times the rows seen, with their inputs and buttons,
 /// were a third of drawing a large paste. Reading the geometry lays out the page, cheaply while
@@ -339,12 +362,12 @@ pub fn show_near_on_resize(
 /// Every chunk is measured before any is changed: reading a chunk's place after changing another
 /// lays the page out again, once per chunk. A chunk is sized by its line count whether hidden or
 /// not, so changing one moves none of the others.
-pub fn show_near(scroller: &web_sys::Element, class: &str) {
+pub fn show_near(scroller: &web_sys::Element, chunks: Chunks) {
     let view = scroller.get_bounding_client_rect();
     let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());
-    let chunks = scroller.get_elements_by_class_name(class);
-    let changes: Vec<(web_sys::Element, bool)> = (0..chunks.length())
-        .filter_map(|k| chunks.item(k))
+    let list = scroller.get_elements_by_class_name(chunks.class);
+    let changes: Vec<(web_sys::Element, bool)> = (0..list.length())
+        .filter_map(|k| list.item(k))
         .filter_map(|chunk| {
             let at = chunk.get_bounding_client_rect();
             let near = at.bottom() > top && at.top() < bottom;
@@ -355,7 +378,7 @@ pub fn show_near(scroller: &web_sys::Element, class: &str) {
         let _ = if near {
             chunk.remove_attribute("hidden")
         } else {
-            chunk.set_attribute("hidden", "until-found")
+            chunk.set_attribute("hidden", chunks.hidden)
         };
     }
 }

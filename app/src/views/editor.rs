@@ -21,12 +21,15 @@ pub fn Editor() -> impl IntoView {
     // tints its statements: colouring the textarea's text again after each exploration made the
     // browser lay all of it out again (docs/limits.md, "Hostile text").
     let textarea_draws = move || ctx.text.with(|t| large_text(t));
-    dom::show_near_on_resize(move || overlay.get_untracked().map(Into::into), "chunk");
+    dom::show_near_on_resize(
+        move || overlay.get_untracked().map(Into::into),
+        dom::OVERLAY_CHUNKS,
+    );
     let sync_scroll = move |ev: leptos::ev::Event| {
         if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
             pre.set_scroll_top(t.scroll_top());
             pre.set_scroll_left(t.scroll_left());
-            dom::show_near(&pre, "chunk");
+            dom::show_near(&pre, dom::OVERLAY_CHUNKS);
         }
     };
     // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
@@ -160,9 +163,9 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
                 // in that task, and the browser's next frame would lay it out again. So is a large
                 // text's overlay, in its own task after the rest of its exploration is drawn.
                 if first || large {
-                    dom::show_near_before_drawing(&pre, "chunk");
+                    dom::show_near_before_drawing(&pre, dom::OVERLAY_CHUNKS);
                 } else {
-                    dom::show_near_now_and_before_drawing(&pre, "chunk");
+                    dom::show_near_now_and_before_drawing(&pre, dom::OVERLAY_CHUNKS);
                 }
             }
             if overlaid.with_untracked(|o| *o != text) {

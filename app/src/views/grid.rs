@@ -65,7 +65,7 @@ pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool)
     let mut row = 1;
     let mut header: Option<&str> = None;
     for (k, u) in p.units.iter().enumerate() {
-        h.chunk(k, p.units.len(), GRID_CHUNK, "grid-chunk");
+        h.chunk(k, p.units.len(), GRID_CHUNK, dom::GRID_CHUNKS.class);
         let part = u.inner.as_ref();
         if let Some(part) = part.filter(|part| header != Some(part.header.as_str())) {
             row += 1;
@@ -230,7 +230,7 @@ pub fn Grid() -> impl IntoView {
             })
             .unwrap_or_default()
         },
-        "grid-chunk",
+        dom::GRID_CHUNKS,
     );
     // A stage applies as it is typed, as the editor's text does; a field left empty or not a
     // number changes nothing (the next exploration writes the stage back).
@@ -274,10 +274,13 @@ pub fn Grid() -> impl IntoView {
     let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
     let show_near = move || {
         if let Some(el) = node.get_untracked() {
-            dom::show_near(&el, "grid-chunk");
+            dom::show_near(&el, dom::GRID_CHUNKS);
         }
     };
-    dom::show_near_on_resize(move || node.get_untracked().map(Into::into), "grid-chunk");
+    dom::show_near_on_resize(
+        move || node.get_untracked().map(Into::into),
+        dom::GRID_CHUNKS,
+    );
     view! {
         <div class="grid" node_ref=node on:change=on_change on:input=on_input on:click=on_click
             on:scroll=move |_| show_near()

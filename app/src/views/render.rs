@@ -44,12 +44,12 @@ pub fn while_visible_in_parts(
     );
 }
 
-/// Keeps the markup of a scrolled element, whose lists are in chunks of class `chunks`, equal to
+/// Keeps the markup of a scrolled element, whose lists are in `chunks`, equal to
 /// `render()`, with only the chunks near what it shows rendered (`dom::show_near`).
 pub fn near(
     node: NodeRef<leptos::html::Div>,
     render: impl Fn() -> String + 'static,
-    chunks: &'static str,
+    chunks: dom::Chunks,
 ) {
     dom::keep_rendered(
         node,
