@@ -5,12 +5,14 @@ use super::scroll::ScrollMemory;
 use crate::dom::{self, Rendering};
 use leptos::prelude::*;
 
-/// What to do after new markup is written: let the pane being shown again, if any, scroll back.
+/// What to do after new markup is written: let the pane being shown again, if any, scroll back,
+/// before the next frame: at once, it would lay out the markup of every view not yet rendered
+/// again — the shown pane's old content among them (`ScrollMemory::start_restoring`).
 fn written() -> Box<dyn Fn()> {
     let scroll = use_context::<ScrollMemory>();
     Box::new(move || {
         if let Some(scroll) = scroll {
-            scroll.restore();
+            dom::before_drawing(Box::new(move || scroll.restore()));
         }
     })
 }
