@@ -9,6 +9,7 @@
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 // CSS='rules' adds a style sheet to the page first (to see what a rule causes: a rule forced off).
+// NO_IDLE=1 takes the browser's idle callbacks away, as Safari has none.
 // With ACT='step;step;…' the page is loaded, every step but the last done, and the last traced
 // (times from it); a step is `preset:REGEX` (the example whose name matches), `click:SELECTOR`
 // or `select:SELECTOR=VALUE`, e.g. ACT='preset:CUTLASS;click:#tab-timeline'.
@@ -54,6 +55,13 @@ for (let r = 0; r < runs; r++) {
       style.textContent = css;
       document.head.append(style);
     }), process.env.CSS);
+  }
+  // NO_IDLE=1: a browser without idle callbacks, as Safari is (the warm-up then runs in tasks).
+  if (process.env.NO_IDLE === '1') {
+    await page.addInitScript(() => {
+      delete Window.prototype.requestIdleCallback;
+      delete Window.prototype.cancelIdleCallback;
+    });
   }
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);
