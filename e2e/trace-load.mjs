@@ -9,7 +9,8 @@
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 // CSS='rules' adds a style sheet to the page first (to see what a rule causes: a rule forced off).
-// NO_IDLE=1 takes the browser's idle callbacks away, as Safari has none.
+// NO_IDLE=1 takes the browser's idle callbacks away, as Safari has none. STACKS=1 records the
+// script stack of each forced style or layout in the trace (with TRACE_OUT=file.json).
 // With ACT='step;step;…' the page is loaded, every step but the last done, and the last traced
 // (times from it); a step is `preset:REGEX` (the example whose name matches), `click:SELECTOR`
 // or `select:SELECTOR=VALUE`, e.g. ACT='preset:CUTLASS;click:#tab-timeline'.
@@ -21,7 +22,9 @@ const runs = Number(process.env.RUNS || 3);
 const minMs = Number(process.env.MIN_MS || 20);
 const file = process.argv[2];
 const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
-  'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading'];
+  'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading',
+  // STACKS=1: script stacks on forced styles and layouts (TRACE_OUT keeps them): who forced one.
+  ...(process.env.STACKS === '1' ? ['disabled-by-default-devtools.timeline.stack'] : [])];
 
 const pasted = process.env.PASTE ? loopText(process.env.PASTE) : undefined;
 const steps = process.env.ACT ? process.env.ACT.split(';') : undefined;
