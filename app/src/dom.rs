@@ -329,7 +329,8 @@ pub fn show_near_on_resize(
 }
 
 /// A scrolled list written in chunks of class `class` (`Html::chunk`), of which `show_near`
-/// renders only those near what its box shows; the others get the attribute `hidden` = `hidden`.
+/// renders only those near what its box shows; the others get the attribute `hidden`, of value
+/// `hidden`.
 #[derive(Clone, Copy)]
 pub struct Chunks {
     pub class: &'static str,
