@@ -208,7 +208,7 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
 /// Appends the last of `pieces` into `into` in a task of its own, then the one before it, and so
 /// on, while `generation` is still `at` (the markup they belong to is the one written last). One
 /// piece per frame drawn: in tasks of their own alone, the eight pieces of CDNA4's chart were
-/// appended before the next frame, which styled 2 000 bars at once (25–40 ms).
+/// appended before the next frame, which styled 2 000 bars at once (frames of 29–43 ms).
 fn append_in_tasks(
     into: web_sys::Element,
     mut pieces: Vec<String>,
@@ -330,28 +330,15 @@ pub fn show_near_on_resize(
 
 /// A scrolled list written in chunks of class `class` (`Html::chunk`), of which `show_near`
 /// renders only those near what its box shows; the others get the attribute `hidden`, of value
-/// `hidden`.
+/// `hidden`: `until-found` display-locks a chunk (style.css: not styled, laid out or painted) and
+/// the browser's find in page still reveals it; `""` hides it outright, for chunks holding form
+/// fields: Chrome's autofill, looking through every field of a page after it changes, lays the
+/// page out again for each display-locked element that holds one (docs/limits.md, "Residues").
 #[derive(Clone, Copy)]
 pub struct Chunks {
     pub class: &'static str,
     pub hidden: &'static str,
 }
-
-/// The editor's overlay: hidden `until-found`, which style.css turns into not styling, laying out
-/// or painting them (a display lock), and which the browser's find in page still reveals.
-pub const OVERLAY_CHUNKS: Chunks = Chunks {
-    class: "chunk",
-    hidden: "until-found",
-};
-
-/// The grid's rows hold form fields: their chunks are hidden outright (style.css keeps their
-/// size). Chrome's autofill looks through every field of a page after it changes, and lays the
-/// page out again for each display-locked chunk holding one: eight passes in one task of 43–66 ms
-/// after pasting `159 64 64` (docs/limits.md, "Residues").
-pub const GRID_CHUNKS: Chunks = Chunks {
-    class: "grid-chunk",
-    hidden: "",
-};
 
 /// Renders only the `chunks` of a scrolled list that lie within one box height of what `scroller`
 /// shows, and hides the others (`Chunks::hidden`).

@@ -8,6 +8,13 @@ use crate::model::indent;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+/// The overlay's chunks, as `markup::highlight` writes them: hidden `until-found` away from view
+/// (they hold no form field), so that the browser's find in page still reveals them.
+const OVERLAY_CHUNKS: dom::Chunks = dom::Chunks {
+    class: "chunk",
+    hidden: "until-found",
+};
+
 #[component]
 pub fn Editor() -> impl IntoView {
     let ctx = ctx();
@@ -23,13 +30,13 @@ pub fn Editor() -> impl IntoView {
     let textarea_draws = move || ctx.text.with(|t| large_text(t));
     dom::show_near_on_resize(
         move || overlay.get_untracked().map(Into::into),
-        dom::OVERLAY_CHUNKS,
+        OVERLAY_CHUNKS,
     );
     let sync_scroll = move |ev: leptos::ev::Event| {
         if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
             pre.set_scroll_top(t.scroll_top());
             pre.set_scroll_left(t.scroll_left());
-            dom::show_near(&pre, dom::OVERLAY_CHUNKS);
+            dom::show_near(&pre, OVERLAY_CHUNKS);
         }
     };
     // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
@@ -163,9 +170,9 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
                 // in that task, and the browser's next frame would lay it out again. So is a large
                 // text's overlay, in its own task after the rest of its exploration is drawn.
                 if first || large {
-                    dom::show_near_before_drawing(&pre, dom::OVERLAY_CHUNKS);
+                    dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
                 } else {
-                    dom::show_near_now_and_before_drawing(&pre, dom::OVERLAY_CHUNKS);
+                    dom::show_near_now_and_before_drawing(&pre, OVERLAY_CHUNKS);
                 }
             }
             if overlaid.with_untracked(|o| *o != text) {

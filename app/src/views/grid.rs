@@ -14,6 +14,14 @@ use stagecraft::explore::{PipelineInfo, StatementInfo, UnitInfo};
 /// and the grid shows about eight.
 const GRID_CHUNK: usize = 16;
 
+/// The grid's chunks hold its stage fields: hidden outright away from view (style.css keeps
+/// their size), not display-locked — Chrome's autofill laid the page out again for each locked
+/// chunk holding a field, eight passes in one task of 43–62 ms after pasting `159 64 64`.
+const GRID_CHUNKS: dom::Chunks = dom::Chunks {
+    class: "grid-chunk",
+    hidden: "",
+};
+
 /// How a row names its unit: the text of its statements (a loop nest's statements, not its
 /// `for` headers, which five rows of a GEMM would share), after the part it is of an inner loop
 /// pipelined first.
@@ -65,7 +73,7 @@ pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool)
     let mut row = 1;
     let mut header: Option<&str> = None;
     for (k, u) in p.units.iter().enumerate() {
-        h.chunk(k, p.units.len(), GRID_CHUNK, dom::GRID_CHUNKS.class);
+        h.chunk(k, p.units.len(), GRID_CHUNK, GRID_CHUNKS.class);
         let part = u.inner.as_ref();
         if let Some(part) = part.filter(|part| header != Some(part.header.as_str())) {
             row += 1;
@@ -230,7 +238,7 @@ pub fn Grid() -> impl IntoView {
             })
             .unwrap_or_default()
         },
-        dom::GRID_CHUNKS,
+        GRID_CHUNKS,
     );
     // A stage applies as it is typed, as the editor's text does; a field left empty or not a
     // number changes nothing (the next exploration writes the stage back).
@@ -274,13 +282,10 @@ pub fn Grid() -> impl IntoView {
     let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
     let show_near = move || {
         if let Some(el) = node.get_untracked() {
-            dom::show_near(&el, dom::GRID_CHUNKS);
+            dom::show_near(&el, GRID_CHUNKS);
         }
     };
-    dom::show_near_on_resize(
-        move || node.get_untracked().map(Into::into),
-        dom::GRID_CHUNKS,
-    );
+    dom::show_near_on_resize(move || node.get_untracked().map(Into::into), GRID_CHUNKS);
     view! {
         <div class="grid" node_ref=node on:change=on_change on:input=on_input on:click=on_click
             on:scroll=move |_| show_near()

@@ -162,7 +162,7 @@ pub fn view() -> impl IntoView {
             // Measured with its markup out of the way (style.css `.measuring`): a pane just shown
             // still holds the chart of the exploration it last drew, and reading its width would
             // style and lay out all of it first, to be replaced at once — CUTLASS's 4 751
-            // elements, a forced style and layout of 30–55 ms when CDNA4's timeline was shown.
+            // elements, a forced style and layout of 33–56 ms when CDNA4's timeline was shown.
             let fit_px = node
                 .get_untracked()
                 .map_or(0, |el| {
