@@ -10,6 +10,10 @@ if ! rustup run "$WEB_TOOLCHAIN" rustc --print sysroot >/dev/null 2>&1 \
     say "installing $WEB_TOOLCHAIN with rust-src and wasm32 (the bundle's standard library is built for size)"
     rustup toolchain install "$WEB_TOOLCHAIN" --profile minimal --component rust-src --target wasm32-unknown-unknown
 fi
+# Trunk builds offline (Trunk.toml), the standard library too (build-std): its own dependencies
+# must be in Cargo's cache, which a fresh machine's is not ("no matching package named `wasip1`").
+library="$(rustup run "$WEB_TOOLCHAIN" rustc --print sysroot)/lib/rustlib/src/rust/library"
+RUSTUP_TOOLCHAIN="$WEB_TOOLCHAIN" cargo fetch --locked --quiet --manifest-path "$library/Cargo.toml"
 if ! command -v trunk >/dev/null 2>&1 || ! trunk --version | grep -q '0.21.14'; then
     say "installing trunk 0.21.14 (several minutes)"
     cargo install trunk --version 0.21.14 --locked
