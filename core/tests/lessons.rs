@@ -179,3 +179,63 @@ fn why_n_names_every_symbol_with_its_value() {
         body.instances[0].symbols.join("\n")
     );
 }
+
+/// The first instances of each wait are explained (the page shows those) and the rest are not:
+/// the explanations are written after the waits are derived (`SyncPlan::explain`), from the
+/// numbers noted for those instances only.
+#[test]
+fn the_first_instances_of_each_wait_are_explained_and_only_those() {
+    let stages = 9;
+    let mut source = String::new();
+    for s in 0..stages {
+        source.push_str(&format!("T{s} = alloc([1])\n"));
+    }
+    source.push_str("for i in range(16):\n    T0[0] = A[i] + 1\n");
+    for s in 1..stages {
+        source.push_str(&format!("    T{s}[0] = T{}[0] + 1\n", s - 1));
+    }
+    source.push_str(&format!("    O[i] = T{}[0] + 1\n", stages - 1));
+    let list = |f: &dyn Fn(i64) -> i64| {
+        (0..=stages)
+            .map(|s| f(s).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    source.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_stage\", [{}])\n",
+        list(&|s| s)
+    ));
+    source.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_order\", [{}])\n",
+        list(&|s| s)
+    ));
+    source.push_str(&format!(
+        "sch.annotate(i, \"software_pipeline_async_stages\", [{}])\n",
+        (0..stages)
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let ex = explore(&source, &Options::default());
+    assert!(ex.ok, "{:?}", ex.diagnostics);
+    let shown = stagecraft::sync::EXPLAINED_INSTANCES;
+    let mut past = 0;
+    for site in ex.waits.iter().filter(|w| w.before.is_some()) {
+        for (k, i) in site.instances.iter().enumerate() {
+            if k < shown {
+                assert!(
+                    i.arithmetic.ends_with(&format!("= {}", i.count))
+                        || i.arithmetic.contains(&format!("= {} (", i.count)),
+                    "site {} instance {k}: {}",
+                    site.id,
+                    i.arithmetic
+                );
+                assert!(!i.symbols.is_empty() && i.forces.is_some());
+            } else {
+                past += 1;
+                assert!(i.arithmetic.is_empty() && i.symbols.is_empty() && i.forces.is_none());
+            }
+        }
+    }
+    assert!(past > 0, "some wait has more than {shown} instances");
+}

@@ -138,9 +138,14 @@ impl Explorer {
             top,
             annotations,
             shape: p,
-            sync: s,
+            sync: mut s,
             info,
         } = midway;
+        if self.present {
+            // Here, not in `pipeline_loop`: the text of a large loop's waits was a third of
+            // deriving them, and the two phases run in tasks of their own.
+            s.explain(&p);
+        }
         let resolved = counts::resolve(
             &s.sites,
             &counts::keys(&s.sites, &p.sched, &self.source),

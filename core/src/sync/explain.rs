@@ -1,12 +1,15 @@
-//! A wait explained: the head arithmetic of an instance, the groups it forces and leaves in
-//! flight, and one sentence per symbol (`SyncPlan` with `explain`).
+//! A wait explained: the head arithmetic of an instance, the newest group it forces complete,
+//! and one sentence per symbol. The planner notes the numbers of each instance the page
+//! shows ([`WaitAt`]); [`SyncPlan::explain`] writes the text from them, later, in a task of its
+//! own: for a large loop the text was a third of deriving the waits.
 
-use super::planner::Planner;
-use super::{GroupRef, StepTime, WaitInstance, T_REP};
+use super::{Group, GroupRef, Need, StepTime, SyncPlan, WaitInstance, T_REP};
+use crate::shape::LoopShape;
+use std::collections::BTreeMap;
 
 /// A wait instance as the planner finds it: where it runs and the head arithmetic's numbers.
-#[derive(Clone, Copy)]
-pub(super) struct WaitAt<'a> {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct WaitAt {
     pub time: StepTime,
     /// The unit it precedes.
     pub pos: usize,
@@ -18,16 +21,56 @@ pub(super) struct WaitAt<'a> {
     /// The number of the newest group it needs complete.
     pub group: i64,
     pub count: i64,
-    /// The needs it covers (indices into the plan's needs).
-    pub need_ids: &'a [usize],
+    /// The first need it covers (an index into the plan's needs): the one its text names.
+    pub need: Option<usize>,
     /// Counts are uniform across steps (a symbolic extent commits empty groups).
     pub uniform: bool,
 }
 
-impl Planner<'_> {
+impl SyncPlan {
+    /// Writes the explanation of every instance the planner noted (`derive` with `explain`):
+    /// its arithmetic, symbols, and the newest group it forces complete.
+    pub fn explain(&mut self, p: &LoopShape) {
+        let SyncPlan {
+            groups,
+            per_step,
+            needs,
+            sites,
+            unexplained,
+            ..
+        } = self;
+        let why = Explainer {
+            p,
+            groups,
+            needs,
+            per_step,
+        };
+        for (site, instance, at) in unexplained.drain(..) {
+            let instance = sites
+                .get_mut(site as usize)
+                .and_then(|site| site.instances.get_mut(instance));
+            if let Some(instance) = instance {
+                why.write(&at, instance);
+            }
+        }
+    }
+}
+
+struct Explainer<'a> {
+    p: &'a LoopShape,
+    groups: &'a [Group],
+    needs: &'a [Need],
+    per_step: &'a BTreeMap<i64, u32>,
+}
+
+impl Explainer<'_> {
+    fn g(&self, q: i64) -> i64 {
+        self.per_step.get(&q).map_or(0, |&g| i64::from(g))
+    }
+
     /// The "why N" of the instance `at`, one sentence per symbol of its arithmetic, with its value
     /// here.
-    pub(super) fn symbols(&self, at: &WaitAt) -> Vec<String> {
+    fn symbols(&self, at: &WaitAt) -> Vec<String> {
         let WaitAt {
             time,
             pos,
@@ -36,10 +79,10 @@ impl Planner<'_> {
             committed,
             group,
             count,
-            need_ids,
+            need,
             ..
         } = *at;
-        let Some(n) = need_ids.first().and_then(|&k| self.needs.get(k)) else {
+        let Some(n) = need.and_then(|k| self.needs.get(k)) else {
             return Vec::new();
         };
         let g = self.g(q);
@@ -101,13 +144,7 @@ impl Planner<'_> {
         out
     }
 
-    pub(super) fn group_ref(
-        &self,
-        q: i64,
-        index: i64,
-        consumer_j: i64,
-        relative: bool,
-    ) -> GroupRef {
+    fn group_ref(&self, q: i64, index: i64, consumer_j: i64, relative: bool) -> GroupRef {
         let g = self.g(q).max(1);
         let iteration = crate::ir::floor_div(index, g).unwrap_or(0);
         let slot = crate::ir::floor_mod(index, g).unwrap_or(0) as u32;
@@ -129,9 +166,9 @@ impl Planner<'_> {
         }
     }
 
-    /// The wait instance `at`, explained (arithmetic, symbols, groups forced and left in flight)
-    /// when `explained`.
-    pub(super) fn instance(&self, at: &WaitAt, explained: bool) -> WaitInstance {
+    /// Writes the explanation of the instance `at` into `instance`: its arithmetic, symbols, and
+    /// the newest group it forces complete.
+    fn write(&self, at: &WaitAt, instance: &mut WaitInstance) {
         let WaitAt {
             time,
             pos,
@@ -140,15 +177,14 @@ impl Planner<'_> {
             committed,
             group,
             count,
-            need_ids,
+            need,
             uniform,
         } = *at;
         let relative = matches!(time, StepTime::Uniform { .. });
         let u = self.p.sched.units.get(pos);
         let j = t - u.map_or(0, |u| u.stage);
         let g = self.g(q);
-        let arithmetic = match (relative, need_ids.first().and_then(|&k| self.needs.get(k))) {
-            _ if !self.explain || !explained => String::new(),
+        instance.arithmetic = match (relative, need.and_then(|k| self.needs.get(k))) {
             (true, Some(n)) if matches!(time, StepTime::Uniform { epilogue_offset: Some(_) }) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let k = t - T_REP;
@@ -172,34 +208,7 @@ impl Planner<'_> {
                 if uniform && !relative { ", counting the empty groups a symbolic extent commits" } else { "" }
             ),
         };
-        // The count ↔ token view is display data, like the arithmetic.
-        let leaves = if self.explain && explained {
-            (1..=count.min(16))
-                .map(|i| self.group_ref(q, committed - i, j, relative))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let symbols = if self.explain && explained {
-            self.symbols(at)
-        } else {
-            Vec::new()
-        };
-        WaitInstance {
-            symbols,
-            step: match time {
-                StepTime::Const(t) => Some(t),
-                StepTime::Uniform { .. } => None,
-            },
-            count,
-            needs: if self.explain {
-                need_ids.to_vec()
-            } else {
-                Vec::new()
-            },
-            arithmetic,
-            forces: (self.explain && explained).then(|| self.group_ref(q, group, j, relative)),
-            leaves,
-        }
+        instance.symbols = self.symbols(at);
+        instance.forces = Some(self.group_ref(q, group, j, relative));
     }
 }

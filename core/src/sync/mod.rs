@@ -65,20 +65,18 @@ pub struct WaitInstance {
     pub count: i64,
     /// Needs this wait covers (indices into `SyncPlan::needs`).
     pub needs: Vec<usize>,
-    /// Head arithmetic. This, `symbols`, `forces` and `leaves` explain the instance; they are
-    /// written for the first [`EXPLAINED_INSTANCES`] instances of a site (those the page shows),
-    /// and are empty after them.
+    /// Head arithmetic. This, `symbols` and `forces` explain the instance; they are
+    /// written by [`SyncPlan::explain`] for the first [`EXPLAINED_INSTANCES`] instances of a site
+    /// (those the page shows), and are empty after them and before it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub arithmetic: String,
     /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
     /// 2 groups in every step").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub symbols: Vec<String>,
-    /// The newest group it forces complete (older ones complete with it, FIFO).
+    /// The newest group it forces complete (older ones complete with it, FIFO); the `count`
+    /// groups after it are those it leaves in flight.
     pub forces: Option<GroupRef>,
-    /// The `count` most recent groups it leaves in flight.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub leaves: Vec<GroupRef>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -149,6 +147,9 @@ pub struct SyncPlan {
     /// Groups of each queue (in `per_step`'s order) closed before each index of the step order,
     /// index-major.
     closed_before: Vec<i64>,
+    /// The instances [`SyncPlan::explain`] writes the text of: (site id, instance index, its
+    /// numbers).
+    unexplained: Vec<(u32, usize, explain::WaitAt)>,
 }
 
 impl SyncPlan {
@@ -200,8 +201,9 @@ const BODY: StepTime = StepTime::Uniform {
     epilogue_offset: None,
 };
 
-/// `explain`: write each wait's summary, head arithmetic and reason (the needs it serves, the
-/// groups it forces and leaves in flight); the counts are derived either way.
+/// `explain`: write each wait's summary and the needs it serves, and note the numbers
+/// [`SyncPlan::explain`] writes the first instances' head arithmetic and reasons from; the counts
+/// are derived either way.
 pub fn derive(
     program: &crate::ir::Program,
     p: &LoopShape,
@@ -229,7 +231,6 @@ pub fn derive(
     by_consumer.sort_unstable();
     let mut cx = Planner {
         p,
-        groups: &groups,
         queues: &queues,
         gs: &gs,
         needs: &needs,
@@ -245,6 +246,7 @@ pub fn derive(
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
         facts: Vec::new(),
         entry: Entry::default(),
+        unexplained: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();
@@ -254,7 +256,7 @@ pub fn derive(
     if cx.failed {
         return None;
     }
-    let sites = cx.sites;
+    let (sites, unexplained) = (cx.sites, cx.unexplained);
     Some(SyncPlan {
         groups,
         per_step,
@@ -269,5 +271,6 @@ pub fn derive(
         undrained,
         extent,
         closed_before,
+        unexplained,
     })
 }

@@ -3,7 +3,7 @@
 
 use super::explain::WaitAt;
 use super::{
-    committed, step_number, Group, Need, PlanUnit, StepPlan, StepTime, WaitSite, BODY,
+    committed, step_number, Need, PlanUnit, StepPlan, StepTime, WaitInstance, WaitSite, BODY,
     EXPLAINED_INSTANCES, T_REP,
 };
 use crate::diagnostic::Diagnostic;
@@ -12,7 +12,6 @@ use crate::shape::LoopShape;
 
 pub(super) struct Planner<'a> {
     pub(super) p: &'a LoopShape,
-    pub(super) groups: &'a [Group],
     /// The async queues, ascending; every per-queue vector below is aligned with it.
     pub(super) queues: &'a [i64],
     /// Groups per step of each queue (g_q).
@@ -39,6 +38,8 @@ pub(super) struct Planner<'a> {
     pub(super) facts: Vec<(usize, i64, i64)>,
     /// What a symbolic epilogue knows complete when it begins, after the body or the prologue.
     pub(super) entry: Entry,
+    /// The instances to explain: (site id, instance index, its numbers).
+    pub(super) unexplained: Vec<(u32, usize, WaitAt)>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -74,15 +75,6 @@ impl Entry {
 }
 
 impl Planner<'_> {
-    pub(super) fn g(&self, q: i64) -> i64 {
-        self.queues
-            .iter()
-            .position(|&x| x == q)
-            .and_then(|i| self.gs.get(i))
-            .copied()
-            .unwrap_or(0)
-    }
-
     /// Groups of queue `queues[qi]` committed before step order index `idx` of step t.
     pub(super) fn committed(&self, qi: usize, time: StepTime, idx: usize) -> i64 {
         let (Some(&q), Some(&g)) = (self.queues.get(qi), self.gs.get(qi)) else {
@@ -232,13 +224,6 @@ impl Planner<'_> {
                     self.facts.push((qi, group, j));
                 }
                 let id = self.site(section, pos, q);
-                // Its explanation (arithmetic, symbols, groups forced and left) is written for the
-                // first instances of a site only, the ones the page shows: for every instance of a
-                // large loop it was most of deriving.
-                let explained = self
-                    .sites
-                    .get(id as usize)
-                    .is_some_and(|site| site.instances.len() < EXPLAINED_INSTANCES);
                 let at = WaitAt {
                     time,
                     pos,
@@ -247,14 +232,10 @@ impl Planner<'_> {
                     committed: c,
                     group,
                     count,
-                    need_ids: &need_ids,
+                    need: need_ids.first().copied(),
                     uniform,
                 };
-                let instance = self.instance(&at, explained);
-                // A site's id is its index.
-                if let Some(site) = self.sites.get_mut(id as usize) {
-                    site.instances.push(instance);
-                }
+                self.instance(id, at, &need_ids);
                 if waits.capacity() == 0 {
                     waits = Vec::with_capacity(waits_at_most);
                 }
@@ -275,6 +256,33 @@ impl Planner<'_> {
             },
             covered,
         )
+    }
+
+    /// Adds the instance `at` to site `id`, covering the needs `need_ids`. The first instances of
+    /// a site are the ones the page explains: their numbers are noted for `SyncPlan::explain`.
+    fn instance(&mut self, id: u32, at: WaitAt, need_ids: &[usize]) {
+        // A site's id is its index.
+        let Some(site) = self.sites.get_mut(id as usize) else {
+            return;
+        };
+        if self.explain && site.instances.len() < EXPLAINED_INSTANCES {
+            self.unexplained.push((id, site.instances.len(), at));
+        }
+        site.instances.push(WaitInstance {
+            step: match at.time {
+                StepTime::Const(t) => Some(t),
+                StepTime::Uniform { .. } => None,
+            },
+            count: at.count,
+            needs: if self.explain {
+                need_ids.to_vec()
+            } else {
+                Vec::new()
+            },
+            arithmetic: String::new(),
+            symbols: Vec::new(),
+            forces: None,
+        });
     }
 
     pub(super) fn site(&mut self, section: SectionKind, before: usize, queue: i64) -> u32 {

@@ -197,7 +197,6 @@ impl Planner<'_> {
                         "N = 0: nothing completes by itself at the end of the program".into()
                     },
                     forces: None,
-                    leaves: Vec::new(),
                 }],
                 summary: if !explain {
                     String::new()

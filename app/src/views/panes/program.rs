@@ -128,9 +128,9 @@ fn wait_explanation(site: &WaitSite) -> String {
             t.push_str("\n  ");
             t.push_str(symbol);
         }
-        if !i.leaves.is_empty() {
+        if i.count > 0 {
             t.push_str("\nleaves ");
-            t.push_str(&stagecraft::english::count(i.leaves.len(), "group"));
+            t.push_str(&stagecraft::english::count(i.count, "group"));
             t.push_str(" in flight");
         }
     }
