@@ -130,7 +130,7 @@ fn large_edit(ctx: Ctx, length: usize) -> bool {
 
 /// Explores the current text and publishes the result; marks the time to the updated DOM. The
 /// exploration's phases after the first (`Begun::step`: presenting, emitting machine code) run in
-/// this task while it has taken at most a frame, else each in a task of its own
+/// this task while it would take at most a frame, else each in a task of its own
 /// (`explore_on`): together they were one task of up to 81 ms for a large loop. The verification
 /// and the timeline are left out of the exploration: they are about half of a large loop's cost.
 /// They are run right away when all of it fits a frame, else each in a task of its own after the
@@ -152,6 +152,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         first,
         t0,
         ms: dom::now_ms() - t0,
+        phase_ms: dom::now_ms() - t0,
         split: false,
     };
     explore_on(
@@ -160,33 +161,41 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         exploring,
         begun,
         if first { f64::NEG_INFINITY } else { t0 },
+        false,
     );
 }
 
-/// Runs the phases `begun` has left, in this task (begun at `task_t0`) while it has taken at most a
-/// frame, the next in a task of its own once it has (a keystroke can be handled between them, and
-/// a newer recomputation replaces this one); then publishes the exploration.
+/// Runs the phases `begun` has left, in this task (begun at `task_t0`; `fresh` when it has run no
+/// phase yet) while the next would end it within a frame, the next in a task of its own once it
+/// would not (a keystroke can be handled between them, and a newer recomputation replaces this
+/// one); then publishes the exploration. A phase is expected to take as long as the one before:
+/// presenting a large loop costs about what beginning it did (25.3 and 25.6 M instructions for
+/// `159 64 64`), and beginning it within a frame then presenting it in the same task made one
+/// task of 51 ms (`fresh-load.mjs`, the header's "exploring 50.0 ms").
 fn explore_on(
     ctx: Ctx,
     last: StoredValue<Option<Inputs>>,
     mut exploring: Exploring,
     mut begun: Begun,
     task_t0: f64,
+    mut fresh: bool,
 ) {
     loop {
-        if dom::now_ms() - task_t0 > FRAME_MS {
+        if !fresh && dom::now_ms() - task_t0 + exploring.phase_ms > FRAME_MS {
             exploring.split = true;
             dom::in_a_task(Box::new(move || {
                 // A newer recomputation has begun: this one would never be shown.
                 if ctx.serial.get_value() == exploring.serial {
-                    explore_on(ctx, last, exploring, begun, dom::now_ms());
+                    explore_on(ctx, last, exploring, begun, dom::now_ms(), true);
                 }
             }));
             return;
         }
+        fresh = false;
         let t = dom::now_ms();
         let more = begun.step();
-        exploring.ms += dom::now_ms() - t;
+        exploring.phase_ms = dom::now_ms() - t;
+        exploring.ms += exploring.phase_ms;
         if !more {
             break;
         }
@@ -204,6 +213,8 @@ struct Exploring {
     first: bool,
     t0: f64,
     ms: f64,
+    /// The milliseconds of its last phase.
+    phase_ms: f64,
     split: bool,
 }
 
@@ -216,6 +227,7 @@ fn explored(ctx: Ctx, last: StoredValue<Option<Inputs>>, exploring: Exploring, e
         t0,
         ms,
         split,
+        ..
     } = exploring;
     let ex = Arc::new(ex);
     let kept = ex.ok && keeps_runs(ctx, last, &inputs);
