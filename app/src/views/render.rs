@@ -11,7 +11,8 @@ use leptos::prelude::*;
 fn written() -> Box<dyn Fn()> {
     let scroll = use_context::<ScrollMemory>();
     Box::new(move || {
-        if let Some(scroll) = scroll {
+        // Most renders are edits, with no pane being shown again: no frame callback for them.
+        if let Some(scroll) = scroll.filter(ScrollMemory::is_restoring) {
             dom::before_drawing(Box::new(move || scroll.restore()));
         }
     })

@@ -54,6 +54,11 @@ impl ScrollMemory {
             .set_value(Some((pane, dom::now_ms() + RESTORE_MS)));
     }
 
+    /// A pane is being shown again, its offsets not put back yet.
+    pub fn is_restoring(&self) -> bool {
+        self.restoring.with_value(Option::is_some)
+    }
+
     pub fn stop_restoring(&self) {
         self.restoring.set_value(None);
     }
