@@ -26,6 +26,12 @@ fn class_of(kind: TokenKind) -> &'static str {
 /// (`content-visibility` in style.css): the overlay of a 160-statement paste is thousands of spans.
 const CHUNK_LINES: usize = 32;
 
+/// The class of the overlay's chunks, and the `hidden` value of those away from view:
+/// `until-found`, which the browser's find in page still reveals (they hold no form field,
+/// `dom::Chunks`). `views::editor` shows the chunks near the view by these.
+pub const CHUNK_CLASS: &str = "chunk";
+pub const CHUNK_HIDDEN: &str = "until-found";
+
 /// The editor overlay: every byte of `text` appears once, wrapped in spans, in chunks of
 /// `CHUNK_LINES` lines. Each statement is wrapped in a span with its `st{id}` class so that hovering
 /// a statement anywhere tints it here through the focus style sheet, without rebuilding the overlay.
@@ -238,15 +244,16 @@ impl Chunked {
 }
 
 fn open_chunk(out: &mut Html, size: ChunkSize, hidden: bool) {
-    out.raw("<div class=\"chunk\" style=\"--lines:")
+    out.raw("<div class=\"")
+        .raw(CHUNK_CLASS)
+        .raw("\" style=\"--lines:")
         .num(size.lines)
         .raw(";--columns:")
-        .num(size.columns)
-        .raw(if hidden {
-            "\" hidden=\"until-found\">"
-        } else {
-            "\">"
-        });
+        .num(size.columns);
+    if hidden {
+        out.raw("\" hidden=\"").raw(CHUNK_HIDDEN);
+    }
+    out.raw("\">");
 }
 
 /// The size of each chunk of the overlay of `text` (which ends with one more space).

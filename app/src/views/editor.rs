@@ -8,11 +8,10 @@ use crate::model::indent;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The overlay's chunks, as `markup::highlight` writes them: hidden `until-found` away from view
-/// (they hold no form field), so that the browser's find in page still reveals them.
+/// The overlay's chunks, as `markup::highlight` writes them.
 const OVERLAY_CHUNKS: dom::Chunks = dom::Chunks {
-    class: "chunk",
-    hidden: "until-found",
+    class: highlight::CHUNK_CLASS,
+    hidden: highlight::CHUNK_HIDDEN,
 };
 
 #[component]
