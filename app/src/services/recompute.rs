@@ -142,6 +142,7 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
     ctx.serial.set_value(serial);
     let t0 = dom::now_ms();
     let begun = stagecraft::explore::begin(&inputs.text, &inputs.options());
+    let begun_ms = dom::now_ms() - t0;
     // The page's first exploration, unless its text waited for the warm-up, runs in code not yet
     // compiled (V8 compiles a function of the module when it is first called): its phases always
     // go in tasks of their own (and it begins in one, `schedule_recomputes`).
@@ -151,8 +152,8 @@ fn recompute(ctx: Ctx, last: StoredValue<Option<Inputs>>) {
         serial,
         first,
         t0,
-        ms: dom::now_ms() - t0,
-        phase_ms: dom::now_ms() - t0,
+        ms: begun_ms,
+        phase_ms: begun_ms,
         split: false,
     };
     explore_on(
