@@ -1,15 +1,27 @@
 //! A wait explained: the head arithmetic of an instance, the newest group it forces complete,
 //! and one sentence per symbol. The planner notes the numbers of each instance the page
-//! shows ([`WaitAt`]); [`SyncPlan::explain`] writes the text from them, later, in a task of its
-//! own: for a large loop the text was a third of deriving the waits.
+//! shows ([`Unexplained`]); [`SyncPlan::explain`] writes the text from them, later, in a task of
+//! its own: for a large loop the text was a third of deriving the waits.
 
-use super::{Group, GroupRef, Need, StepTime, SyncPlan, WaitInstance, T_REP};
+use super::{step_number, Group, GroupRef, Need, StepTime, SyncPlan, WaitInstance, T_REP};
 use crate::shape::LoopShape;
 use std::collections::BTreeMap;
 
-/// A wait instance as the planner finds it: where it runs and the head arithmetic's numbers.
+/// An instance to explain, as the planner noted it: what its text needs that its site and the
+/// instance itself do not hold.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct WaitAt {
+pub(super) struct Unexplained {
+    pub site: u32,
+    /// Its index in the site's instances.
+    pub instance: usize,
+    pub time: StepTime,
+    /// Groups its queue has committed before it.
+    pub committed: i64,
+}
+
+/// A wait instance with the head arithmetic's numbers.
+#[derive(Clone, Copy)]
+struct WaitAt {
     pub time: StepTime,
     /// The unit it precedes.
     pub pos: usize,
@@ -37,6 +49,7 @@ impl SyncPlan {
             needs,
             sites,
             unexplained,
+            extent,
             ..
         } = self;
         let why = Explainer {
@@ -45,13 +58,29 @@ impl SyncPlan {
             needs,
             per_step,
         };
-        for (site, instance, at) in unexplained.drain(..) {
-            let instance = sites
-                .get_mut(site as usize)
-                .and_then(|site| site.instances.get_mut(instance));
-            if let Some(instance) = instance {
-                why.write(&at, instance);
-            }
+        for noted in unexplained.drain(..) {
+            let Some(site) = sites.get_mut(noted.site as usize) else {
+                continue;
+            };
+            let (Some(pos), q) = (site.before, site.queue) else {
+                continue;
+            };
+            let Some(instance) = site.instances.get_mut(noted.instance) else {
+                continue;
+            };
+            // The planner's numbers, from what the plan keeps: `count = committed − group − 1`.
+            let at = WaitAt {
+                time: noted.time,
+                pos,
+                q,
+                t: step_number(noted.time),
+                committed: noted.committed,
+                group: noted.committed - instance.count - 1,
+                count: instance.count,
+                need: instance.needs.first().copied(),
+                uniform: matches!(noted.time, StepTime::Uniform { .. }) || extent.is_none(),
+            };
+            why.write(&at, instance);
         }
     }
 }

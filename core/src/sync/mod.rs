@@ -147,9 +147,8 @@ pub struct SyncPlan {
     /// Groups of each queue (in `per_step`'s order) closed before each index of the step order,
     /// index-major.
     closed_before: Vec<i64>,
-    /// The instances [`SyncPlan::explain`] writes the text of: (site id, instance index, its
-    /// numbers).
-    unexplained: Vec<(u32, usize, explain::WaitAt)>,
+    /// The instances [`SyncPlan::explain`] writes the text of.
+    unexplained: Vec<explain::Unexplained>,
 }
 
 impl SyncPlan {

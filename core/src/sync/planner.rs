@@ -1,7 +1,7 @@
 //! The planner: one step planned from the groups known complete before it, each wait placed
 //! with the exact count that covers what its units need.
 
-use super::explain::WaitAt;
+use super::explain::Unexplained;
 use super::{
     committed, step_number, Need, PlanUnit, StepPlan, StepTime, WaitInstance, WaitSite, BODY,
     EXPLAINED_INSTANCES, T_REP,
@@ -38,8 +38,8 @@ pub(super) struct Planner<'a> {
     pub(super) facts: Vec<(usize, i64, i64)>,
     /// What a symbolic epilogue knows complete when it begins, after the body or the prologue.
     pub(super) entry: Entry,
-    /// The instances to explain: (site id, instance index, its numbers).
-    pub(super) unexplained: Vec<(u32, usize, WaitAt)>,
+    /// The instances to explain.
+    pub(super) unexplained: Vec<Unexplained>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -224,18 +224,7 @@ impl Planner<'_> {
                     self.facts.push((qi, group, j));
                 }
                 let id = self.site(section, pos, q);
-                let at = WaitAt {
-                    time,
-                    pos,
-                    q,
-                    t,
-                    committed: c,
-                    group,
-                    count,
-                    need: need_ids.first().copied(),
-                    uniform,
-                };
-                self.instance(id, at, &need_ids);
+                self.instance(id, time, c, count, &need_ids);
                 if waits.capacity() == 0 {
                     waits = Vec::with_capacity(waits_at_most);
                 }
@@ -258,22 +247,35 @@ impl Planner<'_> {
         )
     }
 
-    /// Adds the instance `at` to site `id`, covering the needs `need_ids`. The first instances of
-    /// a site are the ones the page explains: their numbers are noted for `SyncPlan::explain`.
-    fn instance(&mut self, id: u32, at: WaitAt, need_ids: &[usize]) {
+    /// Adds to site `id` its instance at `time`, after `committed` groups of its queue, with
+    /// `count`, covering the needs `need_ids`. The first instances of a site are the ones the page
+    /// explains: they are noted for `SyncPlan::explain`.
+    fn instance(
+        &mut self,
+        id: u32,
+        time: StepTime,
+        committed: i64,
+        count: i64,
+        need_ids: &[usize],
+    ) {
         // A site's id is its index.
         let Some(site) = self.sites.get_mut(id as usize) else {
             return;
         };
         if self.explain && site.instances.len() < EXPLAINED_INSTANCES {
-            self.unexplained.push((id, site.instances.len(), at));
+            self.unexplained.push(Unexplained {
+                site: id,
+                instance: site.instances.len(),
+                time,
+                committed,
+            });
         }
         site.instances.push(WaitInstance {
-            step: match at.time {
+            step: match time {
                 StepTime::Const(t) => Some(t),
                 StepTime::Uniform { .. } => None,
             },
-            count: at.count,
+            count,
             needs: if self.explain {
                 need_ids.to_vec()
             } else {
