@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
-import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts, traceTasks } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -664,6 +664,7 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
     if (how === 'saved') {
       await store(page, saved);
     }
+    const trace = await traceTasks(page);
     await page.goto(how.startsWith('link') ? `${BASE}#${saved}` : BASE);
     await page.waitForFunction(() => window.__drawn, null, { timeout: 30000 });
     let since = (await page.evaluate(() => window.__drawn))[0];
@@ -687,9 +688,12 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
     assert.ok(explored > warmed, `${how}: explored at ${explored} ms, before the warm-up ended (${warmed} ms)`);
     const after = tasks.filter(([start]) => start >= since).map(([, d]) => Math.round(d));
     const load = tasks.filter(([start]) => start < since).map(([, d]) => Math.round(d));
+    // The same tasks as the trace saw them, each with the main thread's CPU time in it.
+    const traced = await trace.stop();
     rows.push({ how, 'text drawn (ms)': Math.round((await page.evaluate(() => window.__drawn))[0]),
       'results written (ms)': Math.round(results), 'long tasks at load': JSON.stringify(load),
       'long tasks after': JSON.stringify(after),
+      'traced: start+wall (CPU)': traced === null ? 'no trace' : traced.map(([s, w, c]) => `${s}+${w} (${c})`).join(' '),
       'exploring, verifying, simulating': (await page.locator('.timing').getAttribute('title')).replace(/^[^:]*: /, '') });
     await browser.close();
   }

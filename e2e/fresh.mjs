@@ -17,7 +17,9 @@ export const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
 
 /** Headless, and without the background work a first run of a profile starts. */
 export const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  // CHROMIUM_ARGS='--flag …': an experiment's flags, e.g. V8's (`--js-flags=--no-wasm-tier-up`).
+  ...(process.env.CHROMIUM_ARGS ? process.env.CHROMIUM_ARGS.split(' ') : [])];
 
 export const viewport = { width: 1500, height: 900 };
 
@@ -137,3 +139,38 @@ export const hostileTexts = {
   'beyond-lines': '\n'.repeat(max),
   'beyond-bytes': '#'.repeat(max + 100),
 };
+
+/** Starts a trace of `page`'s tasks (Chromium's `toplevel` category, which hardly slows it):
+ * `stop()` then resolves to its main thread's tasks of at least `minMs` as [start, wall, cpu]
+ * (ms; the start from the page's last navigation), in order. A task long by the clock but short on the CPU waited for a core: on a 2-core machine
+ * a fresh browser's own processes take them while the page loads (docs/limits.md, "Long by the
+ * clock, short on the CPU"). */
+export async function traceTasks(page, minMs = 50) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', e => events.push(...e.value));
+  const complete = new Promise(resolve => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReportEvents',
+    traceConfig: { includedCategories: ['toplevel', 'blink.user_timing'] },
+  });
+  return {
+    async stop() {
+      await cdp.send('Tracing.end');
+      await complete;
+      // The app's renderer: the process whose main thread has the app's performance marks.
+      const mark = events.find(e => e.name?.startsWith('stagecraft:'));
+      const main = events.find(e => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && e.pid === mark?.pid);
+      if (!main) return null;
+      // From the navigation of the page's app, as the page's own clock counts.
+      const nav = events.filter(e => e.name === 'navigationStart' && e.pid === main.pid).at(-1);
+      const t0 = nav?.ts ?? 0;
+      return events
+        .filter(e => e.pid === main.pid && e.tid === main.tid && e.ph === 'X'
+          && e.name === 'ThreadControllerImpl::RunTask' && e.dur >= minMs * 1000)
+        .sort((a, b) => a.ts - b.ts)
+        .map(e => [Math.round((e.ts - t0) / 1000), Math.round(e.dur / 1000),
+          e.tdur === undefined ? null : Math.round(e.tdur / 1000)]);
+    },
+  };
+}
