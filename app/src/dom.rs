@@ -25,6 +25,31 @@ pub fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// How often `now_ms` ticks, in ms: browsers coarsen it (Chromium to 0.1 ms or finer, Firefox to
+/// 1 ms), and a time shows no more digits than the clock has (`format::duration`). Watched once,
+/// for at most two ticks.
+pub fn clock_tick_ms() -> f64 {
+    thread_local!(static TICK: Cell<f64> = const { Cell::new(0.0) });
+    TICK.with(|tick| {
+        if tick.get() == 0.0 {
+            let first = next_tick(now_ms());
+            tick.set(match next_tick(first) - first {
+                step if step > 0.0 => step,
+                _ => 1.0,
+            });
+        }
+        tick.get()
+    })
+}
+
+/// The clock's first reading after `after` (bounded: a clock that does not move is not waited for).
+fn next_tick(after: f64) -> f64 {
+    (0..1_000_000)
+        .map(|_| now_ms())
+        .find(|&t| t != after)
+        .unwrap_or(after)
+}
+
 /// A performance mark, for the browser tests' timing of edits (and the browser's profiler).
 pub fn mark(name: &str) {
     if let Some(p) = window().and_then(|w| w.performance()) {

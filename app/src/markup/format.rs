@@ -16,6 +16,20 @@ pub fn fixed(x: f64, decimals: u32) -> String {
     }
 }
 
+/// `ms` milliseconds as a clock that ticks every `tick` ms measured them: tenths where it ticks
+/// at least twice a millisecond (Chromium's every 0.1 ms or less, a difference of two readings
+/// a hair either side of it), whole milliseconds where it ticks each millisecond (Firefox's, where
+/// a recomputation of 0.6 ms reads 0 or 1), and less than one tick as such.
+pub fn duration(ms: f64, tick: f64) -> String {
+    if tick < 0.5 {
+        format!("{} ms", fixed(ms, 1))
+    } else if ms < tick {
+        format!("< {} ms", fixed(tick, 0))
+    } else {
+        format!("{} ms", fixed(ms, 0))
+    }
+}
+
 /// The verdict's class, as the Verification pane colours it.
 pub fn verdict_class(v: Verdict) -> &'static str {
     match v {
@@ -77,5 +91,15 @@ mod tests {
         assert_eq!(value(-8.0), "-8");
         assert_eq!(value(0.25), "0.2500");
         assert_eq!(index(&[1, -2]), "[1, -2]");
+    }
+
+    #[test]
+    fn a_duration_has_no_more_digits_than_its_clock() {
+        assert_eq!(duration(0.62, 0.005), "0.6 ms");
+        // A 0.1 ms clock's tick, as two of its readings differ.
+        assert_eq!(duration(12.0, 1234.5 - 1234.4), "12.0 ms");
+        assert_eq!(duration(0.0, 1.0), "< 1 ms");
+        assert_eq!(duration(1.0, 1.0), "1 ms");
+        assert_eq!(duration(17.0, 1.0), "17 ms");
     }
 }

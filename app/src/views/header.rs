@@ -3,7 +3,7 @@
 
 use crate::ctx::ctx;
 use crate::dom;
-use crate::markup::format::fixed;
+use crate::markup::format::duration;
 use crate::markup::html::{self, Html};
 use crate::model::timing::Timing;
 use crate::services::documents::Documents;
@@ -29,11 +29,11 @@ fn params_html(params: &BTreeMap<String, i64>) -> String {
     h.finish()
 }
 
-/// What the header's time is made of, for its tooltip.
-fn timing_parts(t: &Timing) -> String {
+/// What the header's time is made of, for its tooltip, as a clock ticking every `tick` ms measured it.
+fn timing_parts(t: &Timing, tick: f64) -> String {
     let mut s = format!(
-        "time of the last recomputation: exploring {} ms",
-        fixed(t.explore, 1)
+        "time of the last recomputation: exploring {}",
+        duration(t.explore, tick)
     );
     if t.kept {
         s.push_str(" (the verification and the timeline of the same program were kept)");
@@ -44,7 +44,7 @@ fn timing_parts(t: &Timing) -> String {
         ("simulating the timeline", t.simulate),
     ] {
         match ms {
-            Some(ms) => s.push_str(&format!(", {what} {} ms", fixed(ms, 1))),
+            Some(ms) => s.push_str(&format!(", {what} {}", duration(ms, tick))),
             None => s.push_str(&format!(", {what} still to come")),
         }
     }
@@ -110,14 +110,14 @@ pub fn Header() -> impl IntoView {
         if ctx.preparing.get() {
             "preparing…".to_string()
         } else {
-            format!("{} ms", fixed(ctx.timing.with(Timing::total), 1))
+            duration(ctx.timing.with(Timing::total), dom::clock_tick_ms())
         }
     };
     let timing_title = move || {
         if ctx.preparing.get() {
             "Preparing the explorer: this text is explored in a moment.".to_string()
         } else {
-            ctx.timing.with(timing_parts)
+            ctx.timing.with(|t| timing_parts(t, dom::clock_tick_ms()))
         }
     };
     // Which language the text was read as: a pasted `@T.prim_func` is TVMScript.
@@ -165,14 +165,25 @@ mod tests {
             ..Timing::default()
         };
         assert_eq!(
-            timing_parts(&t),
+            timing_parts(&t, 0.1),
             "time of the last recomputation: exploring 19.6 ms, verifying 18.2 ms, simulating the timeline still to come"
         );
         t.verify = None;
         t.kept = true;
         assert_eq!(
-            timing_parts(&t),
+            timing_parts(&t, 0.1),
             "time of the last recomputation: exploring 19.6 ms (the verification and the timeline of the same program were kept)"
+        );
+        // Firefox's clock ticks each millisecond.
+        let t = Timing {
+            explore: 0.0,
+            verify: Some(1.0),
+            simulate: Some(0.0),
+            ..Timing::default()
+        };
+        assert_eq!(
+            timing_parts(&t, 1.0),
+            "time of the last recomputation: exploring < 1 ms, verifying 1 ms, simulating the timeline < 1 ms"
         );
     }
 }
