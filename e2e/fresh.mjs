@@ -142,9 +142,9 @@ export const hostileTexts = {
 
 /** Starts a trace of `page`'s tasks (Chromium's `toplevel` category, which hardly slows it):
  * `stop()` then resolves to its main thread's tasks of at least `minMs` as [start, wall, cpu]
- * (ms; the start from the page's last navigation), in order. A task long by the clock but short on the CPU waited for a core: on a 2-core machine
- * a fresh browser's own processes take them while the page loads (docs/limits.md, "Long by the
- * clock, short on the CPU"). */
+ * (ms; the start from the page's last navigation), in order. A task long by the clock but short
+ * on the CPU waited for a core: on a 2-core machine a fresh browser's own processes take them
+ * while the page loads (docs/limits.md, "Long by the clock, short on the CPU"). */
 export async function traceTasks(page, minMs = 50) {
   const cdp = await page.context().newCDPSession(page);
   const events = [];
