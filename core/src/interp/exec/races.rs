@@ -18,7 +18,6 @@ impl Machine<'_> {
             })
     }
 
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn race(
         &mut self,
         kind: RaceKind,
