@@ -10,8 +10,15 @@ mkdirSync(SHOTS, { recursive: true });
 let ctx;
 const errors = [];
 
+// The browsers of the tests that launch one per case: closed here too, so that a case that fails
+// half-way leaves no browser running (which kept node, and CI, waiting until its time ran out).
+const ownBrowsers = [];
+const launchOwn = async () => { const b = await launch(); ownBrowsers.push(b); return b; };
 before(async () => { ctx = await launch(); });
-after(async () => { await ctx?.close(); });
+after(async () => {
+  await ctx?.close();
+  for (const b of ownBrowsers) await b.close().catch(() => {});
+});
 
 /** Opens the explorer; unless `keep`, with this browser's saved text cleared first. */
 async function open(url = BASE, keep = false) {
@@ -578,7 +585,7 @@ test('long tasks pasting a heavy loop into a fresh page (printed, not asserted; 
   // resources.
   const rows = [];
   for (const [n, stages, extent, pane] of [[159, 64, 64, 'program'], [159, 16, 64, 'program'], [159, 8, 5000, 'program'], [159, 64, 64, 'code']]) {
-    const browser = await launch();
+    const browser = await launchOwn();
     const page = await browser.newPage();
     page.on('pageerror', e => errors.push(String(e)));
     page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
@@ -650,7 +657,7 @@ test('a page opened with a heavy loop in it, or given one right after loading, e
   // The last case is a browser without idle callbacks, as Safari is: the warm-up, which the text
   // waits for, then runs in tasks of its own.
   for (const how of ['saved', 'link', 'pasted', 'link, no idle callbacks']) {
-    const browser = await launch();
+    const browser = await launchOwn();
     const page = await browser.newPage();
     page.on('pageerror', e => errors.push(String(e)));
     page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });

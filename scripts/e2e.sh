@@ -9,5 +9,7 @@ python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >/dev/null 2>&1
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
-(cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 *.test.mjs engines/*.test.mjs)
+# --test-force-exit: a test file whose browser is left open (a case failed before closing it)
+# ends with its tests rather than keeping CI waiting until its time runs out.
+(cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node --test --test-concurrency=1 --test-force-exit *.test.mjs engines/*.test.mjs)
 echo "screenshots: e2e/screenshots/"

@@ -16,12 +16,15 @@ pub fn fixed(x: f64, decimals: u32) -> String {
     }
 }
 
+/// A clock that ticks more often than this (ms) is read to tenths of a millisecond.
+pub const FINE_TICK_MS: f64 = 0.5;
+
 /// `ms` milliseconds as a clock that ticks every `tick` ms measured them: tenths where it ticks
 /// at least twice a millisecond (Chromium's every 0.1 ms or less, a difference of two readings
 /// a hair either side of it), whole milliseconds where it ticks each millisecond (Firefox's, where
 /// a recomputation of 0.6 ms reads 0 or 1), and less than one tick as such.
 pub fn duration(ms: f64, tick: f64) -> String {
-    if tick < 0.5 {
+    if tick < FINE_TICK_MS {
         format!("{} ms", fixed(ms, 1))
     } else if ms < tick {
         format!("< {} ms", fixed(tick, 0))
