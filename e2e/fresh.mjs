@@ -140,6 +140,10 @@ export const hostileTexts = {
   'beyond-bytes': '#'.repeat(max + 100),
 };
 
+/** A task of a thread in a Chromium trace (category `toplevel`): what the Long Tasks API
+ * measures, give or take (docs/limits.md). */
+export const TASK_EVENT = 'ThreadControllerImpl::RunTask';
+
 /** Starts a trace of `page`'s tasks (Chromium's `toplevel` category, which hardly slows it):
  * `stop()` then resolves to its main thread's tasks of at least `minMs` as [start, wall, cpu]
  * (ms; the start from the page's last navigation), in order. A task long by the clock but short
@@ -167,7 +171,7 @@ export async function traceTasks(page, minMs = 50) {
       const t0 = nav?.ts ?? 0;
       return events
         .filter(e => e.pid === main.pid && e.tid === main.tid && e.ph === 'X'
-          && e.name === 'ThreadControllerImpl::RunTask' && e.dur >= minMs * 1000)
+          && e.name === TASK_EVENT && e.dur >= minMs * 1000)
         .sort((a, b) => a.ts - b.ts)
         .map(e => [Math.round((e.ts - t0) / 1000), Math.round(e.dur / 1000),
           e.tdur === undefined ? null : Math.round(e.tdur / 1000)]);

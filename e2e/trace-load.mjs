@@ -16,13 +16,14 @@
 // or `select:SELECTOR=VALUE`, e.g. ACT='preset:CUTLASS;click:#tab-timeline'.
 import { chromium } from 'playwright-core';
 import { writeFileSync } from 'node:fs';
-import { url, loopText, executablePath, args, viewport, savedState, store, explored, paste } from './fresh.mjs';
+import { url, loopText, executablePath, args, viewport, savedState, store, explored, paste, TASK_EVENT } from './fresh.mjs';
 
 const runs = Number(process.env.RUNS || 3);
 const minMs = Number(process.env.MIN_MS || 20);
 const file = process.argv[2];
 // LIGHT=1: only the tasks themselves (wall and CPU time), so that tracing hardly slows the page.
-const categories = process.env.LIGHT === '1' ? ['toplevel', 'blink.user_timing'] : ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
+const categories = process.env.LIGHT === '1' ? ['toplevel', 'blink.user_timing'] : [
+  'devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel',
   'blink.user_timing', 'v8', 'v8.wasm', 'disabled-by-default-v8.compile', 'v8.execute', 'loading',
   // STACKS=1: script stacks on forced styles and layouts (TRACE_OUT keeps them): who forced one.
   ...(process.env.STACKS === '1' ? ['disabled-by-default-devtools.timeline.stack'] : [])];
@@ -105,20 +106,21 @@ function report(events, r) {
   const ms = ts => ((ts - t0) / 1000).toFixed(0);
   const onMain = events.filter(e => e.pid === main.pid && e.tid === main.tid && e.ts >= t0)
     .sort((a, b) => a.ts - b.ts);
-  const tasks = onMain.filter(e => e.ph === 'X' && e.name === (process.env.LIGHT === '1' ? 'ThreadControllerImpl::RunTask' : 'RunTask') && e.dur / 1000 >= minMs);
+  const tasks = onMain.filter(e => e.ph === 'X' && e.name === TASK_EVENT && e.dur / 1000 >= minMs);
+  // An event's length, and its thread's CPU time in it (tdur) where the trace has it: far less CPU
+  // than length means the thread waited for a core (the browser's other processes), not that the
+  // page had that much to do.
+  const took = e => `${(e.dur / 1000).toFixed(1)}${e.tdur === undefined ? '' : ` (cpu ${(e.tdur / 1000).toFixed(1)})`}`;
   const marks = onMain.filter(e => e.cat.includes('blink.user_timing') && e.name.startsWith('stagecraft:')
     && e.ph !== 'X' && e.ph !== 'e');
   const lines = [];
   for (const t of tasks) {
-    // tdur: the thread's CPU time in the task; far less than its length means the thread waited
-    // for a core (the browser's other processes), not that the page had that much to do.
-    const cpu = t.tdur === undefined ? '' : ` (cpu ${(t.tdur / 1000).toFixed(1)})`;
-    lines.push(`  task ${ms(t.ts)}+${(t.dur / 1000).toFixed(1)}${cpu}`);
+    lines.push(`  task ${ms(t.ts)}+${took(t)}`);
     const stack = [t];
     for (const e of onMain) {
       if (e === t || e.ph !== 'X' || e.ts < t.ts || e.ts + e.dur > t.ts + t.dur || e.dur < 1000) continue;
       while (stack.length > 1 && stack.at(-1).ts + stack.at(-1).dur < e.ts + e.dur) stack.pop();
-      if (stack.length <= Number(process.env.DEPTH || 3)) lines.push(`${'  '.repeat(stack.length + 1)}${e.name} ${ms(e.ts)}+${(e.dur / 1000).toFixed(1)}${e.tdur === undefined ? '' : ` (cpu ${(e.tdur / 1000).toFixed(1)})`}`);
+      if (stack.length <= Number(process.env.DEPTH || 3)) lines.push(`${'  '.repeat(stack.length + 1)}${e.name} ${ms(e.ts)}+${took(e)}`);
       stack.push(e);
     }
     const m = marks.filter(e => e.ts >= t.ts && e.ts <= t.ts + t.dur).map(e => `${e.name.slice(11)}@${ms(e.ts)}`);
