@@ -264,7 +264,7 @@ mod tests {
     /// target it does not emit is kept as written; either way the state survives another round.
     #[test]
     fn names_this_version_does_not_know() {
-        let json = r#"{"text":"x","form":"diagonal","pane":"steps","params":{},"zoom":10,"target":"ptx-sm100"}"#;
+        let json = r#"{"text":"x","form":"diagonal","pane":"stepping","params":{},"zoom":10,"target":"ptx-sm100"}"#;
         let s = v1::from_json(json).expect("readable");
         assert_eq!(s.form, Form::Rolled);
         assert_eq!(s.pane, Pane::Program);

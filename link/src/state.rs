@@ -61,16 +61,18 @@ pub enum Pane {
     Timeline,
     Space,
     Code,
+    Steps,
 }
 
 impl Pane {
     /// Each pane with the name a link gives it.
-    const NAMES: [(Pane, &'static str); 5] = [
+    const NAMES: [(Pane, &'static str); 6] = [
         (Pane::Program, "program"),
         (Pane::Verification, "verification"),
         (Pane::Timeline, "timeline"),
         (Pane::Space, "space"),
         (Pane::Code, "code"),
+        (Pane::Steps, "steps"),
     ];
 
     pub const COUNT: usize = Pane::NAMES.len();
@@ -218,7 +220,7 @@ mod tests {
             assert_eq!(Pane::all().nth(p.index()), Some(p));
         }
         assert_eq!(Pane::all().count(), Pane::COUNT);
-        assert_eq!(Pane::parse("steps"), None);
+        assert_eq!(Pane::parse("stepping"), None);
         for t in CodeTarget::all() {
             assert_eq!(CodeTarget::parse(t.name()), t);
         }

@@ -5,4 +5,5 @@
 pub mod format;
 pub mod highlight;
 pub mod html;
+pub mod steps;
 pub mod views;

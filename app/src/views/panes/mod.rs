@@ -38,7 +38,7 @@ macro_rules! registry {
     };
 }
 
-registry![program, verification, timeline, space, code];
+registry![program, verification, timeline, space, code, steps];
 
 /// The value shown, whichever exploration it belongs to.
 fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {

@@ -1,0 +1,163 @@
+//! The step-through's machine picture as SVG: core computes the view (`StepThrough::view`), this
+//! only draws it, so the picture and the CLI's numbers cannot disagree.
+
+use super::html::Html;
+use stagecraft::steps::{SlotRef, SlotStatus, StepThrough, StepView};
+
+/// Fill and legend text per slot status, in legend order.
+const STATUSES: [(SlotStatus, &str, &str); 4] = [
+    (SlotStatus::Empty, "#eeeeee", "empty"),
+    (SlotStatus::InFlight, "#f5b041", "in flight"),
+    (SlotStatus::Ready, "#82e0aa", "ready"),
+    (SlotStatus::BeingRead, "#85c1e9", "being read"),
+];
+
+const SLOT_W: usize = 64;
+const ROW_H: usize = 34;
+const LEFT: usize = 120;
+
+/// The picture and the caption (at a wait, core's caption is the head arithmetic).
+pub fn picture(trace: &StepThrough, v: &StepView) -> String {
+    let mut h = Html::with_capacity(4096);
+    let widest = trace
+        .rings
+        .iter()
+        .map(|r| r.slots as usize)
+        .max()
+        .unwrap_or(0);
+    let stack = v
+        .state
+        .queues
+        .iter()
+        .map(|q| q.outstanding.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let rings_h = ROW_H * trace.rings.len() + 30;
+    let stacks_x = LEFT + widest * SLOT_W + 40;
+    let width = stacks_x + 230 * v.state.queues.len().max(1);
+    let height = (rings_h + 20).max(ROW_H * (stack + 2) + 10);
+    h.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"machine\" font-family=\"sans-serif\" font-size=\"12\" width=\"")
+        .num(width)
+        .raw("\" height=\"")
+        .num(height)
+        .raw("\">");
+    for (k, (_, fill, name)) in STATUSES.iter().enumerate() {
+        let x = k * 95;
+        h.raw("<rect x=\"")
+            .num(x)
+            .raw("\" y=\"2\" width=\"12\" height=\"12\" stroke=\"#555\" fill=\"")
+            .raw(fill)
+            .raw("\"/><text x=\"")
+            .num(x + 16)
+            .raw("\" y=\"12\">")
+            .raw(name)
+            .raw("</text>");
+    }
+    for (ring, (r, slots)) in trace.rings.iter().zip(&v.state.rings).enumerate() {
+        let y = 26 + ring * ROW_H;
+        h.raw("<text x=\"0\" y=\"")
+            .num(y + 18)
+            .raw("\">")
+            .text(&r.buffer)
+            .raw("</text>");
+        for (slot, s) in slots.iter().enumerate() {
+            let at = SlotRef {
+                ring,
+                slot: slot as u32,
+            };
+            let status = s.status(v.reading.contains(&at));
+            let (fill, name) = STATUSES
+                .iter()
+                .find(|(st, _, _)| *st == status)
+                .map_or(("#fff", ""), |(_, f, n)| (*f, *n));
+            let x = LEFT + slot * SLOT_W;
+            h.raw("<g class=\"slot\" data-buffer=\"")
+                .text(&r.buffer)
+                .raw("\" data-slot=\"")
+                .num(slot)
+                .raw("\" data-status=\"")
+                .raw(name)
+                .raw("\"><title>")
+                .text(&r.buffer)
+                .raw(" slot ")
+                .num(slot)
+                .raw(": ")
+                .raw(name)
+                .raw("</title><rect x=\"")
+                .num(x)
+                .raw("\" y=\"")
+                .num(y)
+                .raw("\" width=\"")
+                .num(SLOT_W - 4)
+                .raw("\" height=\"")
+                .num(ROW_H - 6)
+                .raw("\" stroke=\"#555\" fill=\"")
+                .raw(fill)
+                .raw("\"/><text x=\"")
+                .num(x + 6)
+                .raw("\" y=\"")
+                .num(y + 18)
+                .raw("\">");
+            match s.iteration {
+                Some(i) => h.raw("it ").num(i),
+                None => h.raw("—"),
+            };
+            h.raw("</text></g>");
+        }
+    }
+    // Per queue, its groups in flight stacked oldest at the bottom, under its heads.
+    let bottom = height - 10;
+    for (k, q) in v.state.queues.iter().enumerate() {
+        let x = stacks_x + k * 230;
+        h.raw("<g class=\"queue\" data-queue=\"")
+            .num(q.queue)
+            .raw("\"><text x=\"")
+            .num(x)
+            .raw("\" y=\"30\">queue ")
+            .num(q.queue)
+            .raw(": committed ")
+            .num(q.committed)
+            .raw(", completed ")
+            .num(q.completed)
+            .raw("</text>");
+        for (depth, g) in q.outstanding.iter().enumerate() {
+            let y = bottom - (depth + 1) * ROW_H;
+            h.raw("<g class=\"group\" data-seq=\"")
+                .num(g.seq)
+                .raw("\"><rect x=\"")
+                .num(x)
+                .raw("\" y=\"")
+                .num(y)
+                .raw("\" width=\"130\" height=\"")
+                .num(ROW_H - 6)
+                .raw("\" stroke=\"#555\" fill=\"#f5b041\"/><text x=\"")
+                .num(x + 6)
+                .raw("\" y=\"")
+                .num(y + 18)
+                .raw("\">group ")
+                .num(g.seq);
+            let iterations: Vec<i64> = g.members.iter().filter_map(|(_, i)| *i).collect();
+            if let (Some(a), Some(b)) = (iterations.iter().min(), iterations.iter().max()) {
+                h.raw(" · it ").num(a);
+                if a != b {
+                    h.raw("–").num(b);
+                }
+            }
+            h.raw("</text></g>");
+        }
+        h.raw("</g>");
+    }
+    h.raw("</svg>");
+    h.raw("<p id=\"caption\"")
+        .raw(if v.race { " class=\"race\">" } else { ">" })
+        .text(&v.caption)
+        .raw("</p>");
+    for note in &trace.notes {
+        h.raw("<p class=\"focus-note\">").text(note).raw("</p>");
+    }
+    if let Some(l) = &trace.limit {
+        h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
+    }
+    h.finish()
+}

@@ -1,0 +1,128 @@
+//! The step-through: the machine at one position of the interpreter's trace (core's
+//! `explore::step_through`), with controls and keys to move along it. The position and the
+//! completion model live in the shared state, so a link reopens the same instant.
+
+use super::contract::{self, PaneSpec};
+use crate::ctx::ctx;
+use crate::markup::steps::picture;
+use leptos::prelude::*;
+use stagecraft::steps::{CompletionModel, StepOptions, StepThrough};
+use stagecraft_link::Pane;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub const PANE: PaneSpec = PaneSpec {
+    pane: Pane::Steps,
+    label: "Step through",
+    pending: contract::never_pending,
+};
+
+/// Steps per second while playing.
+const PLAY_MS: u64 = 33;
+
+/// The pane's content, made once by the registry.
+pub fn view() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    let model = Memo::new(move |_| ctx.st.with(|s| s.completion));
+    // Recomputed only for a new exploration or model, and only once the pane reads it.
+    let trace = Memo::new(move |_| {
+        let options = StepOptions {
+            model: model.get(),
+            ..StepOptions::default()
+        };
+        ctx.good.with(|ex| {
+            Arc::new(ex.as_deref().map_or_else(
+                || StepThrough::nothing("Nothing explored yet."),
+                |ex| stagecraft::explore::step_through(ex, &options),
+            ))
+        })
+    });
+    let position = move || ctx.st.with(|s| s.step) as usize;
+    let last = move || trace.with(|t| t.steps.len());
+    let go = move |p: usize| {
+        let p = p.min(last()) as u64;
+        if ctx.st.with_untracked(|s| s.step) != p {
+            ctx.st.update(|s| s.step = p);
+        }
+    };
+    let playing = StoredValue::new(None::<IntervalHandle>);
+    let pause = move || {
+        if let Some(h) = playing.get_value() {
+            h.clear();
+            playing.set_value(None);
+        }
+    };
+    let forward = move || {
+        let p = ctx.st.with_untracked(|s| s.step) as usize;
+        if p >= trace.with_untracked(|t| t.steps.len()) {
+            pause();
+        } else {
+            go(p + 1);
+        }
+    };
+    let play = move || {
+        if playing.get_value().is_none() {
+            if let Ok(h) = set_interval_with_handle(forward, Duration::from_millis(PLAY_MS)) {
+                playing.set_value(Some(h));
+            }
+        }
+    };
+    let back = move || go(position().saturating_sub(1));
+    let next_wait = move || {
+        if let Some(p) = trace.with_untracked(|t| t.next_wait(position())) {
+            go(p);
+        }
+    };
+    let next_race = move || {
+        if let Some(p) = trace.with_untracked(|t| t.race.as_ref().map(|r| r.position)) {
+            go(p);
+        }
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        match (ev.key().as_str(), ev.shift_key()) {
+            (" ", _) if playing.get_value().is_some() => pause(),
+            (" ", _) => play(),
+            ("ArrowRight", true) => next_wait(),
+            ("ArrowRight", false) => forward(),
+            ("ArrowLeft", _) => back(),
+            _ => return,
+        }
+        ev.prevent_default();
+    };
+    contract::render_while_shown(node, PANE.pane, move || {
+        let p = position();
+        trace.with(|t| picture(t, &t.view(p)))
+    });
+    view! {
+        <div id="steps" tabindex="0" on:keydown=on_key>
+            <div class="controls" style="white-space:nowrap">
+                <button on:click=move |_| play()>"Play"</button>
+                <button on:click=move |_| pause()>"Pause"</button>
+                <button on:click=move |_| back()>"Step back"</button>
+                <button on:click=move |_| forward()>"Step forward"</button>
+                <button on:click=move |_| next_wait()>"Next wait"</button>
+                <button on:click=move |_| next_race()>"Next race"</button>
+                <input type="range" aria-label="Position" min="0" max=move || last().to_string()
+                    prop:value=move || position().to_string()
+                    on:input=move |ev| go(event_target_value(&ev).parse().unwrap_or(0)) />
+                <span id="position">{move || format!("{} / {}", position(), last())}</span>
+                <select aria-label="Completion model"
+                    on:change=move |ev| {
+                        let m = if event_target_value(&ev) == "as_timed" {
+                            CompletionModel::AsTimed
+                        } else {
+                            CompletionModel::Latest
+                        };
+                        ctx.st.update(|s| s.completion = m);
+                    }>
+                    <option value="latest" selected=move || model.get() == CompletionModel::Latest>
+                        "latest"</option>
+                    <option value="as_timed" selected=move || model.get() == CompletionModel::AsTimed>
+                        "as timed"</option>
+                </select>
+            </div>
+            <div node_ref=node></div>
+        </div>
+    }
+}
