@@ -1,5 +1,5 @@
-// The dialects users write (issue 25): a pasted TVMScript PrimFunc, the token view and the TVMScript
-// export. (The TVM 0.27 view and the check view, with their tests, are on branch dialects2.) Run by scripts/e2e.sh against the release
+// The dialects users write (issue 25): a pasted TVMScript PrimFunc, the token view, TVM 0.27's own
+// program beside Stagecraft's, and the TVMScript export. Run by scripts/e2e.sh against the release
 // build; alone: `cd e2e && STAGECRAFT_URL=… node --test dialects.test.mjs`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,6 +53,35 @@ test('a pasted TVMScript PrimFunc is read as TVMScript and gets the same waits a
   await page.close();
 });
 
+test('the TVM 0.27 view on RFC (c) shows TVM\'s count 5, its race at its line, beside Stagecraft\'s verdict', async () => {
+  const page = await open();
+  await loadPreset(page, 'RFC (c): interleaved producers');
+  await page.click('button[data-view="tvm-0.27"]');
+  await page.waitForSelector('#tvm-program');
+  assert.equal(await page.getAttribute('button[data-view="tvm-0.27"]', 'aria-pressed'), 'true');
+  assert.match(await page.locator('#tvm-verdict').innerText(), /racy/);
+  assert.match(await page.locator('#tvm-program').innerText(), /async_wait_queue\(0, 5\)/);
+  const racy = await page.locator('#tvm-program .line.racy').count();
+  assert.ok(racy > 0, 'the racing lines are marked');
+  const first = await page.locator('.tvm-races li').first().innerText();
+  assert.match(first, /^line \d+: reads data whose asynchronous write is still in flight/);
+  // Stagecraft's own program for the same schedule is equivalent.
+  await page.waitForFunction(() => /Stagecraft's program for the same schedule: equivalent/i.test(document.querySelector('#pane-program')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.screenshot({ path: SHOTS + 'tvm-view-rfc-c-1500.png' });
+  await page.setViewportSize({ width: 900, height: 700 });
+  await page.screenshot({ path: SHOTS + 'tvm-view-rfc-c-900.png' });
+  await page.close();
+});
+
+test('TVM\'s refusal is shown with TVM\'s own message at the line of the loop', async () => {
+  const page = await open();
+  await pasteAndExplore(page, 'for i in range(4):\n    B[i] = A[i]\n    C[i] = B[i]\nsch.annotate(i, "software_pipeline_stage", [0, 1])\nsch.annotate(i, "software_pipeline_order", [0, 0])\n');
+  await page.click('button[data-view="tvm-0.27"]');
+  await page.waitForSelector('#tvm-refusal');
+  assert.match(await page.locator('#tvm-refusal').innerText(), /^line 5 of your loop: TVM 0.27 refuses this schedule: .*same order/);
+  await page.close();
+});
+
 test('the tokens view on RFC (b): each wait an async_done with its count beside it; a link reopens the view', async () => {
   const page = await open();
   await loadPreset(page, 'RFC (b): two async stages');
@@ -87,6 +116,34 @@ test('the loop exports as a TVMScript PrimFunc from the Code pane', async () => 
   await pasteAndExplore(page, 'for i in range(4):\n    C[i] = A[i] +\n');
   await page.waitForSelector('#code .unavailable');
   assert.match(await page.locator('#code .unavailable').innerText(), /no TVMScript form: fix line 2 first/);
+  await page.close();
+});
+
+test('check a pipelined program: TVM\'s output for RFC (c) races and names the count that would be right; fixed, it is equivalent', async () => {
+  const page = await open();
+  await loadPreset(page, 'RFC (c): interleaved producers');
+  await page.click('button[data-view="tvm-0.27"]');
+  await page.waitForSelector('#tvm-program');
+  const tvm = await page.locator('#tvm-program').innerText();
+  await page.click('button[data-view="check"]');
+  await page.waitForSelector('#pipelined');
+  assert.match(await page.locator('#check-verdict').innerText(), /Paste a pipelined program/);
+  await page.fill('#pipelined', tvm);
+  await page.waitForFunction(() => /racy/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  assert.match(await page.locator('#pane-program').innerText(), /async_wait_queue\(0, 5\): should have covered them: its count 2 lower leaves no race on it/);
+  await page.screenshot({ path: SHOTS + 'check-tvm-rfc-c-1500.png' });
+  await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, 3)'));
+  await page.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  // Stagecraft's own program checks as equivalent too; the link carries the program checked.
+  await page.getByRole('button', { name: "Start from Stagecraft's program" }).click();
+  await page.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await page.waitForTimeout(600);
+  const again = await open({ width: 900, height: 700 }, await page.evaluate(() => location.hash));
+  await again.waitForSelector('#check-verdict');
+  assert.match(await again.inputValue('#pipelined'), /async_commit_queue/);
+  await again.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await again.screenshot({ path: SHOTS + 'check-ours-rfc-c-900.png' });
+  await again.close();
   await page.close();
 });
 

@@ -156,6 +156,13 @@ mod tests {
             assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
         }
         assert!(!crate::v1::to_json(&State::default()).contains("view"));
+        let checked = State {
+            view: crate::state::ProgramView::Check,
+            pipelined: "for i in range(4):\n    C[i] = A[i]\n".into(),
+            ..State::default()
+        };
+        assert_eq!(decode(&format!("#{}", encode(&checked))), Ok(checked));
+        assert!(!crate::v1::to_json(&State::default()).contains("pipelined"));
     }
 
     /// A link made by v1 must open forever: this one is frozen (RFC (a), peeled form, timeline pane).

@@ -29,8 +29,11 @@ pub struct State {
     pub lesson: Option<String>,
     /// Wait counts moved by hand from the derived ones (`explore::Options::count_overrides`).
     pub counts: Vec<CountOverride>,
-    /// Which program the Pipelined program pane shows: Stagecraft's, or in token form.
+    /// Which program the Pipelined program pane shows: Stagecraft's, in token form, TVM's, or one
+    /// pasted to be checked.
     pub view: ProgramView,
+    /// The pipelined program pasted to be checked against the loop (`ProgramView::Check`).
+    pub pipelined: String,
 }
 
 impl Default for State {
@@ -47,6 +50,7 @@ impl Default for State {
             lesson: None,
             counts: Vec::new(),
             view: ProgramView::Stagecraft,
+            pipelined: String::new(),
         }
     }
 }
@@ -105,7 +109,8 @@ impl Pane {
     }
 }
 
-/// Which program the Pipelined program pane shows. A link carries it.
+/// Which program the Pipelined program pane shows. A link carries it: an argument about a schedule
+/// in review is as often about TVM's output as about Stagecraft's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ProgramView {
     /// Stagecraft's pipelined program, with counts (`wait(q, N)`).
@@ -113,15 +118,19 @@ pub enum ProgramView {
     Stagecraft,
     /// The same program with each commit group a token and each wait the tokens it completes.
     Tokens,
+    /// The program TVM 0.27's `InjectSoftwarePipeline` makes of the schedule, verified.
+    Tvm,
+    /// A pipelined program written by hand or by another tool (count form, token form or TVM's
+    /// printed output), checked against the loop.
+    Check,
 }
 
 impl ProgramView {
-    // The views "tvm-0.27" (TVM's program, verified) and "check" (a pasted program checked against
-    // the loop) are built on branch dialects2 and not shipped: they do not fit the bundle's budget
-    // yet (docs/tvm.md). A link naming them opens Stagecraft's program.
-    const NAMES: [(ProgramView, &'static str, &'static str); 2] = [
+    const NAMES: [(ProgramView, &'static str, &'static str); 4] = [
         (ProgramView::Stagecraft, "stagecraft", "Stagecraft"),
         (ProgramView::Tokens, "tokens", "Tokens"),
+        (ProgramView::Tvm, "tvm-0.27", "TVM 0.27"),
+        (ProgramView::Check, "check", "Check a pipelined program"),
     ];
 
     pub fn all() -> impl Iterator<Item = ProgramView> {
@@ -231,6 +240,6 @@ mod tests {
         for v in ProgramView::all() {
             assert_eq!(ProgramView::parse(v.name()), v);
         }
-        assert_eq!(ProgramView::parse("tvm-0.27"), ProgramView::Stagecraft);
+        assert_eq!(ProgramView::parse("tvm-0.30"), ProgramView::Stagecraft);
     }
 }

@@ -4,7 +4,8 @@
 //! "params":{…},"zoom":…,"target":…}`). Missing fields keep their defaults and unknown ones are
 //! ignored, so a field added later is read as its default by this version and ignored by older ones.
 //! Added since, each written only when not at its default: `"step"` (the step-through's position)
-//! and `"completion"` (`"as_timed"`), `"view"` (`"tokens"`).
+//! and `"completion"` (`"as_timed"`), `"view"` (`"tokens"`, `"tvm-0.27"`, `"check"`)
+//! and `"pipelined"` (the program checked against the loop).
 
 use crate::json;
 use crate::state::{CodeTarget, Pane, ProgramView, State};
@@ -55,7 +56,10 @@ pub fn to_json(s: &State) -> String {
         out.push_str(",\"view\":");
         json::write_string(&mut out, s.view.name());
     }
-
+    if !s.pipelined.is_empty() {
+        out.push_str(",\"pipelined\":");
+        json::write_string(&mut out, &s.pipelined);
+    }
     // Written only when set: a link without them reads as every earlier link did.
     if let Some(lesson) = &s.lesson {
         out.push_str(",\"lesson\":");
@@ -118,7 +122,9 @@ pub fn from_json(text: &str) -> Option<State> {
     if let Some(view) = string("view")? {
         s.view = ProgramView::parse(view);
     }
-
+    if let Some(pipelined) = string("pipelined")? {
+        s.pipelined = pipelined.to_string();
+    }
     if let Some(completion) = string("completion")? {
         s.completion = match completion {
             "as_timed" => CompletionModel::AsTimed,

@@ -1,6 +1,7 @@
 //! The pipelined program: sections set apart, each statement line tied to its source statement, each
-//! wait line explained on hover and marked by its node index (`w{index}`) for the selection; or the
-//! same program in token form (`ProgramView`, `markup::views`).
+//! wait line explained on hover and marked by its node index (`w{index}`) for the selection. Two
+//! other views of the same schedule beside it (`ProgramView`): the program in token form, and the
+//! program TVM 0.27 makes of it, verified (`markup::views`).
 
 use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
@@ -162,8 +163,17 @@ pub fn buffers_html(buffers: &[BufferInfo]) -> String {
     h.finish()
 }
 
-/// The pane's content in `view`.
-fn view_html(view: ProgramView, ex: &Exploration, peeled: bool) -> String {
+/// The pane's content in `view`: TVM's program is made from the text explored (`source`), and set
+/// beside `ours`, the verification of Stagecraft's program when it has arrived; `pipelined` is the
+/// program pasted to be checked against that loop.
+fn view_html(
+    view: ProgramView,
+    ex: &Exploration,
+    source: &str,
+    pipelined: &str,
+    peeled: bool,
+    ours: Option<&stagecraft::verify::Verification>,
+) -> String {
     match view {
         ProgramView::Stagecraft => pane_html(ex, peeled),
         ProgramView::Tokens => {
@@ -172,6 +182,19 @@ fn view_html(view: ProgramView, ex: &Exploration, peeled: bool) -> String {
                 .or_else(|| stagecraft::explore::tokens(ex, Form::Rolled))
                 .map(|t| markup::views::tokens_html(&t))
                 .unwrap_or_default()
+        }
+        ProgramView::Check => {
+            let params = ex.programs.as_ref().map(|p| p.params.clone()).unwrap_or_default();
+            let check = stagecraft::explore::check_pipelined(source, pipelined, &params);
+            markup::views::check_html(&check, source, pipelined)
+        }
+        ProgramView::Tvm => {
+            let options = stagecraft::verify::VerifyOptions {
+                params: ex.programs.as_ref().map(|p| p.params.clone()).unwrap_or_default(),
+                ..Default::default()
+            };
+            let tvm = stagecraft::tvm::explore_tvm(source, true, &options);
+            markup::views::tvm_html(&tvm, source, ours)
         }
     }
 }
@@ -224,9 +247,28 @@ pub fn view() -> impl IntoView {
     let peeled = ctx.peeled;
     contract::render_in_parts_while_shown(node, PANE.pane, move || {
         let (peeled, view) = (peeled.get(), ctx.view.get());
-        ctx.good
-            .with(|ex| ex.as_deref().map(|ex| view_html(view, ex, peeled)))
-            .unwrap_or_default()
+        if view == ProgramView::Stagecraft {
+            return ctx
+                .good
+                .with(|ex| ex.as_deref().map(|ex| pane_html(ex, peeled)))
+                .unwrap_or_default();
+        }
+        // TVM's program is made from the text `good` was explored from, so that its spans meet it.
+        let source = ctx.explored_text.get();
+        let pipelined = if view == ProgramView::Check {
+            ctx.st.with(|s| s.pipelined.clone())
+        } else {
+            String::new()
+        };
+        ctx.verification.with(|ours| {
+            let ours = ours.as_ref().and_then(|r| r.value.as_deref());
+            ctx.good
+                .with(|ex| {
+                    ex.as_deref()
+                        .map(|ex| view_html(view, ex, &source, &pipelined, peeled, ours))
+                })
+                .unwrap_or_default()
+        })
     }, &PROGRAM_PARTS);
     let on_view = move |ev: leptos::ev::MouseEvent| {
         if let Some(v) = dom::closest_data(&ev, "data-view") {
@@ -299,9 +341,35 @@ pub fn view() -> impl IntoView {
             ctx.st.update(|s| step_count(&mut s.counts, key, delta));
         }
     };
+    // The program to check is typed or pasted here; the loop stays in the editor beside it.
+    let checking = move || ctx.view.get() == ProgramView::Check;
+    let on_pipelined = move |ev: leptos::ev::Event| {
+        let text = event_target_value(&ev);
+        if text.len() <= stagecraft::limits::MAX_SOURCE_BYTES {
+            ctx.st.update(|s| s.pipelined = text);
+        }
+    };
+    let start_from_ours = move |_| {
+        let ours = ctx.good.with_untracked(|ex| {
+            ex.as_deref()
+                .and_then(|ex| focus::printed(ex, false))
+                .map(|p| p.text.clone())
+        });
+        if let Some(text) = ours {
+            ctx.st.update(|s| s.pipelined = text);
+        }
+    };
     view! {
         <div class="program-views" role="group" aria-label="Program shown" on:click=on_view
             inner_html=move || view_buttons(ctx.view.get())></div>
+        <Show when=checking>
+            <div class="check-input">
+                <label for="pipelined">"Pipelined program to check against the loop in the editor"</label>
+                <button type="button" on:click=start_from_ours>"Start from Stagecraft's program"</button>
+                <textarea id="pipelined" spellcheck="false" maxlength=stagecraft::limits::MAX_SOURCE_BYTES
+                    prop:value=move || ctx.st.with(|s| s.pipelined.clone()) on:input=on_pipelined></textarea>
+            </div>
+        </Show>
         <div class="program-frame" node_ref=frame>
             <div node_ref=node on:click=on_click on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)
                 on:focusin=on_focus on:focusout=on_blur on:keydown=on_key></div>
