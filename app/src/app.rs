@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::dom::after_drawing;
 use crate::model::deferred::ran_for;
 use crate::model::focus;
-use crate::services::{documents, machine, recompute, warm};
+use crate::services::{documents, exploring};
 use crate::views::scroll::ScrollMemory;
 use crate::views::{editor, grid, header, lessons, panes, problems};
 use leptos::prelude::*;
@@ -13,15 +13,15 @@ use leptos::prelude::*;
 #[component]
 pub fn App() -> impl IntoView {
     let opening = documents::load();
-    let ctx = Ctx::new(opening.state.clone(), warm::waits);
+    let ctx = Ctx::new(opening.state.clone());
     ctx.banner.set(opening.banner.clone());
     provide_context(ctx);
     provide_context(ScrollMemory::default());
     provide_context(documents::keep(ctx, opening));
     lessons::provide();
     // The page is mounted in parts, each in a task of its own with the browser drawing between
-    // them (`mount_in_parts`); once the panes are, the first exploration begins in a task of its
-    // own (`schedule_recomputes`) and goes on in tasks of their own (`recompute`).
+    // them (`mount_in_parts`); once the panes are, the core's worker is asked for the first
+    // exploration (`exploring`).
     let (mounted, set_mounted) = signal(Mounted::Nothing);
     mount_in_parts(set_mounted, Mounted::Nothing);
     // Memos: a part is built once, not again each time a later one is mounted.
@@ -31,15 +31,7 @@ pub fn App() -> impl IntoView {
         shown(Mounted::Editor),
         shown(Mounted::Panes),
     );
-    let scheduled = recompute::schedule_recomputes(ctx, panes_shown);
-    machine::start(ctx);
-    // In idle time after the first render, explorations that make V8 optimize exploring's code:
-    // with the options the app would use now, yielding to any recomputation.
-    warm::start(
-        ctx,
-        move || ctx.st.with_untracked(recompute::options),
-        scheduled,
-    );
+    exploring::start(ctx, panes_shown);
     // A memo: the style sheet is rewritten (and the whole page restyled) only when it changes,
     // not each time a verification or a timeline arrives.
     let focus_css = Memo::new(move |_| {

@@ -1,27 +1,37 @@
 //! The app's shared signals, in one small context that every component reads. The text (in `st`) is
-//! the one source of truth; everything else shown is the latest `Exploration` of it, its
-//! verification and timeline, and what the user points at.
+//! the one source of truth of what the user asks; `snapshot` holds everything the core's worker
+//! has answered (`model::snapshot`), and the rest are views of it: the latest exploration, the last
+//! one with a program, its verification and timeline — each a memo that notifies only when what
+//! it points at is another value, not when another part arrives.
 
 use crate::dom;
-use crate::model::budget::{drawn_units, DRAWING_MS_PER_UNIT_PRIOR};
 use crate::model::deferred::{is_pending, Ran};
 use crate::model::focus::Selection;
-use crate::model::timing::{DrawingRate, Timing};
+use crate::model::snapshot::{Parts, Snapshot};
+use crate::model::timing::Timing;
 use leptos::prelude::*;
-use stagecraft::explore::{Exploration, MachineReport};
+use stagecraft::explore::Exploration;
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::Verification;
 use stagecraft_link::{CodeTarget, Form, Pane, ProgramView, State};
 use std::sync::Arc;
+
+/// Where the core's work stands, as the header and the panes' veils say it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    /// The worker is being started (the page's first moments, or after it stopped).
+    Starting,
+    /// Request `id` is being answered.
+    Working { id: u64 },
+    /// Everything asked has been answered.
+    Idle,
+}
 
 #[derive(Clone, Copy)]
 pub struct Ctx {
     pub st: RwSignal<State>,
     /// The text alone, to depend on it without depending on the pane, zoom or target.
     pub text: Memo<String>,
-    /// The text `current` was computed from: what views of its tokens and diagnostics (editor
-    /// overlay, problems) show, so that spans always meet the text they came from.
-    pub explored_text: RwSignal<String>,
     /// The pane shown.
     pub pane: Memo<Pane>,
     /// The peeled form is shown (else the rolled one).
@@ -30,107 +40,132 @@ pub struct Ctx {
     pub target: Memo<CodeTarget>,
     /// Which program the Pipelined program pane shows.
     pub view: Memo<ProgramView>,
+    /// Everything the worker has answered, each part with its exploration.
+    pub snapshot: RwSignal<Snapshot>,
+    pub job: RwSignal<Job>,
+    /// The text `current` was computed from: what views of its tokens and diagnostics (editor
+    /// overlay, problems) show, so that spans always meet the text they came from.
+    pub explored_text: Memo<String>,
     /// The latest exploration, and the last one that produced a program (shown while the text has
     /// errors).
-    pub current: RwSignal<Option<Arc<Exploration>>>,
-    pub good: RwSignal<Option<Arc<Exploration>>>,
-    /// The verification and the timeline, which `good` leaves out: computed in tasks of their own
-    /// after it is drawn, each published alone so that only what shows it is drawn again. Until
-    /// they arrive they are those of an earlier exploration (`Ran::of`), and the panes say so.
-    pub verification: RwSignal<Option<Ran<Verification>>>,
-    pub timeline: RwSignal<Option<Ran<Timeline>>>,
-    /// The machine-level check of the kernel the Code pane shows (`services::machine`).
-    pub machine: RwSignal<Option<Ran<MachineReport>>>,
+    pub current: Memo<Option<Arc<Exploration>>>,
+    pub good: Memo<Option<Arc<Exploration>>>,
+    /// The verification and the timeline of `good`, or, until they arrive, those of the
+    /// exploration shown before it (`Ran::of`), which the panes say are pending.
+    pub verification: Memo<Option<Ran<Verification>>>,
+    pub timeline: Memo<Option<Ran<Timeline>>>,
     /// The source statement under the pointer, in any pane.
     pub hovered: RwSignal<Option<u32>>,
     pub selection: RwSignal<Option<Selection>>,
     /// Texts replaced by loading a preset, most recent last.
     pub undo: RwSignal<Vec<String>>,
-    /// What the last recomputation cost so far.
+    /// What the newest exploration and its parts cost, as the worker measured them.
     pub timing: RwSignal<Timing>,
-    /// The number of the latest recomputation.
-    pub serial: StoredValue<u64>,
-    /// Milliseconds the last verification and timeline took together: the estimate for the next
-    /// ones, which decides whether they run in the same task as exploring.
-    pub runs_ms: StoredValue<f64>,
-    /// The last recomputation (with its verification and timeline) took longer than a frame, or
-    /// with the DOM writing and the browser's rendering that follow it would make one task longer
-    /// than `budget::TASK_MS` (the first one, which also warms the WebAssembly code up, does not count).
-    pub slow: RwSignal<bool>,
-    /// What writing and rendering an exploration's result costs per unit it draws
-    /// (`budget::drawn_units`), measured whenever the result was written in the frame it was
-    /// explored in. Until measured, `DRAWING_MS_PER_UNIT_PRIOR`.
-    pub drawing: StoredValue<DrawingRate>,
-    /// The warm-up (`services::warm`) has run all its steps: exploring's code is optimized.
-    pub warmed: RwSignal<bool>,
-    /// The text is too large to explore before the warm-up has finished (the warm-up's predicate,
-    /// given to `Ctx::new`): its exploration waits, the panes say that the explorer is being
-    /// prepared, and the warm-up runs without its pauses.
-    pub preparing: Memo<bool>,
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
     /// pane's remembered scroll).
     pub reveal: StoredValue<Option<String>>,
-    /// The message above the page (a link that could not be read, a paste that was refused).
+    /// The message above the page (a link that could not be read, a paste that was refused, the
+    /// worker stopped).
     pub banner: RwSignal<Option<String>>,
 }
 
-impl Ctx {
-    /// Writing and rendering the result of `ex`, estimated from its size: a ratio to the time
-    /// exploring took, as before, carried each loop's noise (and one preset's first drawing)
-    /// over to the next and flipped the slow path now and then.
-    pub fn drawing_estimate_ms(&self, ex: &Exploration) -> f64 {
-        let rate = self
-            .drawing
-            .with_value(|d| d.ms_per_unit(DRAWING_MS_PER_UNIT_PRIOR));
-        drawn_units(ex) as f64 * rate
+/// Whether two explorations shown are other ones (not whether their contents differ: comparing
+/// those would cost as much as drawing them).
+fn other_exploration(
+    a: Option<&Option<Arc<Exploration>>>,
+    b: Option<&Option<Arc<Exploration>>>,
+) -> bool {
+    match (a.and_then(Option::as_ref), b.and_then(Option::as_ref)) {
+        (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+        (None, None) => a.is_none() != b.is_none(),
+        _ => true,
     }
+}
 
-    /// The signals of a page showing `initial`; `waits_for_warm_up` says whether a text is too large
-    /// to explore before the warm-up has finished.
-    pub fn new(initial: State, waits_for_warm_up: fn(&str) -> bool) -> Self {
+/// Whether two parts shown are other ones, by the same rule.
+fn other_part<T>(a: Option<&Option<Ran<T>>>, b: Option<&Option<Ran<T>>>) -> bool {
+    match (a.and_then(Option::as_ref), b.and_then(Option::as_ref)) {
+        (Some(a), Some(b)) => {
+            let same_value = match (&a.value, &b.value) {
+                (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+                (None, None) => true,
+                _ => false,
+            };
+            !(Arc::ptr_eq(&a.of, &b.of) && same_value)
+        }
+        (None, None) => a.is_none() != b.is_none(),
+        _ => true,
+    }
+}
+
+impl Ctx {
+    /// The signals of a page showing `initial`.
+    pub fn new(initial: State) -> Self {
         let st = RwSignal::new(initial);
         let text = Memo::new(move |_| st.with(|s| s.text.clone()));
-        let explored_text = RwSignal::new(st.with_untracked(|s| s.text.clone()));
-        let warmed = RwSignal::new(false);
+        let snapshot = RwSignal::new(Snapshot::default());
         Ctx {
             st,
             text,
-            explored_text,
             pane: Memo::new(move |_| st.with(|s| s.pane)),
             peeled: Memo::new(move |_| st.with(|s| s.form == Form::Peeled)),
             target: Memo::new(move |_| st.with(|s| s.target.clone())),
             view: Memo::new(move |_| st.with(|s| s.view)),
-            current: RwSignal::new(None),
-            good: RwSignal::new(None),
-            verification: RwSignal::new(None),
-            timeline: RwSignal::new(None),
-            machine: RwSignal::new(None),
+            snapshot,
+            job: RwSignal::new(Job::Starting),
+            explored_text: Memo::new(move |_| {
+                snapshot.with(|s| {
+                    s.current
+                        .as_ref()
+                        .map(|c| c.text.to_string())
+                        .unwrap_or_default()
+                })
+            }),
+            current: Memo::new_with_compare(
+                move |_| snapshot.with(|s| s.current.as_ref().map(|c| c.exploration.clone())),
+                other_exploration,
+            ),
+            good: Memo::new_with_compare(
+                move |_| snapshot.with(|s| s.good().map(|g| g.exploration.clone())),
+                other_exploration,
+            ),
+            verification: Memo::new_with_compare(
+                move |_| snapshot.with(|s| s.ran(|p: &Parts| p.verification.clone())),
+                other_part,
+            ),
+            timeline: Memo::new_with_compare(
+                move |_| snapshot.with(|s| s.ran(|p: &Parts| p.timeline.clone())),
+                other_part,
+            ),
             hovered: RwSignal::new(None),
             selection: RwSignal::new(None),
             undo: RwSignal::new(Vec::new()),
             timing: RwSignal::new(Timing::default()),
-            serial: StoredValue::new(0),
-            runs_ms: StoredValue::new(0.0),
-            slow: RwSignal::new(false),
-            drawing: StoredValue::new(DrawingRate::default()),
-            warmed,
-            // Once warmed, the text is not even looked at.
-            preparing: Memo::new(move |_| !warmed.get() && text.with(|t| waits_for_warm_up(t))),
             reveal: StoredValue::new(None),
             banner: RwSignal::new(None),
         }
     }
 
+    /// A part of the exploration shown (`pick`), as a memo that notifies only when it is another
+    /// value: for the panes that show one part.
+    pub fn part<T: Send + Sync + 'static>(
+        &self,
+        pick: fn(&Parts, &State) -> Option<Option<Arc<T>>>,
+    ) -> Memo<Option<Ran<T>>> {
+        let (snapshot, st) = (self.snapshot, self.st);
+        Memo::new_with_compare(
+            move |_| st.with(|state| snapshot.with(|s| s.ran(|p| pick(p, state)))),
+            other_part,
+        )
+    }
+
     /// Whether the verification or the timeline (`ran`) shown is not yet that of `good` (tracked).
-    pub fn pending<T: Send + Sync + 'static>(&self, ran: RwSignal<Option<Ran<T>>>) -> bool {
+    pub fn pending<T: Send + Sync + 'static>(&self, ran: Memo<Option<Ran<T>>>) -> bool {
         self.good.with(|g| ran.with(|r| is_pending(g, r)))
     }
 
     /// `pending`, untracked.
-    pub fn pending_untracked<T: Send + Sync + 'static>(
-        &self,
-        ran: RwSignal<Option<Ran<T>>>,
-    ) -> bool {
+    pub fn pending_untracked<T: Send + Sync + 'static>(&self, ran: Memo<Option<Ran<T>>>) -> bool {
         self.good
             .with_untracked(|g| ran.with_untracked(|r| is_pending(g, r)))
     }
@@ -144,7 +179,7 @@ impl Ctx {
 
     /// The latest exploration, if it was computed from the text as it is now: edits that splice
     /// annotation lines need spans that are offsets into this very text. `None` while the text is
-    /// ahead of its exploration (a large text being typed).
+    /// ahead of its exploration (an answer on its way).
     pub fn explored_now(&self) -> Option<Arc<Exploration>> {
         let current = self.current.get_untracked()?;
         let same = self

@@ -197,6 +197,8 @@ pub fn highlight_tokens(text: &str) -> Vec<Token> {
                 TokenKind::Newline | TokenKind::Indent | TokenKind::Dedent | TokenKind::Eof
             )
         })
+        // Highlighting needs only the kind; the parser's symbol is not sent to the page.
+        .map(|t| Token::new(t.kind, t.span))
         .collect()
 }
 

@@ -140,7 +140,7 @@ pub struct LoopSchedule {
     /// Per unit, a short quote of the source for messages: written when first asked for. A
     /// transform that reports nothing never needs them, and counting lines and quoting for every
     /// unit showed in the transform's profile (docs/benchmarks.md).
-    labels: std::cell::OnceCell<Vec<String>>,
+    labels: std::sync::OnceLock<Vec<String>>,
 }
 
 impl LoopSchedule {
@@ -318,7 +318,7 @@ pub fn schedule_loop(
         var_name: cx.program.var_name(cx.var),
         anns: LoopAnnotations::of(cx.annotations, cx.program.var_name(cx.var)),
         units,
-        labels: std::cell::OnceCell::new(),
+        labels: std::sync::OnceLock::new(),
         diags,
     };
     let anns = builder.anns;
@@ -402,7 +402,7 @@ struct Builder<'a, 'd> {
     anns: LoopAnnotations<'a>,
     units: Vec<Unit>,
     /// Quotes of the units for messages, made only when a message needs one.
-    labels: std::cell::OnceCell<Vec<String>>,
+    labels: std::sync::OnceLock<Vec<String>>,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -572,7 +572,7 @@ impl<'a> Builder<'a, '_> {
 
 /// The labels of `units`, written into `names` on first use.
 fn unit_labels<'c>(
-    names: &'c std::cell::OnceCell<Vec<String>>,
+    names: &'c std::sync::OnceLock<Vec<String>>,
     source: &str,
     units: &[Unit],
 ) -> &'c [String] {

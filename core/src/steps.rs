@@ -233,6 +233,7 @@ pub struct StepView {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Sent")]
 pub struct StepThrough {
     pub model: CompletionModel,
     pub rings: Vec<Ring>,
@@ -243,11 +244,43 @@ pub struct StepThrough {
     /// Plain sentences: why there is no trace, or which model could not be used.
     pub notes: Vec<String>,
     /// Statement texts by id, for captions.
-    #[serde(skip)]
     statements: Vec<String>,
-    /// The state after every `CHECKPOINT_EVERY`-th step (the first: the initial state).
+    /// The state after every `CHECKPOINT_EVERY`-th step (the first: the initial state): not
+    /// sent, made again where it is read.
     #[serde(skip)]
     checkpoints: Vec<MachineState>,
+}
+
+/// A step-through as it is sent (from the worker to the page): without its checkpoints, which
+/// the reader replays.
+#[derive(Deserialize)]
+struct Sent {
+    model: CompletionModel,
+    rings: Vec<Ring>,
+    queues: Vec<i64>,
+    steps: Vec<Step>,
+    race: Option<RaceStop>,
+    limit: Option<LimitReached>,
+    notes: Vec<String>,
+    statements: Vec<String>,
+}
+
+impl From<Sent> for StepThrough {
+    fn from(s: Sent) -> StepThrough {
+        let mut out = StepThrough {
+            model: s.model,
+            rings: s.rings,
+            queues: s.queues,
+            steps: s.steps,
+            race: s.race,
+            limit: s.limit,
+            notes: s.notes,
+            statements: s.statements,
+            checkpoints: Vec::new(),
+        };
+        out.checkpoints = out.replay_checkpoints();
+        out
+    }
 }
 
 /// What a step-through needs of an exploration: the program run, its printed form, the cost

@@ -1,5 +1,4 @@
-//! The verification and the timeline are computed after the exploration they belong to is shown
-//! (`explore::verification`, `explore::timeline`): each is kept with that exploration, so that what
+//! The parts of an exploration arrive after it (`model::snapshot`): each is kept with that exploration, so that what
 //! draws it never pairs races, waits or lines of one program with another.
 
 use stagecraft::explore::Exploration;
@@ -17,14 +16,6 @@ pub struct Ran<T> {
 impl<T> Ran<T> {
     pub fn belongs_to(&self, ex: &Arc<Exploration>) -> bool {
         Arc::ptr_eq(&self.of, ex)
-    }
-
-    /// The same value, as that of `ex` (an exploration of the same program).
-    pub fn kept_for(&self, ex: &Arc<Exploration>) -> Ran<T> {
-        Ran {
-            of: ex.clone(),
-            value: self.value.clone(),
-        }
     }
 }
 
@@ -68,7 +59,5 @@ mod tests {
         assert!(is_pending(&Some(newer.clone()), &None::<Ran<Verification>>));
         // Nothing shown yet: nothing is pending.
         assert!(!is_pending(&None, &ran));
-        let kept = ran.as_ref().map(|r| r.kept_for(&newer));
-        assert!(ran_for(&kept, &newer).is_some() && !is_pending(&Some(newer), &kept));
     }
 }

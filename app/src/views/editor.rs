@@ -3,8 +3,8 @@
 use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::highlight;
-use crate::model::budget::large_text;
 use crate::model::indent;
+use crate::model::large::large_text;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 

@@ -1,7 +1,7 @@
 //! Title, Documents, Lessons, presets (with undo), the rolled/peeled toggle, symbolic-extent parameters, sharing and the
 //! time of the last recomputation.
 
-use crate::ctx::ctx;
+use crate::ctx::{ctx, Job};
 use crate::dom;
 use crate::markup::format::duration;
 use crate::markup::html::{self, Html};
@@ -32,19 +32,16 @@ fn params_html(params: &BTreeMap<String, i64>) -> String {
 /// What the header's time is made of, for its tooltip, as a clock ticking every `tick` ms measured it.
 fn timing_parts(t: &Timing, tick: f64) -> String {
     let mut s = format!(
-        "time of the last recomputation: exploring {}",
+        "the last edit's answer took {}: exploring {} in the engine",
+        duration(t.round_trip, tick),
         duration(t.explore, tick)
     );
-    if t.kept {
-        s.push_str(" (the verification and the timeline of the same program were kept)");
-        return s;
-    }
     for (what, ms) in [
         ("verifying", t.verify),
         ("simulating the timeline", t.simulate),
     ] {
         match ms {
-            Some(ms) => s.push_str(&format!(", {what} {}", duration(ms, tick))),
+            Some(ms) => s.push_str(&format!(", then {what} {}", duration(ms, tick))),
             None => s.push_str(&format!(", {what} still to come")),
         }
     }
@@ -91,8 +88,8 @@ pub fn Header() -> impl IntoView {
         move || {
             ctx.current
                 .with(|ex| {
-                    let p = ex.as_deref()?.programs.as_ref()?;
-                    Some(params_html(&p.params))
+                    let ex = ex.as_deref()?;
+                    (!ex.params.is_empty()).then(|| params_html(&ex.params))
                 })
                 .unwrap_or_default()
         },
@@ -105,17 +102,16 @@ pub fn Header() -> impl IntoView {
         ctx.st
             .update(|s| s.form = if on { Form::Peeled } else { Form::Rolled });
     };
-    // While a large text waits for the warm-up, the time shown would be of another text (or none).
     let timing = move || {
-        if ctx.preparing.get() {
-            "preparing…".to_string()
+        if ctx.job.get() == Job::Starting && ctx.current.with(Option::is_none) {
+            "starting…".to_string()
         } else {
-            duration(ctx.timing.with(Timing::total), dom::clock_tick_ms())
+            duration(ctx.timing.with(|t| t.round_trip), dom::clock_tick_ms())
         }
     };
     let timing_title = move || {
-        if ctx.preparing.get() {
-            "Preparing the explorer: this text is explored in a moment.".to_string()
+        if ctx.job.get() == Job::Starting {
+            "Starting Stagecraft's engine (a worker beside the page): the text is explored in a moment.".to_string()
         } else {
             ctx.timing.with(|t| timing_parts(t, dom::clock_tick_ms()))
         }
@@ -161,29 +157,28 @@ mod tests {
         let mut t = Timing {
             serial: 2,
             explore: 19.62,
+            round_trip: 21.04,
             verify: Some(18.2),
             ..Timing::default()
         };
         assert_eq!(
             timing_parts(&t, 0.1),
-            "time of the last recomputation: exploring 19.6 ms, verifying 18.2 ms, simulating the timeline still to come"
+            "the last edit's answer took 21.0 ms: exploring 19.6 ms in the engine, then verifying 18.2 ms, simulating the timeline still to come"
         );
         t.verify = None;
-        t.kept = true;
-        assert_eq!(
-            timing_parts(&t, 0.1),
-            "time of the last recomputation: exploring 19.6 ms (the verification and the timeline of the same program were kept)"
-        );
+        assert!(timing_parts(&t, 0.1)
+            .ends_with("verifying still to come, simulating the timeline still to come"));
         // Firefox's clock ticks each millisecond.
         let t = Timing {
             explore: 0.0,
+            round_trip: 2.0,
             verify: Some(1.0),
             simulate: Some(0.0),
             ..Timing::default()
         };
         assert_eq!(
             timing_parts(&t, 1.0),
-            "time of the last recomputation: exploring < 1 ms, verifying 1 ms, simulating the timeline < 1 ms"
+            "the last edit's answer took 2 ms: exploring < 1 ms in the engine, then verifying 1 ms, then simulating the timeline < 1 ms"
         );
     }
 }

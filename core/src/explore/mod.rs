@@ -162,6 +162,10 @@ pub struct Exploration {
     /// Some wait count was changed by hand (`Options::count_overrides`): the programs shown and
     /// run are not the derived ones.
     pub counts_by_hand: bool,
+    /// The value each symbolic extent was explored with (the options', else
+    /// `limits::DEFAULT_SYMBOLIC_EXTENT`): the page's parameter fields.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, i64>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters, and
     /// what [`verification`] and [`timeline`] compute from them.
     #[serde(skip)]
@@ -183,6 +187,22 @@ pub struct Programs {
     pub verify: bool,
     /// `Options::timeline_window`, when `Options::timeline`.
     pub timeline_window: Option<(u64, u64)>,
+    /// What the peeled program is built from, kept while it is not built (`build_peeled`).
+    pub peeled_recipe: Option<PeeledRecipe>,
+}
+
+/// The pipelined loop before it is written out in a form, with the counts set by hand: what
+/// [`build_peeled`] builds the peeled program from when it was not built while exploring (the
+/// worker explores without it, and builds it when code or the peeled token form is asked for).
+#[derive(Clone, Debug)]
+pub struct PeeledRecipe(std::sync::Arc<phases::Recipe>);
+
+impl PartialEq for PeeledRecipe {
+    /// Recipes are never compared for their contents: two explorations of the same text are equal
+    /// when what they show is.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Programs {
@@ -376,6 +396,36 @@ pub fn step_through(
     crate::steps::step_through(&source, options)
 }
 
+/// Builds `ex`'s peeled program if exploring did not (`Options::peeled_program`, `targets`,
+/// `both_forms`): what emitting code and the peeled token form need. Whether it is there now.
+pub fn build_peeled(ex: &mut Exploration) -> bool {
+    let Some(p) = ex.programs.as_mut() else {
+        return false;
+    };
+    if p.peeled.is_none() {
+        if let Some(recipe) = p.peeled_recipe.take() {
+            p.peeled = Some(recipe.0.build());
+        }
+    }
+    p.peeled.is_some()
+}
+
+/// The kernel of `ex`'s peeled program for `target` (built first if exploring did not,
+/// [`build_peeled`]). `None` when there is no program.
+pub fn code(ex: &mut Exploration, target: crate::emit::Target) -> Option<crate::emit::Emitted> {
+    if !build_peeled(ex) {
+        return None;
+    }
+    let p = ex.programs.as_ref()?;
+    let peeled = p.peeled.as_ref()?;
+    Some(crate::emit::emit(
+        peeled,
+        &p.params,
+        target,
+        &crate::emit::EmitOptions::default(),
+    ))
+}
+
 /// The machine-level check of the kernel an exploration emitted for `target` (it must be among
 /// `Options::targets`), with [`MachineReport::covering`] added for the page. `max_instructions`
 /// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller has a tighter
@@ -531,7 +581,7 @@ pub fn tokens(ex: &Exploration, form: Form) -> Option<crate::tokens::TokenForm> 
 
 /// A pipelined program written by hand — in count form, in token form, or as TVM's output
 /// printed by `stagecraft explore --as tvm-0.27` — checked against its loop.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PipelinedCheck {
     /// Problems of the loop's text (spans into it); nothing is checked when one is an error.
     pub loop_diagnostics: Vec<Diagnostic>,

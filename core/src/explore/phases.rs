@@ -175,13 +175,23 @@ impl Explorer {
             annotations: &annotations,
         };
         let (peeled, params) = self.present(&built, &rolled, &all_versions, info);
+        self.ex.params = params.clone();
         if self.options.timeline {
             self.costs(&built);
         }
+        let peeled_recipe = peeled.is_none().then(|| {
+            PeeledRecipe(Arc::new(Recipe {
+                program: program.clone(),
+                shape: p.clone(),
+                sync: s.clone(),
+                count_deltas: self.count_deltas.clone(),
+            }))
+        });
         self.ex.programs = Some(Programs {
             original,
             rolled,
             peeled,
+            peeled_recipe,
             params,
             form: self.options.form,
             verify: self.options.verify,
@@ -656,6 +666,24 @@ impl Explorer {
                 .map(|t| crate::emit::emit(peeled, &p.params, *t, &opts))
                 .collect();
         }
+    }
+}
+
+/// What the peeled program is built from (`PeeledRecipe`): the loop with its inner pipelines,
+/// its shape and synchronization, and the counts set by hand.
+#[derive(Debug)]
+pub struct Recipe {
+    program: Program,
+    shape: LoopShape,
+    sync: SyncPlan,
+    count_deltas: Vec<(u32, i64)>,
+}
+
+impl Recipe {
+    pub(super) fn build(&self) -> Program {
+        let mut peeled = pipelined::build(&self.program, &self.shape, &self.sync, Form::Peeled);
+        counts::apply(&mut peeled.body, &self.count_deltas);
+        peeled
     }
 }
 

@@ -54,3 +54,14 @@ pub fn parse(text: &str) -> (Parsed, Dialect) {
         Dialect::TvmScript => (read::read(text), Dialect::TvmScript),
     }
 }
+
+/// The loop in `source` as a TVMScript PrimFunc TVM 0.27 parses and pipelines ("Export →
+/// TVMScript"), or why it has none: the first error of the text, or what the printer cannot say.
+pub fn export(source: &str) -> Result<String, String> {
+    let (parsed, _) = parse(source);
+    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
+        let (line, _) = crate::diagnostic::line_col(source, d.span.start as usize);
+        return Err(format!("fix line {line} first: {}", d.message));
+    }
+    print(&parsed.file)
+}

@@ -13,7 +13,9 @@ use crate::model::deferred::ran_for;
 use stagecraft::emit::Emitted;
 use stagecraft::explore::{Exploration, MachineReport};
 use stagecraft::machine::MachineVerdict;
-use stagecraft_link::{CodeTarget, Pane};
+use crate::model::snapshot::Parts;
+use stagecraft_link::{CodeTarget, Pane, State};
+use std::sync::Arc;
 
 /// How a target is named in the menu.
 fn label(target: &CodeTarget) -> &str {
@@ -71,41 +73,39 @@ fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32]) {
     h.raw("</pre>");
 }
 
-/// The machine code of `target` in `ex`, if it was emitted.
-fn emitted<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a Emitted> {
-    let t = target.machine()?;
-    ex.code.iter().find(|c| c.target == t.name())
+/// The kernel for the target chosen (`Parts::code`), with the machine-level check of it.
+fn code_part(p: &Parts, s: &State) -> Option<Option<Arc<Emitted>>> {
+    let t = s.target.machine()?;
+    p.code.iter().find(|(x, _)| *x == t).map(|(_, e)| e.clone())
 }
 
-/// The text of `target` for copying, if this build produces it.
-fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool) -> Option<String> {
+fn machine_part(p: &Parts, s: &State) -> Option<Option<Arc<MachineReport>>> {
+    let t = s.target.machine()?;
+    p.machine.iter().find(|(x, _)| *x == t).map(|(_, m)| m.clone())
+}
+
+/// The text of `target` for copying, if this build produces it (`emitted`: its kernel).
+fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool, emitted: Option<&Emitted>) -> Option<String> {
     match target {
         CodeTarget::Tir => focus::printed(ex, peeled).map(|p| p.text.clone()),
-        _ => emitted(ex, target).map(|c| c.text.clone()),
+        _ => emitted.map(|c| c.text.clone()),
     }
 }
 
-/// The loop in `source` as a TVMScript PrimFunc TVM 0.27 parses and pipelines, or why it has none.
-fn tvmscript_export(source: &str) -> Result<String, String> {
-    let (parsed, _) = stagecraft::tvmscript::parse(source);
-    if let Some(d) = parsed.diagnostics.iter().find(|d| d.is_error()) {
-        let (line, _) = stagecraft::diagnostic::line_col(source, d.span.start as usize);
-        return Err(format!("fix line {line} first: {}", d.message));
-    }
-    stagecraft::tvmscript::print(&parsed.file)
-}
-
-/// The export of the loop in `source` as TVMScript, or why it cannot be exported.
-fn tvmscript_html(source: &str) -> String {
+/// The export of the loop as TVMScript (`None`: still on its way), or why it cannot be exported.
+fn tvmscript_html(export: Option<&Result<String, String>>) -> String {
     let mut h = Html::default();
-    match tvmscript_export(source) {
-        Ok(text) => {
-            h.raw("<p class=\"view-note\">The loop and its annotations as a PrimFunc: paste it into TVM 0.27 and run <code>tvm.s_tir.transform.InjectSoftwarePipeline</code>; <code>stagecraft explore FILE --as tvm-0.27</code> prints what it makes of it, reproduced.</p>");
-            lines_html(&mut h, &text, &[], &[]);
+    match export {
+        None => {
+            h.raw("<p class=\"unavailable\">Writing the loop as TVMScript…</p>");
         }
-        Err(why) => {
+        Some(Ok(text)) => {
+            h.raw("<p class=\"view-note\">The loop and its annotations as a PrimFunc: paste it into TVM 0.27 and run <code>tvm.s_tir.transform.InjectSoftwarePipeline</code>; <code>stagecraft explore FILE --as tvm-0.27</code> prints what it makes of it, reproduced.</p>");
+            lines_html(&mut h, text, &[], &[]);
+        }
+        Some(Err(why)) => {
             h.raw("<p class=\"unavailable\">This loop has no TVMScript form: ")
-                .text(&why)
+                .text(why)
                 .raw("</p>");
         }
     }
@@ -198,12 +198,14 @@ fn marked_lines(report: Option<&MachineReport>, c: &Emitted) -> Vec<u32> {
     lines
 }
 
-/// The Code pane's content for `target`: the printed program, or the kernel with its notes and
-/// the machine-level check (`machine`, once it ran on this exploration).
+/// The Code pane's content for `target`: the printed program, or the kernel (`emitted`, once it
+/// arrived for this exploration) with its notes and the machine-level check (`machine`, once it
+/// ran on it).
 pub fn code_html(
     ex: &Exploration,
     target: &CodeTarget,
     peeled: bool,
+    emitted: Option<&Emitted>,
     machine: Option<&MachineReport>,
 ) -> String {
     let mut h = Html::default();
@@ -214,9 +216,9 @@ pub fn code_html(
         }
         return h.finish();
     }
-    let Some(c) = emitted(ex, target) else {
+    let Some(c) = emitted else {
         match target {
-            // Asked for when the pane shows it: the next exploration brings it.
+            // Asked for when the pane shows it: the engine is writing it.
             CodeTarget::Machine(t) => h
                 .raw("<p class=\"unavailable\">")
                 .text(t.label())
@@ -257,6 +259,12 @@ pub fn view() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let (target, peeled) = (ctx.target, ctx.peeled);
+    let code = ctx.part(code_part);
+    let machine = ctx.part(machine_part);
+    let export = Memo::new(move |_| {
+        ctx.snapshot
+            .with(|s| s.current.as_ref().and_then(|c| c.parts.tvmscript.clone()))
+    });
     let shown_code = StoredValue::new((CodeTarget::Tir, String::new()));
     contract::render_in_parts_while_shown(
         node,
@@ -264,28 +272,24 @@ pub fn view() -> impl IntoView {
         move || {
             let (target, peeled) = (target.get(), peeled.get());
             if target == CodeTarget::TvmScript {
-                return ctx.explored_text.with(|t| tvmscript_html(t));
+                return export.with(|e| tvmscript_html(e.as_deref()));
             }
             let html = ctx
                 .good
                 .with(|ex| {
                     ex.as_ref().map(|ex| {
-                        ctx.machine.with(|m| {
-                            let report = ran_for(m, ex).filter(|r| {
-                                target.machine().is_some_and(|t| r.check.target == t.name())
-                            });
-                            code_html(ex, &target, peeled, report)
+                        code.with(|c| {
+                            machine.with(|m| {
+                                code_html(ex, &target, peeled, ran_for(c, ex), ran_for(m, ex))
+                            })
                         })
                     })
                 })
                 .unwrap_or_default();
-            // The code of a target is emitted only while this pane shows it: coming back to the
-            // pane, the previous code stays until the exploration that emits it again arrives
-            // (instead of a placeholder, which would also lose the pane's scroll).
-            let pending = !ctx.good.with(|ex| {
-                ex.as_deref()
-                    .is_some_and(|ex| target == CodeTarget::Tir || emitted(ex, &target).is_some())
-            });
+            // Coming back to the pane, the previous code stays until the kernel of the target
+            // arrives (instead of a placeholder, which would also lose the pane's scroll).
+            let pending = target != CodeTarget::Tir
+                && ctx.good.with(|ex| code.with(|c| ex.as_ref().is_none_or(|ex| ran_for(c, ex).is_none())));
             shown_code.update_value(|(t, last)| {
                 if !(pending && *t == target && !last.is_empty()) {
                     *t = target;
@@ -298,11 +302,13 @@ pub fn view() -> impl IntoView {
     );
     let copy = move || {
         if target.get_untracked() == CodeTarget::TvmScript {
-            return ctx.explored_text.with_untracked(|t| tvmscript_export(t).ok());
+            return export.with_untracked(|e| e.as_deref().and_then(|e| e.clone().ok()));
         }
         ctx.good.with_untracked(|ex| {
-            ex.as_deref()
-                .and_then(|ex| code_text(ex, &target.get_untracked(), peeled.get_untracked()))
+            let ex = ex.as_ref()?;
+            code.with_untracked(|c| {
+                code_text(ex, &target.get_untracked(), peeled.get_untracked(), ran_for(c, ex))
+            })
         })
     };
     // A race, a copy never awaited or an invalid instruction: its kernel line is shown.
@@ -343,11 +349,17 @@ mod tests {
     use crate::dom::{CHUNKS_PER_TASK, FIRST_CHUNKS};
     use stagecraft_link::Target;
 
+    /// The kernel `ex` emitted for `target`, as the engine sends it.
+    fn emitted_in<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a Emitted> {
+        let t = target.machine()?;
+        ex.code.iter().find(|c| c.target == t.name())
+    }
+
     #[test]
     fn code_lines_are_tied_to_statements_and_missing_targets_say_so() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false, None);
+        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false, emitted_in(&ex, &CodeTarget::Machine(Target::Ptx)), None);
         assert!(
             ptx.contains("<div class=\"cl s0 st0\" data-st=\"0\">"),
             "{ptx}"
@@ -359,7 +371,7 @@ mod tests {
             .map_or(0, |c| c.text.lines().count());
         assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
         let later = CodeTarget::parse("ptx-sm91");
-        assert!(code_html(&ex, &later, false, None).contains("not available in this build"));
+        assert!(code_html(&ex, &later, false, emitted_in(&ex, &later), None).contains("not available in this build"));
         let only_ptx = stagecraft::explore::explore(
             stagecraft_link::presets::DEFAULT,
             &stagecraft::explore::Options {
@@ -368,8 +380,8 @@ mod tests {
             },
         );
         let amdgpu = CodeTarget::Machine(Target::Amdgpu);
-        assert!(code_html(&only_ptx, &amdgpu, false, None).contains("generating"));
-        assert!(code_html(&ex, &CodeTarget::Tir, true, None).contains("async_commit_queue"));
+        assert!(code_html(&only_ptx, &amdgpu, false, emitted_in(&only_ptx, &amdgpu), None).contains("generating"));
+        assert!(code_html(&ex, &CodeTarget::Tir, true, emitted_in(&ex, &CodeTarget::Tir), None).contains("async_commit_queue"));
     }
 
     /// The machine-level verdict is shown above the kernel; a race (here: the CUTLASS preset's
@@ -388,10 +400,10 @@ mod tests {
             .unwrap_or_default();
         let ex = stagecraft::explore::explore(cutlass, &options);
         let target = CodeTarget::Machine(Target::Amdgpu);
-        let pending = code_html(&ex, &target, true, None);
+        let pending = code_html(&ex, &target, true, emitted_in(&ex, &target), None);
         assert!(pending.contains("Executing the kernel"), "{pending}");
         let report = stagecraft::explore::machine_check(&ex, Target::Amdgpu, u64::MAX);
-        let html = code_html(&ex, &target, true, report.as_ref());
+        let html = code_html(&ex, &target, true, emitted_in(&ex, &target), report.as_ref());
         assert!(html.contains("machine ok"), "{html}");
         assert!(html.contains("executed: same outputs, 0 races"));
         let code = &ex.code[0];
@@ -406,7 +418,7 @@ mod tests {
             (r.check.verdict == MachineVerdict::Racy).then_some((mutated, r, w.line))
         });
         let (mutated, r, wait_line) = racy.expect("a wait raised by one races");
-        let html = code_html(&mutated, &target, true, Some(&r));
+        let html = code_html(&mutated, &target, true, emitted_in(&mutated, &target), Some(&r));
         assert!(html.contains("machine bad"), "{html}");
         let race_line = r.check.races[0].line;
         assert!(html.contains(&format!("line {race_line}: ")), "{html}");
@@ -420,7 +432,7 @@ mod tests {
     #[test]
     fn long_code_comes_in_chunks_of_its_lines() {
         let ex = stagecraft::explore::explore(&crate::model::long_loop(100), &Default::default());
-        let html = code_html(&ex, &CodeTarget::Tir, false, None);
+        let html = code_html(&ex, &CodeTarget::Tir, false, emitted_in(&ex, &CodeTarget::Tir), None);
         let lines = html.matches("<div class=\"cl").count();
         assert_eq!(
             lines,
@@ -440,7 +452,7 @@ mod tests {
             &stagecraft::workloads::heavy_chain(64, 8, 64),
             &Default::default(),
         );
-        let html = code_html(&ex, &CodeTarget::Tir, true, None);
+        let html = code_html(&ex, &CodeTarget::Tir, true, emitted_in(&ex, &CodeTarget::Tir), None);
         let chunks = html.matches("<div class=\"chunk\"").count();
         assert!(chunks > FIRST_CHUNKS + CHUNKS_PER_TASK, "{chunks} chunks");
         let parts = CODE_PARTS.split(&html).expect("in parts");

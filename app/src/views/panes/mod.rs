@@ -6,12 +6,11 @@ mod contract;
 mod costs;
 mod notices;
 
-use crate::ctx::{ctx, Ctx};
+use crate::ctx::{ctx, Ctx, Job};
 use crate::dom;
 use crate::markup::html::Html;
 use crate::model::deferred::Ran;
 use crate::model::roving::Axis;
-use crate::model::timing::Timing;
 use crate::views::render;
 use crate::views::scroll::ScrollMemory;
 use contract::PaneSpec;
@@ -85,18 +84,18 @@ fn pane_box(
 }
 
 /// The notices of the exploration shown, each with the pane it is about (`None`: all of them).
-fn said(ctx: Ctx, slow: Option<(f64, f64)>) -> Vec<(Option<Pane>, String)> {
+fn said(ctx: Ctx) -> Vec<(Option<Pane>, String)> {
     ctx.good.with(|ex| {
         ctx.verification.with(|v| {
             ctx.timeline
-                .with(|t| notices::notices(ex.as_deref(), shown(v), shown(t), slow))
+                .with(|t| notices::notices(ex.as_deref(), shown(v), shown(t)))
         })
     })
 }
 
 /// The notices about `pane`, at the top of its box: the timeline's limits on the Timeline alone.
 fn pane_notices(ctx: Ctx, pane: Pane) -> String {
-    let said = said(ctx, None);
+    let said = said(ctx);
     let mut mine = said
         .iter()
         .filter(|(about, _)| *about == Some(pane))
@@ -123,13 +122,6 @@ pub fn Panes() -> impl IntoView {
         notes,
         || true,
         move || {
-            let slow = ctx.slow.get().then(|| {
-                let ms = ctx.timing.with(Timing::total);
-                let drawing = ctx
-                    .current
-                    .with(|ex| ex.as_deref().map_or(0.0, |ex| ctx.drawing_estimate_ms(ex)));
-                (ms, drawing)
-            });
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");
             if stale() {
@@ -138,7 +130,7 @@ pub fn Panes() -> impl IntoView {
             // While the verification and the timeline of a new exploration are computed, the
             // notices about the earlier ones stay: they come and go with a pause in typing
             // otherwise, and the panes below would jump each time.
-            let said = said(ctx, slow);
+            let said = said(ctx);
             for (_, n) in said.iter().filter(|(about, _)| about.is_none()) {
                 h.raw("<li>").text(n).raw("</li>");
             }
@@ -203,9 +195,8 @@ pub fn Panes() -> impl IntoView {
     // panes: a class on a pane would restyle all of its content, the thousands of rectangles of a
     // large loop's chart among them.
     let pending_note = move || {
-        if ctx.preparing.get() {
-            // A large text waits for the warm-up (services::warm): a fraction of a second.
-            return Some("Preparing the explorer…");
+        if ctx.job.get() == Job::Starting && ctx.good.with(Option::is_none) {
+            return Some("Starting Stagecraft's engine…");
         }
         spec(ctx.pane.get()).and_then(|s| (s.pending)(ctx))
     };

@@ -1,36 +1,18 @@
-//! Plain sentences above the tabs about what was skipped, cut short or slow, and why.
+//! Plain sentences above the tabs about what was skipped or cut short, and why.
 
-use crate::markup::format::fixed;
-use crate::model::budget::FRAME_MS;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::Timeline;
 use stagecraft::verify::{Verdict, Verification};
 use stagecraft_link::Pane;
 
-/// Plain sentences about what was skipped, cut short or slow, and why, each with the pane it is
-/// about (`None`: the page as a whole). `slow` is, when the panes wait for a pause in typing, the
-/// last recomputation's time and the estimated time to draw it.
+/// Plain sentences about what was skipped or cut short, and why, each with the pane it is about
+/// (`None`: the page as a whole).
 pub fn notices(
     ex: Option<&Exploration>,
     verification: Option<&Verification>,
     timeline: Option<&Timeline>,
-    slow: Option<(f64, f64)>,
 ) -> Vec<(Option<Pane>, String)> {
-    let mut page = Vec::new();
-    match slow {
-        Some((ms, _)) if ms > FRAME_MS => page.push(format!(
-            "Recomputing took {} ms, longer than a frame ({} ms): the panes now update when you pause typing.",
-            fixed(ms, 0),
-            fixed(FRAME_MS, 0)
-        )),
-        Some((ms, draw)) => page.push(format!(
-            "Recomputing took {} ms and drawing its result about {} ms more, too long for one keystroke: the panes now update when you pause typing.",
-            fixed(ms, 0),
-            fixed(draw, 0)
-        )),
-        None => {}
-    }
-    let mut out: Vec<(Option<Pane>, String)> = page.into_iter().map(|n| (None, n)).collect();
+    let mut out: Vec<(Option<Pane>, String)> = Vec::new();
     let Some(ex) = ex else { return out };
     let verifying = Some(Pane::Verification);
     if let Some(v) = verification {
@@ -62,15 +44,10 @@ mod tests {
     use stagecraft::explore::{explore, Options};
 
     #[test]
-    fn skipped_cut_short_and_slow_work_is_said_plainly() {
+    fn skipped_and_cut_short_work_is_said_plainly() {
         let text = "B = alloc([1], scope=\"shared\")\nfor i in range(60000):\n    B[0] = A[i]\n    C[i] = B[0] + 1\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
         let ex = explore(text, &Options::default());
-        let all = notices(
-            Some(&ex),
-            ex.verification.as_ref(),
-            ex.timeline.as_ref(),
-            Some((40.0, 0.0)),
-        );
+        let all = notices(Some(&ex), ex.verification.as_ref(), ex.timeline.as_ref());
         let about = |pane: Option<Pane>| {
             all.iter()
                 .filter(|(p, _)| *p == pane)
@@ -78,12 +55,8 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        assert!(about(None).contains("Recomputing took 40 ms"));
         assert!(about(Some(Pane::Verification)).contains("Verification skipped"));
-        assert!(about(Some(Pane::Timeline)).contains("The timeline simulates"));
-        let said = about(None) + &about(Some(Pane::Verification)) + &about(Some(Pane::Timeline));
-        assert!(said.contains("Recomputing took 40 ms"), "{said}");
-        assert!(said.contains("Verification skipped"), "{said}");
+        let said = about(Some(Pane::Timeline));
         assert!(
             said.contains("The timeline simulates the first 25001 steps only")
                 && said.contains("it draws steps 1–64, and the metrics cover the 25001."),
@@ -92,15 +65,6 @@ mod tests {
         let small = explore(stagecraft_link::presets::DEFAULT, &Options::default());
         let v = small.verification.as_ref();
         let t = small.timeline.as_ref();
-        assert!(notices(Some(&small), v, t, None).is_empty());
-        let drawn = notices(Some(&small), v, t, Some((12.0, 34.0)))
-            .into_iter()
-            .map(|(_, n)| n)
-            .collect::<Vec<_>>()
-            .join("\n");
-        assert!(
-            drawn.contains("took 12 ms and drawing its result about 34 ms more"),
-            "{drawn}"
-        );
+        assert!(notices(Some(&small), v, t).is_empty());
     }
 }

@@ -10,11 +10,14 @@ use crate::markup::{self, html::Html};
 use crate::model::focus;
 use crate::model::roving::Axis;
 use leptos::prelude::*;
-use stagecraft::explore::{BufferInfo, CountOverride, Exploration, WaitCount};
+use crate::model::deferred::ran_for;
+use crate::model::snapshot::Parts;
+use stagecraft::explore::{BufferInfo, CountOverride, Exploration, PipelinedCheck, WaitCount};
+use stagecraft::tokens::TokenForm;
+use stagecraft::tvm::TvmExploration;
 use stagecraft::sync::WaitSite;
-use stagecraft::pipelined::Form;
 use stagecraft::tir::Printed;
-use stagecraft_link::{Pane, ProgramView};
+use stagecraft_link::{Pane, ProgramView, State};
 
 /// Lines per chunk of the program pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
@@ -163,39 +166,40 @@ pub fn buffers_html(buffers: &[BufferInfo]) -> String {
     h.finish()
 }
 
+/// The parts the other views show, as they have arrived (`None`: on its way).
+struct Views<'a> {
+    tokens: Option<&'a TokenForm>,
+    tvm: Option<&'a TvmExploration>,
+    check: Option<&'a PipelinedCheck>,
+}
+
 /// The pane's content in `view`: TVM's program is made from the text explored (`source`), and set
 /// beside `ours`, the verification of Stagecraft's program when it has arrived; `pipelined` is the
 /// program pasted to be checked against that loop.
 fn view_html(
     view: ProgramView,
-    ex: &Exploration,
     source: &str,
     pipelined: &str,
-    peeled: bool,
+    parts: &Views,
     ours: Option<&stagecraft::verify::Verification>,
 ) -> String {
+    let waiting = |what: &str| format!("<p class=\"view-note\">{what}…</p>");
     match view {
-        ProgramView::Stagecraft => pane_html(ex, peeled),
-        ProgramView::Tokens => {
-            let form = if peeled { Form::Peeled } else { Form::Rolled };
-            stagecraft::explore::tokens(ex, form)
-                .or_else(|| stagecraft::explore::tokens(ex, Form::Rolled))
-                .map(|t| markup::views::tokens_html(&t))
-                .unwrap_or_default()
+        ProgramView::Stagecraft => String::new(),
+        ProgramView::Tokens => parts
+            .tokens
+            .map_or_else(|| waiting("Writing the program in token form"), markup::views::tokens_html),
+        ProgramView::Check if pipelined.trim().is_empty() => {
+            markup::views::check_html(&PipelinedCheck::default(), source, pipelined)
         }
-        ProgramView::Check => {
-            let params = ex.programs.as_ref().map(|p| p.params.clone()).unwrap_or_default();
-            let check = stagecraft::explore::check_pipelined(source, pipelined, &params);
-            markup::views::check_html(&check, source, pipelined)
-        }
-        ProgramView::Tvm => {
-            let options = stagecraft::verify::VerifyOptions {
-                params: ex.programs.as_ref().map(|p| p.params.clone()).unwrap_or_default(),
-                ..Default::default()
-            };
-            let tvm = stagecraft::tvm::explore_tvm(source, true, &options);
-            markup::views::tvm_html(&tvm, source, ours)
-        }
+        ProgramView::Check => parts.check.map_or_else(
+            || waiting("Checking the pasted program"),
+            |c| markup::views::check_html(c, source, pipelined),
+        ),
+        ProgramView::Tvm => parts.tvm.map_or_else(
+            || waiting("Pipelining the loop as TVM 0.27 does"),
+            |t| markup::views::tvm_html(t, source, ours),
+        ),
     }
 }
 
@@ -245,6 +249,25 @@ pub fn view() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let peeled = ctx.peeled;
+    let tokens = ctx.part(|p: &Parts, s: &State| {
+        let form = s.form;
+        p.tokens.iter().find(|(f, _)| *f == form).map(|(_, t)| t.clone())
+    });
+    // TVM's program and a pasted program's check are of the newest text, whatever its verdict.
+    let tvm = Memo::new(move |_| {
+        ctx.snapshot
+            .with(|s| s.current.as_ref().and_then(|c| c.parts.tvm.clone()))
+    });
+    let check = Memo::new(move |_| {
+        let pasted = ctx.st.with(|s| s.pipelined.clone());
+        ctx.snapshot.with(|s| {
+            s.current
+                .as_ref()
+                .and_then(|c| c.parts.check.clone())
+                .filter(|(p, _)| *p == pasted)
+                .map(|(_, c)| c)
+        })
+    });
     contract::render_in_parts_while_shown(node, PANE.pane, move || {
         let (peeled, view) = (peeled.get(), ctx.view.get());
         if view == ProgramView::Stagecraft {
@@ -253,21 +276,28 @@ pub fn view() -> impl IntoView {
                 .with(|ex| ex.as_deref().map(|ex| pane_html(ex, peeled)))
                 .unwrap_or_default();
         }
-        // TVM's program is made from the text `good` was explored from, so that its spans meet it.
+        // TVM's program is made from the text explored last, so that its spans meet it.
         let source = ctx.explored_text.get();
-        let pipelined = if view == ProgramView::Check {
-            ctx.st.with(|s| s.pipelined.clone())
-        } else {
-            String::new()
-        };
+        let pipelined = ctx.st.with(|s| s.pipelined.clone());
         ctx.verification.with(|ours| {
             let ours = ours.as_ref().and_then(|r| r.value.as_deref());
-            ctx.good
-                .with(|ex| {
-                    ex.as_deref()
-                        .map(|ex| view_html(view, ex, &source, &pipelined, peeled, ours))
+            ctx.good.with(|ex| {
+                let Some(ex) = ex.as_ref() else {
+                    return String::new();
+                };
+                tokens.with(|t| {
+                    tvm.with(|tvm| {
+                        check.with(|check| {
+                            let parts = Views {
+                                tokens: ran_for(t, ex),
+                                tvm: tvm.as_deref(),
+                                check: check.as_deref(),
+                            };
+                            view_html(view, &source, &pipelined, &parts, ours)
+                        })
+                    })
                 })
-                .unwrap_or_default()
+            })
         })
     }, &PROGRAM_PARTS);
     let on_view = move |ev: leptos::ev::MouseEvent| {

@@ -6,8 +6,9 @@ use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::markup::steps::picture;
 use leptos::prelude::*;
-use stagecraft::steps::{CompletionModel, StepOptions, StepThrough};
-use stagecraft_link::Pane;
+use crate::model::snapshot::Parts;
+use stagecraft::steps::{CompletionModel, StepThrough};
+use stagecraft_link::{Pane, State};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,19 +26,19 @@ pub fn view() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let model = Memo::new(move |_| ctx.st.with(|s| s.completion));
-    // Recomputed only for a new exploration or model, and only once the pane reads it.
-    let trace = Memo::new(move |_| {
-        let options = StepOptions {
-            model: model.get(),
-            ..StepOptions::default()
-        };
-        ctx.good.with(|ex| {
-            Arc::new(ex.as_deref().map_or_else(
-                || StepThrough::nothing("Nothing explored yet."),
-                |ex| stagecraft::explore::step_through(ex, &options),
-            ))
-        })
+    // The trace of the program shown, or until it arrives the one of the program shown before.
+    let part = ctx.part(|p: &Parts, s: &State| {
+        let (options, steps) = p.steps.as_ref()?;
+        (options.model == s.completion).then(|| Some(steps.clone()))
     });
+    let nothing = Arc::new(StepThrough::nothing("Tracing the pipelined program…"));
+    let trace = Memo::new_with_compare(
+        move |_| {
+            part.with(|r| r.as_ref().and_then(|r| r.value.clone()))
+                .unwrap_or_else(|| nothing.clone())
+        },
+        |a, b| !matches!((a, b), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
+    );
     let position = move || ctx.st.with(|s| s.step) as usize;
     let last = move || trace.with(|t| t.steps.len());
     let go = move |p: usize| {

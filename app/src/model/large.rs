@@ -1,0 +1,12 @@
+//! When a text is large enough that the editor draws it differently.
+
+/// A text of more bytes or lines than these is large: the textarea draws its text and the
+/// overlay only underlines its problems and tints its statements (colouring all of it again after
+/// each exploration made the browser lay it out again, docs/limits.md "Hostile text").
+pub const LARGE_TEXT_BYTES: usize = 16 * 1024;
+pub const LARGE_TEXT_LINES: usize = 1024;
+
+/// Whether `text` is large (`LARGE_TEXT_BYTES`, `LARGE_TEXT_LINES`).
+pub fn large_text(text: &str) -> bool {
+    text.len() > LARGE_TEXT_BYTES || text.bytes().filter(|&b| b == b'\n').count() > LARGE_TEXT_LINES
+}

@@ -1,0 +1,239 @@
+//! The core's worker, as the page sees it: started from the loader `scripts/build-web.sh` names
+//! in `<meta name="stagecraft-worker">`, sent requests and read answers (`stagecraft::protocol`,
+//! JSON text both ways), and started again — with the module it compiled, not compiling it again —
+//! when it traps or stays busy on work the page has moved on from.
+//!
+//! Start-up: the worker says `hello`; the page answers with the module an earlier worker gave it,
+//! or nothing (the worker then fetches its own); the worker says it is ready, giving its module.
+//! Requests sent before that wait in an outbox.
+
+use crate::dom;
+use stagecraft::protocol::{decode_response, encode_request, Request, Response};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// How long the worker may stay on older work after a newer request before it is started again.
+pub const STALE_WORK_MS: u64 = 2000;
+
+/// Why the worker was started again.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Restart {
+    /// It trapped (a bug, an abort) while computing `doing` for request `id`; `message` is what it
+    /// said before it stopped, or the browser's error.
+    Trapped {
+        id: u64,
+        doing: String,
+        message: String,
+    },
+    /// It was still on older work `STALE_WORK_MS` after request `id` was sent.
+    Stale { id: u64 },
+}
+
+/// What the page does with the worker's words.
+pub struct Handlers {
+    pub answer: Box<dyn Fn(Response)>,
+    /// The worker was started again: what was asked of the old one is gone.
+    pub restarted: Box<dyn Fn(Restart)>,
+}
+
+pub struct Engine {
+    url: String,
+    worker: RefCell<Option<web_sys::Worker>>,
+    /// The module the first worker compiled, for those started after it.
+    module: RefCell<JsValue>,
+    ready: Cell<bool>,
+    outbox: RefCell<Vec<String>>,
+    /// The newest request sent that must be answered (an exploration), and the newest id any
+    /// answer has carried: what the stale-work watch compares.
+    expecting: Cell<u64>,
+    answered: Cell<u64>,
+    /// What the worker said before it trapped (`Answer::Stopped`), for the report.
+    last_words: RefCell<Option<(u64, String, String)>>,
+    handlers: Handlers,
+    /// The current worker's event handlers, kept alive with it.
+    listeners: RefCell<Option<Listeners>>,
+}
+
+/// A worker's two event handlers.
+struct Listeners {
+    _message: Closure<dyn Fn(web_sys::MessageEvent)>,
+    _error: Closure<dyn Fn(web_sys::ErrorEvent)>,
+}
+
+/// The worker's loader, as the page's build named it.
+fn loader_url() -> String {
+    dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("meta[name=stagecraft-worker]")
+                .ok()
+                .flatten()
+        })
+        .and_then(|m| m.get_attribute("content"))
+        .unwrap_or_else(|| "./stagecraft-worker_loader.js".into())
+}
+
+impl Engine {
+    pub fn start(handlers: Handlers) -> Rc<Engine> {
+        let engine = Rc::new(Engine {
+            url: loader_url(),
+            worker: RefCell::new(None),
+            module: RefCell::new(JsValue::UNDEFINED),
+            ready: Cell::new(false),
+            outbox: RefCell::new(Vec::new()),
+            expecting: Cell::new(0),
+            answered: Cell::new(0),
+            last_words: RefCell::new(None),
+            handlers,
+            listeners: RefCell::new(None),
+        });
+        Engine::spawn(&engine);
+        engine
+    }
+
+    /// Sends `request`; one that begins new work (`expect_answer`) is watched: the worker must
+    /// begin answering it within `STALE_WORK_MS`.
+    pub fn send(self: &Rc<Engine>, request: &Request, expect_answer: bool) {
+        let text = encode_request(request);
+        if self.ready.get() {
+            self.post(&text);
+        } else {
+            self.outbox.borrow_mut().push(text);
+        }
+        if expect_answer {
+            self.expecting.set(request.id);
+            self.watch(request.id);
+        }
+    }
+
+    /// Forgets what is waiting to be sent (after a trap, the request that caused it is not sent
+    /// again).
+    pub fn clear_outbox(&self) {
+        self.outbox.borrow_mut().clear();
+    }
+
+    fn post(&self, text: &str) {
+        if let Some(w) = self.worker.borrow().as_ref() {
+            // A string always posts.
+            let _ = w.post_message(&JsValue::from_str(text));
+        }
+    }
+
+    fn spawn(engine: &Rc<Engine>) {
+        let options = web_sys::WorkerOptions::new();
+        options.set_type(web_sys::WorkerType::Module);
+        let Ok(worker) = web_sys::Worker::new_with_options(&engine.url, &options) else {
+            // Not started again: it would be refused again.
+            (engine.handlers.restarted)(Restart::Trapped {
+                id: 0,
+                doing: "starting".into(),
+                message: "the browser refused to start a worker".into(),
+            });
+            return;
+        };
+        let me = Rc::downgrade(engine);
+        let on_message =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                if let Some(engine) = me.upgrade() {
+                    engine.received(ev.data());
+                }
+            });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        let me = Rc::downgrade(engine);
+        let on_error =
+            Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+                ev.prevent_default();
+                if let Some(engine) = me.upgrade() {
+                    let (id, doing, said) = engine.last_words.borrow_mut().take().unwrap_or((
+                        engine.expecting.get(),
+                        "its work".into(),
+                        String::new(),
+                    ));
+                    let message = if said.is_empty() { ev.message() } else { said };
+                    engine.trapped(id, &doing, &message);
+                }
+            });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        *engine.listeners.borrow_mut() = Some(Listeners {
+            _message: on_message,
+            _error: on_error,
+        });
+        engine.ready.set(false);
+        *engine.worker.borrow_mut() = Some(worker);
+    }
+
+    fn received(self: &Rc<Engine>, data: JsValue) {
+        if let Some(text) = data.as_string() {
+            if text == "hello" {
+                if let Some(w) = self.worker.borrow().as_ref() {
+                    let _ = w.post_message(&self.module.borrow());
+                }
+                return;
+            }
+            match decode_response(&text) {
+                Ok(response) => {
+                    if let stagecraft::protocol::Answer::Stopped { doing, message } =
+                        &response.answer
+                    {
+                        *self.last_words.borrow_mut() =
+                            Some((response.id, doing.clone(), message.clone()));
+                        return;
+                    }
+                    self.answered.set(self.answered.get().max(response.id));
+                    (self.handlers.answer)(response);
+                }
+                Err(why) => self.trapped(self.expecting.get(), "reading its answer", &why),
+            }
+            return;
+        }
+        // Ready, with the module it runs.
+        if let Ok(module) = js_sys::Reflect::get(&data, &"ready".into()) {
+            if !module.is_undefined() {
+                *self.module.borrow_mut() = module;
+            }
+            self.ready.set(true);
+            let outbox = std::mem::take(&mut *self.outbox.borrow_mut());
+            for text in outbox {
+                self.post(&text);
+            }
+        }
+    }
+
+    /// After `STALE_WORK_MS`, the worker is started again if it has not begun answering `id` and
+    /// `id` is still the newest request.
+    fn watch(self: &Rc<Engine>, id: u64) {
+        let me = Rc::downgrade(self);
+        dom::after_ms(
+            STALE_WORK_MS,
+            Box::new(move || {
+                let Some(engine) = me.upgrade() else { return };
+                if engine.ready.get() && engine.expecting.get() == id && engine.answered.get() < id
+                {
+                    engine.restart(Restart::Stale { id });
+                }
+            }),
+        );
+    }
+
+    fn trapped(self: &Rc<Engine>, id: u64, doing: &str, message: &str) {
+        let why = Restart::Trapped {
+            id,
+            doing: doing.into(),
+            message: message.into(),
+        };
+        // In a task of its own: the worker's handlers, one of which is running, are dropped.
+        let me = self.clone();
+        dom::in_a_task(Box::new(move || me.restart(why)));
+    }
+
+    fn restart(self: &Rc<Engine>, why: Restart) {
+        if let Some(w) = self.worker.borrow_mut().take() {
+            w.terminate();
+        }
+        self.listeners.borrow_mut().take();
+        Engine::spawn(self);
+        (self.handlers.restarted)(why);
+    }
+}

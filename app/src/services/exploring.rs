@@ -1,0 +1,291 @@
+//! Keeps what the page shows answering what the user asks: every change of the text, form,
+//! parameters or counts is a new exploration request to the core's worker (`engine`), with the parts
+//! the page needs for what it shows (`snapshot::wants`); a change of what it shows asks for the
+//! parts it lacks. Answers go into the one snapshot (`Ctx::snapshot`); the newest request id is the
+//! one rule for what is stale: an answer to any older exploration is dropped.
+
+use crate::ctx::{Ctx, Job};
+use crate::dom;
+use crate::model::snapshot::{self, Applied};
+use crate::model::timing::Timing;
+use crate::services::engine::{Engine, Handlers, Restart};
+use leptos::prelude::*;
+use stagecraft::explore::{CountOverride, Options};
+use stagecraft::protocol::{Answer, Job as Asked, Part, Request, Response, Want};
+use stagecraft_link::{Form, State};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// What an exploration is computed from.
+#[derive(Clone, PartialEq)]
+struct Inputs {
+    text: String,
+    form: Form,
+    params: BTreeMap<String, i64>,
+    /// Wait counts moved by hand: they change the program, as the text does.
+    counts: Vec<CountOverride>,
+}
+
+impl Inputs {
+    fn of(s: &State) -> Inputs {
+        Inputs {
+            text: s.text.clone(),
+            form: s.form,
+            params: s.params.clone(),
+            counts: s.counts.clone(),
+        }
+    }
+
+    fn options(&self) -> Options {
+        Options {
+            params: self.params.clone(),
+            form: self.form,
+            targets: Vec::new(),
+            both_forms: false,
+            defer_runs: true,
+            count_overrides: self.counts.clone(),
+            ..Options::default()
+        }
+    }
+}
+
+/// The page's side of the conversation with the worker.
+struct Conversation {
+    engine: RefCell<Option<Rc<Engine>>>,
+    /// The newest exploration asked for: its id and text.
+    latest: RefCell<(u64, String)>,
+    /// The parts asked for, by the id of the exploration they are asked of.
+    asked: RefCell<Vec<(u64, Want)>>,
+    /// When the newest exploration was asked for (ms on the page's clock).
+    asked_at: Cell<f64>,
+}
+
+/// Starts the worker and keeps the snapshot answering the state. Nothing is asked before
+/// `mounted`: the panes that show an exploration are the page's last part mounted (`app::App`).
+pub fn start(ctx: Ctx, mounted: Memo<bool>) {
+    let talk = Rc::new(Conversation {
+        engine: RefCell::new(None),
+        latest: RefCell::new((0, String::new())),
+        asked: RefCell::new(Vec::new()),
+        asked_at: Cell::new(0.0),
+    });
+    let answered = talk.clone();
+    let restarted = talk.clone();
+    let engine = Engine::start(Handlers {
+        answer: Box::new(move |r| receive(ctx, &answered, r)),
+        restarted: Box::new(move |why| on_restart(ctx, &restarted, why)),
+    });
+    *talk.engine.borrow_mut() = Some(engine);
+    let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
+    let explore = talk.clone();
+    Effect::new(move |_| {
+        if !mounted.get() {
+            return;
+        }
+        let inputs = inputs.get();
+        let wants = ctx.st.with_untracked(snapshot::wants);
+        ask_exploration(ctx, &explore, inputs, wants);
+    });
+    // What is shown changed (a pane, a target, a view, a pasted program) or an answer arrived:
+    // the parts still missing are asked for.
+    let more = talk.clone();
+    Effect::new(move |_| {
+        if !mounted.get() {
+            return;
+        }
+        let wants = ctx.st.with(snapshot::wants);
+        ctx.snapshot.with(|s| ask_missing(&more, s, &wants));
+    });
+}
+
+fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
+    talk.engine.borrow().clone()
+}
+
+fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Want>) {
+    let Some(engine) = engine(talk) else { return };
+    let id = talk.latest.borrow().0 + 1;
+    *talk.latest.borrow_mut() = (id, inputs.text.clone());
+    *talk.asked.borrow_mut() = wants.iter().map(|w| (id, w.clone())).collect();
+    talk.asked_at.set(dom::now_ms());
+    dom::mark("stagecraft:recompute");
+    let request = Request {
+        id,
+        job: Asked::Explore {
+            options: Box::new(inputs.options()),
+            text: inputs.text,
+            wants,
+        },
+    };
+    engine.send(&request, true);
+    if ctx.job.get_untracked() != Job::Starting {
+        ctx.job.set(Job::Working { id });
+    }
+}
+
+/// Asks for each part of `wants` that the exploration it belongs to has not got and has not
+/// been asked for.
+fn ask_missing(talk: &Conversation, s: &snapshot::Snapshot, wants: &[Want]) {
+    let Some(engine) = engine(talk) else { return };
+    let mut by_id: Vec<(u64, Vec<Want>)> = Vec::new();
+    {
+        let asked = talk.asked.borrow();
+        for want in wants {
+            let Some(owner) = s.owner(want) else { continue };
+            if owner.parts.has(want) || asked.iter().any(|(id, w)| *id == owner.id && w == want) {
+                continue;
+            }
+            match by_id.iter_mut().find(|(id, _)| *id == owner.id) {
+                Some((_, list)) => list.push(want.clone()),
+                None => by_id.push((owner.id, vec![want.clone()])),
+            }
+        }
+    }
+    for (id, wants) in by_id {
+        talk.asked
+            .borrow_mut()
+            .extend(wants.iter().map(|w| (id, w.clone())));
+        engine.send(
+            &Request {
+                id,
+                job: Asked::More { wants },
+            },
+            false,
+        );
+    }
+}
+
+fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
+    let id = response.id;
+    let (latest, text) = talk.latest.borrow().clone();
+    let timing = match &response.answer {
+        Answer::Explored { ms, .. } => Some((None, *ms)),
+        Answer::Part { part, ms } => Some((Some(part_kind(part)), *ms)),
+        Answer::Idle => {
+            if id == latest {
+                ctx.job.set(Job::Idle);
+            }
+            None
+        }
+        Answer::Stopped { .. } => None,
+    };
+    let mut applied = Applied::Dropped;
+    ctx.snapshot
+        .update(|s| applied = s.apply(response, latest, &text));
+    match (applied, timing) {
+        (Applied::Explored, Some((_, ms))) => {
+            ctx.timing.set(Timing {
+                serial: id,
+                explore: ms,
+                round_trip: dom::now_ms() - talk.asked_at.get(),
+                ..Timing::default()
+            });
+            if ctx.job.get_untracked() == Job::Starting {
+                ctx.job.set(Job::Working { id });
+            }
+            published();
+        }
+        (Applied::Part, Some((Some(kind), ms))) => {
+            ctx.timing.update(|t| {
+                if t.serial == id {
+                    match kind {
+                        PartKind::Verification => t.verify = Some(ms),
+                        PartKind::Timeline => t.simulate = Some(ms),
+                        PartKind::Other => {}
+                    }
+                }
+            });
+            if kind != PartKind::Other && ran(ctx, id) {
+                dom::count("data-ran");
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum PartKind {
+    Verification,
+    Timeline,
+    Other,
+}
+
+fn part_kind(part: &Part) -> PartKind {
+    match part {
+        Part::Verification { .. } => PartKind::Verification,
+        Part::Timeline { .. } => PartKind::Timeline,
+        _ => PartKind::Other,
+    }
+}
+
+/// Whether exploration `id` is the one the panes show and its verification and timeline have both
+/// arrived: what the browser tests wait on (`data-ran`).
+fn ran(ctx: Ctx, id: u64) -> bool {
+    ctx.snapshot.with_untracked(|s| {
+        s.good().is_some_and(|g| {
+            g.id == id && g.parts.verification.is_some() && g.parts.timeline.is_some()
+        })
+    })
+}
+
+/// Marks the time to the updated DOM and to the frame that paints it, for the browser tests.
+fn published() {
+    // The panes' effects were woken by the snapshot and run as tasks of Leptos's executor, in the
+    // order woken; a task spawned now runs after them (the second tick lets effects woken by those
+    // effects run too). There the DOM is written.
+    leptos::task::spawn_local(async move {
+        leptos::task::tick().await;
+        leptos::task::tick().await;
+        dom::mark("stagecraft:dom");
+        dom::measure(
+            "stagecraft:recompute-to-dom",
+            "stagecraft:recompute",
+            "stagecraft:dom",
+        );
+        dom::measure(
+            "stagecraft:edit-to-dom",
+            "stagecraft:edit",
+            "stagecraft:dom",
+        );
+    });
+    // The browser styles, lays out and paints that DOM in its next frame; a timeout set in the
+    // frame runs after it.
+    dom::before_drawing(Box::new(move || {
+        dom::in_a_task(Box::new(move || {
+            dom::mark("stagecraft:painted");
+            dom::measure(
+                "stagecraft:edit-to-painted",
+                "stagecraft:edit",
+                "stagecraft:painted",
+            );
+            // The next measure starts from the next keystroke, not this one.
+            dom::clear_mark("stagecraft:edit");
+            dom::count("data-explored");
+        }));
+    }));
+}
+
+/// The worker was started again. After a trap the page keeps what it shows and says what was
+/// being computed; the request that trapped is not sent again by itself (it would trap again):
+/// the next edit asks anew. A worker stopped for staying on stale work is given the newest request
+/// again.
+fn on_restart(ctx: Ctx, talk: &Rc<Conversation>, why: Restart) {
+    talk.asked.borrow_mut().clear();
+    let Some(engine) = engine(talk) else { return };
+    ctx.job.set(Job::Starting);
+    match why {
+        Restart::Trapped { doing, message, .. } => {
+            engine.clear_outbox();
+            ctx.banner.set(Some(format!(
+                "Stagecraft's engine stopped while computing {doing} ({message}). It has been started again; \
+                 what is shown is the last result it gave, and nothing you typed is lost. Edit the text to try again."
+            )));
+        }
+        Restart::Stale { .. } => {
+            let inputs = ctx.st.with_untracked(Inputs::of);
+            let wants = ctx.st.with_untracked(snapshot::wants);
+            ask_exploration(ctx, talk, inputs, wants);
+        }
+    }
+}

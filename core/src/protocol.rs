@@ -1,0 +1,181 @@
+//! What the page asks of the core and what comes back: the messages between the page and the
+//! worker that runs the core (docs/json.md, "The worker's messages"). A request carries an id, which
+//! each answer repeats; the page keeps the newest id and drops every other answer. The worker answers
+//! an exploration first and then each part asked for, one message each, so that the first pane
+//! paints as soon as its part exists (`session::Session` does the answering).
+//!
+//! Messages travel as JSON text: the types they carry use serde's internally tagged enums and
+//! skipped fields, which only a self-describing format reads back. The protocol's own enums are
+//! externally tagged: an internally tagged one is buffered before it is read, and a buffered map
+//! with integer keys (the timeline's) does not read back.
+
+use crate::emit::{Emitted, Target};
+use crate::explore::{Exploration, MachineReport, Options, PipelinedCheck};
+use crate::pipelined::Form;
+use crate::steps::{StepOptions, StepThrough};
+use crate::timeline::Timeline;
+use crate::tokens::TokenForm;
+use crate::tvm::TvmExploration;
+use crate::verify::Verification;
+use serde::{Deserialize, Serialize};
+
+/// One request from the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub id: u64,
+    pub job: Job,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Job {
+    /// Explore `text` (a new program: whatever older work is left is dropped), then compute
+    /// `wants` in their order.
+    Explore {
+        text: String,
+        options: Box<Options>,
+        wants: Vec<Want>,
+    },
+    /// More parts of the exploration made for this request's id, ahead of those still queued.
+    More { wants: Vec<Want> },
+    /// Makes the worker stop with a trap, as a bug would: what the page's tests use to check that
+    /// a trap loses nothing. The core never acts on it; the worker does.
+    Trap,
+}
+
+/// A part of an exploration computed after it, on its own.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Want {
+    /// The interpreter's runs of the loop and the pipelined program, the waits judged.
+    Verification,
+    /// The cost model's simulation.
+    Timeline,
+    /// The kernel emitted for a target.
+    Code { target: Target },
+    /// The machine-level check of that kernel (emitted first if it was not).
+    Machine { target: Target },
+    /// The pipelined program in token form.
+    Tokens { form: Form },
+    /// The step-through of the pipelined program.
+    Steps { options: StepOptions },
+    /// The program TVM 0.27's pass makes of the text, verified (reproduced in core).
+    Tvm,
+    /// A pipelined program written by hand, checked against the loop.
+    Check { pipelined: String },
+    /// The loop as a TVMScript PrimFunc.
+    TvmScript,
+}
+
+impl Want {
+    /// Whether the part is computed from the pipelined program (else from the text alone: TVM's
+    /// program, a pasted program's check and the TVMScript export exist whether or not Stagecraft
+    /// accepts the schedule).
+    pub fn needs_program(&self) -> bool {
+        !matches!(self, Want::Tvm | Want::Check { .. } | Want::TvmScript)
+    }
+
+    /// What computing it is, as a sentence's object: "computing the verification".
+    pub fn describe(&self) -> String {
+        match self {
+            Want::Verification => "the verification".into(),
+            Want::Timeline => "the timeline".into(),
+            Want::Code { target } => format!("the {} kernel", target.name()),
+            Want::Machine { target } => {
+                format!("the machine-level check of the {} kernel", target.name())
+            }
+            Want::Tokens { .. } => "the token form".into(),
+            Want::Steps { .. } => "the step-through".into(),
+            Want::Tvm => "TVM 0.27's program".into(),
+            Want::Check { .. } => "the check of the pasted program".into(),
+            Want::TvmScript => "the TVMScript export".into(),
+        }
+    }
+}
+
+/// One answer from the worker, to the request `id`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    pub id: u64,
+    pub answer: Answer,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// The exploration (made with `Options::defer_runs`: its verification and timeline come as
+    /// parts) and the milliseconds it took.
+    Explored {
+        exploration: Box<Exploration>,
+        ms: f64,
+    },
+    /// A part asked for, and the milliseconds it took.
+    Part { part: Box<Part>, ms: f64 },
+    /// Every part asked for so far has been answered.
+    Idle,
+    /// The worker stopped on a bug while computing `doing`: this is the last it says before it
+    /// traps. The page restarts it.
+    Stopped { doing: String, message: String },
+}
+
+/// A part computed, with what it was asked for with (the page matches it to what it shows).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// `None`: nothing to verify (no program, or verifying is off).
+    Verification {
+        verification: Option<Verification>,
+    },
+    Timeline {
+        timeline: Option<Timeline>,
+    },
+    Code {
+        target: Target,
+        emitted: Option<Emitted>,
+    },
+    Machine {
+        target: Target,
+        report: Option<MachineReport>,
+    },
+    Tokens {
+        form: Form,
+        tokens: Option<TokenForm>,
+    },
+    Steps {
+        options: StepOptions,
+        steps: StepThrough,
+    },
+    Tvm {
+        tvm: TvmExploration,
+    },
+    Check {
+        pipelined: String,
+        check: PipelinedCheck,
+    },
+    /// The PrimFunc, or why the loop has none.
+    TvmScript {
+        export: Result<String, String>,
+    },
+}
+
+/// A request as the page sends it.
+pub fn encode_request(request: &Request) -> String {
+    // Serializing these types into a string cannot fail: every map key is a string.
+    serde_json::to_string(request).unwrap_or_default()
+}
+
+/// A request as the worker reads it: a message it cannot read is an error it answers with.
+pub fn decode_request(text: &str) -> Result<Request, String> {
+    serde_json::from_str(text).map_err(|e| format!("the worker could not read a request: {e}"))
+}
+
+/// An answer as the worker sends it.
+pub fn encode_response(response: &Response) -> String {
+    serde_json::to_string(response).unwrap_or_default()
+}
+
+/// An answer as the page reads it.
+pub fn decode_response(text: &str) -> Result<Response, String> {
+    serde_json::from_str(text)
+        .map_err(|e| format!("the page could not read the worker's answer: {e}"))
+}

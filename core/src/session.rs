@@ -1,0 +1,274 @@
+//! The worker's side of the protocol (`protocol`): requests in, answers out, one unit of work at a
+//! time so that the worker can read its messages between them. A newer exploration replaces
+//! whatever older work is left; the parts of an exploration are computed in the order asked, a
+//! part asked again moving ahead of the rest. The session keeps the newest exploration and the
+//! newest one that produced a program (the page shows the latter's parts while the text has
+//! errors), each with its own queue.
+
+use crate::explore::{self, Exploration, Options};
+use crate::protocol::{Answer, Job, Part, Request, Response, Want};
+use std::collections::VecDeque;
+
+/// Answers requests. `clock` gives milliseconds (the worker's `performance.now()`, natively a
+/// monotonic clock): each answer says how long its work took.
+pub struct Session {
+    clock: fn() -> f64,
+    /// An exploration asked for and not begun: the newest only.
+    asked: Option<Asked>,
+    /// The newest exploration made.
+    current: Option<Explored>,
+    /// The newest exploration that produced a program, when it is not `current`.
+    good: Option<Explored>,
+    /// Whether the page has been told that every part asked for is answered.
+    idle_said: bool,
+}
+
+struct Asked {
+    id: u64,
+    text: String,
+    options: Box<Options>,
+    wants: Vec<Want>,
+}
+
+/// An exploration made, and the parts still to compute for it.
+struct Explored {
+    id: u64,
+    text: String,
+    exploration: Exploration,
+    wants: VecDeque<Want>,
+}
+
+impl Session {
+    pub fn new(clock: fn() -> f64) -> Session {
+        Session {
+            clock,
+            asked: None,
+            current: None,
+            good: None,
+            idle_said: true,
+        }
+    }
+
+    /// Takes a request: it is worked on by the calls to `work` that follow.
+    pub fn receive(&mut self, request: Request) {
+        let Request { id, job } = request;
+        match job {
+            Job::Explore {
+                text,
+                options,
+                wants,
+            } => {
+                self.asked = Some(Asked {
+                    id,
+                    text,
+                    options,
+                    wants,
+                });
+            }
+            Job::More { wants } => {
+                if let Some(a) = self.asked.as_mut().filter(|a| a.id == id) {
+                    for w in wants.into_iter().rev() {
+                        a.wants.retain(|x| *x != w);
+                        a.wants.insert(0, w);
+                    }
+                } else if let Some(e) = self.explored_mut(id) {
+                    for w in wants.into_iter().rev() {
+                        e.wants.retain(|x| *x != w);
+                        e.wants.push_front(w);
+                    }
+                }
+                // Any other id is an exploration the page has moved on from.
+            }
+            Job::Trap => {}
+        }
+        self.idle_said = false;
+    }
+
+    /// Whether `work` has anything to do.
+    pub fn busy(&self) -> bool {
+        !self.idle_said
+    }
+
+    /// The request and the work the next call to `work` does, for a report if it stops on a bug.
+    pub fn doing(&self) -> Option<(u64, String)> {
+        if let Some(a) = &self.asked {
+            return Some((a.id, "the exploration".into()));
+        }
+        [self.current.as_ref(), self.good.as_ref()]
+            .into_iter()
+            .flatten()
+            .find_map(|e| Some((e.id, e.wants.front()?.describe())))
+    }
+
+    /// One unit of work — an exploration, or one part — and its answer; once everything asked is
+    /// answered, `Answer::Idle` once; then `None`.
+    pub fn work(&mut self) -> Option<Response> {
+        if let Some(asked) = self.asked.take() {
+            return Some(self.explore(asked));
+        }
+        for which in [Which::Current, Which::Good] {
+            let clock = self.clock;
+            let Some(e) = self.explored_by(which) else {
+                continue;
+            };
+            let Some(want) = e.wants.pop_front() else {
+                continue;
+            };
+            let t0 = clock();
+            let part = compute(e, want);
+            let ms = clock() - t0;
+            return Some(Response {
+                id: e.id,
+                answer: Answer::Part {
+                    part: Box::new(part),
+                    ms,
+                },
+            });
+        }
+        if self.idle_said {
+            return None;
+        }
+        self.idle_said = true;
+        let id = self.current.as_ref().map_or(0, |e| e.id);
+        Some(Response {
+            id,
+            answer: Answer::Idle,
+        })
+    }
+
+    fn explore(&mut self, asked: Asked) -> Response {
+        let Asked {
+            id,
+            text,
+            options,
+            wants,
+        } = asked;
+        let t0 = (self.clock)();
+        let exploration = explore::explore(
+            &text,
+            &Options {
+                defer_runs: true,
+                ..*options
+            },
+        );
+        let ms = (self.clock)() - t0;
+        // What the page sees: the programs the parts are computed from stay here.
+        let shown = Exploration {
+            programs: None,
+            ..exploration.clone()
+        };
+        let ok = exploration.ok;
+        let wants = wants
+            .into_iter()
+            .filter(|w| ok || !w.needs_program())
+            .collect();
+        let made = Explored {
+            id,
+            text,
+            exploration,
+            wants,
+        };
+        if ok {
+            self.good = None;
+        } else if let Some(previous) = self.current.take().filter(|c| c.exploration.ok) {
+            self.good = Some(previous);
+        }
+        self.current = Some(made);
+        Response {
+            id,
+            answer: Answer::Explored {
+                exploration: Box::new(shown),
+                ms,
+            },
+        }
+    }
+
+    fn explored_by(&mut self, which: Which) -> Option<&mut Explored> {
+        match which {
+            Which::Current => self.current.as_mut(),
+            Which::Good => self.good.as_mut(),
+        }
+    }
+
+    fn explored_mut(&mut self, id: u64) -> Option<&mut Explored> {
+        if self.current.as_ref().is_some_and(|e| e.id == id) {
+            return self.current.as_mut();
+        }
+        self.good.as_mut().filter(|e| e.id == id)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Current,
+    Good,
+}
+
+/// One part of `e`'s exploration.
+fn compute(e: &mut Explored, want: Want) -> Part {
+    let ex = &mut e.exploration;
+    let params = ex
+        .programs
+        .as_ref()
+        .map(|p| p.params.clone())
+        .unwrap_or_default();
+    match want {
+        Want::Verification => Part::Verification {
+            verification: explore::verification(ex),
+        },
+        Want::Timeline => Part::Timeline {
+            timeline: explore::timeline(ex),
+        },
+        Want::Code { target } => Part::Code {
+            target,
+            emitted: emitted(ex, target),
+        },
+        Want::Machine { target } => {
+            emitted(ex, target);
+            Part::Machine {
+                target,
+                report: explore::machine_check(ex, target, crate::limits::MAX_MACHINE_INSTRUCTIONS),
+            }
+        }
+        Want::Tokens { form } => {
+            if form == crate::pipelined::Form::Peeled {
+                explore::build_peeled(ex);
+            }
+            Part::Tokens {
+                form,
+                tokens: explore::tokens(ex, form),
+            }
+        }
+        Want::Steps { options } => Part::Steps {
+            steps: explore::step_through(ex, &options),
+            options,
+        },
+        Want::Tvm => {
+            let options = crate::verify::VerifyOptions {
+                params,
+                ..Default::default()
+            };
+            Part::Tvm {
+                tvm: crate::tvm::explore_tvm(&e.text, true, &options),
+            }
+        }
+        Want::Check { pipelined } => Part::Check {
+            check: explore::check_pipelined(&e.text, &pipelined, &params),
+            pipelined,
+        },
+        Want::TvmScript => Part::TvmScript {
+            export: crate::tvmscript::export(&e.text),
+        },
+    }
+}
+
+/// The kernel for `target`, kept in the exploration (where the machine-level check finds it):
+/// emitted once.
+fn emitted(ex: &mut Exploration, target: crate::emit::Target) -> Option<crate::emit::Emitted> {
+    if let Some(done) = ex.code.iter().find(|c| c.target == target.name()) {
+        return Some(done.clone());
+    }
+    let emitted = explore::code(ex, target)?;
+    ex.code.push(emitted.clone());
+    Some(emitted)
+}

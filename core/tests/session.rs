@@ -1,0 +1,370 @@
+//! The worker's session (`session::Session`) driven as the page drives it, every answer passed
+//! through the protocol's JSON both ways: each part equals what the core's functions compute
+//! directly, a newer exploration drops older work, a part asked again comes first, and the parts of
+//! the last program stay available while the text has errors.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use stagecraft::emit::Target;
+use stagecraft::explore::{self, Exploration, Options};
+use stagecraft::pipelined::Form;
+use stagecraft::protocol::{
+    decode_request, decode_response, encode_request, encode_response, Answer, Job, Part, Request,
+    Response, Want,
+};
+use stagecraft::session::Session;
+use stagecraft::steps::StepOptions;
+use std::time::Instant;
+
+fn clock() -> f64 {
+    thread_local!(static T0: Instant = Instant::now());
+    T0.with(|t| t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Sends `request` as the page does: through its JSON.
+fn send(session: &mut Session, request: Request) {
+    let text = encode_request(&request);
+    session.receive(decode_request(&text).unwrap());
+}
+
+/// Every answer until the session is idle, each read back from its JSON.
+fn answers(session: &mut Session) -> Vec<Response> {
+    let mut out = Vec::new();
+    while let Some(r) = session.work() {
+        let text = encode_response(&r);
+        let read = decode_response(&text).unwrap_or_else(|e| panic!("{e}\n{text:.400}"));
+        if read != r {
+            let (a, b) = (format!("{r:?}"), format!("{read:?}"));
+            let at = a
+                .bytes()
+                .zip(b.bytes())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let from = at.saturating_sub(300);
+            panic!(
+                "an answer reads back otherwise than it was sent, from byte {at}:\n  sent {}\n  read {}",
+                &a[from..(at + 200).min(a.len())],
+                &b[from..(at + 200).min(b.len())]
+            );
+        }
+        out.push(read);
+    }
+    out
+}
+
+fn explore_job(text: &str, wants: Vec<Want>) -> Job {
+    Job::Explore {
+        text: text.to_string(),
+        options: Box::new(Options {
+            both_forms: false,
+            targets: Vec::new(),
+            ..Options::default()
+        }),
+        wants,
+    }
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn every_want(pipelined: &str) -> Vec<Want> {
+    let mut wants = vec![Want::Verification, Want::Timeline];
+    for target in Target::ALL {
+        wants.push(Want::Code { target });
+    }
+    wants.extend([
+        Want::Machine {
+            target: Target::Ptx,
+        },
+        Want::Tokens { form: Form::Rolled },
+        Want::Tokens { form: Form::Peeled },
+        Want::Steps {
+            options: StepOptions::default(),
+        },
+        Want::Tvm,
+        Want::Check {
+            pipelined: pipelined.to_string(),
+        },
+        Want::TvmScript,
+    ]);
+    wants
+}
+
+/// What exploring directly gives, with everything the parts are computed from.
+fn direct(text: &str) -> Exploration {
+    explore::explore(
+        text,
+        &Options {
+            both_forms: false,
+            targets: Vec::new(),
+            defer_runs: true,
+            ..Options::default()
+        },
+    )
+}
+
+#[test]
+fn every_part_of_every_example_is_what_the_core_computes_directly() {
+    let dir = format!("{}/../examples", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".py"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 7);
+    for name in names {
+        let text = example(&name);
+        let mut d = direct(&text);
+        let ours = d.rolled.as_ref().unwrap().text.clone();
+        let mut session = Session::new(clock);
+        let wants = every_want(&ours);
+        send(
+            &mut session,
+            Request {
+                id: 7,
+                job: explore_job(&text, wants.clone()),
+            },
+        );
+        let got = answers(&mut session);
+        assert!(got.iter().all(|r| r.id == 7), "{name}");
+        assert_eq!(
+            got.len(),
+            1 + wants.len() + 1,
+            "{name}: explored, every part, idle"
+        );
+        let Answer::Explored { exploration, .. } = &got[0].answer else {
+            panic!("{name}: the exploration comes first");
+        };
+        assert_eq!(
+            **exploration,
+            Exploration {
+                programs: None,
+                ..d.clone()
+            },
+            "{name}"
+        );
+        assert_eq!(got.last().unwrap().answer, Answer::Idle);
+        let params = d.programs.as_ref().unwrap().params.clone();
+        for (want, response) in wants.iter().zip(&got[1..]) {
+            let Answer::Part { part, .. } = &response.answer else {
+                panic!("{name}: {want:?} answered with {:?}", response.answer);
+            };
+            let expected = match want {
+                Want::Verification => Part::Verification {
+                    verification: explore::verification(&d),
+                },
+                Want::Timeline => Part::Timeline {
+                    timeline: explore::timeline(&d),
+                },
+                Want::Code { target } => Part::Code {
+                    target: *target,
+                    emitted: explore::code(&mut d, *target),
+                },
+                Want::Machine { target } => {
+                    let mut emitting = direct(&text);
+                    let emitted = explore::code(&mut emitting, *target).unwrap();
+                    emitting.code.push(emitted);
+                    Part::Machine {
+                        target: *target,
+                        report: explore::machine_check(
+                            &emitting,
+                            *target,
+                            stagecraft::limits::MAX_MACHINE_INSTRUCTIONS,
+                        ),
+                    }
+                }
+                Want::Tokens { form } => {
+                    explore::build_peeled(&mut d);
+                    Part::Tokens {
+                        form: *form,
+                        tokens: explore::tokens(&d, *form),
+                    }
+                }
+                Want::Steps { options } => Part::Steps {
+                    options: options.clone(),
+                    steps: explore::step_through(&d, options),
+                },
+                Want::Tvm => Part::Tvm {
+                    tvm: stagecraft::tvm::explore_tvm(
+                        &text,
+                        true,
+                        &stagecraft::verify::VerifyOptions {
+                            params: params.clone(),
+                            ..Default::default()
+                        },
+                    ),
+                },
+                Want::Check { pipelined } => Part::Check {
+                    pipelined: pipelined.clone(),
+                    check: explore::check_pipelined(&text, pipelined, &params),
+                },
+                Want::TvmScript => Part::TvmScript {
+                    export: stagecraft::tvmscript::export(&text),
+                },
+            };
+            assert_eq!(**part, expected, "{name}: {want:?}");
+        }
+        // Checking Stagecraft's own program finds it equivalent.
+        let check = got.iter().find_map(|r| match &r.answer {
+            Answer::Part { part, .. } => match &**part {
+                Part::Check { check, .. } => Some(check.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+        let verdict = check.unwrap().verification.unwrap().verdict;
+        assert_eq!(verdict, stagecraft::verify::Verdict::Equivalent, "{name}");
+    }
+}
+
+#[test]
+fn a_newer_exploration_drops_the_older_ones_work() {
+    let mut session = Session::new(clock);
+    let a = example("rfc_a_async_copy.py");
+    let c = example("rfc_c_interleaved.py");
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: explore_job(&a, vec![Want::Verification, Want::Timeline]),
+        },
+    );
+    let first = session.work().unwrap();
+    assert!(matches!(first.answer, Answer::Explored { .. }) && first.id == 1);
+    // The page asks for another text before the first one's parts are done.
+    send(
+        &mut session,
+        Request {
+            id: 2,
+            job: explore_job(&c, vec![Want::Timeline]),
+        },
+    );
+    let rest = answers(&mut session);
+    assert!(rest.iter().all(|r| r.id == 2), "{rest:?}");
+    assert_eq!(rest.len(), 3);
+    assert!(matches!(rest[0].answer, Answer::Explored { .. }));
+    assert!(matches!(
+        &rest[1].answer,
+        Answer::Part { part, .. } if matches!(**part, Part::Timeline { .. })
+    ));
+    // Nothing left: the session says so once, then has nothing to do.
+    assert!(session.work().is_none() && !session.busy());
+}
+
+#[test]
+fn a_part_asked_again_comes_before_the_others() {
+    let mut session = Session::new(clock);
+    let a = example("rfc_a_async_copy.py");
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: explore_job(&a, vec![Want::Verification, Want::Timeline, Want::Tvm]),
+        },
+    );
+    assert!(matches!(
+        session.work().unwrap().answer,
+        Answer::Explored { .. }
+    ));
+    assert_eq!(session.doing(), Some((3, "the verification".into())));
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: Job::More {
+                wants: vec![Want::Tvm],
+            },
+        },
+    );
+    // An older id asks for nothing any more.
+    send(
+        &mut session,
+        Request {
+            id: 2,
+            job: Job::More {
+                wants: vec![Want::TvmScript],
+            },
+        },
+    );
+    let kinds: Vec<String> = answers(&mut session)
+        .into_iter()
+        .map(|r| match r.answer {
+            Answer::Part { part, .. } => format!("{:?}", *part)
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_string(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["Tvm", "Verification", "Timeline", "Idle"]);
+}
+
+#[test]
+fn while_the_text_has_errors_the_last_program_keeps_its_parts() {
+    let mut session = Session::new(clock);
+    let a = example("rfc_a_async_copy.py");
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: explore_job(&a, vec![]),
+        },
+    );
+    answers(&mut session);
+    let broken = a.replace("range(16)", "range(16");
+    send(
+        &mut session,
+        Request {
+            id: 2,
+            job: explore_job(&broken, vec![Want::Verification, Want::TvmScript]),
+        },
+    );
+    let got = answers(&mut session);
+    let Answer::Explored { exploration, .. } = &got[0].answer else {
+        panic!()
+    };
+    assert!(!exploration.ok);
+    // Only what the text alone gives: the export says why there is none.
+    assert!(matches!(
+        &got[1].answer,
+        Answer::Part { part, .. } if matches!(&**part, Part::TvmScript { export: Err(why) } if why.contains("fix line"))
+    ));
+    assert_eq!(got.len(), 3);
+    // The program shown meanwhile (request 1's) still gets its parts.
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: Job::More {
+                wants: vec![Want::Timeline],
+            },
+        },
+    );
+    let more = answers(&mut session);
+    assert_eq!(more[0].id, 1);
+    assert!(matches!(
+        &more[0].answer,
+        Answer::Part { part, .. } if matches!(&**part, Part::Timeline { timeline: Some(_) })
+    ));
+}
+
+#[test]
+fn a_request_that_cannot_be_read_is_an_error_not_a_panic() {
+    for bad in [
+        "",
+        "{",
+        "{\"id\": 1}",
+        "{\"id\": 1, \"job\": {\"job\": \"dance\"}}",
+        "[]",
+    ] {
+        assert!(decode_request(bad).is_err(), "{bad}");
+    }
+}

@@ -1,0 +1,46 @@
+// The built files, without a browser: the page's WebAssembly holds none of the core's engine (the
+// transform, interpreter, verifier, machine checker, emitters, TVM reproduction); the worker's
+// does. Each engine part is known by a message only its code writes. The page keeps the core's
+// types, their reading from the worker's JSON, the editor's lexer, the lessons and the pictures.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const DIST = new URL('../dist/', import.meta.url).pathname;
+const files = readdirSync(DIST);
+const only = re => {
+  const found = files.filter(f => re.test(f));
+  assert.equal(found.length, 1, `one file matches ${re}: ${found.join(', ')}`);
+  return readFileSync(DIST + found[0]);
+};
+const page = only(/^stagecraft-app-[0-9a-f]+_bg\.wasm$/);
+const worker = only(/^stagecraft-worker-[0-9a-f]+_bg\.wasm$/);
+
+const ENGINE = {
+  'the transform (a wait\'s reason)': ', counting the empty groups a symbolic extent commits',
+  'the interpreter': 'this global buffer is indexed with different numbers of dimensions',
+  'the verifier': '; one of them does not run, or has nothing to complete, at some N',
+  'the machine-level checker': 'more registers than the executor holds',
+  'the PTX emitter': 'mul.wide.s32 %rdz, %rz0, 4;',
+  'the AMDGPU emitter': 'division is emitted as a multiplication by v_rcp_f32 (1 ulp)',
+  'the TVM reproduction': 'The body of the software pipeline should be SeqStmt',
+};
+
+for (const [part, text] of Object.entries(ENGINE)) {
+  test(`${part} is in the worker's wasm, not the page's`, () => {
+    const bytes = Buffer.from(text);
+    assert.ok(worker.includes(bytes), `the worker lacks "${text}": is the probe still written by ${part}?`);
+    assert.ok(!page.includes(bytes), `the page's wasm holds ${part} ("${text}")`);
+  });
+}
+
+test('the page names its worker by the worker\'s content, and that worker is built', () => {
+  const html = readFileSync(DIST + 'index.html', 'utf8');
+  const m = html.match(/<meta name="stagecraft-worker" content="\.\/(stagecraft-worker-([0-9a-f]{16})_loader\.js)">/);
+  assert.ok(m, 'index.html names the worker\'s loader');
+  assert.ok(files.includes(m[1]), `${m[1]} is in dist/`);
+  const loader = readFileSync(DIST + m[1], 'utf8');
+  assert.match(loader, new RegExp(`stagecraft-worker-${m[2]}\\.js`));
+  assert.ok(!files.includes('stagecraft-worker.js') && !files.includes('stagecraft-worker_bg.wasm'),
+    'no unversioned worker is left to be cached');
+});
