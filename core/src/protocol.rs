@@ -169,13 +169,52 @@ pub fn decode_request(text: &str) -> Result<Request, String> {
     serde_json::from_str(text).map_err(|e| format!("the worker could not read a request: {e}"))
 }
 
-/// An answer as the worker sends it.
-pub fn encode_response(response: &Response) -> String {
-    serde_json::to_string(response).unwrap_or_default()
+/// An answer as the worker sends it: JSON's bytes, which move to the page without a copy (a
+/// string would be copied into the page's memory, and encoded again on the way).
+pub fn encode_response(response: &Response) -> Vec<u8> {
+    serde_json::to_vec(response).unwrap_or_default()
 }
 
 /// An answer as the page reads it.
-pub fn decode_response(text: &str) -> Result<Response, String> {
-    serde_json::from_str(text)
+pub fn decode_response(bytes: &[u8]) -> Result<Response, String> {
+    serde_json::from_slice(bytes)
         .map_err(|e| format!("the page could not read the worker's answer: {e}"))
+}
+
+/// The id of an encoded answer, read from its first bytes (`{"id":N,`): the page drops an answer
+/// to a request it has moved on from without decoding the rest.
+pub fn response_id(bytes: &[u8]) -> Option<u64> {
+    let rest = bytes.strip_prefix(b"{\"id\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(rest.get(..digits)?).ok()?.parse().ok()
+}
+
+/// What the page is sent of an exploration and its parts: what it shows. The programs stay in
+/// the worker, the page lexes its text itself, and neither the interpreter's events nor TVM's
+/// program as the pass built it are shown (their printed forms are).
+pub fn for_the_page(response: &mut Response) {
+    match &mut response.answer {
+        Answer::Explored { exploration, .. } => {
+            exploration.programs = None;
+            exploration.tokens = Vec::new();
+        }
+        Answer::Part { part, .. } => match &mut **part {
+            Part::Verification {
+                verification: Some(v),
+            } => v.trace = Vec::new(),
+            Part::Tvm { tvm } => {
+                tvm.outcome = None;
+                if let Some(v) = tvm.verification.as_mut() {
+                    v.trace = Vec::new();
+                }
+            }
+            Part::Check { check, .. } => {
+                if let Some(v) = check.verification.as_mut() {
+                    v.trace = Vec::new();
+                }
+            }
+            _ => {}
+        },
+        Answer::Idle | Answer::Stopped { .. } => {}
+    }
 }

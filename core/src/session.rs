@@ -3,7 +3,8 @@
 //! whatever older work is left; the parts of an exploration are computed in the order asked, a
 //! part asked again moving ahead of the rest. The session keeps the newest exploration and the
 //! newest one that produced a program (the page shows the latter's parts while the text has
-//! errors), each with its own queue.
+//! errors), each with its own queue. Its answers are as the page is sent them
+//! (`protocol::for_the_page`).
 
 use crate::explore::{self, Exploration, Options};
 use crate::protocol::{Answer, Job, Part, Request, Response, Want};
@@ -117,13 +118,15 @@ impl Session {
             let t0 = clock();
             let part = compute(e, want);
             let ms = clock() - t0;
-            return Some(Response {
+            let mut response = Response {
                 id: e.id,
                 answer: Answer::Part {
                     part: Box::new(part),
                     ms,
                 },
-            });
+            };
+            crate::protocol::for_the_page(&mut response);
+            return Some(response);
         }
         if self.idle_said {
             return None;
@@ -152,9 +155,11 @@ impl Session {
             },
         );
         let ms = (self.clock)() - t0;
-        // What the page sees: the programs the parts are computed from stay here.
+        // What the page sees (`protocol::for_the_page`): the programs the parts are computed from
+        // stay here, and the page lexes the text itself.
         let shown = Exploration {
             programs: None,
+            tokens: Vec::new(),
             ..exploration.clone()
         };
         let ok = exploration.ok;

@@ -119,6 +119,9 @@ pub struct Verification {
     pub original_problems: Vec<Problem>,
     pub instances: u64,
     pub truncated: bool,
+    /// The interpreter's events (`VerifyOptions::trace`). Printed by the command line, never read
+    /// back: the page does not show it, and the worker does not send it.
+    #[serde(skip_deserializing)]
     pub trace: Vec<crate::interp::Event>,
     /// Races found under random completion orders (seed → count), beyond the latest-policy run.
     pub random_races: Vec<(u64, usize)>,

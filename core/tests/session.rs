@@ -36,8 +36,10 @@ fn send(session: &mut Session, request: Request) {
 fn answers(session: &mut Session) -> Vec<Response> {
     let mut out = Vec::new();
     while let Some(r) = session.work() {
-        let text = encode_response(&r);
-        let read = decode_response(&text).unwrap_or_else(|e| panic!("{e}\n{text:.400}"));
+        let bytes = encode_response(&r);
+        assert_eq!(stagecraft::protocol::response_id(&bytes), Some(r.id));
+        let read = decode_response(&bytes)
+            .unwrap_or_else(|e| panic!("{e}\n{:.400}", String::from_utf8_lossy(&bytes)));
         if read != r {
             let (a, b) = (format!("{r:?}"), format!("{read:?}"));
             let at = a
@@ -146,6 +148,7 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
             **exploration,
             Exploration {
                 programs: None,
+                tokens: Vec::new(),
                 ..d.clone()
             },
             "{name}"
@@ -209,7 +212,19 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                     export: stagecraft::tvmscript::export(&text),
                 },
             };
-            assert_eq!(**part, expected, "{name}: {want:?}");
+            // As the page is sent it (`protocol::for_the_page`).
+            let mut expected = Response {
+                id: 7,
+                answer: Answer::Part {
+                    part: Box::new(expected),
+                    ms: 0.0,
+                },
+            };
+            stagecraft::protocol::for_the_page(&mut expected);
+            let Answer::Part { part: expected, .. } = expected.answer else {
+                unreachable!()
+            };
+            assert_eq!(**part, *expected, "{name}: {want:?}");
         }
         // Checking Stagecraft's own program finds it equivalent.
         let check = got.iter().find_map(|r| match &r.answer {

@@ -17,6 +17,9 @@ use wasm_bindgen::JsCast;
 /// How long the worker may stay on older work after a newer request before it is started again.
 pub const STALE_WORK_MS: u64 = 2000;
 
+/// An answer of more bytes than this is decoded in a task before the one that shows it.
+const LARGE_ANSWER_BYTES: usize = 256 * 1024;
+
 /// Why the worker was started again.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Restart {
@@ -33,6 +36,8 @@ pub enum Restart {
 
 /// What the page does with the worker's words.
 pub struct Handlers {
+    /// Whether an answer to request `id` would be shown: one that would not is not even decoded.
+    pub wanted: Box<dyn Fn(u64) -> bool>,
     pub answer: Box<dyn Fn(Response)>,
     /// The worker was started again: what was asked of the old one is gone.
     pub restarted: Box<dyn Fn(Restart)>,
@@ -165,26 +170,30 @@ impl Engine {
     }
 
     fn received(self: &Rc<Engine>, data: JsValue) {
-        if let Some(text) = data.as_string() {
-            if text == "hello" {
-                if let Some(w) = self.worker.borrow().as_ref() {
-                    let _ = w.post_message(&self.module.borrow());
-                }
-                return;
+        if data.as_string().is_some_and(|t| t == "hello") {
+            if let Some(w) = self.worker.borrow().as_ref() {
+                let _ = w.post_message(&self.module.borrow());
             }
-            match decode_response(&text) {
-                Ok(response) => {
-                    if let stagecraft::protocol::Answer::Stopped { doing, message } =
-                        &response.answer
-                    {
-                        *self.last_words.borrow_mut() =
-                            Some((response.id, doing.clone(), message.clone()));
-                        return;
-                    }
-                    self.answered.set(self.answered.get().max(response.id));
-                    (self.handlers.answer)(response);
+            return;
+        }
+        if let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() {
+            let id = self.peek_id(bytes);
+            if let Some(id) = id {
+                self.answered.set(self.answered.get().max(id));
+                if !(self.handlers.wanted)(id) {
+                    return;
                 }
-                Err(why) => self.trapped(self.expecting.get(), "reading its answer", &why),
+            }
+            let bytes = bytes.to_vec();
+            // A large answer is decoded in this task and shown in the next, each within a task's
+            // budget; a small one at once.
+            if bytes.len() > LARGE_ANSWER_BYTES {
+                let me = self.clone();
+                let decoded = me.decode(&bytes);
+                dom::in_a_task(Box::new(move || me.take(decoded)));
+            } else {
+                let decoded = self.decode(&bytes);
+                self.take(decoded);
             }
             return;
         }
@@ -198,6 +207,40 @@ impl Engine {
             for text in outbox {
                 self.post(&text);
             }
+        }
+    }
+
+    /// The id of an answer from its first bytes, copied alone out of the message.
+    fn peek_id(&self, bytes: &js_sys::Uint8Array) -> Option<u64> {
+        let head = bytes.subarray(0, bytes.length().min(32)).to_vec();
+        stagecraft::protocol::response_id(&head)
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<Response, String> {
+        dom::mark("stagecraft:decode-start");
+        let decoded = decode_response(bytes);
+        dom::mark("stagecraft:decode-end");
+        dom::measure(
+            "stagecraft:decode",
+            "stagecraft:decode-start",
+            "stagecraft:decode-end",
+        );
+        decoded
+    }
+
+    /// A decoded answer: the worker's last words before a trap are kept for the report; anything
+    /// else goes to the page.
+    fn take(self: &Rc<Engine>, decoded: Result<Response, String>) {
+        match decoded {
+            Ok(response) => {
+                if let stagecraft::protocol::Answer::Stopped { doing, message } = &response.answer {
+                    *self.last_words.borrow_mut() =
+                        Some((response.id, doing.clone(), message.clone()));
+                    return;
+                }
+                (self.handlers.answer)(response);
+            }
+            Err(why) => self.trapped(self.expecting.get(), "reading its answer", &why),
         }
     }
 

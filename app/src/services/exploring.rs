@@ -72,7 +72,9 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
     });
     let answered = talk.clone();
     let restarted = talk.clone();
+    let wanting = talk.clone();
     let engine = Engine::start(Handlers {
+        wanted: Box::new(move |id| wanted(ctx, &wanting, id)),
         answer: Box::new(move |r| receive(ctx, &answered, r)),
         restarted: Box::new(move |why| on_restart(ctx, &restarted, why)),
     });
@@ -87,6 +89,7 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         let wants = ctx.st.with_untracked(snapshot::wants);
         ask_exploration(ctx, &explore, inputs, wants);
     });
+    listen_for_trap_requests(&talk);
     // What is shown changed (a pane, a target, a view, a pasted program) or an answer arrived:
     // the parts still missing are asked for.
     let more = talk.clone();
@@ -156,6 +159,18 @@ fn ask_missing(talk: &Conversation, s: &snapshot::Snapshot, wants: &[Want]) {
     }
 }
 
+/// Whether an answer to request `id` would be shown: the newest exploration asked for, or a part
+/// of an exploration shown.
+fn wanted(ctx: Ctx, talk: &Conversation, id: u64) -> bool {
+    id == talk.latest.borrow().0
+        || ctx.snapshot.with_untracked(|s| {
+            [s.current.as_ref(), s.good.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|shown| shown.id == id)
+        })
+}
+
 fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
     let id = response.id;
     let (latest, text) = talk.latest.borrow().clone();
@@ -197,7 +212,13 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
                 }
             });
             if kind != PartKind::Other && ran(ctx, id) {
-                dom::count("data-ran");
+                // Counted once the frame that draws them has been painted.
+                dom::before_drawing(Box::new(|| {
+                    dom::in_a_task(Box::new(|| {
+                        dom::mark("stagecraft:ran");
+                        dom::count("data-ran");
+                    }))
+                }));
             }
         }
         _ => {}
@@ -288,4 +309,29 @@ fn on_restart(ctx: Ctx, talk: &Rc<Conversation>, why: Restart) {
             ask_exploration(ctx, talk, inputs, wants);
         }
     }
+}
+
+/// A `stagecraft-trap` event on the document makes the worker trap, as a bug would: what the
+/// browser tests use to check that a trap keeps the view and loses nothing typed. A user cannot
+/// send one by accident.
+fn listen_for_trap_requests(talk: &Rc<Conversation>) {
+    let talk = talk.clone();
+    let on_trap = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+        if let Some(engine) = engine(&talk) {
+            let id = talk.latest.borrow().0;
+            engine.send(
+                &Request {
+                    id,
+                    job: Asked::Trap,
+                },
+                false,
+            );
+        }
+    });
+    if let Some(d) = dom::window().and_then(|w| w.document()) {
+        use wasm_bindgen::JsCast;
+        let _ =
+            d.add_event_listener_with_callback("stagecraft-trap", on_trap.as_ref().unchecked_ref());
+    }
+    on_trap.forget();
 }

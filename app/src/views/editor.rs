@@ -156,8 +156,13 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
             // A large text's tokens are not coloured: its textarea shows the text (`large`).
             let html = match &ex {
                 Some(ex) => {
-                    let tokens: &[_] = if large { &[] } else { &ex.tokens };
-                    highlight::editor_html(&text, tokens, &ex.diagnostics, &ex.statements)
+                    // The page lexes the text it shows: the worker does not send its tokens.
+                    let tokens = if large {
+                        Vec::new()
+                    } else {
+                        stagecraft::lexer::highlight_tokens(&text)
+                    };
+                    highlight::editor_html(&text, &tokens, &ex.diagnostics, &ex.statements)
                 }
                 None => highlight::editor_html(&text, &[], &[], &[]),
             };

@@ -130,7 +130,8 @@ pub struct Exploration {
     #[serde(default)]
     pub tvmscript: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Highlighting tokens of the source.
+    /// Highlighting tokens of the source (the worker does not send them: the page lexes the text
+    /// it shows itself, `lexer::highlight_tokens`).
     pub tokens: Vec<Token>,
     /// True when the pipelined program was produced.
     pub ok: bool,

@@ -121,6 +121,9 @@ pub struct TvmExploration {
     pub version: String,
     /// Problems of the source itself, and TVM's refusal or what is not reproduced as an error.
     pub diagnostics: Vec<Diagnostic>,
+    /// TVM's program as the pass built it: printed by the command line, never read back (the page
+    /// shows `printed`, and the worker does not send it).
+    #[serde(skip_deserializing)]
     pub outcome: Option<Outcome>,
     /// TVM's program in Stagecraft's printed form, with the line → statement/wait map.
     pub printed: Option<crate::tir::Printed>,
