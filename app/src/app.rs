@@ -50,7 +50,11 @@ pub fn App() -> impl IntoView {
                 })
             }),
         };
-        focus::css(ctx.hovered.get(), &f, selection)
+        let mut css = focus::css(ctx.hovered.get(), &f, selection);
+        if let Some(s) = ctx.stepping.get() {
+            css.push_str(&focus::stepping_css(&s));
+        }
+        css
     });
     let banner = ctx.banner;
     view! {

@@ -6,7 +6,7 @@
 
 use crate::dom;
 use crate::model::deferred::{is_pending, Ran};
-use crate::model::focus::Selection;
+use crate::model::focus::{Selection, Stepping};
 use crate::model::snapshot::{Parts, Snapshot};
 use crate::model::timing::Timing;
 use leptos::prelude::*;
@@ -54,6 +54,9 @@ pub struct Ctx {
     /// exploration shown before it (`Ran::of`), which the panes say are pending.
     pub verification: Memo<Option<Ran<Verification>>>,
     pub timeline: Memo<Option<Ran<Timeline>>>,
+    /// Where the step-through of the program shown stands, while it has one: what the program,
+    /// the editor, the timeline and the iteration space mark.
+    pub stepping: Memo<Option<Stepping>>,
     /// The source statement under the pointer, in any pane.
     pub hovered: RwSignal<Option<u32>>,
     pub selection: RwSignal<Option<Selection>>,
@@ -137,6 +140,16 @@ impl Ctx {
                 move |_| snapshot.with(|s| s.ran(|p: &Parts| p.timeline.clone())),
                 other_part,
             ),
+            stepping: Memo::new(move |_| {
+                st.with(|state| {
+                    snapshot.with(|s| {
+                        let good = s.good()?;
+                        let (options, trace) = good.parts.steps.as_ref()?;
+                        (options.model == state.completion)
+                            .then(|| crate::model::focus::stepping(trace, state.step as usize))?
+                    })
+                })
+            }),
             hovered: RwSignal::new(None),
             selection: RwSignal::new(None),
             undo: RwSignal::new(Vec::new()),

@@ -82,8 +82,9 @@ pub fn svg(sp: &IterationSpace) -> String {
         };
         let _ = write!(
             h,
-            "<rect class=\"sec-{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text class=\"step\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            "<rect class=\"sec-{}\" data-step=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/><text class=\"step\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             r.section.name(),
+            r.step,
             fixed(x(c), 0),
             fixed(HEAD_H - 14.0, 0),
             fixed(CELL_W, 0),

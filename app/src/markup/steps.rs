@@ -33,6 +33,8 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
         .max()
         .unwrap_or(0)
         .max(1);
+    // At the race stop: the slot both instances touch.
+    let raced = trace.race.as_ref().filter(|_| v.race).and_then(|r| r.slot);
     let rings_h = ROW_H * trace.rings.len() + 30;
     let stacks_x = LEFT + widest * SLOT_W + 40;
     let width = stacks_x + 230 * v.state.queues.len().max(1);
@@ -72,33 +74,43 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
                 .find(|(st, _, _)| *st == status)
                 .map_or(("#fff", ""), |(_, f, n)| (*f, *n));
             let x = LEFT + slot * SLOT_W;
-            h.raw("<g class=\"slot\" data-buffer=\"")
-                .text(&r.buffer)
-                .raw("\" data-slot=\"")
-                .num(slot)
-                .raw("\" data-status=\"")
-                .raw(name)
-                .raw("\"><title>")
-                .text(&r.buffer)
-                .raw(" slot ")
-                .num(slot)
-                .raw(": ")
-                .raw(name)
-                .raw("</title><rect x=\"")
-                .num(x)
-                .raw("\" y=\"")
-                .num(y)
-                .raw("\" width=\"")
-                .num(SLOT_W - 4)
-                .raw("\" height=\"")
-                .num(ROW_H - 6)
-                .raw("\" stroke=\"#555\" fill=\"")
-                .raw(fill)
-                .raw("\"/><text x=\"")
-                .num(x + 6)
-                .raw("\" y=\"")
-                .num(y + 18)
-                .raw("\">");
+            let race = raced == Some(at);
+            h.raw(if race {
+                "<g class=\"slot race\" data-buffer=\""
+            } else {
+                "<g class=\"slot\" data-buffer=\""
+            })
+            .text(&r.buffer)
+            .raw("\" data-slot=\"")
+            .num(slot)
+            .raw("\" data-status=\"")
+            .raw(name)
+            .raw("\"><title>")
+            .text(&r.buffer)
+            .raw(" slot ")
+            .num(slot)
+            .raw(": ")
+            .raw(name)
+            .raw(if race { ", the race is here" } else { "" })
+            .raw("</title><rect x=\"")
+            .num(x)
+            .raw("\" y=\"")
+            .num(y)
+            .raw("\" width=\"")
+            .num(SLOT_W - 4)
+            .raw("\" height=\"")
+            .num(ROW_H - 6)
+            .raw(if race {
+                "\" stroke=\"#d93f3f\" stroke-width=\"3\" fill=\""
+            } else {
+                "\" stroke=\"#555\" fill=\""
+            })
+            .raw(fill)
+            .raw("\"/><text x=\"")
+            .num(x + 6)
+            .raw("\" y=\"")
+            .num(y + 18)
+            .raw("\">");
             match s.iteration {
                 Some(i) => h.raw("it ").num(i),
                 None => h.raw("—"),
@@ -120,7 +132,9 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
             .num(q.committed)
             .raw(", completed ")
             .num(q.completed)
-            .raw("</text>");
+            .raw("</text><text x=\"")
+            .num(x)
+            .raw("\" y=\"46\" fill=\"#555\">groups in flight, oldest at the bottom</text>");
         for (depth, g) in q.outstanding.iter().enumerate() {
             let y = bottom - (depth + 1) * ROW_H;
             h.raw("<g class=\"group\" data-seq=\"")
@@ -159,5 +173,16 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
     if let Some(l) = &trace.limit {
         h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
     }
+    h.finish()
+}
+
+/// The line of the pipelined program a step ran (`l`, 0-based), as the program pane marks it.
+pub fn line_html(l: usize, text: &str) -> String {
+    let mut h = Html::default();
+    h.raw("<p id=\"step-line\" class=\"step-line\">Line ")
+        .num(l + 1)
+        .raw(" of the pipelined program (marked in its pane): <code>")
+        .text(text.trim())
+        .raw("</code></p>");
     h.finish()
 }

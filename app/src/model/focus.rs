@@ -134,6 +134,99 @@ pub fn focus(
     }
 }
 
+/// Where the step-through stands (`StepThrough`, at the position the state holds): what the other
+/// panes mark — the statement or wait just run, its line in the printed program, the timeline
+/// step it belongs to, and at a race stop the wait that should have covered it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stepping {
+    pub stmt: Option<u32>,
+    /// 0-based line of the printed program that was run.
+    pub line: Option<usize>,
+    /// The timeline step (from 1, as `timeline::Span::step`).
+    pub step: u64,
+    /// At a race stop: the line of the wait that should have covered it.
+    pub wait_line: Option<usize>,
+}
+
+/// Where `trace` stands at `position`; `None` before its first step.
+pub fn stepping(trace: &stagecraft::steps::StepThrough, position: usize) -> Option<Stepping> {
+    use stagecraft::steps::StepEvent;
+    let current = trace.steps.get(position.checked_sub(1)?)?;
+    let (stmt, line) = match &current.event {
+        StepEvent::Exec { stmt, line, .. } => (Some(*stmt), *line),
+        StepEvent::Wait { line, .. } => (None, *line),
+        StepEvent::Commit { .. } | StepEvent::Complete { .. } => (None, None),
+    };
+    let wait_line = trace
+        .race
+        .as_ref()
+        .filter(|r| r.position == position)
+        .and_then(|r| r.wait_line);
+    Some(Stepping {
+        stmt,
+        line,
+        step: current.step,
+        wait_line,
+    })
+}
+
+/// Where on the timeline the step-through stands: the statement's own span in its step, else the
+/// step's first span.
+pub fn stepping_point(timeline: &Timeline, s: &Stepping) -> Point {
+    let of_step = |x: &&stagecraft::timeline::Span| x.step == s.step;
+    let span = timeline
+        .spans
+        .iter()
+        .filter(of_step)
+        .find(|x| Some(x.stmt) == s.stmt && x.lane == Lane::Compute)
+        .or_else(|| timeline.spans.iter().find(of_step));
+    match span {
+        Some(x) => Point::At {
+            step: x.step,
+            lane: x.lane,
+            start: x.start,
+            end: x.end,
+        },
+        None => Point::Outside {
+            step: s.step,
+            shown: timeline.shown_steps(),
+        },
+    }
+}
+
+/// The style that marks where the step-through stands: its line in the program, its statement in
+/// the editor, its row of the iteration space; at a race, the wait that should have covered it.
+pub fn stepping_css(s: &Stepping) -> String {
+    let mut out = String::new();
+    if let Some(l) = s.line {
+        let _ = write!(
+            out,
+            "#program .line[data-l=\"{l}\"]{{background:#d6f5e0!important;box-shadow:inset 4px 0 #1e8449}}"
+        );
+    }
+    if let Some(id) = s.stmt {
+        let _ = write!(
+            out,
+            ".overlay .st{id}{{background:#d6f5e0!important;box-shadow:0 0 0 1px #1e8449}}"
+        );
+    }
+    // The iteration space numbers its steps from 0, the timeline from 1.
+    let _ = write!(
+        out,
+        "table.space tr[data-step=\"{}\"] td{{box-shadow:inset 0 2px #1e8449,inset 0 -2px #1e8449}}\
+         svg.space-picture [data-step=\"{}\"]{{stroke:#1e8449;stroke-width:2}}",
+        s.step.saturating_sub(1),
+        s.step.saturating_sub(1)
+    );
+    if let Some(w) = s.wait_line {
+        let _ = write!(
+            out,
+            "#program .line[data-l=\"{w}\"]{{background:#fde2e1!important;outline:2px solid #d93f3f;outline-offset:-1px}}"
+        );
+    }
+    out
+}
+
 /// The palette: one hue per statement (ids modulo 10), the same in every pane (and in
 /// assets/style.css). It starts at blue so that the first statements are not read as errors.
 pub fn hue(stmt: u32) -> u32 {

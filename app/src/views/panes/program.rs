@@ -44,7 +44,8 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
         if let Some(w) = info.wait_index {
             h.raw(" wait w").num(w);
         }
-        h.raw("\"");
+        // Its line, which the step-through marks (`focus::stepping_css`).
+        h.raw("\" data-l=\"").num(k).raw("\"");
         if let Some(id) = info.stmt {
             h.raw(" data-st=\"").num(id).raw("\"");
         }

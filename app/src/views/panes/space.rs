@@ -33,6 +33,8 @@ pub fn space_html(sp: &IterationSpace) -> String {
         }
         h.raw("<tr class=\"sec-")
             .raw(r.section.name())
+            .raw("\" data-step=\"")
+            .num(r.step)
             .raw("\"><td>")
             .num(r.step)
             .raw("</td>");

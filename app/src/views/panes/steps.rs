@@ -31,11 +31,12 @@ pub fn view() -> impl IntoView {
         let (options, steps) = p.steps.as_ref()?;
         (options.model == s.completion).then(|| Some(steps.clone()))
     });
-    let nothing = Arc::new(StepThrough::nothing("Tracing the pipelined program…"));
+    let tracing = Arc::new(StepThrough::nothing("Tracing the pipelined program…"));
+    let placeholder = tracing.clone();
     let trace = Memo::new_with_compare(
         move |_| {
             part.with(|r| r.as_ref().and_then(|r| r.value.clone()))
-                .unwrap_or_else(|| nothing.clone())
+                .unwrap_or_else(|| placeholder.clone())
         },
         |a, b| !matches!((a, b), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
     );
@@ -54,12 +55,16 @@ pub fn view() -> impl IntoView {
             playing.set_value(None);
         }
     };
+    // Playing stops at the end, and at a race: the race is what there is to see.
     let forward = move || {
         let p = ctx.st.with_untracked(|s| s.step) as usize;
         if p >= trace.with_untracked(|t| t.steps.len()) {
             pause();
         } else {
             go(p + 1);
+            if trace.with_untracked(|t| t.race.as_ref().is_some_and(|r| r.position == p + 1)) {
+                pause();
+            }
         }
     };
     let play = move || {
@@ -93,11 +98,28 @@ pub fn view() -> impl IntoView {
     };
     contract::render_while_shown(node, PANE.pane, move || {
         let p = position();
-        trace.with(|t| picture(t, &t.view(p)))
+        let peeled = ctx.peeled.get();
+        trace.with(|t| {
+            let view = t.view(p);
+            let mut html = picture(t, &view);
+            // The line of the pipelined program the step ran, which the program pane marks.
+            let line = crate::model::focus::stepping(t, p).and_then(|s| s.line);
+            if let Some(l) = line {
+                let text = ctx.good.with(|ex| {
+                    ex.as_deref()
+                        .and_then(|ex| crate::model::focus::printed(ex, peeled))
+                        .and_then(|printed| printed.text.lines().nth(l).map(str::to_string))
+                });
+                if let Some(text) = text {
+                    html.push_str(&crate::markup::steps::line_html(l, &text));
+                }
+            }
+            html
+        })
     });
     view! {
         <div id="steps" tabindex="0" on:keydown=on_key>
-            <div class="controls" style="white-space:nowrap">
+            <div class="controls steps-controls">
                 <button on:click=move |_| play()>"Play"</button>
                 <button on:click=move |_| pause()>"Pause"</button>
                 <button on:click=move |_| back()>"Step back"</button>
@@ -107,7 +129,14 @@ pub fn view() -> impl IntoView {
                 <input type="range" aria-label="Position" min="0" max=move || last().to_string()
                     prop:value=move || position().to_string()
                     on:input=move |ev| go(event_target_value(&ev).parse().unwrap_or(0)) />
-                <span id="position">{move || format!("{} / {}", position(), last())}</span>
+                <span id="position">{move || {
+                    // While the trace is on its way, its length is not known.
+                    if trace.with(|t| Arc::ptr_eq(t, &tracing)) {
+                        format!("{} / …", position())
+                    } else {
+                        format!("{} / {}", position(), last())
+                    }
+                }}</span>
                 <select aria-label="Completion model"
                     on:change=move |ev| {
                         let m = if event_target_value(&ev) == "as_timed" {

@@ -182,12 +182,21 @@ pub fn view() -> impl IntoView {
                     let ran = ran.as_ref()?;
                     let t = ran.value.as_deref()?;
                     // The verification matters only to a selected race's point: without a
-                    // selection, its arrival does not redraw the chart.
+                    // selection, its arrival does not redraw the chart. Without one, the
+                    // step-through's position is marked, when it is of this program.
                     let point = match selection {
                         Some(_) => ctx
                             .verification
                             .with(|v| focus::focus(ran_for(v, &ran.of), Some(t), selection).point),
-                        None => Point::Nothing,
+                        None => {
+                            let this = ctx.good.with(|g| {
+                                g.as_ref().is_some_and(|g| std::sync::Arc::ptr_eq(g, &ran.of))
+                            });
+                            ctx.stepping.with(|s| match s {
+                                Some(s) if this => focus::stepping_point(t, s),
+                                _ => Point::Nothing,
+                            })
+                        }
                     };
                     Some(body_html(
                         &ran.of,
