@@ -6,8 +6,9 @@
 //! Stored as a small JSON object, `{"document":1,…}`; a record of a later format, or a damaged one,
 //! reads as `None` and is left alone.
 
-use crate::json::{self, Value};
 use crate::presets;
+use crate::v1::write_string;
+use serde_json::Value;
 use std::fmt::Write;
 
 /// The format `write` produces.
@@ -29,30 +30,24 @@ pub struct Document {
 
 pub fn write(doc: &Document) -> String {
     let mut out = format!("{{\"document\":{FORMAT},\"name\":");
-    json::write_string(&mut out, &doc.name);
+    write_string(&mut out, &doc.name);
     let _ = write!(
         out,
         ",\"saved\":{},\"revision\":{},\"state\":",
         doc.saved_ms, doc.revision
     );
-    json::write_string(&mut out, &doc.state);
+    write_string(&mut out, &doc.state);
     out.push('}');
     out
 }
 
 pub fn read(text: &str) -> Option<Document> {
-    let v = json::parse(text)?;
-    if v.get("document") != Some(&Value::Int(FORMAT)) {
+    let v: Value = serde_json::from_str(text).ok()?;
+    if v.get("document").and_then(Value::as_i64) != Some(FORMAT) {
         return None;
     }
-    let string = |key| match v.get(key) {
-        Some(Value::Str(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let int = |key| match v.get(key) {
-        Some(Value::Int(n)) => Some(*n),
-        _ => None,
-    };
+    let string = |key| v.get(key).and_then(Value::as_str).map(str::to_string);
+    let int = |key| v.get(key).and_then(Value::as_i64);
     Some(Document {
         name: string("name")?,
         saved_ms: int("saved")?,

@@ -8,7 +8,6 @@ mod codec;
 mod deflate;
 pub mod document;
 mod inflate;
-mod json;
 pub mod presets;
 mod state;
 mod v1;

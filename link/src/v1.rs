@@ -7,8 +7,8 @@
 //! and `"completion"` (`"as_timed"`), `"view"` (`"tokens"`, `"tvm-0.27"`, `"check"`)
 //! and `"pipelined"` (the program checked against the loop).
 
-use crate::json;
 use crate::state::{CodeTarget, Pane, ProgramView, State};
+use serde_json::Value;
 use stagecraft::explore::{CountOverride, WaitKey};
 use stagecraft::ir::SectionKind;
 use stagecraft::pipelined::Form;
@@ -33,17 +33,17 @@ fn form_of(name: &str) -> Form {
 pub fn to_json(s: &State) -> String {
     let mut out = String::with_capacity(s.text.len() + 96);
     out.push_str("{\"text\":");
-    json::write_string(&mut out, &s.text);
+    write_string(&mut out, &s.text);
     out.push_str(",\"form\":");
-    json::write_string(&mut out, form_name(s.form));
+    write_string(&mut out, form_name(s.form));
     out.push_str(",\"pane\":");
-    json::write_string(&mut out, s.pane.name());
+    write_string(&mut out, s.pane.name());
     out.push_str(",\"params\":");
-    json::write_int_map(&mut out, &s.params);
+    write_int_map(&mut out, &s.params);
     out.push_str(",\"zoom\":");
     out.push_str(&s.zoom.to_string());
     out.push_str(",\"target\":");
-    json::write_string(&mut out, s.target.name());
+    write_string(&mut out, s.target.name());
     // Written only when not at their defaults: a link without them reads as before.
     if s.step > 0 {
         out.push_str(",\"step\":");
@@ -54,16 +54,16 @@ pub fn to_json(s: &State) -> String {
     }
     if s.view != ProgramView::Stagecraft {
         out.push_str(",\"view\":");
-        json::write_string(&mut out, s.view.name());
+        write_string(&mut out, s.view.name());
     }
     if !s.pipelined.is_empty() {
         out.push_str(",\"pipelined\":");
-        json::write_string(&mut out, &s.pipelined);
+        write_string(&mut out, &s.pipelined);
     }
     // Written only when set: a link without them reads as every earlier link did.
     if let Some(lesson) = &s.lesson {
         out.push_str(",\"lesson\":");
-        json::write_string(&mut out, lesson);
+        write_string(&mut out, lesson);
     }
     if !s.counts.is_empty() {
         out.push_str(",\"counts\":[");
@@ -74,10 +74,10 @@ pub fn to_json(s: &State) -> String {
             out.push_str("{\"queue\":");
             out.push_str(&c.wait.queue.to_string());
             out.push_str(",\"section\":");
-            json::write_string(&mut out, section_name(c.wait.section));
+            write_string(&mut out, section_name(c.wait.section));
             if let Some(before) = &c.wait.before {
                 out.push_str(",\"before\":");
-                json::write_string(&mut out, before);
+                write_string(&mut out, before);
             }
             out.push_str(",\"occurrence\":");
             out.push_str(&c.wait.occurrence.to_string());
@@ -95,16 +95,23 @@ pub fn to_json(s: &State) -> String {
 /// ignored, a field of the wrong type makes the whole state unreadable. A pane this version does
 /// not have shows the first; a code target it does not emit is kept (`CodeTarget::Unavailable`).
 pub fn from_json(text: &str) -> Option<State> {
-    let value = json::parse(text)?;
-    let json::Value::Object(_) = value else {
+    let value: Value = serde_json::from_str(text).ok()?;
+    let Value::Object(fields) = &value else {
         return None;
     };
     let mut s = State::default();
     let string = |key: &str| -> Option<Option<&str>> {
-        match value.get(key) {
+        match fields.get(key) {
             None => Some(None),
-            Some(json::Value::Str(v)) => Some(Some(v.as_str())),
+            Some(Value::String(v)) => Some(Some(v.as_str())),
             Some(_) => None,
+        }
+    };
+    // An integer, not a number with a fraction or an exponent written as a float.
+    let int = |key: &str| -> Option<Option<i64>> {
+        match fields.get(key) {
+            None => Some(None),
+            Some(v) => v.as_i64().map(Some),
         }
     };
     if let Some(text) = string("text")? {
@@ -131,22 +138,17 @@ pub fn from_json(text: &str) -> Option<State> {
             _ => CompletionModel::Latest,
         };
     }
-    match value.get("step") {
-        None => {}
-        Some(json::Value::Int(n)) => s.step = u64::try_from(*n).ok()?,
-        Some(_) => return None,
+    if let Some(step) = int("step")? {
+        s.step = u64::try_from(step).ok()?;
     }
-    match value.get("zoom") {
-        None => {}
-        Some(json::Value::Int(z)) => s.zoom = u32::try_from(*z).ok()?,
-        Some(_) => return None,
+    if let Some(zoom) = int("zoom")? {
+        s.zoom = u32::try_from(zoom).ok()?;
     }
-    match value.get("params") {
+    match fields.get("params") {
         None => {}
-        Some(json::Value::Object(fields)) => {
-            for (name, v) in fields {
-                let json::Value::Int(n) = v else { return None };
-                s.params.insert(name.clone(), *n);
+        Some(Value::Object(params)) => {
+            for (name, v) in params {
+                s.params.insert(name.clone(), v.as_i64()?);
             }
         }
         Some(_) => return None,
@@ -154,14 +156,34 @@ pub fn from_json(text: &str) -> Option<State> {
     if let Some(lesson) = string("lesson")? {
         s.lesson = Some(lesson.to_string());
     }
-    match value.get("counts") {
+    match fields.get("counts") {
         None => {}
-        Some(json::Value::Array(items)) => {
+        Some(Value::Array(items)) => {
             s.counts = items.iter().map(count_override).collect::<Option<_>>()?;
         }
         Some(_) => return None,
     }
     Some(s)
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it (the first links' encoder).
+pub(crate) fn write_string(out: &mut String, text: &str) {
+    // Serializing a string cannot fail.
+    out.push_str(&serde_json::to_string(text).unwrap_or_default());
+}
+
+/// `{"name": value, …}` of integer values.
+fn write_int_map(out: &mut String, map: &std::collections::BTreeMap<String, i64>) {
+    out.push('{');
+    for (k, (name, value)) in map.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        write_string(out, name);
+        out.push(':');
+        out.push_str(&value.to_string());
+    }
+    out.push('}');
 }
 
 fn section_name(section: SectionKind) -> &'static str {
@@ -173,13 +195,10 @@ fn section_name(section: SectionKind) -> &'static str {
 }
 
 /// One count moved by hand; a field of the wrong type makes the state unreadable, as elsewhere.
-fn count_override(v: &json::Value) -> Option<CountOverride> {
-    let int = |key: &str| match v.get(key) {
-        Some(json::Value::Int(n)) => Some(*n),
-        _ => None,
-    };
+fn count_override(v: &Value) -> Option<CountOverride> {
+    let int = |key: &str| v.get(key).and_then(Value::as_i64);
     let section = match v.get("section") {
-        Some(json::Value::Str(name)) => match name.as_str() {
+        Some(Value::String(name)) => match name.as_str() {
             "prologue" => SectionKind::Prologue,
             "body" => SectionKind::Body,
             "epilogue" => SectionKind::Epilogue,
@@ -189,7 +208,7 @@ fn count_override(v: &json::Value) -> Option<CountOverride> {
     };
     let before = match v.get("before") {
         None => None,
-        Some(json::Value::Str(b)) => Some(b.clone()),
+        Some(Value::String(b)) => Some(b.clone()),
         Some(_) => return None,
     };
     Some(CountOverride {
