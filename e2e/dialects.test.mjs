@@ -65,8 +65,11 @@ test('the TVM 0.27 view on RFC (c) shows TVM\'s count 5, its race at its line, b
   assert.ok(racy > 0, 'the racing lines are marked');
   const first = await page.locator('.tvm-races li').first().innerText();
   assert.match(first, /^line \d+: reads data whose asynchronous write is still in flight/);
-  // Stagecraft's own program for the same schedule is equivalent.
-  await page.waitForFunction(() => /Stagecraft's program for the same schedule: equivalent/i.test(document.querySelector('#pane-program')?.textContent ?? ''), null, { timeout: 30000 });
+  // Stagecraft's own program for the same schedule, printed beside TVM's, is equivalent.
+  await page.waitForFunction(() => /^Stagecraft's program: equivalent/.test(document.querySelector('#ours-verdict')?.textContent ?? ''), null, { timeout: 30000 });
+  assert.match(await page.locator('#ours-program').innerText(), /async_wait_queue\(0, \d\)/);
+  const [tvmBox, oursBox] = await Promise.all(['#tvm-program', '#ours-program'].map(s => page.locator(s).boundingBox()));
+  assert.ok(Math.abs(tvmBox.y - oursBox.y) < 40 && oursBox.x > tvmBox.x + tvmBox.width - 1, 'the two programs side by side at 1500 px');
   await page.screenshot({ path: SHOTS + 'tvm-view-rfc-c-1500.png' });
   await page.setViewportSize({ width: 900, height: 700 });
   await page.screenshot({ path: SHOTS + 'tvm-view-rfc-c-900.png' });
@@ -130,6 +133,13 @@ test('check a pipelined program: TVM\'s output for RFC (c) races and names the c
   assert.match(await page.locator('#check-verdict').innerText(), /Paste a pipelined program/);
   await page.fill('#pipelined', tvm);
   await page.waitForFunction(() => /racy/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  // Each race is at its line of the pasted text: the consumer's.
+  const races = await page.locator('#pane-program .tvm-races li').allInnerTexts();
+  assert.ok(races.length > 0);
+  for (const r of races) {
+    const line = Number(r.match(/^line (\d+):/)[1]);
+    assert.match(tvm.split('\n')[line - 1], /C\[i\] = A_sh/, `race at line ${line}: ${r}`);
+  }
   assert.match(await page.locator('#pane-program').innerText(), /async_wait_queue\(0, 5\): should have covered them: its count 2 lower leaves no race on it/);
   await page.screenshot({ path: SHOTS + 'check-tvm-rfc-c-1500.png' });
   await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, 3)'));

@@ -26,6 +26,27 @@ impl Html {
         self
     }
 
+    /// A message of core's, escaped, its `backticked` parts (code quoted from the text) set as
+    /// code rather than shown with their backticks.
+    pub fn prose(&mut self, s: &str) -> &mut Self {
+        let mut code = false;
+        for (k, part) in s.split('`').enumerate() {
+            // An odd number of backticks leaves the last part as it was written.
+            let last_unclosed = code && k + 1 == s.split('`').count();
+            if last_unclosed {
+                self.raw("`");
+            } else if code {
+                self.raw("<code>");
+            }
+            escape_into(&mut self.0, part);
+            if code && !last_unclosed {
+                self.raw("</code>");
+            }
+            code = !code;
+        }
+        self
+    }
+
     /// A number (or anything displayed without markup characters).
     pub fn num(&mut self, n: impl std::fmt::Display) -> &mut Self {
         let _ = write!(self.0, "{n}");
@@ -107,6 +128,16 @@ pub fn escape_into(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_sets_backticked_code_as_code_and_escapes_the_rest() {
+        let mut h = Html::default();
+        h.prose("reads `A_sh[0, 0]` <before> `x < y` and `open");
+        assert_eq!(
+            h.finish(),
+            "reads <code>A_sh[0, 0]</code> &lt;before&gt; <code>x &lt; y</code> and `open"
+        );
+    }
 
     #[test]
     fn escapes_every_markup_character_and_keeps_the_rest() {

@@ -6,6 +6,7 @@
 use super::html::Html;
 use stagecraft::diagnostic::{line_col, Diagnostic};
 use stagecraft::explore::PipelinedCheck;
+use stagecraft::tir::Printed;
 use stagecraft::tokens::TokenForm;
 use stagecraft::tvm::TvmExploration;
 use stagecraft::verify::{Judgement, Verdict, Verification};
@@ -44,36 +45,47 @@ pub fn tokens_html(form: &TokenForm) -> String {
 /// Races listed before the rest are folded away.
 const SHOWN_RACES: usize = 2;
 
-/// TVM 0.27's program for the schedule, or its refusal, with Stagecraft's verifier's verdict on it
-/// next to the verdict on Stagecraft's own program (`ours`, when it has arrived). Lines of TVM's
-/// program where a race happens are marked; each race names its line.
-pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>) -> String {
+/// Stagecraft's own program for the same schedule, set beside TVM's: its printed form and the
+/// verdict on it, once arrived.
+pub struct Ours<'a> {
+    pub printed: Option<&'a Printed>,
+    pub verification: Option<&'a Verification>,
+}
+
+/// TVM 0.27's program for the schedule, or its refusal, printed beside Stagecraft's own (`ours`),
+/// each under the verifier's verdict on it. Lines of TVM's program where a race happens are marked;
+/// each race names its line.
+pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: &Ours) -> String {
     let mut h = Html::default();
     let printed = tvm.printed.as_ref();
+    if let (Some(v), Some(p)) = (&tvm.verification, printed) {
+        races_html(&mut h, v, &p.text);
+    }
+    diagnostics_html(&mut h, &tvm.diagnostics, source);
+    h.raw("<div class=\"side-by-side\"><section class=\"column\" aria-label=\"TVM ")
+        .text(&tvm.version)
+        .raw("'s program\">");
     match (&tvm.verification, printed) {
-        (Some(v), Some(p)) => {
+        (Some(v), Some(_)) => {
             h.raw("<div id=\"tvm-verdict\" class=\"")
                 .raw(verdict_class(v.verdict))
                 .raw("\">TVM ")
                 .text(&tvm.version)
                 .raw("'s program: ")
-                .text(&v.summary)
+                .prose(&v.summary)
                 .raw("</div>");
-            if let Some(ours) = ours {
-                h.raw("<p class=\"view-note\">Stagecraft's program for the same schedule: ")
-                    .text(&ours.summary)
-                    .raw("</p>");
-            }
-            races_html(&mut h, v, &p.text);
         }
         (None, Some(_)) => {
             h.raw("<div id=\"tvm-verdict\" class=\"verdict notrun\">TVM ")
                 .text(&tvm.version)
                 .raw("'s program (not verified)</div>");
         }
-        _ => {}
+        _ => {
+            h.raw("<div id=\"tvm-verdict\" class=\"verdict invalid\">TVM ")
+                .text(&tvm.version)
+                .raw(" makes no program of this loop (above: why)</div>");
+        }
     }
-    diagnostics_html(&mut h, &tvm.diagnostics, source);
     if let Some(p) = printed {
         let racy: Vec<usize> = tvm.verification.as_ref().map_or(Vec::new(), |v| {
             v.races
@@ -94,6 +106,24 @@ pub fn tvm_html(tvm: &TvmExploration, source: &str, ours: Option<&Verification>)
         }
         h.raw("</pre>");
     }
+    h.raw("</section><section class=\"column\" aria-label=\"Stagecraft's program\">");
+    match ours.verification {
+        Some(v) => h
+            .raw("<div id=\"ours-verdict\" class=\"")
+            .raw(verdict_class(v.verdict))
+            .raw("\">Stagecraft's program: ")
+            .prose(&v.summary)
+            .raw("</div>"),
+        None => h.raw("<div id=\"ours-verdict\" class=\"verdict notrun\">Stagecraft's program: verifying…</div>"),
+    };
+    if let Some(p) = ours.printed {
+        h.raw("<pre id=\"ours-program\" class=\"program\">");
+        for line in p.text.lines() {
+            h.raw("<div class=\"line\">").text(line).raw("</div>");
+        }
+        h.raw("</pre>");
+    }
+    h.raw("</section></div>");
     h.finish()
 }
 
@@ -176,7 +206,7 @@ fn races_html(h: &mut Html, v: &Verification, text: &str) {
         h.raw("<li>line ")
             .num(line)
             .raw(": ")
-            .text(&r.message)
+            .prose(&r.message)
             .raw("</li>");
     }
     h.raw("</ul>");
@@ -262,7 +292,7 @@ mod tests {
     fn tvm_s_count_for_rfc_c_races_and_its_line_is_marked() {
         let text = example("(c)");
         let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
-        let html = tvm_html(&tvm, text, None);
+        let html = tvm_html(&tvm, text, &Ours { printed: None, verification: None });
         assert!(html.contains("verdict racy"), "{html}");
         assert!(
             html.contains("async_wait_queue(0, 5)"),
@@ -280,7 +310,7 @@ mod tests {
         // TVM refuses an order that is not a permutation.
         let text = "for i in range(4):\n    B[i] = A[i]\n    C[i] = B[i]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 0])\n";
         let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
-        let html = tvm_html(&tvm, text, None);
+        let html = tvm_html(&tvm, text, &Ours { printed: None, verification: None });
         assert!(html.contains("id=\"tvm-refusal\""), "{html}");
         assert!(!html.contains("tvm-program"), "{html}");
     }

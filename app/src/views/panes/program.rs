@@ -175,14 +175,14 @@ struct Views<'a> {
 }
 
 /// The pane's content in `view`: TVM's program is made from the text explored (`source`), and set
-/// beside `ours`, the verification of Stagecraft's program when it has arrived; `pipelined` is the
-/// program pasted to be checked against that loop.
+/// beside `ours`, Stagecraft's program and its verification when it has arrived; `pipelined` is
+/// the program pasted to be checked against that loop.
 fn view_html(
     view: ProgramView,
     source: &str,
     pipelined: &str,
     parts: &Views,
-    ours: Option<&stagecraft::verify::Verification>,
+    ours: &markup::views::Ours,
 ) -> String {
     let waiting = |what: &str| format!("<p class=\"view-note\">{what}…</p>");
     match view {
@@ -280,11 +280,14 @@ pub fn view() -> impl IntoView {
         // TVM's program is made from the text explored last, so that its spans meet it.
         let source = ctx.explored_text.get();
         let pipelined = ctx.st.with(|s| s.pipelined.clone());
-        ctx.verification.with(|ours| {
-            let ours = ours.as_ref().and_then(|r| r.value.as_deref());
+        ctx.verification.with(|verified| {
             ctx.good.with(|ex| {
                 let Some(ex) = ex.as_ref() else {
                     return String::new();
+                };
+                let ours = markup::views::Ours {
+                    printed: focus::printed(ex, peeled),
+                    verification: ran_for(verified, ex),
                 };
                 tokens.with(|t| {
                     tvm.with(|tvm| {
@@ -294,7 +297,7 @@ pub fn view() -> impl IntoView {
                                 tvm: tvm.as_deref(),
                                 check: check.as_deref(),
                             };
-                            view_html(view, &source, &pipelined, &parts, ours)
+                            view_html(view, &source, &pipelined, &parts, &ours)
                         })
                     })
                 })
