@@ -429,25 +429,13 @@ pub fn code(ex: &mut Exploration, target: crate::emit::Target) -> Option<crate::
 
 /// The machine-level check of the kernel an exploration emitted for `target` (it must be among
 /// `Options::targets`), with [`MachineReport::covering`] added for the page. `max_instructions`
-/// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller has a tighter
-/// budget (the app's main thread): beyond it the check says "not executed" and why. `None` when
-/// the exploration has no peeled program or did not emit `target`.
+/// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller wants a tighter
+/// bound: beyond it the check says "not executed" and why. `None` when the exploration has no
+/// peeled program or did not emit `target`.
 pub fn machine_check(
     ex: &Exploration,
     target: crate::emit::Target,
     max_instructions: u64,
-) -> Option<MachineReport> {
-    let turns = crate::machine::Turns::unbroken();
-    crate::machine::turns::finish(machine_check_in_turns(ex, target, max_instructions, &turns))
-}
-
-/// [`machine_check`] in turns (`machine::check_in_turns`): the page's, paused whenever its turn
-/// on the main thread is over.
-pub async fn machine_check_in_turns(
-    ex: &Exploration,
-    target: crate::emit::Target,
-    max_instructions: u64,
-    turns: &crate::machine::Turns,
 ) -> Option<MachineReport> {
     let p = ex.programs.as_ref()?;
     let peeled = p.peeled.as_ref()?;
@@ -460,10 +448,7 @@ pub async fn machine_check_in_turns(
     let check = match crate::machine::Contract::new(&p.original, peeled, &p.params, lanes, wave) {
         Ok(mut contract) => {
             contract.max_instructions = contract.max_instructions.min(max_instructions);
-            // The contract's reference runs (cold: 6–13 ms in Chromium) and the parse of the
-            // kernel (cold: 20–45 ms) are never in one turn.
-            turns.pause().await;
-            crate::machine::check_in_turns(&contract, &emitted.text, target, turns).await
+            crate::machine::check_with(&contract, &emitted.text, target)
         }
         Err(why) => crate::machine::MachineCheck {
             target: target.name().into(),
