@@ -355,51 +355,6 @@ fn without_code_keeps_the_peeled_program_emitting_needs() {
     assert_eq!(program_pane.clone().without_code(), program_pane);
 }
 
-/// The app verifies in steps, one per task (`explore::verification_steps`): each example takes
-/// at least two (runs, then judging), one of each per N of a symbolic extent, only the last
-/// gives the verification, and it is the one exploring without deferral gives.
-#[test]
-fn the_verification_in_steps_is_the_verification() {
-    for (name, text) in examples() {
-        let whole = explore(&text, &Options::default());
-        let deferred = explore(
-            &text,
-            &Options {
-                defer_runs: true,
-                ..Options::default()
-            },
-        );
-        let Some(mut steps) = explore::verification_steps(&deferred) else {
-            assert!(whole.verification.is_none(), "{name}");
-            continue;
-        };
-        let mut calls = 0;
-        let got = loop {
-            assert!(!steps.done(), "{name}: done before giving the verification");
-            calls += 1;
-            if let Some(v) = explore::verification_step(&deferred, &mut steps) {
-                break v;
-            }
-        };
-        assert!(steps.done(), "{name}");
-        assert!(
-            explore::verification_step(&deferred, &mut steps).is_none(),
-            "{name}: twice"
-        );
-        let symbolic = !deferred.programs.as_ref().unwrap().params.is_empty();
-        assert!(
-            calls >= if symbolic { 8 } else { 2 },
-            "{name}: {calls} steps"
-        );
-        same(
-            &name,
-            "verification in steps",
-            &Some(got),
-            &whole.verification,
-        );
-    }
-}
-
 /// The app simulates in steps, one simulation per task (`explore::timeline_steps`): every example
 /// takes at least four (the window, the original loop, the program awaited at once, the single
 /// sequence worked out), one more when the window cuts the program short and one more when the

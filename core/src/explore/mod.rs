@@ -297,20 +297,8 @@ pub fn explore(source: &str, options: &Options) -> Exploration {
 /// (the same value). `None` when there is no program or `Options::verify` was off. The options
 /// are those the exploration kept, so a later call cannot disagree with the rest of it.
 pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
-    let mut steps = verification_steps(ex)?;
-    while !steps.done() {
-        if let Some(v) = verification_step(ex, &mut steps) {
-            return Some(v);
-        }
-    }
-    None
-}
-
-/// `verification` in steps, for a caller that runs each in a task of its own
-/// (`verification_step`). `None` where `verification` is.
-pub fn verification_steps(ex: &Exploration) -> Option<crate::verify_extents::Steps> {
     let p = ex.programs.as_ref()?;
-    p.pipelined()?;
+    let pipelined = p.pipelined()?;
     let options = crate::verify::VerifyOptions {
         params: p.params.clone(),
         ..Default::default()
@@ -318,17 +306,7 @@ pub fn verification_steps(ex: &Exploration) -> Option<crate::verify_extents::Ste
     // A symbolic extent is judged at every short N and a large one (verify_extents).
     let stages = ex.pipeline.as_ref().map_or(1, |i| i.stages + 1);
     p.verify
-        .then(|| crate::verify_extents::Steps::new(&p.original, &options, stages))
-}
-
-/// The next of `steps` (made by `verification_steps` from this `ex`); the verification after
-/// the last.
-pub fn verification_step(
-    ex: &Exploration,
-    steps: &mut crate::verify_extents::Steps,
-) -> Option<crate::verify::Verification> {
-    let p = ex.programs.as_ref()?;
-    steps.step(&p.original, p.pipelined()?)
+        .then(|| crate::verify_extents::verify_extents(&p.original, pipelined, &options, stages))
 }
 
 /// The timeline of an exploration made with `Options::defer_runs`, simulated under the cost model
