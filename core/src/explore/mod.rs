@@ -313,40 +313,14 @@ pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
 /// in effect (`Exploration::cost`) as `explore` does without deferral (the same value). `None` when
 /// there is no program or `Options::timeline` was off.
 pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
-    let mut simulation = timeline_steps(ex)?;
-    loop {
-        if let Some(t) = timeline_step(ex, &mut simulation) {
-            return Some(t);
-        }
-        if simulation.done() {
-            return None;
-        }
-    }
-}
-
-/// `timeline` in steps, one simulation each, for a caller that runs each in a task of its own
-/// (`timeline_step`). `None` where `timeline` is.
-pub fn timeline_steps(ex: &Exploration) -> Option<crate::timeline::Simulation> {
     let p = ex.programs.as_ref()?;
-    p.pipelined()?;
-    ex.cost.as_ref()?;
-    Some(crate::timeline::Simulation::new(p.timeline_window?))
-}
-
-/// The next of `simulation` (made by `timeline_steps` from this `ex`); the timeline after the
-/// last.
-pub fn timeline_step(
-    ex: &Exploration,
-    simulation: &mut crate::timeline::Simulation,
-) -> Option<crate::timeline::Timeline> {
-    let p = ex.programs.as_ref()?;
-    let inputs = crate::timeline::SimInputs {
-        original: &p.original,
-        pipelined: p.pipelined()?,
-        model: ex.cost.as_ref()?,
-        params: &p.params,
-    };
-    simulation.step(&inputs)
+    Some(crate::timeline::simulate(
+        &p.original,
+        p.pipelined()?,
+        ex.cost.as_ref()?,
+        &p.params,
+        p.timeline_window?,
+    ))
 }
 
 /// The step-through of an exploration's pipelined program, in the form the verifier and the
