@@ -1,6 +1,7 @@
 //! `Options::defer_runs`: exploring without the verification and the timeline, then computing each
 //! from the exploration (`explore::verification`, `explore::timeline`), gives exactly what one
-//! exploration without deferral gives. The app relies on it: it shows these halves as they arrive.
+//! exploration without deferral gives. The worker relies on it: it answers with the exploration
+//! first and each of these parts as its own message (`core::session`).
 
 #![allow(
     clippy::unwrap_used,
@@ -353,40 +354,4 @@ fn without_code_keeps_the_peeled_program_emitting_needs() {
         ..app
     };
     assert_eq!(program_pane.clone().without_code(), program_pane);
-}
-
-/// The app explores in parts (`explore::begin`, then `Begun::step` per task): presenting is one
-/// phase, emitting the machine code another when a target is asked for, and the exploration after
-/// them is the one `explore` gives; a text with an error ends at once.
-#[test]
-fn an_exploration_in_parts_is_the_exploration() {
-    let broken = (
-        "broken".to_string(),
-        "for i in range(4):\n    B[0] = \n".to_string(),
-    );
-    for (name, text) in examples().into_iter().chain([broken]) {
-        for targets in [vec![], vec![stagecraft::emit::Target::Ptx]] {
-            let options = Options {
-                targets: targets.clone(),
-                defer_runs: true,
-                ..Options::default()
-            };
-            let whole = explore(&text, &options);
-            let mut begun = explore::begin(&text, &options);
-            let mut steps = 1;
-            while begun.step() {
-                steps += 1;
-            }
-            let expected = match (whole.programs.is_some(), targets.is_empty()) {
-                (false, _) => 1,
-                (true, true) => 1,
-                (true, false) => 2,
-            };
-            assert_eq!(steps, expected, "{name}: phases run");
-            assert!(!begun.step(), "{name}: a phase after the last");
-            let parts = begun.finish();
-            assert_eq!(parts.code.len(), whole.code.len(), "{name}: code");
-            same(&name, "exploration in parts", &parts, &whole);
-        }
-    }
 }

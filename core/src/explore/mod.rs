@@ -1,7 +1,8 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
 //! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
 //! verification and the timeline are left for `verification` and `timeline`, which compute them
-//! from the exploration later (the app draws the program first), and `begin` makes it in parts. JSON shape: docs/json.md. The phases that make an exploration are in `phases.rs`.
+//! from the exploration later (the worker answers with the program first). JSON shape:
+//! docs/json.md. The phases that make an exploration are in `phases.rs`.
 
 mod counts;
 mod phases;
@@ -14,7 +15,6 @@ use crate::pipelined::Form;
 use crate::shape::IterationSpace;
 use crate::sync::{Group, Need, WaitSite};
 use crate::tir::Printed;
-pub use phases::Begun;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -453,14 +453,7 @@ pub fn transform(source: &str, options: &Options) -> Exploration {
 }
 
 fn run(source: &str, options: &Options, present: bool) -> Exploration {
-    phases::begin_phases(source, options, present).finish()
-}
-
-/// `explore` in parts, for a caller that runs them in tasks of their own: the loop read,
-/// scheduled, pipelined and synchronized here; then presented and its machine code emitted, a
-/// phase per `Begun::step`; `Begun::finish` gives what `explore` gives.
-pub fn begin(source: &str, options: &Options) -> Begun {
-    phases::begin_phases(source, options, true)
+    phases::run(source, options, present)
 }
 
 /// The exploration as shown: problems in text order, errors first at one place, whichever phase
