@@ -42,7 +42,8 @@ pub struct Options {
     pub targets: Vec<crate::emit::Target>,
     /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
     /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
-    /// (docs/limits.md): the app draws the program first and runs them in tasks of their own.
+    /// (docs/limits.md): the worker answers with the program first and with each of them as an
+    /// answer of its own (`session`).
     pub defer_runs: bool,
     /// Build the peeled program even when it is neither printed nor emitted (it is then in
     /// `programs`). [`Options::without_code`] sets it.
