@@ -135,7 +135,7 @@ pub struct LoopSchedule {
     pub annotated: bool,
     pub span: Span,
     /// The text the loop was parsed from, which `label` quotes (shared: a schedule outlives
-    /// the exploration's first half, `explore::Begun`).
+    /// the exploration, in the recipe of its peeled program, `explore::PeeledRecipe`).
     source: Arc<str>,
     /// Per unit, a short quote of the source for messages: written when first asked for. A
     /// transform that reports nothing never needs them, and counting lines and quoting for every

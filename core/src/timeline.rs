@@ -3,7 +3,7 @@
 //! completion; a wait stalls the compute lane until the groups it forces have completed.
 //! docs/cost-model.md gives the model and the closed form the tests check. `sequence` records the
 //! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force; `runs`
-//! the simulations a timeline is made of, one per step of a `Simulation`.
+//! the simulations a timeline is made of.
 
 mod runs;
 mod sequence;
@@ -13,7 +13,7 @@ use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-pub use runs::{simulate, SimInputs, Simulation};
+pub use runs::simulate;
 pub use sequence::SequenceForced;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -207,47 +207,22 @@ pub(crate) fn instances_of(program: &Program, params: &BTreeMap<String, i64>) ->
     statement_instances(&program.body, &trips)
 }
 
+/// The runs that decide races and outputs (the original loop's, the pipelined program's under
+/// the adversary and in random orders), then every wait judged and the verdict. Refused beyond
+/// the interpreter's limit; a run that stopped ends it there.
 pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Verification {
-    match begin(original, pipelined, opts) {
-        Progress::Done(v) => *v,
-        Progress::Begun(b) => b.finish(),
-    }
-}
-
-/// A verification in two steps, each about half of its runs, so that a caller with a budget per
-/// task (the app: no task over 50 ms) can do them in separate tasks.
-pub enum Progress {
-    Done(Box<Verification>),
-    /// Races and outputs decided; the waits are judged next.
-    Begun(Box<Begun>),
-}
-
-/// A verification whose races and outputs are known (the original loop's run, the pipelined
-/// program's under the adversary and in random orders), before its waits are judged.
-pub struct Begun {
-    orig: Run,
-    prepared: Result<Prepared, Box<Run>>,
-    base: RunOptions,
-    main: Run,
-    v: Verification,
-    opts: VerifyOptions,
-}
-
-/// The first step of `verify`: the runs that decide races and outputs, or the verification when
-/// it ends there (refused beyond the interpreter's limit, a run that stopped).
-pub fn begin(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Progress {
     // Beyond the interpreter's limit the work is refused, not attempted and abandoned: exploring a
     // 160-statement, 5 000-iteration loop would run both programs to the limit and throw the runs
     // away.
     if let Some(n) = instances_of(original, &opts.params).filter(|&n| n > opts.max_instances) {
-        return Progress::Done(Box::new(Verification {
+        return Verification {
             summary: format!(
                 "not verified: the loop runs {n} statement instances, more than the interpreter's limit of {}; choose a smaller extent",
                 opts.max_instances
             ),
             truncated: true,
             ..Verification::not_run(opts)
-        }));
+        };
     }
     let base = RunOptions {
         policy: Policy::Latest,
@@ -281,14 +256,14 @@ pub fn begin(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> P
     };
     if let Some(why) = orig.aborted.as_ref().or(main.aborted.as_ref()) {
         v.summary = format!("not verified: {why}; choose a smaller extent");
-        return Progress::Done(Box::new(v));
+        return v;
     }
     if v.truncated {
         v.summary = format!(
             "not verified: the run stopped after {} statement instances (limit {}); choose a smaller extent",
             opts.max_instances, opts.max_instances
         );
-        return Progress::Done(Box::new(v));
+        return v;
     }
     v.differences = compare(&orig, &main);
     for seed in 1..=u64::from(opts.random_runs) {
@@ -298,48 +273,21 @@ pub fn begin(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> P
         });
         v.random_races.push((seed, r.races.len()));
     }
-    Progress::Begun(Box::new(Begun {
-        orig,
-        prepared,
-        base,
-        main,
-        v,
-        opts: opts.clone(),
-    }))
-}
-
-impl Begun {
-    /// The second step of `verify`: every wait judged, then the verdict.
-    pub fn finish(self) -> Verification {
-        let Begun {
-            orig,
-            prepared,
-            base,
-            main,
-            mut v,
-            opts,
-        } = self;
-        let runs = Runs {
-            orig: &orig,
-            prepared: &prepared,
-            base: &base,
-        };
-        v.unjudged_for_budget = judge_waits(&mut v, &runs, &main, &opts);
-        let loose = v.loose_waits();
-        v.verdict = if v.invalid() > 0 {
-            Verdict::Invalid
-        } else if !v.races.is_empty() {
-            Verdict::Racy
-        } else if !v.differences.is_empty() {
-            Verdict::Different
-        } else if loose > 0 {
-            Verdict::SafeButLoose
-        } else {
-            Verdict::Equivalent
-        };
-        v.summary = summary(&v, loose);
-        v
-    }
+    v.unjudged_for_budget = judge_waits(&mut v, &runs, &main, opts);
+    let loose = v.loose_waits();
+    v.verdict = if v.invalid() > 0 {
+        Verdict::Invalid
+    } else if !v.races.is_empty() {
+        Verdict::Racy
+    } else if !v.differences.is_empty() {
+        Verdict::Different
+    } else if loose > 0 {
+        Verdict::SafeButLoose
+    } else {
+        Verdict::Equivalent
+    };
+    v.summary = summary(&v, loose);
+    v
 }
 
 impl Verification {

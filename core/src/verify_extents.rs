@@ -6,9 +6,7 @@
 
 use crate::interp::{run, RunOptions};
 use crate::ir::Program;
-use crate::verify::{
-    begin, instances_of, verify, Begun, Judgement, Progress, Verdict, Verification, VerifyOptions,
-};
+use crate::verify::{instances_of, verify, Judgement, Verdict, Verification, VerifyOptions};
 use std::collections::BTreeMap;
 
 /// The values of N judged for a loop of `stages` stages (the largest stage + 1) when `chosen` is
@@ -34,116 +32,41 @@ pub fn verify_extents(
     opts: &VerifyOptions,
     stages: i64,
 ) -> Verification {
-    let mut steps = Steps::new(original, opts, stages);
-    loop {
-        if let Some(v) = steps.step(original, pipelined) {
-            return v;
-        }
+    if opts.params.is_empty() {
+        return verify(original, pipelined, opts);
     }
-}
-
-/// `verify_extents` in steps, each one of `verify`'s two halves (`verify::begin`,
-/// `Begun::finish`) at one N, so that the app can run them in tasks of their own: a large loop's
-/// verification was one task of up to 85 ms.
-pub struct Steps {
-    opts: VerifyOptions,
-    /// The N judged in order, each with its options; one entry, `None`, without a parameter.
-    plan: Vec<(Option<i64>, VerifyOptions)>,
-    next: usize,
-    begun: Option<Box<Begun>>,
-    runs: Vec<(i64, Verification)>,
-    extents: Vec<i64>,
-    chosen: Option<i64>,
-    out_of_bounds_at: Option<i64>,
-}
-
-impl Steps {
-    /// The steps of verifying `original`'s pipelined form; probes first (running the original loop
-    /// only) where the large N would go out of bounds.
-    pub fn new(original: &Program, opts: &VerifyOptions, stages: i64) -> Steps {
-        let mut steps = Steps {
-            opts: opts.clone(),
-            plan: vec![(None, opts.clone())],
-            next: 0,
-            begun: None,
-            runs: Vec::new(),
-            extents: Vec::new(),
-            chosen: None,
-            out_of_bounds_at: None,
-        };
-        if opts.params.is_empty() {
-            return steps;
-        }
-        steps.chosen = opts.params.values().next().copied();
-        let mut extents = extents_to_judge(stages, steps.chosen);
-        let short = stages.max(1) + 2;
-        if let Some(large) = extents.last_mut() {
-            if goes_out_of_bounds(original, opts, *large) {
-                steps.out_of_bounds_at = Some(*large);
-                if let Some(clean) = largest_clean_extent(original, opts, short, *large) {
-                    *large = clean;
-                }
+    let chosen = opts.params.values().next().copied();
+    let mut extents = extents_to_judge(stages, chosen);
+    let short = stages.max(1) + 2;
+    let mut out_of_bounds_at = None;
+    if let Some(large) = extents.last_mut() {
+        if goes_out_of_bounds(original, opts, *large) {
+            out_of_bounds_at = Some(*large);
+            if let Some(clean) = largest_clean_extent(original, opts, short, *large) {
+                *large = clean;
             }
         }
-        steps.plan = extents
-            .iter()
-            .map(|&n| {
-                let params: BTreeMap<String, i64> =
-                    opts.params.keys().map(|k| (k.clone(), n)).collect();
-                let o = VerifyOptions {
-                    params,
-                    ..opts.clone()
-                };
-                (Some(n), o)
-            })
-            .collect();
-        steps.extents = extents;
-        steps
     }
-
-    /// Whether every step has run (the verification was returned by the last).
-    pub fn done(&self) -> bool {
-        self.begun.is_none() && self.next >= self.plan.len()
+    let runs: Vec<(i64, Verification)> = extents
+        .iter()
+        .map(|&n| {
+            let params: BTreeMap<String, i64> =
+                opts.params.keys().map(|k| (k.clone(), n)).collect();
+            let o = VerifyOptions {
+                params,
+                ..opts.clone()
+            };
+            (n, verify(original, pipelined, &o))
+        })
+        .collect();
+    let mut v = merge(runs, chosen, &extents).unwrap_or_else(|| verify(original, pipelined, opts));
+    if let Some(n) = out_of_bounds_at.filter(|n| !extents.contains(n)) {
+        v.summary = format!(
+            "{} (N = {n} is not judged: the loop itself goes out of bounds there)",
+            v.summary
+        );
     }
-
-    /// Runs the next step; the verification once the last has run.
-    pub fn step(&mut self, original: &Program, pipelined: &Program) -> Option<Verification> {
-        let finished = match self.begun.take() {
-            Some(begun) => Some(begun.finish()),
-            None => {
-                let (_, o) = self.plan.get(self.next)?;
-                self.next += 1;
-                match begin(original, pipelined, o) {
-                    Progress::Done(v) => Some(*v),
-                    Progress::Begun(b) => {
-                        self.begun = Some(b);
-                        None
-                    }
-                }
-            }
-        };
-        if let Some(v) = finished {
-            // The step just finished is the last one begun.
-            let n = self.next.checked_sub(1).and_then(|i| self.plan.get(i));
-            match n.and_then(|(n, _)| *n) {
-                Some(n) => self.runs.push((n, v)),
-                None => return Some(v),
-            }
-        }
-        if self.begun.is_some() || self.next < self.plan.len() {
-            return None;
-        }
-        let runs = std::mem::take(&mut self.runs);
-        let mut v = merge(runs, self.chosen, &self.extents)
-            .unwrap_or_else(|| verify(original, pipelined, &self.opts));
-        if let Some(n) = self.out_of_bounds_at.filter(|n| !self.extents.contains(n)) {
-            v.summary = format!(
-                "{} (N = {n} is not judged: the loop itself goes out of bounds there)",
-                v.summary
-            );
-        }
-        Some(v)
-    }
+    v
 }
 
 /// Whether the original loop, run at N = `n`, goes out of bounds (or has another problem). A

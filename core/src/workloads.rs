@@ -1,7 +1,7 @@
-//! Generated loops of a chosen size: the benchmarks' synthetic loops, the heavy schedules of
-//! docs/limits.md, and the chains the app explores to warm its code up. One place, so that the
-//! loop a benchmark measures is the one the TVM comparison builds (`scripts/compare-tvm.py`) and
-//! the loop the app warms up on is the kind the limits are measured with (`scripts/heavy_loop.py`).
+//! Generated loops of a chosen size: the benchmarks' synthetic loops and the heavy schedules of
+//! docs/limits.md. One place, so that the loop a benchmark measures is the one the TVM comparison
+//! builds (`scripts/compare-tvm.py`) and the heavy loops are those the limits are measured with
+//! (`scripts/heavy_loop.py`).
 
 use std::fmt::Write;
 

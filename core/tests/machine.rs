@@ -17,9 +17,7 @@ use stagecraft::explore::{explore, Options};
 use stagecraft::interp::RaceKind;
 use stagecraft::ir::Program;
 use stagecraft::ir::Scope;
-use stagecraft::machine::{
-    check_in_turns, check_with, lanes_of, wave_of, Contract, MachineCheck, Turns,
-};
+use stagecraft::machine::{check_with, lanes_of, wave_of, Contract, MachineCheck};
 use stagecraft::random_loop::{random_loop, Flavor};
 use stagecraft::verify::{verify, Judgement, VerifyOptions};
 use std::collections::BTreeMap;
@@ -1377,63 +1375,4 @@ fn mutated_kernels_get_a_verdict_and_never_panic() {
         }
     }
     assert_eq!(verdicts, 3 * TARGETS.len() * 150);
-}
-
-/// Runs `check_in_turns` with turns that are always over (a pause every time the executor asks)
-/// and counts the pauses.
-fn check_paused_at_every_turn(
-    contract: &Contract,
-    text: &str,
-    target: Target,
-) -> (MachineCheck, u32) {
-    use std::future::Future;
-    use std::task::{Context, Poll, Waker};
-    let turns = Turns::new(|| true);
-    let mut run = std::pin::pin!(check_in_turns(contract, text, target, &turns));
-    let mut cx = Context::from_waker(Waker::noop());
-    let mut pauses = 0;
-    loop {
-        match run.as_mut().poll(&mut cx) {
-            Poll::Ready(check) => return (check, pauses),
-            Poll::Pending => pauses += 1,
-        }
-    }
-}
-
-#[test]
-fn a_check_in_turns_pauses_and_reports_what_the_unbroken_check_reports() {
-    // The page runs the check in turns (`services::machine`): paused hundreds of times, it must
-    // say exactly what the unbroken check says, for a correct kernel and a racy one.
-    let source = std::fs::read_to_string(root().join("examples/rfc_e_nested_gemm.py")).unwrap();
-    let l = explore_loop(&source, &BTreeMap::new()).unwrap();
-    for t in TARGETS {
-        let code = kernel(&l, t);
-        let mut texts = vec![code.text.clone()];
-        // A wait raised by one where the field holds the count: a race to find in turns.
-        if let Some(w) = code
-            .waits
-            .iter()
-            .find(|w| w.immediate.is_some_and(|n| n < 8))
-        {
-            texts.push(with_line(&code.text, w.line, raise_immediate));
-        }
-        for (k, text) in texts.iter().enumerate() {
-            let whole = check_with(l.contract_for(t), text, t);
-            assert_eq!(
-                whole.is_correct(),
-                k == 0,
-                "{}: {}",
-                t.name(),
-                whole.summary
-            );
-            let (paused, pauses) = check_paused_at_every_turn(l.contract_for(t), text, t);
-            assert!(
-                pauses > 10,
-                "{}: {pauses} pauses, {}",
-                t.name(),
-                whole.summary
-            );
-            assert_eq!(paused, whole, "{}", t.name());
-        }
-    }
 }

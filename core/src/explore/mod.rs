@@ -1,7 +1,8 @@
 //! The one entry point: source text in, everything Stagecraft shows out. The app renders this value
 //! and never re-derives anything; the CLI prints parts of it. With `Options::defer_runs` the
 //! verification and the timeline are left for `verification` and `timeline`, which compute them
-//! from the exploration later (the app draws the program first), and `begin` makes it in parts. JSON shape: docs/json.md. The phases that make an exploration are in `phases.rs`.
+//! from the exploration later (the worker answers with the program first). JSON shape:
+//! docs/json.md. The phases that make an exploration are in `phases.rs`.
 
 mod counts;
 mod phases;
@@ -14,7 +15,6 @@ use crate::pipelined::Form;
 use crate::shape::IterationSpace;
 use crate::sync::{Group, Need, WaitSite};
 use crate::tir::Printed;
-pub use phases::Begun;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -42,7 +42,8 @@ pub struct Options {
     pub targets: Vec<crate::emit::Target>,
     /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
     /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
-    /// (docs/limits.md): the app draws the program first and runs them in tasks of their own.
+    /// (docs/limits.md): the worker answers with the program first and with each of them as an
+    /// answer of its own (`session`).
     pub defer_runs: bool,
     /// Build the peeled program even when it is neither printed nor emitted (it is then in
     /// `programs`). [`Options::without_code`] sets it.
@@ -297,20 +298,8 @@ pub fn explore(source: &str, options: &Options) -> Exploration {
 /// (the same value). `None` when there is no program or `Options::verify` was off. The options
 /// are those the exploration kept, so a later call cannot disagree with the rest of it.
 pub fn verification(ex: &Exploration) -> Option<crate::verify::Verification> {
-    let mut steps = verification_steps(ex)?;
-    while !steps.done() {
-        if let Some(v) = verification_step(ex, &mut steps) {
-            return Some(v);
-        }
-    }
-    None
-}
-
-/// `verification` in steps, for a caller that runs each in a task of its own
-/// (`verification_step`). `None` where `verification` is.
-pub fn verification_steps(ex: &Exploration) -> Option<crate::verify_extents::Steps> {
     let p = ex.programs.as_ref()?;
-    p.pipelined()?;
+    let pipelined = p.pipelined()?;
     let options = crate::verify::VerifyOptions {
         params: p.params.clone(),
         ..Default::default()
@@ -318,57 +307,21 @@ pub fn verification_steps(ex: &Exploration) -> Option<crate::verify_extents::Ste
     // A symbolic extent is judged at every short N and a large one (verify_extents).
     let stages = ex.pipeline.as_ref().map_or(1, |i| i.stages + 1);
     p.verify
-        .then(|| crate::verify_extents::Steps::new(&p.original, &options, stages))
-}
-
-/// The next of `steps` (made by `verification_steps` from this `ex`); the verification after
-/// the last.
-pub fn verification_step(
-    ex: &Exploration,
-    steps: &mut crate::verify_extents::Steps,
-) -> Option<crate::verify::Verification> {
-    let p = ex.programs.as_ref()?;
-    steps.step(&p.original, p.pipelined()?)
+        .then(|| crate::verify_extents::verify_extents(&p.original, pipelined, &options, stages))
 }
 
 /// The timeline of an exploration made with `Options::defer_runs`, simulated under the cost model
 /// in effect (`Exploration::cost`) as `explore` does without deferral (the same value). `None` when
 /// there is no program or `Options::timeline` was off.
 pub fn timeline(ex: &Exploration) -> Option<crate::timeline::Timeline> {
-    let mut simulation = timeline_steps(ex)?;
-    loop {
-        if let Some(t) = timeline_step(ex, &mut simulation) {
-            return Some(t);
-        }
-        if simulation.done() {
-            return None;
-        }
-    }
-}
-
-/// `timeline` in steps, one simulation each, for a caller that runs each in a task of its own
-/// (`timeline_step`). `None` where `timeline` is.
-pub fn timeline_steps(ex: &Exploration) -> Option<crate::timeline::Simulation> {
     let p = ex.programs.as_ref()?;
-    p.pipelined()?;
-    ex.cost.as_ref()?;
-    Some(crate::timeline::Simulation::new(p.timeline_window?))
-}
-
-/// The next of `simulation` (made by `timeline_steps` from this `ex`); the timeline after the
-/// last.
-pub fn timeline_step(
-    ex: &Exploration,
-    simulation: &mut crate::timeline::Simulation,
-) -> Option<crate::timeline::Timeline> {
-    let p = ex.programs.as_ref()?;
-    let inputs = crate::timeline::SimInputs {
-        original: &p.original,
-        pipelined: p.pipelined()?,
-        model: ex.cost.as_ref()?,
-        params: &p.params,
-    };
-    simulation.step(&inputs)
+    Some(crate::timeline::simulate(
+        &p.original,
+        p.pipelined()?,
+        ex.cost.as_ref()?,
+        &p.params,
+        p.timeline_window?,
+    ))
 }
 
 /// The step-through of an exploration's pipelined program, in the form the verifier and the
@@ -429,25 +382,13 @@ pub fn code(ex: &mut Exploration, target: crate::emit::Target) -> Option<crate::
 
 /// The machine-level check of the kernel an exploration emitted for `target` (it must be among
 /// `Options::targets`), with [`MachineReport::covering`] added for the page. `max_instructions`
-/// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller has a tighter
-/// budget (the app's main thread): beyond it the check says "not executed" and why. `None` when
-/// the exploration has no peeled program or did not emit `target`.
+/// caps the execution below [`limits::MAX_MACHINE_INSTRUCTIONS`] where a caller wants a tighter
+/// bound: beyond it the check says "not executed" and why. `None` when the exploration has no
+/// peeled program or did not emit `target`.
 pub fn machine_check(
     ex: &Exploration,
     target: crate::emit::Target,
     max_instructions: u64,
-) -> Option<MachineReport> {
-    let turns = crate::machine::Turns::unbroken();
-    crate::machine::turns::finish(machine_check_in_turns(ex, target, max_instructions, &turns))
-}
-
-/// [`machine_check`] in turns (`machine::check_in_turns`): the page's, paused whenever its turn
-/// on the main thread is over.
-pub async fn machine_check_in_turns(
-    ex: &Exploration,
-    target: crate::emit::Target,
-    max_instructions: u64,
-    turns: &crate::machine::Turns,
 ) -> Option<MachineReport> {
     let p = ex.programs.as_ref()?;
     let peeled = p.peeled.as_ref()?;
@@ -460,10 +401,7 @@ pub async fn machine_check_in_turns(
     let check = match crate::machine::Contract::new(&p.original, peeled, &p.params, lanes, wave) {
         Ok(mut contract) => {
             contract.max_instructions = contract.max_instructions.min(max_instructions);
-            // The contract's reference runs (cold: 6–13 ms in Chromium) and the parse of the
-            // kernel (cold: 20–45 ms) are never in one turn.
-            turns.pause().await;
-            crate::machine::check_in_turns(&contract, &emitted.text, target, turns).await
+            crate::machine::check_with(&contract, &emitted.text, target)
         }
         Err(why) => crate::machine::MachineCheck {
             target: target.name().into(),
@@ -516,14 +454,7 @@ pub fn transform(source: &str, options: &Options) -> Exploration {
 }
 
 fn run(source: &str, options: &Options, present: bool) -> Exploration {
-    phases::begin_phases(source, options, present).finish()
-}
-
-/// `explore` in parts, for a caller that runs them in tasks of their own: the loop read,
-/// scheduled, pipelined and synchronized here; then presented and its machine code emitted, a
-/// phase per `Begun::step`; `Begun::finish` gives what `explore` gives.
-pub fn begin(source: &str, options: &Options) -> Begun {
-    phases::begin_phases(source, options, true)
+    phases::run(source, options, present)
 }
 
 /// The exploration as shown: problems in text order, errors first at one place, whichever phase

@@ -1,6 +1,6 @@
 //! How an exploration is made: each phase in turn (read, find the loop, pipeline the inner loops
-//! then the top one: where `Begun` starts — then present, costs, emit), filling one
-//! `Exploration`; a phase that finds an error ends it there.
+//! then the top one, present, costs, emit), filling one `Exploration`; a phase that finds an error
+//! ends it there.
 
 use super::*;
 use crate::diagnostic::{Diagnostic, Span};
@@ -16,90 +16,36 @@ use crate::tir;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// An exploration begun (`explore::begin`): the loop read, scheduled, pipelined and
-/// synchronized. `step` runs the phases left one at a time — presenting it (printing), then
-/// emitting its machine code when a target is asked for — and `finish` the rest. A large loop's
-/// exploration was one task of up to 56 ms in the page, 81 ms with PTX; the app runs the phases in
-/// tasks of their own when they are long.
-pub struct Begun {
-    explorer: Explorer,
-    /// `None` once presented, or when a phase ended the exploration: what it holds so far is the
-    /// answer.
-    midway: Option<Midway>,
-    /// Presented, its machine code not yet emitted.
-    to_emit: bool,
-    /// The problems the lexer and parser found past those they keep.
-    unlisted: usize,
-}
-
-impl Begun {
-    /// Runs the next phase left; whether another remains.
-    pub fn step(&mut self) -> bool {
-        if let Some(midway) = self.midway.take() {
-            // `None` is an exploration that ended early, as above.
-            let presented = self.explorer.present_pipeline(midway).is_some();
-            self.to_emit =
-                presented && self.explorer.present && !self.explorer.options.targets.is_empty();
-            return self.to_emit;
-        }
-        if std::mem::take(&mut self.to_emit) {
-            self.explorer.emit();
-        }
-        false
-    }
-
-    /// Every phase left; the exploration.
-    pub fn finish(mut self) -> Exploration {
-        while self.step() {}
-        tidy(self.explorer.ex, self.unlisted)
-    }
-}
-
-/// The phases up to the pipelined, synchronized loop in turn; one that finds an error ends the
-/// exploration there.
-pub(super) fn begin_phases(source: &str, options: &Options, present: bool) -> Begun {
+/// Every phase in turn; one that finds an error ends the exploration there.
+pub(super) fn run(source: &str, options: &Options, present: bool) -> Exploration {
     let mut explorer = Explorer {
         source: Arc::from(source),
-        options: options.clone(),
+        options,
         present,
         ex: Exploration::default(),
         count_deltas: Vec::new(),
     };
+    // The problems the lexer and parser found past those they keep.
     let mut unlisted = 0;
-    let midway = explorer.pipeline_loop(&mut unlisted);
-    Begun {
-        explorer,
-        midway,
-        to_emit: false,
-        unlisted,
+    // `None` is an exploration that ended early: what it holds so far is the answer.
+    if explorer.phases(&mut unlisted).is_some() && present {
+        explorer.emit();
     }
+    tidy(explorer.ex, unlisted)
 }
 
 /// One exploration under way: what every phase reads (the source and the options), and the
 /// exploration each fills in. A phase that finds an error returns `None`, and the exploration ends
 /// with what it holds.
-struct Explorer {
+struct Explorer<'o> {
     /// Shared with the loop's schedule, which quotes it (`LoopSchedule::label`).
     source: Arc<str>,
-    options: Options,
+    options: &'o Options,
     /// Prepare what is displayed (`explore`), or only transform (`transform`).
     present: bool,
     ex: Exploration,
     /// `Options::count_overrides` resolved to wait sites (site id, delta).
     count_deltas: Vec<(u32, i64)>,
-}
-
-/// Where `pipeline_loop` ends: the pipelined top loop, and what `present_pipeline` presents it
-/// from.
-struct Midway {
-    program: Program,
-    /// The source loop, for the interpreter, timeline and emitters (display only).
-    original: Option<Program>,
-    top: TopLoop,
-    annotations: Vec<Annotation>,
-    shape: LoopShape,
-    sync: SyncPlan,
-    info: Option<PipelineInfo>,
 }
 
 /// The loop being pipelined and where it is: the top-level loop, after its inner pipelines.
@@ -113,37 +59,17 @@ struct TopLoop {
     inner_parts: Vec<(usize, InnerPart)>,
 }
 
-impl Explorer {
-    fn pipeline_loop(&mut self, unlisted: &mut usize) -> Option<Midway> {
+impl Explorer<'_> {
+    /// The phases up to the programs in the exploration (emitting is `emit`'s).
+    fn phases(&mut self, unlisted: &mut usize) -> Option<()> {
         let (mut program, annotations) = self.read(unlisted)?;
         let at = self.top_loop(&program)?;
+        // The source loop, for the interpreter, timeline and emitters (display only).
         let original = self.present.then(|| program.clone());
         let top = self.pipeline_inner_loops(&mut program, at, &annotations)?;
-        let (shape, sync, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
-        Some(Midway {
-            program,
-            original,
-            top,
-            annotations,
-            shape,
-            sync,
-            info,
-        })
-    }
-
-    fn present_pipeline(&mut self, midway: Midway) -> Option<()> {
-        let Midway {
-            program,
-            original,
-            top,
-            annotations,
-            shape: p,
-            sync: mut s,
-            info,
-        } = midway;
+        let (p, mut s, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
         if self.present {
-            // Here, not in `pipeline_loop`: the text of a large loop's waits was a third of
-            // deriving them, and the two phases run in tasks of their own.
+            // Each wait's reason, written from the numbers the planner noted.
             s.explain(&p);
         }
         let resolved = counts::resolve(
@@ -554,7 +480,7 @@ impl Explorer {
         all_versions: &[crate::versions::VersionDecision],
         info: Option<PipelineInfo>,
     ) -> (Option<Program>, BTreeMap<String, i64>) {
-        let (options, p, s) = (&self.options, built.shape, built.sync);
+        let (options, p, s) = (self.options, built.shape, built.sync);
         let printed = |form: Form| options.both_forms || options.form == form;
         // The peeled program writes every prologue and epilogue step out: built only when it is
         // printed, emitted or asked for, as it is a large part of exploring a large loop
@@ -650,9 +576,8 @@ impl Explorer {
         self.ex.cost = Some(model);
     }
 
-    /// Machine code for every target asked for, from the peeled program.
-    /// The machine code of the peeled program for every target asked for: a phase of its own,
-    /// after the programs are in the exploration.
+    /// The machine code of the peeled program for every target asked for, once the programs are
+    /// in the exploration.
     fn emit(&mut self) {
         let Some(p) = self.ex.programs.as_ref() else {
             return;

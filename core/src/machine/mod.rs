@@ -32,7 +32,6 @@ pub mod contract;
 pub mod llvm_ir;
 pub mod memory;
 pub mod ptx;
-pub mod turns;
 
 use crate::emit::Target;
 use crate::interp::RaceKind;
@@ -41,7 +40,6 @@ pub use contract::{Contract, Place};
 use memory::{Cell, Conflict, Memory};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-pub use turns::Turns;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -378,18 +376,6 @@ pub fn lanes_of(target: Target, opts: &crate::emit::EmitOptions) -> u32 {
 // (docs/benchmarks.md).
 #[inline(never)]
 pub fn check_with(contract: &Contract, text: &str, target: Target) -> MachineCheck {
-    turns::finish(check_in_turns(contract, text, target, &Turns::unbroken()))
-}
-
-/// [`check_with`] in turns: it pauses whenever `turns` end (the page's main thread), the same
-/// check otherwise.
-pub async fn check_in_turns(
-    contract: &Contract,
-    text: &str,
-    target: Target,
-    turns: &Turns,
-) -> MachineCheck {
-    // One call per executor: each `.await` is a state of this function's future.
     let execution = match target {
         Target::Amdgpu | Target::AmdgpuGfx950 => {
             let gfx = if target == Target::Amdgpu {
@@ -397,12 +383,12 @@ pub async fn check_in_turns(
             } else {
                 amdgpu::Gfx::Gfx950
             };
-            amdgpu::execute(text, contract, gfx, turns).await
+            amdgpu::execute(text, contract, gfx)
         }
-        Target::AmdgpuIr => llvm_ir::execute(text, contract, turns).await,
+        Target::AmdgpuIr => llvm_ir::execute(text, contract),
         Target::Ptx | Target::PtxSm90 => {
             let sm = if target == Target::Ptx { 80 } else { 90 };
-            ptx::execute(text, contract, sm, turns).await
+            ptx::execute(text, contract, sm)
         }
     };
     judge(text, target, contract, execution)

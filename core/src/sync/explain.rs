@@ -1,7 +1,7 @@
 //! A wait explained: the head arithmetic of an instance, the newest group it forces complete,
 //! and one sentence per symbol. The planner notes the numbers of each instance the page
-//! shows ([`Unexplained`]); [`SyncPlan::explain`] writes the text from them, later, in a task of
-//! its own: for a large loop the text was a third of deriving the waits.
+//! shows ([`Unexplained`]); [`SyncPlan::explain`] writes the text from them, only when the
+//! exploration is presented: for a large loop the text was a third of deriving the waits.
 
 use super::{step_number, Group, GroupRef, Need, StepTime, SyncPlan, WaitInstance, T_REP};
 use crate::shape::LoopShape;

@@ -23,7 +23,7 @@ mod parse;
 
 use super::contract::Contract;
 use super::memory::{Conflict, Memory, OpId, Space, SpaceKind};
-use super::{Execution, Float, Log, RacePlace, Stop, Turns};
+use super::{Execution, Float, Log, RacePlace, Stop};
 use crate::interp::RaceKind;
 use parse::{Inst, Op, Operand};
 pub use parse::{EXPCNT_MAX, LGKMCNT_MAX, VMCNT_MAX};
@@ -398,7 +398,7 @@ impl Machine<'_> {
 }
 
 /// Executes the AMDGPU ISA kernel `text` under `contract`.
-pub(crate) async fn execute(text: &str, contract: &Contract, gfx: Gfx, turns: &Turns) -> Execution {
+pub(crate) fn execute(text: &str, contract: &Contract, gfx: Gfx) -> Execution {
     let parsed = parse::parse(text, gfx.cpu(), gfx.lds_bytes());
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
@@ -450,9 +450,7 @@ pub(crate) async fn execute(text: &str, contract: &Contract, gfx: Gfx, turns: &T
     };
     if m.stop.is_none() {
         let mut waves = starting_waves(&parsed.kernel, contract);
-        while !run(&mut m, &mut waves, contract, turns) {
-            turns.pause().await;
-        }
+        run(&mut m, &mut waves, contract);
     }
     Execution {
         memory: m.memory,
@@ -528,9 +526,8 @@ fn starting_waves(kernel: &parse::Kernel, contract: &Contract) -> Vec<Wave> {
         .collect()
 }
 
-/// Runs the waves round-robin until the kernel ends or stops (true), or until `turns` end (false:
-/// call again to go on, the next round begins with the first wave).
-fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract, turns: &Turns) -> bool {
+/// Runs the waves round-robin until the kernel ends or stops.
+fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract) {
     loop {
         let mut progressed = false;
         for w in waves.iter_mut() {
@@ -543,18 +540,18 @@ fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract, turns: &Turns) 
                 m.end_wave(w);
             }
             if m.stop.is_some() {
-                return true;
+                return;
             }
             if m.instructions > contract.max_instructions {
                 m.stop = Some(Stop::Limit(format!(
                     "the kernel ran more than {} wave-instructions",
                     contract.max_instructions
                 )));
-                return true;
+                return;
             }
         }
         if waves.iter().all(|w| w.ended) {
-            return true;
+            return;
         }
         if !progressed {
             // Every live wave waits at a barrier: release them.
@@ -562,9 +559,6 @@ fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract, turns: &Turns) 
             for w in waves.iter_mut() {
                 w.at_barrier = false;
             }
-        }
-        if turns.due() {
-            return false;
         }
     }
 }

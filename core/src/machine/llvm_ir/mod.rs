@@ -21,7 +21,7 @@ mod uniform;
 
 use super::contract::Contract;
 use super::memory::{Cell, Issue, Memory, OpId, Order, RunAccess, RunWaves, Space, SpaceKind};
-use super::{Execution, Float, Log, Stop, Turns};
+use super::{Execution, Float, Log, Stop};
 use parse::{FOp, Function, IntOp, Kind, Pred, Val};
 use std::collections::VecDeque;
 
@@ -652,17 +652,16 @@ impl Machine<'_> {
         }
     }
 
-    /// Runs from `at` (a block and the index of an instruction in it) until the kernel ends or
-    /// stops (true), or until `turns` end (false: `at` is where to go on).
-    fn run(&mut self, at: &mut (usize, usize), turns: &Turns) -> bool {
+    /// Runs from the entry block until the kernel ends or stops.
+    fn run(&mut self) {
+        let mut block = 0usize;
         loop {
-            let (block, first) = *at;
             let Some(b) = self.f.blocks.get(block) else {
                 self.problem(0, "control reaches a block that does not exist");
-                return true;
+                return;
             };
             let mut next = None;
-            for (k, inst) in b.insts.iter().enumerate().skip(first) {
+            for inst in &b.insts {
                 if matches!(inst.kind, Kind::Phi { .. }) {
                     continue;
                 }
@@ -671,25 +670,21 @@ impl Machine<'_> {
                     Kind::Br { to } => next = Some(*to),
                     Kind::CondBr { c, then, other } => {
                         let Some(taken) = self.uniform(*c, inst.line) else {
-                            return true;
+                            return;
                         };
                         next = Some(if taken { *then } else { *other });
                     }
                     Kind::Ret => {
                         self.end();
-                        return true;
+                        return;
                     }
                     _ => self.exec(inst),
                 }
                 if self.stop.is_some() {
-                    return true;
+                    return;
                 }
                 if next.is_some() {
                     break;
-                }
-                if turns.due() {
-                    *at = (block, k + 1);
-                    return false;
                 }
             }
             let Some(to) = next else {
@@ -697,7 +692,7 @@ impl Machine<'_> {
                     b.insts.last().map_or(0, |i| i.line),
                     format!("the block `{}` ends without a branch or ret", b.name),
                 );
-                return true;
+                return;
             };
             if self
                 .instructions
@@ -708,13 +703,13 @@ impl Machine<'_> {
                     "the kernel ran more than {} wave-instructions",
                     self.contract.max_instructions
                 )));
-                return true;
+                return;
             }
             self.enter(to, block);
             if self.stop.is_some() {
-                return true;
+                return;
             }
-            *at = (to, 0);
+            block = to;
         }
     }
 
@@ -734,8 +729,8 @@ impl Machine<'_> {
 }
 
 /// Executes the LLVM IR kernel `text` under `contract`.
-pub(crate) async fn execute(text: &str, contract: &Contract, turns: &Turns) -> Execution {
-    let parsed = parse::parse(text, turns).await;
+pub(crate) fn execute(text: &str, contract: &Contract) -> Execution {
+    let parsed = parse::parse(text);
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
         log.problem(*line, message.clone());
@@ -822,10 +817,7 @@ pub(crate) async fn execute(text: &str, contract: &Contract, turns: &Turns) -> E
             })
             .collect();
         m.values = vec![0; next];
-        let mut at = (0, 0);
-        while !m.run(&mut at, turns) {
-            turns.pause().await;
-        }
+        m.run();
     }
     Execution {
         instructions: m.instructions * (lanes.div_ceil(WAVE) as u64),

@@ -70,7 +70,7 @@ mod tests {
     use super::uniform_locals;
 
     fn uniform_names(text: &str) -> Vec<String> {
-        let parsed = crate::machine::turns::finish(parse(text, &crate::machine::Turns::unbroken()));
+        let parsed = parse(text);
         assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
         let f = &parsed.kernel;
         uniform_locals(f)

@@ -48,7 +48,7 @@ mod parse;
 
 use super::contract::Contract;
 use super::memory::{Conflict, Memory, OpId, Space, SpaceKind};
-use super::{Execution, Float, Log, Stop, Turns};
+use super::{Execution, Float, Log, Stop};
 use parse::{Class, Inst, Op, Operand, Symbol};
 use std::collections::VecDeque;
 
@@ -605,7 +605,7 @@ fn layout(k: &parse::Kernel, contract: &Contract) -> Layout {
 }
 
 /// Executes the PTX kernel `text` under `contract`; `sm` is the target's (80 or 90).
-pub(crate) async fn execute(text: &str, contract: &Contract, sm: u32, turns: &Turns) -> Execution {
+pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
     let parsed = parse::parse(text);
     let mut log = Log::default();
     for (line, message) in &parsed.problems {
@@ -693,9 +693,7 @@ pub(crate) async fn execute(text: &str, contract: &Contract, sm: u32, turns: &Tu
     };
     if m.stop.is_none() {
         let mut w = starting_group(&m, lanes, regs);
-        while !execute_group(&mut m, &mut w, turns) {
-            turns.pause().await;
-        }
+        execute_group(&mut m, &mut w);
         keep_rows(w);
     }
     Execution {
@@ -749,9 +747,8 @@ fn keep_rows(mut w: Group) {
     }
 }
 
-/// Runs the group until the kernel ends or stops (true), or until `turns` end (false: call again
-/// to go on).
-fn execute_group(m: &mut Machine, w: &mut Group, turns: &Turns) -> bool {
+/// Runs the group until the kernel ends or stops.
+fn execute_group(m: &mut Machine, w: &mut Group) {
     let limit = m.contract.max_instructions / u64::from(m.warps.max(1));
     while !w.ended {
         let Some(inst) = m.insts.get(w.pc) else {
@@ -762,18 +759,14 @@ fn execute_group(m: &mut Machine, w: &mut Group, turns: &Turns) -> bool {
         m.exec(w, inst);
         m.instructions += 1;
         if m.stop.is_some() {
-            return true;
+            return;
         }
         if m.instructions > limit {
             m.stop = Some(Stop::Limit(format!(
                 "the kernel ran more than {} warp-instructions",
                 m.contract.max_instructions
             )));
-            return true;
-        }
-        if turns.due() {
-            return false;
+            return;
         }
     }
-    true
 }

@@ -5,7 +5,7 @@
 
 mod decode;
 
-use super::super::{KernelText, NameMap, Turns};
+use super::super::{KernelText, NameMap};
 use decode::decode;
 use std::collections::BTreeMap;
 
@@ -525,9 +525,8 @@ fn result_type(rhs: &str) -> Option<Ty> {
     }
 }
 
-/// `text` parsed, pausing whenever `turns` end: a large kernel's body (CUTLASS's, 6 800 lines) took
-/// 40–75 ms in Chromium, the longest task of its check.
-pub async fn parse(text: &str, turns: &Turns) -> Parsed {
+/// `text` parsed: the module, then the function body.
+pub fn parse(text: &str) -> Parsed {
     let lines = crate::machine::code_lines(text, strip_comment);
     let Module {
         mut function,
@@ -536,7 +535,12 @@ pub async fn parse(text: &str, turns: &Turns) -> Parsed {
         declared,
         body,
     } = module(&lines);
-    problems.extend(function_body(&mut function, &body, &declared, &mut unsupported, turns).await);
+    problems.extend(function_body(
+        &mut function,
+        &body,
+        &declared,
+        &mut unsupported,
+    ));
     Parsed {
         kernel: function,
         problems,
@@ -679,12 +683,11 @@ fn module<'a>(lines: &[(u32, &'a str)]) -> Module<'a> {
 
 /// The function body in two passes: the blocks and the values they define, then each
 /// instruction decoded into the block of the label above it. Returns the problems found.
-async fn function_body(
+fn function_body(
     f: &mut Function,
     body_lines: &[(u32, &str)],
     declared: &BTreeMap<String, String>,
     unsupported: &mut Option<Complaint>,
-    turns: &Turns,
 ) -> Vec<Complaint> {
     let mut ctx = Ctx {
         locals: NameMap::default(),
@@ -711,25 +714,8 @@ async fn function_body(
         nblocks = 1;
         f.blocks.push(Block::default());
     }
-    // First pass over the body: blocks and the values they define (in one turn: about a third of
-    // the parse).
     define_values(&mut ctx, f, body_lines, nblocks);
-    if turns.over() {
-        turns.pause().await;
-    }
-    // Second pass: decode, into the block of the label above (block 0 before any label).
-    let mut cursor = Cursor { at: 0, block: 0 };
-    while !decode_lines(
-        &mut ctx,
-        f,
-        body_lines,
-        declared,
-        unsupported,
-        &mut cursor,
-        turns,
-    ) {
-        turns.pause().await;
-    }
+    decode_lines(&mut ctx, f, body_lines, declared, unsupported);
     ctx.problems
 }
 
@@ -771,31 +757,20 @@ fn define_values<'a>(
     }
 }
 
-/// Where the second pass is: the next line, and the block it decodes into.
-struct Cursor {
-    at: usize,
-    block: usize,
-}
-
-/// The second pass from `cursor` on: each instruction decoded into the block of the label above
-/// it. False when `turns` ended first.
+/// The second pass: each instruction decoded into the block of the label above it (block 0
+/// before any label).
 fn decode_lines<'a>(
     ctx: &mut Ctx<'a>,
     f: &mut Function,
     body_lines: &[(u32, &'a str)],
     declared: &BTreeMap<String, String>,
     unsupported: &mut Option<Complaint>,
-    cursor: &mut Cursor,
-    turns: &Turns,
-) -> bool {
-    while let Some(&(line, l)) = body_lines.get(cursor.at) {
-        if turns.due() {
-            return false;
-        }
-        cursor.at += 1;
+) {
+    let mut block = 0usize;
+    for &(line, l) in body_lines {
         ctx.line = line;
         if let Some(name) = l.strip_suffix(':') {
-            cursor.block = ctx.blocks.get(name).copied().unwrap_or(cursor.block);
+            block = ctx.blocks.get(name).copied().unwrap_or(block);
             continue;
         }
         let (dst, rhs) = match split_assignment(l) {
@@ -806,9 +781,8 @@ fn decode_lines<'a>(
             None => (None, l),
         };
         let kind = decode(ctx, dst, rhs, declared, unsupported);
-        if let (Some(kind), Some(b)) = (kind, f.blocks.get_mut(cursor.block)) {
+        if let (Some(kind), Some(b)) = (kind, f.blocks.get_mut(block)) {
             b.insts.push(Inst { line, kind });
         }
     }
-    true
 }
