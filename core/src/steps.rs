@@ -233,7 +233,6 @@ pub struct StepView {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(from = "Sent")]
 pub struct StepThrough {
     pub model: CompletionModel,
     pub rings: Vec<Ring>,
@@ -245,41 +244,20 @@ pub struct StepThrough {
     pub notes: Vec<String>,
     /// Statement texts by id, for captions.
     statements: Vec<String>,
-    /// The state after every `CHECKPOINT_EVERY`-th step (the first: the initial state): not
-    /// sent, made again where it is read.
+    /// The state after every `CHECKPOINT_EVERY`-th step (the first: the initial state), replayed
+    /// where it is first read: not sent from the worker to the page.
     #[serde(skip)]
-    checkpoints: Vec<MachineState>,
+    checkpoints: Checkpoints,
 }
 
-/// A step-through as it is sent (from the worker to the page): without its checkpoints, which
-/// the reader replays.
-#[derive(Deserialize)]
-struct Sent {
-    model: CompletionModel,
-    rings: Vec<Ring>,
-    queues: Vec<i64>,
-    steps: Vec<Step>,
-    race: Option<RaceStop>,
-    limit: Option<LimitReached>,
-    notes: Vec<String>,
-    statements: Vec<String>,
-}
+/// A step-through's checkpoints, made once when first read. Two step-throughs of the same steps
+/// are equal whether or not either has made them.
+#[derive(Clone, Debug, Default)]
+struct Checkpoints(std::sync::OnceLock<Vec<MachineState>>);
 
-impl From<Sent> for StepThrough {
-    fn from(s: Sent) -> StepThrough {
-        let mut out = StepThrough {
-            model: s.model,
-            rings: s.rings,
-            queues: s.queues,
-            steps: s.steps,
-            race: s.race,
-            limit: s.limit,
-            notes: s.notes,
-            statements: s.statements,
-            checkpoints: Vec::new(),
-        };
-        out.checkpoints = out.replay_checkpoints();
-        out
+impl PartialEq for Checkpoints {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }
 
@@ -395,7 +373,6 @@ pub fn step_through(source: &Source, options: &StepOptions) -> StepThrough {
         }
     }
     fill_from_next_statement(&mut out.steps, moments.is_some());
-    out.checkpoints = out.replay_checkpoints();
     out
 }
 
@@ -540,7 +517,7 @@ impl StepThrough {
     pub fn nothing(note: &str) -> StepThrough {
         StepThrough {
             notes: vec![note.to_string()],
-            checkpoints: vec![MachineState::default()],
+            checkpoints: Checkpoints::default(),
             ..StepThrough::default()
         }
     }
@@ -594,6 +571,8 @@ impl StepThrough {
         let k = position / CHECKPOINT_EVERY;
         let mut state = self
             .checkpoints
+            .0
+            .get_or_init(|| self.replay_checkpoints())
             .get(k)
             .cloned()
             .unwrap_or_else(|| self.initial_state());

@@ -44,6 +44,25 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
         .raw("\" height=\"")
         .num(height)
         .raw("\">");
+    legend(&mut h);
+    rings(&mut h, trace, v, raced);
+    queues(&mut h, v, stacks_x, height);
+    h.raw("</svg>");
+    h.raw("<p id=\"caption\"")
+        .raw(if v.race { " class=\"race\">" } else { ">" })
+        .text(&v.caption)
+        .raw("</p>");
+    for note in &trace.notes {
+        h.raw("<p class=\"focus-note\">").text(note).raw("</p>");
+    }
+    if let Some(l) = &trace.limit {
+        h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
+    }
+    h.finish()
+}
+
+/// The statuses' colours, above the rings.
+fn legend(h: &mut Html) {
     for (k, (_, fill, name)) in STATUSES.iter().enumerate() {
         let x = k * 95;
         h.raw("<rect x=\"")
@@ -56,6 +75,11 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
             .raw(name)
             .raw("</text>");
     }
+}
+
+/// Every ring buffer as its row of slots, each labelled with the iteration whose data it holds and
+/// coloured by its status; `raced` outlined.
+fn rings(h: &mut Html, trace: &StepThrough, v: &StepView, raced: Option<SlotRef>) {
     for (ring, (r, slots)) in trace.rings.iter().zip(&v.state.rings).enumerate() {
         let y = 26 + ring * ROW_H;
         h.raw("<text x=\"0\" y=\"")
@@ -118,6 +142,10 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
             h.raw("</text></g>");
         }
     }
+}
+
+/// Per queue, its heads and its groups in flight.
+fn queues(h: &mut Html, v: &StepView, stacks_x: usize, height: usize) {
     // Per queue, its groups in flight stacked oldest at the bottom, under its heads.
     let bottom = height - 10;
     for (k, q) in v.state.queues.iter().enumerate() {
@@ -162,18 +190,6 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
         }
         h.raw("</g>");
     }
-    h.raw("</svg>");
-    h.raw("<p id=\"caption\"")
-        .raw(if v.race { " class=\"race\">" } else { ">" })
-        .text(&v.caption)
-        .raw("</p>");
-    for note in &trace.notes {
-        h.raw("<p class=\"focus-note\">").text(note).raw("</p>");
-    }
-    if let Some(l) = &trace.limit {
-        h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
-    }
-    h.finish()
 }
 
 /// The line of the pipelined program a step ran (`l`, 0-based), as the program pane marks it.

@@ -292,7 +292,14 @@ mod tests {
     fn tvm_s_count_for_rfc_c_races_and_its_line_is_marked() {
         let text = example("(c)");
         let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
-        let html = tvm_html(&tvm, text, &Ours { printed: None, verification: None });
+        let html = tvm_html(
+            &tvm,
+            text,
+            &Ours {
+                printed: None,
+                verification: None,
+            },
+        );
         assert!(html.contains("verdict racy"), "{html}");
         assert!(
             html.contains("async_wait_queue(0, 5)"),
@@ -310,7 +317,14 @@ mod tests {
         // TVM refuses an order that is not a permutation.
         let text = "for i in range(4):\n    B[i] = A[i]\n    C[i] = B[i]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 0])\n";
         let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
-        let html = tvm_html(&tvm, text, &Ours { printed: None, verification: None });
+        let html = tvm_html(
+            &tvm,
+            text,
+            &Ours {
+                printed: None,
+                verification: None,
+            },
+        );
         assert!(html.contains("id=\"tvm-refusal\""), "{html}");
         assert!(!html.contains("tvm-program"), "{html}");
     }

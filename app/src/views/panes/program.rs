@@ -245,10 +245,9 @@ pub const PANE: PaneSpec = PaneSpec {
     pending: contract::never_pending,
 };
 
-/// The pane's content, made once by the registry.
-pub fn view() -> impl IntoView {
-    let ctx = ctx();
-    let node = NodeRef::<leptos::html::Div>::new();
+/// Keeps `node` showing the view chosen: Stagecraft's program, its token form, TVM's program
+/// beside it, or the check of a pasted program.
+fn render_views(ctx: crate::ctx::Ctx, node: NodeRef<leptos::html::Div>) {
     let peeled = ctx.peeled;
     let tokens = ctx.part(|p: &Parts, s: &State| {
         let form = s.form;
@@ -304,6 +303,13 @@ pub fn view() -> impl IntoView {
             })
         })
     }, &PROGRAM_PARTS);
+}
+
+/// The pane's content, made once by the registry.
+pub fn view() -> impl IntoView {
+    let ctx = ctx();
+    let node = NodeRef::<leptos::html::Div>::new();
+    render_views(ctx, node);
     let on_view = move |ev: leptos::ev::MouseEvent| {
         if let Some(v) = dom::closest_data(&ev, "data-view") {
             ctx.st.update(|s| s.view = ProgramView::parse(&v));
