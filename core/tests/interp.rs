@@ -293,3 +293,32 @@ fn waits_not_judged_for_size_are_not_called_tight() {
     assert!(!v.summary.contains("all"), "{}", v.summary);
     assert_eq!(v.unjudged_for_budget, v.waits.len());
 }
+
+/// Outputs are the global buffers (kernel parameters): a `shared` or `local` buffer's final
+/// value is scratch. This program computes `C` as the loop does but leaves `S` in another state
+/// (its slot 1 never written, slot 0 holding another iteration's value): equivalent, and it stays
+/// "different" when a global element differs.
+#[test]
+fn scratch_buffers_are_not_outputs() {
+    let loop_text = "S = alloc([2])\nL = alloc([1], scope=\"local\")\nfor i in range(4):\n    S[i % 2] = A[i] * 2\n    L[0] = S[i % 2] + 1\n    C[i] = L[0]\n";
+    let same_globals = "S = alloc([2])\nL = alloc([1], scope=\"local\")\nfor i in range(4):\n    S[0] = A[i] * 2\n    L[0] = S[0] + 1\n    C[i] = L[0]\n    L[0] = 0\n";
+    let v = verify(
+        &program(loop_text),
+        &program(same_globals),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Equivalent, "{}", v.summary);
+    assert!(v.differences.is_empty(), "{:?}", v.differences);
+    let wrong_global = same_globals.replace("C[i] = L[0]", "C[i] = L[0] + 1");
+    let v = verify(
+        &program(loop_text),
+        &program(&wrong_global),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Different, "{}", v.summary);
+    assert!(
+        v.differences.iter().all(|d| d.buffer == "C"),
+        "{:?}",
+        v.differences
+    );
+}
