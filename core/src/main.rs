@@ -710,6 +710,10 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
     for r in &v.races {
         let (line, col) = stagecraft::diagnostic::line_col(text, r.span.start as usize);
         outln!("  race at {name}:{line}:{col}: {}", r.message);
+        if let Some(o) = r.other {
+            let (ol, oc) = stagecraft::diagnostic::line_col(text, o.span.start as usize);
+            outln!("    (the other access: {name}:{ol}:{oc})");
+        }
         if let Some(w) = r.wait {
             let (wl, wc) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
             outln!("    (that wait: {name}:{wl}:{wc})");

@@ -322,3 +322,86 @@ fn scratch_buffers_are_not_outputs() {
         v.differences
     );
 }
+
+fn case(name: &str) -> String {
+    std::fs::read_to_string(root().join("tests/cases").join(name)).unwrap()
+}
+
+/// A commit group's copies complete in no set order (PTX orders no `cp.async` of a group, nor
+/// does anything order LDS DMAs): two writes of one element inside one group leave its value
+/// undefined. TVM 0.27 commits both stage-1 writes of `S0[(i - 1) % 2, (i - 1) % 2]` in one
+/// group; the run reports each as a write-after-write inside the group, with both statements
+/// located and no wait blamed (no count can order them).
+#[test]
+fn two_writes_of_one_element_in_one_group_race() {
+    let text = pipelined("same_element_tvm_one_group.py");
+    let loop_program = explore(&case("async_same_element.py"), &Options::default())
+        .programs
+        .unwrap()
+        .original;
+    let v = verify(&loop_program, &text, &VerifyOptions::default());
+    assert_eq!(v.verdict, Verdict::Racy, "{}", v.summary);
+    let printed =
+        std::fs::read_to_string(root().join("tests/pipelined/same_element_tvm_one_group.py"))
+            .unwrap();
+    let line_of = |span: stagecraft::diagnostic::Span| {
+        stagecraft::diagnostic::line_col(&printed, span.start as usize).0
+    };
+    for r in &v.races {
+        assert_eq!(r.kind, RaceKind::WriteAfterWrite, "{}", r.message);
+        assert!(r.within_group && r.wait.is_none(), "{r:?}");
+        let other = r.other.expect("the group's other write is named");
+        // The second write (`= B[…]`) meets the first (`= A[…]`) of the same iteration, one
+        // line above it.
+        assert_eq!(other.iteration, r.iteration);
+        assert_eq!(line_of(other.span) + 2, line_of(r.span), "{}", r.message);
+        assert!(
+            r.message.contains("in the same commit group"),
+            "{}",
+            r.message
+        );
+    }
+    // Every iteration's group: 8 iterations, 8 races.
+    assert_eq!(v.races.len(), 8);
+    // The transform gives each write its own group, with a wait between them.
+    let ex = explore(&case("async_same_element.py"), &Options::default());
+    assert_eq!(
+        ex.verification.as_ref().unwrap().verdict,
+        Verdict::Equivalent
+    );
+}
+
+/// Inside one group, a read of an element an earlier statement of the group writes, and a write
+/// of an element an earlier statement of the group reads, race as well; so does a synchronous
+/// read inside the commit scope of the write it needs (the group is not even committed).
+#[test]
+fn reads_and_writes_inside_one_group_race_with_each_other() {
+    let loop_text = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    S[0] = A[i]\n    T[0] = S[0] + 1\n    S[0] = A[i + 1]\n    C[i] = T[0] + S[0]\n";
+    let one_group = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    with async_commit_queue(0):\n        with async_scope():\n            S[0] = A[i]\n        with async_scope():\n            T[0] = S[0] + 1\n        with async_scope():\n            S[0] = A[i + 1]\n    with async_wait_queue(0, 0):\n        C[i] = T[0] + S[0]\n";
+    let v = verify(
+        &program(loop_text),
+        &program(one_group),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Racy, "{}", v.summary);
+    let kinds: Vec<RaceKind> = v.races.iter().take(3).map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            RaceKind::ReadAfterWrite,
+            RaceKind::WriteAfterWrite,
+            RaceKind::WriteAfterRead
+        ]
+    );
+    assert!(v.races.iter().all(|r| r.within_group && r.other.is_some()));
+    let sync_read_inside = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    with async_commit_queue(0):\n        with async_scope():\n            S[0] = A[i]\n        T[0] = S[0] + 1\n    with async_wait_queue(0, 0):\n        S[0] = A[i + 1]\n    C[i] = T[0] + S[0]\n";
+    let v = verify(
+        &program(loop_text),
+        &program(sync_read_inside),
+        &VerifyOptions::default(),
+    );
+    let r = &v.races[0];
+    assert_eq!(r.kind, RaceKind::ReadAfterWrite);
+    assert!(!r.within_group && r.wait.is_none(), "{r:?}");
+    assert!(r.message.contains("still being filled"), "{}", r.message);
+}
