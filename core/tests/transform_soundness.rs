@@ -249,3 +249,42 @@ fn every_random_schedule_is_refused_with_a_reason_or_verified() {
         failures.first().map_or("", String::as_str)
     );
 }
+
+/// An async statement whose own loop writes `S[0]` twice per iteration cannot be split into two
+/// groups: it is refused, at the statement, naming the element and the iteration (the transform
+/// used to commit both writes in one group, which races). Two statements of one async stage
+/// writing one element are split instead (tests/cases/async_same_element.py).
+#[test]
+fn one_async_statement_writing_an_element_twice_is_refused_with_the_element() {
+    let text = "S = alloc([1])\nfor i in range(8):\n    for k in range(2):\n        S[0] = A[i, k]\n    C[i] = S[0] + 1\n\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let ex = explore(text, &Options::default());
+    assert!(!ex.ok);
+    let d = ex.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    assert_eq!(
+        &text[d.span.start as usize..d.span.end as usize],
+        "S[0] = A[i, k]"
+    );
+    assert!(
+        d.message
+            .contains("writes `S[0]` more than once in iteration 0")
+            && d.message.contains("no set order"),
+        "{}",
+        d.message
+    );
+    // The same loop with two statements of distinct elements in one async unit is fine.
+    let distinct = text
+        .replace("S[0] = A[i, k]", "S[k] = A[i, k]")
+        .replace("alloc([1])", "alloc([2])");
+    assert!(explore(&distinct, &Options::default()).ok);
+    // Two statements writing one element, in one unit, under a symbolic extent: possible, so
+    // refused, each located.
+    let two = "S = alloc([4])\nfor i in range(N):\n    for k in range(2):\n        S[k] = A[i, k]\n        S[k + 1] = B[i]\n    C[i] = S[0] + S[2]\n\nsch.annotate(i, \"software_pipeline_stage\", [0, 1])\nsch.annotate(i, \"software_pipeline_order\", [0, 1])\nsch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let ex = explore(two, &Options::default());
+    let d = ex.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    assert!(
+        d.message.contains("may write an element of `S`"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.related.len(), 2);
+}
