@@ -10,6 +10,7 @@ pub mod emit;
 pub mod english;
 pub mod explore;
 pub mod gantt;
+pub mod instances;
 pub mod interp;
 pub mod ir;
 pub mod lessons;

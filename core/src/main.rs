@@ -56,7 +56,11 @@ const USAGE: &str = "usage:
       synthetic chains)
   stagecraft workload random SEED
   stagecraft workload copies SEED
-      (print the property tests' random loop number SEED: any index form, or async copies)
+  stagecraft workload same-element SEED
+  stagecraft workload nested SEED
+      (print the property tests' random loop number SEED: any index form, async copies, an
+      async stage writing an element twice, or a nested pipeline whose inner prologue runs in an
+      earlier outer stage)
 FILE may be `-` to read standard input.";
 
 fn main() -> ExitCode {
@@ -220,17 +224,18 @@ fn workload(rest: &[String]) -> Result<String, String> {
             arg(2, Some(64))?,
             arg(3, Some(4))?,
         )),
-        "random" | "copies" => Ok(stagecraft::random_loop::random_loop(
-            arg(0, None)? as u64,
-            if kind == "random" {
-                stagecraft::random_loop::Flavor::Irregular
-            } else {
-                stagecraft::random_loop::Flavor::Copies
-            },
-        )
-        .text()),
+        "random" | "copies" | "same-element" | "nested" => {
+            use stagecraft::random_loop::Flavor;
+            let flavor = match kind.as_str() {
+                "random" => Flavor::Irregular,
+                "copies" => Flavor::Copies,
+                "same-element" => Flavor::SameElement,
+                _ => Flavor::NestedPrologue,
+            };
+            Ok(stagecraft::random_loop::random_loop(arg(0, None)? as u64, flavor).text())
+        }
         other => Err(format!(
-            "workload takes heavy, synthetic, random or copies, not {other}"
+            "workload takes heavy, synthetic, random, copies, same-element or nested, not {other}"
         )),
     }
 }
@@ -710,6 +715,10 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
     for r in &v.races {
         let (line, col) = stagecraft::diagnostic::line_col(text, r.span.start as usize);
         outln!("  race at {name}:{line}:{col}: {}", r.message);
+        if let Some(o) = r.other {
+            let (ol, oc) = stagecraft::diagnostic::line_col(text, o.span.start as usize);
+            outln!("    (the other access: {name}:{ol}:{oc})");
+        }
         if let Some(w) = r.wait {
             let (wl, wc) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
             outln!("    (that wait: {name}:{wl}:{wc})");

@@ -15,6 +15,15 @@ pub enum Flavor {
     /// Asynchronous global→shared copies feeding later statements: what the targets make
     /// asynchronous (LDS DMA, cp.async), for executing emitted kernels.
     Copies,
+    /// An irregular loop in which one asynchronous stage writes an element twice: two
+    /// statements writing the same element (or one that may be another), or one statement that
+    /// writes it twice inside its own loop — for the commit groups, whose copies land in no set
+    /// order.
+    SameElement,
+    /// A nested pipeline: a tile copy, an inner loop pipelined first whose prologue runs in an
+    /// earlier outer stage than its body (RFC (d)'s nested GEMM), and an output — for versions
+    /// of an inner pipeline's ring across outer iterations.
+    NestedPrologue,
 }
 
 /// A generated loop. `text()` writes it; `with_extent` keeps everything but the trip count, so a
@@ -32,6 +41,8 @@ pub struct RandomLoop {
     pub async_stages: Vec<i64>,
     /// `None`: the symbolic extent `N`.
     pub extent: Option<i64>,
+    /// Annotation lines of inner loops, written after the pipelined loop's.
+    pub inner_annotations: Vec<String>,
 }
 
 impl RandomLoop {
@@ -66,6 +77,9 @@ impl RandomLoop {
             ("software_pipeline_async_stages", &self.async_stages),
         ] {
             let _ = writeln!(s, "sch.annotate(i, \"{key}\", [{}])", list(values));
+        }
+        for a in &self.inner_annotations {
+            let _ = writeln!(s, "{a}");
         }
         s
     }
@@ -138,6 +152,184 @@ fn index(rng: &mut Rng, len: i64) -> String {
 
 /// Generates loop `seed` of the given flavor.
 pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
+    match flavor {
+        Flavor::SameElement => same_element(seed),
+        Flavor::NestedPrologue => nested_prologue(seed),
+        Flavor::Irregular | Flavor::Copies => flat(seed, flavor),
+    }
+}
+
+/// Irregular loop `seed` with one async stage writing an element twice (`Flavor::SameElement`):
+/// a statement writing an intermediate buffer gets a twin in its stage, writing the same element
+/// (or another index of the buffer), or becomes a loop writing it twice.
+fn same_element(seed: u64) -> RandomLoop {
+    let mut l = flat(seed, Flavor::Irregular);
+    let mut rng = Rng(seed ^ 0x0005_A3E0_E1E3);
+    let candidates: Vec<usize> = (0..l.statements.len())
+        .filter(|&k| {
+            l.statements
+                .get(k)
+                .is_some_and(|s| s.starts_with("    S") && s.lines().count() == 1)
+        })
+        .collect();
+    let Some(&p) = rng.pick(&candidates) else {
+        return l;
+    };
+    let line = l.statements.get(p).map_or("", |s| s.trim()).to_string();
+    let Some((target, value)) = line.split_once(" = ") else {
+        return l;
+    };
+    let name = target.split('[').next().unwrap_or("S0");
+    let len = l
+        .allocations
+        .iter()
+        .find_map(|a| {
+            let rest = a.strip_prefix(&format!("{name} = alloc(["))?;
+            rest.split(']').next()?.parse::<i64>().ok()
+        })
+        .unwrap_or(1);
+    let twin = format!("B[i] + {}", rng.range(1, 9));
+    let stage = l.stages.get(p).copied().unwrap_or(0);
+    match rng.range(0, 3) {
+        // One statement writing the element twice inside its own loop.
+        0 => {
+            if let Some(st) = l.statements.get_mut(p) {
+                *st = format!(
+                    "    for k in range(2):
+        {target} = {value} + k
+"
+                );
+            }
+        }
+        // One statement of two writes, the second perhaps of another element.
+        1 => {
+            let other = format!("{name}[{}]", index(&mut rng, len));
+            if let Some(st) = l.statements.get_mut(p) {
+                *st = format!(
+                    "    for k in range(1):
+        {target} = {value}
+        {other} = {twin}
+"
+                );
+            }
+        }
+        // A twin statement in the same stage: the same element, or another index.
+        k => {
+            let other = if k == 2 {
+                target.to_string()
+            } else {
+                format!("{name}[{}]", index(&mut rng, len))
+            };
+            l.statements.insert(
+                p + 1,
+                format!(
+                    "    {other} = {twin}
+"
+                ),
+            );
+            l.stages.insert(p + 1, stage);
+            // Right after the first in the step's order (one group unless the transform splits
+            // it), or last.
+            let first = l.orders.get(p).copied().unwrap_or(0);
+            let order = if rng.chance(70) {
+                first + 1
+            } else {
+                l.orders.len() as i64
+            };
+            for o in l.orders.iter_mut().filter(|o| **o >= order) {
+                *o += 1;
+            }
+            l.orders.insert(p + 1, order);
+        }
+    }
+    if !l.async_stages.contains(&stage) {
+        l.async_stages.push(stage);
+        l.async_stages.sort_unstable();
+    }
+    l
+}
+
+/// A nested loop (`Flavor::NestedPrologue`): a tile copied into `S_sh`, an inner loop over `k`
+/// (pipelined first, stages [0, 1]) loading a column into the local `S_lo` and accumulating it
+/// into `S_acc`, and the accumulator written out. The outer stages put the inner prologue in an
+/// earlier stage than the inner body, the copy no later than the prologue, the output last.
+fn nested_prologue(seed: u64) -> RandomLoop {
+    let mut rng = Rng(seed ^ 0x0002_E57E_D00F);
+    let t = *rng.pick(&[1, 2, 4]).unwrap_or(&2);
+    let kk = rng.range(2, 4);
+    let reset = rng.chance(50);
+    let offset = if t > 1 && rng.chance(30) {
+        format!("(x + 1) % {t}")
+    } else {
+        "x".to_string()
+    };
+    let allocations = vec![
+        format!("S_sh = alloc([{t}, {kk}])"),
+        format!("S_lo = alloc([{t}], scope=\"local\")"),
+        format!("S_acc = alloc([{t}], scope=\"local\")"),
+    ];
+    let mut statements = vec![format!(
+        "    for a in range({t}):\n        for b in range({kk}):\n            S_sh[a, b] = A[i, a * {kk} + b]\n"
+    )];
+    if reset {
+        statements.push(format!("    for x in range({t}):\n        S_acc[x] = 0\n"));
+    }
+    statements.push(format!(
+        "    for k in range({kk}):\n        for x in range({t}):\n            S_lo[x] = S_sh[x, k]\n        for x in range({t}):\n            S_acc[x] = S_acc[x] + S_lo[{offset}]\n"
+    ));
+    statements.push(format!(
+        "    for x in range({t}):\n        O1[i, x] = S_acc[x] + 1\n"
+    ));
+    // Units of the outer loop: copy, [reset,] inner prologue, body, epilogue, output.
+    let max_stage = rng.range(1, 3);
+    let prologue = rng.range(0, max_stage - 1);
+    let body = rng.range(prologue + 1, max_stage);
+    let epilogue = rng.range(body, max_stage);
+    let copy = rng.range(0, prologue);
+    let mut stages = vec![copy];
+    if reset {
+        stages.push(rng.range(0, prologue));
+    }
+    stages.extend([prologue, body, epilogue, rng.range(epilogue, max_stage)]);
+    let n = stages.len();
+    let mut orders: Vec<i64> = (0..n as i64).collect();
+    if rng.chance(40) {
+        // The inner prologue after the inner body within a step, as RFC (d) and (e) order it.
+        let p = n - 4;
+        orders.swap(p, p + 1);
+    } else if rng.chance(30) {
+        for k in (1..n).rev() {
+            let j = rng.range(0, k as i64) as usize;
+            orders.swap(k, j);
+        }
+    }
+    let async_stages = if rng.chance(60) {
+        vec![copy]
+    } else {
+        Vec::new()
+    };
+    let extent = if rng.chance(15) {
+        None
+    } else {
+        Some(rng.range(1, 8))
+    };
+    RandomLoop {
+        seed,
+        allocations,
+        statements,
+        stages,
+        orders,
+        async_stages,
+        extent,
+        inner_annotations: vec![
+            "sch.annotate(k, \"software_pipeline_stage\", [0, 1])".to_string(),
+            "sch.annotate(k, \"software_pipeline_order\", [0, 1])".to_string(),
+        ],
+    }
+}
+
+/// A loop of one of the flat flavors (`Irregular`, `Copies`).
+fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
     let mut rng = Rng(seed ^ 0x05EE_D0F1_00B5);
     let n = rng.range(1, 6) as usize;
     let mut shared: Vec<Shared> = Vec::new();
@@ -258,7 +450,7 @@ pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
             .filter(|(_, &c)| c)
             .map(|(&s, _)| s)
             .collect(),
-        Flavor::Irregular => (0..=max_stage).filter(|_| rng.chance(40)).collect(),
+        _ => (0..=max_stage).filter(|_| rng.chance(40)).collect(),
     };
     async_stages.dedup();
     let extent = if rng.chance(15) {
@@ -275,5 +467,6 @@ pub fn random_loop(seed: u64, flavor: Flavor) -> RandomLoop {
         orders,
         async_stages,
         extent,
+        inner_annotations: Vec::new(),
     }
 }

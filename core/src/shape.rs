@@ -57,7 +57,8 @@ pub fn build(
     let versions = versions::choose_versions(program, &sched, &deps, explain);
     let bounds_ok = schedule::check_bounds(program, &sched, diags);
     let order_ok = schedule::validate_order(program, &sched, &deps, &versions, diags);
-    if !(bounds_ok && order_ok) {
+    let groups_ok = schedule::check_async_units(program, &sched, diags);
+    if !(bounds_ok && order_ok && groups_ok) {
         return None;
     }
     let mut step_order: Vec<usize> = (0..sched.units.len()).collect();

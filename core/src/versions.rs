@@ -32,6 +32,13 @@ pub fn choose_versions(
     let say = |text: &dyn Fn() -> String| if explain { text() } else { String::new() };
     let range = iteration_range(sched);
     let mut out = Vec::with_capacity(program.buffers.len());
+    // Which readers see their own iteration, instance by instance: one walk for every buffer,
+    // made when a buffer first needs it.
+    let exact = Exact {
+        program,
+        sched,
+        sees: std::cell::OnceCell::new(),
+    };
     for (id, buf) in program.buffers.iter().enumerate() {
         let id = id as BufId;
         if !buf.declared || buf.scope == Scope::Global || !sched.annotated {
@@ -119,36 +126,20 @@ pub fn choose_versions(
             }
         }
         // Slot reuse must not reorder conflicting instances.
-        loop {
-            let bad = deps.iter().find(|d| {
-                d.buffer == id
-                    && (1..=sched.max_stage).any(|dist| {
-                        dist % versions == 0
-                            && d.distances.contains(dist)
-                            && match (sched.units.get(d.from), sched.units.get(d.to)) {
-                                (Some(f), Some(t)) => !keeps_order(f, t, dist),
-                                _ => false,
-                            }
-                    })
+        while let Some(d) = reused_slot(sched, deps, id, versions) {
+            versions += 1;
+            reason = say(&|| {
+                let (f, t) = (sched.label(d.from), sched.label(d.to));
+                format!(
+                    "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
+                    d.kind.describe()
+                )
             });
-            match bad {
-                Some(d) if versions <= sched.max_stage => {
-                    versions += 1;
-                    reason = say(&|| {
-                        let (f, t) = (sched.label(d.from), sched.label(d.to));
-                        format!(
-                            "{reason}; raised to {versions} so that {t} never reuses the slot {f} still needs ({})",
-                            d.kind.describe()
-                        )
-                    });
-                }
-                _ => break,
-            }
         }
         // A version hands each iteration its own slot: only right when no read needs what another
         // iteration wrote. Then validation checks every conflict against one shared copy.
         if versions > 1 {
-            if let Some((reader, writer)) = cross_iteration_read(sched, deps, id) {
+            if let Some((reader, writer)) = cross_iteration_read(&exact, sched, deps, id) {
                 reason = say(&|| {
                     let writer = if reader == writer {
                         "it".to_string()
@@ -163,6 +154,16 @@ pub fn choose_versions(
                 versions = 1;
             }
         }
+        if versions > 1 && buf.versions > 1 {
+            // An inner pipeline's ring: each outer version is a copy of all of it.
+            reason = say(&|| {
+                let inner = i64::from(buf.versions);
+                format!(
+                    "{reason}, each a copy of the inner pipeline's {inner}-slot ring: {versions} × {inner} = {} copies",
+                    versions * inner
+                )
+            });
+        }
         out.push(VersionDecision {
             buffer: id,
             versions: versions.clamp(1, 64) as u32,
@@ -172,17 +173,61 @@ pub fn choose_versions(
     out
 }
 
+/// A dependence on `buffer` whose two instances, `versions` apart or a multiple of it (the same
+/// slot), the pipeline would reorder — while another version can still separate them.
+fn reused_slot<'d>(
+    sched: &LoopSchedule,
+    deps: &'d [Dependence],
+    buffer: BufId,
+    versions: i64,
+) -> Option<&'d Dependence> {
+    if versions > sched.max_stage {
+        return None;
+    }
+    deps.iter().find(|d| {
+        d.buffer == buffer
+            && (1..=sched.max_stage).any(|dist| {
+                dist % versions == 0
+                    && d.distances.contains(dist)
+                    && match (sched.units.get(d.from), sched.units.get(d.to)) {
+                        (Some(f), Some(t)) => !keeps_order(f, t, dist),
+                        _ => false,
+                    }
+            })
+    })
+}
+
+/// `instances::readers_seeing_their_own_iteration`, computed once when first asked.
+struct Exact<'a> {
+    program: &'a Program,
+    sched: &'a LoopSchedule,
+    sees: std::cell::OnceCell<Option<Vec<Option<Vec<bool>>>>>,
+}
+
+impl Exact<'_> {
+    /// Whether the reads of `buffer` in unit `reader` all see their own iteration; `None` when
+    /// the loop cannot be enumerated.
+    fn sees(&self, buffer: BufId, reader: usize) -> Option<bool> {
+        let all = self.sees.get_or_init(|| {
+            crate::instances::readers_seeing_their_own_iteration(self.program, self.sched)
+        });
+        let per_unit = all.as_ref()?.get(buffer as usize)?.as_ref()?;
+        per_unit.get(reader).copied()
+    }
+}
+
 /// A read of `buffer` that may see a value an earlier iteration wrote: `(reader, writer)` unit
 /// positions of the first read-after-write dependence at a distance ≥ 1 whose reader is not
 /// covered by a write of the same iteration before it.
 fn cross_iteration_read(
+    exact: &Exact,
     sched: &LoopSchedule,
     deps: &[Dependence],
     buffer: BufId,
 ) -> Option<(usize, usize)> {
     deps.iter()
         .filter(|d| d.buffer == buffer && d.kind == DepKind::Raw && d.distances.any_from(1))
-        .find(|d| !reads_are_covered(sched, d.to, buffer))
+        .find(|d| !reads_are_covered(sched, d.to, buffer, &|| exact.sees(buffer, d.to)))
         .map(|d| (d.to, d.from))
 }
 
@@ -293,7 +338,12 @@ type Context<'n> = (
 
 /// Does every read of `buffer` in unit `reader` read only elements that units before it write,
 /// unconditionally, in the same iteration?
-fn reads_are_covered(sched: &LoopSchedule, reader: usize, buffer: BufId) -> bool {
+fn reads_are_covered(
+    sched: &LoopSchedule,
+    reader: usize,
+    buffer: BufId,
+    exact: &dyn Fn() -> Option<bool>,
+) -> bool {
     let Some(r) = sched.units.get(reader) else {
         return false;
     };
@@ -337,10 +387,17 @@ fn reads_are_covered(sched: &LoopSchedule, reader: usize, buffer: BufId) -> bool
     if every_element_is_always_or_never_written(sched, r.pos, buffer, &reads, range) {
         return true;
     }
-    // For a short constant extent, decide iteration by iteration.
-    range.is_known()
-        && range.hi - range.lo < MAX_TABULATED_ITERATIONS
-        && every_read_sees_its_own_iteration(sched, r.pos, buffer, &reads, range)
+    // For a constant extent, decide instance by instance (`exact`, computed once for every
+    // reader of the buffer); where that cannot be enumerated, for a short constant extent,
+    // iteration by iteration.
+    match exact() {
+        Some(sees) => sees,
+        None => {
+            range.is_known()
+                && range.hi - range.lo < MAX_TABULATED_ITERATIONS
+                && every_read_sees_its_own_iteration(sched, r.pos, buffer, &reads, range)
+        }
+    }
 }
 
 /// Every element the reads may touch, at any iteration, is either written in every iteration by a

@@ -518,3 +518,22 @@ fn timeline_prints_the_metrics_and_a_gantt_and_writes_the_panes_svg() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 39: TVM 0.27 commits the two stage-1 writes of `S0[(i - 1) % 2, (i - 1) % 2]` in one
+/// group; `check --as tvm-0.27` says racy (it said "equivalent: same outputs, no race"), locates
+/// both writes, and Stagecraft's own program for the loop is equivalent.
+#[test]
+fn as_tvm_two_writes_of_one_element_in_one_group_are_racy() {
+    const LOOP: &str = "tests/cases/async_same_element.py";
+    let out = stagecraft(&["check", LOOP, "--as", "tvm-0.27"], None);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("--as tvm-0.27: racy: 8 races"), "{report}");
+    assert!(
+        report.contains("race at tests/cases/async_same_element.py --as tvm-0.27:10:17: writes `S0[0, 0]` (ring slot 0), which statement 0 of iteration 1 also writes asynchronously in the same commit group")
+            && report.contains("(the other access: tests/cases/async_same_element.py --as tvm-0.27:8:17)"),
+        "{report}"
+    );
+    let out = stagecraft(&["check", LOOP], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

@@ -293,3 +293,115 @@ fn waits_not_judged_for_size_are_not_called_tight() {
     assert!(!v.summary.contains("all"), "{}", v.summary);
     assert_eq!(v.unjudged_for_budget, v.waits.len());
 }
+
+/// Outputs are the global buffers (kernel parameters): a `shared` or `local` buffer's final
+/// value is scratch. This program computes `C` as the loop does but leaves `S` in another state
+/// (its slot 1 never written, slot 0 holding another iteration's value): equivalent, and it stays
+/// "different" when a global element differs.
+#[test]
+fn scratch_buffers_are_not_outputs() {
+    let loop_text = "S = alloc([2])\nL = alloc([1], scope=\"local\")\nfor i in range(4):\n    S[i % 2] = A[i] * 2\n    L[0] = S[i % 2] + 1\n    C[i] = L[0]\n";
+    let same_globals = "S = alloc([2])\nL = alloc([1], scope=\"local\")\nfor i in range(4):\n    S[0] = A[i] * 2\n    L[0] = S[0] + 1\n    C[i] = L[0]\n    L[0] = 0\n";
+    let v = verify(
+        &program(loop_text),
+        &program(same_globals),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Equivalent, "{}", v.summary);
+    assert!(v.differences.is_empty(), "{:?}", v.differences);
+    let wrong_global = same_globals.replace("C[i] = L[0]", "C[i] = L[0] + 1");
+    let v = verify(
+        &program(loop_text),
+        &program(&wrong_global),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Different, "{}", v.summary);
+    assert!(
+        v.differences.iter().all(|d| d.buffer == "C"),
+        "{:?}",
+        v.differences
+    );
+}
+
+fn case(name: &str) -> String {
+    std::fs::read_to_string(root().join("tests/cases").join(name)).unwrap()
+}
+
+/// A commit group's copies complete in no set order (PTX orders no `cp.async` of a group, nor
+/// does anything order LDS DMAs): two writes of one element inside one group leave its value
+/// undefined. TVM 0.27 commits both stage-1 writes of `S0[(i - 1) % 2, (i - 1) % 2]` in one
+/// group; the run reports each as a write-after-write inside the group, with both statements
+/// located and no wait blamed (no count can order them).
+#[test]
+fn two_writes_of_one_element_in_one_group_race() {
+    let text = pipelined("same_element_tvm_one_group.py");
+    let loop_program = explore(&case("async_same_element.py"), &Options::default())
+        .programs
+        .unwrap()
+        .original;
+    let v = verify(&loop_program, &text, &VerifyOptions::default());
+    assert_eq!(v.verdict, Verdict::Racy, "{}", v.summary);
+    let printed =
+        std::fs::read_to_string(root().join("tests/pipelined/same_element_tvm_one_group.py"))
+            .unwrap();
+    let line_of = |span: stagecraft::diagnostic::Span| {
+        stagecraft::diagnostic::line_col(&printed, span.start as usize).0
+    };
+    for r in &v.races {
+        assert_eq!(r.kind, RaceKind::WriteAfterWrite, "{}", r.message);
+        assert!(r.within_group && r.wait.is_none(), "{r:?}");
+        let other = r.other.expect("the group's other write is named");
+        // The second write (`= B[…]`) meets the first (`= A[…]`) of the same iteration, one
+        // line above it.
+        assert_eq!(other.iteration, r.iteration);
+        assert_eq!(line_of(other.span) + 2, line_of(r.span), "{}", r.message);
+        assert!(
+            r.message.contains("in the same commit group"),
+            "{}",
+            r.message
+        );
+    }
+    // Every iteration's group: 8 iterations, 8 races.
+    assert_eq!(v.races.len(), 8);
+    // The transform gives each write its own group, with a wait between them.
+    let ex = explore(&case("async_same_element.py"), &Options::default());
+    assert_eq!(
+        ex.verification.as_ref().unwrap().verdict,
+        Verdict::Equivalent
+    );
+}
+
+/// Inside one group, a read of an element an earlier statement of the group writes, and a write
+/// of an element an earlier statement of the group reads, race as well; so does a synchronous
+/// read inside the commit scope of the write it needs (the group is not even committed).
+#[test]
+fn reads_and_writes_inside_one_group_race_with_each_other() {
+    let loop_text = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    S[0] = A[i]\n    T[0] = S[0] + 1\n    S[0] = A[i + 1]\n    C[i] = T[0] + S[0]\n";
+    let one_group = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    with async_commit_queue(0):\n        with async_scope():\n            S[0] = A[i]\n        with async_scope():\n            T[0] = S[0] + 1\n        with async_scope():\n            S[0] = A[i + 1]\n    with async_wait_queue(0, 0):\n        C[i] = T[0] + S[0]\n";
+    let v = verify(
+        &program(loop_text),
+        &program(one_group),
+        &VerifyOptions::default(),
+    );
+    assert_eq!(v.verdict, Verdict::Racy, "{}", v.summary);
+    let kinds: Vec<RaceKind> = v.races.iter().take(3).map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            RaceKind::ReadAfterWrite,
+            RaceKind::WriteAfterWrite,
+            RaceKind::WriteAfterRead
+        ]
+    );
+    assert!(v.races.iter().all(|r| r.within_group && r.other.is_some()));
+    let sync_read_inside = "S = alloc([1])\nT = alloc([1])\nfor i in range(2):\n    with async_commit_queue(0):\n        with async_scope():\n            S[0] = A[i]\n        T[0] = S[0] + 1\n    with async_wait_queue(0, 0):\n        S[0] = A[i + 1]\n    C[i] = T[0] + S[0]\n";
+    let v = verify(
+        &program(loop_text),
+        &program(sync_read_inside),
+        &VerifyOptions::default(),
+    );
+    let r = &v.races[0];
+    assert_eq!(r.kind, RaceKind::ReadAfterWrite);
+    assert!(!r.within_group && r.wait.is_none(), "{r:?}");
+    assert!(r.message.contains("still being filled"), "{}", r.message);
+}

@@ -1376,3 +1376,58 @@ fn mutated_kernels_get_a_verdict_and_never_panic() {
     }
     assert_eq!(verdicts, 3 * TARGETS.len() * 150);
 }
+
+/// Two copies of one group writing one element (TVM 0.27's program shape for two stage-1
+/// statements writing `S0[(i - 1) % 2, (i - 1) % 2]`, tests/cases/async_same_element.py): no
+/// target orders a group's copies, so every kernel races write-after-write on the element, the
+/// second copy's line meeting the first's.
+#[test]
+fn two_copies_of_one_element_in_one_group_race_on_every_target() {
+    let loop_text = "S = alloc([2])\nfor i in range(4):\n    S[i % 2] = A[i]\n    S[i % 2] = B[i]\n    C[i] = S[i % 2] + 1\n";
+    let one_group = "S = alloc([2, 2], scope=\"shared\", versions=2)\n# prologue\nwith async_commit_queue(0):\n    with async_scope():\n        S[0, 0] = A[0]\n    with async_scope():\n        S[0, 0] = B[0]\n# body\nfor i in range(1, 4):\n    with async_commit_queue(0):\n        with async_scope():\n            S[i % 2, i % 2] = A[i]\n        with async_scope():\n            S[i % 2, i % 2] = B[i]\n    with async_wait_queue(0, 1):\n        C[i - 1] = S[(i - 1) % 2, (i - 1) % 2] + 1\n# epilogue\nwith async_wait_queue(0, 0):\n    C[3] = S[1, 1] + 1\n";
+    let program = |text: &str| {
+        let parsed = stagecraft::parser::parse(text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        stagecraft::lower::lower(&parsed.file).program
+    };
+    let (original, peeled) = (program(loop_text), program(one_group));
+    let params = BTreeMap::new();
+    for target in TARGETS {
+        let contract = Contract::new(
+            &original,
+            &peeled,
+            &params,
+            lanes_of(target, &EmitOptions::default()),
+            wave_of(target),
+        )
+        .unwrap();
+        let code = emit(&peeled, &params, target, &EmitOptions::default());
+        assert!(code.error.is_none(), "{}: {:?}", target.name(), code.error);
+        let m = check_with(&contract, &code.text, target);
+        let waw = m
+            .races
+            .iter()
+            .find(|r| r.kind == RaceKind::WriteAfterWrite && r.in_flight)
+            .unwrap_or_else(|| panic!("{}: no write-after-write: {}", target.name(), m.summary));
+        assert!(
+            waw.other_line < waw.line && waw.place.to_string().contains("S[0, 0]"),
+            "{}: {waw:?}",
+            target.name()
+        );
+        // The two copies are the same instruction form, the second one line-for-line after the
+        // first in the prologue.
+        let line = |k: u32| code.text.lines().nth(k as usize - 1).unwrap().to_string();
+        let first_word = |s: String| {
+            s.split_whitespace()
+                .find(|w| !w.starts_with('@'))
+                .unwrap_or("")
+                .to_string()
+        };
+        assert_eq!(
+            first_word(line(waw.line)),
+            first_word(line(waw.other_line)),
+            "{}",
+            target.name()
+        );
+    }
+}

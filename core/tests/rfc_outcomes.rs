@@ -147,3 +147,68 @@ fn e_the_inner_pipelines_sections_are_units_that_name_their_loop_and_part() {
         .iter()
         .all(|u| u.inner.is_none()));
 }
+
+/// RFC (d) in its nested-GEMM form (the RFC's "mistaken" stages `[0, 0, 0, 3, 3]`): the inner
+/// prologue runs three outer iterations ahead of the inner body that reads what it loads, so
+/// `A_local` / `B_local` get a copy per outer iteration in flight — 4 versions of the inner
+/// pipeline's 2-slot ring, as TVM 0.27 versions them — and the program is verified (it was
+/// refused, "the pipeline reorders a write-after-write dependence on `A_local`").
+#[test]
+fn d_the_nested_gemm_versions_the_inner_ring_per_outer_iteration() {
+    let ex = example("rfc_d_nested_gemm.py");
+    for name in ["A_local", "B_local"] {
+        let b = ex.buffers.iter().find(|b| b.name == name).unwrap();
+        assert_eq!(b.versions, 4, "{name}");
+        assert_eq!(
+            b.shape,
+            Some(vec![2, 4]),
+            "{name}: each version is the inner ring"
+        );
+        assert!(b.reason.as_ref().unwrap().contains("4 × 2 = 8 copies"));
+    }
+    let rolled = &ex.rolled.as_ref().unwrap().text;
+    assert!(rolled.contains("A_local = alloc([4, 2, 4]"), "{rolled}");
+    assert!(rolled.contains("A_local[k0 % 4, 0, x] = A_shared[k0 % 4, x, 0]"));
+    assert!(rolled.contains("A_local[(k0 - 3) % 4, (k1 - 1) % 2, x]"));
+    let v = ex.verification.as_ref().unwrap();
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Equivalent,
+        "{}",
+        v.summary
+    );
+}
+
+/// A nested schedule refused for a reason that holds (the inner epilogue of one outer iteration
+/// accumulates into `C_local` three stages after the next iteration's inner body reads it) names
+/// two units of the outer loop — sections of the inner loop, not a loop and a statement inside
+/// it — and the distance, and its hint says what to change without blaming TVM.
+#[test]
+fn a_refused_nested_schedule_names_two_sections_and_the_distance() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/rfc_d_nested_gemm.py");
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("[0, 0, 0, 3, 3]", "[0, 0, 0, 0, 3]");
+    let ex = explore(&text, &Options::default());
+    assert!(!ex.ok);
+    let d = ex
+        .diagnostics
+        .iter()
+        .find(|d| {
+            d.message
+                .contains("read-after-write dependence on `C_local`")
+        })
+        .unwrap();
+    assert!(
+        d.message.contains("the epilogue of `for k1 in range(4):` (line 18) must run before the body of `for k1 in range(4):` (line 18) 1 iteration later"),
+        "{}",
+        d.message
+    );
+    let hint = d.hint.as_ref().unwrap();
+    assert!(
+        hint.contains("runs 3 stages after") && hint.contains("at most 1"),
+        "{hint}"
+    );
+    assert!(!hint.contains("TVM"), "{hint}");
+}

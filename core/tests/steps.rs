@@ -480,3 +480,67 @@ fn a_long_trace_ends_at_the_limit_with_a_note() {
     let last = steps.view(steps.steps.len());
     assert_eq!(last.state.queues.len(), 1);
 }
+
+/// TVM 0.27's program for `tests/cases/async_same_element.py` commits two writes of one element
+/// in one group: the step-through stops at the second write, names the first (its step and its
+/// line) and says no wait can order them.
+#[test]
+fn two_writes_of_one_element_in_one_group_stop_the_trace_at_the_second() {
+    let root = format!("{}/..", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(format!(
+        "{root}/tests/pipelined/same_element_tvm_one_group.py"
+    ))
+    .unwrap();
+    let parsed = stagecraft::parser::parse(&text);
+    let program = stagecraft::lower::lower(&parsed.file).program;
+    let printed = stagecraft::tir::print(&program);
+    let params = BTreeMap::new();
+    let steps = stagecraft::steps::step_through(
+        &stagecraft::steps::Source {
+            program: &program,
+            printed: Some(&printed),
+            cost: None,
+            params: &params,
+            statements: Vec::new(),
+        },
+        &StepOptions::default(),
+    );
+    let stop = steps.race.as_ref().expect("the trace stops at the race");
+    assert!(stop.race.within_group, "{:?}", stop.race);
+    assert_eq!(stop.wait_line, None);
+    let other = stop.other_position.expect("the first write's step");
+    assert!(other < stop.position);
+    let (
+        StepEvent::Exec {
+            line: first,
+            group: g1,
+            ..
+        },
+        StepEvent::Exec {
+            line: second,
+            group: g2,
+            ..
+        },
+    ) = (
+        &steps.steps[other - 1].event,
+        &steps.steps[stop.position - 1].event,
+    )
+    else {
+        panic!("both steps are statement instances");
+    };
+    assert_eq!(g1, g2, "one group");
+    assert_eq!(stop.other_line, *first);
+    let (first, second) = (first.unwrap(), second.unwrap());
+    let line = |k: usize| printed.text.lines().nth(k).unwrap().trim().to_string();
+    assert!(
+        line(first).ends_with("= A[i - 1]") && line(second).ends_with("= B[i - 1]"),
+        "{} / {}",
+        line(first),
+        line(second)
+    );
+    let caption = steps.view(stop.position).caption;
+    assert!(
+        caption.contains("in the same group") && caption.contains(&format!("(line {})", first + 1)),
+        "{caption}"
+    );
+}

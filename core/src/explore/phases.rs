@@ -57,6 +57,8 @@ struct TopLoop {
     inner_versions: Vec<crate::versions::VersionDecision>,
     /// The units of the top loop that are sections of an inner loop: their position, and which.
     inner_parts: Vec<(usize, InnerPart)>,
+    /// The same, for the schedule's messages.
+    inner_sections: Vec<schedule::InnerSection>,
 }
 
 impl Explorer<'_> {
@@ -246,6 +248,7 @@ impl Explorer<'_> {
             inner_names: Vec::new(),
             inner_versions: Vec::new(),
             inner_parts: Vec::new(),
+            inner_sections: Vec::new(),
         };
         let has_inner_pipeline = matches!(program.body.get(at), Some(Node::For { body, .. })
             if body.iter().any(|n| matches!(n, Node::For { var, .. } if has_stage_annotation(program, *var, annotations))));
@@ -297,6 +300,11 @@ impl Explorer<'_> {
                                 section,
                             };
                             top.inner_parts.push((new_body.len(), part));
+                            top.inner_sections.push(schedule::InnerSection {
+                                pos: new_body.len(),
+                                section,
+                                inner_loop: span,
+                            });
                         }
                         new_body.push(node);
                     }
@@ -337,6 +345,7 @@ impl Explorer<'_> {
                 lo: &lo,
                 hi: &hi,
                 span,
+                inner: &[],
             },
             inner_body,
             &mut diags,
@@ -443,6 +452,7 @@ impl Explorer<'_> {
                 lo: &lo,
                 hi: &hi,
                 span,
+                inner: &top.inner_sections,
             },
             body,
             &mut diags,

@@ -113,6 +113,23 @@ pub struct Race {
     #[serde(default)]
     pub step: u64,
     pub message: String,
+    /// The pending group's statement instance whose access the racing one meets: the write of
+    /// the element, or (write-after-read) its read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other: Option<GroupMember>,
+    /// Both accesses are in one commit group: a group's operations complete in no set order, so
+    /// no wait can order them (`wait` is `None`); they need separate groups.
+    #[serde(default)]
+    pub within_group: bool,
+}
+
+/// One asynchronous statement instance of a group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupMember {
+    pub stmt: StmtId,
+    pub iteration: Option<i64>,
+    /// Its statement in the program run.
+    pub span: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

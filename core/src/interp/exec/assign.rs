@@ -82,9 +82,15 @@ impl Machine<'_> {
             };
             if pending > 0 {
                 if let Some(g) = self.pending_writer(r.buf, off) {
-                    let index = self.index_of(r.buf, off);
                     let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
-                    self.race(RaceKind::ReadAfterWrite, a, iteration, r.buf, &index, g);
+                    self.race(
+                        RaceKind::ReadAfterWrite,
+                        a,
+                        iteration,
+                        (r.buf, off),
+                        g,
+                        group,
+                    );
                 }
             }
             read_offsets.push((r.buf, off));
@@ -103,32 +109,17 @@ impl Machine<'_> {
             ),
             None => return false,
         };
+        let target = (a.target.buf, off);
         if pw > 0 {
             if let Some(g) = self.pending_writer(a.target.buf, off) {
-                let index = self.index_of(a.target.buf, off);
                 let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
-                self.race(
-                    RaceKind::WriteAfterWrite,
-                    a,
-                    iteration,
-                    a.target.buf,
-                    &index,
-                    g,
-                );
+                self.race(RaceKind::WriteAfterWrite, a, iteration, target, g, group);
             }
         }
         if pr > 0 {
-            if let Some(g) = self.pending_reader(a.target.buf, off, group) {
-                let index = self.index_of(a.target.buf, off);
+            if let Some(g) = self.pending_reader(a.target.buf, off) {
                 let iteration = iteration.or_else(|| self.iteration_of(a.iteration.as_ref()));
-                self.race(
-                    RaceKind::WriteAfterRead,
-                    a,
-                    iteration,
-                    a.target.buf,
-                    &index,
-                    g,
-                );
+                self.race(RaceKind::WriteAfterRead, a, iteration, target, g, group);
             }
         }
         let value = round(value, dtype);
@@ -162,9 +153,12 @@ impl Machine<'_> {
                     }
                 }
                 if let Some(gr) = self.groups.get_mut(g) {
+                    let member = gr.members.len() as u32;
                     gr.writes.push((a.target.buf, off, value));
-                    gr.reads.extend(read_offsets.iter().copied());
+                    gr.reads
+                        .extend(read_offsets.iter().map(|&(b, o)| (b, o, member)));
                     gr.members.push((a.stmt, iteration));
+                    gr.spans.push(a.span);
                 }
             }
             None => {

@@ -29,7 +29,7 @@ impl Machine<'_> {
                 }
             }
         }
-        for &(b, off) in &group.reads {
+        for &(b, off, _) in &group.reads {
             if let Some(p) = bufs
                 .get_mut(b as usize)
                 .and_then(|buf| buf.pending_reads.get_mut(off))
@@ -41,6 +41,7 @@ impl Machine<'_> {
         group.writes.clear();
         group.reads.clear();
         group.members.clear();
+        group.spans.clear();
         if let Some(q) = self.in_flight.get_mut(q) {
             // Waits and the random policy complete the oldest group.
             if q.front() == Some(&g) {

@@ -38,9 +38,15 @@ struct Group {
     queue: i64,
     q: usize,
     seq: u64,
+    /// One write per member, in issue order: buffer, element offset, value.
     writes: Vec<(u32, usize, f64)>,
-    reads: Vec<(u32, usize)>,
+    /// The elements its members read: buffer, element offset, and the member (index into
+    /// `members`) that reads it.
+    reads: Vec<(u32, usize, u32)>,
+    /// Its async statement instances in issue order: statement and iteration.
     members: Vec<(StmtId, Option<i64>)>,
+    /// The span of each member's statement (parallel to `members`).
+    spans: Vec<Span>,
     done: bool,
     /// The commit scope that made it.
     span: Span,

@@ -4,6 +4,7 @@
 use super::{Group, Machine, MAX_RACES};
 use crate::interp::compile::CAssign;
 use crate::interp::result::*;
+use crate::ir::StmtId;
 
 impl Machine<'_> {
     pub(super) fn pending_group_of(&self, queue_filter: impl Fn(&Group) -> bool) -> Option<usize> {
@@ -18,14 +19,16 @@ impl Machine<'_> {
             })
     }
 
+    /// Reports that `a` (of the group `current`, if async) races on element `target` with group
+    /// `group`, whose access to it is still pending.
     pub(super) fn race(
         &mut self,
         kind: RaceKind,
         a: &CAssign,
         iteration: Option<i64>,
-        buf: u32,
-        index: &[i64],
+        target: (u32, usize),
         group: usize,
+        current: Option<usize>,
     ) {
         if self.run.races.len() >= MAX_RACES {
             return;
@@ -33,59 +36,125 @@ impl Machine<'_> {
         let Some(g) = self.groups.get(group) else {
             return;
         };
+        let (buf, off) = target;
+        let index = self.index_of(buf, off);
         let pending = PendingGroup {
             queue: g.queue,
             seq: g.seq,
             members: g.members.clone(),
         };
-        let wait = self.last_wait.get(g.q).copied().flatten();
+        let other = self.member_touching(group, target, kind);
+        let within_group = current == Some(group);
+        let still_open = self.open.contains(&group);
+        // No wait can cover a group before it is committed: none is blamed.
+        let wait = if still_open {
+            None
+        } else {
+            self.last_wait.get(g.q).copied().flatten()
+        };
         let (name, versions) = self
             .bufs
             .get(buf as usize)
             .map_or((String::from("?"), 1), |b| (b.name.clone(), b.versions));
         let slot = (versions > 1).then(|| index.first().copied()).flatten();
-        let who: Vec<String> = pending
-            .members
-            .iter()
-            .take(3)
-            .map(|(s, j)| {
-                format!(
-                    "statement {s}{}",
-                    j.map_or(String::new(), |j| format!(" of iteration {j}"))
-                )
-            })
-            .collect();
-        let message = format!(
-            "{} `{name}{index:?}`{}: group {} of queue {} ({}) is still in flight{}",
-            kind.describe(),
-            slot.map_or(String::new(), |s| format!(" (ring slot {s})")),
-            pending.seq,
-            pending.queue,
-            who.join(", "),
-            match wait {
-                Some(_) => format!(
-                    "; the last wait on queue {} before this access should have covered it",
-                    pending.queue
-                ),
-                None => format!(
-                    "; no wait on queue {} ran before this access",
-                    pending.queue
-                ),
-            }
+        let instance = |(s, j): (StmtId, Option<i64>)| {
+            format!(
+                "statement {s}{}",
+                j.map_or(String::new(), |j| format!(" of iteration {j}"))
+            )
+        };
+        let element = format!(
+            "`{name}{index:?}`{}",
+            slot.map_or(String::new(), |s| format!(" (ring slot {s})"))
         );
+        let message = if within_group {
+            let who = other.map_or_else(
+                || "another of its statements".to_string(),
+                |o| instance((o.stmt, o.iteration)),
+            );
+            let (what, how) = match kind {
+                RaceKind::ReadAfterWrite => ("reads", "writes"),
+                RaceKind::WriteAfterWrite => ("writes", "also writes"),
+                RaceKind::WriteAfterRead => ("writes", "reads"),
+            };
+            format!(
+                "{what} {element}, which {who} {how} asynchronously in the same commit group: group {} of queue {} completes its operations in no set order, so no wait can order the two; they need separate groups with a wait between them",
+                pending.seq, pending.queue
+            )
+        } else {
+            let who: Vec<String> = pending
+                .members
+                .iter()
+                .take(3)
+                .map(|&m| instance(m))
+                .collect();
+            format!(
+                "{} {element}: group {} of queue {} ({}) is {}{}",
+                kind.describe(),
+                pending.seq,
+                pending.queue,
+                who.join(", "),
+                if still_open {
+                    "still being filled"
+                } else {
+                    "still in flight"
+                },
+                match wait {
+                    _ if still_open => format!(
+                        "; its commit scope has not ended, so no wait on queue {} can cover it here",
+                        pending.queue
+                    ),
+                    Some(_) => format!(
+                        "; the last wait on queue {} before this access should have covered it",
+                        pending.queue
+                    ),
+                    None => format!(
+                        "; no wait on queue {} ran before this access",
+                        pending.queue
+                    ),
+                }
+            )
+        };
         self.run.races.push(Race {
             kind,
             stmt: a.stmt,
             span: a.span,
             iteration,
             buffer: name,
-            element: index.to_vec(),
+            element: index,
             slot,
             group: pending,
             wait,
             step: self.step,
             message,
+            other,
+            within_group,
         });
+    }
+
+    /// The member of group `g` whose pending access to `target` the race of `kind` meets: the
+    /// write of it, or (write-after-read) the read.
+    fn member_touching(
+        &self,
+        g: usize,
+        target: (u32, usize),
+        kind: RaceKind,
+    ) -> Option<GroupMember> {
+        let g = self.groups.get(g)?;
+        let k = match kind {
+            RaceKind::WriteAfterRead => g
+                .reads
+                .iter()
+                .find(|r| (r.0, r.1) == target)
+                .map(|r| r.2 as usize),
+            _ => g.writes.iter().position(|w| (w.0, w.1) == target),
+        }?;
+        let (stmt, iteration) = g.members.get(k).copied()?;
+        Some(GroupMember {
+            stmt,
+            iteration,
+            span: g.spans.get(k).copied().unwrap_or_default(),
+        })
     }
 }
 
@@ -119,26 +188,31 @@ impl Machine<'_> {
             .collect()
     }
 
+    /// The group whose write of the element is pending: a committed one in flight, oldest
+    /// first, else one still being filled (its commit scope open: an access inside the scope
+    /// after the write, or another write of the same group).
     pub(super) fn pending_writer(&self, buf: u32, off: usize) -> Option<usize> {
-        self.pending_group_of(|g| g.writes.iter().any(|w| w.0 == buf && w.1 == off))
+        let writes = |g: &Group| g.writes.iter().any(|w| w.0 == buf && w.1 == off);
+        self.pending_group_of(writes).or_else(|| {
+            self.open
+                .iter()
+                .copied()
+                .find(|&g| self.groups.get(g).is_some_and(|x| !x.done && writes(x)))
+        })
     }
 
-    pub(super) fn pending_reader(
-        &self,
-        buf: u32,
-        off: usize,
-        except: Option<usize>,
-    ) -> Option<usize> {
+    /// The group, in flight or still being filled (the writer's own included: a group's
+    /// operations are not ordered among themselves), that may still read the element.
+    pub(super) fn pending_reader(&self, buf: u32, off: usize) -> Option<usize> {
         self.in_flight
             .iter()
             .flat_map(|q| q.iter())
             .copied()
             .chain(self.open.iter().copied())
             .find(|&g| {
-                Some(g) != except
-                    && self.groups.get(g).is_some_and(|x| {
-                        !x.done && x.reads.iter().any(|r| r.0 == buf && r.1 == off)
-                    })
+                self.groups
+                    .get(g)
+                    .is_some_and(|x| !x.done && x.reads.iter().any(|r| r.0 == buf && r.1 == off))
             })
     }
 }

@@ -176,6 +176,7 @@ impl Machine<'_> {
                     writes: Vec::new(),
                     reads: Vec::new(),
                     members: Vec::new(),
+                    spans: Vec::new(),
                     done: false,
                     span,
                 });

@@ -265,8 +265,10 @@ impl Machine<'_> {
         // One wave's vector-memory instructions reach global memory in issue order (the compiler
         // inserts no wait between a store and a later load of the same address: the hardware
         // keeps them in order): their global accesses are performed at issue, in flight only for
-        // other waves. What lands when they retire is a load's VGPR and an LDS DMA's LDS write,
-        // which retire in issue order.
+        // other waves. What lands when they retire is a load's VGPR and an LDS DMA's LDS write:
+        // vmcnt retires them in issue order, but the model promises no order between two LDS
+        // DMAs' writes of one word (as between two `cp.async` of one group, RFC 0077's commit
+        // groups order nothing inside a group), so two in flight on one word race.
         let domain = u32::from(w.index) * 4;
         let actor_wave = w.index;
         let global = |reads: Vec<Cell>, writes: Vec<Cell>, values: Vec<u32>| Issue {
@@ -311,7 +313,7 @@ impl Machine<'_> {
                     line,
                     wave: actor_wave,
                     domain,
-                    order: Order::Fifo,
+                    order: Order::Unordered,
                     reads: Vec::new(),
                     writes: dst,
                     values,

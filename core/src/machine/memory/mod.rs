@@ -53,14 +53,13 @@ pub enum SpaceKind {
 /// How the operations of one domain are ordered among themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
-    /// They complete in issue order (AMDGPU `vmcnt`): a newer operation's writes land after every
-    /// older one has completed, so it cannot race with their reads or writes; its reads may still
-    /// happen before an older write lands (read-after-write).
-    Fifo,
     /// They are performed in issue order, each at its issue (the LDS queue of one wave): within
     /// the domain no race is possible; only other domains see them in flight until they complete.
     InOrder,
-    /// Nothing orders them (LLVM's async operations between two asyncmarks): any conflict races.
+    /// Nothing orders their effects while they are in flight (LLVM's async operations between
+    /// two asyncmarks, the `cp.async` of one group, LDS DMAs: a counter that retires them in
+    /// issue order says when they are known to have landed, not in which order their writes
+    /// did): any conflict races.
     Unordered,
 }
 
@@ -339,29 +338,12 @@ impl Memory {
         domain: Option<(u32, Order)>,
         out: &mut Vec<Conflict>,
     ) {
-        let same = domain.is_some_and(|(d, _)| d == op.domain);
-        let order = domain.map(|(_, o)| o);
-        let (ordered, kind) = if op_reads {
-            // A write after a pending read: ordered within a FIFO or in-order domain.
-            (
-                same && matches!(order, Some(Order::InOrder | Order::Fifo)),
-                RaceKind::WriteAfterRead,
-            )
-        } else {
-            // Within a FIFO domain a newer write lands last; within an in-order domain
-            // everything is ordered. A read in a FIFO domain may still precede the write.
-            let ordered = same
-                && match order {
-                    Some(Order::InOrder) => true,
-                    Some(Order::Fifo) => write,
-                    _ => false,
-                };
-            let kind = if write {
-                RaceKind::WriteAfterWrite
-            } else {
-                RaceKind::ReadAfterWrite
-            };
-            (ordered, kind)
+        // Within an in-order domain everything is ordered; nothing else is.
+        let ordered = domain.is_some_and(|(d, o)| d == op.domain && o == Order::InOrder);
+        let kind = match (op_reads, write) {
+            (true, _) => RaceKind::WriteAfterRead,
+            (false, true) => RaceKind::WriteAfterWrite,
+            (false, false) => RaceKind::ReadAfterWrite,
         };
         if !ordered {
             out.push(Conflict {

@@ -15,9 +15,11 @@ use crate::interp::{self, Event, Policy, Race, RunOptions};
 use crate::ir::{Program, Scope, StmtId};
 use crate::limits::MAX_STEP_EVENTS;
 use crate::tir::Printed;
+
+mod caption;
+use caption::head_arithmetic;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// Steps between two stored states: `state_at` replays fewer than this many.
 const CHECKPOINT_EVERY: usize = 64;
@@ -125,8 +127,16 @@ pub struct RaceStop {
     pub race: Race,
     /// The slot both instances touch, when it is in a ring the picture draws.
     pub slot: Option<SlotRef>,
-    /// The line of the wait that should have covered it.
+    /// The line of the wait that should have covered it (none for a race inside one group,
+    /// which no wait can order).
     pub wait_line: Option<usize>,
+    /// The step of the other access (`Race::other`: the pending write or read it meets), as a
+    /// position like `position`, when the trace holds it.
+    #[serde(default)]
+    pub other_position: Option<usize>,
+    /// The other access's line in the printed program (0-based), when known.
+    #[serde(default)]
+    pub other_line: Option<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -359,8 +369,27 @@ pub fn step_through(source: &Source, options: &StepOptions) -> StepThrough {
         out.steps.push(Step { event, step, cycle });
         if raced {
             if let Some(race) = run.races.first() {
+                let other_position = race.other.and_then(|o| {
+                    let group = GroupId {
+                        queue: race.group.queue,
+                        seq: race.group.seq,
+                    };
+                    out.steps.iter().rposition(|s| {
+                        matches!(&s.event, StepEvent::Exec { stmt, iteration, group: g, .. }
+                            if *stmt == o.stmt && *iteration == o.iteration && *g == Some(group))
+                    })
+                });
+                let other_line =
+                    other_position
+                        .and_then(|k| out.steps.get(k))
+                        .and_then(|s| match s.event {
+                            StepEvent::Exec { line, .. } => line,
+                            _ => None,
+                        });
                 out.race = Some(RaceStop {
                     position: out.steps.len(),
+                    other_position: other_position.map(|k| k + 1),
+                    other_line,
                     slot: race
                         .slot
                         .and_then(|s| out.slot_of(&race.buffer, &[s]))
@@ -641,175 +670,6 @@ impl StepThrough {
             race,
             caption,
         }
-    }
-
-    fn ring_name(&self, s: SlotRef) -> String {
-        let name = self.rings.get(s.ring).map_or("?", |r| r.buffer.as_str());
-        format!("{name} slot {}", s.slot)
-    }
-
-    fn caption(&self, step: &Step, state: &MachineState, race: bool) -> String {
-        let mut out = String::new();
-        match &step.event {
-            StepEvent::Exec {
-                stmt,
-                iteration,
-                is_async,
-                group,
-                writes,
-                reads,
-                ..
-            } => {
-                let text = self
-                    .statements
-                    .get(*stmt as usize)
-                    .map_or(String::new(), |t| format!(" `{t}`"));
-                let _ = write!(out, "Statement {stmt}{text}");
-                if let Some(j) = iteration {
-                    let _ = write!(out, " of iteration {j}");
-                }
-                match (is_async, group) {
-                    (true, Some(g)) => {
-                        let _ = write!(out, " is issued into group {} of queue {}", g.seq, g.queue);
-                        if let Some(w) = writes {
-                            let _ = write!(
-                                out,
-                                "; its write lands in {} when the group completes",
-                                self.ring_name(*w)
-                            );
-                        }
-                    }
-                    _ => {
-                        let _ = write!(out, " runs");
-                        if let Some(w) = writes {
-                            let _ = write!(out, ", writing {}", self.ring_name(*w));
-                        }
-                    }
-                }
-                if !reads.is_empty() {
-                    let mut names: Vec<String> = Vec::new();
-                    for r in reads {
-                        let holds = state
-                            .rings
-                            .get(r.ring)
-                            .and_then(|x| x.get(r.slot as usize))
-                            .and_then(|x| x.iteration)
-                            .map_or(String::new(), |j| format!(" (iteration {j}'s data)"));
-                        let n = format!("{}{holds}", self.ring_name(*r));
-                        if !names.contains(&n) {
-                            names.push(n);
-                        }
-                    }
-                    let _ = write!(out, "; it reads {}", names.join(", "));
-                }
-                out.push('.');
-                if race {
-                    if let Some(stop) = &self.race {
-                        let _ = write!(
-                            out,
-                            " RACE: it {} — group {} of queue {} is still in flight.",
-                            stop.race.kind.describe(),
-                            stop.race.group.seq,
-                            stop.race.group.queue
-                        );
-                        match stop.wait_line {
-                            Some(l) => {
-                                let _ = write!(
-                                    out,
-                                    " The wait on line {} should have covered it.",
-                                    l + 1
-                                );
-                            }
-                            None => {
-                                let _ = write!(
-                                    out,
-                                    " No wait on queue {} ran before it.",
-                                    stop.race.group.queue
-                                );
-                            }
-                        }
-                    }
-                }
-            }
-            StepEvent::Commit { group, size } => {
-                let _ = write!(
-                    out,
-                    "Group {} of queue {} is committed with {size} async statement{}: it is in flight until a wait or its landing completes it.",
-                    group.seq,
-                    group.queue,
-                    if *size == 1 { "" } else { "s" }
-                );
-            }
-            StepEvent::Wait {
-                queue,
-                count,
-                committed,
-                in_flight,
-                forced,
-                ..
-            } => {
-                let a = head_arithmetic(*queue, *committed, *count, *in_flight, forced);
-                let _ = write!(
-                    out,
-                    "Wait on queue {queue} with count {count}: {}",
-                    a.sentence
-                );
-            }
-            StepEvent::Complete { group } => {
-                let _ = write!(
-                    out,
-                    "Group {} of queue {} completes: its writes have landed.",
-                    group.seq, group.queue
-                );
-            }
-        }
-        out
-    }
-}
-
-fn head_arithmetic(
-    queue: i64,
-    committed: u64,
-    count: i64,
-    in_flight: u64,
-    forced: &[u64],
-) -> HeadArithmetic {
-    let count_u = u64::try_from(count).unwrap_or(0);
-    let needed = committed.checked_sub(count_u + 1);
-    let mut sentence = match needed {
-        Some(g) => {
-            format!("committed {committed} − needed group {g} − 1 = {count} may stay in flight")
-        }
-        None => format!("committed {committed} ≤ count {count}: no group has to complete"),
-    };
-    match forced {
-        [] if in_flight > 0 => {
-            let _ = write!(
-                sentence,
-                "; {in_flight} in flight, none forced (those it needs have already completed)."
-            );
-        }
-        [] => sentence.push_str("; nothing is in flight."),
-        [one] => {
-            let _ = write!(sentence, "; it forces group {one} to complete.");
-        }
-        many => {
-            let list: Vec<String> = many.iter().map(u64::to_string).collect();
-            let _ = write!(
-                sentence,
-                "; it forces groups {} to complete.",
-                list.join(", ")
-            );
-        }
-    }
-    HeadArithmetic {
-        queue,
-        committed,
-        needed,
-        count,
-        in_flight,
-        forced: forced.to_vec(),
-        sentence,
     }
 }
 

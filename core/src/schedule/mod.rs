@@ -3,15 +3,20 @@
 //! plus the write-after-read / write-after-write / loop-carried ones TVM misses); ring-buffer versions
 //! are chosen with TVM's rule plus the adjustments correctness needs, each with its reason.
 
-use crate::affine::Dim;
 use crate::dependence::{conflict_distances, unit_accesses, Distances, IterationRange, UnitAccess};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{for_each_assign, BufId, IExpr, IOp, Node, Program, StmtId, VarId};
 use crate::limits;
 use crate::lower::Annotation;
-use crate::versions::VersionDecision;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
+
+mod checks;
+mod keys;
+mod labels;
+pub use checks::{check_async_units, check_bounds, validate_order};
+pub use keys::unknown_keys;
+use labels::{label_of, unit_labels};
 
 pub const STAGE_KEY: &str = "software_pipeline_stage";
 pub const ORDER_KEY: &str = "software_pipeline_order";
@@ -19,79 +24,6 @@ pub const ASYNC_KEY: &str = "software_pipeline_async_stages";
 /// Keys Stagecraft reads itself (the cost model reads `stagecraft_*`).
 pub fn is_known_key(key: &str) -> bool {
     matches!(key, STAGE_KEY | ORDER_KEY | ASYNC_KEY) || key.starts_with("stagecraft_")
-}
-
-/// Every key Stagecraft reads, for "did you mean" (the last two are `cost::LATENCY_KEY` and
-/// `cost::ISSUE_KEY`, spelled out: the cost model comes after the schedule).
-const READ_KEYS: [&str; 5] = [
-    STAGE_KEY,
-    ORDER_KEY,
-    ASYNC_KEY,
-    "stagecraft_latency",
-    "stagecraft_issue",
-];
-
-/// The keys no part of Stagecraft reads: a near miss of one it reads is a warning with "did you
-/// mean" on the key itself — `"software_pipeline_async_stage"` would otherwise leave the schedule
-/// synchronous without a word — and any other key a note saying it is kept but not read.
-pub fn unknown_keys(annotations: &[Annotation]) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for a in annotations {
-        if READ_KEYS.contains(&a.key.as_str()) {
-            continue;
-        }
-        let nearest = READ_KEYS
-            .iter()
-            .map(|k| (edit_distance(&a.key, k), *k))
-            .min_by_key(|(d, _)| *d);
-        match nearest {
-            // A third of the key may be mistyped and still be a typo rather than another key.
-            Some((d, k)) if d * 3 <= k.len() => out.push(
-                Diagnostic::warning(
-                    a.key_span,
-                    format!(
-                        "unknown annotation key \"{}\": did you mean \"{k}\"?",
-                        a.key
-                    ),
-                )
-                .with_hint(format!(
-                    "as written, the key is ignored (TVM ignores it too); write \"{k}\""
-                )),
-            ),
-            _ => out.push(Diagnostic::note(
-                a.key_span,
-                format!(
-                    "Stagecraft does not read \"{}\"; it is kept as written",
-                    a.key
-                ),
-            )),
-        }
-    }
-    out
-}
-
-/// Levenshtein distance between two keys (bytes: keys are ASCII).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b = b.as_bytes();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.bytes().enumerate() {
-        let mut diagonal = i;
-        let mut left = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let up = row.get(j + 1).copied().unwrap_or(usize::MAX);
-            let cost = usize::from(ca != *cb);
-            let next = (diagonal + cost).min(up + 1).min(left + 1);
-            diagonal = up;
-            if let Some(cell) = row.get_mut(j + 1) {
-                *cell = next;
-            }
-            left = next;
-        }
-        if let Some(first) = row.first_mut() {
-            *first = i + 1;
-        }
-    }
-    row.last().copied().unwrap_or(0)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -105,6 +37,19 @@ pub struct Unit {
     pub order: i64,
     pub is_async: bool,
     pub accesses: Vec<UnitAccess>,
+    /// The section of an inner loop pipelined first that this unit is, and that loop's span:
+    /// messages name it "the prologue of `for k1 in range(4):` (line 15)", a unit like its
+    /// neighbours, not by the first statement inside it.
+    pub inner: Option<(crate::ir::SectionKind, Span)>,
+}
+
+/// A unit that is a section of an inner loop pipelined first: its position in the loop's body,
+/// which section, and the inner loop's span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InnerSection {
+    pub pos: usize,
+    pub section: crate::ir::SectionKind,
+    pub inner_loop: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -148,19 +93,11 @@ impl LoopSchedule {
     pub fn label(&self, pos: usize) -> &str {
         label_of(unit_labels(&self.labels, &self.source, &self.units), pos)
     }
-}
 
-/// Labels of `units` (in source order), counting lines as they go.
-fn labels(source: &str, units: &[Unit]) -> Vec<String> {
-    let mut lines = LineCursor {
-        source,
-        offset: 0,
-        line: 1,
-    };
-    units
-        .iter()
-        .map(|u| quote(source, u.span, lines.line_of(u.span.start as usize)))
-        .collect()
+    /// How messages name the statement at `span` of the loop's text: `` `text` (line N)``.
+    pub fn quote(&self, span: Span) -> String {
+        labels::quote_span(&self.source, span)
+    }
 }
 
 /// A dependence between two unit instances `distance` iterations apart, in original program order.
@@ -193,75 +130,6 @@ impl DepKind {
     }
 }
 
-/// `` `text` (line N)``: how messages name a statement.
-/// The line is the caller's: quoting many spans in source order, it counts lines as it goes
-/// (`LineCursor`) instead of from the start of the text each time.
-fn quote(source: &str, span: Span, line: usize) -> String {
-    let text = source
-        .get(span.start as usize..span.end as usize)
-        .unwrap_or("");
-    let first = text.lines().next().unwrap_or("").trim();
-    // At most 48 characters, cut at a character boundary (48 bytes are at most 48 characters).
-    let cut = if first.len() <= 48 {
-        first.len()
-    } else {
-        first.char_indices().nth(48).map_or(first.len(), |(i, _)| i)
-    };
-    let short = first.get(..cut).unwrap_or(first);
-    let mut out = String::with_capacity(short.len() + 20);
-    out.push('`');
-    out.push_str(short);
-    if cut < first.len() {
-        out.push('…');
-    }
-    out.push_str("` (line ");
-    push_decimal(&mut out, line);
-    out.push(')');
-    out
-}
-
-/// Line numbers of offsets visited in increasing order, each counted from the previous one.
-struct LineCursor<'s> {
-    source: &'s str,
-    offset: usize,
-    line: usize,
-}
-
-impl LineCursor<'_> {
-    fn line_of(&mut self, offset: usize) -> usize {
-        if offset < self.offset {
-            // Out of order (never for a loop body): count from the start.
-            self.offset = 0;
-            self.line = 1;
-        }
-        let between = self.source.get(self.offset..offset).unwrap_or("");
-        self.line += between.bytes().filter(|&b| b == b'\n').count();
-        self.offset = offset.max(self.offset);
-        self.line
-    }
-}
-
-/// `n` in decimal, without the formatting machinery (`write!` was a tenth of scheduling a small
-/// loop when every transform labelled every statement; explanations still label them all).
-fn push_decimal(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut k = digits.len();
-    let mut n = n;
-    loop {
-        k -= 1;
-        if let Some(d) = digits.get_mut(k) {
-            *d = b'0' + (n % 10) as u8;
-        }
-        n /= 10;
-        if n == 0 || k == 0 {
-            break;
-        }
-    }
-    for &d in digits.get(k..).unwrap_or_default() {
-        out.push(char::from(d));
-    }
-}
-
 /// The loop a schedule is built for: the `for` node's parts and the file around it.
 #[derive(Clone, Copy)]
 pub struct LoopToSchedule<'a> {
@@ -274,6 +142,8 @@ pub struct LoopToSchedule<'a> {
     pub lo: &'a IExpr,
     pub hi: &'a IExpr,
     pub span: Span,
+    /// The statements of the body that are sections of inner loops pipelined first.
+    pub inner: &'a [InnerSection],
 }
 
 /// The three annotations of one loop; the last one written wins, as in TVM.
@@ -312,7 +182,12 @@ pub fn schedule_loop(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<LoopSchedule> {
     let extent = extent_of(cx, diags)?;
-    let units = units_of(body, cx.var, iteration_range_of(cx.lo, &extent));
+    let mut units = units_of(body, cx.var, iteration_range_of(cx.lo, &extent));
+    for s in cx.inner {
+        if let Some(u) = units.get_mut(s.pos) {
+            u.inner = Some((s.section, s.inner_loop));
+        }
+    }
     let mut builder = Builder {
         cx,
         var_name: cx.program.var_name(cx.var),
@@ -390,6 +265,7 @@ fn units_of(body: Vec<Node>, var: VarId, range: IterationRange) -> Vec<Unit> {
             order: pos as i64,
             is_async: false,
             accesses,
+            inner: None,
         });
     }
     units
@@ -570,19 +446,6 @@ impl<'a> Builder<'a, '_> {
     }
 }
 
-/// The labels of `units`, written into `names` on first use.
-fn unit_labels<'c>(
-    names: &'c std::sync::OnceLock<Vec<String>>,
-    source: &str,
-    units: &[Unit],
-) -> &'c [String] {
-    names.get_or_init(|| labels(source, units))
-}
-
-fn label_of(labels: &[String], pos: usize) -> &str {
-    labels.get(pos).map_or("", String::as_str)
-}
-
 pub fn node_span(node: &Node) -> Span {
     match node {
         Node::Assign(a) => a.span,
@@ -669,206 +532,7 @@ pub fn keeps_order(from: &Unit, to: &Unit, d: i64) -> bool {
     lead < d || (lead == d && from.order < to.order)
 }
 
-/// Checks every dependence against the pipelined order, after versions are known.
-pub fn validate_order(
-    program: &Program,
-    sched: &LoopSchedule,
-    deps: &[Dependence],
-    versions: &[VersionDecision],
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
-    let mut ok = true;
-    for d in deps {
-        let (Some(from), Some(to)) = (sched.units.get(d.from), sched.units.get(d.to)) else {
-            continue;
-        };
-        let v = versions
-            .iter()
-            .find(|v| v.buffer == d.buffer)
-            .map_or(1, |v| i64::from(v.versions));
-        let Some(dist) = (0..=sched.max_stage)
-            .find(|&k| k % v == 0 && d.distances.contains(k) && !keeps_order(from, to, k))
-        else {
-            continue;
-        };
-        ok = false;
-        let buf = program.buffer(d.buffer).map_or("?", |b| b.name.as_str());
-        let when = if dist == 0 {
-            "in the same iteration".to_string()
-        } else {
-            format!("{} later", crate::english::count(dist, "iteration"))
-        };
-        let message = match d.kind {
-            DepKind::Raw if from.stage > to.stage && dist == 0 => format!(
-                "{} reads `{buf}`, which {} writes in a later stage ({} > {})",
-                sched.label(to.pos), sched.label(from.pos), from.stage, to.stage
-            ),
-            DepKind::Raw if dist == 0 => format!(
-                "{} reads `{buf}` written by {} in the same stage, but is ordered before it ({} < {})",
-                sched.label(to.pos), sched.label(from.pos), to.order, from.order
-            ),
-            kind => format!(
-                "the pipeline reorders a {} dependence on `{buf}`: {} must run before {} {when}, but runs after it",
-                kind.describe(),
-                sched.label(from.pos),
-                sched.label(to.pos)
-            ),
-        };
-        let hint = match d.kind {
-            DepKind::Raw => "give the reader a stage at least the writer's (and a later order within one stage)",
-            DepKind::War if dist == 0 => "TVM's check misses this write-after-read: move the writer to a later stage or order, or the reader earlier",
-            DepKind::Waw if dist == 0 => "TVM's check misses this write-after-write: keep the writers in their original order",
-            _ => "TVM's check misses loop-carried dependences: reduce the stage difference between the two statements",
-        };
-        diags.push(
-            // The underline goes on the statement that runs second, not over the whole loop.
-            Diagnostic::error(to.span, message)
-                .with_hint(hint)
-                .with_related(from.span, "runs first in the original loop")
-                .with_related(to.span, "runs second in the original loop"),
-        );
-    }
-    ok
-}
-
-/// The element touched may be outside the declared shape (checked over every iteration).
-pub fn check_bounds(program: &Program, sched: &LoopSchedule, diags: &mut Vec<Diagnostic>) -> bool {
-    let mut ok = true;
-    let Some(extent) = sched.extent.as_const() else {
-        // Without an extent, at least keep every coefficient and offset within a buffer's reach:
-        // the emitters multiply them by lanes and strides.
-        for a in sched.units.iter().flat_map(|u| &u.accesses) {
-            for (k, dim) in a.dims.iter().enumerate() {
-                let Dim::Affine { coef, rest } = dim else {
-                    continue;
-                };
-                let reach = [*coef, rest.lo, rest.hi]
-                    .into_iter()
-                    .filter(|_| rest.is_bounded())
-                    .map(i64::unsigned_abs)
-                    .max()
-                    .unwrap_or(0);
-                if reach > limits::MAX_BUFFER_ELEMENTS.unsigned_abs() {
-                    ok = false;
-                    let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
-                    diags.push(Diagnostic::error(
-                        a.span,
-                        format!(
-                            "index {k} of `{name}` uses {reach}; Stagecraft's buffers hold at most {} elements",
-                            limits::MAX_BUFFER_ELEMENTS
-                        ),
-                    ));
-                }
-            }
-        }
-        return ok;
-    };
-    let lo = sched.lo.as_const().unwrap_or(0);
-    for u in &sched.units {
-        for a in &u.accesses {
-            let Some(buffer) = program.buffer(a.buffer) else {
-                continue;
-            };
-            let Some(shape) = buffer.shape.as_ref() else {
-                ok &= check_global_reach(buffer, a, lo, extent, diags);
-                continue;
-            };
-            let versions = program.buffer(a.buffer).map_or(1, |b| b.versions);
-            for (k, (dim, size)) in a.dims.iter().zip(shape.iter()).enumerate() {
-                let Dim::Affine { coef, rest } = dim else {
-                    continue;
-                };
-                if !rest.is_bounded() {
-                    continue;
-                }
-                let (j0, j1) = (lo, lo + extent - 1);
-                let (a0, a1) = (coef.saturating_mul(j0), coef.saturating_mul(j1));
-                let min = a0.min(a1).saturating_add(rest.lo);
-                let max = a0.max(a1).saturating_add(rest.hi);
-                if min < 0 || max >= *size {
-                    ok = false;
-                    let name = program.buffer(a.buffer).map_or("?", |b| b.name.as_str());
-                    let dim_note = if versions > 1 && k == 0 {
-                        " (the ring slot)"
-                    } else {
-                        ""
-                    };
-                    diags.push(
-                        Diagnostic::error(
-                            a.span,
-                            format!(
-                                "index {k}{dim_note} of `{name}` ranges over [{min}, {max}] but the dimension has size {size}"
-                            ),
-                        )
-                        .with_hint(format!("keep the index within 0..{size} for every iteration, or enlarge the allocation"))
-                        .with_related(program.buffer(a.buffer).map_or(a.span, |b| b.span), "allocated here"),
-                    );
-                }
-            }
-        }
-    }
-    ok
-}
-
-/// A buffer that is never allocated is a global one, indexed from 0 and sized by what the loop
-/// touches: refuse negative indices and sizes beyond the buffer limit, before the interpreter
-/// or an emitter meets them.
-fn check_global_reach(
-    buffer: &crate::ir::Buffer,
-    a: &UnitAccess,
-    lo: i64,
-    extent: i64,
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
-    let mut ok = true;
-    for (k, dim) in a.dims.iter().enumerate() {
-        let Dim::Affine { coef, rest } = dim else {
-            continue;
-        };
-        if !rest.is_bounded() {
-            continue;
-        }
-        let (j0, j1) = (lo, lo.saturating_add(extent - 1));
-        let (a0, a1) = (coef.saturating_mul(j0), coef.saturating_mul(j1));
-        let min = a0.min(a1).saturating_add(rest.lo);
-        let max = a0.max(a1).saturating_add(rest.hi);
-        let name = &buffer.name;
-        if min < 0 {
-            ok = false;
-            diags.push(
-                Diagnostic::error(
-                    a.span,
-                    format!("index {k} of `{name}` reaches {min}; `{name}` is not allocated, so it is a global buffer indexed from 0"),
-                )
-                .with_hint("keep the index at 0 or above for every iteration (start the loop later, or offset the index)"),
-            );
-        } else if max >= limits::MAX_BUFFER_ELEMENTS {
-            ok = false;
-            diags.push(Diagnostic::error(
-                a.span,
-                format!(
-                    "index {k} of `{name}` reaches {max}; Stagecraft's buffers hold at most {} elements",
-                    limits::MAX_BUFFER_ELEMENTS
-                ),
-            ));
-        }
-    }
-    ok
-}
-
 /// Earliest physical distance at which `from` and `to` meet (for synchronization), if any.
 pub fn first_physical_distance(d: &Dependence, versions: i64) -> Option<i64> {
     d.distances.first(0, versions)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn decimal_digits() {
-        for n in [0, 7, 10, 99, 12345, usize::MAX] {
-            let mut s = String::from("x");
-            super::push_decimal(&mut s, n);
-            assert_eq!(s, format!("x{n}"));
-        }
-    }
 }
