@@ -16,11 +16,15 @@
 //! synchronous block listed between two async blocks of one group is swallowed (and TVM stops on
 //! its "Predicates in the same stage" check when the section is a loop).
 //!
-//! What TVM proves with its arithmetic analyzer over a section's loop variable is decided here by
-//! trying every value of it: the sections' bounds are constants (symbolic extents are not
-//! reproduced yet), and every expression the pass asks about is linear in the variable.
+//! Every annotated loop is pipelined wherever it is in the loop nest, the innermost first; a
+//! nested pipeline's three sections are statements of the outer one, as in TVM's tests
+//! (`nest.rs`). What TVM proves with its arithmetic analyzer over a section's loop variable is
+//! decided here by trying every value of it at sampled values of the sizes the loop's bounds use:
+//! every expression the pass asks about is linear in both (`linear.rs`).
 //! `core/tests/tvm_goldens.rs` compares the result with TVM's real output on the schedules of
-//! `tests/tvm/` (recorded by `scripts/tvm-goldens.py`), statement for statement, wait for wait.
+//! `tests/tvm/` (recorded by `scripts/tvm-goldens.py`), and `core/tests/tvm_suite.rs` on the inputs
+//! of TVM's own tests (`tests/tvm_suite/`, `scripts/tvm-suite.py`), statement for statement, wait
+//! for wait.
 
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::Program;
@@ -31,13 +35,14 @@ use std::collections::BTreeMap;
 mod blocks;
 mod counts;
 mod linear;
+mod nest;
 mod rewrite;
 mod sections;
 mod trace;
 mod versions;
 
-use blocks::reproduce;
-pub use trace::trace;
+pub use crate::tvmscript::ThreadBinding;
+pub use trace::{trace, trace_threads};
 
 /// The TVM release whose pass this module reproduces (what `--as tvm-0.27` names).
 pub const TVM_VERSION: &str = "0.27";
@@ -77,6 +82,9 @@ pub struct Reproduction {
     /// The source loop as lowered; `None` when the source does not lower.
     pub original: Option<Program>,
     pub outcome: Option<Outcome>,
+    /// The loops that bind threads (`T.thread_binding` in a PrimFunc): their iterations are
+    /// parallel threads (docs/tvm.md, "Thread loops").
+    pub threads: Vec<ThreadBinding>,
 }
 
 impl Reproduction {
@@ -89,25 +97,43 @@ impl Reproduction {
     }
 }
 
-/// Runs TVM 0.27's `InjectSoftwarePipeline`, as reproduced, on a Stagecraft loop.
+/// Runs TVM 0.27's `InjectSoftwarePipeline`, as reproduced, on a loop written in Stagecraft or
+/// TVMScript. A Stagecraft loop stands for its TVMScript export (`tvmscript::print`): each
+/// allocation in the block of the outermost annotated loop that uses it.
 pub fn inject_software_pipeline(source: &str) -> Reproduction {
-    let (parsed, _) = crate::tvmscript::parse(source);
+    let (parsed, _, tvm_scopes) = crate::tvmscript::parse_with_scopes(source);
     let lowered = lower(&parsed.file);
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(lowered.diagnostics);
+    let threads = tvm_scopes
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.threads.clone());
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Reproduction {
             diagnostics,
             original: None,
             outcome: None,
+            threads,
         };
     }
     let program = lowered.program;
-    let outcome = reproduce(&program, &lowered.annotations, source);
+    let scopes = match &tvm_scopes {
+        Some(s) => nest::tvmscript_scopes(&program, s),
+        None => nest::stagecraft_scopes(&program, &lowered.annotations),
+    };
+    let outcome = nest::Injector {
+        program: program.clone(),
+        annotations: &lowered.annotations,
+        source,
+        scopes,
+        pipelined: 0,
+    }
+    .run();
     Reproduction {
         diagnostics,
         original: Some(program),
         outcome: Some(outcome),
+        threads,
     }
 }
 
@@ -129,6 +155,9 @@ pub struct TvmExploration {
     pub printed: Option<crate::tir::Printed>,
     /// Stagecraft's verifier on TVM's program: its races, differences and wait judgements.
     pub verification: Option<crate::verify::Verification>,
+    /// The loops that bind threads (docs/tvm.md, "Thread loops").
+    #[serde(default)]
+    pub threads: Vec<ThreadBinding>,
 }
 
 impl TvmExploration {
@@ -211,6 +240,7 @@ pub fn explore_tvm(
         outcome: r.outcome,
         printed,
         verification,
+        threads: r.threads,
     }
 }
 
