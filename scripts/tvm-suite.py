@@ -22,8 +22,8 @@ release (20 tests, 19 inputs; the two GEMM tests are skipped, below). For each i
   own test asserts;
 - writes tests/tvm_suite/NAME.tvm: TVM's program executed statically (scripts/tvm-goldens.py's
   trace: every store with the elements it reads, commit and wait scopes with their counts, the
-  allocations with their versioned shapes), once per value of a symbolic size (`run k=3`), or
-  TVM's error kind and message.
+  allocations with their versioned shapes), once per value of a symbolic size (`run k=3`),
+  thread-binding loops at their first two and last thread, or TVM's error kind and message.
 
 core/tests/tvm_suite.rs reads these files; CI does not run TVM.
 """
@@ -102,8 +102,6 @@ SKIPPED = {
     "test_async_pipelined_mma_gemm_simple": GEMM_REASON,
     "test_async_nested_pipeline_mma_gemm_ideal_annotation": GEMM_REASON,
 }
-# Values a symbolic size takes in the traces: below, at and above the number of stages.
-SYMBOLIC_VALUES = [0, 1, 2, 3, 4, 5, 16]
 IMPORT = "from tvm.script import tirx as T\n\n\n"
 
 
@@ -152,43 +150,12 @@ def schedule(mod, annotations):
     return sch.mod
 
 
-def symbols(func):
-    """The symbolic sizes of a PrimFunc: the variables of its buffers' shapes."""
-    names = []
-    for param in func.params:
-        for dim in getattr(param.ty, "shape", None) or []:
-            if type(dim).__name__ == "Var" and dim.name not in names:
-                names.append(dim.name)
-    return names
-
-
 def load(code, name, function):
     # The TVMScript parser reads the function's source: write a real module and import it.
     path = os.path.join(tempfile.mkdtemp(), f"suite_{name}.py")
     with open(path, "w") as f:
         f.write(code)
     return getattr(_load(path, f"suite_{name}"), function)
-
-
-class ThreadTrace(goldens.Trace):
-    """The trace with each thread-binding loop run at its first two and last index, each thread's
-    lines after a `thread tx = 0` line: the threads run one program with their own index, and
-    all sixteen of TVM's tests' threads would make the nested tests' goldens 2 MB."""
-
-    def stmt(self, s, env, depth, is_async):
-        if type(s).__name__ == "For" and s.kind == tvm.tirx.ForKind.THREAD_BINDING:
-            lo, ext = self.expr(s.min, env), self.expr(s.extent, env)
-            for v in sorted({lo, lo + 1, lo + ext - 1} & set(range(lo, lo + ext))):
-                self.lines.append(f"{'    ' * depth}thread {s.loop_var.name} = {v}")
-                self.stmt(s.body, {**env, s.loop_var.name: v}, depth, is_async)
-            return
-        super().stmt(s, env, depth, is_async)
-
-
-def trace(func, env):
-    t = ThreadTrace()
-    t.stmt(func.body, env, 0, False)
-    return sorted(t.allocs) + t.lines
 
 
 def main():
@@ -244,15 +211,7 @@ def main():
                             funcs[path].name)
                 got = tvm.tirx.transform.StmtSimplify()(out) if simplify else out
                 tvm.ir.assert_structural_equal(got["main"], want.with_attr("global_symbol", "main"), True)
-            result = out["main"]
-            names = symbols(result)
-            if names:
-                for value in SYMBOLIC_VALUES:
-                    env = {n: value for n in names}
-                    lines.append("run " + " ".join(f"{n}={value}" for n in names))
-                    lines.extend(trace(result, env))
-            else:
-                lines.extend(trace(result, {}))
+            lines.extend(goldens.traces(out["main"]))
             pipelined += 1
         with open(os.path.join(OUT, f"{name}.tvm"), "w") as f:
             f.write("\n".join(lines) + "\n")
