@@ -184,13 +184,28 @@ fn tvm_side(name: &str, golden: &Golden, tvm: &TvmExploration) -> Result<String,
                     ));
                 }
             }
-            let verdict = tvm
+            let mut verdict = tvm
                 .verification
                 .as_ref()
                 .map_or("not verified".to_string(), |v| v.summary.clone());
+            if let Some(p) = tvm.verification.as_ref().and_then(|v| v.problems.first()) {
+                let n = tvm.verification.as_ref().map_or(0, |v| v.problems.len());
+                verdict.push_str(&format!("; {n} problems, the first: {}", p.message));
+            }
+            let shared = tvm
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == stagecraft::diagnostic::Severity::Warning)
+                .count();
+            if shared > 0 {
+                verdict.push_str(&format!(
+                    "; {shared} warnings of elements two threads share"
+                ));
+            }
             Ok(format!(
-                "TVM's program reproduced ({} runs); {verdict}",
-                runs.len()
+                "TVM's program reproduced ({} {}); {verdict}",
+                runs.len(),
+                if runs.len() == 1 { "run" } else { "runs" }
             ))
         }
     }
@@ -263,8 +278,15 @@ fn tvm_own_tests_read_pipelined_and_reproduced() {
                 )),
             }
         }
-        // TVM's side, as the TVM 0.27 view computes it.
+        // TVM's side, as the TVM 0.27 view computes it; a thread-binding loop is recorded as one.
         let tvm = explore_tvm(&source, true, &VerifyOptions::default());
+        let binds = source.matches("T.thread_binding(").count();
+        if tvm.threads.len() != binds {
+            failures.push(format!(
+                "{stem}: {binds} thread-binding loops, {} recorded",
+                tvm.threads.len()
+            ));
+        }
         match tvm_side(stem, &golden, &tvm) {
             Ok(line) => {
                 match golden {

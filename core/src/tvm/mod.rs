@@ -38,6 +38,7 @@ mod linear;
 mod nest;
 mod rewrite;
 mod sections;
+mod threads;
 mod trace;
 mod versions;
 
@@ -202,6 +203,11 @@ pub fn explore_tvm(
             format!("TVM {TVM_VERSION}'s pass is not reproduced for this loop: {reason}"),
         )),
         _ => {}
+    }
+    if let Some(program) = r.program() {
+        if !r.threads.is_empty() {
+            diagnostics.extend(threads::check(program, &r.threads, &verify_options.params));
+        }
     }
     let printed = r.program().map(crate::tir::print);
     let verification = match (&printed, &r.original, verify) {
