@@ -282,3 +282,41 @@ fn refusals_carry_tvms_message() {
         "C[i] = B[0] + 1"
     );
 }
+
+/// TVM's pass fails on an allocation of the pipelined loop's block that no statement touches
+/// (`unordered_map::at`, tests/tvm/hand_unused_alloc_tvmscript): the TVM view says so at the
+/// allocation, with what the message means.
+#[test]
+fn an_unused_allocation_is_tvms_internal_error_explained() {
+    let ex = tvm_of("tests/tvm/hand_unused_alloc_tvmscript.py");
+    let source =
+        std::fs::read_to_string(root().join("tests/tvm/hand_unused_alloc_tvmscript.py")).unwrap();
+    assert!(ex.printed.is_none() && ex.verification.is_none());
+    let d = ex.diagnostics.iter().find(|d| d.is_error()).unwrap();
+    assert!(
+        d.message.ends_with("InternalError: unordered_map::at"),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("no statement touches `U`")),
+        "{:?}",
+        d.hint
+    );
+    assert_eq!(&source[d.span.start as usize..d.span.end as usize], "U");
+}
+
+/// The same loop written in Stagecraft stands for its export, which allocates the unused buffer
+/// outside the pipelined loop: TVM pipelines it (tests/tvm/unused_alloc.tvm).
+#[test]
+fn an_unused_allocation_in_a_stagecraft_loop_is_pipelined() {
+    let ex = tvm_of("tests/cases/unused_alloc.py");
+    assert!(
+        ex.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        ex.diagnostics
+    );
+    assert!(matches!(ex.outcome, Some(Outcome::Pipelined { .. })));
+}

@@ -73,6 +73,9 @@ pub struct Rejection {
     pub template: String,
     /// The statement or annotation TVM's message is about.
     pub span: Span,
+    /// What TVM's message means, in plain words, where it does not say (`unordered_map::at`).
+    #[serde(default)]
+    pub meaning: Option<String>,
 }
 
 /// The reproduction for a source loop, with the loop itself (for the verifier).
@@ -194,9 +197,15 @@ pub fn explore_tvm(
                     e.kind, e.message
                 ),
             )
-            .with_hint(
-                "this is TVM's own message; Stagecraft's view of the schedule is unaffected",
-            ),
+            .with_hint(match &e.meaning {
+                Some(meaning) => format!(
+                    "this is TVM's own message: {meaning}; Stagecraft's view of the schedule is unaffected"
+                ),
+                None => {
+                    "this is TVM's own message; Stagecraft's view of the schedule is unaffected"
+                        .to_string()
+                }
+            }),
         ),
         Some(Outcome::NotReproduced { reason, span }) => diagnostics.push(Diagnostic::error(
             *span,
@@ -263,6 +272,7 @@ fn rejected(kind: &str, message: String, template: String, span: Span) -> Outcom
         message,
         template,
         span,
+        meaning: None,
     })
 }
 

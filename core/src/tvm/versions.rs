@@ -22,8 +22,21 @@ impl Rewriter<'_> {
                 .iter()
                 .any(|b| b.writes.contains(&id) || b.reads.contains(&id));
             if !touched {
-                let span = self.program.buffer(id).map_or(Span::new(0, 0), |b| b.span);
-                return Err(rejected_plain("InternalError", "unordered_map::at", span));
+                let buffer = self.program.buffer(id);
+                let span = buffer.map_or(Span::new(0, 0), |b| b.span);
+                let name = buffer.map_or("?", |b| b.name.as_str());
+                let meaning = format!(
+                    "the pass looks up each buffer the pipelined loop's block allocates among the buffers its statements read or write, and no statement touches `{name}`; allocate it outside the pipelined loop, or delete it"
+                );
+                return Err(
+                    match rejected_plain("InternalError", "unordered_map::at", span) {
+                        Outcome::Rejected(r) => Outcome::Rejected(super::Rejection {
+                            meaning: Some(meaning),
+                            ..r
+                        }),
+                        other => other,
+                    },
+                );
             }
             let def = blocks
                 .iter()
