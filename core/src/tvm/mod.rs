@@ -89,6 +89,9 @@ pub struct Reproduction {
     /// The loops that bind threads (`T.thread_binding` in a PrimFunc): their iterations are
     /// parallel threads (docs/tvm.md, "Thread loops").
     pub threads: Vec<ThreadBinding>,
+    /// The largest stage any pipeline annotation gives, plus one (1 without one): how many short
+    /// trip counts a symbolic extent is verified at (`verify_extents`).
+    pub stages: i64,
 }
 
 impl Reproduction {
@@ -118,8 +121,16 @@ pub fn inject_software_pipeline(source: &str) -> Reproduction {
             original: None,
             outcome: None,
             threads,
+            stages: 1,
         };
     }
+    let stages = lowered
+        .annotations
+        .iter()
+        .filter(|a| a.key == crate::schedule::STAGE_KEY)
+        .filter_map(|a| a.values.as_ref()?.iter().max().copied())
+        .max()
+        .map_or(1, |s| s.saturating_add(1).max(1));
     let program = lowered.program;
     let scopes = match &tvm_scopes {
         Some(s) => nest::tvmscript_scopes(&program, s),
@@ -138,6 +149,7 @@ pub fn inject_software_pipeline(source: &str) -> Reproduction {
         original: Some(program),
         outcome: Some(outcome),
         threads,
+        stages,
     }
 }
 
@@ -240,11 +252,23 @@ pub fn explore_tvm(
                     ));
                     None
                 }
-                None => Some(crate::verify::verify(
-                    original,
-                    &lowered.program,
-                    verify_options,
-                )),
+                // A symbolic extent at every short trip count and a large one, as Stagecraft's
+                // own program is verified.
+                None => {
+                    let mut options = verify_options.clone();
+                    for (_, v) in original.params() {
+                        options
+                            .params
+                            .entry(v.name.to_string())
+                            .or_insert(crate::limits::DEFAULT_SYMBOLIC_EXTENT);
+                    }
+                    Some(crate::verify_extents::verify_extents(
+                        original,
+                        &lowered.program,
+                        &options,
+                        r.stages,
+                    ))
+                }
             }
         }
         _ => None,
