@@ -434,12 +434,19 @@ impl Reader {
         if let Some(dict) = annotations {
             self.loop_annotations(&var, dict);
         }
-        // A body that is one block is the loop's own block, where TVM finds its allocations.
-        self.loop_block = match body {
-            [only] if is_block(only) => Some(Some(var.text.clone())),
-            _ => None,
-        };
-        self.levels.push(Level::default());
+        // A body that is one block is the loop's own block, where TVM finds its allocations;
+        // otherwise the body itself is the pipeline's, and its blocks of several statements are
+        // spliced into it with their allocations.
+        let own_block = matches!(body, [only] if is_block(only));
+        self.loop_block = own_block.then(|| Some(var.text.clone()));
+        self.levels.push(if own_block {
+            Level::default()
+        } else {
+            Level {
+                owner: Some(var.text.clone()),
+                loop_block: true,
+            }
+        });
         let body = self.block(body);
         self.levels.pop();
         self.loop_block = None;
