@@ -4,21 +4,18 @@
     scripts/tvm-goldens.sh            (creates .tools/tvm-venv, builds stagecraft, runs this)
     .tools/tvm-venv/bin/python scripts/tvm-goldens.py STAGECRAFT_BINARY
 
-For every schedule below (the RFC examples, the corner presets of tests/cases, random loops of
-`stagecraft workload random|copies SEED`) it writes the Stagecraft loop into tests/tvm/NAME.py,
-converts it to a TVMScript PrimFunc (0.27 spellings: `@T.prim_func(s_tir=True)`, `T.sblock`,
-`T.sblock_alloc_buffer`), runs `tvm.s_tir.transform.InjectSoftwarePipeline()` on it and writes
-tests/tvm/NAME.tvm: TVM's program executed statically, one line per store in execution order, with
-the commit, wait and async scopes around it, every index and count evaluated (so that the comparison
-does not depend on how either side spells an expression), or TVM's own error message when the pass
-refuses the schedule. core/tests/tvm_goldens.rs compares core's reproduction (`stagecraft::tvm`)
-with these files, statement for statement, wait for wait; CI uses the committed files, not TVM.
-
-The Stagecraft → TVMScript conversion here is the minimal one this script needs (Python's `ast`
-over the loop language, every buffer float32: the pass does not look at types); it can be replaced
-by `stagecraft explore --emit tvmscript` once that exists.
+For every schedule below (the RFC examples, the corner presets of tests/cases, the hand-written
+corners tests/tvm/hand_*.py, random loops of `stagecraft workload random|copies SEED`, which it
+writes into tests/tvm/NAME.py) it takes the TVMScript PrimFunc a user exports
+(`stagecraft explore FILE --emit tvmscript`; a hand corner written in TVMScript as it is), runs
+`tvm.s_tir.transform.InjectSoftwarePipeline()` on it and writes tests/tvm/NAME.tvm: TVM's program
+executed statically, one line per store in execution order, with the commit, wait and async scopes
+around it, every index and count evaluated (so that the comparison does not depend on how either
+side spells an expression), once per value of a symbolic size (`run N=3`), thread-binding loops
+at their first two and last thread — or TVM's own error message when the pass refuses the
+schedule. core/tests/tvm_goldens.rs compares core's reproduction (`stagecraft::tvm`) with these
+files, statement for statement, wait for wait; CI uses the committed files, not TVM.
 """
-import ast
 import re
 import os
 import subprocess
@@ -33,16 +30,19 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), ".."))
 OUT = os.path.join(ROOT, "tests", "tvm")
 PIPELINE_KEYS = ("software_pipeline_stage", "software_pipeline_order", "software_pipeline_async_stages")
 
-# The fixed schedules: every example and corner preset with one pipelined loop and a constant extent.
-# (Nested pipelines and symbolic extents are not reproduced by core yet: see docs/tvm.md.)
+# The fixed schedules: every example and the corner presets.
 FIXED = [
     "examples/rfc_a_async_copy.py",
     "examples/rfc_b_two_async_stages.py",
     "examples/rfc_c_interleaved.py",
     "examples/rfc_d_same_stage.py",
+    "examples/rfc_e_nested_gemm.py",
     "examples/cutlass_multistage.py",
     "examples/cdna4_interleaved.py",
     "tests/cases/accumulate.py",
+    "tests/cases/nested_inner_async.py",
+    "tests/cases/symbolic_extent.py",
+    "tests/cases/unused_alloc.py",
     "tests/cases/extent_below_stages.py",
     "tests/cases/extent_one.py",
     "tests/cases/keyword_form.py",
@@ -51,8 +51,7 @@ FIXED = [
     "tests/cases/error_later_stage.py",
     "tests/cases/error_war.py",
 ]
-# Random loops: the first seeds of each generator whose loop has one pipelined loop with a constant
-# extent (all of them today), up to these counts.
+# Random loops: the first seeds of each generator whose loop has an export, up to these counts.
 RANDOM_SEEDS = 40
 COPIES_SEEDS = 40
 
@@ -61,156 +60,27 @@ class Unsupported(Exception):
     pass
 
 
-# ---------------------------------------------------------------- Stagecraft loop → TVMScript
+# ---------------------------------------------------------------- the loop as TVMScript
 
 
-class Loop:
-    """The parts of a Stagecraft loop file the conversion needs."""
-
-    def __init__(self, source):
-        tree = ast.parse(source)
-        self.allocs = {}  # name -> (shape, scope)
-        self.loop = None
-        self.annotations = {}  # loop variable -> {key: [ints]}
-        for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and _name(stmt.value.func) == "alloc":
-                shape = ast.literal_eval(stmt.value.args[0])
-                scope = "shared"
-                for kw in stmt.value.keywords:
-                    if kw.arg == "scope":
-                        scope = ast.literal_eval(kw.value)
-                self.allocs[stmt.targets[0].id] = (shape, scope)
-            elif isinstance(stmt, ast.For):
-                if self.loop is not None:
-                    raise Unsupported("two top-level loops")
-                self.loop = stmt
-            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and _name(stmt.value.func).endswith("annotate"):
-                call = stmt.value
-                args = list(call.args)
-                kws = {kw.arg: kw.value for kw in call.keywords}
-                var = args[0].id if args else kws["loop"].id
-                key = ast.literal_eval(args[1] if len(args) > 1 else kws["ann_key"])
-                val = ast.literal_eval(args[2] if len(args) > 2 else kws["ann_val"])
-                if key in PIPELINE_KEYS:
-                    self.annotations.setdefault(var, {})[key] = val
-        if self.loop is None:
-            raise Unsupported("no loop")
-        self.globals = {}  # name -> number of dimensions
-        self.params = []
-        for node in ast.walk(self.loop):
-            if isinstance(node, ast.Subscript):
-                name = node.value.id
-                if name not in self.allocs:
-                    self.globals[name] = len(_indices(node))
-            if isinstance(node, ast.For):
-                for arg in node.iter.args:
-                    if not isinstance(arg, ast.Constant):
-                        raise Unsupported("symbolic extent")
-
-    def tvmscript(self):
-        params = [f'{b}: T.Buffer({tuple([1024] * d)!r}, "float32")' for b, d in sorted(self.globals.items())]
-        lines = ["from tvm.script import tirx as T", "", "", "@T.prim_func(s_tir=True)", f"def main({', '.join(params)}):"]
-        self._loop(self.loop, lines, 1, outermost=True)
-        return "\n".join(lines) + "\n"
-
-    def _loop(self, loop, lines, depth, outermost=False):
-        pad = "    " * depth
-        args = [_index(a) for a in loop.iter.args]
-        lo, hi = (args[0], args[1]) if len(args) == 2 else ("0", args[0])
-        ann = self.annotations.get(loop.target.id)
-        if ann is None:
-            lines.append(f"{pad}for {loop.target.id} in T.serial({lo}, {hi}):")
-            for s in loop.body:
-                self._stmt(s, lines, depth + 1)
-            return
-        lines.append(f"{pad}for {loop.target.id} in T.serial({lo}, {hi}, annotations={ann!r}):")
-        lines.append(f"{pad}    with T.sblock():")
-        if outermost:
-            for b, (shape, scope) in self.allocs.items():
-                lines.append(f'{pad}        {b} = T.sblock_alloc_buffer({tuple(shape)!r}, "float32", scope="{scope}")')
-        for s in loop.body:
-            lines.append(f"{pad}        with T.sblock():")
-            self._stmt(s, lines, depth + 3)
-
-    def _stmt(self, s, lines, depth):
-        pad = "    " * depth
-        if isinstance(s, ast.For):
-            self._loop(s, lines, depth)
-        elif isinstance(s, ast.If):
-            if s.orelse:
-                raise Unsupported("else")
-            lines.append(f"{pad}if {_index(s.test)}:")
-            for x in s.body:
-                self._stmt(x, lines, depth + 1)
-        elif isinstance(s, ast.Assign):
-            lines.append(f"{pad}{_access(s.targets[0])} = {_value(s.value)}")
-        else:
-            raise Unsupported(type(s).__name__)
+def is_tvmscript(source):
+    return any(line.lstrip().startswith("@") and "prim_func" in line for line in source.splitlines())
 
 
-def _name(f):
-    if isinstance(f, ast.Name):
-        return f.id
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    return ""
-
-
-def _indices(sub):
-    return sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-
-
-def _access(sub):
-    return f"{sub.value.id}[{', '.join(_index(i) for i in _indices(sub))}]"
-
-
-BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%", ast.Div: "/"}
-CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-
-
-def _index(e):
-    if isinstance(e, ast.Constant):
-        return str(e.value)
-    if isinstance(e, ast.Name):
-        return e.id
-    if isinstance(e, ast.BinOp):
-        return f"({_index(e.left)} {BINOPS[type(e.op)]} {_index(e.right)})"
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        return f"(-{_index(e.operand)})"
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-        return f"(not {_index(e.operand)})"
-    if isinstance(e, ast.Call) and _name(e.func) in ("min", "max"):
-        return f"T.{_name(e.func)}({', '.join(_index(a) for a in e.args)})"
-    if isinstance(e, ast.IfExp):
-        return f"T.if_then_else({_index(e.test)}, {_index(e.body)}, {_index(e.orelse)})"
-    if isinstance(e, ast.Compare) and len(e.ops) == 1:
-        return f"({_index(e.left)} {CMPOPS[type(e.ops[0])]} {_index(e.comparators[0])})"
-    if isinstance(e, ast.BoolOp):
-        op = " and " if isinstance(e.op, ast.And) else " or "
-        return "(" + op.join(_index(v) for v in e.values) + ")"
-    raise Unsupported(f"index {ast.dump(e)}")
-
-
-def _value(e):
-    if isinstance(e, ast.Constant):
-        return f"T.float32({float(e.value)!r})"
-    if isinstance(e, ast.Name):
-        return f'T.Cast("float32", {e.id})'
-    if isinstance(e, ast.Subscript):
-        return _access(e)
-    if isinstance(e, ast.BinOp):
-        return f"({_value(e.left)} {BINOPS[type(e.op)]} {_value(e.right)})"
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        return f"(-{_value(e.operand)})"
-    if isinstance(e, ast.Call):
-        f, args = _name(e.func), [_value(a) for a in e.args]
-        if f in ("min", "max"):
-            return f"T.{f}({', '.join(args)})"
-        if f == "fma":
-            return f"({args[0]} * {args[1]} + {args[2]})"
-        if f == "abs":
-            return f"T.abs({args[0]})"
-    raise Unsupported(f"value {ast.dump(e)}")
+def export(binary, source):
+    """The loop as a user exports it (`stagecraft explore FILE --emit tvmscript`); a PrimFunc as
+    it is."""
+    if is_tvmscript(source):
+        return source
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(source)
+    run = subprocess.run([binary, "explore", f.name, "--emit", "tvmscript"], capture_output=True, text=True)
+    os.unlink(f.name)
+    # A loop Stagecraft refuses to pipeline still exports (TVM may pipeline it, racy).
+    if not run.stdout.startswith("from tvm.script"):
+        first = (run.stderr or run.stdout).strip().splitlines()[:1]
+        raise Unsupported(f"no TVMScript export: {' '.join(first)[:120]}")
+    return run.stdout
 
 
 def load_primfunc(code, name):
@@ -223,7 +93,26 @@ def load_primfunc(code, name):
     spec = importlib.util.spec_from_file_location(f"tvm_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return tvm.IRModule.from_expr(module.main.with_attr("global_symbol", "main"))
+    funcs = [v for v in vars(module).values() if isinstance(v, tvm.tirx.PrimFunc)]
+    if len(funcs) != 1:
+        raise Unsupported(f"{len(funcs)} PrimFuncs in the text")
+    return tvm.IRModule.from_expr(funcs[0].with_attr("global_symbol", "main"))
+
+
+def symbols(func):
+    """The symbolic sizes of a PrimFunc: its scalar parameters and its buffers' shape variables."""
+    names = []
+    for param in func.params:
+        shape = getattr(param.ty, "shape", None)
+        dims = list(shape) if shape is not None else [param]
+        for dim in dims:
+            if type(dim).__name__ == "Var" and dim.name not in names:
+                names.append(dim.name)
+    return names
+
+
+# Values a symbolic size takes in the traces: below, at and above the number of stages.
+SYMBOLIC_VALUES = [0, 1, 2, 3, 4, 5, 16]
 
 
 # ---------------------------------------------------------------- TVM's program → trace
@@ -329,6 +218,38 @@ class Trace:
             raise Unsupported(f"statement {kind}")
 
 
+class ThreadTrace(Trace):
+    """The trace with each thread-binding loop run at its first two and last index, each thread's
+    lines after a `thread tx = 0` line: the threads run one program with their own index, and
+    every thread of TVM's tests would make their goldens 2 MB (`stagecraft::tvm::trace_threads`)."""
+
+    def stmt(self, s, env, depth, is_async):
+        if type(s).__name__ == "For" and s.kind == tvm.tirx.ForKind.THREAD_BINDING:
+            lo, ext = self.expr(s.min, env), self.expr(s.extent, env)
+            for v in sorted({lo, lo + 1, lo + ext - 1} & set(range(lo, lo + ext))):
+                self.lines.append(f"{'    ' * depth}thread {s.loop_var.name} = {v}")
+                self.stmt(s.body, {**env, s.loop_var.name: v}, depth, is_async)
+            return
+        super().stmt(s, env, depth, is_async)
+
+
+def traces(func):
+    """TVM's program traced, once per value of its symbolic sizes (a `run N=3` line first)."""
+    def one(env):
+        t = ThreadTrace()
+        t.stmt(func.body, env, 0, False)
+        return sorted(t.allocs) + t.lines
+
+    names = symbols(func)
+    if not names:
+        return one({})
+    lines = []
+    for value in SYMBOLIC_VALUES:
+        lines.append("run " + " ".join(f"{n}={value}" for n in names))
+        lines.extend(one({n: value for n in names}))
+    return lines
+
+
 def tvm_message(e):
     """TVM's own message on one line. The blocks TVM prints inside it (a TVMScript dump of each
     statement) become `<block>`: core names the statements in its own syntax there."""
@@ -337,23 +258,22 @@ def tvm_message(e):
     return " ".join(text.split()), type(e).__name__
 
 
-def golden(name, loop_path, source):
-    loop = Loop(source)
-    code = loop.tvmscript()
+def golden(name, loop_path, source, binary):
+    code = export(binary, source)
     header = [f"# TVM {tvm.__version__} s_tir.transform.InjectSoftwarePipeline — recorded by scripts/tvm-goldens.py",
               f"# loop: {loop_path}"]
     try:
         mod = load_primfunc(code, name)
-    except Exception as e:  # noqa: BLE001  (TVMScript refuses the converted loop: not a schedule TVM can run)
+    except Unsupported:
+        raise
+    except Exception as e:  # noqa: BLE001  (TVMScript refuses the text: not a schedule TVM can run)
         raise Unsupported(f"TVMScript does not parse it: {' '.join(str(e).split())[:120]}")
     try:
         out = s_tir_transform.InjectSoftwarePipeline()(mod)
     except Exception as e:  # TVM refuses the schedule: its message is the golden output.
         message, kind = tvm_message(e)
-        return "\n".join(header + [f"error {kind}: {message}"]) + "\n", code, None
-    t = Trace()
-    t.stmt(out["main"].body, {}, 0, False)
-    return "\n".join(header + sorted(t.allocs) + t.lines) + "\n", code, out["main"].script()
+        return "\n".join(header + [f"error {kind}: {message}"]) + "\n"
+    return "\n".join(header + traces(out["main"])) + "\n"
 
 
 def main():
@@ -377,7 +297,7 @@ def main():
     written = refused = skipped = 0
     for name, path, source, copy in cases:
         try:
-            text, _code, _script = golden(name, path, source)
+            text = golden(name, path, source, binary)
         except Unsupported as e:
             print(f"{name}: skipped ({e})")
             skipped += 1
@@ -391,6 +311,7 @@ def main():
         refusal = next((l for l in text.splitlines() if l.startswith("error ")), None)
         refused += refusal is not None
         print(f"{name}: {refusal or str(text.count(chr(10)) - 2) + ' lines'}")
+        sys.stdout.flush()
     print(f"{written} goldens in tests/tvm ({refused} refused by TVM, {skipped} skipped) in {time.perf_counter() - t0:.1f} s")
 
 

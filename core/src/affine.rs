@@ -34,6 +34,35 @@ impl Interval {
     }
 }
 
+/// A lower end from two operands' ends `a`, `b`: unbounded when either is, else `sum` (clamped).
+fn below(a: i64, b: i64, sum: i64) -> i64 {
+    if a <= Interval::ALL.lo || b <= Interval::ALL.lo {
+        Interval::ALL.lo
+    } else {
+        sum.max(Interval::ALL.lo)
+    }
+}
+
+/// An upper end, as `below`.
+fn above(a: i64, b: i64, sum: i64) -> i64 {
+    if a >= Interval::ALL.hi || b >= Interval::ALL.hi {
+        Interval::ALL.hi
+    } else {
+        sum.min(Interval::ALL.hi)
+    }
+}
+
+/// `-end`, an unbounded end becoming the other unbounded end.
+fn negated(end: i64) -> i64 {
+    if end >= Interval::ALL.hi {
+        Interval::ALL.lo
+    } else if end <= Interval::ALL.lo {
+        Interval::ALL.hi
+    } else {
+        -end
+    }
+}
+
 /// Interval of `e` where each variable ranges over `ranges(var)`.
 pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
     match e {
@@ -50,8 +79,16 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
             let [a, b] = &**ab;
             let (x, y) = (interval(a, ranges), interval(b, ranges));
             match op {
-                IOp::Add => Interval::clamp(x.lo.saturating_add(y.lo), x.hi.saturating_add(y.hi)),
-                IOp::Sub => Interval::clamp(x.lo.saturating_sub(y.hi), x.hi.saturating_sub(y.lo)),
+                // An end that is unbounded stays so: "unbounded minus one" (an inner loop up to a
+                // symbolic size) is no bound.
+                IOp::Add => Interval {
+                    lo: below(x.lo, y.lo, x.lo.saturating_add(y.lo)),
+                    hi: above(x.hi, y.hi, x.hi.saturating_add(y.hi)),
+                },
+                IOp::Sub => Interval {
+                    lo: below(x.lo, negated(y.hi), x.lo.saturating_sub(y.hi)),
+                    hi: above(x.hi, negated(y.lo), x.hi.saturating_sub(y.lo)),
+                },
                 IOp::Mul => {
                     let c = [
                         x.lo.saturating_mul(y.lo),

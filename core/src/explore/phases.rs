@@ -262,6 +262,25 @@ impl Explorer<'_> {
         let Some((body, outer_var)) = outer else {
             return Some(top);
         };
+        let new_body =
+            self.pipeline_children(program, body, outer_var, annotations, &mut top, true)?;
+        if let Some(Node::For { body, .. }) = program.body.get_mut(at) {
+            *body = new_body;
+        }
+        Some(top)
+    }
+
+    /// The annotated loops among a loop's statements pipelined, each replaced by its sections;
+    /// `at_top`: the loop is the top loop (whose sections the pipeline pane labels).
+    fn pipeline_children(
+        &mut self,
+        program: &mut Program,
+        body: Vec<Node>,
+        outer_var: crate::ir::VarId,
+        annotations: &[Annotation],
+        top: &mut TopLoop,
+        at_top: bool,
+    ) -> Option<Vec<Node>> {
         let outer_name = program.var_name(outer_var).to_string();
         let outer_has_async = annotations.iter().any(|a| {
             a.var == outer_name
@@ -286,15 +305,10 @@ impl Explorer<'_> {
                         span,
                     };
                     let header = loop_header(&self.source, span);
-                    let sections = self.pipeline_inner(
-                        program,
-                        inner,
-                        annotations,
-                        outer_has_async,
-                        &mut top,
-                    )?;
+                    let sections =
+                        self.pipeline_inner(program, inner, annotations, outer_has_async, top)?;
                     for (kind, node) in sections {
-                        if let Some(section) = kind {
+                        if let (Some(section), true) = (kind, at_top) {
                             let part = InnerPart {
                                 header: header.clone(),
                                 section,
@@ -312,10 +326,7 @@ impl Explorer<'_> {
                 other => new_body.push(other),
             }
         }
-        if let Some(Node::For { body, .. }) = program.body.get_mut(at) {
-            *body = new_body;
-        }
-        Some(top)
+        Some(new_body)
     }
 
     /// One inner loop pipelined: the nodes that replace it in the top loop's body, each with the
@@ -335,6 +346,16 @@ impl Explorer<'_> {
             body: inner_body,
             span,
         } = inner;
+        // An inner loop with pipelined loops of its own (TVM's nested pipelines inside a thread
+        // loop): those first, as for the top loop.
+        let nested = inner_body.iter().any(
+            |n| matches!(n, Node::For { var, .. } if has_stage_annotation(program, *var, annotations)),
+        );
+        let inner_body = if nested {
+            self.pipeline_children(program, inner_body, var, annotations, top, false)?
+        } else {
+            inner_body
+        };
         let mut diags = Vec::new();
         let Some(sched) = schedule::schedule_loop(
             schedule::LoopToSchedule {

@@ -22,7 +22,8 @@ pub fn parse(text: &str) -> Parsed {
 }
 
 /// `parse` reading TVMScript's Python instead (`tvmscript::read` gives the tree meaning): decorator,
-/// `import` and `T.reads` / `T.writes` / `T.block_attr` lines become `pass`, a `def` becomes
+/// `import` and `T.reads` / `T.writes` lines become `pass` (a block's attributes, `T.sblock_attr`,
+/// are read by `tvmscript::read`), a `def` becomes
 /// `with def(name):` whose body starts with one `param = annotation` per parameter, a loop may run
 /// over any call (`T.serial(...)`), a parenthesized list is a tuple and `{k: v}` a call of `dict`
 /// with one `[k, v]` per entry. The `@` of a decorator is no stray character there.

@@ -227,10 +227,7 @@ impl<'a> Parser<'a> {
                 k += 2;
             }
             k > 0
-                && matches!(
-                    self.text_of(self.peek_n(k)),
-                    "reads" | "writes" | "block_attr"
-                )
+                && matches!(self.text_of(self.peek_n(k)), "reads" | "writes")
                 && self.peek_n(k + 1).sym == Sym::LParen
         };
         let skipped = (first.kind == TokenKind::Unknown && word.starts_with('@'))

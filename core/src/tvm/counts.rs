@@ -1,9 +1,9 @@
 //! TVM's wait counts and commit runs in one section (`PopulateWaitCounts`,
 //! `CompletePipelineLoopStatements`).
 
-use super::linear::{Lin, Pred};
+use super::linear::Lin;
 use super::rewrite::wrap;
-use super::sections::{Count, Placed, Rewriter, StageLocal};
+use super::sections::{Placed, Rewriter, SectionFrame, StageLocal};
 use super::{rejected_plain, Outcome};
 use crate::diagnostic::Span;
 use crate::ir::{BufId, Cond, IExpr, Node};
@@ -17,11 +17,10 @@ impl Rewriter<'_> {
         placed: &[Placed],
         local: &mut BTreeMap<i64, StageLocal>,
         buffer_group: &BTreeMap<BufId, usize>,
-        range: &[i64],
+        frame: &SectionFrame,
     ) -> Result<(), Outcome> {
-        let proves = |p: &dyn Fn(i64) -> bool| range.iter().all(|&v| p(v));
         for (i, pl) in placed.iter().enumerate() {
-            let Some(block) = self.blocks.get(pl.block) else {
+            let Some(block) = self.pipeline.blocks.get(pl.block) else {
                 continue;
             };
             if pl.is_async {
@@ -44,7 +43,7 @@ impl Rewriter<'_> {
                 }
             }
             let Some(p) = producer else { continue };
-            let global_head = self.stages.get(&p).and_then(|g| g.producer_head);
+            let global_head = self.stages.get(&p).and_then(|g| g.producer_head.clone());
             let dst = self
                 .stages
                 .get(&p)
@@ -53,7 +52,7 @@ impl Rewriter<'_> {
             let dep = local.entry(p).or_default();
             let mut heads: Vec<Option<Lin>> = Vec::new();
             if dep.commit_groups.is_empty() {
-                heads.push(global_head.map(Lin::konst));
+                heads.push(global_head);
             } else {
                 let mut need = vec![true; dep.commit_groups.len()];
                 for r in &block.reads {
@@ -66,13 +65,13 @@ impl Rewriter<'_> {
                     if !need.get(g).copied().unwrap_or(false) {
                         continue;
                     }
-                    let Some(head) = dep.producer_head else {
+                    let Some(head) = dep.producer_head.clone() else {
                         continue;
                     };
                     heads.push(Some(if dep.seen.contains(r) {
                         head
                     } else {
-                        head.sub(Lin::konst(1))
+                        head.plus(-1)
                     }));
                     if let Some(n) = need.get_mut(g) {
                         *n = false;
@@ -83,17 +82,29 @@ impl Rewriter<'_> {
             let mut known = true;
             for h in heads {
                 match h {
-                    Some(h) if proves(&|v| h.at(v) >= 0) => count = count.add(h.sub(pl.access)),
+                    Some(h)
+                        if self
+                            .analyzer
+                            .proves(&frame.normalized, |v, env| h.at(v, env) >= 0) =>
+                    {
+                        count = count.add(&h.sub(&pl.access))
+                    }
                     _ => known = false,
                 }
             }
             let count = if known { count } else { Lin::konst(0) };
-            match dep.pending_wait {
-                None => dep.pending_wait = Some((i, count, true)),
-                Some((at, old, _)) if proves(&|v| count.at(v) < old.at(v)) => {
-                    dep.pending_wait = Some((at, count, true))
-                }
-                Some(_) => {}
+            // TVM compares the counts with the analyzer that knows the variable unshifted.
+            let fewer = |old: &Lin| {
+                self.analyzer
+                    .proves(&frame.unshifted, |v, env| count.at(v, env) < old.at(v, env))
+            };
+            let at = match &dep.pending_wait {
+                None => Some(i),
+                Some((at, old)) if fewer(old) => Some(*at),
+                Some(_) => None,
+            };
+            if let Some(at) = at {
+                dep.pending_wait = Some((at, count));
             }
         }
         Ok(())
@@ -104,10 +115,9 @@ impl Rewriter<'_> {
         &self,
         mut placed: Vec<Placed>,
         local: &BTreeMap<i64, StageLocal>,
-        unit: bool,
-        range: &[i64],
+        frame: &SectionFrame,
     ) -> Result<Vec<Node>, Outcome> {
-        let proves = |p: &dyn Fn(i64) -> bool| range.iter().all(|&v| p(v));
+        let var = self.var();
         let mut group_stage: Vec<Option<i64>> = vec![None; placed.len()];
         for (&stage, st) in local {
             // TVM marks `group[0] + j`: a group whose blocks are not adjacent covers the blocks
@@ -120,24 +130,27 @@ impl Rewriter<'_> {
                     }
                 }
             }
-            if let Some((at, count, _)) = st.pending_wait {
+            if let Some((at, count)) = &st.pending_wait {
                 let count = match &st.predicate {
-                    Some(p) if !proves(&|v| p.holds(v)) => Count::Guarded(p.clone(), count),
-                    _ => Count::Lin(count),
-                };
-                let count = match count {
-                    Count::Lin(l) => l.expr(self.var),
-                    Count::Guarded(p, l) => {
-                        let c = p.cond(self.var, range);
+                    // The count holds where the producers run: `if_then_else(predicate, count, 0)`.
+                    Some(p)
+                        if !self
+                            .analyzer
+                            .proves(&frame.normalized, |v, env| p.holds(v, env)) =>
+                    {
+                        let c = p.cond(var, &self.analyzer, &frame.runs);
                         simplify(&IExpr::Select(Box::new((
                             c,
-                            l.expr(self.var),
+                            count.expr(var),
                             IExpr::Const(0),
                         ))))
                     }
+                    _ => count.expr(var),
                 };
+                let at = *at;
                 if let Some(pl) = placed.get_mut(at) {
                     let span = self
+                        .pipeline
                         .blocks
                         .get(pl.block)
                         .map_or(Span::new(0, 0), |b| b.span);
@@ -158,8 +171,8 @@ impl Rewriter<'_> {
                 }
             }
         }
-        let guard = |pred: &Pred, body: Vec<Node>, span: Span| -> Node {
-            match pred.cond(self.var, range) {
+        let guard = |pred: &super::linear::Pred, body: Vec<Node>, span: Span| -> Node {
+            match pred.cond(var, &self.analyzer, &frame.runs) {
                 Cond::True => wrap(body, span),
                 cond => Node::If { cond, body, span },
             }
@@ -170,6 +183,7 @@ impl Rewriter<'_> {
             let Some(stage) = group_stage.get(i).copied().flatten() else {
                 if let Some(pl) = placed.get_mut(i) {
                     let span = self
+                        .pipeline
                         .blocks
                         .get(pl.block)
                         .map_or(Span::new(0, 0), |b| b.span);
@@ -192,22 +206,22 @@ impl Rewriter<'_> {
                 .unwrap_or_default();
             let span = placed
                 .get(i)
-                .and_then(|p| self.blocks.get(p.block))
+                .and_then(|p| self.pipeline.blocks.get(p.block))
                 .map_or(Span::new(0, 0), |b| b.span);
             let mut bodies = Vec::new();
             while i < placed.len() && group_stage.get(i).copied().flatten() == Some(stage) {
                 let Some(pl) = placed.get_mut(i) else { break };
                 // Predicates are structurally equal only within one stage, or when the section is
                 // a single step (both fold to `True`).
-                if pl.stage != first_stage && !unit {
-                    let span = self.blocks.get(pl.block).map_or(span, |b| b.span);
+                if pl.stage != first_stage && !frame.unit {
+                    let span = self.pipeline.blocks.get(pl.block).map_or(span, |b| b.span);
                     return Err(rejected_plain(
                         "InternalError",
                         "Check failed: (ffi::StructuralEqual()(predicate, new_blocks[i].predicate)) is false: Predicates in the same stage are expected to be identical",
                         span,
                     ));
                 }
-                let bspan = self.blocks.get(pl.block).map_or(span, |b| b.span);
+                let bspan = self.pipeline.blocks.get(pl.block).map_or(span, |b| b.span);
                 bodies.push(std::mem::replace(
                     &mut pl.body,
                     Node::AsyncScope {

@@ -16,11 +16,15 @@
 //! synchronous block listed between two async blocks of one group is swallowed (and TVM stops on
 //! its "Predicates in the same stage" check when the section is a loop).
 //!
-//! What TVM proves with its arithmetic analyzer over a section's loop variable is decided here by
-//! trying every value of it: the sections' bounds are constants (symbolic extents are not
-//! reproduced yet), and every expression the pass asks about is linear in the variable.
+//! Every annotated loop is pipelined wherever it is in the loop nest, the innermost first; a
+//! nested pipeline's three sections are statements of the outer one, as in TVM's tests
+//! (`nest.rs`). What TVM proves with its arithmetic analyzer over a section's loop variable is
+//! decided here by trying every value of it at sampled values of the sizes the loop's bounds use:
+//! every expression the pass asks about is linear in both (`linear.rs`).
 //! `core/tests/tvm_goldens.rs` compares the result with TVM's real output on the schedules of
-//! `tests/tvm/` (recorded by `scripts/tvm-goldens.py`), statement for statement, wait for wait.
+//! `tests/tvm/` (recorded by `scripts/tvm-goldens.py`), and `core/tests/tvm_suite.rs` on the inputs
+//! of TVM's own tests (`tests/tvm_suite/`, `scripts/tvm-suite.py`), statement for statement, wait
+//! for wait.
 
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::Program;
@@ -31,13 +35,15 @@ use std::collections::BTreeMap;
 mod blocks;
 mod counts;
 mod linear;
+mod nest;
 mod rewrite;
 mod sections;
+mod threads;
 mod trace;
 mod versions;
 
-use blocks::reproduce;
-pub use trace::trace;
+pub use crate::tvmscript::ThreadBinding;
+pub use trace::{trace, trace_threads};
 
 /// The TVM release whose pass this module reproduces (what `--as tvm-0.27` names).
 pub const TVM_VERSION: &str = "0.27";
@@ -67,6 +73,9 @@ pub struct Rejection {
     pub template: String,
     /// The statement or annotation TVM's message is about.
     pub span: Span,
+    /// What TVM's message means, in plain words, where it does not say (`unordered_map::at`).
+    #[serde(default)]
+    pub meaning: Option<String>,
 }
 
 /// The reproduction for a source loop, with the loop itself (for the verifier).
@@ -77,6 +86,12 @@ pub struct Reproduction {
     /// The source loop as lowered; `None` when the source does not lower.
     pub original: Option<Program>,
     pub outcome: Option<Outcome>,
+    /// The loops that bind threads (`T.thread_binding` in a PrimFunc): their iterations are
+    /// parallel threads (docs/tvm.md, "Thread loops").
+    pub threads: Vec<ThreadBinding>,
+    /// The largest stage any pipeline annotation gives, plus one (1 without one): how many short
+    /// trip counts a symbolic extent is verified at (`verify_extents`).
+    pub stages: i64,
 }
 
 impl Reproduction {
@@ -89,25 +104,52 @@ impl Reproduction {
     }
 }
 
-/// Runs TVM 0.27's `InjectSoftwarePipeline`, as reproduced, on a Stagecraft loop.
+/// Runs TVM 0.27's `InjectSoftwarePipeline`, as reproduced, on a loop written in Stagecraft or
+/// TVMScript. A Stagecraft loop stands for its TVMScript export (`tvmscript::print`): each
+/// allocation in the block of the outermost annotated loop that uses it.
 pub fn inject_software_pipeline(source: &str) -> Reproduction {
-    let (parsed, _) = crate::tvmscript::parse(source);
+    let (parsed, _, tvm_scopes) = crate::tvmscript::parse_with_scopes(source);
     let lowered = lower(&parsed.file);
     let mut diagnostics = parsed.diagnostics;
     diagnostics.extend(lowered.diagnostics);
+    let threads = tvm_scopes
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.threads.clone());
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Reproduction {
             diagnostics,
             original: None,
             outcome: None,
+            threads,
+            stages: 1,
         };
     }
+    let stages = lowered
+        .annotations
+        .iter()
+        .filter(|a| a.key == crate::schedule::STAGE_KEY)
+        .filter_map(|a| a.values.as_ref()?.iter().max().copied())
+        .max()
+        .map_or(1, |s| s.saturating_add(1).max(1));
     let program = lowered.program;
-    let outcome = reproduce(&program, &lowered.annotations, source);
+    let scopes = match &tvm_scopes {
+        Some(s) => nest::tvmscript_scopes(&program, s),
+        None => nest::stagecraft_scopes(&program, &lowered.annotations),
+    };
+    let outcome = nest::Injector {
+        program: program.clone(),
+        annotations: &lowered.annotations,
+        source,
+        scopes,
+        pipelined: 0,
+    }
+    .run();
     Reproduction {
         diagnostics,
         original: Some(program),
         outcome: Some(outcome),
+        threads,
+        stages,
     }
 }
 
@@ -129,6 +171,9 @@ pub struct TvmExploration {
     pub printed: Option<crate::tir::Printed>,
     /// Stagecraft's verifier on TVM's program: its races, differences and wait judgements.
     pub verification: Option<crate::verify::Verification>,
+    /// The loops that bind threads (docs/tvm.md, "Thread loops").
+    #[serde(default)]
+    pub threads: Vec<ThreadBinding>,
 }
 
 impl TvmExploration {
@@ -164,15 +209,26 @@ pub fn explore_tvm(
                     e.kind, e.message
                 ),
             )
-            .with_hint(
-                "this is TVM's own message; Stagecraft's view of the schedule is unaffected",
-            ),
+            .with_hint(match &e.meaning {
+                Some(meaning) => format!(
+                    "this is TVM's own message: {meaning}; Stagecraft's view of the schedule is unaffected"
+                ),
+                None => {
+                    "this is TVM's own message; Stagecraft's view of the schedule is unaffected"
+                        .to_string()
+                }
+            }),
         ),
         Some(Outcome::NotReproduced { reason, span }) => diagnostics.push(Diagnostic::error(
             *span,
             format!("TVM {TVM_VERSION}'s pass is not reproduced for this loop: {reason}"),
         )),
         _ => {}
+    }
+    if let Some(program) = r.program() {
+        if !r.threads.is_empty() {
+            diagnostics.extend(threads::check(program, &r.threads, &verify_options.params));
+        }
     }
     let printed = r.program().map(crate::tir::print);
     let verification = match (&printed, &r.original, verify) {
@@ -196,11 +252,23 @@ pub fn explore_tvm(
                     ));
                     None
                 }
-                None => Some(crate::verify::verify(
-                    original,
-                    &lowered.program,
-                    verify_options,
-                )),
+                // A symbolic extent at every short trip count and a large one, as Stagecraft's
+                // own program is verified.
+                None => {
+                    let mut options = verify_options.clone();
+                    for (_, v) in original.params() {
+                        options
+                            .params
+                            .entry(v.name.to_string())
+                            .or_insert(crate::limits::DEFAULT_SYMBOLIC_EXTENT);
+                    }
+                    Some(crate::verify_extents::verify_extents(
+                        original,
+                        &lowered.program,
+                        &options,
+                        r.stages,
+                    ))
+                }
             }
         }
         _ => None,
@@ -211,6 +279,7 @@ pub fn explore_tvm(
         outcome: r.outcome,
         printed,
         verification,
+        threads: r.threads,
     }
 }
 
@@ -227,6 +296,7 @@ fn rejected(kind: &str, message: String, template: String, span: Span) -> Outcom
         message,
         template,
         span,
+        meaning: None,
     })
 }
 

@@ -1,25 +1,25 @@
-//! TVM's rewriter: the program cut into prologue, body and epilogue (`EmitImpl`), with the
-//! per-stage state it carries across and within sections.
+//! TVM's rewriter: the program cut into prologue, body and epilogue (`BuildPipeline`, `EmitImpl`),
+//! with the per-stage state it carries across and within sections.
 
 use super::blocks::Block;
-use super::linear::{Lin, Pred};
+use super::linear::{Analyzer, Domain, Lin, Pred};
 use super::Outcome;
 use crate::diagnostic::Span;
-use crate::ir::{BufId, IExpr, Node, Program, SectionKind, VarId};
+use crate::ir::{BufId, Node, Program, SectionKind, VarId};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Per async stage, across sections (TVM's `AsyncStateGlobal`).
 #[derive(Clone, Debug)]
 pub(super) struct StageGlobal {
     pub(super) dst_buffers: BTreeSet<BufId>,
-    pub(super) producer_head: Option<i64>,
+    pub(super) producer_head: Option<Lin>,
 }
 
 impl Default for StageGlobal {
     fn default() -> Self {
         StageGlobal {
             dst_buffers: BTreeSet::new(),
-            producer_head: Some(-1),
+            producer_head: Some(Lin::konst(-1)),
         }
     }
 }
@@ -28,7 +28,7 @@ impl Default for StageGlobal {
 #[derive(Clone, Debug, Default)]
 pub(super) struct StageLocal {
     /// Where the wait goes (a block index) and its count.
-    pub(super) pending_wait: Option<(usize, Lin, bool)>,
+    pub(super) pending_wait: Option<(usize, Lin)>,
     pub(super) seen: BTreeSet<BufId>,
     pub(super) producer_head: Option<Lin>,
     pub(super) predicate: Option<Pred>,
@@ -47,116 +47,183 @@ pub(super) struct Placed {
     pub(super) body: Node,
 }
 
+/// The pipelined loop: its variable, bounds and blocks.
+pub(super) struct PipelineLoop {
+    pub(super) var: VarId,
+    /// Its first value and its number of iterations: forms over the symbols.
+    pub(super) min: Lin,
+    pub(super) extent: Lin,
+    pub(super) blocks: Vec<Block>,
+    /// The buffers the loop's block allocates (and those of the nested pipelines it takes in):
+    /// the ones the pass may version.
+    pub(super) allocs: Vec<BufId>,
+    /// Buffers a `double_buffer_scope` block attribute names.
+    pub(super) double_buffers: BTreeSet<BufId>,
+    /// The order annotation's value, where TVM's index check points.
+    pub(super) order_span: Span,
+}
+
+/// One section as TVM emits it: where its steps are, and the two analyzers' domains.
+pub(super) struct SectionFrame {
+    /// The step a value of the section's variable stands for (`v - min + start`, or `start`).
+    pub(super) step: Lin,
+    /// The values the variable takes when the program runs (`[min, min + extent)`; a unit section
+    /// has none), which is also what TVM's `analyzer_` knows of it, shifted.
+    pub(super) runs: Domain,
+    /// What TVM's `ana_normalized` knows: `Range(min, extent)`, i.e. `[min, extent)`.
+    pub(super) normalized: Domain,
+    /// What `analyzer_` knows when it compares counts: the variable in `[start, end)`.
+    pub(super) unshifted: Domain,
+    pub(super) unit: bool,
+}
+
 pub(super) struct Rewriter<'p> {
     pub(super) program: &'p Program,
-    pub(super) var: VarId,
-    pub(super) extent: i64,
-    pub(super) blocks: Vec<Block>,
+    pub(super) pipeline: PipelineLoop,
     pub(super) order: Vec<usize>,
     pub(super) max_stage: i64,
     pub(super) versions: BTreeMap<BufId, i64>,
     pub(super) stages: BTreeMap<i64, StageGlobal>,
+    pub(super) analyzer: Analyzer,
 }
 
-/// Which count a wait of a section asks for: a constant of the section, or `if_then_else`.
-pub(super) enum Count {
-    Lin(Lin),
-    Guarded(Pred, Lin),
+/// What the pass makes of one loop: the three sections that replace it, and the versions it gave
+/// the buffers it allocates.
+pub(super) struct Pipelined {
+    pub(super) sections: Vec<Node>,
+    pub(super) versions: BTreeMap<BufId, i64>,
 }
 
 impl<'p> Rewriter<'p> {
     pub(super) fn new(
         program: &'p Program,
-        var: VarId,
-        extent: i64,
-        blocks: Vec<Block>,
+        pipeline: PipelineLoop,
+        analyzer: Analyzer,
     ) -> Rewriter<'p> {
+        let blocks = &pipeline.blocks;
         let mut order: Vec<usize> = (0..blocks.len()).collect();
         order.sort_by_key(|&b| blocks.get(b).map_or(0, |b| b.order));
         let max_stage = blocks.iter().map(|b| b.stage).max().unwrap_or(-1);
-        let mut r = Rewriter {
+        Rewriter {
             program,
-            var,
-            extent,
-            blocks,
+            pipeline,
             order,
             max_stage,
             versions: BTreeMap::new(),
             stages: BTreeMap::new(),
-        };
-        r.versions = r.compute_versions();
-        r
+            analyzer,
+        }
     }
-}
-impl Rewriter<'_> {
-    pub(super) fn build(mut self) -> Outcome {
+
+    pub(super) fn var(&self) -> VarId {
+        self.pipeline.var
+    }
+
+    /// TVM's `BuildPipeline`: versions, then prologue, body and epilogue.
+    pub(super) fn build(mut self) -> Result<Pipelined, Outcome> {
+        self.versions = self.compute_versions()?;
+        if let Some(out) =
+            super::blocks::check_order_range(&self.pipeline.blocks, self.pipeline.order_span)
+        {
+            return Err(out);
+        }
         let s = self.max_stage;
-        let e = self.extent;
-        let prologue = self.section(0, s, SectionKind::Prologue);
-        let body = self.section(s, e, SectionKind::Body);
+        let (min, extent) = (self.pipeline.min.clone(), self.pipeline.extent.clone());
+        let prologue = self.section(&min, &min.plus(s), SectionKind::Prologue, None)?;
+        let body = self.section(&min.plus(s), &min.add(&extent), SectionKind::Body, None)?;
         // "introduce extra lowerbound when the loop length is smaller than num stages".
-        let epilogue_start = if s > 1 && e < s { e.max(s) } else { e };
-        let epilogue = self.section(epilogue_start, e + s, SectionKind::Epilogue);
-        let mut sections = Vec::new();
-        for part in [prologue, body, epilogue] {
-            match part {
-                Ok(node) => sections.push(node),
-                Err(out) => return out,
+        let mut epilogue_start = min.add(&extent);
+        let mut extra_lower_bound = None;
+        if s > 1 && !self.analyzer.proves_always(|env| extent.at(0, env) >= s) {
+            match (epilogue_start.as_const(), min.as_const()) {
+                (Some(e), Some(m)) => epilogue_start = Lin::konst(e.max(m + s)),
+                // For a symbolic extent, TVM adds the bound to the epilogue's predicates.
+                _ => extra_lower_bound = Some(min.plus(s)),
             }
         }
-        let mut program = self.program.clone();
-        for (&id, &v) in &self.versions {
-            if let Some(b) = program.buffers.get_mut(id as usize) {
-                b.versions = u32::try_from(v).unwrap_or(u32::MAX);
-                if let Some(shape) = &mut b.shape {
-                    shape.insert(0, v);
-                }
-            }
-        }
-        program.body = sections;
-        Outcome::Pipelined { program }
+        let end = min.add(&extent).plus(s);
+        let epilogue = self.section(
+            &epilogue_start,
+            &end,
+            SectionKind::Epilogue,
+            extra_lower_bound,
+        )?;
+        Ok(Pipelined {
+            sections: vec![prologue, body, epilogue],
+            versions: self.versions,
+        })
     }
 
     /// TVM's `EmitImpl` for steps `[start, end)` of the pipeline.
     pub(super) fn section(
         &mut self,
-        start: i64,
-        end: i64,
+        start: &Lin,
+        end: &Lin,
         kind: SectionKind,
+        extra_lower_bound: Option<Lin>,
     ) -> Result<Node, Outcome> {
-        let ext = end - start;
+        let ext = end.sub(start);
         let section = |body: Vec<Node>| Node::Section {
             kind,
             body,
             steps: None,
         };
-        if ext <= 0 {
+        if self.analyzer.proves_always(|env| ext.at(0, env) <= 0) {
             return Ok(section(Vec::new()));
         }
-        let unit = ext == 1;
-        // The section's loop runs v over [0, ext); the step is v + start (a unit loop: start).
-        let range: Vec<i64> = if unit { vec![0] } else { (0..ext).collect() };
-        let step = if unit {
-            Lin::konst(start)
+        let unit = self.analyzer.proves_always(|env| ext.at(0, env) == 1);
+        let min = self.pipeline.min.clone();
+        let frame = if unit {
+            SectionFrame {
+                step: start.clone(),
+                runs: Domain::unit(),
+                normalized: Domain::unit(),
+                unshifted: Domain::unit(),
+                unit,
+            }
         } else {
-            Lin { a: 1, b: start }
+            SectionFrame {
+                step: Lin::var().sub(&min).add(start),
+                runs: Domain {
+                    lo: min.clone(),
+                    hi: min.add(&ext),
+                },
+                normalized: Domain {
+                    lo: min.clone(),
+                    hi: ext.clone(),
+                },
+                unshifted: Domain {
+                    lo: start.clone(),
+                    hi: end.clone(),
+                },
+                unit,
+            }
         };
-        let proves = |p: &dyn Fn(i64) -> bool| range.iter().all(|&v| p(v));
         let mut placed: Vec<Placed> = Vec::new();
         let mut local: BTreeMap<i64, StageLocal> = BTreeMap::new();
         let mut buffer_group: BTreeMap<BufId, usize> = BTreeMap::new();
         let order = self.order.clone();
         for &bi in &order {
-            let Some(block) = self.blocks.get(bi) else {
+            let Some(block) = self.pipeline.blocks.get(bi) else {
                 continue;
             };
-            let access = step.sub(Lin::konst(block.stage));
-            // inbound: 0 <= step - stage < extent
-            let inbound = Pred(vec![access, Lin::konst(self.extent - 1).sub(access)]);
-            if proves(&|v| !inbound.holds(v)) {
+            let access = frame.step.plus(-block.stage);
+            // inbound: min <= step - stage < min + extent (and, in a symbolic epilogue, step >=
+            // min + stages)
+            let mut inbound = Pred(vec![
+                access.sub(&min),
+                min.add(&self.pipeline.extent).plus(-1).sub(&access),
+            ]);
+            if let Some(bound) = &extra_lower_bound {
+                inbound.0.push(frame.step.sub(bound));
+            }
+            if self
+                .analyzer
+                .proves(&frame.runs, |v, env| !inbound.holds(v, env))
+            {
                 continue;
             }
-            let mut body = self.rewrite(&block.node, access);
+            let mut body = self.rewrite(&block.node, &access);
             if block.is_async {
                 let st = local.entry(block.stage).or_default();
                 let group = if st.commit_groups.is_empty() || st.consumed {
@@ -173,15 +240,28 @@ impl Rewriter<'_> {
                     global.dst_buffers.insert(w);
                     buffer_group.insert(w, group);
                 }
-                st.producer_head = Some(access);
+                st.producer_head = Some(access.clone());
                 st.predicate = match st.predicate.take() {
-                    Some(p) if !proves(&|v| p.holds(v)) => Some(p.and(&inbound)),
+                    Some(p)
+                        if !self
+                            .analyzer
+                            .proves(&frame.normalized, |v, env| p.holds(v, env)) =>
+                    {
+                        Some(p.and(&inbound))
+                    }
                     _ => Some(inbound.clone()),
                 };
                 body = Node::AsyncScope {
                     body: vec![body],
                     span: block.span,
                 };
+            }
+            for r in &block.reads {
+                for (&p, g) in &self.stages {
+                    if p <= block.stage && g.dst_buffers.contains(r) {
+                        local.entry(p).or_default().consumed = true;
+                    }
+                }
             }
             placed.push(Placed {
                 block: bi,
@@ -191,21 +271,20 @@ impl Rewriter<'_> {
                 is_async: block.is_async,
                 body,
             });
-            for r in &block.reads {
-                for (&p, g) in &self.stages {
-                    if p <= block.stage && g.dst_buffers.contains(r) {
-                        local.entry(p).or_default().consumed = true;
-                    }
-                }
-            }
         }
-        self.populate_wait_counts(&placed, &mut local, &buffer_group, &range)?;
-        let stmts = self.complete(placed, &local, unit, &range)?;
+        self.populate_wait_counts(&placed, &mut local, &buffer_group, &frame)?;
+        let stmts = self.complete(placed, &local, &frame)?;
         // Advance the global producer heads by the section's extent where TVM can.
         for (&stage, st) in &local {
             let g = self.stages.entry(stage).or_default();
-            g.producer_head = match (&st.predicate, g.producer_head) {
-                (Some(p), Some(h)) if proves(&|v| p.holds(v)) => Some(h + ext),
+            g.producer_head = match (&st.predicate, &g.producer_head) {
+                (Some(p), Some(h))
+                    if self
+                        .analyzer
+                        .proves(&frame.normalized, |v, env| p.holds(v, env)) =>
+                {
+                    Some(h.add(&ext))
+                }
                 _ => None,
             };
         }
@@ -214,9 +293,9 @@ impl Rewriter<'_> {
         } else {
             // The section's loop variable is the pipelined loop's (TVM copies it with its name).
             vec![Node::For {
-                var: self.var,
-                lo: IExpr::Const(0),
-                hi: IExpr::Const(ext),
+                var: self.var(),
+                lo: min.expr(self.var()),
+                hi: min.add(&ext).expr(self.var()),
                 body: stmts,
                 span: Span::new(0, 0),
             }]

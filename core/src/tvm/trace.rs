@@ -10,6 +10,18 @@ use std::collections::BTreeMap;
 /// [shape]`). `params` binds symbolic extents. Lines beyond `max_lines` are cut with a last line
 /// saying so.
 pub fn trace(program: &Program, params: &BTreeMap<String, i64>, max_lines: usize) -> String {
+    trace_threads(program, params, max_lines, &[])
+}
+
+/// `trace`, with each loop over one of `threads` (loop variables binding threads) run at its
+/// first two and its last value only, each thread's lines after a `thread tx = 0` line: every
+/// thread runs one program with its own index (`scripts/tvm-suite.py` traces TVM's output so).
+pub fn trace_threads(
+    program: &Program,
+    params: &BTreeMap<String, i64>,
+    max_lines: usize,
+    threads: &[&str],
+) -> String {
     let mut allocs: Vec<String> = program
         .buffers
         .iter()
@@ -32,6 +44,7 @@ pub fn trace(program: &Program, params: &BTreeMap<String, i64>, max_lines: usize
         lines: allocs,
         max_lines,
         cut: false,
+        threads,
     };
     t.nodes(&program.body, 0, false);
     if t.cut {
@@ -48,6 +61,7 @@ pub(super) struct Tracer<'p> {
     pub(super) lines: Vec<String>,
     pub(super) max_lines: usize,
     pub(super) cut: bool,
+    pub(super) threads: &'p [&'p str],
 }
 
 impl Tracer<'_> {
@@ -93,7 +107,25 @@ impl Tracer<'_> {
                     self.push(format!("{pad}? a loop whose bounds do not evaluate"));
                     return;
                 };
-                for v in lo..hi {
+                let name = self.program.var_name(*var);
+                let thread = self.threads.contains(&name);
+                let mut values: Vec<i64> = if thread {
+                    vec![lo, lo.saturating_add(1), hi.saturating_sub(1)]
+                } else {
+                    Vec::new()
+                };
+                values.retain(|v| (lo..hi).contains(v));
+                values.dedup();
+                let all = lo..hi;
+                let values: Box<dyn Iterator<Item = i64>> = if thread {
+                    Box::new(values.into_iter())
+                } else {
+                    Box::new(all)
+                };
+                for v in values {
+                    if thread && !self.push(format!("{pad}thread {name} = {v}")) {
+                        return;
+                    }
                     if let Some(slot) = self.env.get_mut(*var as usize) {
                         *slot = v;
                     }

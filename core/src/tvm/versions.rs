@@ -3,29 +3,49 @@
 
 use super::blocks::Block;
 use super::sections::Rewriter;
+use super::{rejected_plain, Outcome};
 use crate::affine::{interval, split_linear, Interval};
+use crate::diagnostic::Span;
 use crate::ir::{for_each_read, Access, BufId, Node, VarId};
 use crate::simplify::simplify;
 use std::collections::BTreeMap;
 
 impl Rewriter<'_> {
-    /// TVM's `ComputeBufferVersions` for every buffer allocated in the program.
-    pub(super) fn compute_versions(&self) -> BTreeMap<BufId, i64> {
+    /// TVM's `ComputeBufferVersions` for every buffer the pipelined loop allocates. An allocation
+    /// no block touches is not in TVM's table of accesses, and looking it up fails: TVM stops
+    /// with `InternalError: unordered_map::at`.
+    pub(super) fn compute_versions(&self) -> Result<BTreeMap<BufId, i64>, Outcome> {
+        let blocks = &self.pipeline.blocks;
         let mut out = BTreeMap::new();
-        for (id, buf) in self.program.buffers.iter().enumerate() {
-            let id = id as BufId;
-            if !buf.declared {
-                continue;
+        for &id in &self.pipeline.allocs {
+            let touched = blocks
+                .iter()
+                .any(|b| b.writes.contains(&id) || b.reads.contains(&id));
+            if !touched {
+                let buffer = self.program.buffer(id);
+                let span = buffer.map_or(Span::new(0, 0), |b| b.span);
+                let name = buffer.map_or("?", |b| b.name.as_str());
+                let meaning = format!(
+                    "the pass looks up each buffer the pipelined loop's block allocates among the buffers its statements read or write, and no statement touches `{name}`; allocate it outside the pipelined loop, or delete it"
+                );
+                return Err(
+                    match rejected_plain("InternalError", "unordered_map::at", span) {
+                        Outcome::Rejected(r) => Outcome::Rejected(super::Rejection {
+                            meaning: Some(meaning),
+                            ..r
+                        }),
+                        other => other,
+                    },
+                );
             }
-            let def = self
-                .blocks
+            let def = blocks
                 .iter()
                 .filter(|b| b.writes.contains(&id))
                 .map(|b| b.stage)
                 .min();
+            // A buffer the pipeline only reads keeps its one version.
             let Some(def) = def else { continue };
-            let use_ = self
-                .blocks
+            let use_ = blocks
                 .iter()
                 .filter(|b| b.reads.contains(&id))
                 .map(|b| b.stage)
@@ -33,9 +53,9 @@ impl Rewriter<'_> {
                 .unwrap_or(-1);
             let mut versions = use_ - def + 1;
             if versions == 2 {
-                let needed = self.blocks.iter().any(|w| {
+                let needed = blocks.iter().any(|w| {
                     w.writes.contains(&id)
-                        && self.blocks.iter().any(|r| {
+                        && blocks.iter().any(|r| {
                             r.reads.contains(&id)
                                 && w.order < r.order
                                 && w.stage < r.stage
@@ -46,11 +66,14 @@ impl Rewriter<'_> {
                     versions = 1;
                 }
             }
+            if versions == 1 && self.pipeline.double_buffers.contains(&id) {
+                versions = 2;
+            }
             if versions > 1 {
                 out.insert(id, versions);
             }
         }
-        out
+        Ok(out)
     }
 
     /// TVM's `MayConflict` on the regions the two blocks access of `buf`: they are disjoint only
@@ -126,7 +149,7 @@ impl Rewriter<'_> {
                         .indices
                         .iter()
                         .map(|ix| {
-                            let (coef, rest) = split_linear(&simplify(ix), self.var)?;
+                            let (coef, rest) = split_linear(&simplify(ix), self.var())?;
                             let look = |v: VarId| ranges.get(&v).copied().unwrap_or(Interval::ALL);
                             Some((coef, interval(&simplify(&rest), &look)))
                         })

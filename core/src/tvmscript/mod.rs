@@ -4,8 +4,10 @@
 
 mod print;
 mod read;
+mod scopes;
 
 pub use print::{print, Refusal};
+pub use scopes::{ThreadBinding, TvmScopes};
 
 use crate::parser::Parsed;
 use serde::{Deserialize, Serialize};
@@ -49,9 +51,19 @@ pub fn detect(text: &str) -> Dialect {
 /// `text` parsed in the dialect it is detected to be in: for TVMScript, translated into the loop
 /// language's tree (spans into `text`), its unsupported constructs located errors.
 pub fn parse(text: &str) -> (Parsed, Dialect) {
+    let (parsed, dialect, _) = parse_with_scopes(text);
+    (parsed, dialect)
+}
+
+/// `parse`, and for TVMScript where its blocks put what TVM's pass cares about (which loop
+/// allocates each buffer, thread bindings, `double_buffer_scope`): `stagecraft::tvm` reads it.
+pub fn parse_with_scopes(text: &str) -> (Parsed, Dialect, Option<TvmScopes>) {
     match detect(text) {
-        Dialect::Stagecraft => (crate::parser::parse(text), Dialect::Stagecraft),
-        Dialect::TvmScript => (read::read(text), Dialect::TvmScript),
+        Dialect::Stagecraft => (crate::parser::parse(text), Dialect::Stagecraft, None),
+        Dialect::TvmScript => {
+            let (parsed, scopes) = read::read(text);
+            (parsed, Dialect::TvmScript, Some(scopes))
+        }
     }
 }
 

@@ -21,7 +21,7 @@ pub fn print(file: &File) -> Result<String, Refusal> {
         match &s.kind {
             StmtKind::Assign { target, value } => match (&target.kind, &value.kind) {
                 (ExprKind::Name(name), ExprKind::Call { func, args }) if func.text == "alloc" => {
-                    p.allocs.push(alloc(name, args)?);
+                    p.allocs.push((name.to_string(), alloc(name, args)?));
                 }
                 _ => return Err("only allocations may stand outside the loop".into()),
             },
@@ -36,8 +36,32 @@ pub fn print(file: &File) -> Result<String, Refusal> {
     }
     let top = top_loop.ok_or("there is no loop")?;
     p.collect_globals(top);
+    p.place_allocations(top);
     let mut body = String::new();
-    p.stmt(top, 1, true, &mut body)?;
+    // Allocations no annotated loop uses stand in a root block, outside every pipeline: in the
+    // block of a pipelined loop, one no statement touches stops TVM 0.27's pass
+    // (`InternalError: unordered_map::at`).
+    let outside: Vec<&(String, String)> = p
+        .allocs
+        .iter()
+        .filter(|(name, _)| !p.owner.contains_key(name))
+        .collect();
+    let depth = if outside.is_empty() {
+        1
+    } else {
+        body.push_str("    with T.sblock(\"root\"):\n");
+        for (name, line) in &outside {
+            if !p.used.contains(name) {
+                let _ = writeln!(
+                    body,
+                    "        # `{name}` is never used: allocated outside the pipelined loop, where TVM's pass does not look"
+                );
+            }
+            let _ = writeln!(body, "        {line}");
+        }
+        2
+    };
+    p.stmt(top, depth, &mut body)?;
     let mut out = String::from("from tvm.script import tirx as T\n\n\n@T.prim_func(s_tir=True)\n");
     let params: Vec<String> = p
         .globals
@@ -60,7 +84,7 @@ pub fn print(file: &File) -> Result<String, Refusal> {
         p.globals.contains_key(t)
             || p.symbols.iter().any(|s| s == t)
             || p.loop_vars.iter().any(|s| s == t)
-            || p.allocs.iter().any(|a| a.split(' ').next() == Some(t))
+            || p.allocs.iter().any(|(name, _)| name == t)
     };
     if !taken("T") {
         return Ok(out);
@@ -101,8 +125,13 @@ fn renamed_module(text: &str, module: &str) -> String {
 
 #[derive(Default)]
 struct Printer {
-    /// `name = T.sblock_alloc_buffer(…)` lines, in text order.
-    allocs: Vec<String>,
+    /// Each allocated buffer and its `name = T.sblock_alloc_buffer(…)` line, in text order.
+    allocs: Vec<(String, String)>,
+    /// The annotated loop whose block allocates each buffer: the outermost (the first in the
+    /// text) that uses it, so that TVM's pass versions it there, as `stagecraft::tvm` reproduces.
+    owner: BTreeMap<String, String>,
+    /// The allocated buffers the loop uses.
+    used: Vec<String>,
     /// Annotations by loop variable: (key, value as printed).
     annotations: BTreeMap<String, Vec<(String, String)>>,
     /// Buffers never allocated, with their number of dimensions.
@@ -174,12 +203,55 @@ impl Printer {
         }
     }
 
-    fn collect_globals(&mut self, s: &Stmt) {
-        let allocated: Vec<String> = self
+    fn is_pipelined(&self, var: &str) -> bool {
+        self.annotations.get(var).is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|(k, _)| k == crate::schedule::STAGE_KEY || k == crate::schedule::ORDER_KEY)
+        })
+    }
+
+    /// Which annotated loop's block allocates each buffer (`owner`), and which are used.
+    fn place_allocations(&mut self, s: &Stmt) {
+        let mut uses = Vec::new();
+        buffers_used(s, &mut uses);
+        self.used = self
             .allocs
             .iter()
-            .filter_map(|a| a.split(' ').next().map(str::to_string))
+            .map(|(name, _)| name.clone())
+            .filter(|name| uses.contains(name))
             .collect();
+        let mut loops = Vec::new();
+        walk_stmt(s, &mut |_| {}, &mut |var, _| loops.push(var.to_string()));
+        // `walk_stmt` meets loops in text order, an outer loop before the loops inside it.
+        fn find<'a>(s: &'a Stmt, var: &str) -> Option<&'a Stmt> {
+            match &s.kind {
+                StmtKind::For { var: v, .. } if v.text.as_str() == var => Some(s),
+                StmtKind::For { body, .. } | StmtKind::With { body, .. } => {
+                    body.iter().find_map(|b| find(b, var))
+                }
+                StmtKind::If { body, orelse, .. } => {
+                    body.iter().chain(orelse).find_map(|b| find(b, var))
+                }
+                _ => None,
+            }
+        }
+        let pipelined: Vec<String> = loops.into_iter().filter(|v| self.is_pipelined(v)).collect();
+        for var in &pipelined {
+            let mut inside = Vec::new();
+            if let Some(l) = find(s, var) {
+                buffers_used(l, &mut inside);
+            }
+            for name in &self.used {
+                if inside.contains(name) && !self.owner.contains_key(name) {
+                    self.owner.insert(name.clone(), var.clone());
+                }
+            }
+        }
+    }
+
+    fn collect_globals(&mut self, s: &Stmt) {
+        let allocated: Vec<String> = self.allocs.iter().map(|(name, _)| name.clone()).collect();
         let mut loops = Vec::new();
         walk_stmt(
             s,
@@ -210,13 +282,7 @@ impl Printer {
         self.loop_vars = loops;
     }
 
-    fn stmt(
-        &self,
-        s: &Stmt,
-        depth: usize,
-        outermost: bool,
-        out: &mut String,
-    ) -> Result<(), Refusal> {
+    fn stmt(&self, s: &Stmt, depth: usize, out: &mut String) -> Result<(), Refusal> {
         let pad = "    ".repeat(depth);
         match &s.kind {
             StmtKind::For { var, range, body } => {
@@ -241,9 +307,9 @@ impl Printer {
                     dict.join(", ")
                 );
                 let _ = writeln!(out, "{pad}    with T.sblock():");
-                if outermost {
-                    for a in &self.allocs {
-                        let _ = writeln!(out, "{pad}        {a}");
+                for (name, line) in &self.allocs {
+                    if self.owner.get(name) == Some(&var.text.to_string()) {
+                        let _ = writeln!(out, "{pad}        {line}");
                     }
                 }
                 for child in body {
@@ -252,10 +318,10 @@ impl Printer {
                     let inner_pipeline = matches!(&child.kind, StmtKind::For { var, .. }
                         if self.annotations.contains_key(var.text.as_str()));
                     if inner_pipeline {
-                        self.stmt(child, depth + 2, false, out)?;
+                        self.stmt(child, depth + 2, out)?;
                     } else {
                         let _ = writeln!(out, "{pad}        with T.sblock():");
-                        self.stmt(child, depth + 3, false, out)?;
+                        self.stmt(child, depth + 3, out)?;
                     }
                 }
                 Ok(())
@@ -289,7 +355,7 @@ impl Printer {
             let _ = writeln!(out, "{}T.evaluate(0)", "    ".repeat(depth));
         }
         for s in body {
-            self.stmt(s, depth, false, out)?;
+            self.stmt(s, depth, out)?;
         }
         Ok(())
     }
@@ -351,6 +417,21 @@ impl Printer {
             _ => crate::printer::print_expr(e),
         }
     }
+}
+
+/// The buffers a statement reads or writes (every subscripted name), each once.
+fn buffers_used(s: &Stmt, out: &mut Vec<String>) {
+    walk_stmt(
+        s,
+        &mut |e| {
+            if let ExprKind::Subscript { base, .. } = &e.kind {
+                if !out.iter().any(|n| n == base.text.as_str()) {
+                    out.push(base.text.to_string());
+                }
+            }
+        },
+        &mut |_, _| {},
+    );
 }
 
 fn walk_stmt(s: &Stmt, on_expr: &mut impl FnMut(&Expr), on_loop: &mut impl FnMut(&str, &[Expr])) {

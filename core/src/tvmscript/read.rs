@@ -5,11 +5,14 @@
 //! Every node keeps its span in the pasted text; what has no meaning here is a located error
 //! naming the construct.
 
+use super::scopes::{is_block, Level, ThreadBinding, TvmScopes};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::parser::Parsed;
 use crate::syntax::{Arg, BinOp, Expr, ExprKind, File, Ident, Name, Stmt, StmtKind};
 
-pub(super) fn read(text: &str) -> Parsed {
+/// The PrimFunc in `text` as the loop language's tree, and where its blocks put what TVM's pass
+/// cares about (`TvmScopes`).
+pub(super) fn read(text: &str) -> (Parsed, TvmScopes) {
     let parsed = crate::parser::parse_tvmscript(text);
     let mut reader = Reader::default();
     let mut functions = 0usize;
@@ -48,11 +51,12 @@ pub(super) fn read(text: &str) -> Parsed {
     let mut diagnostics = parsed.diagnostics;
     diagnostics.append(&mut reader.diagnostics);
     diagnostics.sort_by_key(|d| (d.span.start, d.span.end));
-    Parsed {
+    let parsed = Parsed {
         file: File { stmts },
         diagnostics,
         unlisted: parsed.unlisted,
-    }
+    };
+    (parsed, reader.scopes)
 }
 
 #[derive(Default)]
@@ -67,6 +71,13 @@ struct Reader {
     /// Every loop variable so far, and those of annotated loops (`loop_name`).
     loop_names: Vec<Ident>,
     annotated_names: Vec<Ident>,
+    /// Where each allocation, thread binding and double-buffer attribute is.
+    scopes: TvmScopes,
+    /// One entry per statement list being read: whose pipeline an allocation met there joins.
+    levels: Vec<Level>,
+    /// Set by a loop whose body is one block, for that block: the loop's own block, and the
+    /// loop's name when it is annotated (its allocations are the pipeline's).
+    loop_block: Option<Option<Ident>>,
 }
 
 /// The last part of a dotted callee (`T.serial` → `serial`), whatever the module is called
@@ -109,6 +120,10 @@ impl Reader {
         let mut rest = stmts.iter();
         while let Some(s) = rest.next() {
             if let StmtKind::Expr(e) = &s.kind {
+                if matches!(callee(e), Some("sblock_attr" | "block_attr")) {
+                    self.block_attr(e, stmts);
+                    continue;
+                }
                 if callee(e) == Some("where") {
                     // The block's predicate guards all that follows it in the block.
                     let after: Vec<Stmt> = rest.by_ref().cloned().collect();
@@ -133,6 +148,60 @@ impl Reader {
         }
         self.names.truncate(names);
         out
+    }
+
+    /// `T.sblock_attr({...})` (`T.block_attr`): TVM's pass reads `double_buffer_scope`, the index
+    /// of the block's written buffer to keep two versions of; the others mean nothing here.
+    fn block_attr(&mut self, e: &Expr, block: &[Stmt]) {
+        let dict = match &e.kind {
+            ExprKind::Call { args, .. } => args.first().map(|a| &a.value),
+            _ => None,
+        };
+        let Some(Expr {
+            kind: ExprKind::Call { func, args },
+            ..
+        }) = dict
+        else {
+            self.error(
+                e.span,
+                "a block's attributes are a dictionary",
+                "T.sblock_attr({\"double_buffer_scope\": 0})",
+            );
+            return;
+        };
+        if func.text != "dict" {
+            return;
+        }
+        for entry in args {
+            let ExprKind::List(kv) = &entry.value.kind else {
+                continue;
+            };
+            let [key, value] = kv.as_slice() else {
+                continue;
+            };
+            let is_double_buffer =
+                matches!(&key.kind, ExprKind::Str(k) if k.as_str() == "double_buffer_scope");
+            if !is_double_buffer {
+                continue;
+            }
+            let written = super::scopes::written_buffers(block);
+            match value.kind {
+                ExprKind::Int(k) if k >= 0 && (k as usize) < written.len() => {
+                    if let Some(b) = written.get(k as usize) {
+                        self.scopes.double_buffers.push(b.clone());
+                    }
+                }
+                // TVM's own check, in its words.
+                _ => self.error(
+                    value.span,
+                    format!(
+                        "Index of the buffer exceeds the size of the write regions of the block: the block writes {} buffers",
+                        written.len()
+                    ),
+                    "double_buffer_scope is the index of a buffer the block writes, from 0",
+                ),
+            }
+        }
     }
 
     fn where_cond(&mut self, e: &Expr) -> Option<Expr> {
@@ -168,7 +237,19 @@ impl Reader {
             },
             StmtKind::For { var, range, body } => self.for_loop(var, range, body, s.span),
             StmtKind::With { item, body } => match callee(item) {
-                Some("block" | "sblock") => Some(self.block(body)),
+                Some("block" | "sblock") => {
+                    let level = match self.loop_block.take() {
+                        Some(owner) => Level {
+                            owner,
+                            loop_block: true,
+                        },
+                        None => Level::child(self.levels.last(), body),
+                    };
+                    self.levels.push(level);
+                    let out = self.block(body);
+                    self.levels.pop();
+                    Some(out)
+                }
                 _ => {
                     let construct = construct_name(item);
                     self.unsupported(item.span, &format!("with {construct}"));
@@ -177,8 +258,10 @@ impl Reader {
             },
             StmtKind::If { cond, body, orelse } => {
                 let cond = self.expr(cond)?;
+                self.levels.push(Level::default());
                 let body = self.block(body);
                 let orelse = self.block(orelse);
+                self.levels.pop();
                 Some(vec![Stmt {
                     kind: StmtKind::If { cond, body, orelse },
                     span: s.span,
@@ -219,7 +302,11 @@ impl Reader {
             "Buffer" | "match_buffer" => {}
             // `k = T.int32()`: a symbolic size, a parameter wherever it is used.
             dtype if DTYPES.contains(&dtype) && args.is_empty() => {}
-            "alloc_buffer" | "sblock_alloc_buffer" => self.alloc(name, name_span, func, args, span),
+            "alloc_buffer" | "sblock_alloc_buffer" => {
+                let owner = self.levels.last().and_then(|l| l.owner.clone());
+                self.scopes.allocations.push((Ident::from(name), owner));
+                self.alloc(name, name_span, func, args, span)
+            }
             "spatial" | "reduce" | "S" | "R" => match args {
                 [_, Arg { name: None, value }] => {
                     if let Some(v) = self.expr(value) {
@@ -308,7 +395,17 @@ impl Reader {
             match a.name.as_ref().map(|n| n.text.as_str()) {
                 None => bounds.push(self.expr(&a.value)?),
                 Some("annotations") => annotations = Some(&a.value),
-                Some("thread") if kind == "thread_binding" => {}
+                Some("thread") if kind == "thread_binding" => {
+                    let thread = match &a.value.kind {
+                        ExprKind::Str(t) => t.to_string(),
+                        _ => String::new(),
+                    };
+                    self.scopes.threads.push(ThreadBinding {
+                        var: name.clone(),
+                        thread,
+                        span: var.span.to(over.span),
+                    });
+                }
                 Some(other) => {
                     let at = a.name.as_ref().map_or(a.value.span, |n| n.span);
                     self.unsupported(at, &format!("{}(…, {other}=…)", func.text));
@@ -337,7 +434,22 @@ impl Reader {
         if let Some(dict) = annotations {
             self.loop_annotations(&var, dict);
         }
+        // A body that is one block is the loop's own block, where TVM finds its allocations;
+        // otherwise the body itself is the pipeline's, and its blocks of several statements are
+        // spliced into it with their allocations.
+        let own_block = matches!(body, [only] if is_block(only));
+        self.loop_block = own_block.then(|| Some(var.text.clone()));
+        self.levels.push(if own_block {
+            Level::default()
+        } else {
+            Level {
+                owner: Some(var.text.clone()),
+                loop_block: true,
+            }
+        });
         let body = self.block(body);
+        self.levels.pop();
+        self.loop_block = None;
         self.names.truncate(names);
         Some(vec![Stmt {
             kind: StmtKind::For {
