@@ -191,12 +191,22 @@ pub fn response_id(bytes: &[u8]) -> Option<u64> {
 
 /// What the page is sent of an exploration and its parts: what it shows. The programs stay in
 /// the worker, the page lexes its text itself, and neither the interpreter's events nor TVM's
-/// program as the pass built it are shown (their printed forms are).
+/// program as the pass built it are shown (their printed forms are). Of the derivation of the
+/// waits the page shows each site's first explained instances: a long prologue repeats a site once
+/// per step, and every instance with the needs it covers made a large loop's exploration several
+/// times the size of the rest, all of it decoded on the page's thread.
 pub fn for_the_page(response: &mut Response) {
     match &mut response.answer {
         Answer::Explored { exploration, .. } => {
             exploration.programs = None;
             exploration.tokens = Vec::new();
+            exploration.needs = Vec::new();
+            for site in &mut exploration.waits {
+                site.instances.truncate(crate::sync::EXPLAINED_INSTANCES);
+                for instance in &mut site.instances {
+                    instance.needs = Vec::new();
+                }
+            }
         }
         Answer::Part { part, .. } => match &mut **part {
             Part::Verification {

@@ -1,0 +1,141 @@
+// The browser budgets of docs/benchmarks.md, measured in Chromium on a served release build and
+// printed as the rows of that document's browser table (scripts/bench.sh --web runs it):
+//   - first load, cold cache: the editor's text visible and editable, the default example's full
+//     results drawn — at 10 Mbit/s with a 40 ms round trip, the same with the CPU 4× slower, and on
+//     loopback;
+//   - edit → painted (the program pane, the worker's round trip included), median of EDITS edits,
+//     on every preset; and edit → the verification and timeline drawn;
+//   - the longest task of the page's main thread (wall and CPU, from a trace) while each preset
+//     loads and is edited, and while the heaviest loops within the limits are pasted and computed;
+//   - typing while the worker computes the heaviest loop: the worst keystroke → paint (Event Timing).
+// Serve a release build (scripts/build-web.sh; `python3 -m http.server 8791 -d dist`) and run
+//   node e2e/bench.mjs            (STAGECRAFT_URL, LOAD_RUNS=3, EDITS=15)
+import { url as BASE, launchFresh, workload, paste, traceTasks } from './fresh.mjs';
+
+const LOAD_RUNS = Number(process.env.LOAD_RUNS ?? 3);
+const EDITS = Number(process.env.EDITS ?? 15);
+const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+const row = (what, figure, budget, ok) => rows.push(`| ${what} | ${figure} | ${budget} | ${ok === undefined ? '' : ok ? 'ok' : '**over**'} |`);
+
+// ---- first load ------------------------------------------------------------------------------
+const watchEditable = () => {
+  const frame = () => {
+    const el = document.getElementById('source');
+    if (el?.value && !el.disabled && el.offsetParent !== null) window.__editable = performance.now();
+    else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+};
+for (const c of [
+  { name: '10 Mbit/s, 40 ms', network: { latency: 40, down: 10e6 / 8, up: 10e6 / 8 }, cpu: 1 },
+  { name: '10 Mbit/s, 40 ms, CPU 4× slower', network: { latency: 40, down: 10e6 / 8, up: 10e6 / 8 }, cpu: 4 },
+  { name: 'loopback', network: null, cpu: 1 },
+]) {
+  const editable = [], results = [], longest = [];
+  for (let r = 0; r < LOAD_RUNS; r++) {
+    const ctx = await launchFresh();
+    const page = await ctx.newPage();
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    if (c.network) {
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false, latency: c.network.latency, downloadThroughput: c.network.down, uploadThroughput: c.network.up,
+      });
+    }
+    if (c.cpu > 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: c.cpu });
+    await page.addInitScript(watchEditable);
+    const trace = c.cpu === 1 ? await traceTasks(page, 0) : null;
+    await page.goto(BASE);
+    await page.waitForFunction(() => window.__editable, null, { timeout: 60000 });
+    await page.waitForSelector('body[data-ran]', { state: 'attached', timeout: 60000 });
+    const t = await page.evaluate(() => ({ editable: window.__editable, ran: performance.getEntriesByName('stagecraft:ran')[0]?.startTime }));
+    editable.push(t.editable);
+    results.push(t.ran);
+    const tasks = trace ? await trace.stop() : null;
+    if (tasks?.length) longest.push(Math.max(...tasks.map(([, , cpu]) => cpu ?? 0)));
+    await ctx.close();
+  }
+  const e = median(editable), f = median(results);
+  row(`first load, ${c.name}: editor editable (median of ${LOAD_RUNS})`, `${e.toFixed(0)} ms`, c.cpu === 1 && c.network ? '800 ms' : '—', c.cpu === 1 && c.network ? e <= 800 : undefined);
+  row(`first load, ${c.name}: full results drawn`, `${f.toFixed(0)} ms`, c.cpu === 1 && c.network ? '1.5 s' : '—', c.cpu === 1 && c.network ? f <= 1500 : undefined);
+  if (longest.length) row(`first load, ${c.name}: longest main-thread task (CPU, worst run)`, `${Math.max(...longest)} ms`, '50 ms', Math.max(...longest) <= 50);
+}
+
+// ---- presets: edit → painted, and the longest task --------------------------------------------
+const ctx = await launchFresh();
+const page = await ctx.newPage();
+await page.goto(BASE);
+await page.waitForSelector('body[data-ran]', { state: 'attached', timeout: 60000 });
+const presets = await page.$$eval('#presets option', os => os.map(o => o.value).filter(Boolean));
+const count = a => page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), a);
+/** One input event, as a keystroke makes; resolves once its exploration is painted and run. */
+async function edit(text) {
+  const [explored, ran] = [await count('data-explored'), await count('data-ran')];
+  await page.$eval('#source', (el, v) => {
+    el.value = v;
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
+  }, text);
+  await page.waitForFunction(([e, r]) => Number(document.body.getAttribute('data-explored')) > e
+    && Number(document.body.getAttribute('data-ran')) > r, [explored, ran], { timeout: 60000 });
+}
+for (const preset of presets) {
+  const trace = await traceTasks(page, 0);
+  await page.selectOption('#presets', preset);
+  await page.waitForTimeout(1000);
+  const base = await page.inputValue('#source');
+  const painted = [], ran = [];
+  for (let k = 0; k < EDITS; k++) {
+    await page.evaluate(() => performance.clearMeasures());
+    const t0 = await page.evaluate(() => performance.now());
+    await edit(`${base}\n# edit ${k}\n`);
+    const m = await page.evaluate(t0 => ({
+      painted: performance.getEntriesByName('stagecraft:edit-to-painted').at(-1)?.duration,
+      ran: performance.getEntriesByName('stagecraft:ran').filter(e => e.startTime > t0).at(-1)?.startTime - t0,
+    }), t0);
+    if (m.painted !== undefined) painted.push(m.painted);
+    if (Number.isFinite(m.ran)) ran.push(m.ran);
+    await page.waitForTimeout(50);
+  }
+  const tasks = await trace.stop() ?? [];
+  const cpu = Math.max(0, ...tasks.map(([, , c]) => c ?? 0));
+  const p = median(painted);
+  row(`edit → program painted, ${preset} (median of ${painted.length})`, `${p.toFixed(1)} ms`, '16 ms', p <= 16);
+  row(`edit → verification and timeline drawn, ${preset} (median)`, `${median(ran).toFixed(1)} ms`, '—');
+  row(`longest main-thread task, ${preset} loaded and edited ${EDITS}× (CPU)`, `${cpu} ms`, '50 ms', cpu <= 50);
+}
+
+// ---- the heaviest loops: pasted, computed, typed into -----------------------------------------
+await page.evaluate(() => {
+  window.__events = [];
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) window.__events.push([e.name, e.duration]);
+  }).observe({ type: 'event', durationThreshold: 16, buffered: false });
+});
+for (const [n, stages, extent] of [[159, 64, 64], [159, 8, 5000]]) {
+  const text = workload('heavy', n, stages, extent);
+  await page.evaluate(() => { window.__events.length = 0; });
+  const ran = await count('data-ran');
+  const trace = await traceTasks(page, 0);
+  await paste(page, text);
+  await page.locator('#source').focus();
+  await page.keyboard.press('Control+End');
+  const typed = '# typed while it computes';
+  await page.keyboard.type(typed, { delay: 30 });
+  await page.waitForFunction(k => Number(document.body.getAttribute('data-ran') ?? 0) > k, ran, { timeout: 120000 });
+  await page.waitForTimeout(500);
+  const tasks = await trace.stop() ?? [];
+  const cpu = Math.max(0, ...tasks.map(([, , c]) => c ?? 0));
+  const wall = Math.max(0, ...tasks.map(([, w]) => w));
+  const keys = (await page.evaluate(() => window.__events)).filter(([name]) => /^key|^input|^beforeinput/.test(name));
+  const worst = keys.length ? Math.max(...keys.map(e => e[1])) : 0;
+  const landed = (await page.inputValue('#source')) === text + typed;
+  row(`heavy ${n} × ${stages} stages × ${extent}: longest main-thread task, pasted and computed (CPU / wall)`, `${cpu} / ${wall} ms`, '50 ms', cpu <= 50);
+  row(`heavy ${n} × ${stages} × ${extent}: worst keystroke → paint while the worker computes${landed ? '' : ' (KEYSTROKES LOST)'}`, keys.length ? `${worst.toFixed(0)} ms` : '< 16 ms', '50 ms', landed && worst <= 50);
+}
+await ctx.close();
+
+console.log('| browser budget (Chromium) | figure | budget | |');
+console.log('|---|---|---|---|');
+for (const r of rows) console.log(r);
