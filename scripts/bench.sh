@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="$(mktemp)"
 # The small transform benchmarks run in their own process: after the large ones, a fragmented heap
-# makes these allocation-bound microseconds several times slower.
+# would slow these allocation-bound microseconds down.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
 cargo bench -q -p stagecraft-core --bench explore -- "::example" "::synthetic_async" "::app_" "::emit_" 2>/dev/null >> "$out"
 for b in interp timeline machine; do

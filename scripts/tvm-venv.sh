@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Apache TVM 0.27 (PyPI apache-tvm, CPU only, ≈ 420 MB) in .tools/tvm-venv: the real
+# Apache TVM 0.27 (PyPI apache-tvm, CPU only) in .tools/tvm-venv: the real
 # InjectSoftwarePipeline that scripts/tvm-goldens.py records the golden outputs from, and the
 # TVMScript round trips. Skips what is present; the version is pinned so goldens stay reproducible.
 set -euo pipefail

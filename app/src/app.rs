@@ -101,7 +101,7 @@ impl Mounted {
 /// Mounts the part after `mounted` once the browser has drawn, and so on, each in a task of its
 /// own. A part's first build runs WebAssembly not yet compiled and is the first style and layout
 /// of what it adds: reading the saved documents, making the context and mounting the whole page
-/// in one task made a long one (docs/limits.md, "The page's own load").
+/// in one task made a long one.
 fn mount_in_parts(set_mounted: WriteSignal<Mounted>, mounted: Mounted) {
     if let Some(part) = mounted.next() {
         after_drawing(Box::new(move || {

@@ -29,8 +29,8 @@ pub fn now_ms() -> f64 {
 /// How often `now_ms` ticks, in ms: browsers coarsen it (Chromium to 0.1 ms or finer, Firefox to
 /// 1 ms), and a time shows no more digits than the clock has (`format::duration`). Watched once:
 /// the shortest of up to three steps from one reading to the next, as a thread descheduled between
-/// two readings makes a step longer than the tick, never shorter (one step alone, on a busy 2-core
-/// machine, once made Chromium's clock look coarse). A fine clock is known at its first step.
+/// two readings makes a step longer than the tick, never shorter (one step alone, on a busy
+/// machine, can make a fine clock look coarse). A fine clock is known at its first step.
 pub fn clock_tick_ms() -> f64 {
     thread_local!(static TICK: Cell<f64> = const { Cell::new(0.0) });
     TICK.with(|tick| {
@@ -133,8 +133,8 @@ pub struct Rendering {
 }
 
 /// Markup written in parts: `now` at once, then each of `later` appended into the element
-/// `into` (a selector within the rendered one) in a task of its own. A large loop's program was
-/// one task of 50–65 ms of parsing and building its elements.
+/// `into` (a selector within the rendered one) in a task of its own: written at once, a large
+/// loop's program is one long task of parsing and building its elements.
 pub struct Parts {
     pub now: String,
     pub into: &'static str,
@@ -243,8 +243,8 @@ pub fn keep_rendered(node: NodeRef<leptos::html::Div>, r: Rendering) {
 
 /// Appends the last of `pieces` into `into` in a task of its own, then the one before it, and so
 /// on, while `generation` is still `at` (the markup they belong to is the one written last). One
-/// piece per frame drawn: in tasks of their own alone, the eight pieces of CDNA4's chart were
-/// appended before the next frame, which styled 2 000 bars at once (frames of 29–43 ms).
+/// piece per frame drawn: in tasks of their own alone, all the pieces of a large chart are
+/// appended before the next frame, which then styles every bar at once.
 fn append_in_tasks(
     into: web_sys::Element,
     mut pieces: Vec<String>,
@@ -369,7 +369,7 @@ pub fn show_near_on_resize(
 /// `hidden`: `until-found` display-locks a chunk (style.css: not styled, laid out or painted) and
 /// the browser's find in page still reveals it; `""` hides it outright, for chunks holding form
 /// fields: Chrome's autofill, looking through every field of a page after it changes, lays the
-/// page out again for each display-locked element that holds one (docs/limits.md, "Residues").
+/// page out again for each display-locked element that holds one.
 #[derive(Clone, Copy)]
 pub struct Chunks {
     pub class: &'static str,
@@ -379,9 +379,9 @@ pub struct Chunks {
 /// Renders only the `chunks` of a scrolled list that lie within one box height of what `scroller`
 /// shows, and hides the others (`Chunks::hidden`).
 /// `content-visibility: auto` alone renders whatever lies within one and a half *window* heights of
-/// the screen: in the grid's small box, eight times the rows seen, with their inputs and buttons,
-/// were a third of drawing a large paste. Reading the geometry lays out the page, cheaply while
-/// newly written chunks are still skipped.
+/// the screen: in the grid's small box, many times the rows seen, with their inputs and buttons,
+/// each styled and laid out. Reading the geometry lays out the page, cheaply while newly written
+/// chunks are still skipped.
 ///
 /// Every chunk is measured before any is changed: reading a chunk's place after changing another
 /// lays the page out again, once per chunk. A chunk is sized by its line count whether hidden or

@@ -243,7 +243,8 @@ fn lex_with(text: &str, keep_comments: bool) -> Lexed {
         return too_long();
     }
     let bytes = text.as_bytes();
-    // About one token per four bytes in practice; growing the vector costs more than the slack.
+    // Room for a token per three bytes, more than a loop's text has; growing the vector costs
+    // more than the slack.
     let mut tokens = Vec::with_capacity(text.len() / 3 + 8);
     let mut diagnostics = Vec::new();
     // Problems past the first `PHASE_DIAGNOSTICS`, counted only: a text of stray characters has

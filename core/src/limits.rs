@@ -1,10 +1,10 @@
 //! Every input limit in one place (documented in docs/limits.md). Beyond a limit the work is refused
-//! with a plain message instead of being attempted, so the page stays responsive.
+//! with a plain message instead of being attempted, so that every answer comes in bounded time.
 
 /// Source text size.
 pub const MAX_SOURCE_BYTES: usize = 64 * 1024;
-/// Source text lines (newlines + 1). A browser lays a textarea's text out whole, and setting many
-/// short lines takes it longer than a frame (docs/limits.md, "Hostile text", has the figures).
+/// Source text lines (newlines + 1). A browser lays a textarea's text out whole, so a text of many
+/// short lines stalls the editor however little Stagecraft does with it.
 pub const MAX_SOURCE_LINES: usize = 4096;
 
 /// Why Stagecraft does not read `text`, if it is beyond `MAX_SOURCE_BYTES` or `MAX_SOURCE_LINES`.
@@ -29,8 +29,8 @@ pub fn source_beyond_limits(text: &str) -> Option<String> {
 /// Blocks and expressions nest at most this deep (protects the recursive parser's stack).
 pub const MAX_NESTING: usize = 32;
 /// Binary operators in one statement. A chain of them is a tree as deep as it is long, and every
-/// phase walks trees recursively: a sum of 16 000 terms overflowed a 1 MiB stack natively and the
-/// browser's, in whichever phase's frames were largest (dropping the tree, natively).
+/// phase walks trees recursively (dropping the tree too): at this limit every phase runs within a
+/// 1 MiB stack, about what a browser gives WebAssembly (core/tests/limits.rs).
 pub const MAX_OPERATORS: usize = 1024;
 /// Statements (assignments) in one program.
 pub const MAX_STATEMENTS: usize = 160;
@@ -61,16 +61,15 @@ pub const DEFAULT_SYMBOLIC_EXTENT: i64 = 16;
 /// Steps the timeline simulates in one window.
 pub const MAX_TIMELINE_STEPS: i64 = 200_000;
 /// Statement instances the timeline simulates in one run: a loop of many statements simulates
-/// fewer steps, so that a large loop's timeline stays cheap (docs/limits.md has the figure).
+/// fewer steps, so that a large loop's timeline stays cheap.
 pub const MAX_TIMELINE_INSTANCES: i64 = 50_000;
 /// Commits and waits of the single sequence of sm_80 and asyncmarks that the timeline works out
-/// what its waits force from: the translation looks back along the sequence from every wait,
-/// and a 159-statement loop over 16 queues recorded 7 129 of them, 0.5 s natively (the presets
-/// record at most 16).
+/// what its waits force from: the translation looks back along the sequence from every wait, so
+/// its cost grows faster than the sequence (the presets' sequences are far shorter).
 pub const MAX_SEQUENCE_EVENTS: usize = 1000;
 /// Bars (statement spans, stalls and group markers) the timeline returns for its chart: the
-/// window ends at the step where this many are drawn: the browser's cost grows with the bars
-/// (docs/limits.md has what a chart of 64 steps of 160 statements cost).
+/// window ends at the step where this many are drawn, as the browser's cost of writing, styling
+/// and laying out the chart grows with its bars.
 pub const MAX_TIMELINE_BARS: usize = 2000;
 /// Problems listed for one text, the first in the text; one more says how many were left out. A
 /// text of 64 KiB can hold 65 000 of them (a stray character on every line), and the app

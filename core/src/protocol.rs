@@ -4,10 +4,10 @@
 //! an exploration first and then each part asked for, one message each, so that the first pane
 //! paints as soon as its part exists (`session::Session` does the answering).
 //!
-//! Messages travel as JSON text: the types they carry use serde's internally tagged enums and
-//! skipped fields, which only a self-describing format reads back. The protocol's own enums are
-//! externally tagged: an internally tagged one is buffered before it is read, and a buffered map
-//! with integer keys (the timeline's) does not read back.
+//! Messages travel as JSON (requests as text, answers as bytes): the types they carry use serde's
+//! internally tagged enums and skipped fields, which only a self-describing format reads back. The
+//! protocol's own enums are externally tagged: an internally tagged one is buffered before it is
+//! read, and a buffered map with integer keys (the timeline's) does not read back.
 
 use crate::emit::{Emitted, Target};
 use crate::explore::{Exploration, MachineReport, Options, PipelinedCheck};

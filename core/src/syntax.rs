@@ -1,6 +1,6 @@
 //! The syntax tree of the loop language: a small, indentation-based Python subset that reads the
 //! RFC's loops, TVM's `sch.annotate` lines and Stagecraft's own printed programs alike.
-//! Parsing lives in `parser.rs`, printing back to canonical text in `printer.rs`.
+//! Parsing lives in `parser/`, printing back to canonical text in `printer.rs`.
 
 use crate::diagnostic::Span;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! Generated loops of a chosen size: the benchmarks' synthetic loops and the heavy schedules of
-//! docs/limits.md. One place, so that the loop a benchmark measures is the one the TVM comparison
-//! builds (`scripts/compare-tvm.py`) and the heavy loops are those the limits are measured with
-//! (`scripts/heavy_loop.py`).
+//! docs/limits.md (the heaviest inputs within the limits). One place, so that the loop a benchmark
+//! measures is the one the TVM comparison builds (`scripts/compare-tvm.py`) and the heavy loops are
+//! those `scripts/heavy_loop.py` prints.
 
 use std::fmt::Write;
 

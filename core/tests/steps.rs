@@ -216,7 +216,7 @@ fn every_step_of_random_schedules_matches_the_interpreter() {
     let mut schedules = 0;
     let mut positions = 0;
     let mut with_rings = 0;
-    // Seeds until that many schedules pipeline (about a third of random loops are refused).
+    // Seeds until that many schedules pipeline (many random loops are refused).
     for seed in 0.. {
         if schedules >= cases() as usize {
             break;

@@ -433,8 +433,8 @@ fn the_single_sequence_forces_the_groups_derived_by_hand() {
 }
 
 /// A long sequence of groups (159 statements over 16 queues: 7 129 commits and waits) is not
-/// translated — the translation looks back from every wait, half a second here — and the note says
-/// so instead of naming forced groups.
+/// translated — the translation looks back from every wait — and the note says so instead of
+/// naming forced groups.
 #[test]
 fn a_sequence_beyond_the_limit_is_said_not_worked_out() {
     let ex = stagecraft::explore::explore(

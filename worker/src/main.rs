@@ -4,7 +4,7 @@
 //! (A microtask would not let a message in: each next unit is a message of its own, posted
 //! through a `MessageChannel`.)
 //!
-//! Start-up, with the loader `scripts/build-web.sh` writes: the worker says `hello`; the page
+//! Start-up, with the loader `scripts/version-worker.py` writes: the worker says `hello`; the page
 //! answers with the compiled module it got from an earlier worker, or nothing; the worker
 //! instantiates it (or fetches its own) and this `main` runs, saying it is ready with its module.
 //! A panic posts `Answer::Stopped` with what was being computed, then the worker traps and the

@@ -4,7 +4,7 @@
 use stagecraft::explore::Exploration;
 use std::sync::Arc;
 
-/// A half of an exploration computed after it is shown, with the exploration it was computed from.
+/// A part of an exploration computed after it is shown, with the exploration it was computed from.
 /// A pane draws it with that exploration.
 #[derive(Clone)]
 pub struct Ran<T> {

@@ -2,7 +2,7 @@
 
 /// A text of more bytes or lines than these is large: the textarea draws its text and the
 /// overlay only underlines its problems and tints its statements (colouring all of it again after
-/// each exploration made the browser lay it out again, docs/limits.md "Hostile text").
+/// each exploration made the browser lay it out again; docs/limits.md).
 pub const LARGE_TEXT_BYTES: usize = 16 * 1024;
 pub const LARGE_TEXT_LINES: usize = 1024;
 

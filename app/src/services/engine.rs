@@ -1,4 +1,4 @@
-//! The core's worker, as the page sees it: started from the loader `scripts/build-web.sh` names
+//! The core's worker, as the page sees it: started from the loader `scripts/version-worker.py` names
 //! in `<meta name="stagecraft-worker">`, sent requests and read answers (`stagecraft::protocol`,
 //! JSON text both ways), and started again — with the module it compiled, not compiling it again —
 //! when it traps or stays busy on work the page has moved on from.

@@ -25,7 +25,7 @@ pub fn Editor() -> impl IntoView {
     let plain = move || ctx.text.with(|t| overlaid.with(|o| o != t));
     // A large text is drawn by the textarea itself, the overlay only underlines its problems and
     // tints its statements: colouring the textarea's text again after each exploration made the
-    // browser lay all of it out again (docs/limits.md, "Hostile text").
+    // browser lay all of it out again (`model::large`, docs/limits.md).
     let textarea_draws = move || ctx.text.with(|t| large_text(t));
     dom::show_near_on_resize(
         move || overlay.get_untracked().map(Into::into),
@@ -184,8 +184,8 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
             }
         };
         // A large text's overlay in the same task as the panes, the problems and the grid made
-        // it a long one: writing the overlay, and the textarea coloured again for the browser
-        // to style, each cost about as much as all the rest (docs/limits.md, "Hostile text").
+        // it a long one: writing the overlay and styling the textarea's colours again are each
+        // a large part of drawing a large text, so they come after that task.
         if !first && large {
             dom::after_drawing(Box::new(write));
         } else {

@@ -46,8 +46,8 @@ impl ScrollMemory {
 
     /// From now on `restore` puts `pane`'s offsets back; not at once: the pane just shown still
     /// holds what it last drew, which putting the offsets back would style and lay out first, to
-    /// be replaced by its render at once (CUTLASS's chart still in the timeline pane when CDNA4's
-    /// was shown: 4 751 elements, a forced style and layout of 33–56 ms in traces of the walk).
+    /// be replaced by its render at once (a large chart still in the timeline pane when another
+    /// is shown: a forced style and layout of thousands of elements).
     /// Its render, or the frame's, puts them back.
     pub fn start_restoring(&self, pane: Pane) {
         self.restoring

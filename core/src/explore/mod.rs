@@ -42,8 +42,8 @@ pub struct Options {
     pub targets: Vec<crate::emit::Target>,
     /// Leave `verification` and `timeline` empty, to be computed later by [`verification`] and
     /// [`timeline`] from the exploration's programs. They are most of the cost of a large loop
-    /// (docs/limits.md): the worker answers with the program first and with each of them as an
-    /// answer of its own (`session`).
+    /// (docs/benchmarks.md): the worker answers with the program first and with each of them as
+    /// an answer of its own (`session`).
     pub defer_runs: bool,
     /// Build the peeled program even when it is neither printed nor emitted (it is then in
     /// `programs`). [`Options::without_code`] sets it.
@@ -90,8 +90,8 @@ pub struct WaitCount {
 
 impl Options {
     /// These options without machine code, but with everything emitting would have been given
-    /// (the peeled program) built all the same: for exploring what the app will explore, to make
-    /// V8 optimize that code, without emitting, which is most of the cost.
+    /// (the peeled program) built all the same: exploring as for a code target, without the
+    /// emitting.
     pub fn without_code(self) -> Options {
         Options {
             peeled_program: self.peeled_program || !self.targets.is_empty(),

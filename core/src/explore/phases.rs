@@ -515,7 +515,7 @@ impl Explorer<'_> {
         let printed = |form: Form| options.both_forms || options.form == form;
         // The peeled program writes every prologue and epilogue step out: built only when it is
         // printed, emitted or asked for, as it is a large part of exploring a large loop
-        // (docs/limits.md).
+        // (docs/benchmarks.md).
         let peeled = (printed(Form::Peeled)
             || options.peeled_program
             || !options.targets.is_empty())

@@ -65,7 +65,7 @@ pub type Complaint = (u32, String);
 
 /// The kernel parsers' splitting of a line: assemblers separate words with spaces and tabs
 /// only, and the `str` methods that decode every character they look at (`trim`, a split at
-/// `char::is_whitespace`) were a third of parsing an IR kernel (callgrind).
+/// `char::is_whitespace`) cost a large part of parsing a kernel.
 pub(crate) trait KernelText {
     /// `trim()`, the same result: blanks are ASCII, so trimming those first leaves `trim` a
     /// character at each end.

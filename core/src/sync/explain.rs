@@ -1,7 +1,8 @@
 //! A wait explained: the head arithmetic of an instance, the newest group it forces complete,
 //! and one sentence per symbol. The planner notes the numbers of each instance the page
 //! shows ([`Unexplained`]); [`SyncPlan::explain`] writes the text from them, only when the
-//! exploration is presented: for a large loop the text was a third of deriving the waits.
+//! exploration is presented: for a large loop, formatting every instance's text would be a large
+//! part of deriving the waits.
 
 use super::{step_number, Group, GroupRef, Need, StepTime, SyncPlan, WaitInstance, T_REP};
 use crate::shape::LoopShape;

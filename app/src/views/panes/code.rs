@@ -37,10 +37,10 @@ fn options_html(chosen: &CodeTarget) -> String {
 /// Lines per chunk of the code pane; style.css gives a chunk this many lines of height.
 const CHUNK_LINES: usize = 64;
 
-/// The pane's markup in parts when its code has more than `dom::FIRST_CHUNKS` chunks of lines:
-/// CUTLASS's PTX kernel (7 900 lines) was written at once, in the task that emitted it (50–62 ms
-/// in two traces, docs/limits.md) and again when its machine check arrived. A chunk begins with the one `<div class="chunk"` of its lines' markup
-/// (their text is escaped), and every chunk is a child of the one `pre.code`.
+/// The pane's markup in parts when its code has more than `dom::FIRST_CHUNKS` chunks of lines: a
+/// kernel of thousands of lines written at once is one long task (and again when its machine
+/// check arrives). A chunk begins with the one `<div class="chunk"` of its lines' markup (their
+/// text is escaped), and every chunk is a child of the one `pre.code`.
 static CODE_PARTS: crate::dom::Splitting =
     crate::dom::Splitting::chunks_of_lines("<pre class=\"code\"", "pre.code");
 

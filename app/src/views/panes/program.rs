@@ -50,7 +50,7 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
             h.raw(" data-st=\"").num(id).raw("\"");
         }
         // Its "why" is written when the line is pointed at or focused (`explain_line`): written
-        // for every wait line of a large loop it was most of the pane's HTML (500 of 640 KB).
+        // for every wait line of a large loop it would be most of the pane's HTML.
         if let Some(site) = info.wait.filter(|w| waits.iter().any(|x| x.id == *w)) {
             h.raw(" data-site=\"")
                 .num(site)

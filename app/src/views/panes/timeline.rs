@@ -94,8 +94,8 @@ fn body_html(
 }
 
 /// Bars written with the rest of the pane; the others are appended after it, `BARS_PER_TASK` in
-/// each task (`dom::Parts`): the chart of 2 000 bars was one task of 93–103 ms, half of it the
-/// browser's styling of its elements.
+/// each task (`dom::Parts`): written at once, a chart of `limits::MAX_TIMELINE_BARS` bars is one
+/// long task, much of it the browser's styling of its elements.
 const FIRST_BARS: usize = 150;
 const BARS_PER_TASK: usize = 250;
 
@@ -161,8 +161,8 @@ pub fn view() -> impl IntoView {
             // The pane is visible when this runs: fit the chart to its width (minus the frame).
             // Measured with its markup out of the way (style.css `.measuring`): a pane just shown
             // still holds the chart of the exploration it last drew, and reading its width would
-            // style and lay out all of it first, to be replaced at once — CUTLASS's 4 751
-            // elements, a forced style and layout of 33–56 ms when CDNA4's timeline was shown.
+            // style and lay out all of it first, to be replaced at once (a forced style and
+            // layout of thousands of elements when one large chart replaces another).
             let fit_px = node
                 .get_untracked()
                 .map_or(0, |el| {

@@ -235,7 +235,7 @@ impl Memory {
     pub fn new(mut spaces: Vec<Space>, waves: u16) -> Memory {
         if waves > 1 {
             // Thread-private memory is never touched by another wave: its words need no record
-            // (and the CUTLASS kernel's fragments are a third of its accesses).
+            // (a tiled kernel's fragments are thread-private: each access skips a record).
             for s in spaces
                 .iter_mut()
                 .filter(|s| !matches!(s.kind, SpaceKind::Local { .. }))

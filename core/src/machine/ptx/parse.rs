@@ -183,8 +183,8 @@ pub use crate::machine::Complaint;
 pub type Parsed = crate::machine::Parsed<Kernel>;
 
 fn strip_comment(s: &str) -> &str {
-    // A byte loop: a kernel's lines are short, and `find` spent more setting up its search
-    // than searching (a third of the parser's time, callgrind).
+    // A byte loop: a kernel's lines are short, and `find` spends more setting up its search
+    // than searching (a large part of the parser's time in a profile).
     match s.as_bytes().windows(2).position(|w| w == b"//") {
         Some(at) => s.get(..at).unwrap_or(s),
         None => s,
