@@ -76,6 +76,28 @@ test('the TVM 0.27 view on RFC (c) shows TVM\'s count 5, its race at its line, b
   await page.close();
 });
 
+test('TVM\'s own test input with a thread-binding loop, pasted: the TVM view shows TVM\'s pipelined program, its verdict and how the threads are run (issue 44)', async () => {
+  const page = await open();
+  // test_async_producer_interleaving of TVM 0.27's own tests, as scripts/tvm-suite.py writes it:
+  // the pipelined loop inside `for tx in T.thread_binding(…, thread="threadIdx.x")`.
+  const text = repo('tests/tvm_suite/async_producer_interleaving.py');
+  assert.match(text, /T\.thread_binding\(.*threadIdx\.x/);
+  await pasteAndExplore(page, text);
+  assert.equal(await page.locator('#dialect').innerText(), 'read as TVMScript');
+  await page.click('#tab-program');
+  await page.click('button[data-view="tvm-0.27"]');
+  await page.waitForSelector('#tvm-program');
+  // What the real TVM 0.27 makes of it (tests/tvm_suite/verdicts.txt): a program with waits
+  // that races on in-flight data; Stagecraft's own is equivalent.
+  await page.waitForFunction(() => /racy/.test(document.querySelector('#tvm-verdict')?.innerText ?? ''), null, { timeout: 30000 });
+  assert.match(await page.locator('#tvm-program').innerText(), /async_wait_queue\(/);
+  assert.ok(await page.locator('#tvm-program .line.racy').count() > 0, 'the racing lines are marked');
+  assert.match(await page.locator('#pane-program').innerText(), /`tx` binds threadIdx\.x: its iterations are threads that run at once/);
+  await page.waitForFunction(() => /^Stagecraft's program: equivalent/.test(document.querySelector('#ours-verdict')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.screenshot({ path: SHOTS + 'tvm-view-thread-binding-1500.png' });
+  await page.close();
+});
+
 test('TVM\'s refusal is shown with TVM\'s own message at the line of the loop', async () => {
   const page = await open();
   await pasteAndExplore(page, 'for i in range(4):\n    B[i] = A[i]\n    C[i] = B[i]\nsch.annotate(i, "software_pipeline_stage", [0, 1])\nsch.annotate(i, "software_pipeline_order", [0, 0])\n');

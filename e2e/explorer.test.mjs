@@ -635,7 +635,7 @@ const watchLoad = () => {
 test('a page opened with a heavy loop in it, or given one right after loading: the text is drawn at once, its results follow (long tasks printed, not asserted; budget 50 ms)', async () => {
   // The heavy loop is explored in the core's worker while the page draws its text: asserted, the
   // text is drawn before it is explored and no task after it takes a second; tasks over the
-  // budget are printed with their CPU time (docs/limits.md). The page's load (instantiating the
+  // budget are printed with their CPU time (docs/benchmarks.md). The page's load (instantiating the
   // WebAssembly and the first render, before the text is drawn) is printed too. Each case is a
   // browser of its own.
   const text = workload('heavy', 159, 64, 64);
@@ -706,7 +706,7 @@ test('long tasks of a walk through the explorer: every preset in every pane, eve
   // each pane, the CUTLASS example's code for each target, the Documents and Lessons menus. Found
   // on 2026-11-27: showing the timeline of a preset of 2 000 bars was one task of 93–103 ms (now
   // written in parts), and checking a kernel on the machine model is one task of 100–170 ms
-  // (docs/limits.md, "Residues").
+  // (docs/limits.md).
   const page = await open();
   await page.waitForTimeout(2000);
   await page.evaluate(() => {
@@ -750,7 +750,7 @@ test('hostile texts at the limits draw without a task of a second; a paste beyon
   // same for any pane). Asserted: no task of a second (one problem per stray character, each
   // underlined by a search through all of them, took seconds), at most 101 problems listed, and a
   // paste beyond the limits leaves the text as it was and says why. Tasks over the budget are
-  // printed (timings are measured, not asserted: docs/limits.md, "Hostile text").
+  // printed (timings are measured, not asserted: docs/benchmarks.md).
   const rows = [];
   for (const [name, text] of Object.entries(hostileTexts)) {
     const page = await open();

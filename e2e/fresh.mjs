@@ -1,5 +1,5 @@
-// What the browser tests (explorer.test.mjs) and the fresh-page measuring scripts (fresh-load.mjs,
-// fresh-paste.mjs, trace-load.mjs, shot.mjs) share: a fresh Chromium per run (V8 may keep optimized
+// What the browser tests (explorer.test.mjs) and the measuring scripts (bench.mjs, trace-load.mjs,
+// trace-edit.mjs, stress.mjs, shot.mjs) share: a fresh Chromium per run (V8 may keep optimized
 // code with a profile's resources), the generated loops, the app's saved state of a text, opening
 // a page with that state in its storage or link, and pasting.
 
@@ -49,7 +49,7 @@ let sharedBrowser;
 export const closeShared = () => sharedBrowser?.close();
 
 /** A generated loop, from core's generators (`stagecraft workload heavy N STAGES [EXTENT]`, the
- * chains of docs/limits.md; `stagecraft workload synthetic N`, the benchmarks'). */
+ * loops of docs/limits.md, "The heaviest inputs within the limits"; `stagecraft workload synthetic N`, the benchmarks'). */
 export const workload = (kind, ...numbers) => execFileSync('cargo',
   ['run', '-q', '--release', '-p', 'stagecraft-core', '--bin', 'stagecraft', '--', 'workload', kind, ...numbers.map(String)],
   { cwd: new URL('..', import.meta.url).pathname, encoding: 'utf8' });
@@ -141,14 +141,14 @@ export const hostileTexts = {
 };
 
 /** A task of a thread in a Chromium trace (category `toplevel`): what the Long Tasks API
- * measures, give or take (docs/limits.md). */
+ * measures, give or take. */
 export const TASK_EVENT = 'ThreadControllerImpl::RunTask';
 
 /** Starts a trace of `page`'s tasks (Chromium's `toplevel` category, which hardly slows it):
  * `stop()` then resolves to its main thread's tasks of at least `minMs` as [start, wall, cpu]
  * (ms; the start from the page's last navigation), in order. A task long by the clock but short
  * on the CPU waited for a core: on a 2-core machine a fresh browser's own processes take them
- * while the page loads (docs/limits.md, "Long by the clock, short on the CPU"). */
+ * while the page loads (docs/benchmarks.md reports both). */
 export async function traceTasks(page, minMs = 50) {
   const cdp = await page.context().newCDPSession(page);
   const events = [];

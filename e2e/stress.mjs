@@ -1,4 +1,4 @@
-// Long tasks of hostile and degenerate texts within the limits (docs/limits.md, "Hostile text"):
+// Long tasks of hostile and degenerate texts within the limits (e2e/fresh.mjs, `hostileTexts`):
 // each is pasted into a page that has explored the default example, with the pane given shown, and
 // the page is watched until its results and runs are written and a second after. Serve a release
 // build (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:

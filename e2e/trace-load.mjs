@@ -1,16 +1,14 @@
-// What the main thread's tasks contain while a fresh page loads (docs/limits.md, "The page's own
-// load"): a Chromium trace of opening URL in a fresh browser, then, for every task of the
+// What the main thread's tasks contain while a fresh page loads: a Chromium trace of opening URL in a fresh browser, then, for every task of the
 // renderer's main thread over MIN_MS (20 by default), its start and length from navigation (ms) and
 // the events within it that took longest (compiling or instantiating WebAssembly, script, style,
 // layout, paint), with the app's performance marks that fall in it. Serve a release build
 // (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
 //   RUNS=3 node e2e/trace-load.mjs [LOOP]
 // With PASTE=LOOP2 the page is loaded first and the trace is of pasting LOOP2 (times from the paste).
-// With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage (as `fresh-load.mjs` does),
+// With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage,
 // else with the default example. TRACE_OUT=file.json keeps the last run's trace.
 // CSS='rules' adds a style sheet to the page first (to see what a rule causes: a rule forced off).
-// NO_IDLE=1 takes the browser's idle callbacks away, as Safari has none. STACKS=1 records the
-// script stack of each forced style or layout in the trace (with TRACE_OUT=file.json).
+// STACKS=1 records the script stack of each forced style or layout in the trace (with TRACE_OUT=file.json).
 // With ACT='step;step;…' the page is loaded, every step but the last done, and the last traced
 // (times from it); a step is `preset:REGEX` (the example whose name matches), `click:SELECTOR`
 // or `select:SELECTOR=VALUE`, e.g. ACT='preset:CUTLASS;click:#tab-timeline'.
@@ -60,13 +58,6 @@ for (let r = 0; r < runs; r++) {
       style.textContent = css;
       document.head.append(style);
     }), process.env.CSS);
-  }
-  // NO_IDLE=1: a browser without idle callbacks, as Safari is (the warm-up then runs in tasks).
-  if (process.env.NO_IDLE === '1') {
-    await page.addInitScript(() => {
-      delete Window.prototype.requestIdleCallback;
-      delete Window.prototype.cancelIdleCallback;
-    });
   }
   // The state is written before tracing begins: only the app's own load is traced.
   if (state) await store(page, state);

@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Runs every benchmark (release, natively) and prints each figure beside its budget.
+# Runs every benchmark and prints each figure beside its budget, as the tables of
+# docs/benchmarks.md:
+#   scripts/bench.sh            the core's benchmarks (divan, natively, the bench profile)
+#   scripts/bench.sh --web      and the browser budgets (e2e/bench.mjs on a release build)
+#   scripts/bench.sh --tvm      and TVM 0.27's own pass against Stagecraft (scripts/compare-tvm.sh)
+#   --write                     also puts each table in docs/benchmarks.md, between its markers
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out="$(mktemp)"
+web=false; tvm=false; write=false
+for a in "$@"; do
+    case "$a" in
+        --web) web=true ;; --tvm) tvm=true ;; --write) write=true ;;
+        *) echo "bench.sh: unknown option $a (--web, --tvm, --write)"; exit 2 ;;
+    esac
+done
+out="$(mktemp)"; tables="$(mktemp -d)"
+stamp="$(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at the start"
 # The small transform benchmarks run in their own process: after the large ones, a fragmented heap
 # would slow these allocation-bound microseconds down.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
@@ -10,7 +23,7 @@ cargo bench -q -p stagecraft-core --bench explore -- "::example" "::synthetic_as
 for b in interp timeline machine; do
     cargo bench -q -p stagecraft-core --bench "$b" 2>/dev/null >> "$out"
 done
-python3 - "$out" <<'PY'
+python3 - "$out" > "$tables/native" <<'PY'
 import re, sys
 # divan prints a tree: group lines carry no figures; leaf lines carry fastest │ slowest │ median │ …
 # after the name (nested leaves start with │), and throughput benches add a line of items/s figures.
@@ -47,8 +60,9 @@ def row(label, key, budget_us=None, budget="", rate=None):
         m = re.match(r"([\d.]+)\s*(M|K)item/s", value)
         if m:
             verdict = "ok" if float(m.group(1)) * (1e6 if m.group(2) == "M" else 1e3) >= rate else "UNDER"
-    print(f"{label:<46}{value:>14}{budget:>14}  {verdict}")
-print(f"{'benchmark':<46}{'median':>14}{'budget':>14}  verdict")
+    print(f"| {label} | {value} | {budget or '—'} | {verdict} |")
+print("| benchmark (native, median) | figure | budget | |")
+print("|---|---|---|---|")
 row("transform (parse+transform+waits) RFC (a)", "transform_example/rfc_a", 5, "5 µs")
 for n in ["rfc_b", "rfc_c", "rfc_d", "rfc_e"]:
     row(f"transform {n}", f"transform_example/{n}")
@@ -74,3 +88,41 @@ for bench, label in [("amdgpu", "gfx942"), ("amdgpu_gfx950", "gfx950"), ("amdgpu
     for n in presets:
         row(f"machine verifier, {label} kernel, {n}", f"{bench}/{n}", 10000, "10 ms")
 PY
+echo "native, $stamp" > "$tables/native.stamp"
+cat "$tables/native"
+if $web; then
+    ./scripts/build-web.sh > /dev/null
+    ./scripts/bundle-size.sh | sed -n 's/^\(page\|worker\|total\): *\(.*\)$/| \1 | \2 |/p' \
+        | sed '1i | bytes (gzipped, scripts/bundle-size.sh) | figure and budget |\n|---|---|' > "$tables/bytes"
+    port="${BENCH_PORT:-8790}"
+    python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >/dev/null 2>&1 &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+    (cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node bench.mjs) | sed -n '/^|/p' > "$tables/web"
+    echo "browser, $stamp" > "$tables/web.stamp"; echo "bytes, $stamp" > "$tables/bytes.stamp"
+    cat "$tables/bytes" "$tables/web"
+fi
+if $tvm; then
+    ./scripts/compare-tvm.sh | sed -n '/^|/p' > "$tables/tvm"
+    echo "TVM, $stamp" > "$tables/tvm.stamp"
+    cat "$tables/tvm"
+fi
+if $write; then
+    python3 - "$tables" docs/benchmarks.md <<'PY'
+import os, re, sys
+tables, doc = sys.argv[1], sys.argv[2]
+text = open(doc).read()
+for name in ["native", "web", "bytes", "tvm"]:
+    path = os.path.join(tables, name)
+    if not os.path.exists(path):
+        continue
+    stamp = open(path + ".stamp").read().strip()
+    body = f"<!-- {name}:begin -->\n_Measured {stamp.split(', ', 1)[1]}._\n\n{open(path).read().strip()}\n<!-- {name}:end -->"
+    text, n = re.subn(rf"<!-- {name}:begin -->.*?<!-- {name}:end -->", lambda m: body, text, flags=re.S)
+    if n != 1:
+        sys.exit(f"bench.sh: docs/benchmarks.md has no <!-- {name}:begin/end --> markers")
+open(doc, "w").write(text)
+print(f"bench.sh: wrote {doc}")
+PY
+fi

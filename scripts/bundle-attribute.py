@@ -4,7 +4,8 @@
 Usage: twiggy top -n 100000 --format csv WASM > a.csv; scripts/bundle-attribute.py a.csv [b.csv]
 With two files, the difference per row, largest first. WASM is wasm-bindgen's output before
 wasm-opt (target/wasm-bindgen/release/stagecraft-app_bg.wasm) of a build with names kept
-(docs/benchmarks.md, "Making room in the bundle"); sizes are before wasm-opt and gzip, so they rank
+(the wasm-release profile strips debug info only, so target/wasm32-unknown-unknown/wasm-release/
+stagecraft-app.wasm keeps them); sizes are before wasm-opt and gzip, so they rank
 where the bytes are, not what a change saves: that is measured on dist/ by scripts/bundle-size.sh.
 An instantiation of a library's generic code for an app type counts for the app's module.
 """

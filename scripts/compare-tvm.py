@@ -119,19 +119,20 @@ def time_stagecraft(binary, source):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/stagecraft"
     print(f"TVM {tvm.__version__} InjectSoftwarePipeline vs Stagecraft parse + transform + waits")
-    print(f"{'loop':<14}{'TVM pass (us)':>15}{'Stagecraft (us)':>17}{'ratio':>9}{'goal':>7}")
+    print("| loop | TVM pass (µs) | Stagecraft (µs) | ratio | goal 20× |")
+    print("|---|---|---|---|---|")
     worst = None
     for s in RFC + [synthetic(32, 8), synthetic(128, 8)]:
         try:
             mod, _ = tvm_module(s)
             tvm_us = time_tvm(mod)
         except Exception as e:  # TVM rejects some schedules Stagecraft supports: say which.
-            print(f"{s['name']:<14}{'TVM rejects: ' + str(e).splitlines()[-1][:60]}")
+            print(f"| {s['name']} | TVM rejects: {str(e).splitlines()[-1][:60]} | | | |")
             continue
         ours = time_stagecraft(binary, stagecraft_source(s))
         ratio = tvm_us / ours
         worst = ratio if worst is None else min(worst, ratio)
-        print(f"{s['name']:<14}{tvm_us:>15.1f}{ours:>17.2f}{ratio:>8.1f}x{'  ok' if ratio >= 20 else '  MISS':>7}")
+        print(f"| {s['name']} | {tvm_us:.1f} | {ours:.2f} | {ratio:.1f}× | {'ok' if ratio >= 20 else '**miss**'} |")
     if worst is not None:
         print(f"smallest ratio: {worst:.1f}x (goal: 20x)")
 

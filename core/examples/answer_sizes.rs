@@ -44,6 +44,10 @@ fn main() {
         let t = Instant::now();
         let bytes = encode_response(&r);
         let encode = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let decoded = stagecraft::protocol::decode_response(&bytes);
+        let decode = t.elapsed().as_secs_f64() * 1e3;
+        assert!(decoded.is_ok());
         let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         let answer = &value["answer"];
         let kind = answer
@@ -51,7 +55,7 @@ fn main() {
             .and_then(|o| o.keys().next().cloned())
             .unwrap_or_default();
         println!(
-            "{kind:10} {:>10} bytes  (encoded in {encode:.1} ms)",
+            "{kind:10} {:>10} bytes  (encoded in {encode:.1} ms, decoded in {decode:.1} ms)",
             bytes.len()
         );
         let inner = answer

@@ -132,3 +132,113 @@ export async function mainPath(driver, engine) {
   await shot('copy-fallback');
   assert.deepEqual(await errors(), []);
 }
+
+/** Chooses the example named `name` in the presets menu, as a user would. */
+const preset = (driver, name) => driver.evaluate(n => {
+  const s = document.querySelector('#presets');
+  s.value = n;
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;
+}, name);
+const position = driver => waitFor(driver, 'the step-through position', () => {
+  const p = document.querySelector('#position')?.textContent ?? '';
+  return /^\d+ \/ \d+$/.test(p) && p;
+});
+const clickButton = (driver, name) => driver.evaluate(n => {
+  const b = [...document.querySelectorAll('button')].find(b => b.textContent.trim() === n || b.getAttribute('aria-label') === n);
+  b.click();
+  return true;
+}, name);
+
+/** What issue 37 shipped, in every engine: the step-through to RFC (a)'s first wait (slot labels
+ * and the stack read from the DOM), "Next race" on RFC (c) with TVM's count, a link restoring the
+ * position, the TVM 0.27 view of RFC (c) beside Stagecraft's, and TVM's program pasted into the
+ * check view with its races at the pasted lines. */
+export async function teachingPath(driver, engine) {
+  const shot = name => driver.screenshot(`${SHOTS}${engine}-${name}.png`);
+  const listen = () => driver.evaluate(() => {
+    window.__errors = [];
+    addEventListener('error', e => window.__errors.push(String(e.message)));
+    addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason)));
+    return true;
+  });
+  await driver.goto(BASE);
+  await explored(driver);
+
+  await listen();
+  // RFC (a), stepped to its first wait.
+  await preset(driver, 'RFC (a): async copy');
+  await programHas(driver, 'async_wait_queue(0, 1)');
+  await driver.click('#tab-steps');
+  const start = await position(driver);
+  await clickButton(driver, 'Next wait');
+  await waitFor(driver, 'the caption at a wait', () => /^Wait on/.test(document.querySelector('#caption')?.textContent ?? ''));
+  const at = await position(driver);
+  assert.notEqual(at, start);
+  const { ring, queues } = await driver.evaluate(() => ({
+    ring: [...document.querySelectorAll('#machine g.slot')].map(g => [g.dataset.buffer, Number(g.dataset.slot), g.querySelector('text').textContent, g.dataset.status]),
+    queues: [...document.querySelectorAll('#machine g.queue')].map(q => [q.querySelector('text').textContent, [...q.querySelectorAll('g.group text')].map(t => t.textContent)]),
+  }));
+  const first = ring.filter(s => s[0] === ring[0][0]).slice(0, 2).map(s => s.slice(1));
+  assert.deepEqual(first, [[0, 'it 0', 'ready'], [1, 'it 1', 'in flight']], JSON.stringify(ring));
+  assert.match(queues[0][0], /committed 2, completed 1/);
+  assert.ok(queues.some(([, groups]) => groups.length === 1 && /it 1/.test(groups[0])), JSON.stringify(queues));
+  await shot('steps');
+
+  // The position in the link.
+  await new Promise(r => setTimeout(r, 1200));
+  const href = await driver.evaluate(() => location.href);
+  await driver.goto('about:blank');
+  await driver.goto(href);
+  await explored(driver);
+  await listen();
+  assert.equal(await position(driver), at, 'the link restores the position');
+
+  // RFC (c) with TVM's count (its body wait raised by two): "Next race" stops at the race.
+  await preset(driver, 'RFC (c): interleaved producers');
+  await driver.click('#tab-program');
+  for (let k = 0; k < 2; k++) {
+    const n = await driver.evaluate(() => Number(document.body.dataset.explored));
+    await waitFor(driver, 'the count buttons', () => !!document.querySelector('#program .line.sec-body button.count-step[data-delta="1"]'));
+    await driver.click('#program .line.sec-body button.count-step[data-delta="1"]');
+    await waitFor(driver, 'the raised count explored', m => Number(document.body.dataset.explored) > m, [n]);
+  }
+  await driver.click('#tab-steps');
+  await position(driver);
+  await clickButton(driver, 'Next race');
+  await waitFor(driver, 'the race', () => !!document.querySelector('#caption.race'));
+  assert.match(await driver.evaluate(() => document.querySelector('#caption').textContent), /RACE: it reads data whose asynchronous write is still in flight/);
+  assert.equal(await driver.evaluate(() => document.querySelectorAll('#machine g.slot.race').length), 1, 'the slot both touch is marked');
+  await shot('steps-race');
+
+  // The TVM 0.27 view of RFC (c): TVM's race, Stagecraft's program equivalent, side by side.
+  await preset(driver, 'RFC (c): interleaved producers');
+  await driver.click('#tab-program');
+  await programHas(driver, 'async_wait_queue');
+  await driver.click('button[data-view="tvm-0.27"]');
+  await waitFor(driver, "TVM's verdict", () => /racy/.test(document.querySelector('#tvm-verdict')?.innerText ?? ''));
+  assert.match(await driver.evaluate(() => document.querySelector('#tvm-program').innerText), /async_wait_queue\(0, 5\)/);
+  await waitFor(driver, "Stagecraft's verdict", () => /^Stagecraft's program: equivalent/.test(document.querySelector('#ours-verdict')?.textContent ?? ''));
+  await shot('tvm-view');
+  const tvm = await driver.evaluate(() => document.querySelector('#tvm-program').innerText);
+
+  // TVM's program pasted into the check view: its races at the pasted lines.
+  await driver.click('button[data-view="check"]');
+  await waitFor(driver, 'the check view', () => !!document.querySelector('#pipelined'));
+  await driver.evaluate(t => {
+    const el = document.querySelector('#pipelined');
+    el.value = t;
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
+    return true;
+  }, tvm);
+  await waitFor(driver, 'the check verdict', () => /racy/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  const races = await driver.evaluate(() => [...document.querySelectorAll('#pane-program .tvm-races li')].map(li => li.textContent));
+  assert.ok(races.length > 0);
+  for (const r of races) {
+    const line = Number(r.match(/^line (\d+):/)[1]);
+    const buffer = r.match(/(A_sh|B_sh)\[/)[1];
+    assert.ok(tvm.split('\n')[line - 1].includes(buffer + '['), `race at line ${line}: ${r}`);
+  }
+  await shot('check');
+  assert.deepEqual(await driver.evaluate(() => window.__errors ?? []), []);
+}

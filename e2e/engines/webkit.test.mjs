@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { mainPath } from './main-path.mjs';
+import { mainPath, teachingPath } from './main-path.mjs';
 
 const MINIBROWSER = process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 const children = [];
@@ -49,7 +49,7 @@ async function mainPathInWebKit() {
   } } }));
   await call('POST', `/session/${session}/window/rect`, { width: 1500, height: 900 }).catch(() => {});
   const s = `/session/${session}`;
-  await mainPath({
+  const driver = {
     goto: url => call('POST', `${s}/url`, { url }),
     // The function's source, called with its arguments (JSON) in the page.
     evaluate: (fn, ...args) => call('POST', `${s}/execute/sync`, { script: `return (${fn}).apply(null, arguments)`, args }),
@@ -70,7 +70,9 @@ async function mainPathInWebKit() {
         }
       }
     },
-  }, 'webkit');
+  };
+  await mainPath(driver, 'webkit');
+  await teachingPath(driver, 'webkit');
 }
 
 /** Ends the session and the processes `mainPathInWebKit` started. */
@@ -80,7 +82,7 @@ async function stopWebKit() {
   for (const c of children.splice(0)) c.kill();
 }
 
-test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback', async () => {
+test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback; the step-through, the TVM view and the check view', async () => {
   try {
     await mainPathInWebKit();
   } catch (e) {

@@ -46,7 +46,7 @@ pub fn copy_button(
 }
 
 // Not generic over `text`: the button and its by-hand field are one copy of code in the bundle,
-// not one per Copy in the app (docs/benchmarks.md, "Making room in the bundle").
+// not one per Copy in the app: the page has a byte budget (docs/benchmarks.md, "Bytes").
 fn copy_button_of(
     id: &'static str,
     label: &'static str,
