@@ -92,7 +92,7 @@ test('TVM\'s own test input with a thread-binding loop, pasted: the TVM view sho
   await page.waitForFunction(() => /racy/.test(document.querySelector('#tvm-verdict')?.innerText ?? ''), null, { timeout: 30000 });
   assert.match(await page.locator('#tvm-program').innerText(), /async_wait_queue\(/);
   assert.ok(await page.locator('#tvm-program .line.racy').count() > 0, 'the racing lines are marked');
-  assert.match(await page.locator('#pane-program').innerText(), /`tx` binds threadIdx\.x: its iterations are threads that run at once/);
+  assert.match(await page.locator('#pane-program').innerText(), /line \d+ of your loop: tx binds threadIdx\.x: its iterations are threads that run at once/);
   await page.waitForFunction(() => /^Stagecraft's program: equivalent/.test(document.querySelector('#ours-verdict')?.textContent ?? ''), null, { timeout: 30000 });
   await page.screenshot({ path: SHOTS + 'tvm-view-thread-binding-1500.png' });
   await page.close();

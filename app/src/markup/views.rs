@@ -244,24 +244,34 @@ fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
 }
 
 /// TVM's refusal, or what the reproduction does not cover, at its line of the user's loop.
+/// TVM's refusal (an error), then what the reproduction says of how it ran TVM's program: thread
+/// loops run one thread after another, elements two threads share (notes and warnings).
 fn diagnostics_html(h: &mut Html, diagnostics: &[Diagnostic], source: &str) {
-    let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
-    if errors.is_empty() {
-        return;
-    }
-    h.raw("<ul class=\"tvm-problems\">");
-    for d in errors {
-        let (line, _) = line_col(source, d.span.start as usize);
-        h.raw("<li id=\"tvm-refusal\">line ")
-            .num(line)
-            .raw(" of your loop: ")
-            .text(&d.message);
-        if let Some(hint) = &d.hint {
-            h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+    let (errors, notes): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+        diagnostics.iter().partition(|d| d.is_error());
+    for (list, class, id) in [
+        (errors, "tvm-problems", " id=\"tvm-refusal\""),
+        (notes, "tvm-notes", ""),
+    ] {
+        if list.is_empty() {
+            continue;
         }
-        h.raw("</li>");
+        h.raw("<ul class=\"").raw(class).raw("\">");
+        for d in list.into_iter().take(MAX_LISTED) {
+            let (line, _) = line_col(source, d.span.start as usize);
+            h.raw("<li")
+                .raw(id)
+                .raw(">line ")
+                .num(line)
+                .raw(" of your loop: ");
+            h.prose(&d.message);
+            if let Some(hint) = &d.hint {
+                h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+            }
+            h.raw("</li>");
+        }
+        h.raw("</ul>");
     }
-    h.raw("</ul>");
 }
 
 /// The verdict's class, as the Verification pane colours it.
@@ -327,6 +337,27 @@ mod tests {
         );
         assert!(html.contains("id=\"tvm-refusal\""), "{html}");
         assert!(!html.contains("tvm-program"), "{html}");
+    }
+
+    #[test]
+    fn how_tvm_s_program_runs_its_thread_loop_is_said_at_the_loop() {
+        // TVM 0.27's own test_async_producer_interleaving: the pipelined loop in a threadIdx.x loop.
+        let text = include_str!("../../../tests/tvm_suite/async_producer_interleaving.py");
+        let tvm = stagecraft::tvm::explore_tvm(text, true, &Default::default());
+        let html = tvm_html(
+            &tvm,
+            text,
+            &Ours {
+                printed: None,
+                verification: None,
+            },
+        );
+        assert!(html.contains("<ul class=\"tvm-notes\">"), "{html}");
+        assert!(
+            html.contains("<code>tx</code> binds threadIdx.x: its iterations are threads"),
+            "{html}"
+        );
+        assert!(!html.contains("tvm-refusal"), "{html}");
     }
 
     #[test]
