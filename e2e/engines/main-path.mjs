@@ -167,6 +167,7 @@ export async function teachingPath(driver, engine) {
 
   await listen();
   // RFC (a), stepped to its first wait.
+  await driver.click('#tab-program');
   await preset(driver, 'RFC (a): async copy');
   await programHas(driver, 'async_wait_queue(0, 1)');
   await driver.click('#tab-steps');
@@ -193,23 +194,6 @@ export async function teachingPath(driver, engine) {
   await explored(driver);
   await listen();
   assert.equal(await position(driver), at, 'the link restores the position');
-
-  // RFC (c) with TVM's count (its body wait raised by two): "Next race" stops at the race.
-  await preset(driver, 'RFC (c): interleaved producers');
-  await driver.click('#tab-program');
-  for (let k = 0; k < 2; k++) {
-    const n = await driver.evaluate(() => Number(document.body.dataset.explored));
-    await waitFor(driver, 'the count buttons', () => !!document.querySelector('#program .line.sec-body button.count-step[data-delta="1"]'));
-    await driver.click('#program .line.sec-body button.count-step[data-delta="1"]');
-    await waitFor(driver, 'the raised count explored', m => Number(document.body.dataset.explored) > m, [n]);
-  }
-  await driver.click('#tab-steps');
-  await position(driver);
-  await clickButton(driver, 'Next race');
-  await waitFor(driver, 'the race', () => !!document.querySelector('#caption.race'));
-  assert.match(await driver.evaluate(() => document.querySelector('#caption').textContent), /RACE: it reads data whose asynchronous write is still in flight/);
-  assert.equal(await driver.evaluate(() => document.querySelectorAll('#machine g.slot.race').length), 1, 'the slot both touch is marked');
-  await shot('steps-race');
 
   // The TVM 0.27 view of RFC (c): TVM's race, Stagecraft's program equivalent, side by side.
   await preset(driver, 'RFC (c): interleaved producers');
@@ -240,5 +224,22 @@ export async function teachingPath(driver, engine) {
     assert.ok(tvm.split('\n')[line - 1].includes(buffer + '['), `race at line ${line}: ${r}`);
   }
   await shot('check');
+  await driver.click('button[data-view="stagecraft"]');
+
+  // RFC (c) with TVM's count (its body wait raised by two): "Next race" stops at the race.
+  for (let k = 0; k < 2; k++) {
+    const n = await driver.evaluate(() => Number(document.body.dataset.explored));
+    await waitFor(driver, 'the count buttons', () => !!document.querySelector('#program .line.sec-body button.count-step[data-delta="1"]'));
+    await driver.click('#program .line.sec-body button.count-step[data-delta="1"]');
+    await waitFor(driver, 'the raised count explored', m => Number(document.body.dataset.explored) > m, [n]);
+  }
+  await driver.click('#tab-steps');
+  await position(driver);
+  await clickButton(driver, 'Next race');
+  await waitFor(driver, 'the race', () => !!document.querySelector('#caption.race'));
+  assert.match(await driver.evaluate(() => document.querySelector('#caption').textContent), /RACE: it reads data whose asynchronous write is still in flight/);
+  assert.equal(await driver.evaluate(() => document.querySelectorAll('#machine g.slot.race').length), 1, 'the slot both touch is marked');
+  await shot('steps-race');
+
   assert.deepEqual(await driver.evaluate(() => window.__errors ?? []), []);
 }
