@@ -9,7 +9,7 @@ import { url as BASE, launchFresh as launch } from './fresh.mjs';
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const PANES = ['program', 'verification', 'timeline', 'space', 'code'];
+const PANES = ['program', 'verification', 'timeline', 'space', 'code', 'steps'];
 let ctx;
 const errors = [];
 
@@ -112,18 +112,18 @@ test('the tabs are a WAI-ARIA tablist: roles, aria-selected, panels, arrow keys,
     assert.equal(await page.locator(`#${panel}`).getAttribute('aria-labelledby'), `tab-${pane}`);
   }
   // One tab stop: the selected tab.
-  assert.deepEqual(await page.$$eval('[role="tab"]', ts => ts.map(t => t.tabIndex)), [0, -1, -1, -1, -1]);
+  assert.deepEqual(await page.$$eval('[role="tab"]', ts => ts.map(t => t.tabIndex)), PANES.map((_, k) => (k === 0 ? 0 : -1)));
   await page.locator('#tab-program').focus();
   await page.keyboard.press('ArrowRight');
   assert.equal((await focused(page)).id, 'tab-verification');
   assert.deepEqual(await selected(), ['tab-verification']);
   await page.waitForSelector('#pane-verification:not(.hidden)');
   await page.keyboard.press('End');
-  assert.deepEqual(await selected(), ['tab-code']);
+  assert.deepEqual(await selected(), ['tab-steps']);
   await page.keyboard.press('ArrowRight');
   assert.deepEqual(await selected(), ['tab-program'], 'wraps around');
   await page.keyboard.press('ArrowLeft');
-  assert.deepEqual(await selected(), ['tab-code']);
+  assert.deepEqual(await selected(), ['tab-steps']);
   await page.keyboard.press('Home');
   assert.deepEqual(await selected(), ['tab-program']);
   assert.equal((await focused(page)).id, 'tab-program');

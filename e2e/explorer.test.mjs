@@ -204,7 +204,7 @@ test('a link naming a pane or a code target this build lacks opens, on the first
   // Links of other versions of Stagecraft, written as v1 links are (deflated JSON, base64url).
   const link = state => '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url');
   const text = 'for i in range(4):\n    C[i] = A[i]\n';
-  const later = await open(BASE + link({ text, form: 'peeled', pane: 'steps', params: {}, zoom: 10, target: 'tir' }));
+  const later = await open(BASE + link({ text, form: 'peeled', pane: 'roofline', params: {}, zoom: 10, target: 'tir' }));
   assert.equal(await later.inputValue('#source'), text);
   assert.ok(await later.isChecked('#peeled'));
   assert.deepEqual(await later.locator('.tab.active').allInnerTexts(), ['Pipelined program']);
