@@ -10,6 +10,7 @@
 use crate::dom;
 use stagecraft::protocol::{decode_response, encode_request, Request, Response};
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -59,6 +60,10 @@ pub struct Engine {
     handlers: Handlers,
     /// The current worker's event handlers, kept alive with it.
     listeners: RefCell<Option<Listeners>>,
+    /// Answers decoded and not yet given to the page, oldest first: a large one is shown a task
+    /// after its decoding, and every answer after it waits behind it — a part that overtook its
+    /// exploration would be dropped as belonging to nothing shown, and never asked for again.
+    queued: RefCell<VecDeque<Result<Response, String>>>,
 }
 
 /// A worker's two event handlers.
@@ -93,6 +98,7 @@ impl Engine {
             last_words: RefCell::new(None),
             handlers,
             listeners: RefCell::new(None),
+            queued: RefCell::new(VecDeque::new()),
         });
         Engine::spawn(&engine);
         engine
@@ -186,13 +192,16 @@ impl Engine {
             }
             let bytes = bytes.to_vec();
             // A large answer is decoded in this task and shown in the next, each within a task's
-            // budget; a small one at once.
-            if bytes.len() > LARGE_ANSWER_BYTES {
-                let me = self.clone();
-                let decoded = me.decode(&bytes);
-                dom::in_a_task(Box::new(move || me.take(decoded)));
+            // budget; a small one at once, unless answers before it still wait to be shown.
+            let decoded = self.decode(&bytes);
+            let waiting = !self.queued.borrow().is_empty();
+            if bytes.len() > LARGE_ANSWER_BYTES || waiting {
+                self.queued.borrow_mut().push_back(decoded);
+                if !waiting {
+                    let me = self.clone();
+                    dom::in_a_task(Box::new(move || me.show_queued()));
+                }
             } else {
-                let decoded = self.decode(&bytes);
                 self.take(decoded);
             }
             return;
@@ -226,6 +235,17 @@ impl Engine {
             "stagecraft:decode-end",
         );
         decoded
+    }
+
+    /// Gives the page the answers that waited, in the order they came.
+    fn show_queued(self: &Rc<Engine>) {
+        loop {
+            let next = self.queued.borrow_mut().pop_front();
+            match next {
+                Some(decoded) => self.take(decoded),
+                None => return,
+            }
+        }
     }
 
     /// A decoded answer: the worker's last words before a trap are kept for the report; anything
