@@ -1,7 +1,12 @@
 //! The bytes of each answer the worker sends the page for a text (stdin), and of the exploration's
 //! top-level fields: what the page must decode on its own thread.
 //!   cargo run --release -p stagecraft-core --example answer_sizes < loop.txt
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::indexing_slicing
+)]
 
 use stagecraft::emit::Target;
 use stagecraft::explore::Options;
