@@ -3,9 +3,11 @@
 //! JSON text both ways), and started again — with the module it compiled, not compiling it again —
 //! when it traps or stays busy on work the page has moved on from.
 //!
-//! Start-up: the worker says `hello`; the page answers with the module an earlier worker gave it,
-//! or nothing (the worker then fetches its own); the worker says it is ready, giving its module.
-//! Requests sent before that wait in an outbox.
+//! Start-up: the page begins fetching and compiling the worker's module while the worker's own
+//! scripts load (one network round trip each, which would otherwise come before the module's
+//! download); the worker says `hello`; the page answers with that module once compiled — or the
+//! one an earlier worker gave it, or nothing if compiling failed (the worker then fetches its own);
+//! the worker says it is ready, giving its module. Requests sent before that wait in an outbox.
 
 use crate::dom;
 use stagecraft::protocol::{decode_response, encode_request, Request, Response};
@@ -49,6 +51,8 @@ pub struct Engine {
     worker: RefCell<Option<web_sys::Worker>>,
     /// The module the first worker compiled, for those started after it.
     module: RefCell<JsValue>,
+    /// The worker's module as the page began compiling it at start-up, until it is compiled.
+    compiling: RefCell<Option<js_sys::Promise>>,
     ready: Cell<bool>,
     outbox: RefCell<Vec<String>>,
     /// The newest request sent that must be answered (an exploration), and the newest id any
@@ -85,10 +89,20 @@ fn loader_url() -> String {
         .unwrap_or_else(|| "./stagecraft-worker_loader.js".into())
 }
 
+/// Begins fetching and compiling the worker's module, named after its loader as
+/// `scripts/version-worker.py` names them.
+fn compile_module(loader: &str) -> Option<js_sys::Promise> {
+    let wasm = loader.strip_suffix("_loader.js")?.to_owned() + "_bg.wasm";
+    let fetched = dom::window()?.fetch_with_str(&wasm);
+    Some(js_sys::WebAssembly::compile_streaming(&fetched))
+}
+
 impl Engine {
     pub fn start(handlers: Handlers) -> Rc<Engine> {
+        let url = loader_url();
         let engine = Rc::new(Engine {
-            url: loader_url(),
+            compiling: RefCell::new(compile_module(&url)),
+            url,
             worker: RefCell::new(None),
             module: RefCell::new(JsValue::UNDEFINED),
             ready: Cell::new(false),
@@ -177,9 +191,7 @@ impl Engine {
 
     fn received(self: &Rc<Engine>, data: JsValue) {
         if data.as_string().is_some_and(|t| t == "hello") {
-            if let Some(w) = self.worker.borrow().as_ref() {
-                let _ = w.post_message(&self.module.borrow());
-            }
+            self.give_module();
             return;
         }
         if let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() {
@@ -217,6 +229,38 @@ impl Engine {
                 self.post(&text);
             }
         }
+    }
+
+    /// Answers the worker's `hello` with the module to instantiate: the one compiled at start-up
+    /// once it is (nothing, if that failed: the worker fetches its own), else an earlier worker's.
+    fn give_module(self: &Rc<Engine>) {
+        let Some(compiling) = self.compiling.borrow_mut().take() else {
+            if let Some(w) = self.worker.borrow().as_ref() {
+                let _ = w.post_message(&self.module.borrow());
+            }
+            return;
+        };
+        let me = Rc::downgrade(self);
+        let compiled = Closure::once(move |module: JsValue| {
+            if let Some(engine) = me.upgrade() {
+                if let Some(w) = engine.worker.borrow().as_ref() {
+                    let _ = w.post_message(&module);
+                }
+            }
+        });
+        let me = Rc::downgrade(self);
+        let failed = Closure::once(move |_: JsValue| {
+            if let Some(engine) = me.upgrade() {
+                if let Some(w) = engine.worker.borrow().as_ref() {
+                    let _ = w.post_message(&JsValue::UNDEFINED);
+                }
+            }
+        });
+        let _ = compiling.then2(&compiled, &failed);
+        // Each runs once, when the compiling settles; a worker started again meanwhile (a trap)
+        // says `hello` again and is given the module it then has.
+        compiled.forget();
+        failed.forget();
     }
 
     /// The id of an answer from its first bytes, copied alone out of the message.
