@@ -8,7 +8,7 @@
 //   - the longest task of the page's main thread (wall and CPU, from a trace) while each preset
 //     loads and is edited, and while the heaviest loops within the limits are pasted and computed;
 //   - typing while the worker computes the heaviest loop: the worst keystroke → paint (Event Timing).
-// Serve a release build (scripts/build-web.sh; `python3 -m http.server 8791 -d dist`) and run
+// Serve a release build (scripts/build-web.sh; `scripts/serve-dist.py 8791`) and run
 //   node e2e/bench.mjs            (STAGECRAFT_URL, LOAD_RUNS=3, EDITS=15, PARTS=load,presets,heavy)
 import { url as BASE, launchFresh, workload, paste, traceTasks } from './fresh.mjs';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The served release build (scripts/e2e.sh sets it; by hand: scripts/build-web.sh, then
- * `python3 -m http.server 8791 -d dist`). */
+ * `scripts/serve-dist.py 8791`). */
 export const url = process.env.STAGECRAFT_URL || 'http://127.0.0.1:8791/';
 
 export const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';

@@ -1,7 +1,7 @@
 // Long tasks of hostile and degenerate texts within the limits (e2e/fresh.mjs, `hostileTexts`):
 // each is pasted into a page that has explored the default example, with the pane given shown, and
 // the page is watched until its results and runs are written and a second after. Serve a release
-// build (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
+// build (scripts/build-web.sh, `scripts/serve-dist.py 8791`) and run:
 //   RUNS=2 node e2e/stress.mjs [NAME[:pane]] ...   (no NAME: every text in the program pane)
 // Prints, per run: long tasks from the paste on (start:duration, ms, from the paste), how many
 // problems the page lists, and the header's timing.

@@ -2,7 +2,7 @@
 // renderer's main thread over MIN_MS (20 by default), its start and length from navigation (ms) and
 // the events within it that took longest (compiling or instantiating WebAssembly, script, style,
 // layout, paint), with the app's performance marks that fall in it. Serve a release build
-// (scripts/build-web.sh, `python3 -m http.server 8791 -d dist`) and run:
+// (scripts/build-web.sh, `scripts/serve-dist.py 8791`) and run:
 //   RUNS=3 node e2e/trace-load.mjs [LOOP]
 // With PASTE=LOOP2 the page is loaded first and the trace is of pasting LOOP2 (times from the paste).
 // With LOOP (a file, or a generated loop such as `heavy-159-64-64`) the page opens with that text saved in its storage,

@@ -95,7 +95,8 @@ if $web; then
     ./scripts/bundle-size.sh | sed -n 's/^\(page\|worker\|total\): *\(.*\)$/| \1 | \2 |/p' \
         | sed '1i | bytes (gzipped, scripts/bundle-size.sh) | figure and budget |\n|---|---|' > "$tables/bytes"
     port="${BENCH_PORT:-8790}"
-    python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >/dev/null 2>&1 &
+    # Gzipped, as a host serves it: the first-load figures are of the bytes a browser downloads.
+    python3 scripts/serve-dist.py "$port" dist >/dev/null 2>&1 &
     server=$!
     trap 'kill $server 2>/dev/null || true' EXIT
     for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done

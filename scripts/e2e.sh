@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build-web.sh
 port="${E2E_PORT:-8765}"
-python3 -m http.server "$port" --bind 127.0.0.1 --directory dist >/dev/null 2>&1 &
+# Served with the page's Content-Security-Policy as a header too, as the worker needs it.
+python3 scripts/serve-dist.py "$port" dist >/dev/null 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -1,0 +1,18 @@
+import { launchFresh } from './fresh.mjs';
+const BASE = process.env.U ?? 'http://127.0.0.1:8792/';
+const ctx = await launchFresh();
+const page = await ctx.newPage();
+const cdp = await ctx.newCDPSession(page);
+await cdp.send('Network.enable');
+await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 10e6/8, uploadThroughput: 10e6/8 });
+const t0 = Date.now();
+const ev = [];
+page.on('request', r => ev.push([Date.now() - t0, 'req', r.url().split('/').pop().slice(0, 40)]));
+page.on('requestfinished', async r => { const s = await r.sizes().catch(() => ({})); const h = (await r.response())?.headers() ?? {}; ev.push([Date.now() - t0, 'done', r.url().split('/').pop().slice(0, 40), h['content-encoding'], s.responseBodySize]); });
+await page.goto(BASE);
+await page.waitForSelector('body[data-ran]', { state: 'attached', timeout: 60000 });
+const marks = await page.evaluate(() => performance.getEntriesByType('mark').map(e => [Math.round(e.startTime), e.name]).concat([[Math.round(performance.timeOrigin), 'origin']]));
+for (const e of ev) console.log(e.join(' '));
+console.log(JSON.stringify(marks.slice(0, 30)));
+await ctx.close();
