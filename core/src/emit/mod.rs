@@ -316,7 +316,11 @@ impl<'p> Flattener<'p> {
                     };
                     if h - l > crate::limits::MAX_UNROLLED_INNER {
                         self.error.get_or_insert_with(|| {
-                            "an inner loop has more than 4096 iterations; not unrolled".into()
+                            format!(
+                                "an inner loop has {} iterations, more than the {} the emitted code unrolls",
+                                h - l,
+                                crate::limits::MAX_UNROLLED_INNER
+                            )
                         });
                         return;
                     }
