@@ -117,18 +117,26 @@ fn overall(dim: Dim, range: IterationRange) -> Interval {
 }
 
 /// The values `e` may take at each iteration of a short constant range, for a dimension `dim`
-/// could not describe.
+/// could not describe; under a symbolic extent, at its first `MAX_TABULATED_ITERATIONS`
+/// iterations (`first_meeting` reads them, `conflict_distances` does not).
 fn table(
     e: &IExpr,
     outer: VarId,
     ranges: &HashMap<VarId, Interval>,
     range: IterationRange,
 ) -> Option<Vec<Interval>> {
-    if !range.is_known() || range.hi - range.lo >= MAX_TABULATED_ITERATIONS {
+    let hi = if range.is_known() {
+        if range.hi - range.lo >= MAX_TABULATED_ITERATIONS {
+            return None;
+        }
+        range.hi
+    } else if range.lo > Interval::ALL.lo {
+        range.lo + MAX_TABULATED_ITERATIONS - 1
+    } else {
         return None;
-    }
+    };
     Some(
-        (range.lo..=range.hi)
+        (range.lo..=hi)
             .map(|i| {
                 interval(e, &|v| {
                     if v == outer {
@@ -423,8 +431,10 @@ pub fn conflict_distances(a: &UnitAccess, b: &UnitAccess, range: IterationRange)
             b.tables.get(k).and_then(Option::as_ref),
         );
         let dim_set = match tables {
-            (None, None) => dim_distances(*x, *y, range),
-            _ => tabulated_distances((*x, tables.0), (*y, tables.1), range),
+            (Some(_), _) | (_, Some(_)) if range.is_known() => {
+                tabulated_distances((*x, tables.0), (*y, tables.1), range)
+            }
+            _ => dim_distances(*x, *y, range),
         };
         set = set.intersect(&dim_set);
         if set.is_empty() {
@@ -432,6 +442,34 @@ pub fn conflict_distances(a: &UnitAccess, b: &UnitAccess, range: IterationRange)
         }
     }
     set
+}
+
+/// Under a symbolic extent, the first iteration of the later access `b` (counted from the
+/// range's start) at which it may meet `a` at distance `d`: `d` (its first) unless an index is
+/// tabulated (`min(i + 1, 7)` against `min(i, 7)` meet only once both clamp, at i ≥ 7). Every
+/// iteration before the answer was tried and provably meets nothing; when the tabulated
+/// iterations all miss, the answer is their count.
+pub fn first_meeting(a: &UnitAccess, b: &UnitAccess, d: i64, range: IterationRange) -> i64 {
+    let tabulated = a.tables.iter().chain(&b.tables).any(Option::is_some);
+    if range.is_known() || !tabulated || a.dims.len() != b.dims.len() {
+        return d;
+    }
+    let overlap = |a: Interval, b: Interval| a.lo <= b.hi && b.lo <= a.hi;
+    let meets = |j: i64| {
+        a.dims.iter().zip(&b.dims).enumerate().all(|(k, (x, y))| {
+            let (tx, ty) = (
+                a.tables.get(k).and_then(Option::as_ref),
+                b.tables.get(k).and_then(Option::as_ref),
+            );
+            overlap(
+                value_at(*x, tx, range.lo + j - d, range),
+                value_at(*y, ty, range.lo + j, range),
+            )
+        })
+    };
+    (d.max(0)..MAX_TABULATED_ITERATIONS)
+        .find(|&j| meets(j))
+        .unwrap_or(MAX_TABULATED_ITERATIONS)
 }
 
 /// The values one dimension may take at iteration `i`.
@@ -690,6 +728,31 @@ mod tests {
         a.tables = vec![Some(halves)];
         let set = conflict_distances(&a, &a, SIXTEEN);
         assert_eq!(listed(set, 20), vec![0, 1]);
+    }
+
+    #[test]
+    fn clamped_indices_meet_from_the_iteration_both_clamp_under_a_symbolic_extent() {
+        let symbolic = IterationRange {
+            lo: 0,
+            hi: Interval::ALL.hi,
+        };
+        let clamped = |offset: i64| {
+            let mut a = access(Dim::Unknown {
+                values: Interval { lo: 0, hi: 7 },
+            });
+            let table = (0..MAX_TABULATED_ITERATIONS)
+                .map(|i| Interval::point((i + offset).min(7)))
+                .collect();
+            a.tables = vec![Some(table)];
+            a
+        };
+        // S[min(i, 7)] read at i, S[min(i + 1, 7)] written at i + 1: min(i, 7) = min(i + 2, 7)
+        // once i ≥ 7, so the write first meets a read at iteration 8.
+        assert_eq!(first_meeting(&clamped(0), &clamped(1), 1, symbolic), 8);
+        // S[min(i + 1, 7)] written at i, read as S[min(i, 7)] at i + 1: from the start.
+        assert_eq!(first_meeting(&clamped(1), &clamped(0), 1, symbolic), 1);
+        // A constant extent decides distances iteration by iteration already.
+        assert_eq!(first_meeting(&clamped(0), &clamped(1), 1, SIXTEEN), 1);
     }
 
     #[test]

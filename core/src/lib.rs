@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
 
 pub mod affine;
+mod by_extent;
 pub mod cost;
 pub mod dependence;
 pub mod diagnostic;

@@ -22,7 +22,23 @@ pub enum Form {
 }
 
 /// The program around the pipelined loop (`before` and `after` are top-level nodes of the source).
+/// A symbolic extent planned by ranges (`SyncPlan::regimes`) is one program whose counts choose
+/// by N; should the ranges' programs differ in more than their waits, the plan for every N,
+/// sound at each by itself, is the program.
 pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
+    let main = build_one(program, p, sync, form);
+    if sync.regimes.is_empty() {
+        return main;
+    }
+    let ranges = sync
+        .regimes
+        .iter()
+        .map(|r| build_one(program, p, &r.plan, form))
+        .collect();
+    crate::by_extent::merge(main, ranges, p, sync)
+}
+
+fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
     let mut out = Program {
         buffers: program.buffers.clone(),
         vars: program.vars.clone(),

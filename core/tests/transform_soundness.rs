@@ -32,19 +32,6 @@ enum Outcome {
     Loose(String),
 }
 
-/// Symbolic loops with a wait judged loose at some N while the constant extents' waits are
-/// tight. The judge is right and the derivation conservative: each loop has an index clamped by
-/// `min`/`max` whose conflict across iterations exists only from some iteration on — 6389 writes
-/// `S0[min(i + 1, 7)]` and reads `S0[min(i, 7)]`, `S0[min(i + 1, 7)]`, which meet only once both
-/// clamp, at i ≥ 7. Under a constant extent the analysis sees that no iteration in range
-/// conflicts and derives no wait (or a larger count); under `range(N)` it must serve every N with
-/// one count, so at N = 2 … 4 the wait forces groups nothing reads ("Redundant" there, tight at
-/// N = 16). Tight at every N needs a count that is an expression of N (or of `i`) built from the
-/// iteration where the conflict starts — a change to the dependence analysis and `sync`'s
-/// derivation, not to this judge. (2196 was here for another reason, the judge's: its loop goes
-/// out of bounds at N = 16 and the waits were judged on that run; see the test below.)
-const KNOWN_LOOSE: [u64; 3] = [3540, 3820, 6389];
-
 /// A loop that goes out of bounds at the large N its waits would be judged at (`S1[i + 2]` of a
 /// 16-element `S1` at N = 16) is judged at the largest N where it runs cleanly instead, and the
 /// summary says so; judged on the out-of-bounds run, its final drain looked redundant.
@@ -224,13 +211,6 @@ fn run_flavor(flavor: Flavor, default_cases: u64) -> (u64, u64, Vec<String>) {
         let text = l.text();
         match check(&text, l.max_stage(), l.extent.is_none()) {
             Outcome::Unsound(why) => failures.push(format!("seed {seed}:\n{text}{why}")),
-            Outcome::Loose(why) if flavor == Flavor::Irregular && KNOWN_LOOSE.contains(&seed) => {
-                eprintln!(
-                    "seed {seed} (known loose): {}",
-                    why.lines().next().unwrap_or("")
-                );
-                pipelined += 1;
-            }
             Outcome::Loose(why) => failures.push(format!("seed {seed} (loose):\n{text}{why}")),
             Outcome::Verified => pipelined += 1,
             Outcome::Refused => refused += 1,

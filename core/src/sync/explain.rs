@@ -18,6 +18,9 @@ pub(super) struct Unexplained {
     pub time: StepTime,
     /// Groups its queue has committed before it.
     pub committed: i64,
+    /// The distance of its first need at this step, which a need that begins late
+    /// (`Need::starts`) may lengthen.
+    pub distance: i64,
 }
 
 /// A wait instance with the head arithmetic's numbers.
@@ -36,6 +39,8 @@ struct WaitAt {
     pub count: i64,
     /// The first need it covers (an index into the plan's needs): the one its text names.
     pub need: Option<usize>,
+    /// That need's distance here (`Unexplained::distance`).
+    pub d: i64,
     /// Counts are uniform across steps (a symbolic extent commits empty groups).
     pub uniform: bool,
 }
@@ -79,6 +84,7 @@ impl SyncPlan {
                 group: noted.committed - instance.count - 1,
                 count: instance.count,
                 need: instance.needs.first().copied(),
+                d: noted.distance,
                 uniform: matches!(noted.time, StepTime::Uniform { .. }) || extent.is_none(),
             };
             why.write(&at, instance);
@@ -110,6 +116,7 @@ impl Explainer<'_> {
             group,
             count,
             need,
+            d,
             ..
         } = *at;
         let Some(n) = need.and_then(|k| self.needs.get(k)) else {
@@ -127,7 +134,7 @@ impl Explainer<'_> {
         );
         let d_sentence = format!(
             "d = {}: at iteration j the consumer needs what the producer {producer} wrote at iteration j − {}",
-            n.distance, n.distance
+            d, d
         );
         let slot_sentence = format!(
             "slot = {}: that data is in group {} of its step's groups of queue {q} (counted from 0)",
@@ -165,8 +172,8 @@ impl Explainer<'_> {
                     "committed = {committed}: groups queue {q} has committed before this wait, at step {t}"
                 ));
                 out.push(format!(
-                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {}) + {} (groups counted from 0)",
-                    n.distance, n.slot
+                    "needed = {group}: the number of the group holding what {consumer} at iteration {j} needs, g·(j − d) + slot = {g}·({j} − {d}) + {} (groups counted from 0)",
+                    n.slot
                 ));
             }
         }
@@ -208,6 +215,7 @@ impl Explainer<'_> {
             group,
             count,
             need,
+            d,
             uniform,
         } = *at;
         let relative = matches!(time, StepTime::Uniform { .. });
@@ -220,16 +228,16 @@ impl Explainer<'_> {
                 let k = t - T_REP;
                 let this_step = committed - g * (T_REP + k.min(q) - q);
                 format!(
-                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
-                    k.min(q), n.distance, n.slot
+                    "N = g·(min(k, s_producer) − s_producer − k + s_consumer + d) + committed_this_step − slot − 1 = {g}·({} − {q} − {k} + {sc} + {d}) + {this_step} − {} − 1 = {count} (epilogue step k = {k}: queue {q} commits no group from step k = {q} on)",
+                    k.min(q), n.slot
                 )
             }
             (true, Some(n)) => {
                 let sc = u.map_or(0, |u| u.stage);
                 let before = committed - g * (t - q);
                 format!(
-                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {}) + {before} − {} − 1 = {count}",
-                    n.distance, n.slot
+                    "N = g·(s_consumer − s_producer + d) + committed_this_step − slot − 1 = {g}·({sc} − {q} + {d}) + {before} − {} − 1 = {count}",
+                    n.slot
                 )
             }
             _ => format!(

@@ -2,6 +2,8 @@
 //! one stage's async units that commit together, and which groups close before each position.
 
 use super::{Group, Need};
+use crate::dependence::{first_meeting, MAX_TABULATED_ITERATIONS};
+use crate::schedule::DepKind;
 use crate::shape::LoopShape;
 use std::collections::BTreeMap;
 
@@ -30,12 +32,69 @@ pub(super) fn needs_of(p: &LoopShape) -> Vec<Need> {
             distance,
             kind: d.kind,
             buffer: d.buffer,
+            starts: starts(p, d),
         });
     }
     needs
 }
 
+/// `Need::starts` of dependence `d`: for each distance its buffer's ring does not separate,
+/// shortest first, the first iteration of the consumer at which it may meet its producer there,
+/// kept when earlier than every shorter distance's. Empty under a constant extent, whose
+/// distances are already decided iteration by iteration, and when the shortest distance meets
+/// from the start.
+fn starts(p: &LoopShape, d: &crate::schedule::Dependence) -> Vec<(i64, i64)> {
+    let range = crate::schedule::iteration_range(&p.sched);
+    let units = &p.sched.units;
+    let (Some(a), Some(b)) = (units.get(d.from), units.get(d.to)) else {
+        return Vec::new();
+    };
+    let tabulated = |u: &crate::schedule::Unit| {
+        u.accesses
+            .iter()
+            .any(|x| x.buffer == d.buffer && x.tables.iter().any(Option::is_some))
+    };
+    if range.is_known() || !(tabulated(a) || tabulated(b)) {
+        return Vec::new();
+    }
+    let versions = p.versions_of(d.buffer).max(1);
+    let kind_of = |x: bool, y: bool| match (x, y) {
+        (true, false) => DepKind::Raw,
+        (false, true) => DepKind::War,
+        _ => DepKind::Waw,
+    };
+    let first = |distance: i64| {
+        let mut from = MAX_TABULATED_ITERATIONS;
+        for x in a.accesses.iter().filter(|x| x.buffer == d.buffer) {
+            for y in b.accesses.iter().filter(|y| y.buffer == d.buffer) {
+                if (x.write || y.write) && kind_of(x.write, y.write) == d.kind {
+                    from = from.min(first_meeting(x, y, distance, range));
+                }
+            }
+        }
+        from
+    };
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut next = d.distances.first(0, versions);
+    while let Some(distance) = next.filter(|&k| k < MAX_TABULATED_ITERATIONS) {
+        let from = first(distance);
+        if out.last().is_none_or(|&(_, f)| from < f) {
+            out.push((distance, from));
+        }
+        // No longer distance begins before its own first iteration.
+        if out.last().is_some_and(|&(_, f)| f <= distance + 1) {
+            break;
+        }
+        next = d.distances.first(distance + 1, versions);
+    }
+    if out.first().is_none_or(|&(distance, from)| from <= distance) {
+        return Vec::new();
+    }
+    out
+}
+
 /// The commit groups of a step and the group of each unit.
+#[derive(Clone)]
 pub(super) struct Grouping {
     pub(super) groups: Vec<Group>,
     pub(super) unit_group: Vec<Option<usize>>,

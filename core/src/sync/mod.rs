@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 mod explain;
 mod groups;
 mod planner;
+mod regimes;
 mod sections;
 
 use groups::{closed_before, group, needs_of, Grouping};
@@ -42,6 +43,14 @@ pub struct Need {
     pub distance: i64,
     pub kind: DepKind,
     pub buffer: BufId,
+    /// Under a symbolic extent, where an index clamped by `min`/`max` may meet the other only
+    /// from some iteration on: (distance, the first consumer iteration at which the two may meet
+    /// at it), by distance, each beginning earlier than the shorter ones. Before the first
+    /// iteration any of them names the consumer needs nothing of the producer, and until the
+    /// first one's (`distance`'s) only the instance of the shortest distance begun. Empty when
+    /// `distance` applies from the first iteration.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub starts: Vec<(i64, i64)>,
 }
 
 /// How many instances of each wait have their `symbols` written (the page shows these).
@@ -149,6 +158,17 @@ pub struct SyncPlan {
     closed_before: Vec<i64>,
     /// The instances [`SyncPlan::explain`] writes the text of.
     unexplained: Vec<explain::Unexplained>,
+    /// Under a symbolic extent with needs that begin at some iteration (`Need::starts`): the plans
+    /// of the shorter extents, ascending, each for N below its `below` and at least the previous
+    /// one's; this plan serves the rest. Their sites are this plan's (`sites`).
+    pub regimes: Vec<Regime>,
+}
+
+/// The plan for the extents below `below` (and at least the previous regime's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Regime {
+    pub below: i64,
+    pub plan: SyncPlan,
 }
 
 impl SyncPlan {
@@ -209,17 +229,40 @@ pub fn derive(
     diags: &mut Vec<Diagnostic>,
     explain: bool,
 ) -> Option<SyncPlan> {
-    let extent = p.sched.extent.as_const();
     let mut needs = needs_of(p);
+    let grouping = group(p, &mut needs);
+    let queues: Vec<i64> = grouping.per_step.keys().copied().collect();
+    let closed_before = closed_before(p, &grouping.groups, &queues);
+    let regimes = regimes::Regimes {
+        program,
+        p,
+        needs: &needs,
+        grouping: &grouping,
+        closed_before: &closed_before,
+        explain,
+    };
+    let mut plan = regimes.plan(None, diags)?;
+    regimes.add_to(&mut plan);
+    Some(plan)
+}
+
+/// The plan for extents up to `regime_hi` (every extent: `None`), with the groups and the
+/// needs the caller found.
+fn planned(
+    r: &regimes::Regimes,
+    regime_hi: Option<i64>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<SyncPlan> {
+    let (p, needs) = (r.p, r.needs);
+    let extent = p.sched.extent.as_const();
     let Grouping {
         groups,
         unit_group,
         per_step,
-    } = group(p, &mut needs);
+    } = r.grouping.clone();
     // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
     let queues: Vec<i64> = per_step.keys().copied().collect();
     let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
-    let closed_before = closed_before(p, &groups, &queues);
     // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
     // only, found by binary search.
     let mut by_consumer: Vec<(usize, i64, usize)> = needs
@@ -232,26 +275,27 @@ pub fn derive(
         p,
         queues: &queues,
         gs: &gs,
-        needs: &needs,
+        needs,
         // Sites are per section, consumer and queue; most consumers wait in two or three sections.
         sites: Vec::with_capacity(3 * needs.len() + queues.len()),
         extent,
-        closed_before: &closed_before,
+        closed_before: r.closed_before,
         by_consumer: &by_consumer,
         failed: false,
-        explain,
+        explain: r.explain,
         diags,
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
         facts: Vec::new(),
         entry: Entry::default(),
         unexplained: Vec::new(),
+        regime_hi,
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();
     let (body, covered) = cx.plan_body(covered);
     let (epilogue, covered) = cx.plan_epilogue(covered);
-    let (undrained, drains) = cx.drain(program, &covered);
+    let (undrained, drains) = cx.drain(r.program, &covered);
     if cx.failed {
         return None;
     }
@@ -260,7 +304,7 @@ pub fn derive(
         groups,
         per_step,
         unit_group,
-        needs,
+        needs: needs.to_vec(),
         sites,
         prologue,
         body,
@@ -269,7 +313,8 @@ pub fn derive(
         uniform_commits: extent.is_none(),
         undrained,
         extent,
-        closed_before,
+        closed_before: r.closed_before.to_vec(),
         unexplained,
+        regimes: Vec::new(),
     })
 }

@@ -40,6 +40,10 @@ pub(super) struct Planner<'a> {
     pub(super) entry: Entry,
     /// The instances to explain.
     pub(super) unexplained: Vec<Unexplained>,
+    /// The largest extent this plan serves (`None`: every extent): a need that begins at a
+    /// later consumer iteration than any step of a section reaches at that extent is left out
+    /// there (`regimes`).
+    pub(super) regime_hi: Option<i64>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -102,6 +106,32 @@ impl Planner<'_> {
             (StepTime::Const(_), Some(e)) if !uniform => (0..e).contains(&(t - stage)),
             _ => t >= stage,
         }
+    }
+
+    /// The distance of need `n` of a consumer of stage `stage` at step `time`, or `None` where
+    /// it does not apply: the shortest of `Need::starts` begun by the latest consumer iteration
+    /// some extent this plan serves runs there. A constant step's iteration is known; the body
+    /// reaches iteration N − 1 − stage, a symbolic epilogue's step k iteration max(N, S) + k −
+    /// stage.
+    pub(super) fn distance(&self, n: &Need, stage: i64, time: StepTime) -> Option<i64> {
+        if n.starts.is_empty() {
+            return Some(n.distance);
+        }
+        let reach = match (time, self.regime_hi) {
+            (StepTime::Const(t), _) => t - stage,
+            (StepTime::Uniform { .. }, None) => return Some(n.distance),
+            (StepTime::Uniform { epilogue_offset }, Some(hi)) => {
+                let last = match epilogue_offset {
+                    None => hi - 1,
+                    Some(k) => hi.max(self.p.stages()) + k,
+                };
+                last - stage
+            }
+        };
+        n.starts
+            .iter()
+            .find(|&&(_, from)| from <= reach)
+            .map(|&(d, _)| d)
     }
 
     /// What planning has recorded so far, to take back a trial plan.
@@ -168,7 +198,10 @@ impl Planner<'_> {
                 let mut newest = None;
                 for &(_, _, k) in this_queue {
                     let Some(n) = self.needs.get(k) else { continue };
-                    let jp = j - n.distance;
+                    let Some(distance) = self.distance(n, u.stage, time) else {
+                        continue;
+                    };
+                    let jp = j - distance;
                     if jp < 0 {
                         continue;
                     }
@@ -259,17 +292,31 @@ impl Planner<'_> {
         need_ids: &[usize],
     ) {
         // A site's id is its index.
-        let Some(site) = self.sites.get_mut(id as usize) else {
+        let Some(site) = self.sites.get(id as usize) else {
             return;
         };
         if self.explain && site.instances.len() < EXPLAINED_INSTANCES {
+            // The distance at which its first need was served here (at least one need is, or
+            // no wait is placed).
+            let distance = need_ids
+                .first()
+                .and_then(|&k| self.needs.get(k))
+                .and_then(|n| {
+                    let stage = self.p.sched.units.get(n.consumer)?.stage;
+                    self.distance(n, stage, time)
+                })
+                .unwrap_or(0);
             self.unexplained.push(Unexplained {
                 site: id,
                 instance: site.instances.len(),
                 time,
                 committed,
+                distance,
             });
         }
+        let Some(site) = self.sites.get_mut(id as usize) else {
+            return;
+        };
         site.instances.push(WaitInstance {
             step: match time {
                 StepTime::Const(t) => Some(t),

@@ -159,10 +159,19 @@ impl Planner<'_> {
                 // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
                 // that very iteration: that wait runs whenever the iteration exists, and for
                 // every E the newest nonempty group is forced the same way (docs/synchronization.md).
-                None => !self
-                    .facts
-                    .iter()
-                    .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj < T_REP),
+                // When a need of the queue begins late, the consumer of the last iteration of a
+                // short E may need nothing there: some wait that runs must be seen to force it.
+                None => {
+                    let late = self
+                        .needs
+                        .iter()
+                        .any(|n| self.queues.get(qi) == Some(&n.queue) && !n.starts.is_empty());
+                    !self
+                        .facts
+                        .iter()
+                        .any(|&(fq, fg, fj)| fq == qi && fg >= g * T_REP - 1 && fj < T_REP)
+                        || (late && !self.short_extents_force_the_last_groups(qi, g))
+                }
             })
             .map(|(_, x)| x)
             .map(|((&q, _), _)| q)
@@ -212,6 +221,22 @@ impl Planner<'_> {
     }
 }
 
+impl Planner<'_> {
+    /// Whether for every E below S the last group of queue `qi` (g a step), iteration E − 1's,
+    /// is forced by a wait of the prologue or the epilogue (numbered from max(E, S) = S) whose
+    /// consumer's iteration is below E, so that it runs.
+    fn short_extents_force_the_last_groups(&self, qi: usize, g: i64) -> bool {
+        let by = T_REP - self.entry.stages;
+        (1..self.entry.stages).all(|e| {
+            self.entry
+                .prologue
+                .iter()
+                .chain(&self.facts)
+                .any(|&(fq, fg, fj)| fq == qi && fg - g * by >= g * e - 1 && fj - by < e)
+        })
+    }
+}
+
 /// The body's input as the trials would find it, if they would: per queue, `min(x0, N − g)` where
 /// N is the newest group any body unit needs (every trial below it waits for N, so its output is
 /// N; from above, each trial lowers it by g until it is). `None` where a queue has no need in the
@@ -228,7 +253,8 @@ pub(super) fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
             .iter()
             .filter(|n| n.queue == q)
             .filter_map(|n| {
-                let j = T_REP - units.get(n.consumer)?.stage - n.distance;
+                let stage = units.get(n.consumer)?.stage;
+                let j = T_REP - stage - cx.distance(n, stage, BODY)?;
                 (j >= 0).then(|| g * j + i64::from(n.slot))
             })
             .max()?;

@@ -1,0 +1,338 @@
+//! One pipelined program from the programs of several ranges of a symbolic extent
+//! (`sync::Regime`): they differ only in their waits, so they are walked together and every wait
+//! takes, at each N, the count of the range N is in — `0 if N >= 9 else 18` — or, in a range that
+//! does not wait there, a count that completes nothing.
+
+use crate::ir::{CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind};
+use crate::schedule::Extent;
+use crate::shape::LoopShape;
+use crate::simplify::simplify;
+use crate::sync::SyncPlan;
+use std::collections::VecDeque;
+
+/// `main`, the program of the plan for every N, merged with `ranges`, the programs of
+/// `sync.regimes` in order; `main` itself where they differ in more than their waits (it is
+/// sound at every N by itself).
+pub(crate) fn merge(
+    main: Program,
+    ranges: Vec<Program>,
+    p: &LoopShape,
+    sync: &SyncPlan,
+) -> Program {
+    let Extent::Symbolic(n) = &p.sched.extent else {
+        return main;
+    };
+    let s = p.stages();
+    let free = |q: i64, below: Option<i64>| {
+        let g = i64::from(sync.per_step.get(&q).copied().unwrap_or(1));
+        free_count(g, s, n, below.map(|b| b - 1))
+    };
+    let merger = Merger {
+        belows: sync
+            .regimes
+            .iter()
+            .map(|r| Some(r.below))
+            .chain([None])
+            .collect(),
+        n,
+        free: &free,
+        stages: s,
+        section: std::cell::Cell::new(None),
+    };
+    let lists: Vec<Vec<Node>> = ranges
+        .into_iter()
+        .map(|r| r.body)
+        .chain([main.body.clone()])
+        .collect();
+    match merger.lists(lists) {
+        Some(body) => Program { body, ..main },
+        None => main,
+    }
+}
+
+/// Ranges of N, ascending: each program serves N below its bound (and at least the previous
+/// one's); the last serves the rest.
+struct Merger<'a> {
+    belows: Vec<Option<i64>>,
+    /// The extent, N.
+    n: &'a IExpr,
+    /// A count of queue `q` that completes nothing at any N below the bound (any N: `None`).
+    free: &'a dyn Fn(i64, Option<i64>) -> IExpr,
+    /// The largest stage: the body runs only when N exceeds it.
+    stages: i64,
+    /// The section being merged.
+    section: std::cell::Cell<Option<SectionKind>>,
+}
+
+impl Merger<'_> {
+    /// The lists of nodes at one place of every range's program, merged; `None` where they
+    /// differ in anything but waits.
+    fn lists(&self, lists: Vec<Vec<Node>>) -> Option<Vec<Node>> {
+        let mut lists: Vec<VecDeque<Node>> = lists.into_iter().map(VecDeque::from).collect();
+        let mut out = Vec::new();
+        loop {
+            if let Some(nodes) = self.wait(&mut lists)? {
+                out.extend(nodes);
+                continue;
+            }
+            if let Some(node) = self.waits_alone(&mut lists)? {
+                out.push(node);
+                continue;
+            }
+            if lists.iter().all(VecDeque::is_empty) {
+                return Some(out);
+            }
+            let heads: Vec<Node> = lists
+                .iter_mut()
+                .map(VecDeque::pop_front)
+                .collect::<Option<_>>()?;
+            out.push(self.same(heads)?);
+        }
+    }
+
+    /// The wait at the head of some list, of the first queue (waits nest in queue order), with
+    /// the node it wraps in each list (without the wait when no range that runs it has it);
+    /// `Some(None)` when no list starts with a wait.
+    fn wait(&self, lists: &mut [VecDeque<Node>]) -> Option<Option<Vec<Node>>> {
+        let head = |l: &VecDeque<Node>| match l.front() {
+            Some(Node::Wait { queue, wait, .. }) => Some((*queue, *wait)),
+            _ => None,
+        };
+        let Some((queue, id)) = lists.iter().filter_map(head).min() else {
+            return Some(None);
+        };
+        // Whether the wait wraps a node (else it stands alone: a drain, or a wait before its
+        // statement's commit scope).
+        let wraps = lists.iter().find_map(|l| match l.front() {
+            Some(Node::Wait {
+                queue: q,
+                wait,
+                body,
+                ..
+            }) if (*q, *wait) == (queue, id) => Some(!body.is_empty()),
+            _ => None,
+        })?;
+        let (mut counts, mut bodies, mut span) = (Vec::new(), Vec::new(), None);
+        for l in lists.iter_mut() {
+            if head(l) == Some((queue, id)) {
+                let Some(Node::Wait {
+                    count,
+                    body,
+                    span: s,
+                    ..
+                }) = l.pop_front()
+                else {
+                    return None;
+                };
+                if body.is_empty() == wraps {
+                    return None;
+                }
+                counts.push(Some(count));
+                bodies.push(body);
+                span = Some(s);
+            } else {
+                counts.push(None);
+                bodies.push(if wraps {
+                    l.pop_front().into_iter().collect()
+                } else {
+                    Vec::new()
+                });
+            }
+        }
+        let body = self.lists(bodies)?;
+        let Some(count) = self.count(queue, counts) else {
+            return Some(Some(body));
+        };
+        Some(Some(vec![Node::Wait {
+            queue,
+            count,
+            body,
+            wait: id,
+            span: span?,
+        }]))
+    }
+
+    /// An `if` holding waits alone (a statement's waits, which run only where it does, before
+    /// its group's commit scope) at the head of some list: a range that does not wait there has
+    /// no such `if`.
+    fn waits_alone(&self, lists: &mut [VecDeque<Node>]) -> Option<Option<Node>> {
+        let alone = |n: &Node| match n {
+            Node::If { cond, body, .. } if waits_only(body) => Some(cond.clone()),
+            _ => None,
+        };
+        let Some(cond) = lists.iter().find_map(|l| l.front().and_then(alone)) else {
+            return Some(None);
+        };
+        let mut bodies = Vec::with_capacity(lists.len());
+        let mut span = None;
+        for l in lists.iter_mut() {
+            if l.front().and_then(alone).as_ref() == Some(&cond) {
+                let Some(Node::If { body, span: s, .. }) = l.pop_front() else {
+                    return None;
+                };
+                bodies.push(body);
+                span = Some(s);
+            } else {
+                bodies.push(Vec::new());
+            }
+        }
+        Some(Some(Node::If {
+            cond,
+            body: self.lists(bodies)?,
+            span: span?,
+        }))
+    }
+
+    /// Nodes that must be the same in every range but for the waits inside them.
+    fn same(&self, heads: Vec<Node>) -> Option<Node> {
+        let first = heads.first()?.clone();
+        let bodies = |heads: Vec<Node>, like: &dyn Fn(&Node) -> bool| -> Option<Vec<Vec<Node>>> {
+            heads
+                .into_iter()
+                .map(|h| like(&h).then(|| body_of(h)).flatten())
+                .collect()
+        };
+        Some(match first {
+            Node::Assign(a) => {
+                if !heads
+                    .iter()
+                    .all(|h| matches!(h, Node::Assign(b) if *b == a))
+                {
+                    return None;
+                }
+                Node::Assign(a)
+            }
+            Node::For {
+                var, lo, hi, span, ..
+            } => {
+                let like = |h: &Node| matches!(h, Node::For { var: v, lo: l, hi: x, .. } if *v == var && *l == lo && *x == hi);
+                let body = self.lists(bodies(heads, &like)?)?;
+                Node::For {
+                    var,
+                    lo,
+                    hi,
+                    body,
+                    span,
+                }
+            }
+            Node::If { cond, span, .. } => {
+                let like = |h: &Node| matches!(h, Node::If { cond: c, .. } if *c == cond);
+                let body = self.lists(bodies(heads, &like)?)?;
+                Node::If { cond, body, span }
+            }
+            Node::Commit { queue, span, .. } => {
+                let like = |h: &Node| matches!(h, Node::Commit { queue: q, .. } if *q == queue);
+                let body = self.lists(bodies(heads, &like)?)?;
+                Node::Commit { queue, body, span }
+            }
+            Node::AsyncScope { span, .. } => {
+                let like = |h: &Node| matches!(h, Node::AsyncScope { .. });
+                let body = self.lists(bodies(heads, &like)?)?;
+                Node::AsyncScope { body, span }
+            }
+            Node::Section { kind, .. } => {
+                let like = |h: &Node| matches!(h, Node::Section { kind: k, .. } if *k == kind);
+                // The steps are the last range's: the merged program has its nodes, one for
+                // one.
+                let steps = match heads.last() {
+                    Some(Node::Section { steps, .. }) => steps.clone(),
+                    _ => None,
+                };
+                self.section.set(Some(kind));
+                let body = self.lists(bodies(heads, &like)?);
+                self.section.set(None);
+                Node::Section {
+                    kind,
+                    body: body?,
+                    steps,
+                }
+            }
+            Node::Wait { .. } => return None,
+        })
+    }
+
+    /// Each range's count (a range without the wait: one that completes nothing), as one
+    /// expression of N; neighbouring ranges with the same count are one piece.
+    fn count(&self, queue: i64, mut counts: Vec<Option<IExpr>>) -> Option<IExpr> {
+        // A range whose N all skip the body never runs its waits: it takes the next range's
+        // count, whatever its own plan said.
+        if self.section.get() == Some(SectionKind::Body) {
+            for k in (0..counts.len()).rev() {
+                let below = self.belows.get(k).copied().flatten();
+                if below.is_some_and(|b| b - 1 <= self.stages) {
+                    let next = counts.get(k + 1).cloned().flatten();
+                    if let Some(c) = counts.get_mut(k) {
+                        *c = next;
+                    }
+                }
+            }
+        }
+        if counts.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut pieces: Vec<(Option<i64>, IExpr)> = Vec::with_capacity(counts.len());
+        for (k, c) in counts.iter().enumerate() {
+            let below = self.belows.get(k).copied().flatten();
+            let c = match c {
+                Some(c) => c.clone(),
+                None => {
+                    // A run of ranges without the wait takes one count, good up to its end.
+                    let end = (k..counts.len())
+                        .take_while(|&m| counts.get(m).is_some_and(Option::is_none))
+                        .last()
+                        .unwrap_or(k);
+                    (self.free)(queue, self.belows.get(end).copied().flatten())
+                }
+            };
+            match pieces.last_mut() {
+                Some((b, prev)) if *prev == c => *b = below,
+                _ => pieces.push((below, c)),
+            }
+        }
+        let mut pieces = pieces.into_iter().rev();
+        let (_, mut e) = pieces.next()?;
+        for (below, c) in pieces {
+            let Some(b) = below else { continue };
+            e = IExpr::Select(Box::new((
+                Cond::Cmp(CmpOp::Lt, self.n.clone(), IExpr::Const(b)),
+                c,
+                e,
+            )));
+        }
+        Some(simplify(&e))
+    }
+}
+
+fn waits_only(nodes: &[Node]) -> bool {
+    !nodes.is_empty()
+        && nodes
+            .iter()
+            .all(|n| matches!(n, Node::Wait { body, .. } if body.is_empty() || waits_only(body)))
+}
+
+fn body_of(n: Node) -> Option<Vec<Node>> {
+    match n {
+        Node::For { body, .. }
+        | Node::If { body, .. }
+        | Node::Commit { body, .. }
+        | Node::AsyncScope { body, .. }
+        | Node::Section { body, .. }
+        | Node::Wait { body, .. } => Some(body),
+        Node::Assign(_) => None,
+    }
+}
+
+/// A count of a queue committing `g` groups a step that completes nothing at any extent up to
+/// `hi` (any extent: `None`) of a loop of `s` stages (its largest stage): more than the queue
+/// ever commits, g · (max(N, S) + S).
+fn free_count(g: i64, s: i64, n: &IExpr, hi: Option<i64>) -> IExpr {
+    let steps = match hi {
+        Some(hi) => IExpr::Const(hi.max(s) + s),
+        None => IExpr::bin(
+            IOp::Add,
+            IExpr::bin(IOp::Max, n.clone(), IExpr::Const(s)),
+            IExpr::Const(s),
+        ),
+    };
+    simplify(&IExpr::bin(IOp::Mul, IExpr::Const(g), steps))
+}
