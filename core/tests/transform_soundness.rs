@@ -5,8 +5,10 @@
 //! race-free and computing the same outputs — at the loop's own extent and, for a symbolic extent,
 //! at N = 0 … S + 2. A symbolic extent's waits are also judged there and at a large N
 //! (`verify_extents`): each is tight wherever it runs whenever the same loop under constant extents
-//! has every wait tight. (The peeled form, which the targets emit, is checked strictly for a target
-//! on every example and golden case: `golden.rs`.)
+//! has every wait tight, `min`/`max` clamps meeting only from some iteration on included (the
+//! counts then choose by N). The waits the exploration lists are exactly the program's. (The
+//! peeled form, which the targets emit, is checked strictly for a target on every example and
+//! golden case: `golden.rs`.)
 //!
 //! `SOUNDNESS_CASES=N` runs another number of loops; `SOUNDNESS_SEED=K` runs only loop K.
 
@@ -18,6 +20,7 @@
 )]
 
 use stagecraft::explore::{explore, Options};
+use stagecraft::ir::Node;
 use stagecraft::random_loop::{random_loop, Flavor};
 use stagecraft::verify::{verify, Verdict, VerifyOptions};
 use stagecraft::verify_extents::verify_extents;
@@ -94,6 +97,28 @@ fn check(text: &str, max_stage: i64, symbolic: bool) -> Outcome {
         return Outcome::Unsound("explored ok but no pipelined program".into());
     };
     let original = &ex.programs.as_ref().unwrap().original;
+    // The waits the page lists are the program's: a range of N planned apart adds none.
+    let mut in_program = Vec::new();
+    wait_ids(&pipelined.body, &mut in_program);
+    if let Some(id) = in_program
+        .iter()
+        .find(|&&id| !ex.waits.iter().any(|w| w.id == id))
+    {
+        return Outcome::Unsound(format!(
+            "the program's wait {id} is not listed\n--- pipelined ---\n{}",
+            ex.rolled.as_ref().map_or("", |p| p.text.as_str())
+        ));
+    }
+    if let Some(site) = ex.waits.iter().find(|w| !in_program.contains(&w.id)) {
+        return Outcome::Unsound(format!(
+            "wait {} ({:?}, queue {}) is listed but is no wait of the program: {}\n--- pipelined ---\n{}",
+            site.id,
+            site.section,
+            site.queue,
+            site.summary,
+            ex.rolled.as_ref().map_or("", |p| p.text.as_str())
+        ));
+    }
     if symbolic {
         // The waits of a symbolic extent are judged at N = 0 … S + 2 and a large N: each must
         // be tight wherever it runs (verify_extents).
@@ -166,6 +191,24 @@ fn check(text: &str, max_stage: i64, symbolic: bool) -> Outcome {
         }
     }
     Outcome::Verified
+}
+
+/// The ids of the derived waits among `nodes`.
+fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
+    for n in nodes {
+        match n {
+            Node::Wait { wait, body, .. } => {
+                out.extend(*wait);
+                wait_ids(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => wait_ids(body, out),
+            Node::Assign(_) => {}
+        }
+    }
 }
 
 /// Whether the same loop with a constant extent has every wait tight at each N that

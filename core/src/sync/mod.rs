@@ -282,7 +282,8 @@ fn planned(
         closed_before: r.closed_before,
         by_consumer: &by_consumer,
         failed: false,
-        explain: r.explain,
+        // A range's plan is never shown: its waits take `main`'s sites (`regimes`).
+        explain: r.explain && regime_hi.is_none(),
         diags,
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),

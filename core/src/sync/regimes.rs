@@ -63,23 +63,16 @@ impl Regimes<'_> {
         out
     }
 
-    /// Plans the ranges of N below the last bound and gives them to `main` (the plan of the
-    /// rest), their sites merged into its own: a wait at the same place is the same site. Leaves
-    /// `main` alone if any range fails to plan: it is sound at every N by itself.
+    /// Plans the ranges of N below the last bound and gives `main` (the plan of the rest) those
+    /// that wait less than it does, their waits named by `main`'s sites: a wait at the same
+    /// place is the same site. Leaves `main` alone if any range fails to plan: it is sound at
+    /// every N by itself.
     pub(super) fn add_to(&self, main: &mut SyncPlan) {
         if self.p.sched.extent.as_const().is_some() {
             return;
         }
         let bounds = self.bounds();
-        if bounds.is_empty() {
-            return;
-        }
-        let mut sites = main.sites.clone();
-        let first_added = sites.len();
-        // Each added site and the largest range below which it is needed.
-        let mut needed_below: Vec<(usize, i64)> = Vec::new();
         let mut regimes = Vec::with_capacity(bounds.len());
-        let mut unexplained = Vec::new();
         for &below in &bounds {
             let mut scratch = Vec::new();
             let Some(mut plan) = self.plan(Some(below - 1), &mut scratch) else {
@@ -95,64 +88,39 @@ impl Regimes<'_> {
                     item.waits.clear();
                 }
             }
-            let used = used_sites(&plan);
-            let key = |s: &super::WaitSite| (s.section, s.before, s.queue);
-            let added_before = sites.len();
-            let ids: Vec<u32> = plan
-                .sites
-                .iter()
-                .map(|site| {
-                    if !used.contains(&site.id) {
-                        return site.id;
-                    }
-                    let at = sites.iter().position(|s| key(s) == key(site));
-                    let id = at.unwrap_or(sites.len());
-                    if at.is_none() {
-                        let mut added = site.clone();
-                        added.id = id as u32;
-                        sites.push(added);
-                    }
-                    if id >= first_added {
-                        needed_below.retain(|&(k, _)| k != id);
-                        needed_below.push((id, below));
-                    }
-                    id as u32
-                })
-                .collect();
-            // The instances of a site this range adds are its own: so are their explanations,
-            // written with the rest when the exploration is presented (`SyncPlan::explain`).
-            let added = |old: u32| {
-                ids.get(old as usize)
-                    .copied()
-                    .filter(|&id| id as usize >= added_before)
+            // A range that waits somewhere the plan for every N does not, or for more, is left
+            // to the next range's (sound at its shorter N too): the planner serves its first
+            // body step as any other, and such a wait may complete nothing at any N. So a range
+            // kept adds no site: the page lists `main`'s, each wait of the program among them.
+            let Some(ids) = main_sites(&plan, main) else {
+                continue;
             };
-            unexplained.extend(plan.unexplained.drain(..).filter_map(|mut noted| {
-                noted.site = added(noted.site)?;
-                Some(noted)
-            }));
             renumber(&mut plan, &ids);
-            // A range whose plan waits somewhere the plan for every N does not, or for more, is
-            // left to the next range's (sound at its shorter N too): the planner serves its first
-            // body step as any other, and such a wait may complete nothing at any N.
             if looser(&plan, main) {
                 regimes.push(Regime { below, plan });
             }
         }
-        for (id, below) in needed_below {
-            let Some(site) = sites.get_mut(id) else {
-                continue;
-            };
-            if !site.summary.is_empty() {
-                site.summary = format!(
-                    "{}; only extents below N = {below} need it, where a wait the longer ones place covers less",
-                    site.summary
-                );
-            }
-        }
-        main.sites = sites;
         main.regimes = regimes;
-        main.unexplained.extend(unexplained);
     }
+}
+
+/// For each site of `plan`, the id of `main`'s at the same place; `None` if a wait or drain of
+/// `plan` has none.
+fn main_sites(plan: &SyncPlan, main: &SyncPlan) -> Option<Vec<u32>> {
+    let used = used_sites(plan);
+    let key = |s: &super::WaitSite| (s.section, s.before, s.queue);
+    plan.sites
+        .iter()
+        .map(|site| {
+            let theirs = main.sites.iter().find(|s| key(s) == key(site));
+            match theirs {
+                Some(s) => Some(s.id),
+                None if used.contains(&site.id) => None,
+                // Not in the program: its id is never looked up.
+                None => Some(site.id),
+            }
+        })
+        .collect()
 }
 
 /// Whether every wait of `plan` is one of `main`'s at the same place, with a count at least as
@@ -199,7 +167,8 @@ fn used_sites(plan: &SyncPlan) -> Vec<u32> {
     out
 }
 
-/// Gives a range's waits the ids of the sites they were merged into, and drops its own list.
+/// Gives a range's waits the ids of `main`'s sites at the same places, and drops its own list
+/// and the instances it noted to explain (the page explains `main`'s).
 fn renumber(plan: &mut SyncPlan, ids: &[u32]) {
     let id = |k: u32| ids.get(k as usize).copied().unwrap_or(k);
     let steps = plan
@@ -218,4 +187,5 @@ fn renumber(plan: &mut SyncPlan, ids: &[u32]) {
         d.0 = id(d.0);
     }
     plan.sites = Vec::new();
+    plan.unexplained = Vec::new();
 }
