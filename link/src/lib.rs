@@ -16,3 +16,11 @@ pub use codec::{decode, encode, DecodeError, MAX_HASH_BYTES};
 pub use stagecraft::emit::Target;
 pub use stagecraft::pipelined::Form;
 pub use state::{CodeTarget, Pane, ProgramView, State};
+
+/// The decoder's layers one by one, for the fuzz targets (`fuzz/`, feature `fuzzing`).
+#[cfg(feature = "fuzzing")]
+pub mod layers {
+    pub use crate::deflate::compress;
+    pub use crate::inflate::decompress;
+    pub use crate::v1::{from_json, to_json};
+}

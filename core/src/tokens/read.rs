@@ -29,7 +29,9 @@ pub struct FromTokens {
     pub program: Option<Program>,
     /// Located in the token text.
     pub diagnostics: Vec<Diagnostic>,
-    /// The count form's text (line for line the token text).
+    /// The text that was lowered: line for line the token text, each token line rewritten in the
+    /// count form's words with a count of 0 (the counts are set in `program`; its printed form,
+    /// `tir::print`, is the count form).
     pub count_text: String,
 }
 
@@ -225,6 +227,9 @@ impl Reading {
         for d in parsed.diagnostics.iter().chain(&lowered.diagnostics) {
             let mut d = d.clone();
             d.span = map_span(d.span);
+            for r in &mut d.related {
+                r.span = map_span(r.span);
+            }
             self.diagnostics.push(d);
         }
         let mut program = None;
