@@ -44,3 +44,18 @@ test('the page names its worker by the worker\'s content, and that worker is bui
   assert.ok(!files.includes('stagecraft-worker.js') && !files.includes('stagecraft-worker_bg.wasm'),
     'no unversioned worker is left to be cached');
 });
+
+test('the page has its Content-Security-Policy and no inline script or handler', () => {
+  const html = readFileSync(DIST + 'index.html', 'utf8');
+  const policy = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/);
+  assert.ok(policy, 'index.html has the policy');
+  assert.match(policy[1], /(^|;)\s*script-src 'self' 'wasm-unsafe-eval'\s*(;|$)/);
+  assert.ok(html.indexOf(policy[0]) < html.indexOf('<script'), 'the policy comes before every script');
+  for (const m of html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)) {
+    assert.match(m[1], /\ssrc="/, `an inline script: ${m[0].slice(0, 200)}`);
+    assert.equal(m[2].trim(), '');
+  }
+  assert.doesNotMatch(html, /<[^>]*\son[a-z]+\s*=/, 'no inline event handler');
+  const start = html.match(/<script type="module" src="\/?\.?\/?(start-[0-9a-f]{16}\.js)"/);
+  assert.ok(start && files.includes(start[1]), 'Trunk\'s start module is a file');
+});

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Release build of the explorer into dist/ (Trunk, with wasm-opt from e2e/node_modules): the page's
 # wasm and the core's worker; then the worker's files named by their content
-# (scripts/version-worker.py) and the bytes of each file against its budget.
+# (scripts/version-worker.py), Trunk's inline start module moved into a file for the page's
+# Content-Security-Policy (scripts/start-script.py), and the bytes of each file against its budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/e2e/node_modules/.bin:$PATH"
@@ -10,4 +11,5 @@ export PATH="$PWD/e2e/node_modules/.bin:$PATH"
 export RUSTFLAGS="--cfg erase_components"
 trunk build --release
 python3 scripts/version-worker.py dist
+python3 scripts/start-script.py dist
 ./scripts/bundle-size.sh

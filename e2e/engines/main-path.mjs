@@ -1,10 +1,14 @@
 // The browser tests' main path, written once for every engine (issue 23, "Every engine"): first
-// load, an edit, a preset, every pane, a link round trip and the clipboard fallback. Each engine's
-// test gives a driver: goto(url), evaluate(fn, ...args) (fn runs in the page, args are JSON),
-// click(selector) (a real click), screenshot(path) and close(). Run against the served release
-// build (scripts/e2e.sh).
+// load, an edit, a preset, every pane, a link round trip, the clipboard fallback and the page's
+// Content-Security-Policy. Each engine's test gives a driver: goto(url), evaluate(fn, ...args) (fn
+// runs in the page, args are JSON), click(selector) (a real click), screenshot(path) and close().
+// Run against the served release build (scripts/e2e.sh).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+
+/** The inline script the main path has the policy refuse: an engine that reports a refusal as a
+ * script error (Firefox) excuses this one, known by its hash, and no other. */
+export const REFUSED_SCRIPT = 'window.__ran = 1';
 
 export const BASE = process.env.STAGECRAFT_URL || 'http://127.0.0.1:8791/';
 const SHOTS = new URL('../screenshots/', import.meta.url).pathname;
@@ -131,6 +135,17 @@ export async function mainPath(driver, engine) {
   assert.match(await driver.evaluate(() => document.querySelector('.copy-manual').innerText), /Ctrl\+C|⌘C/);
   await shot('copy-fallback');
   assert.deepEqual(await errors(), []);
+
+  // The page's Content-Security-Policy: it refused nothing the page loads, and what it refuses
+  // (an inline script) does not run and is reported.
+  assert.deepEqual(await driver.evaluate(() => window.stagecraftCspViolations), []);
+  const refused = await driver.evaluate(script => new Promise(resolve => {
+    const s = document.createElement('script');
+    s.textContent = script;
+    document.head.append(s);
+    setTimeout(() => resolve({ ran: window.__ran ?? null, reported: window.stagecraftCspViolations.length > 0 }), 500);
+  }), REFUSED_SCRIPT);
+  assert.deepEqual(refused, { ran: null, reported: true });
 }
 
 /** Chooses the example named `name` in the presets menu, as a user would. */

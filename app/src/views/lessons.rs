@@ -254,3 +254,35 @@ pub fn Panel() -> impl IntoView {
     };
     view! { <div id="teach" on:click=on_click inner_html=html></div> }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lesson's text is compiled in; the one string of the panel the user's schedule writes is
+    /// the task's why (it quotes statements and counts): markup in it is shown as text, in every
+    /// lesson, met or not, and so is every lesson's own text.
+    #[test]
+    fn the_lesson_panel_shows_markup_as_text() {
+        let payload = "`<img src=x onerror=alert(1)>` and '\"><svg onload=alert(2)>";
+        for l in lessons() {
+            for met in [false, true] {
+                let status = TaskStatus {
+                    met,
+                    why: payload.into(),
+                };
+                let mut h = Html::default();
+                lesson_html(&mut h, l, Some(&status));
+                let html = h.finish();
+                assert!(!html.contains("<img") && !html.contains("<svg"), "{html}");
+                assert!(
+                    html.contains("<code>&lt;img src=x onerror=alert(1)&gt;</code>"),
+                    "{html}"
+                );
+                assert!(html.contains("&#39;&quot;&gt;&lt;svg onload=alert(2)&gt;"));
+            }
+        }
+        let menu = menu_html(&["<img src=x onerror=alert(3)>".to_string()]);
+        assert!(!menu.contains("<img"), "{menu}");
+    }
+}
