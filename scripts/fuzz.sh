@@ -63,9 +63,11 @@ if [ "$crashes" -gt 0 ]; then
 fi
 
 if [ "$smoke" -eq 0 ]; then
-    # Corpus, seeds and finds minimized together into the committed corpus.
+    # Corpus, seeds and finds minimized together into the committed corpus, by the edges they
+    # cover (not how often each runs, which would keep three times the files): a run starts from
+    # every edge any run has reached, and finds its counts again.
     (cd fuzz && "${fuzz[@]}" "$work/merged" "$PWD/../$corpus" "$work/new" "$work/seeds" -- \
-        -merge=1 "${options[@]}" >"$work/merge.log" 2>&1) || { tail -20 "$work/merge.log"; exit 1; }
+        -merge=1 -use_counters=0 "${options[@]}" >"$work/merge.log" 2>&1) || { tail -20 "$work/merge.log"; exit 1; }
     rm -rf "$corpus"
     mv "$work/merged" "$corpus"
     files="$(find "$corpus" -type f | wc -l)"
