@@ -79,6 +79,9 @@ def seeds(target, cli):
                      "counts": [{"queue": 0, "section": "body", "before": "B[i] = A[i]",
                                  "occurrence": 0, "delta": -1}]}
             yield f"{f.stem}.json", json.dumps(state).encode()
+            doc = {"document": 1, "name": text.decode().splitlines()[0], "saved": 1764300000000,
+                   "revision": 3, "state": "v1/" + "A" * 40}
+            yield f"{f.stem}-document.json", json.dumps(doc).encode()
 
 
 def request_lines(k, text, cli, path):

@@ -1,9 +1,11 @@
 //! The link decoder's layers one by one (`url_state` reaches them only through valid base64 and
 //! deflate): raw bytes into inflate — no panic, never beyond its limit, and whatever the link's
-//! deflate writes inflates back to the bytes — and text into the v1 JSON reader, whose every
-//! state survives writing and reading back.
+//! deflate writes inflates back to the bytes — and text into the v1 JSON reader and the reader
+//! of a document saved in this browser, whose every state and document survives writing and
+//! reading back.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use stagecraft_link::document;
 use stagecraft_link::layers::{compress, decompress, from_json, to_json};
 
 const LIMIT: usize = 1 << 20;
@@ -19,6 +21,9 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         if let Some(state) = from_json(text) {
             assert_eq!(from_json(&to_json(&state)), Some(state));
+        }
+        if let Some(doc) = document::read(text) {
+            assert_eq!(document::read(&document::write(&doc)), Some(doc));
         }
     }
 });
