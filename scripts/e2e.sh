@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Release build, served on 127.0.0.1, driven by Playwright in Debian's Chromium (node --test): every
-# e2e/*.test.mjs; then the main path in Firefox ESR and WebKit (e2e/engines/*.test.mjs).
+# e2e/*.test.mjs; then the main path in Chromium, Firefox ESR and WebKit (e2e/engines/*.test.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build-web.sh

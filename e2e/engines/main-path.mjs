@@ -1,13 +1,17 @@
 // The browser tests' main path, written once for every engine (issue 23, "Every engine"): first
-// load, an edit, a preset, every pane, a link round trip, the clipboard fallback and the page's
-// Content-Security-Policy. Each engine's test gives a driver: goto(url), evaluate(fn, ...args) (fn
-// runs in the page, args are JSON), click(selector) (a real click), screenshot(path) and close().
-// Run against the served release build (scripts/e2e.sh).
+// load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner
+// and the page's Content-Security-Policy; the teaching path (issue 37); and a link whose every
+// user-written string carries markup (issue 43). Each engine's test gives a driver: goto(url),
+// evaluate(fn, ...args) (fn runs in the page, args are JSON), click(selector) (a real click),
+// screenshot(path), and where the engine reports them, pageErrors: the script errors and console
+// errors seen so far (an array the paths check and empty). Every page the paths leave has had
+// nothing refused by the policy. Run against the served release build (scripts/e2e.sh).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 
-/** The inline script the main path has the policy refuse: an engine that reports a refusal as a
- * script error (Firefox) excuses this one, known by its hash, and no other. */
+/** The inline script the main path has the policy refuse: the engine's report of that refusal
+ * (Firefox names the script's hash) is the one error the path excuses. */
 export const REFUSED_SCRIPT = 'window.__ran = 1';
 
 export const BASE = process.env.STAGECRAFT_URL || 'http://127.0.0.1:8791/';
@@ -29,6 +33,14 @@ export async function waitFor(driver, what, fn, args = [], timeout = 60000) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${last})`);
     await new Promise(r => setTimeout(r, 100));
   }
+}
+
+/** The policy refused nothing on this page (assets/guard.js keeps every refusal), and the engine
+ * reported no script or console error: checked before every page a path leaves. */
+async function noneRefused(driver, where) {
+  assert.deepEqual(await driver.evaluate(() => window.stagecraftCspViolations ?? ['assets/guard.js did not run']), [],
+    `the Content-Security-Policy refused something (${where})`);
+  assert.deepEqual(driver.pageErrors ?? [], [], `script or console errors (${where})`);
 }
 
 const explored = driver => waitFor(driver, 'the first exploration',
@@ -112,6 +124,7 @@ export async function mainPath(driver, engine) {
   await waitFor(driver, 'the URL to follow the edit', () => location.hash.startsWith('#v1/') && location.hash.length > 100);
   await new Promise(r => setTimeout(r, 800));
   const href = await driver.evaluate(() => location.href);
+  await noneRefused(driver, 'the first load, an edit, a preset, every pane');
   await driver.goto('about:blank');
   await driver.goto(href);
   await explored(driver);
@@ -135,10 +148,29 @@ export async function mainPath(driver, engine) {
   assert.match(await driver.evaluate(() => document.querySelector('.copy-manual').innerText), /Ctrl\+C|⌘C/);
   await shot('copy-fallback');
   assert.deepEqual(await errors(), []);
+  await noneRefused(driver, 'the main path');
 
-  // The page's Content-Security-Policy: it refused nothing the page loads, and what it refuses
-  // (an inline script) does not run and is reported.
-  assert.deepEqual(await driver.evaluate(() => window.stagecraftCspViolations), []);
+  // The trap banner (assets/guard.js, loaded under the policy): a WebAssembly trap that reaches
+  // the page's error handler stops the app with a banner. The trap is a real one, of a module
+  // compiled here under 'wasm-unsafe-eval'; handed to the handler as the browser hands an
+  // uncaught one, so that the engine does not report it as a script error.
+  const banner = await driver.evaluate(() => {
+    // (module (func (export "trap") unreachable))
+    const bytes = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 7, 8, 1,
+      4, 116, 114, 97, 112, 0, 0, 10, 5, 1, 3, 0, 0, 11]);
+    const { trap } = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports;
+    try { trap(); } catch (error) { dispatchEvent(new ErrorEvent('error', { error, message: String(error) })); }
+    const el = document.getElementById('panic');
+    return { text: el.textContent, shown: !el.classList.contains('hidden') };
+  });
+  assert.equal(banner.shown, true);
+  assert.match(banner.text, /^Stagecraft hit an internal error and stopped \(.+\)\. Your work is saved in this browser; reload to continue\.$/);
+  await shot('trap-banner');
+
+  // What the policy refuses (an inline script) does not run and is reported; the engine's own
+  // report of it (Firefox: a script error naming the script's hash; Chromium: a console error) is
+  // the only error allowed.
+  const said = driver.pageErrors?.length ?? 0;
   const refused = await driver.evaluate(script => new Promise(resolve => {
     const s = document.createElement('script');
     s.textContent = script;
@@ -146,7 +178,90 @@ export async function mainPath(driver, engine) {
     setTimeout(() => resolve({ ran: window.__ran ?? null, reported: window.stagecraftCspViolations.length > 0 }), 500);
   }), REFUSED_SCRIPT);
   assert.deepEqual(refused, { ran: null, reported: true });
+  if (driver.pageErrors) {
+    await new Promise(r => setTimeout(r, 300));
+    const theRefusal = /Content.Security.Policy|sha256-/i;
+    assert.deepEqual(driver.pageErrors.slice(said).filter(e => !theRefusal.test(e)), []);
+    driver.pageErrors.splice(said);
+  }
 }
+
+/** Markup that runs script if written as markup — an element with a handler, one that first
+ * closes an attribute value — in every string of a link a user writes: the loop's comments (and
+ * the document's name they make), an annotation key a note quotes, a pasted program, a
+ * parameter's name. Every pane, program view and code target is shown; none of them may make an
+ * element or a handler of it, and each string is on the page as text (e2e/security.test.mjs does
+ * the same in Chromium with more fields). */
+export async function markupPath(driver, engine) {
+  const img = k => `<img src=x onerror="window.__ran=${k}">`;
+  const breakout = k => `'"><svg onload="window.__ran=${k}">`;
+  const plainImg = k => `<img src=x onerror=window.__ran=${k}>`;
+  const text = `# ${img(1)} ${breakout(2)}
+T = alloc([2])
+for i in range(N):
+    T[i % 2] = A[i] + 1  # ${img(3)}
+    B[i] = T[i % 2] * 2
+sch.annotate(i, "software_pipeline_stage", [0, 1])
+sch.annotate(i, "software_pipeline_order", [0, 1])
+sch.annotate(i, "software_pipeline_async_stages", [0])
+sch.annotate(i, "${plainImg(4)}", [0])
+`;
+  const pasted = `with async_wait_queue(0, 1):  # ${img(5)}
+    B[0] = "${plainImg(6)}"
+`;
+  const state = { text, view: 'check', pipelined: pasted, params: { N: 8, [plainImg(7)]: 3 } };
+  await driver.goto('about:blank');
+  await driver.goto(BASE + '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url'));
+  await explored(driver);
+  await waitFor(driver, 'the note quoting the annotation key',
+    () => /does not read/.test(document.querySelector('.problems-wrap')?.textContent ?? ''));
+  await waitFor(driver, 'the check verdict', () => document.querySelector('#check-verdict')?.textContent?.trim());
+  assert.equal(await driver.evaluate(() => document.querySelector('#pipelined').value), pasted);
+  const show = selector => driver.evaluate(sel => { document.querySelector(sel).click(); return true; }, selector);
+  const settle = ms => new Promise(r => setTimeout(r, ms));
+  for (const view of ['tokens', 'tvm-0.27', 'stagecraft', 'check']) {
+    await show(`button[data-view="${view}"]`);
+    await settle(300);
+  }
+  for (const pane of ['verification', 'timeline', 'space', 'steps', 'code', 'program']) {
+    await show(`#tab-${pane}`);
+    await settle(400);
+    if (pane === 'code') {
+      for (const target of await driver.evaluate(() => [...document.querySelectorAll('#target option')].map(o => o.value))) {
+        await driver.evaluate(t => {
+          const s = document.querySelector('#target');
+          s.value = t;
+          s.dispatchEvent(new Event('change', { bubbles: true }));
+          return true;
+        }, target);
+        await settle(400);
+      }
+    }
+  }
+  // Edited, the document is saved and named after its first comment, in the Documents menu.
+  await fill(driver, text + '\n');
+  await settle(1000);
+  await show('#documents');
+  const names = await waitFor(driver, 'the Documents menu',
+    () => { const n = [...document.querySelectorAll('#documents-menu .document .name')].map(e => e.textContent); return n.length && n; });
+  assert.ok(names.some(n => n.includes(img(1))), `the document's name is shown as text: ${names}`);
+  await shotOf(driver, engine, 'markup-as-text');
+  const found = await driver.evaluate(() => ({
+    ran: window.__ran ?? null,
+    imgs: [...document.querySelectorAll('img')].map(e => e.outerHTML),
+    handlers: [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => /^on/i.test(a.name)))
+      .map(e => e.outerHTML.slice(0, 160)),
+    text: [document.documentElement.textContent,
+      ...[...document.querySelectorAll('textarea, input')].map(e => e.value)].join('\n'),
+  }));
+  assert.deepEqual({ ...found, text: undefined }, { ran: null, imgs: [], handlers: [], text: undefined });
+  for (const shown of [img(1), breakout(2), img(3), plainImg(4), img(5), plainImg(6)]) {
+    assert.ok(found.text.includes(shown), `${shown} is shown as text`);
+  }
+  await noneRefused(driver, 'the markup link');
+}
+
+const shotOf = (driver, engine, name) => driver.screenshot(`${SHOTS}${engine}-${name}.png`);
 
 /** Chooses the example named `name` in the presets menu, as a user would. */
 const preset = (driver, name) => driver.evaluate(n => {
@@ -204,6 +319,7 @@ export async function teachingPath(driver, engine) {
   // The position in the link.
   await new Promise(r => setTimeout(r, 1200));
   const href = await driver.evaluate(() => location.href);
+  await noneRefused(driver, 'the step-through');
   await driver.goto('about:blank');
   await driver.goto(href);
   await explored(driver);
@@ -244,7 +360,15 @@ export async function teachingPath(driver, engine) {
   // RFC (c) with TVM's count (its body wait raised by two): "Next race" stops at the race.
   for (let k = 0; k < 2; k++) {
     const n = await driver.evaluate(() => Number(document.body.dataset.explored));
-    await waitFor(driver, 'the count buttons', () => !!document.querySelector('#program .line.sec-body button.count-step[data-delta="1"]'));
+    // The program is drawn again as the view changes back and as each answer arrives: the button
+    // clicked is one that has stayed in the page for half a second (WebKitWebDriver calls a button
+    // replaced under its click "not interactable", as it was now and then on a loaded machine).
+    await waitFor(driver, 'the count buttons, drawn and left', () => {
+      const b = document.querySelector('#program .line.sec-body button.count-step[data-delta="1"]');
+      if (!b) return false;
+      b.seenAt ??= performance.now();
+      return performance.now() - b.seenAt > 500;
+    });
     await driver.click('#program .line.sec-body button.count-step[data-delta="1"]');
     await waitFor(driver, 'the raised count explored', m => Number(document.body.dataset.explored) > m, [n]);
   }
@@ -257,4 +381,5 @@ export async function teachingPath(driver, engine) {
   await shot('steps-race');
 
   assert.deepEqual(await driver.evaluate(() => window.__errors ?? []), []);
+  await noneRefused(driver, 'the TVM view, the check view, a race stepped to');
 }

@@ -1,10 +1,12 @@
 // The main path in WebKit, Safari's engine: Debian's WebKitWebDriver driving its MiniBrowser (a
 // W3C WebDriver session over plain HTTP), under a virtual X display (Xvfb) unless one is given.
+// WebDriver does not pass on the page's console: what the Content-Security-Policy refuses is read
+// from the page (assets/guard.js keeps it), script errors from the page's own listeners.
 import { test, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { mainPath, teachingPath } from './main-path.mjs';
+import { mainPath, teachingPath, markupPath } from './main-path.mjs';
 
 const MINIBROWSER = process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 const children = [];
@@ -73,6 +75,7 @@ async function mainPathInWebKit() {
   };
   await mainPath(driver, 'webkit');
   await teachingPath(driver, 'webkit');
+  await markupPath(driver, 'webkit');
 }
 
 /** Ends the session and the processes `mainPathInWebKit` started. */
@@ -82,7 +85,7 @@ async function stopWebKit() {
   for (const c of children.splice(0)) c.kill();
 }
 
-test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback; the step-through, the TVM view and the check view', async () => {
+test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; nothing refused by the Content-Security-Policy', async () => {
   try {
     await mainPathInWebKit();
   } catch (e) {
