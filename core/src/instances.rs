@@ -217,6 +217,50 @@ pub fn readers_seeing_their_own_iteration(
     program: &Program,
     sched: &LoopSchedule,
 ) -> Option<Vec<Option<Vec<bool>>>> {
+    // It reads the loop as written, never its annotations: the schedule search, which
+    // transforms one loop under thousands of annotations, walks it once.
+    let key = SeesKey {
+        buffers: program.buffers.clone(),
+        vars: program.vars.clone(),
+        var: sched.var,
+        lo: sched.lo.clone(),
+        extent: sched.extent.clone(),
+        nodes: sched.units.iter().map(|u| u.node.clone()).collect(),
+    };
+    LAST_SEES.with(|last| {
+        if let Some((k, sees)) = last.borrow().as_ref() {
+            if *k == key {
+                return sees.clone();
+            }
+        }
+        let sees = walk_readers_seeing_their_own_iteration(program, sched);
+        *last.borrow_mut() = Some((key, sees.clone()));
+        sees
+    })
+}
+
+/// What `readers_seeing_their_own_iteration` reads of a loop.
+#[derive(PartialEq)]
+struct SeesKey {
+    buffers: Vec<crate::ir::Buffer>,
+    vars: Vec<crate::ir::Var>,
+    var: crate::ir::VarId,
+    lo: crate::ir::IExpr,
+    extent: crate::schedule::Extent,
+    nodes: Vec<Node>,
+}
+
+/// The loop it answered last, and its answer.
+type SeesMemo = Option<(SeesKey, Option<Vec<Option<Vec<bool>>>>)>;
+
+thread_local! {
+    static LAST_SEES: std::cell::RefCell<SeesMemo> = const { std::cell::RefCell::new(None) };
+}
+
+fn walk_readers_seeing_their_own_iteration(
+    program: &Program,
+    sched: &LoopSchedule,
+) -> Option<Vec<Option<Vec<bool>>>> {
     /// A buffer followed: its shape, the iteration that last wrote each element (numbered from
     /// 1; 0 never), and per unit whether its reads all see their own iteration.
     struct Followed<'s> {

@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
 
 pub mod affine;
+pub mod annotation_text;
 mod by_extent;
 pub mod cost;
 pub mod dependence;
@@ -21,12 +22,17 @@ pub mod lower;
 pub mod machine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_alloc;
+pub mod pareto;
 pub mod parser;
 pub mod pipelined;
 pub mod printer;
 pub mod protocol;
 pub mod random_loop;
 pub mod schedule;
+pub mod schedule_bound;
+pub mod schedule_space;
+pub mod search;
+pub mod search_text;
 pub mod session;
 pub mod shape;
 pub mod simplify;

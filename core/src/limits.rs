@@ -36,6 +36,9 @@ pub const MAX_OPERATORS: usize = 1024;
 pub const MAX_STATEMENTS: usize = 160;
 /// Largest stage number.
 pub const MAX_STAGE: i64 = 64;
+/// Stages the schedule search may use (`stagecraft search --max-stages`): its space grows as
+/// `stages^units`.
+pub const MAX_STAGES_SEARCHED: i64 = 8;
 /// Constant extents above this are refused (they would only be simulated partially anyway).
 pub const MAX_EXTENT: i64 = 1 << 30;
 /// Iterations of an inner loop the emitters unroll.

@@ -48,6 +48,10 @@ const USAGE: &str = "usage:
       (the cost model's metrics — total and unpipelined cycles, speedups, steady cycles per
       iteration, stall cycles, ring bytes — and a text Gantt of the steps drawn; --svg writes the
       chart the Timeline pane exports)
+  stagecraft search FILE [--max-stages S] [--smem-bytes B | --target TARGET] [--json] [--apply K]
+      (the schedules of the loop that are fastest for their shared memory, within B bytes — by
+      default TARGET's limit, sm_80's 48 KB — each proven by the interpreter, against the loop's
+      lower bound; --apply K prints FILE with the K-th schedule's annotations in place)
   stagecraft time FILE      (time of parse + transform + waits: the fastest of ten batches of
       STAGECRAFT_TIME_REPS / 10 runs)
   stagecraft workload heavy N STAGES [EXTENT]
@@ -386,6 +390,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "check" => check_command(rest),
         "time" => time_command(rest),
         "timeline" => timeline_command(rest),
+        "search" => search_command(rest),
         "workload" => {
             outln!("{}", workload(rest)?.trim_end());
             Ok(ExitCode::SUCCESS)
@@ -396,6 +401,71 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         other => Err(format!("unknown command `{other}`")),
     }
+}
+
+/// `stagecraft search FILE`: the front as a table or JSON, or FILE with one of its schedules.
+fn search_command(rest: &[String]) -> Result<ExitCode, String> {
+    use stagecraft::search::{Search, SearchOptions};
+    let mut options = SearchOptions::default();
+    let (mut file, mut json, mut apply) = (None, false, None);
+    let mut it = rest.iter();
+    let number = |v: Option<&String>, flag: &str| -> Result<u64, String> {
+        v.and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{flag} needs a whole number"))
+    };
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--max-stages" => options.max_stages = number(it.next(), arg)? as i64,
+            "--smem-bytes" => options.smem_bytes = number(it.next(), arg)?,
+            "--target" => {
+                let name = it.next().ok_or("--target needs a target")?;
+                let target = Target::ALL
+                    .into_iter()
+                    .find(|t| t.name() == name)
+                    .ok_or_else(|| format!("unknown target `{name}`"))?;
+                options.smem_bytes = stagecraft::search::smem_limit(target);
+            }
+            "--json" => json = true,
+            "--apply" => apply = Some(number(it.next(), arg)?),
+            f if file.is_none() && !f.starts_with("--") => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument `{other}`")),
+        }
+    }
+    let file = file.ok_or("search needs a FILE")?;
+    if !(1..=stagecraft::limits::MAX_STAGES_SEARCHED).contains(&options.max_stages) {
+        return Err(format!(
+            "--max-stages takes 1 to {}",
+            stagecraft::limits::MAX_STAGES_SEARCHED
+        ));
+    }
+    let source = read_source(&file)?;
+    let mut search = match Search::new(&source, &options) {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!("stagecraft: {file}: {why}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    search.run();
+    let report = search.report();
+    if let Some(k) = apply {
+        let Some(text) = (k as usize).checked_sub(1).and_then(|k| search.apply(k)) else {
+            eprintln!(
+                "stagecraft: {file}: the front has {} schedules; --apply takes 1 to that",
+                report.front.len()
+            );
+            return Ok(ExitCode::from(1));
+        };
+        out!("{text}");
+    } else if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        out!("{}", stagecraft::search_text::table(&report));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `stagecraft timeline FILE [--svg OUT]`: the metrics and a text Gantt; the pane's SVG with `--svg`.

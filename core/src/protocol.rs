@@ -38,6 +38,15 @@ pub enum Job {
     },
     /// More parts of the exploration made for this request's id, ahead of those still queued.
     More { wants: Vec<Want> },
+    /// Searches the schedules of `text`'s loop (`search`), in slices between other work: the
+    /// answers (`Answer::Searching`, this request's id) carry the front so far, the last one its
+    /// stop reason. A newer search, `CancelSearch` or an exploration of another text stops it.
+    Search {
+        text: String,
+        options: Box<crate::search::SearchOptions>,
+    },
+    /// Stops the search under way: its last answer says it was cancelled.
+    CancelSearch,
     /// Makes the worker stop with a trap, as a bug would: what the page's tests use to check that
     /// a trap loses nothing. The core never acts on it; the worker does.
     Trap,
@@ -111,6 +120,12 @@ pub enum Answer {
     },
     /// A part asked for, and the milliseconds it took.
     Part { part: Box<Part>, ms: f64 },
+    /// A search's progress: what it has found so far (its `stop` set on the last answer), or
+    /// why the text cannot be searched; the milliseconds its slice took.
+    Searching {
+        report: Result<Box<crate::search::SearchReport>, String>,
+        ms: f64,
+    },
     /// Every part asked for so far has been answered.
     Idle,
     /// The worker stopped on a bug while computing `doing`: this is the last it says before it
@@ -225,6 +240,6 @@ pub fn for_the_page(response: &mut Response) {
             }
             _ => {}
         },
-        Answer::Idle | Answer::Stopped { .. } => {}
+        Answer::Idle | Answer::Stopped { .. } | Answer::Searching { .. } => {}
     }
 }

@@ -22,6 +22,26 @@ pub struct Session {
     good: Option<Explored>,
     /// Whether the page has been told that every part asked for is answered.
     idle_said: bool,
+    /// A search asked for and not begun.
+    search_asked: Option<SearchAsked>,
+    /// The search under way.
+    searching: Option<Searching>,
+}
+
+/// Milliseconds of search between two looks at the messages (a slice: `Search::step` one
+/// schedule at a time until it is over).
+pub const SEARCH_SLICE_MS: f64 = 20.0;
+
+struct SearchAsked {
+    id: u64,
+    text: String,
+    options: Box<crate::search::SearchOptions>,
+}
+
+struct Searching {
+    id: u64,
+    text: String,
+    search: crate::search::Search,
 }
 
 struct Asked {
@@ -47,6 +67,8 @@ impl Session {
             current: None,
             good: None,
             idle_said: true,
+            search_asked: None,
+            searching: None,
         }
     }
 
@@ -59,12 +81,28 @@ impl Session {
                 options,
                 wants,
             } => {
+                // An edit stops the search of the text before it.
+                if let Some(s) = self.searching.as_mut().filter(|s| s.text != text) {
+                    s.search.cancel();
+                }
                 self.asked = Some(Asked {
                     id,
                     text,
                     options,
                     wants,
                 });
+            }
+            Job::Search { text, options } => {
+                if let Some(s) = self.searching.as_mut() {
+                    s.search.cancel();
+                }
+                self.search_asked = Some(SearchAsked { id, text, options });
+            }
+            Job::CancelSearch => {
+                self.search_asked = None;
+                if let Some(s) = self.searching.as_mut() {
+                    s.search.cancel();
+                }
             }
             Job::More { wants } => {
                 if let Some(a) = self.asked.as_mut().filter(|a| a.id == id) {
@@ -87,13 +125,16 @@ impl Session {
 
     /// Whether `work` has anything to do.
     pub fn busy(&self) -> bool {
-        !self.idle_said
+        !self.idle_said || self.search_asked.is_some() || self.searching.is_some()
     }
 
     /// The request and the work the next call to `work` does, for a report if it stops on a bug.
     pub fn doing(&self) -> Option<(u64, String)> {
         if let Some(a) = &self.asked {
             return Some((a.id, "the exploration".into()));
+        }
+        if let Some(s) = &self.search_asked {
+            return Some((s.id, "the schedule search".into()));
         }
         [self.current.as_ref(), self.good.as_ref()]
             .into_iter()
@@ -128,6 +169,9 @@ impl Session {
             crate::protocol::for_the_page(&mut response);
             return Some(response);
         }
+        if let Some(response) = self.search_slice() {
+            return Some(response);
+        }
         if self.idle_said {
             return None;
         }
@@ -137,6 +181,50 @@ impl Session {
             id,
             answer: Answer::Idle,
         })
+    }
+
+    /// A search's next slice (begun first if it was only asked for), or its last answer once it
+    /// stopped; `None` when no search is under way.
+    fn search_slice(&mut self) -> Option<Response> {
+        let clock = self.clock;
+        let t0 = clock();
+        if let Some(asked) = self.search_asked.take() {
+            self.searching = None;
+            let report = match crate::search::Search::new(&asked.text, &asked.options) {
+                Ok(search) => {
+                    let report = search.report();
+                    self.searching = Some(Searching {
+                        id: asked.id,
+                        text: asked.text,
+                        search,
+                    });
+                    Ok(Box::new(report))
+                }
+                Err(why) => Err(why),
+            };
+            return Some(Response {
+                id: asked.id,
+                answer: Answer::Searching {
+                    report,
+                    ms: clock() - t0,
+                },
+            });
+        }
+        let s = self.searching.as_mut()?;
+        while s.search.stop_reason().is_none() && clock() - t0 < SEARCH_SLICE_MS {
+            s.search.step(1);
+        }
+        let response = Response {
+            id: s.id,
+            answer: Answer::Searching {
+                report: Ok(Box::new(s.search.report())),
+                ms: clock() - t0,
+            },
+        };
+        if s.search.stop_reason().is_some() {
+            self.searching = None;
+        }
+        Some(response)
     }
 
     fn explore(&mut self, asked: Asked) -> Response {

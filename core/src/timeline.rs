@@ -13,7 +13,7 @@ use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-pub use runs::simulate;
+pub use runs::{cycles, simulate, Cycles};
 pub use sequence::SequenceForced;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

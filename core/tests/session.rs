@@ -383,3 +383,105 @@ fn a_request_that_cannot_be_read_is_an_error_not_a_panic() {
         assert!(decode_request(bad).is_err(), "{bad}");
     }
 }
+
+fn search_job(text: &str) -> Job {
+    Job::Search {
+        text: text.to_string(),
+        options: Box::default(),
+    }
+}
+
+/// The search's answers among `answers`: its reports in order.
+fn search_reports(answers: &[Response], id: u64) -> Vec<stagecraft::search::SearchReport> {
+    answers
+        .iter()
+        .filter(|r| r.id == id)
+        .filter_map(|r| match &r.answer {
+            Answer::Searching { report, .. } => Some(*report.clone().unwrap()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_search_streams_its_front_in_slices_to_the_same_end_as_a_search_run_at_once() {
+    let text = example("cutlass_multistage.py");
+    let mut session = Session::new(clock);
+    send(
+        &mut session,
+        Request {
+            id: 7,
+            job: search_job(&text),
+        },
+    );
+    let all = answers(&mut session);
+    let reports = search_reports(&all, 7);
+    assert!(reports.len() > 2, "{} answers", reports.len());
+    assert!(reports[..reports.len() - 1]
+        .iter()
+        .all(|r| r.stop.is_none()));
+    let tried: Vec<u64> = reports.iter().map(|r| r.tried).collect();
+    assert!(tried.windows(2).all(|w| w[0] <= w[1]), "{tried:?}");
+    let last = reports.last().unwrap();
+    assert_eq!(last.stop, Some(stagecraft::search::StopReason::Exhausted));
+    let mut direct = stagecraft::search::Search::new(&text, &Default::default()).unwrap();
+    direct.run();
+    assert_eq!(last.front, direct.report().front);
+    assert!(matches!(all.last().unwrap().answer, Answer::Idle));
+}
+
+#[test]
+fn an_edit_or_a_cancel_stops_the_search() {
+    let text = example("cutlass_multistage.py");
+    for stop in ["edit", "cancel"] {
+        let mut session = Session::new(clock);
+        send(
+            &mut session,
+            Request {
+                id: 1,
+                job: search_job(&text),
+            },
+        );
+        // Begun, and one slice.
+        session.work().unwrap();
+        session.work().unwrap();
+        let job = if stop == "edit" {
+            explore_job(&format!("{text}\n"), Vec::new())
+        } else {
+            Job::CancelSearch
+        };
+        send(&mut session, Request { id: 2, job });
+        let all = answers(&mut session);
+        let reports = search_reports(&all, 1);
+        assert_eq!(reports.len(), 1, "{stop}: one last answer");
+        assert_eq!(
+            reports[0].stop,
+            Some(stagecraft::search::StopReason::Cancelled),
+            "{stop}"
+        );
+        assert!(!session.busy());
+    }
+}
+
+#[test]
+fn a_text_that_cannot_be_searched_says_why() {
+    let mut session = Session::new(clock);
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: search_job("x = 1\n"),
+        },
+    );
+    let all = answers(&mut session);
+    let why = all
+        .iter()
+        .find_map(|r| match &r.answer {
+            Answer::Searching {
+                report: Err(why), ..
+            } => Some(why.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(why.contains("loop"), "{why}");
+}

@@ -183,7 +183,8 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
             }
             None
         }
-        Answer::Stopped { .. } => None,
+        // The page asks for no search yet (docs/search.md: the CLI and the worker's protocol).
+        Answer::Stopped { .. } | Answer::Searching { .. } => None,
     };
     let mut applied = Applied::Dropped;
     ctx.snapshot

@@ -6,6 +6,7 @@
 
 mod counts;
 mod phases;
+mod search_inputs;
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
 use crate::ir::{BufId, Program, StmtId};
@@ -444,6 +445,8 @@ pub struct MachineReport {
     /// it. `None` when no wait precedes the racing line.
     pub covering: Vec<Option<usize>>,
 }
+
+pub use search_inputs::{rolled, scheduled_loop, Rolled, ScheduledLoop};
 
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
 /// and nothing is prepared for display: each wait instance has its count but not its reason (head

@@ -34,6 +34,25 @@ pub(super) fn run(source: &str, options: &Options, present: bool) -> Exploration
     tidy(explorer.ex, unlisted)
 }
 
+/// The phases up to the rolled pipelined program of `source`, nothing presented: what the
+/// schedule search reads (`search_inputs.rs`). The text's errors when it has no program.
+pub(super) fn pipeline_quietly(
+    source: &str,
+    options: &Options,
+) -> Result<Pipeline, Vec<Diagnostic>> {
+    let mut explorer = Explorer {
+        source: Arc::from(source),
+        options,
+        present: false,
+        ex: Exploration::default(),
+        count_deltas: Vec::new(),
+    };
+    let mut unlisted = 0;
+    explorer
+        .pipeline(&mut unlisted)
+        .ok_or(explorer.ex.diagnostics)
+}
+
 /// One exploration under way: what every phase reads (the source and the options), and the
 /// exploration each fills in. A phase that finds an error returns `None`, and the exploration ends
 /// with what it holds.
@@ -61,9 +80,23 @@ struct TopLoop {
     inner_sections: Vec<schedule::InnerSection>,
 }
 
+/// The rolled pipelined program and what it was made from.
+pub(super) struct Pipeline {
+    /// The program with the top loop's statements moved into its schedule's units.
+    pub(super) program: Program,
+    annotations: Vec<Annotation>,
+    original: Option<Program>,
+    top: TopLoop,
+    pub(super) shape: LoopShape,
+    pub(super) sync: SyncPlan,
+    info: Option<PipelineInfo>,
+    pub(super) rolled: Program,
+}
+
 impl Explorer<'_> {
-    /// The phases up to the programs in the exploration (emitting is `emit`'s).
-    fn phases(&mut self, unlisted: &mut usize) -> Option<()> {
+    /// The phases that make the rolled pipelined program: read, the top loop, its inner
+    /// pipelines, its own pipeline and waits (with the counts set by hand).
+    fn pipeline(&mut self, unlisted: &mut usize) -> Option<Pipeline> {
         let (mut program, annotations) = self.read(unlisted)?;
         let at = self.top_loop(&program)?;
         // The source loop, for the interpreter, timeline and emitters (display only).
@@ -85,6 +118,30 @@ impl Explorer<'_> {
         self.ex.notes.extend(resolved.notes);
         let mut rolled = pipelined::build(&program, &p, &s, Form::Rolled);
         counts::apply(&mut rolled.body, &self.count_deltas);
+        Some(Pipeline {
+            program,
+            annotations,
+            original,
+            top,
+            shape: p,
+            sync: s,
+            info,
+            rolled,
+        })
+    }
+
+    /// The phases up to the programs in the exploration (emitting is `emit`'s).
+    fn phases(&mut self, unlisted: &mut usize) -> Option<()> {
+        let Pipeline {
+            program,
+            annotations,
+            original,
+            top,
+            shape: p,
+            sync: s,
+            info,
+            rolled,
+        } = self.pipeline(unlisted)?;
         if !self.present {
             self.ex.groups = s.groups;
             self.ex.needs = s.needs;

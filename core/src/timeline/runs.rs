@@ -97,3 +97,33 @@ pub fn simulate(
         .collect();
     t
 }
+
+/// What the schedule search reads of one schedule's run: the pipelined program simulated alone,
+/// every step, no bars and no baselines. The same numbers `simulate` gives for it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cycles {
+    pub total: u64,
+    /// `Metrics::steady_cycles_per_iteration`.
+    pub steady: Option<f64>,
+    /// A limit stopped the run before its end (`Timeline::step_limit`): `total` covers part of it.
+    pub limited: bool,
+}
+
+/// The cycles of `pipelined` under `model` (`Cycles`).
+pub fn cycles(pipelined: &Program, model: &CostModel, params: &BTreeMap<String, i64>) -> Cycles {
+    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
+    let run = run_sim(
+        pipelined,
+        model,
+        params,
+        (0, 0),
+        u64::MAX,
+        max_steps,
+        Mode::Plain,
+    );
+    Cycles {
+        total: run.out.metrics.total_cycles,
+        steady: steady(&run.step_starts),
+        limited: run.stop,
+    }
+}

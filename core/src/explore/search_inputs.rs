@@ -1,0 +1,49 @@
+//! What the schedule search reads of a text: its rolled pipelined program alone, for each
+//! schedule it tries, and the loop's units with their dependences, for its lower bound.
+
+use super::{phases, Options};
+use crate::diagnostic::Diagnostic;
+use crate::ir::Program;
+
+/// The rolled pipelined program of a text, as the schedule search evaluates it.
+#[derive(Clone, Debug)]
+pub struct Rolled {
+    pub program: Program,
+    /// How many waits the pipeline has (wait sites of every section).
+    pub wait_sites: usize,
+}
+
+/// The rolled pipelined program of `source` alone (nothing presented, nothing run): what the
+/// schedule search simulates for each schedule it tries. The text's errors when it has none.
+pub fn rolled(source: &str, options: &Options) -> Result<Rolled, Vec<Diagnostic>> {
+    let p = phases::pipeline_quietly(source, options)?;
+    Ok(Rolled {
+        wait_sites: p.sync.sites.len(),
+        program: p.rolled,
+    })
+}
+
+/// The pipelined loop's units as its schedule sees them (after its inner pipelines) and their
+/// dependences, in the program the units are in: what the schedule search's bound reads.
+#[derive(Clone, Debug)]
+pub struct ScheduledLoop {
+    pub program: Program,
+    pub var: crate::ir::VarId,
+    pub units: Vec<crate::schedule::Unit>,
+    pub deps: Vec<crate::schedule::Dependence>,
+    /// The trip count when it is a constant.
+    pub extent: Option<i64>,
+}
+
+/// The top loop of `source` scheduled as written (`ScheduledLoop`). The text's errors when its
+/// schedule is not accepted.
+pub fn scheduled_loop(source: &str, options: &Options) -> Result<ScheduledLoop, Vec<Diagnostic>> {
+    let p = phases::pipeline_quietly(source, options)?;
+    Ok(ScheduledLoop {
+        program: p.program,
+        var: p.shape.sched.var,
+        extent: p.shape.sched.extent.as_const(),
+        deps: p.shape.deps,
+        units: p.shape.sched.units,
+    })
+}
