@@ -31,7 +31,9 @@ fn main() {
             report = Some(search.report());
         }
         let Some(r) = report else { continue };
-        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into());
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into());
         let show = |s: Option<&stagecraft::search::Scored>| {
             s.map_or_else(
                 || "—".to_string(),
