@@ -47,6 +47,11 @@ pub enum Job {
     },
     /// Stops the search under way: its last answer says it was cancelled.
     CancelSearch,
+    /// Explores `text` aside, beside the exploration shown (which it neither replaces nor
+    /// delays): its program and timeline, not its verification. What the page previews — a
+    /// schedule of the search's front, the pinned schedule it compares with — comes back as
+    /// `Answer::Previewed`, this request's id. Only the newest few previews asked are kept.
+    Preview { text: String, options: Box<Options> },
     /// Makes the worker stop with a trap, as a bug would: what the page's tests use to check that
     /// a trap loses nothing. The core never acts on it; the worker does.
     Trap,
@@ -124,6 +129,13 @@ pub enum Answer {
     /// why the text cannot be searched; the milliseconds its slice took.
     Searching {
         report: Result<Box<crate::search::SearchReport>, String>,
+        ms: f64,
+    },
+    /// A preview (`Job::Preview`): the text explored aside, with its timeline, and the
+    /// milliseconds it took.
+    Previewed {
+        text: String,
+        exploration: Box<Exploration>,
         ms: f64,
     },
     /// Every part asked for so far has been answered.
@@ -212,7 +224,7 @@ pub fn response_id(bytes: &[u8]) -> Option<u64> {
 /// times the size of the rest, all of it decoded on the page's thread.
 pub fn for_the_page(response: &mut Response) {
     match &mut response.answer {
-        Answer::Explored { exploration, .. } => {
+        Answer::Explored { exploration, .. } | Answer::Previewed { exploration, .. } => {
             exploration.programs = None;
             exploration.tokens = Vec::new();
             exploration.needs = Vec::new();

@@ -68,6 +68,21 @@ impl Space {
         stages.saturating_mul(orders).saturating_mul(asyncs)
     }
 
+    /// How far `c` is through the walk: the stage vectors before its own (the walk's outermost
+    /// loop, counted in base `max_stages`) and how many there are, saturating; at the end, all.
+    pub fn progress(&self, c: &Cursor) -> (u64, u64) {
+        let s = self.max_stages as u64;
+        let total = s.saturating_pow(self.units as u32);
+        if c.done {
+            return (total, total);
+        }
+        let walked = c
+            .stages
+            .iter()
+            .fold(0u64, |n, x| n.saturating_mul(s).saturating_add(*x as u64));
+        (walked.min(total), total)
+    }
+
     /// Whether the stages `s` may begin a pipeline of this space.
     fn stages_allowed(&self, s: &[i64]) -> bool {
         (!self.shifted_out || s.iter().min() == Some(&0))

@@ -164,6 +164,10 @@ pub struct SearchReport {
     pub bounded_out: u64,
     /// An upper estimate of the unpruned space: `max_stages^units · units! · 2^max_stages`.
     pub space_bound: u64,
+    /// How far an exhaustive walk is: the stage vectors walked (its outermost loop) and how many
+    /// there are (`None` for a local search, whose end is not known ahead).
+    #[serde(default)]
+    pub progress: Option<(u64, u64)>,
     pub unpipelined_cycles: u64,
     pub bound: Bound,
     /// The front, fewest cycles first.
@@ -280,6 +284,7 @@ impl Search {
             refused_by_interpreter: 0,
             bounded_out: 0,
             space_bound: space.size_bound(),
+            progress: None,
             unpipelined_cycles: t.metrics.unpipelined_cycles,
             bound,
             front: Vec::new(),
@@ -324,6 +329,8 @@ impl Search {
     pub fn report(&self) -> SearchReport {
         SearchReport {
             front: self.front.points().map(|(_, _, s)| s.clone()).collect(),
+            progress: (self.report.strategy == Strategy::Exhaustive)
+                .then(|| self.space.progress(&self.cursor)),
             ..self.report.clone()
         }
     }

@@ -26,6 +26,17 @@ pub struct Session {
     search_asked: Option<SearchAsked>,
     /// The search under way.
     searching: Option<Searching>,
+    /// Previews asked for and not made, oldest first (at most `MAX_PREVIEWS_ASKED`).
+    previews: VecDeque<PreviewAsked>,
+}
+
+/// Previews kept waiting: one asked beyond them drops the oldest (a row the pointer has left).
+pub const MAX_PREVIEWS_ASKED: usize = 3;
+
+struct PreviewAsked {
+    id: u64,
+    text: String,
+    options: Box<Options>,
 }
 
 /// Milliseconds of search between two looks at the messages (a slice: `Search::step` one
@@ -69,6 +80,7 @@ impl Session {
             idle_said: true,
             search_asked: None,
             searching: None,
+            previews: VecDeque::new(),
         }
     }
 
@@ -118,6 +130,13 @@ impl Session {
                 }
                 // Any other id is an exploration the page has moved on from.
             }
+            Job::Preview { text, options } => {
+                self.previews.retain(|p| p.text != text);
+                if self.previews.len() >= MAX_PREVIEWS_ASKED {
+                    self.previews.pop_front();
+                }
+                self.previews.push_back(PreviewAsked { id, text, options });
+            }
             Job::Trap => {}
         }
         self.idle_said = false;
@@ -125,7 +144,10 @@ impl Session {
 
     /// Whether `work` has anything to do.
     pub fn busy(&self) -> bool {
-        !self.idle_said || self.search_asked.is_some() || self.searching.is_some()
+        !self.idle_said
+            || self.search_asked.is_some()
+            || self.searching.is_some()
+            || !self.previews.is_empty()
     }
 
     /// The request and the work the next call to `work` does, for a report if it stops on a bug.
@@ -135,6 +157,9 @@ impl Session {
         }
         if let Some(s) = &self.search_asked {
             return Some((s.id, "the schedule search".into()));
+        }
+        if let Some(p) = self.previews.front() {
+            return Some((p.id, "a preview".into()));
         }
         [self.current.as_ref(), self.good.as_ref()]
             .into_iter()
@@ -168,6 +193,9 @@ impl Session {
             };
             crate::protocol::for_the_page(&mut response);
             return Some(response);
+        }
+        if let Some(asked) = self.previews.pop_front() {
+            return Some(self.preview(asked));
         }
         if let Some(response) = self.search_slice() {
             return Some(response);
@@ -274,6 +302,32 @@ impl Session {
                 ms,
             },
         }
+    }
+
+    /// A text explored aside, with its timeline and without the interpreter's runs.
+    fn preview(&mut self, asked: PreviewAsked) -> Response {
+        let PreviewAsked { id, text, options } = asked;
+        let t0 = (self.clock)();
+        let exploration = explore::explore(
+            &text,
+            &Options {
+                verify: false,
+                timeline: true,
+                defer_runs: false,
+                targets: Vec::new(),
+                ..*options
+            },
+        );
+        let mut response = Response {
+            id,
+            answer: Answer::Previewed {
+                text,
+                exploration: Box::new(exploration),
+                ms: (self.clock)() - t0,
+            },
+        };
+        crate::protocol::for_the_page(&mut response);
+        response
     }
 
     fn explored_by(&mut self, which: Which) -> Option<&mut Explored> {

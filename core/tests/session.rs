@@ -424,6 +424,16 @@ fn a_search_streams_its_front_in_slices_to_the_same_end_as_a_search_run_at_once(
     assert!(tried.windows(2).all(|w| w[0] <= w[1]), "{tried:?}");
     let last = reports.last().unwrap();
     assert_eq!(last.stop, Some(stagecraft::search::StopReason::Exhausted));
+    // The progress the page's bar shows: stage vectors walked, never back, all at the end.
+    let progress: Vec<(u64, u64)> = reports.iter().map(|r| r.progress.unwrap()).collect();
+    assert!(
+        progress
+            .windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].1 == w[1].1),
+        "{progress:?}"
+    );
+    assert!(progress[0].0 < progress[0].1, "{progress:?}");
+    assert_eq!(last.progress.unwrap().0, last.progress.unwrap().1);
     let mut direct = stagecraft::search::Search::new(&text, &Default::default()).unwrap();
     direct.run();
     assert_eq!(last.front, direct.report().front);
@@ -484,4 +494,119 @@ fn a_text_that_cannot_be_searched_says_why() {
         })
         .unwrap();
     assert!(why.contains("loop"), "{why}");
+}
+
+fn preview_job(text: &str) -> Job {
+    Job::Preview {
+        text: text.to_string(),
+        options: Box::new(Options {
+            both_forms: false,
+            ..Options::default()
+        }),
+    }
+}
+
+#[test]
+fn a_preview_is_explored_aside_while_the_search_and_the_exploration_go_on() {
+    let text = example("cutlass_multistage.py");
+    let mut session = Session::new(clock);
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: explore_job(&text, vec![Want::Timeline]),
+        },
+    );
+    send(
+        &mut session,
+        Request {
+            id: 2,
+            job: search_job(&text),
+        },
+    );
+    session.work().unwrap();
+    // A front member previewed while the search runs: the search goes on to its end and the
+    // exploration shown keeps its parts.
+    let mut search = stagecraft::search::Search::new(&text, &Default::default()).unwrap();
+    search.run();
+    let other = search.apply(0).unwrap();
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: preview_job(&other),
+        },
+    );
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: Job::More {
+                wants: vec![Want::Verification],
+            },
+        },
+    );
+    let all = answers(&mut session);
+    let previewed = all
+        .iter()
+        .find_map(|r| match &r.answer {
+            Answer::Previewed {
+                text, exploration, ..
+            } if r.id == 3 => Some((text.clone(), exploration.clone())),
+            _ => None,
+        })
+        .expect("the preview's answer");
+    assert_eq!(previewed.0, other);
+    let direct = explore::explore(
+        &other,
+        &Options {
+            both_forms: false,
+            verify: false,
+            targets: Vec::new(),
+            ..Options::default()
+        },
+    );
+    assert_eq!(
+        previewed.1.timeline.as_ref().unwrap().metrics.total_cycles,
+        direct.timeline.as_ref().unwrap().metrics.total_cycles
+    );
+    assert_eq!(
+        previewed.1.timeline.as_ref().unwrap().metrics.total_cycles,
+        search.report().front[0].total_cycles,
+        "the preview's cycles are those the search reported"
+    );
+    assert_eq!(previewed.1.rolled, direct.rolled);
+    assert!(previewed.1.verification.is_none());
+    assert!(all
+        .iter()
+        .any(|r| r.id == 1 && matches!(&r.answer, Answer::Part { part, .. } if matches!(**part, Part::Verification { .. }))));
+    let reports = search_reports(&all, 2);
+    assert_eq!(
+        reports.last().unwrap().stop,
+        Some(stagecraft::search::StopReason::Exhausted)
+    );
+}
+
+#[test]
+fn only_the_newest_previews_are_kept() {
+    let mut session = Session::new(clock);
+    let texts: Vec<String> = (1..=5)
+        .map(|n| format!("for i in range({n}):\n    B[i] = A[i]\n"))
+        .collect();
+    for (k, text) in texts.iter().enumerate() {
+        send(
+            &mut session,
+            Request {
+                id: k as u64 + 1,
+                job: preview_job(text),
+            },
+        );
+    }
+    let previewed: Vec<u64> = answers(&mut session)
+        .iter()
+        .filter(|r| matches!(r.answer, Answer::Previewed { .. }))
+        .map(|r| r.id)
+        .collect();
+    let newest = stagecraft::session::MAX_PREVIEWS_ASKED as u64;
+    assert_eq!(previewed, ((6 - newest)..=5).collect::<Vec<_>>());
 }
