@@ -99,6 +99,8 @@ struct Lowerer {
     extents: Vec<VarId>,
     /// Where each parameter is first used outside a loop's bounds.
     uses: Vec<(VarId, Span)>,
+    /// Each implicit global's first access: how many indices it has, and where it is.
+    first_rank: Vec<(BufId, usize, Span)>,
 }
 
 impl Lowerer {
@@ -610,12 +612,54 @@ impl Lowerer {
                 );
                 return None;
             }
+        } else if !self.same_rank_as_first_use(buffer, &base.text, indices.len(), span) {
+            return None;
         }
         Some(Access {
             buffer,
             indices,
             span,
         })
+    }
+
+    /// Whether an implicit global's access has as many indices as its first (in text order): a
+    /// buffer has one number of dimensions. Its shape is inferred from its accesses (the
+    /// interpreter's memory), which mixed numbers of indices would make depend on the order the
+    /// accesses run in — another in the pipelined program than in the loop.
+    fn same_rank_as_first_use(
+        &mut self,
+        buffer: BufId,
+        name: &str,
+        rank: usize,
+        span: Span,
+    ) -> bool {
+        let Some(&(_, first, at)) = self.first_rank.iter().find(|(b, _, _)| *b == buffer) else {
+            self.first_rank.push((buffer, rank, span));
+            return true;
+        };
+        if first == rank {
+            return true;
+        }
+        let indices = |n: usize| {
+            if n == 1 {
+                "1 index".to_string()
+            } else {
+                format!("{n} indices")
+            }
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                span,
+                format!(
+                    "`{name}` is indexed with {} here but with {} where it is first used",
+                    indices(rank),
+                    indices(first)
+                ),
+            )
+            .with_hint(format!("a buffer has one number of dimensions: index `{name}` the same way everywhere, or name the other one differently"))
+            .with_related(at, "first used here"),
+        );
+        false
     }
 
     fn index(&mut self, e: &Expr) -> Option<IExpr> {

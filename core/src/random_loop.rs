@@ -338,6 +338,7 @@ fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
     let mut statements = Vec::with_capacity(n);
     let mut copies = Vec::with_capacity(n);
     let mut outputs = 0;
+    let mut a_has_one_index: Option<bool> = None;
     for k in 0..n {
         let copy = flavor == Flavor::Copies && (k == 0 || rng.chance(40));
         let last = k + 1 == n;
@@ -345,10 +346,15 @@ fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
         let mut terms = Vec::new();
         if copy {
             // A pure global→shared copy, the only statement a target makes asynchronous.
-            terms.push(if rng.chance(70) {
+            // `A` has one number of dimensions: the first copy's (the draws are made as before,
+            // so that a loop whose copies agree is the one it always was).
+            let one_index = rng.chance(70);
+            let column = if one_index { 0 } else { rng.range(0, 3) };
+            let one_index = *a_has_one_index.get_or_insert(one_index);
+            terms.push(if one_index {
                 "A[i]".to_string()
             } else {
-                format!("A[i, {}]", rng.range(0, 3))
+                format!("A[i, {column}]")
             });
         } else {
             for _ in 0..rng.range(0, 2) {
@@ -362,14 +368,13 @@ fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
                 }
             }
             if terms.is_empty() || rng.chance(30) {
-                terms.push(
-                    if rng.chance(80) {
-                        "A[i]"
-                    } else {
-                        "A[(i + 1) % 8]"
-                    }
-                    .to_string(),
-                );
+                let row = if rng.chance(80) { "i" } else { "(i + 1) % 8" };
+                // In the copies' number of dimensions.
+                terms.push(if a_has_one_index == Some(false) {
+                    format!("A[{row}, 0]")
+                } else {
+                    format!("A[{row}]")
+                });
             }
         }
         let value = if copy {
