@@ -165,6 +165,19 @@ mod tests {
         assert!(!crate::v1::to_json(&State::default()).contains("pipelined"));
     }
 
+    #[test]
+    fn a_pinned_schedule_round_trips_and_is_written_only_when_set() {
+        let s = State {
+            pane: crate::state::Pane::Search,
+            pinned: Some("for i in range(4):\n    C[i] = A[i]\n".into()),
+            ..State::default()
+        };
+        assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
+        assert!(!crate::v1::to_json(&State::default()).contains("pinned"));
+        // A link written before the Search pane existed names none of it and opens as it did.
+        assert_eq!(decode(FROZEN_V1).unwrap().pinned, None);
+    }
+
     /// A link made by v1 must open forever: this one is frozen (RFC (a), peeled form, timeline pane).
     #[test]
     fn frozen_v1_link_still_opens() {

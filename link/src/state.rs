@@ -34,6 +34,9 @@ pub struct State {
     pub view: ProgramView,
     /// The pipelined program pasted to be checked against the loop (`ProgramView::Check`).
     pub pipelined: String,
+    /// The text pinned for comparison ("Pin" in the Search pane): its schedule is shown beside
+    /// the current one's. Written only when set, so every link before it reads as before.
+    pub pinned: Option<String>,
 }
 
 impl Default for State {
@@ -51,6 +54,7 @@ impl Default for State {
             counts: Vec::new(),
             view: ProgramView::Stagecraft,
             pipelined: String::new(),
+            pinned: None,
         }
     }
 }
@@ -66,17 +70,19 @@ pub enum Pane {
     Space,
     Code,
     Steps,
+    Search,
 }
 
 impl Pane {
     /// Each pane with the name a link gives it.
-    const NAMES: [(Pane, &'static str); 6] = [
+    const NAMES: [(Pane, &'static str); 7] = [
         (Pane::Program, "program"),
         (Pane::Verification, "verification"),
         (Pane::Timeline, "timeline"),
         (Pane::Space, "space"),
         (Pane::Code, "code"),
         (Pane::Steps, "steps"),
+        (Pane::Search, "search"),
     ];
 
     pub const COUNT: usize = Pane::NAMES.len();

@@ -5,7 +5,8 @@
 //! ignored, so a field added later is read as its default by this version and ignored by older ones.
 //! Added since, each written only when not at its default: `"step"` (the step-through's position)
 //! and `"completion"` (`"as_timed"`), `"view"` (`"tokens"`, `"tvm-0.27"`, `"check"`)
-//! and `"pipelined"` (the program checked against the loop).
+//! and `"pipelined"` (the program checked against the loop), `"pinned"` (the text whose schedule is
+//! compared with the current one).
 
 use crate::state::{CodeTarget, Pane, ProgramView, State};
 use serde_json::Value;
@@ -64,6 +65,10 @@ pub fn to_json(s: &State) -> String {
     if let Some(lesson) = &s.lesson {
         out.push_str(",\"lesson\":");
         write_string(&mut out, lesson);
+    }
+    if let Some(pinned) = &s.pinned {
+        out.push_str(",\"pinned\":");
+        write_string(&mut out, pinned);
     }
     if !s.counts.is_empty() {
         out.push_str(",\"counts\":[");
@@ -155,6 +160,9 @@ pub fn from_json(text: &str) -> Option<State> {
     }
     if let Some(lesson) = string("lesson")? {
         s.lesson = Some(lesson.to_string());
+    }
+    if let Some(pinned) = string("pinned")? {
+        s.pinned = Some(pinned.to_string());
     }
     match fields.get("counts") {
         None => {}
