@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::dom::after_drawing;
 use crate::model::deferred::ran_for;
 use crate::model::focus;
-use crate::services::{documents, exploring};
+use crate::services::{documents, exploring, searching};
 use crate::views::scroll::ScrollMemory;
 use crate::views::{editor, grid, header, lessons, panes, problems};
 use leptos::prelude::*;
@@ -19,6 +19,7 @@ pub fn App() -> impl IntoView {
     provide_context(ScrollMemory::default());
     provide_context(documents::keep(ctx, opening));
     lessons::provide();
+    searching::provide();
     // The page is mounted in parts, each in a task of its own with the browser drawing between
     // them (`mount_in_parts`); once the panes are, the core's worker is asked for the first
     // exploration (`exploring`).

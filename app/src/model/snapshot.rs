@@ -205,7 +205,7 @@ pub fn wants(state: &State) -> Vec<Want> {
             }),
             ProgramView::Check => {}
         },
-        Pane::Space => {}
+        Pane::Space | Pane::Search => {}
     }
     // The verification and the timeline are always wanted: the header, the lessons and the
     // notices read them whatever pane is shown.

@@ -9,6 +9,7 @@ use crate::dom;
 use crate::model::snapshot::{self, Applied};
 use crate::model::timing::Timing;
 use crate::services::engine::{Engine, Handlers, Restart};
+use crate::services::searching;
 use leptos::prelude::*;
 use stagecraft::explore::{CountOverride, Options};
 use stagecraft::protocol::{Answer, Job as Asked, Part, Request, Response, Want};
@@ -53,6 +54,8 @@ impl Inputs {
 /// The page's side of the conversation with the worker.
 struct Conversation {
     engine: RefCell<Option<Rc<Engine>>>,
+    /// The id of the last request sent: explorations, searches and previews take the next.
+    last_id: Cell<u64>,
     /// The newest exploration asked for: its id and text.
     latest: RefCell<(u64, String)>,
     /// The parts asked for, by the id of the exploration they are asked of.
@@ -66,6 +69,7 @@ struct Conversation {
 pub fn start(ctx: Ctx, mounted: Memo<bool>) {
     let talk = Rc::new(Conversation {
         engine: RefCell::new(None),
+        last_id: Cell::new(0),
         latest: RefCell::new((0, String::new())),
         asked: RefCell::new(Vec::new()),
         asked_at: Cell::new(0.0),
@@ -79,6 +83,16 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         restarted: Box::new(move |why| on_restart(ctx, &restarted, why)),
     });
     *talk.engine.borrow_mut() = Some(engine);
+    // The search and the previews are sent on the same worker, ids from the same count.
+    let side = talk.clone();
+    searching::connect(Box::new(move |job| {
+        let id = side.last_id.get() + 1;
+        side.last_id.set(id);
+        if let Some(engine) = self::engine(&side) {
+            engine.send(&Request { id, job }, false);
+        }
+        id
+    }));
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
     let explore = talk.clone();
     Effect::new(move |_| {
@@ -108,7 +122,8 @@ fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
 
 fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Want>) {
     let Some(engine) = engine(talk) else { return };
-    let id = talk.latest.borrow().0 + 1;
+    let id = talk.last_id.get() + 1;
+    talk.last_id.set(id);
     *talk.latest.borrow_mut() = (id, inputs.text.clone());
     *talk.asked.borrow_mut() = wants.iter().map(|w| (id, w.clone())).collect();
     talk.asked_at.set(dom::now_ms());
@@ -163,6 +178,7 @@ fn ask_missing(talk: &Conversation, s: &snapshot::Snapshot, wants: &[Want]) {
 /// of an exploration shown.
 fn wanted(ctx: Ctx, talk: &Conversation, id: u64) -> bool {
     id == talk.latest.borrow().0
+        || searching::wants(id)
         || ctx.snapshot.with_untracked(|s| {
             [s.current.as_ref(), s.good.as_ref()]
                 .into_iter()
@@ -172,6 +188,9 @@ fn wanted(ctx: Ctx, talk: &Conversation, id: u64) -> bool {
 }
 
 fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
+    let Some(response) = searching::take(response) else {
+        return;
+    };
     let id = response.id;
     let (latest, text) = talk.latest.borrow().clone();
     let timing = match &response.answer {
@@ -183,8 +202,8 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
             }
             None
         }
-        // The page asks for no search yet (docs/search.md: the CLI and the worker's protocol).
-        Answer::Stopped { .. } | Answer::Searching { .. } => None,
+        // The search's and the previews' answers went to `searching`.
+        Answer::Stopped { .. } | Answer::Searching { .. } | Answer::Previewed { .. } => None,
     };
     let mut applied = Applied::Dropped;
     ctx.snapshot
@@ -294,6 +313,7 @@ fn published() {
 /// again.
 fn on_restart(ctx: Ctx, talk: &Rc<Conversation>, why: Restart) {
     talk.asked.borrow_mut().clear();
+    searching::restarted();
     let Some(engine) = engine(talk) else { return };
     ctx.job.set(Job::Starting);
     match why {

@@ -37,7 +37,7 @@ macro_rules! registry {
     };
 }
 
-registry![program, verification, timeline, space, code, steps];
+registry![program, verification, timeline, space, code, steps, search];
 
 /// The value shown, whichever exploration it belongs to.
 fn shown<T>(ran: &Option<Ran<T>>) -> Option<&T> {

@@ -1,0 +1,229 @@
+//! The schedule search and the previews, beside the exploration: the search of the text (core's
+//! `search`, run by the worker in slices, `Job::Search`) streams its front into `Searching::search`;
+//! a preview (`Job::Preview`) is a text explored aside — a schedule of the front, or the pinned
+//! one — with its program and timeline, kept by its text in `Searching::previews`. Both go to the
+//! same worker as the exploration, with ids from the same count (`exploring` sends them and hands
+//! their answers here); neither replaces the exploration shown. An edit of the text stops the
+//! search in the worker, whose last answer says it was cancelled.
+
+use crate::ctx::Ctx;
+use crate::dom;
+use leptos::prelude::*;
+use stagecraft::explore::{Exploration, Options};
+use stagecraft::protocol::{Answer, Job, Response};
+use stagecraft::search::{SearchOptions, SearchReport};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// Previews kept on the page, newest last: a row hovered again is shown at once.
+pub const PREVIEWS_KEPT: usize = 12;
+
+/// A search asked of the worker, and what it has answered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Searched {
+    pub id: u64,
+    /// The text searched: the front's annotations are of its loop.
+    pub text: String,
+    /// The newest answer: the front so far (its `stop` set on the last), or why the text cannot
+    /// be searched. `None` until the first arrives.
+    pub report: Option<Result<Arc<SearchReport>, String>>,
+    /// When it was asked and when its newest answer came (ms on the page's clock).
+    pub asked_at: f64,
+    pub answered_at: f64,
+    /// The worker was started again before the search ended: it is lost.
+    pub lost: bool,
+}
+
+impl Searched {
+    /// Whether the worker is still searching.
+    pub fn running(&self) -> bool {
+        !self.lost
+            && match &self.report {
+                None => true,
+                Some(Ok(r)) => r.stop.is_none(),
+                Some(Err(_)) => false,
+            }
+    }
+}
+
+/// The search's and the previews' signals, in the context.
+#[derive(Clone, Copy)]
+pub struct Searching {
+    pub search: RwSignal<Option<Searched>>,
+    /// Texts explored aside, with their exploration (timeline included), newest last.
+    pub previews: RwSignal<Vec<(String, Arc<Exploration>)>>,
+}
+
+/// What the page's side of the conversation gives this one: a job sent, its id returned.
+type Sender = Box<dyn Fn(Job) -> u64>;
+
+thread_local! {
+    static SEND: RefCell<Option<Sender>> = const { RefCell::new(None) };
+    /// Previews asked and not answered: their ids and texts.
+    static PENDING: RefCell<Vec<(u64, String)>> = const { RefCell::new(Vec::new()) };
+    static SIGNALS: RefCell<Option<Searching>> = const { RefCell::new(None) };
+}
+
+/// The signals, made once and put in the context (`app::App`).
+pub fn provide() -> Searching {
+    let s = Searching {
+        search: RwSignal::new(None),
+        previews: RwSignal::new(Vec::new()),
+    };
+    SIGNALS.with(|x| *x.borrow_mut() = Some(s));
+    provide_context(s);
+    s
+}
+
+fn signals() -> Option<Searching> {
+    SIGNALS.with(|x| *x.borrow())
+}
+
+/// How jobs reach the worker (`exploring::start`).
+pub fn connect(send: Sender) {
+    SEND.with(|s| *s.borrow_mut() = Some(send));
+}
+
+fn send(job: Job) -> Option<u64> {
+    SEND.with(|s| s.borrow().as_ref().map(|send| send(job)))
+}
+
+/// Whether an answer to request `id` is one this wants: the search's, or an unanswered preview's.
+pub fn wants(id: u64) -> bool {
+    let search = signals()
+        .and_then(|s| s.search.with_untracked(|x| x.as_ref().map(|x| x.id)))
+        .is_some_and(|s| s == id);
+    search || PENDING.with(|p| p.borrow().iter().any(|(p, _)| *p == id))
+}
+
+/// Takes the search's and the previews' answers; any other is given back.
+pub fn take(response: Response) -> Option<Response> {
+    let Some(s) = signals() else {
+        return Some(response);
+    };
+    match response.answer {
+        Answer::Searching { report, .. } => {
+            s.search.update(|x| {
+                if let Some(x) = x.as_mut().filter(|x| x.id == response.id) {
+                    x.report = Some(report.map(|r| Arc::new(*r)));
+                    x.answered_at = dom::now_ms();
+                }
+            });
+            if s.search
+                .with_untracked(|x| x.as_ref().is_some_and(|x| !x.running()))
+            {
+                // Counted once the frame that draws its last answer is painted: what the browser
+                // tests wait on.
+                dom::before_drawing(Box::new(|| {
+                    dom::in_a_task(Box::new(|| dom::count("data-searched")));
+                }));
+            }
+            None
+        }
+        Answer::Previewed {
+            text, exploration, ..
+        } => {
+            PENDING.with(|p| p.borrow_mut().retain(|(id, _)| *id != response.id));
+            s.previews.update(|v| {
+                v.retain(|(t, _)| *t != text);
+                v.push((text, Arc::new(*exploration)));
+                if v.len() > PREVIEWS_KEPT {
+                    v.remove(0);
+                }
+            });
+            None
+        }
+        answer => Some(Response {
+            id: response.id,
+            answer,
+        }),
+    }
+}
+
+/// The options the worker explores with, as the exploration's (symbolic extents, printed form);
+/// wait counts moved by hand are of the text's own schedule and are left out.
+fn explore_options(ctx: Ctx) -> Options {
+    ctx.st.with_untracked(|s| Options {
+        params: s.params.clone(),
+        form: s.form,
+        targets: Vec::new(),
+        both_forms: false,
+        ..Options::default()
+    })
+}
+
+/// Searches the text as it is now, stopping the search before it.
+pub fn start(ctx: Ctx) {
+    let Some(s) = signals() else { return };
+    let text = ctx.st.with_untracked(|s| s.text.clone());
+    let options = SearchOptions {
+        explore: explore_options(ctx),
+        ..SearchOptions::default()
+    };
+    let Some(id) = send(Job::Search {
+        text: text.clone(),
+        options: Box::new(options),
+    }) else {
+        return;
+    };
+    let now = dom::now_ms();
+    s.search.set(Some(Searched {
+        id,
+        text,
+        report: None,
+        asked_at: now,
+        answered_at: now,
+        lost: false,
+    }));
+}
+
+/// Stops the search under way: its last answer says it was cancelled.
+pub fn cancel() {
+    send(Job::CancelSearch);
+}
+
+/// Asks for `text` explored aside, unless it is kept or on its way.
+pub fn preview(ctx: Ctx, text: &str) {
+    let Some(s) = signals() else { return };
+    let kept = s
+        .previews
+        .with_untracked(|v| v.iter().any(|(t, _)| t == text));
+    let asked = PENDING.with(|p| p.borrow().iter().any(|(_, t)| t == text));
+    if kept || asked {
+        return;
+    }
+    let options = explore_options(ctx);
+    if let Some(id) = send(Job::Preview {
+        text: text.to_string(),
+        options: Box::new(options),
+    }) {
+        PENDING.with(|p| {
+            let mut p = p.borrow_mut();
+            p.push((id, text.to_string()));
+            // The worker keeps the newest few; the page forgets the others too.
+            let keep = stagecraft::session::MAX_PREVIEWS_ASKED;
+            let n = p.len();
+            if n > keep {
+                p.drain(..n - keep);
+            }
+        });
+    }
+}
+
+/// The exploration of `text` explored aside, once it has arrived (tracked).
+pub fn previewed(s: Searching, text: &str) -> Option<Arc<Exploration>> {
+    s.previews
+        .with(|v| v.iter().find(|(t, _)| t == text).map(|(_, e)| e.clone()))
+}
+
+/// The worker was started again: the search and the previews asked of it are lost.
+pub fn restarted() {
+    PENDING.with(|p| p.borrow_mut().clear());
+    if let Some(s) = signals() {
+        s.search.update(|x| {
+            if let Some(x) = x.as_mut().filter(|x| x.running()) {
+                x.lost = true;
+            }
+        });
+    }
+}
