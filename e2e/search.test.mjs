@@ -4,7 +4,7 @@
 // and an edit show both timelines on one axis with the metrics' differences; a link with a pinned
 // schedule restores it. The main thread's tasks over 50 ms while the search runs are printed (a
 // trace, as explorer.test.mjs takes), not asserted. Screenshots of the scatter plot and of the
-// compare view at 1500×900 and 900×700 go to e2e/screenshots/search-*.png.
+// compare view at 1500×900 and 900×700, and of a preview, go to e2e/screenshots/search-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -96,6 +96,8 @@ test('RFC (c): the search finds a schedule at least as fast as the preset\'s, an
   const previewCycles = await page.locator('#search-preview p').first().textContent();
   assert.match(previewCycles, new RegExp(`^${cycles(front[k])} cycles`), 'the preview explores to the cycles the search reported');
   assert.ok(await page.locator('#search-preview svg.compare-timelines rect').count() > 0);
+  await page.locator('#search-preview').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: SHOTS + 'search-preview-1500x900.png' });
 
   // Apply: the annotation lines become the row's, where the text had them; one Undo load.
   await page.click(`button[data-apply="${k}"]`);

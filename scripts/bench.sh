@@ -4,18 +4,40 @@
 #   scripts/bench.sh            the core's benchmarks (divan, natively, the bench profile)
 #   scripts/bench.sh --web      and the browser budgets (e2e/bench.mjs on a release build)
 #   scripts/bench.sh --tvm      and TVM 0.27's own pass against Stagecraft (scripts/compare-tvm.sh)
+#   scripts/bench.sh --search   only the schedule search: every example natively (search_bench),
+#                               then each preset in the page (e2e/bench.mjs, PARTS=search)
 #   --write                     also puts each table in docs/benchmarks.md, between its markers
 set -euo pipefail
 cd "$(dirname "$0")/.."
-web=false; tvm=false; write=false
+web=false; tvm=false; write=false; search=false
 for a in "$@"; do
     case "$a" in
-        --web) web=true ;; --tvm) tvm=true ;; --write) write=true ;;
-        *) echo "bench.sh: unknown option $a (--web, --tvm, --write)"; exit 2 ;;
+        --web) web=true ;; --tvm) tvm=true ;; --write) write=true ;; --search) search=true ;;
+        *) echo "bench.sh: unknown option $a (--web, --tvm, --search, --write)"; exit 2 ;;
     esac
 done
 out="$(mktemp)"; tables="$(mktemp -d)"
 stamp="$(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg) at the start"
+# Serves dist/ on a port of its own while the browser measures it, gzipped, as a host serves it:
+# the first-load figures are of the bytes a browser downloads.
+serve() {
+    port="${BENCH_PORT:-8790}"
+    python3 scripts/serve-dist.py "$port" dist >/dev/null 2>&1 &
+    server=$!
+    trap 'kill $server 2>/dev/null || true' EXIT
+    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+if $search; then
+    cargo run -q --release -p stagecraft-core --example search_bench > "$tables/search"
+    echo "native, $stamp" > "$tables/search.stamp"
+    ./scripts/build-web.sh > /dev/null
+    serve
+    (cd e2e && PARTS=search STAGECRAFT_URL="http://127.0.0.1:$port/" node bench.mjs) | sed -n '/^|/p' > "$tables/search-web"
+    echo "browser, $stamp" > "$tables/search-web.stamp"
+    cat "$tables/search" "$tables/search-web"
+    web=false; tvm=false
+fi
+if ! $search; then
 # The small transform benchmarks run in their own process: after the large ones, a fragmented heap
 # would slow these allocation-bound microseconds down.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
@@ -90,16 +112,12 @@ for bench, label in [("amdgpu", "gfx942"), ("amdgpu_gfx950", "gfx950"), ("amdgpu
 PY
 echo "native, $stamp" > "$tables/native.stamp"
 cat "$tables/native"
+fi
 if $web; then
     ./scripts/build-web.sh > /dev/null
     ./scripts/bundle-size.sh | sed -n 's/^\(page\|worker\|total\): *\(.*\)$/| \1 | \2 |/p' \
         | sed '1i | bytes (gzipped, scripts/bundle-size.sh) | figure and budget |\n|---|---|' > "$tables/bytes"
-    port="${BENCH_PORT:-8790}"
-    # Gzipped, as a host serves it: the first-load figures are of the bytes a browser downloads.
-    python3 scripts/serve-dist.py "$port" dist >/dev/null 2>&1 &
-    server=$!
-    trap 'kill $server 2>/dev/null || true' EXIT
-    for _ in $(seq 50); do curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
+    serve
     (cd e2e && STAGECRAFT_URL="http://127.0.0.1:$port/" node bench.mjs) | sed -n '/^|/p' > "$tables/web"
     echo "browser, $stamp" > "$tables/web.stamp"; echo "bytes, $stamp" > "$tables/bytes.stamp"
     cat "$tables/bytes" "$tables/web"
@@ -114,7 +132,7 @@ if $write; then
 import os, re, sys
 tables, doc = sys.argv[1], sys.argv[2]
 text = open(doc).read()
-for name in ["native", "web", "bytes", "tvm"]:
+for name in ["native", "web", "bytes", "tvm", "search", "search-web"]:
     path = os.path.join(tables, name)
     if not os.path.exists(path):
         continue
