@@ -329,6 +329,19 @@ fn nested_prologue(seed: u64) -> RandomLoop {
     }
 }
 
+/// What a copy reads: a row of `A` or one of its elements. `A` has one number of dimensions, the
+/// first copy's (`one_index`); the draws are made as before it was kept, so that a loop whose
+/// copies agreed is the one it always was.
+fn copy_source(rng: &mut Rng, one_index: &mut Option<bool>) -> String {
+    let drawn = rng.chance(70);
+    let column = if drawn { 0 } else { rng.range(0, 3) };
+    if *one_index.get_or_insert(drawn) {
+        "A[i]".to_string()
+    } else {
+        format!("A[i, {column}]")
+    }
+}
+
 /// A loop of one of the flat flavors (`Irregular`, `Copies`).
 fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
     let mut rng = Rng(seed ^ 0x05EE_D0F1_00B5);
@@ -346,16 +359,7 @@ fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
         let mut terms = Vec::new();
         if copy {
             // A pure global→shared copy, the only statement a target makes asynchronous.
-            // `A` has one number of dimensions: the first copy's (the draws are made as before,
-            // so that a loop whose copies agree is the one it always was).
-            let one_index = rng.chance(70);
-            let column = if one_index { 0 } else { rng.range(0, 3) };
-            let one_index = *a_has_one_index.get_or_insert(one_index);
-            terms.push(if one_index {
-                "A[i]".to_string()
-            } else {
-                format!("A[i, {column}]")
-            });
+            terms.push(copy_source(&mut rng, &mut a_has_one_index));
         } else {
             for _ in 0..rng.range(0, 2) {
                 if let Some(b) = rng.pick(&shared).cloned() {
