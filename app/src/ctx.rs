@@ -7,6 +7,7 @@
 use crate::dom;
 use crate::model::deferred::{is_pending, Ran};
 use crate::model::focus::{Selection, Stepping};
+use crate::model::history::{History, Kind};
 use crate::model::snapshot::{Parts, Snapshot};
 use crate::model::timing::Timing;
 use leptos::prelude::*;
@@ -60,8 +61,10 @@ pub struct Ctx {
     /// The source statement under the pointer, in any pane.
     pub hovered: RwSignal<Option<u32>>,
     pub selection: RwSignal<Option<Selection>>,
-    /// Texts replaced by loading a preset, most recent last.
-    pub undo: RwSignal<Vec<String>>,
+    /// Loads of a preset, most recent last: the text each replaced, and the preset's text.
+    pub undo: RwSignal<Vec<(String, String)>>,
+    /// The editor's undo and redo of the text (`model::history`).
+    pub history: StoredValue<History>,
     /// What the newest exploration and its parts cost, as the worker measured them.
     pub timing: RwSignal<Timing>,
     /// A CSS selector to scroll into view when the pane it is in is next shown (instead of that
@@ -104,6 +107,7 @@ fn other_part<T>(a: Option<&Option<Ran<T>>>, b: Option<&Option<Ran<T>>>) -> bool
 impl Ctx {
     /// The signals of a page showing `initial`.
     pub fn new(initial: State) -> Self {
+        let history = StoredValue::new(History::new(&initial.text));
         let st = RwSignal::new(initial);
         let text = Memo::new(move |_| st.with(|s| s.text.clone()));
         let snapshot = RwSignal::new(Snapshot::default());
@@ -153,6 +157,7 @@ impl Ctx {
             hovered: RwSignal::new(None),
             selection: RwSignal::new(None),
             undo: RwSignal::new(Vec::new()),
+            history,
             timing: RwSignal::new(Timing::default()),
             reveal: StoredValue::new(None),
             banner: RwSignal::new(None),
@@ -201,12 +206,43 @@ impl Ctx {
         same.then_some(current)
     }
 
-    /// Replaces the source text (an edit through the grid, the cost table or a preset).
-    /// The same text again (a grid field's `change` after its `input`) changes nothing.
+    /// Replaces the source text (an edit through the grid, the cost table or a preset): one
+    /// step of the editor's undo. The same text again (a grid field's `change` after its
+    /// `input`) changes nothing.
     pub fn set_text(&self, text: String) {
-        if self.st.with_untracked(|s| s.text != text) {
+        self.edit_text(text, Kind::Other);
+    }
+
+    /// The text changed in the editor by a change of `kind` (typing runs are one undo step).
+    pub fn edit_text(&self, text: String, kind: Kind) {
+        let recorded = self.st.with_untracked(|s| {
+            (s.text != text).then(|| {
+                self.history
+                    .update_value(|h| h.record(&s.text, &text, kind));
+            })
+        });
+        if recorded.is_some() {
             self.st.update(|s| s.text = text);
         }
+    }
+
+    /// Undoes (or, `redo`, redoes) a step of the text's history: the text it makes, and the
+    /// byte range of it the step changed (for the editor to select). `None`: nothing to undo.
+    pub fn undo_text(&self, redo: bool) -> Option<(String, (usize, usize))> {
+        let shown = self.st.with_untracked(|s| s.text.clone());
+        let step =
+            self.history.try_update_value(
+                |h| {
+                    if redo {
+                        h.redo(&shown)
+                    } else {
+                        h.undo(&shown)
+                    }
+                },
+            )??;
+        let text = step.0.clone();
+        self.st.update(|s| s.text = text);
+        Some(step)
     }
 
     /// Whether `pane` is the one shown (tracked).

@@ -7,6 +7,7 @@ pub mod annotations;
 pub mod deferred;
 pub mod documents;
 pub mod focus;
+pub mod history;
 pub mod indent;
 pub mod large;
 pub mod roving;

@@ -47,7 +47,7 @@ pub struct Documents {
     pending: StoredValue<Option<TimeoutHandle>>,
     st: RwSignal<State>,
     banner: RwSignal<Option<String>>,
-    undo: RwSignal<Vec<String>>,
+    undo: RwSignal<Vec<(String, String)>>,
 }
 
 /// What this tab knows of the document it shows.
@@ -447,6 +447,26 @@ impl Documents {
     /// before stays as it was saved.
     pub fn create_with(self, state: State) {
         self.show(new_id(), None, state);
+    }
+
+    /// Stores `state` as a new document, not shown (work about to be replaced in the document
+    /// shown); its name, or `None` when the browser's storage refused it.
+    pub fn keep_copy(self, state: &State) -> Option<String> {
+        let storage = local()?;
+        let doc = Document {
+            name: document::name_of(&state.text),
+            saved_ms: now(),
+            revision: 1,
+            state: self.encoded(state),
+        };
+        storage
+            .set_item(
+                &format!("{DOCUMENT_PREFIX}{}", new_id()),
+                &document::write(&doc),
+            )
+            .ok()?;
+        self.refresh();
+        Some(doc.name)
     }
 
     /// Deletes a stored document other than the one shown; `restore` brings it back.

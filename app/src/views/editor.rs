@@ -3,6 +3,7 @@
 use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::highlight;
+use crate::model::history::Kind;
 use crate::model::indent;
 use crate::model::large::large_text;
 use leptos::prelude::*;
@@ -85,6 +86,13 @@ pub fn Editor() -> impl IntoView {
         let key = ev.key();
         let after_escape = escaped.get_value();
         escaped.set_value(key == "Escape");
+        if let Some(redo) = undo_key(&ev) {
+            ev.prevent_default();
+            if let Some(area) = area_of(&ev) {
+                undo(ctx, &area, redo);
+            }
+            return;
+        }
         if ev.alt_key() || ev.ctrl_key() || ev.meta_key() || ev.is_composing() {
             return;
         }
@@ -107,8 +115,25 @@ pub fn Editor() -> impl IntoView {
     };
     let on_input = move |ev: leptos::ev::Event| {
         dom::mark("stagecraft:edit");
-        let v = event_target_value(&ev);
-        ctx.set_text(v);
+        let kind = match ev.dyn_ref::<web_sys::InputEvent>().map(|e| e.input_type()) {
+            Some(t) if t == "insertText" || t == "insertLineBreak" => Kind::Typing,
+            Some(t) if t == "deleteContentBackward" => Kind::DeletingBack,
+            Some(t) if t == "deleteContentForward" => Kind::DeletingForward,
+            _ => Kind::Other,
+        };
+        ctx.edit_text(event_target_value(&ev), kind);
+    };
+    // The browser's own undo (its Edit menu, the context menu) is the page's, as Ctrl+Z is.
+    let on_beforeinput = move |ev: web_sys::InputEvent| {
+        let redo = match ev.input_type().as_str() {
+            "historyUndo" => false,
+            "historyRedo" => true,
+            _ => return,
+        };
+        ev.prevent_default();
+        if let Some(area) = area_of(&ev) {
+            undo(ctx, &area, redo);
+        }
     };
     view! {
         <div class="editor" class:plain=plain class:large=textarea_draws>
@@ -118,6 +143,7 @@ pub fn Editor() -> impl IntoView {
                 prop:value=move || ctx.text.get()
                 aria-label="Loop source" aria-describedby="editor-keys"
                 on:input=on_input
+                on:beforeinput=on_beforeinput
                 on:keydown=on_keydown
                 on:blur=move |_| escaped.set_value(false)
                 on:paste=on_paste
@@ -127,6 +153,31 @@ pub fn Editor() -> impl IntoView {
                 on:scroll=sync_scroll></textarea>
         </div>
     }
+}
+
+/// Whether `ev` is undo (`Some(false)`: Ctrl+Z, ⌘Z) or redo (`Some(true)`: Ctrl+Shift+Z, Ctrl+Y,
+/// ⇧⌘Z).
+pub fn undo_key(ev: &web_sys::KeyboardEvent) -> Option<bool> {
+    if !(ev.ctrl_key() || ev.meta_key()) || ev.alt_key() {
+        return None;
+    }
+    match ev.key().as_str() {
+        "z" | "Z" => Some(ev.shift_key()),
+        "y" | "Y" if ev.ctrl_key() => Some(true),
+        _ => None,
+    }
+}
+
+/// Undoes (`redo`: redoes) a step of the text in `area`, selecting what the step changed.
+pub fn undo(ctx: Ctx, area: &web_sys::HtmlTextAreaElement, redo: bool) {
+    let Some((text, (from, to))) = ctx.undo_text(redo) else {
+        return;
+    };
+    area.set_value(&text);
+    let _ = area.set_selection_range(
+        byte_to_utf16(&text, from as u32),
+        byte_to_utf16(&text, to as u32),
+    );
 }
 
 /// Writes the overlay of each exploration into `overlay`; returns the text the overlay shows.

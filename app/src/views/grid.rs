@@ -146,7 +146,11 @@ pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool)
     }
     h.end_chunks(p.units.len());
     h.raw("</div><div class=\"asyncs\">async stages: ");
-    for s in 0..max_stage {
+    // A stage no statement is in has nothing to make asynchronous: offered only while the text
+    // still names it (to take it back out).
+    let offered = (0..max_stage)
+        .filter(|s| p.units.iter().any(|u| u.stage == *s) || p.async_stages.contains(s));
+    for s in offered {
         h.raw("<label class=\"async-toggle\"><input type=\"checkbox\" id=\"async-")
             .num(s)
             .raw("\" data-stage=\"")
@@ -162,7 +166,7 @@ pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool)
         .raw(" statements, stages 0–")
         .num(max_stage - 1)
         .raw(if editable {
-            "; editing the grid rewrites the sch.annotate lines</p>"
+            "; editing the grid rewrites the loop's annotations where the text writes them</p>"
         } else {
             "; fix the problems below to edit the grid again</p></fieldset>"
         });
@@ -279,6 +283,13 @@ pub fn Grid() -> impl IntoView {
             edit(ctx, &|_, o, _| move_order(o, k, dir));
         }
     };
+    // Ctrl+Z in the grid undoes the text's last step, as in the editor (a grid edit is one).
+    let on_keydown = move |ev: web_sys::KeyboardEvent| {
+        if let Some(redo) = crate::views::editor::undo_key(&ev) {
+            ev.prevent_default();
+            ctx.undo_text(redo);
+        }
+    };
     let on_over = move |ev: leptos::ev::MouseEvent| ctx.hover(data_num(&ev, "data-st"));
     let show_near = move || {
         if let Some(el) = node.get_untracked() {
@@ -288,7 +299,7 @@ pub fn Grid() -> impl IntoView {
     dom::show_near_on_resize(move || node.get_untracked().map(Into::into), GRID_CHUNKS);
     view! {
         <div class="grid" node_ref=node on:change=on_change on:input=on_input on:click=on_click
-            on:scroll=move |_| show_near()
+            on:keydown=on_keydown on:scroll=move |_| show_near()
             on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)></div>
     }
 }

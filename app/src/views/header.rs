@@ -61,14 +61,25 @@ pub fn Header() -> impl IntoView {
         let name = event_target_value(&ev);
         if let Some((_, text)) = presets::PRESETS.iter().find(|(n, _)| *n == name) {
             let old = ctx.st.get_untracked().text;
-            ctx.undo.update(|u| u.push(old));
+            ctx.undo.update(|u| u.push((old, text.to_string())));
             ctx.set_text(text.to_string());
         }
     };
+    // The text before the load comes back; the example, if it was edited since, is kept as a
+    // document of its own rather than dropped.
     let undo = move |_| {
-        if let Some(prev) = ctx.undo.try_update(|u| u.pop()).flatten() {
-            ctx.set_text(prev);
+        let Some((before, loaded)) = ctx.undo.try_update(|u| u.pop()).flatten() else {
+            return;
+        };
+        let edited = ctx.st.get_untracked();
+        if edited.text != loaded && edited.text != before {
+            if let Some(name) = docs.keep_copy(&edited) {
+                ctx.banner.set(Some(format!(
+                    "Your edits of the example are kept as “{name}” in Documents."
+                )));
+            }
         }
+        ctx.set_text(before);
     };
     let set_param = move |ev: leptos::ev::Event| {
         let (Some(name), Some(value)) =

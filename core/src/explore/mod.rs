@@ -219,6 +219,13 @@ impl Programs {
     }
 }
 
+impl Exploration {
+    /// Each statement's text, by statement id: how the timeline's chart names its bars.
+    pub fn statement_texts(&self) -> Vec<&str> {
+        self.statements.iter().map(|s| s.text.as_str()).collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StatementInfo {
     pub id: StmtId,
@@ -240,6 +247,10 @@ pub struct AnnotationInfo {
     pub known: bool,
     pub span: Span,
     pub value_span: Span,
+    /// The `annotations={…}` dictionary the annotation is an entry of (TVMScript; `span` is then
+    /// the entry, key to value); `None` for a `sch.annotate(…)` call (`span` the call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dict: Option<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -199,7 +199,7 @@ impl Explorer<'_> {
         if self.present {
             ex.tokens = highlight_tokens(source);
         }
-        let (parsed, dialect) = crate::tvmscript::parse(source);
+        let (parsed, dialect, scopes) = crate::tvmscript::parse_with_scopes(source);
         ex.dialect = dialect;
         ex.diagnostics.extend(parsed.diagnostics);
         *unlisted = parsed.unlisted;
@@ -227,6 +227,12 @@ impl Explorer<'_> {
                     known: schedule::is_known_key(&a.key),
                     span: a.span,
                     value_span: a.value_span,
+                    dict: scopes.as_ref().and_then(|s| {
+                        s.annotation_entries
+                            .iter()
+                            .find(|e| e.entry == a.span)
+                            .map(|e| e.dict)
+                    }),
                 })
                 .collect();
             ex.statements = stmt_spans

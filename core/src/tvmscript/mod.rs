@@ -7,7 +7,7 @@ mod read;
 mod scopes;
 
 pub use print::{print, Refusal};
-pub use scopes::{ThreadBinding, TvmScopes};
+pub use scopes::{AnnotationEntry, ThreadBinding, TvmScopes};
 
 use crate::parser::Parsed;
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@
 //! Every node keeps its span in the pasted text; what has no meaning here is a located error
 //! naming the construct.
 
-use super::scopes::{is_block, Level, ThreadBinding, TvmScopes};
+use super::scopes::{is_block, AnnotationEntry, Level, ThreadBinding, TvmScopes};
 use crate::diagnostic::{Diagnostic, Span};
 use crate::parser::Parsed;
 use crate::syntax::{Arg, BinOp, Expr, ExprKind, File, Ident, Name, Stmt, StmtKind};
@@ -532,6 +532,10 @@ impl Reader {
                 ],
             };
             let span = entry.value.span;
+            self.scopes.annotation_entries.push(AnnotationEntry {
+                entry: span,
+                dict: dict.span,
+            });
             self.annotations.push(Stmt {
                 kind: StmtKind::Expr(Expr::new(call, span)),
                 span,

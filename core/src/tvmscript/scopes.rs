@@ -28,6 +28,18 @@ pub struct TvmScopes {
     pub threads: Vec<ThreadBinding>,
     /// Buffers named by a block's `double_buffer_scope` attribute.
     pub double_buffers: Vec<Ident>,
+    /// Each entry of a loop's `annotations={…}` (read as an `annotate` statement spanning the
+    /// entry) and the dictionary it is written in: where an edit of the annotation goes.
+    pub annotation_entries: Vec<AnnotationEntry>,
+}
+
+/// One `"key": value` of a loop's `annotations={…}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnnotationEntry {
+    /// The entry, key to value.
+    pub entry: Span,
+    /// The dictionary, braces included.
+    pub dict: Span,
 }
 
 /// A statement list being read: the loop whose pipeline an allocation met in it joins, and
