@@ -45,8 +45,166 @@ fn rows(t: &Timeline, lane: &Lane) -> u32 {
     }
 }
 
+/// Cycles between two ticks of the axis: 1, 2 or 5 × a power of ten, at least `min_px` apart
+/// at `scale` pixels per cycle.
+fn tick_step(scale: f64, min_px: f64) -> u64 {
+    let mut step = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            let s = step.saturating_mul(m);
+            if s as f64 * scale >= min_px || s == u64::MAX {
+                return s;
+            }
+        }
+        step = step.saturating_mul(10);
+    }
+}
+
+/// A monospace character of the chart's 11 px font, in pixels (for laying out the legend).
+const CHAR_PX: f64 = 6.7;
+
+/// How the chart names statement `stmt`: its text (`names`, by statement id), on one line and
+/// cut short, else its number.
+fn statement_name(names: &[&str], stmt: u32) -> String {
+    let text = names
+        .get(stmt as usize)
+        .map_or("", |t| t.lines().next().unwrap_or("").trim());
+    if text.is_empty() {
+        return format!("statement {stmt}");
+    }
+    let cut = text.char_indices().nth(40).map_or(text.len(), |(i, _)| i);
+    let mut name = text.get(..cut).unwrap_or(text).to_string();
+    if cut < text.len() {
+        name.push('…');
+    }
+    name
+}
+
+/// `s` with XML's markup characters escaped.
+fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The cycle axis under the lanes (at `y`): a tick and its cycle every `tick_step`.
+fn axis(h: &mut String, end: u64, scale: f64, y: f64) {
+    let step = tick_step(scale, 70.0);
+    let _ = write!(
+        h,
+        "<g class=\"axis\" fill=\"#666\"><line x1=\"{}\" x2=\"{}\" y1=\"{y0}\" y2=\"{y0}\" stroke=\"#999\"/>",
+        fixed(LABEL_W, 1),
+        fixed(LABEL_W + end as f64 * scale, 1),
+        y0 = fixed(y, 0)
+    );
+    let _ = write!(
+        h,
+        "<text x=\"4\" y=\"{}\">cycles</text>",
+        fixed(y + 13.0, 0)
+    );
+    let mut cycle = 0;
+    while cycle <= end {
+        let x = fixed(LABEL_W + cycle as f64 * scale, 1);
+        let _ = write!(
+            h,
+            "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#999\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{cycle}</text>",
+            fixed(y, 0),
+            fixed(y + 4.0, 0),
+            fixed(y + 14.0, 0)
+        );
+        cycle = match cycle.checked_add(step) {
+            Some(c) => c,
+            None => break,
+        };
+    }
+    h.push_str("</g>");
+}
+
+/// The legend from `top`, wrapped at `width` pixels: each statement drawn with its colour and
+/// text, what a stall, a sub-row and a bar's number are. Returns its height.
+fn legend(h: &mut String, t: &Timeline, names: &[&str], width: f64, top: f64) -> f64 {
+    let mut stmts: Vec<u32> = t.spans.iter().map(|s| s.stmt).collect();
+    stmts.sort_unstable();
+    stmts.dedup();
+    // (statement, paint, text); a statement's item highlights it as its bars do.
+    let mut items: Vec<(Option<u32>, String, String)> = stmts
+        .iter()
+        .map(|&s| {
+            (
+                Some(s),
+                format!("fill=\"hsl({},60%,62%)\"", hue(s)),
+                statement_name(names, s),
+            )
+        })
+        .collect();
+    if !t.stalls.is_empty() {
+        items.push((
+            None,
+            "fill=\"#e5484d\" opacity=\"0.35\"".to_string(),
+            "stall: the compute lane waits for a group".to_string(),
+        ));
+    }
+    let mut notes = vec!["the number on a bar is its iteration"];
+    if t.queue_rows.values().any(|&r| r > 1) {
+        notes.push("a queue's lane has a row per group in flight at once");
+    }
+    let _ = write!(h, "<g class=\"legend\">");
+    let (mut x, mut y) = (4.0, top + 12.0);
+    let line = 16.0;
+    for (stmt, paint, text) in &items {
+        let w = 16.0 + text.chars().count() as f64 * CHAR_PX + 14.0;
+        if x > 4.0 && x + w > width {
+            x = 4.0;
+            y += line;
+        }
+        match stmt {
+            Some(s) => {
+                let _ = write!(h, "<g class=\"st{s}\" data-st=\"{s}\">");
+            }
+            None => h.push_str("<g>"),
+        }
+        let _ = write!(
+            h,
+            "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" {paint} stroke=\"#333\" stroke-width=\"0.3\"/><text x=\"{}\" y=\"{}\">{}</text>",
+            fixed(x, 1),
+            fixed(y - 9.0, 0),
+            fixed(x + 15.0, 1),
+            fixed(y, 0),
+            xml(text)
+        );
+        h.push_str("</g>");
+        x += w;
+    }
+    for note in notes {
+        let w = note.chars().count() as f64 * CHAR_PX + 14.0;
+        if x > 4.0 && x + w > width {
+            x = 4.0;
+            y += line;
+        }
+        let _ = write!(
+            h,
+            "<text x=\"{}\" y=\"{}\" fill=\"#666\">{note}</text>",
+            fixed(x, 1),
+            fixed(y, 0)
+        );
+        x += w;
+    }
+    h.push_str("</g>");
+    y - top + 6.0
+}
+
 /// The chart as SVG markup; `mark` is drawn when given. At zoom 10 the chart is `fit_px` wide.
-pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String {
+/// Bars are named by their statement's text (`names`, by statement id); under the lanes, the
+/// cycle axis and the legend (wrapped at `fit_px`, to be read without scrolling).
+pub fn svg(t: &Timeline, names: &[&str], zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String {
     let end = t
         .spans
         .iter()
@@ -74,13 +232,23 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
             .and_then(|k| tops.get(k).copied())
             .unwrap_or(0.0)
     };
-    // Below the lanes: a band for the marker's label, then one for the steps shown.
-    let height = lanes_h + 36.0;
-    let mut h = String::with_capacity(200 * t.spans.len() + 512);
+    // Below the lanes: the axis, a band for the marker's label and the steps shown, the legend.
+    let axis_y = lanes_h + 4.0;
+    let steps_y = axis_y + 40.0;
+    let mut legend_markup = String::new();
+    let legend_h = legend(
+        &mut legend_markup,
+        t,
+        names,
+        fit_px.max(300.0),
+        steps_y + 4.0,
+    );
+    let height = steps_y + 4.0 + legend_h;
+    let mut h = String::with_capacity(200 * t.spans.len() + 1024);
     let _ = write!(
         h,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"11\">",
-        fixed(width, 0),
+        fixed(width.max(fit_px.max(300.0)), 0),
         fixed(height, 0)
     );
     for l in &t.lanes {
@@ -105,36 +273,71 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
             });
         let _ = write!(
             h,
-            "<rect class=\"stall wi{}\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles: wait {} on queue {} for group {}{also}</title></rect>",
+            "<rect class=\"stall wi{}\" x=\"{}\" y=\"2\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>stall {} cycles ({}–{}): wait {} on queue {} for group {}{also}</title></rect>",
             st.wait_index,
             x(st.start),
             fixed(w(st.start, st.end), 1),
             fixed(ROW - 4.0, 0),
             st.end - st.start,
+            st.start,
+            st.end,
             st.wait.map_or("?".to_string(), |id| format!("#{id}")),
             st.queue,
             st.group
         );
     }
-    // The bars are one tab stop in the app, moved through with the arrows; each is named by its
-    // title. In a group of their own, which the app writes in parts (the marker stays on top).
+    bars(&mut h, t, names, &lane_y, scale);
+    axis(&mut h, end, scale, axis_y);
+    if let Some(m) = mark {
+        // A line through every lane at the instance, and a frame around it on its lane.
+        let _ = write!(
+            h,
+            "<g id=\"focus-marker\"><line x1=\"{x0}\" x2=\"{x0}\" y1=\"0\" y2=\"{}\" stroke=\"#d93f3f\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/><rect x=\"{x0}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#d93f3f\" stroke-width=\"2\"/><text x=\"{x0}\" y=\"{}\" fill=\"#d93f3f\">▲ step {}</text></g>",
+            fixed(lanes_h + 4.0, 0),
+            fixed(lane_y(&m.lane) + 2.0, 0),
+            fixed(w(m.start, m.end), 1),
+            fixed(ROW - 4.0, 0),
+            fixed(axis_y + 27.0, 0),
+            m.step,
+            x0 = x(m.start),
+        );
+    }
+    let (from, to) = t.shown_steps();
+    let _ = write!(
+        h,
+        "<text x=\"4\" y=\"{}\" fill=\"#666\">steps {from}–{to} of {}</text>",
+        fixed(steps_y, 0),
+        t.metrics.steps
+    );
+    h.push_str(&legend_markup);
+    h.push_str("</svg>");
+    h
+}
+
+/// The bars, in a group of their own (which the app writes in parts; the marker stays on top).
+/// They are one tab stop in the app, moved through with the arrows; each is named by its title.
+fn bars(h: &mut String, t: &Timeline, names: &[&str], lane_y: &dyn Fn(&Lane) -> f64, scale: f64) {
     h.push_str("<g id=\"bars\">");
     for (k, sp) in t.spans.iter().enumerate() {
         let y = lane_y(&sp.lane) + f64::from(sp.row) * ROW;
-        let bar_w = w(sp.start, sp.end);
+        let bar_w = ((sp.end.saturating_sub(sp.start)) as f64 * scale).max(1.0);
+        let lane = match sp.lane {
+            Lane::Compute => "compute".to_string(),
+            Lane::Queue(q) => format!("queue {q}"),
+        };
         let _ = write!(
             h,
-            "<rect role=\"img\" tabindex=\"{}\" class=\"span s{} st{}\" data-st=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>statement {} iteration {} ({}) step {}: {}–{}</title></rect>",
+            "<rect role=\"img\" tabindex=\"{}\" class=\"span s{} st{}\" data-st=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>{}, iteration {} ({}), step {}, on {lane}: cycles {}–{}</title></rect>",
             if k == 0 { "0" } else { "-1" },
             sp.stmt % 10,
             sp.stmt,
             sp.stmt,
-            x(sp.start),
+            fixed(LABEL_W + sp.start as f64 * scale, 1),
             fixed(y + 4.0, 0),
             fixed(bar_w, 1),
             fixed(ROW - 8.0, 0),
             hue(sp.stmt),
-            sp.stmt,
+            xml(&statement_name(names, sp.stmt)),
             sp.iteration.map_or("—".to_string(), |i| i.to_string()),
             sp.section.map_or("", |s| s.name()),
             sp.step,
@@ -151,28 +354,6 @@ pub fn svg(t: &Timeline, zoom: u32, fit_px: f64, mark: Option<&Mark>) -> String 
         }
     }
     h.push_str("</g>");
-    if let Some(m) = mark {
-        // A line through every lane at the instance, and a frame around it on its lane.
-        let _ = write!(
-            h,
-            "<g id=\"focus-marker\"><line x1=\"{x0}\" x2=\"{x0}\" y1=\"0\" y2=\"{}\" stroke=\"#d93f3f\" stroke-width=\"2\" stroke-dasharray=\"4 2\"/><rect x=\"{x0}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#d93f3f\" stroke-width=\"2\"/><text x=\"{x0}\" y=\"{}\" fill=\"#d93f3f\">▲ step {}</text></g>",
-            fixed(lanes_h + 4.0, 0),
-            fixed(lane_y(&m.lane) + 2.0, 0),
-            fixed(w(m.start, m.end), 1),
-            fixed(ROW - 4.0, 0),
-            fixed(lanes_h + 15.0, 0),
-            m.step,
-            x0 = x(m.start),
-        );
-    }
-    let (from, to) = t.shown_steps();
-    let _ = write!(
-        h,
-        "<text x=\"4\" y=\"{}\" fill=\"#666\">steps {from}–{to} of {}</text></svg>",
-        fixed(height - 5.0, 0),
-        t.metrics.steps
-    );
-    h
 }
 
 /// The metrics, one per line, for a terminal.
@@ -180,13 +361,17 @@ pub fn metrics_text(t: &Timeline) -> String {
     let m = &t.metrics;
     let mut out = String::new();
     let _ = writeln!(out, "total cycles          {}", m.total_cycles);
-    let _ = writeln!(out, "unpipelined cycles    {}", m.unpipelined_cycles);
-    let _ = writeln!(out, "speedup               {}×", fixed(m.speedup, 2));
     let _ = writeln!(
         out,
-        "awaited-at-once       {} cycles (every wait count 0): speedup {}×",
-        m.awaited_cycles,
-        fixed(m.speedup_over_awaited, 2)
+        "speedup               {}× over the program with every copy awaited at once ({} cycles, every wait count 0)",
+        fixed(m.speedup_over_awaited, 2),
+        m.awaited_cycles
+    );
+    let _ = writeln!(
+        out,
+        "unpipelined cycles    {} ({}×: the loop in order, each copy's latency waited out)",
+        m.unpipelined_cycles,
+        fixed(m.speedup, 2)
     );
     let _ = writeln!(
         out,

@@ -507,7 +507,7 @@ fn timeline_command(rest: &[String]) -> Result<ExitCode, String> {
     }
     if let Some(path) = svg_out {
         // The pane's export at its default zoom, fitted to a 1200-pixel page.
-        let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);
+        let svg = stagecraft::gantt::svg(t, &ex.statement_texts(), 10, 1200.0, None);
         std::fs::write(&path, svg).map_err(|e| format!("cannot write {path}: {e}"))?;
         eprintln!("wrote {path}");
     }

@@ -492,8 +492,7 @@ fn timeline_prints_the_metrics_and_a_gantt_and_writes_the_panes_svg() {
     for metric in [
         "total cycles",
         "unpipelined cycles",
-        "speedup",
-        "awaited-at-once",
+        "× over the program with every copy awaited at once",
         "steady cycles / iter",
         "stall cycles",
         "ring buffers          shared 8 B",
@@ -513,7 +512,13 @@ fn timeline_prints_the_metrics_and_a_gantt_and_writes_the_panes_svg() {
     );
     assert_eq!(
         written,
-        stagecraft::gantt::svg(ex.timeline.as_ref().unwrap(), 10, 1200.0, None),
+        stagecraft::gantt::svg(
+            ex.timeline.as_ref().unwrap(),
+            &ex.statement_texts(),
+            10,
+            1200.0,
+            None
+        ),
         "the same chart the pane exports"
     );
     let _ = std::fs::remove_dir_all(&dir);

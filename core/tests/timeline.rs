@@ -398,7 +398,7 @@ fn the_single_sequence_forces_the_groups_derived_by_hand() {
         // Equal latencies: A(i-2) is issued before B(i-3) and lands no later, so completing it
         // costs nothing; the stall where it is forced says so, and so does the note.
         assert_eq!(t.metrics.sequence_cycles, Some(t.metrics.total_cycles));
-        let svg = stagecraft::gantt::svg(t, 10, 1200.0, None);
+        let svg = stagecraft::gantt::svg(t, &ex.statement_texts(), 10, 1200.0, None);
         assert!(
             svg.contains("on sm_80 and AMDGPU IR also 1 group — the 3rd newest group of queue 0")
         );

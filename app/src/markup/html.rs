@@ -26,6 +26,23 @@ impl Html {
         self
     }
 
+    /// Text, escaped, each reference to a document of Stagecraft's (`docs/NAME.md`) a link to it
+    /// (the documents are served beside the page): element content only.
+    pub fn linked(&mut self, s: &str) -> &mut Self {
+        let mut rest = s;
+        while let Some((before, name, after)) = doc_reference(rest) {
+            escape_into(&mut self.0, before);
+            self.raw("<a href=\"docs/")
+                .text(name)
+                .raw(".md\" target=\"_blank\" rel=\"noopener\">docs/")
+                .text(name)
+                .raw(".md</a>");
+            rest = after;
+        }
+        escape_into(&mut self.0, rest);
+        self
+    }
+
     /// A message of core's, escaped, its `backticked` parts (code quoted from the text) set as
     /// code rather than shown with their backticks.
     pub fn prose(&mut self, s: &str) -> &mut Self {
@@ -38,7 +55,11 @@ impl Html {
             } else if code {
                 self.raw("<code>");
             }
-            escape_into(&mut self.0, part);
+            if code {
+                escape_into(&mut self.0, part);
+            } else {
+                self.linked(part);
+            }
             if code && !last_unclosed {
                 self.raw("</code>");
             }
@@ -106,6 +127,25 @@ pub fn options(options: &[(&str, &str)], selected: &str) -> String {
     h.finish()
 }
 
+/// The first `docs/NAME.md` in `s` (NAME of lowercase letters, digits and hyphens): the text
+/// before it, NAME, and the text after it.
+fn doc_reference(s: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    while let Some(k) = s.get(from..)?.find("docs/") {
+        let at = from + k;
+        let tail = s.get(at + 5..)?;
+        let n = tail
+            .bytes()
+            .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+            .count();
+        if n > 0 && tail.get(n..)?.starts_with(".md") {
+            return Some((s.get(..at)?, tail.get(..n)?, tail.get(n + 3..)?));
+        }
+        from = at + 5;
+    }
+    None
+}
+
 pub fn escape_into(out: &mut String, s: &str) {
     // Most text has nothing to escape: copy runs between special characters at once.
     let mut rest = s;
@@ -136,6 +176,16 @@ mod tests {
         assert_eq!(
             h.finish(),
             "reads <code>A_sh[0, 0]</code> &lt;before&gt; <code>x &lt; y</code> and `open"
+        );
+    }
+
+    #[test]
+    fn references_to_the_docs_are_links() {
+        let mut h = Html::default();
+        h.linked("a tile (docs/execution-model.md). <docs/x.rs> docs/limits.md");
+        assert_eq!(
+            h.finish(),
+            "a tile (<a href=\"docs/execution-model.md\" target=\"_blank\" rel=\"noopener\">docs/execution-model.md</a>). &lt;docs/x.rs&gt; <a href=\"docs/limits.md\" target=\"_blank\" rel=\"noopener\">docs/limits.md</a>"
         );
     }
 

@@ -33,7 +33,7 @@ pub fn problems_html(text: &str, diagnostics: &[Diagnostic]) -> String {
             .raw("</span> ")
             .text(&d.message);
         if let Some(hint) = &d.hint {
-            h.raw("<div class=\"hint\">").text(hint).raw("</div>");
+            h.raw("<div class=\"hint\">").linked(hint).raw("</div>");
         }
         h.raw("</li>");
     }

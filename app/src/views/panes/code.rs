@@ -67,7 +67,7 @@ fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32]) {
             h.raw(" data-st=\"").num(s).raw("\"");
         }
         h.raw(">");
-        h.text(line).raw("</div>");
+        h.linked(line).raw("</div>");
     }
     h.end_chunks(n);
     h.raw("</pre>");
@@ -237,12 +237,18 @@ pub fn code_html(
     if !c.notes.is_empty() {
         h.raw("<ul class=\"notes\">");
         for n in &c.notes {
-            h.raw("<li>").text(n).raw("</li>");
+            h.raw("<li>").linked(n).raw("</li>");
         }
         h.raw("</ul>");
     }
     if c.error.is_none() {
         machine_html(&mut h, machine, c);
+        if let CodeTarget::Machine(t) = target {
+            // The kernel's buffers beside the Timeline's ring bytes, which count the loop's elements.
+            h.raw("<p class=\"view-note\" id=\"tile-note\">Each element of the loop is a tile of ")
+                .num(stagecraft::emit::EmitOptions::default().lanes_of(*t))
+                .raw(" values here, one per thread: a buffer's declared bytes are that many times the bytes the Timeline's ring buffers count for it.</p>");
+        }
     }
     lines_html(&mut h, &c.text, &c.line_stmts, &marked_lines(machine, c));
     h.finish()

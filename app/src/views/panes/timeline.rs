@@ -16,32 +16,55 @@ use stagecraft::timeline::Timeline;
 use stagecraft_link::Pane;
 use wasm_bindgen::JsCast;
 
-pub fn metrics_html(t: &Timeline) -> String {
+/// The metrics, the headline speedup the one a GPU engineer means (against the same program
+/// with every copy awaited at once), each baseline said in words, and what the ring bytes count.
+/// `asynchronous`: the loop has an asynchronous stage (else nothing can stay in flight).
+pub fn metrics_html(t: &Timeline, asynchronous: bool) -> String {
     let m = &t.metrics;
     let mut h = Html::default();
     h.raw("<table class=\"metrics\"><tr><td>total cycles</td><td id=\"total-cycles\">")
         .num(m.total_cycles)
-        .raw("</td><td>unpipelined</td><td>")
-        .num(m.unpipelined_cycles)
-        .raw("</td><td>speedup</td><td>")
-        .text(&fixed(m.speedup, 2))
-        .raw("×</td><td title=\"the same program with every wait count 0: each async copy awaited at the first wait after it\">vs awaited at once</td><td>")
+        .raw("</td><td title=\"against this program with every wait count 0\">speedup</td><td id=\"speedup\">")
         .text(&fixed(m.speedup_over_awaited, 2))
-        .raw("×</td></tr><tr><td>steady cycles / iteration</td><td>")
+        .raw("×</td><td>steady cycles / iteration</td><td>")
         .text(
             &m.steady_cycles_per_iteration
                 .map_or("—".into(), |v| fixed(v, 1)),
         )
-        .raw("</td><td>stall cycles</td><td>")
+        .raw("</td></tr><tr><td>stall cycles</td><td>")
         .num(m.stall_cycles)
-        .raw("</td><td>ring buffers</td><td>");
+        .raw("</td><td>ring buffers</td><td id=\"ring-bytes\" colspan=\"3\">");
     for (k, (scope, bytes)) in m.ring_bytes.iter().enumerate() {
         if k > 0 {
             h.raw(", ");
         }
         h.text(scope).raw(" ").num(bytes).raw(" B");
     }
-    h.raw("</td></tr></table>");
+    if m.ring_bytes.is_empty() {
+        h.raw("none");
+    }
+    h.raw("</td></tr></table><p class=\"hint\" id=\"baselines\">");
+    if asynchronous {
+        h.raw("Speedup: against this program with every wait count 0, each copy awaited before anything after it runs (")
+            .num(m.awaited_cycles)
+            .raw(" cycles): what keeping copies in flight buys. ");
+    } else {
+        h.raw("Speedup 1.00×: no stage is asynchronous, so nothing stays in flight and each statement waits for the one before; pipelining reorders the statements, which the cost model does not make faster. ");
+    }
+    h.raw("Against the loop unpipelined, every statement after the one before and each copy's whole latency waited out one after another: ")
+        .text(&fixed(m.speedup, 2))
+        .raw("× (")
+        .num(m.unpipelined_cycles)
+        .raw(" cycles).");
+    if !m.ring_bytes.is_empty() {
+        let lanes = stagecraft::emit::EmitOptions::default();
+        h.raw(" Ring bytes count the loop's elements; the kernels in the Code pane make each element a tile of one value per thread (")
+            .num(lanes.lanes)
+            .raw(" on NVIDIA, ")
+            .num(lanes.amd_lanes)
+            .raw(" on AMD), so their buffers are that many times larger.");
+    }
+    h.raw("</p>");
     // sm_80's and asyncmarks' single sequence: what their waits complete beyond the IR's.
     if let Some(n) = t.sequence_note() {
         h.raw("<p class=\"hint\" id=\"sequence-note\">").text(&n).raw("</p>");
@@ -50,8 +73,9 @@ pub fn metrics_html(t: &Timeline) -> String {
 }
 
 /// The chart as SVG markup (also what "Export SVG" saves, and `stagecraft timeline --svg` writes:
-/// core draws it); `point` is marked when drawn. At zoom 10 the chart is `fit_px` wide.
-pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String {
+/// core draws it, its bars named by `ex`'s statements); `point` is marked when drawn. At zoom 10
+/// the chart is `fit_px` wide.
+pub fn gantt_svg(ex: &Exploration, t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String {
     let mark = match point {
         Point::At {
             step,
@@ -66,7 +90,7 @@ pub fn gantt_svg(t: &Timeline, zoom: u32, fit_px: f64, point: &Point) -> String 
         }),
         _ => None,
     };
-    stagecraft::gantt::svg(t, zoom, fit_px, mark.as_ref())
+    stagecraft::gantt::svg(t, &ex.statement_texts(), zoom, fit_px, mark.as_ref())
 }
 
 /// Everything below the controls: the timeline `t` of `ex`, and `ex`'s cost table.
@@ -79,7 +103,8 @@ fn body_html(
     costs_open: bool,
     editable: bool,
 ) -> String {
-    let mut out = metrics_html(t);
+    let asynchronous = ex.pipeline.as_ref().is_some_and(|p| !p.async_stages.is_empty());
+    let mut out = metrics_html(t, asynchronous);
     out.push_str(&costs::costs_html(ex, costs_open, editable));
     if let Point::Outside { step, shown } = point {
         out.push_str(&format!(
@@ -88,7 +113,7 @@ fn body_html(
         ));
     }
     out.push_str("<div class=\"svgwrap\">");
-    out.push_str(&gantt_svg(t, zoom, fit_px, point));
+    out.push_str(&gantt_svg(ex, t, zoom, fit_px, point));
     out.push_str("</div>");
     out
 }
@@ -322,13 +347,14 @@ mod tests {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let t = ex.timeline.as_ref().expect("timeline");
-        let plain = gantt_svg(t, 10, 900.0, &Point::Nothing);
+        let plain = gantt_svg(&ex, t, 10, 900.0, &Point::Nothing);
         assert!(!plain.contains("focus-marker"));
         assert!(plain.contains("class=\"span s0 st0\""), "{plain}");
         if let Some(stall) = t.stalls.first() {
             assert!(plain.contains(&format!("class=\"stall wi{}\"", stall.wait_index)));
         }
         let marked = gantt_svg(
+            &ex,
             t,
             10,
             900.0,
@@ -347,11 +373,11 @@ mod tests {
     fn the_single_sequence_is_said_under_the_metrics_only_when_it_forces_groups() {
         let two_queues = "A_sh = alloc([1])\nB_sh = alloc([1])\nfor i in range(12):\n    A_sh[0] = A[i]\n    B_sh[0] = B[i]\n    C[i] = A_sh[0] + B_sh[0]\nsch.annotate(i, \"software_pipeline_stage\", [0, 1, 3])\nsch.annotate(i, \"software_pipeline_order\", [0, 1, 2])\nsch.annotate(i, \"software_pipeline_async_stages\", [0, 1])\n";
         let ex = stagecraft::explore::explore(two_queues, &Default::default());
-        let html = metrics_html(ex.timeline.as_ref().expect("timeline"));
+        let html = metrics_html(ex.timeline.as_ref().expect("timeline"), true);
         assert!(html.contains("id=\"sequence-note\""), "{html}");
         assert!(html.contains("the 3rd newest group of queue 0"), "{html}");
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        assert!(!metrics_html(ex.timeline.as_ref().expect("timeline")).contains("sequence-note"));
+        assert!(!metrics_html(ex.timeline.as_ref().expect("timeline"), true).contains("sequence-note"));
     }
 }
