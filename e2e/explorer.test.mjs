@@ -117,7 +117,7 @@ test('the Code pane executes the kernel it shows and says so, per target', async
     await page.selectOption('#target', target);
     await page.waitForFunction(() => /Machine-level check:/.test(document.querySelector('#code .machine:not(.pending)')?.textContent ?? ''), null, { timeout: 30000 });
     const verdict = await page.locator('#code .machine').textContent();
-    assert.match(verdict, /executed: same outputs, 0 races \(\d+ values compared, \d+ wave-instructions\)/, `${target}: ${verdict}`);
+    assert.match(verdict, /executed: same outputs, 0 races \(\d+ values compared, \d+ (warp|wave)-instructions\)/, `${target}: ${verdict}`);
     assert.equal(await page.locator('#code .machine.ok').count(), 1, target);
   }
   await page.screenshot({ path: SHOTS + 'code-machine.png' });

@@ -412,8 +412,16 @@ fn machine_instructions() {
     contract.max_instructions = 100;
     let m = stagecraft::machine::check_with(&contract, &code.text, target);
     assert_eq!(m.verdict, stagecraft::machine::MachineVerdict::NotExecuted);
-    assert_eq!(
-        m.summary,
-        "not executed: the kernel ran more than 100 wave-instructions"
+    assert!(
+        m.summary.starts_with(
+            "not executed: the kernel ran more than 100 wave-instructions, the machine model's limit (`limits::MAX_MACHINE_INSTRUCTIONS`"
+        ),
+        "{}",
+        m.summary
+    );
+    assert!(
+        m.summary.contains("raise the limit in core/src/limits.rs"),
+        "{}",
+        m.summary
     );
 }

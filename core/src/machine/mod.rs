@@ -492,6 +492,24 @@ fn unawaited(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<Unawaite
         .collect()
 }
 
+/// What one step of a kernel's execution is called on `target`: a warp's instruction on NVIDIA, a
+/// wave's on AMD (one instruction executed for all the threads of either counts once).
+pub fn instruction_unit(target: &str) -> &'static str {
+    if target.starts_with("ptx") {
+        "warp-instructions"
+    } else {
+        "wave-instructions"
+    }
+}
+
+/// Why an execution stopped at `max` instructions, with the limit's name and how to get past it.
+/// `unit`: `instruction_unit` of the kernel's target.
+pub(crate) fn beyond_the_limit(max: u64, unit: &str) -> String {
+    format!(
+        "the kernel ran more than {max} {unit}, the machine model's limit (`limits::MAX_MACHINE_INSTRUCTIONS`, docs/limits.md): a smaller extent is checked, or raise the limit in core/src/limits.rs and rebuild"
+    )
+}
+
 /// The verdict of an executed kernel and its one-line summary: the first problem, race, copy
 /// never awaited or differing output, in that order of gravity.
 fn verdict(quote: &Quote, check: &MachineCheck) -> (MachineVerdict, String) {
@@ -555,14 +573,15 @@ fn verdict(quote: &Quote, check: &MachineCheck) -> (MachineVerdict, String) {
         (
             MachineVerdict::Correct,
             format!(
-                "executed: same outputs, 0 races ({} values compared{}, {} wave-instructions)",
+                "executed: same outputs, 0 races ({} values compared{}, {} {})",
                 check.compared,
                 if check.approximate {
                     " within 2^-16: the kernel divides through a reciprocal"
                 } else {
                     ""
                 },
-                check.instructions
+                check.instructions,
+                instruction_unit(&check.target)
             ),
         )
     }

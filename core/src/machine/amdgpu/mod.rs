@@ -543,9 +543,9 @@ fn run(m: &mut Machine, waves: &mut [Wave], contract: &Contract) {
                 return;
             }
             if m.instructions > contract.max_instructions {
-                m.stop = Some(Stop::Limit(format!(
-                    "the kernel ran more than {} wave-instructions",
-                    contract.max_instructions
+                m.stop = Some(Stop::Limit(crate::machine::beyond_the_limit(
+                    contract.max_instructions,
+                    "wave-instructions",
                 )));
                 return;
             }

@@ -699,9 +699,9 @@ impl Machine<'_> {
                 .saturating_mul(self.lanes.div_ceil(WAVE) as u64)
                 > self.contract.max_instructions
             {
-                self.stop = Some(Stop::Limit(format!(
-                    "the kernel ran more than {} wave-instructions",
-                    self.contract.max_instructions
+                self.stop = Some(Stop::Limit(crate::machine::beyond_the_limit(
+                    self.contract.max_instructions,
+                    "wave-instructions",
                 )));
                 return;
             }

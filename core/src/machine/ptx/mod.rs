@@ -762,9 +762,9 @@ fn execute_group(m: &mut Machine, w: &mut Group) {
             return;
         }
         if m.instructions > limit {
-            m.stop = Some(Stop::Limit(format!(
-                "the kernel ran more than {} warp-instructions",
-                m.contract.max_instructions
+            m.stop = Some(Stop::Limit(crate::machine::beyond_the_limit(
+                m.contract.max_instructions,
+                "warp-instructions",
             )));
             return;
         }
