@@ -203,7 +203,7 @@ test('a wait line\'s "why N" is reached by keyboard and shown while focused', as
   await page.locator('#tab-program').focus();
   const f = await tabUntil(page, f => /\bwait\b/.test(f.cls), 10);
   assert.ok(await focusVisible(page), 'the line shows its focus');
-  const why = await page.locator(`#program .line.${f.cls.split(' ').find(c => /^w\d+$/.test(c))}`).getAttribute('title');
+  const why = await page.locator(`#program .line.${f.cls.split(' ').find(c => /^w\d+$/.test(c))}`).getAttribute('data-why');
   assert.ok(why && why.length > 10, 'the line is explained');
   const shown = page.locator('#why');
   assert.ok(await shown.isVisible(), 'the explanation is shown');
@@ -222,7 +222,8 @@ test('timeline bars are reached by keyboard, moved through with the arrows, and 
   const f = await tabUntil(page, f => f.tag === 'rect', 10);
   assert.ok(await focusVisible(page), 'the bar shows its focus');
   const said = () => page.locator('#bar-info').innerText();
-  assert.match(await said(), /statement \d+ iteration/);
+  // Named by its statement's text: `B[0] = A[i] + 1, iteration 0 (prologue), …`.
+  assert.match(await said(), /^\S.* = .*, iteration \d+ \(/);
   const firstSaid = await said();
   await page.keyboard.press('ArrowRight');
   assert.equal((await focused(page)).tag, 'rect');

@@ -14,10 +14,11 @@ pub(super) fn labels(source: &str, units: &[Unit]) -> Vec<String> {
     units
         .iter()
         .map(|u| match u.inner {
+            // A section of an inner loop pipelined first is of the loop: named by its header.
             Some((section, inner_loop)) => format!(
                 "the {} of {}",
                 section.name(),
-                quote(source, inner_loop, lines.line_of(inner_loop.start as usize))
+                quote_line(source, inner_loop, lines.line_of(inner_loop.start as usize))
             ),
             None => quote(source, u.span, lines.line_of(u.span.start as usize)),
         })
@@ -27,11 +28,36 @@ pub(super) fn labels(source: &str, units: &[Unit]) -> Vec<String> {
 /// `` `text` (line N)``: how messages name a statement.
 /// The line is the caller's: quoting many spans in source order, it counts lines as it goes
 /// (`LineCursor`) instead of from the start of the text each time.
+/// A unit that is a loop nest or a block (`for j in range(32):`, TVMScript's `with T.block():`)
+/// is named by its first assignment to an element, which says what it does.
 fn quote(source: &str, span: Span, line: usize) -> String {
     let text = source
         .get(span.start as usize..span.end as usize)
         .unwrap_or("");
-    let first = text.lines().next().unwrap_or("").trim();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or("").trim();
+    let (first, line) = if header.ends_with(':') {
+        lines
+            .enumerate()
+            .map(|(k, l)| (l.trim(), line + k + 1))
+            .find(|(l, _)| assigns_an_element(l))
+            .unwrap_or((header, line))
+    } else {
+        (header, line)
+    };
+    quoted(first, line)
+}
+
+/// `` `first line` (line N)`` of `span`, whatever it is.
+fn quote_line(source: &str, span: Span, line: usize) -> String {
+    let text = source
+        .get(span.start as usize..span.end as usize)
+        .unwrap_or("");
+    quoted(text.lines().next().unwrap_or("").trim(), line)
+}
+
+/// `` `text` (line N)``, the text cut at 48 characters.
+fn quoted(first: &str, line: usize) -> String {
     // At most 48 characters, cut at a character boundary (48 bytes are at most 48 characters).
     let cut = if first.len() <= 48 {
         first.len()
@@ -49,6 +75,16 @@ fn quote(source: &str, span: Span, line: usize) -> String {
     push_decimal(&mut out, line);
     out.push(')');
     out
+}
+
+/// `X[…] = …` (or `+=` and the like): a statement, not a loop header, a block's `T.reads` or
+/// an axis binding.
+fn assigns_an_element(line: &str) -> bool {
+    let Some((target, _)) = line.split_once('=') else {
+        return false;
+    };
+    let target = target.trim_end_matches(['+', '-', '*', '/', '%', '&', '|', '^', '<', '>']);
+    !line.ends_with(':') && target.trim_end().ends_with(']') && !target.contains('(')
 }
 
 /// `` `text` (line N)`` of one span, its line counted from the start of the text.
@@ -119,6 +155,23 @@ pub(super) fn label_of(labels: &[String], pos: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use crate::diagnostic::Span;
+
+    #[test]
+    fn a_loop_nest_or_a_block_is_named_by_its_first_assignment() {
+        let text = "for j in range(32):\n    B[j] = A[i, j]\n";
+        let span = Span::new(0, text.len());
+        assert_eq!(super::quote(text, span, 3), "`B[j] = A[i, j]` (line 4)");
+        let block = "with T.block():\n    T.reads(A[i])\n    vi = T.axis.spatial(16, i)\n    C[vi] += B[0]\n";
+        let span = Span::new(0, block.len());
+        assert_eq!(super::quote(block, span, 1), "`C[vi] += B[0]` (line 4)");
+        let plain = "C[i] = B[0] + 1\n";
+        assert_eq!(
+            super::quote(plain, Span::new(0, 15), 7),
+            "`C[i] = B[0] + 1` (line 7)"
+        );
+    }
+
     #[test]
     fn decimal_digits() {
         for n in [0, 7, 10, 99, 12345, usize::MAX] {

@@ -111,16 +111,107 @@ fn by_hand_html(ex: &Exploration) -> String {
     h.finish()
 }
 
-/// Gives the wait line `line` (one with `data-site`) its "why" as its title, once: the text a
-/// pointer shows on hover and the focused line shows below it.
+/// The "why" of the wait line `line` (one with `data-site`), written into its `data-why` once:
+/// what the popover beside it shows while it is pointed at or focused.
 fn explain_line(line: &web_sys::Element, ex: &Exploration) -> Option<String> {
-    if let Some(title) = line.get_attribute("title") {
-        return Some(title);
+    if let Some(why) = line.get_attribute("data-why") {
+        return Some(why);
     }
     let id: u32 = line.get_attribute("data-site")?.parse().ok()?;
     let text = wait_explanation(ex.waits.iter().find(|x| x.id == id)?);
-    let _ = line.set_attribute("title", &text);
+    let _ = line.set_attribute("data-why", &text);
     Some(text)
+}
+
+/// The popover's widest and narrowest width beside the program's lines, in pixels.
+const WHY_WIDTH: (f64, f64) = (480.0, 260.0);
+/// Lines below a wait line that its popover may lie beside.
+const WHY_LINES: usize = 16;
+
+/// The right end of what `line` shows (its text and count controls), in the viewport.
+fn content_right(line: &web_sys::Element) -> f64 {
+    let range = dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_range().ok());
+    match range {
+        Some(r) if r.select_node_contents(line).is_ok() => r.get_bounding_client_rect().right(),
+        _ => line.get_bounding_client_rect().right(),
+    }
+}
+
+/// A length in whole pixels, as CSS reads it (without formatting a float, whose machinery costs
+/// the bundle kilobytes).
+fn px(v: f64) -> String {
+    format!("{}px", v.round() as i64)
+}
+
+/// `line` and the lines after it in the program, `n` at most (across chunks).
+fn lines_from(line: &web_sys::Element, n: usize) -> Vec<web_sys::Element> {
+    let mut out = vec![line.clone()];
+    let mut at = line.clone();
+    while out.len() < n {
+        let next = at.next_element_sibling().or_else(|| {
+            at.parent_element()
+                .filter(|p| p.class_list().contains("chunk"))
+                .and_then(|chunk| chunk.next_element_sibling())
+                .and_then(|next| next.first_element_child())
+        });
+        match next {
+            Some(e) if e.class_list().contains("line") => {
+                out.push(e.clone());
+                at = e;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Shows `text` in the popover `why` beside the wait line `line`: to the right of it and of the
+/// lines it would lie beside, when the frame has room; else below the line, or above it, where it
+/// covers no other wait line (below when both would).
+fn show_why(why: &web_sys::HtmlElement, frame: &web_sys::Element, line: &web_sys::Element, text: &str) {
+    why.set_text_content(Some(text));
+    let f = frame.get_bounding_client_rect();
+    let l = line.get_bounding_client_rect();
+    let style = why.style();
+    let right = lines_from(line, WHY_LINES)
+        .iter()
+        .map(content_right)
+        .fold(l.left(), f64::max);
+    let room = f.right() - right - 24.0;
+    if room >= WHY_WIDTH.1 {
+        let _ = style.set_property("left", &px(right - f.left() + 16.0));
+        let _ = style.set_property("right", "auto");
+        let _ = style.set_property("width", &px(room.min(WHY_WIDTH.0)));
+        let _ = style.set_property("top", &px(l.top() - f.top()));
+        let _ = why.remove_attribute("hidden");
+        return;
+    }
+    let _ = style.set_property("left", "14px");
+    let _ = style.set_property("right", "14px");
+    let _ = style.remove_property("width");
+    let _ = why.remove_attribute("hidden");
+    let height = why.get_bounding_client_rect().height();
+    let waits = frame.query_selector_all(".line.wait").ok();
+    let covers_a_wait = |top: f64| {
+        waits.as_ref().is_some_and(|list| {
+            (0..list.length())
+                .filter_map(|k| list.item(k))
+                .filter_map(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+                .filter(|w| w != line)
+                .map(|w| w.get_bounding_client_rect())
+                .any(|r| r.bottom() > top && r.top() < top + height)
+        })
+    };
+    let below = l.bottom();
+    let above = l.top() - height;
+    let top = if covers_a_wait(below) && !covers_a_wait(above) && above >= f.top() {
+        above
+    } else {
+        below
+    };
+    let _ = style.set_property("top", &px(top - f.top()));
 }
 
 /// Why a wait has its count: the derivation's summary and its arithmetic per instance.
@@ -319,40 +410,50 @@ pub fn view() -> impl IntoView {
         ctx.good
             .with_untracked(|ex| explain_line(line, ex.as_deref()?))
     };
-    let on_over = move |ev: leptos::ev::MouseEvent| {
-        ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
-        if let Some(line) = dom::target_element(&ev)
-            .and_then(|e| e.closest(".line[data-site]").ok().flatten())
-        {
-            explained(&line);
-        }
-    };
-    // A focused wait line's "why", shown below it.
+    // A wait line's "why", beside it while it is pointed at or focused (the pointer first).
     let why = NodeRef::<leptos::html::Div>::new();
     let frame = NodeRef::<leptos::html::Div>::new();
+    let focused = StoredValue::new(None::<web_sys::Element>);
+    let pointed = StoredValue::new(None::<web_sys::Element>);
+    let show = move || {
+        let (Some(why), Some(frame)) = (why.get_untracked(), frame.get_untracked()) else {
+            return;
+        };
+        let line = pointed.get_value().or_else(|| focused.get_value());
+        match line.and_then(|l| explained(&l).map(|t| (l, t))) {
+            Some((line, text)) => show_why(&why, &frame, &line, &text),
+            None => {
+                let _ = why.set_attribute("hidden", "");
+            }
+        }
+    };
+    let wait_line = |ev: &web_sys::Event| {
+        dom::target_element(ev).and_then(|e| e.closest(".line.wait[data-site]").ok().flatten())
+    };
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        ctx.hover(dom::closest_data(&ev, "data-st").and_then(|v| v.parse().ok()));
+        let line = wait_line(&ev);
+        if line != pointed.get_value() {
+            pointed.set_value(line);
+            show();
+        }
+    };
+    let on_leave = move |_| {
+        ctx.hover(None);
+        pointed.set_value(None);
+        show();
+    };
     let on_focus = move |ev: web_sys::FocusEvent| {
-        let (Some(line), Some(why), Some(frame)) =
-            (dom::target_element(&ev), why.get_untracked(), frame.get_untracked())
-        else {
-            return;
-        };
-        let Some(text) = line
-            .class_list()
-            .contains("wait")
-            .then(|| explained(&line))
-            .flatten()
-        else {
-            return;
-        };
-        why.set_text_content(Some(&text));
-        let top = line.get_bounding_client_rect().bottom() - frame.get_bounding_client_rect().top();
-        let _ = why.set_attribute("style", &format!("top:{top}px"));
-        let _ = why.remove_attribute("hidden");
+        let line = wait_line(&ev);
+        if let Some(l) = &line {
+            let _ = l.set_attribute("aria-describedby", "why");
+        }
+        focused.set_value(line);
+        show();
     };
     let on_blur = move |_: web_sys::FocusEvent| {
-        if let Some(why) = why.get_untracked() {
-            let _ = why.set_attribute("hidden", "");
-        }
+        focused.set_value(None);
+        show();
     };
     let on_key = move |ev: web_sys::KeyboardEvent| {
         if let Some(el) = node.get_untracked() {
@@ -411,7 +512,7 @@ pub fn view() -> impl IntoView {
             </div>
         </Show>
         <div class="program-frame" node_ref=frame>
-            <div node_ref=node on:click=on_click on:mouseover=on_over on:mouseleave=move |_| ctx.hover(None)
+            <div node_ref=node on:click=on_click on:mouseover=on_over on:mouseleave=on_leave
                 on:focusin=on_focus on:focusout=on_blur on:keydown=on_key></div>
             <div id="why" class="why" role="tooltip" node_ref=why hidden></div>
         </div>

@@ -16,6 +16,7 @@ use crate::views::problems::select_in_editor;
 use stagecraft::diagnostic::line_col;
 use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
+use stagecraft::interp::Race;
 use stagecraft::verify::{Verdict, Verification};
 use stagecraft_link::Pane;
 
@@ -129,9 +130,114 @@ fn problems_html(h: &mut Html, text: &str, v: &Verification) {
             .raw(":")
             .num(col)
             .raw("</span> ")
-            .text(&p.message);
+            .prose(&p.message);
         if let Some(fix) = &p.fix {
             h.raw("<div class=\"hint\">Fix: ").text(fix).raw("</div>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+/// Races alike: of one statement, of one kind, and left by one wait (or by none, or inside one
+/// commit group). A raised count makes one such group per iteration it leaves uncovered.
+fn race_groups(v: &Verification) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let key = |r: &Race| (r.wait.map(|w| w.index), r.within_group, r.kind, r.stmt);
+    for (k, r) in v.races.iter().enumerate() {
+        let found = groups
+            .iter_mut()
+            .find(|g| g.first().and_then(|&f| v.races.get(f)).is_some_and(|f| key(f) == key(r)));
+        match found {
+            Some(g) => g.push(k),
+            None => groups.push(vec![k]),
+        }
+    }
+    groups
+}
+
+/// One race as a list item: selectable, its message's code set as code.
+fn race_item(h: &mut Html, k: usize, r: &Race, selection: Option<Selection>, tab_stop: bool) {
+    h.raw("<li id=\"race-")
+        .num(k)
+        .raw("\" data-race=\"")
+        .num(k)
+        .raw("\" tabindex=\"")
+        .raw(if tab_stop { "0" } else { "-1" })
+        .raw("\" aria-current=\"")
+        .raw(if selection == Some(Selection::Race(k)) { "true" } else { "false" })
+        .raw("\"><span class=\"dot s")
+        .num(r.stmt % 10)
+        .raw("\"></span>")
+        .prose(&r.message)
+        .raw("</li>");
+}
+
+/// The races in groups of races alike (`race_groups`): how many, which wait should have covered
+/// them (its line), the first, and the others behind "and N more like it". The group holding the
+/// selected race is open.
+fn races_html(
+    h: &mut Html,
+    ex: &Exploration,
+    peeled: bool,
+    v: &Verification,
+    selection: Option<Selection>,
+) {
+    let selected = match selection {
+        Some(Selection::Race(k)) if k < v.races.len() => k,
+        _ => 0,
+    };
+    h.raw("<h3>Races</h3>");
+    if v.races.is_empty() {
+        h.raw("<ul class=\"races\"><li class=\"none\">none</li></ul>");
+        return;
+    }
+    h.raw("<ul class=\"race-groups\">");
+    for group in race_groups(v) {
+        let Some((&first, rest)) = group.split_first() else {
+            continue;
+        };
+        let Some(r) = v.races.get(first) else {
+            continue;
+        };
+        h.raw("<li class=\"race-group\"><p class=\"race-head\"><b>")
+            .text(&stagecraft::english::count(group.len(), "race"))
+            .raw("</b>");
+        if let Some(s) = ex.statements.get(r.stmt as usize) {
+            h.raw(" at <code>").text(&s.text).raw("</code>");
+        }
+        match r.wait.and_then(|w| wait_line(ex, peeled, w.index)) {
+            Some((line, text)) => {
+                let wait = text.trim_start_matches("with ").trim_end_matches(':');
+                h.raw(": the wait on line ")
+                    .num(line)
+                    .raw(" of the pipelined program, <code>")
+                    .text(wait)
+                    .raw("</code>, should have covered ")
+                    .raw(if group.len() == 1 { "it" } else { "them" });
+            }
+            None if r.within_group => {
+                h.raw(": inside one commit group, which no wait can order");
+            }
+            None => {}
+        }
+        h.raw("</p><ul class=\"races\">");
+        race_item(h, first, r, selection, first == selected);
+        h.raw("</ul>");
+        if !rest.is_empty() {
+            h.raw("<details");
+            if rest.contains(&selected) {
+                h.raw(" open");
+            }
+            h.raw("><summary>and ")
+                .num(rest.len())
+                .raw(" more like it</summary><ul class=\"races\">");
+            for &k in rest {
+                if let Some(r) = v.races.get(k) {
+                    race_item(h, k, r, selection, k == selected);
+                }
+            }
+            h.raw("</ul></details>");
         }
         h.raw("</li>");
     }
@@ -166,34 +272,12 @@ pub fn verification_html(
     problems_html(&mut h, text, v);
     // Races and waits are each one tab stop, moved through with the arrows (`dom::rove`): the
     // selected one, else the first.
-    let selected_race = match selection {
-        Some(Selection::Race(k)) => k,
-        _ => 0,
-    };
-    h.raw("<h3>Races</h3><ul class=\"races\">");
-    for (k, r) in v.races.iter().enumerate() {
-        h.raw("<li id=\"race-")
-            .num(k)
-            .raw("\" data-race=\"")
-            .num(k)
-            .raw("\" tabindex=\"")
-            .raw(if k == selected_race { "0" } else { "-1" })
-            .raw("\" aria-current=\"")
-            .raw(if selection == Some(Selection::Race(k)) { "true" } else { "false" })
-            .raw("\"><span class=\"dot s")
-            .num(r.stmt % 10)
-            .raw("\"></span>")
-            .text(&r.message)
-            .raw("</li>");
-    }
-    if v.races.is_empty() {
-        h.raw("<li class=\"none\">none</li>");
-    }
+    races_html(&mut h, ex, peeled, v, selection);
     let selected_wait = match selection {
         Some(Selection::Wait(w)) if v.waits.iter().any(|x| x.index == w) => Some(w),
         _ => v.waits.first().map(|w| w.index),
     };
-    h.raw("</ul><h3>Waits</h3><p class=\"hint\">Click a wait (or press Enter on it) to see its line and its stalls.</p>")
+    h.raw("<h3>Waits</h3><p class=\"hint\">Click a wait (or press Enter on it) to see its line and its stalls.</p>")
         .raw("<table class=\"waits\"><tr><th>wait</th><th>line</th><th>queue</th><th>instances</th><th>judgement</th></tr>");
     for w in &v.waits {
         h.raw("<tr id=\"wait-row-")
@@ -298,7 +382,8 @@ pub fn view() -> impl IntoView {
             activate(ctx, &ev);
         } else if let Some(el) = node.get_untracked() {
             let items = if dom::closest_data(&ev, "data-race").is_some() {
-                "[data-race]"
+                // Not those of a group folded away.
+                "[data-race]:not(details:not([open]) [data-race])"
             } else {
                 "tr[data-wait]"
             };
