@@ -361,7 +361,8 @@ static LESSONS: [Lesson; 6] = [
     Lesson {
         id: "two-stages",
         title: "1. Two stages: prologue and epilogue",
-        text: "A stage says how many steps after its iteration starts a statement runs. With every \
+        text:
+            "A stage says how many steps after its iteration starts a statement runs. With every \
 statement in stage 0 nothing overlaps. Put the second statement in stage 1: at step t the loop \
 runs stage 0 of iteration t and stage 1 of iteration t − 1. The first step has no earlier \
 iteration (the prologue) and the last has no new one (the epilogue). Watch the Iteration space \
@@ -377,7 +378,9 @@ and the Pipelined program.",
         text: "B is written in stage 0 and read in stage 1, so while iteration j − 1 reads B, \
 iteration j already writes it. The transform gives B one slot per iteration alive at once: \
 versions = last reading stage − writing stage + 1. Versions cost memory (see the Timeline's ring \
-bytes) but let the stages overlap without overwriting each other's data.",
+bytes) and keep one iteration's write from overwriting what an earlier one still reads. Here every \
+stage is synchronous, so the Timeline shows 1.00×: versions pay off once a copy runs ahead \
+asynchronously (lesson 3).",
         task: "Make B need three versions, still equivalent.",
         source: VERSIONS_LOOP,
         start_counts: &[],
@@ -389,7 +392,8 @@ bytes) but let the stages overlap without overwriting each other's data.",
         text: "Stage 0 is asynchronous: each copy into B is committed as a group to queue 0 and \
 completes later. Before `C[i]` reads B, a wait lets at most N of the most recently committed \
 groups stay in flight: every older one must have landed. The deeper the pipeline, the more copies \
-may be under way. The Pipelined program shows N on each wait; the Waits list says why, symbol by symbol.",
+may be under way. The Pipelined program shows N on each wait; point at a wait line (or Tab to it) \
+to see why, symbol by symbol.",
         task: "Let the copy run two iterations ahead: the derived count before `C[i] = …` is 2.",
         source: ASYNC_LOOP,
         start_counts: &[],
@@ -422,7 +426,8 @@ its own count.",
     Lesson {
         id: "tvm-race",
         title: "6. RFC (c): why TVM's count races",
-        text: "Two copies in stage 0 feed `C[i]` in stage 3. Stagecraft commits them as two groups \
+        text:
+            "Two copies in stage 0 feed `C[i]` in stage 3. Stagecraft commits them as two groups \
 in every step, so one count serves every body step. TVM commits the prologue's copies as one \
 group, so its first body steps need smaller counts than the body's, yet use the body's: one group \
 too many stays in flight. Reproduce that with the + beside the wait before `C[i]`.",

@@ -56,7 +56,8 @@ pub fn svg(sp: &IterationSpace) -> String {
         12.0 + CHAR_W * labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
     let x = |c: usize| label_w + c as f64 * CELL_W;
     let units_h = sp.units.len() as f64 * CELL_H;
-    let width = x(columns.len()) + 8.0;
+    // As wide as the cells, or as the legend under them where that is wider (a short loop).
+    let width = (x(columns.len()) + 8.0).max(legend_width());
     let height = HEAD_H + units_h + LEGEND_H;
     let first = sp.rows.first().map_or(0, |r| r.step);
     let last = sp.rows.last().map_or(0, |r| r.step);
@@ -137,6 +138,24 @@ pub fn svg(sp: &IterationSpace) -> String {
     h
 }
 
+/// What a cell's number and colour are (the legend's second line).
+const CELL_MEANING: &str =
+    "a number: the iteration that unit computes at that step; its colour: the unit's stage";
+
+/// The legend's width: its swatches' line or its second line, whichever is wider.
+fn legend_width() -> f64 {
+    let swatches: f64 = [
+        SectionKind::Prologue,
+        SectionKind::Body,
+        SectionKind::Epilogue,
+    ]
+    .iter()
+    .map(|s| 18.0 + CHAR_W * section_label(*s, false).len() as f64 + 14.0)
+    .sum();
+    let meaning = 4.0 + CHAR_W * CELL_MEANING.chars().count() as f64 + 8.0;
+    (4.0 + swatches).max(meaning)
+}
+
 /// Swatches of the three sections, and what a cell's number is.
 fn legend(h: &mut String, top: f64) {
     let mut x = 4.0;
@@ -159,7 +178,7 @@ fn legend(h: &mut String, top: f64) {
     }
     let _ = write!(
         h,
-        "<text x=\"4\" y=\"{}\">a number: the iteration that unit computes at that step; its colour: the unit's stage</text>",
+        "<text x=\"4\" y=\"{}\">{CELL_MEANING}</text>",
         fixed(top + 30.0, 0)
     );
 }
@@ -193,6 +212,16 @@ mod tests {
         assert_eq!(svg.matches(">fill<").count(), 1);
         assert_eq!(svg.matches(">fill (prologue)<").count(), 1);
         assert!(svg.contains("unit 1 · stage 1<"));
+        // Five columns are narrower than the legend: the picture is as wide as the legend.
+        let width: Option<f64> = svg
+            .split_once("width=\"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .and_then(|(w, _)| w.parse().ok());
+        assert!(
+            width.is_some_and(|w| w >= legend_width()),
+            "{width:?} < {}",
+            legend_width()
+        );
     }
 
     #[test]

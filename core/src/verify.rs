@@ -443,6 +443,15 @@ fn racy_fix(
     (None, runs)
 }
 
+/// "its wait tight", "all 3 waits tight".
+pub fn all_tight(waits: usize) -> String {
+    if waits == 1 {
+        "its one wait tight".to_string()
+    } else {
+        format!("all {} tight", count(waits, "wait"))
+    }
+}
+
 /// One sentence for the verdict; `loose` waits could allow more groups in flight.
 fn summary(v: &Verification, loose: usize) -> String {
     let over_budget = v.unjudged_for_budget;
@@ -457,8 +466,8 @@ fn summary(v: &Verification, loose: usize) -> String {
             v.instances
         ),
         Verdict::Equivalent => format!(
-            "equivalent: same outputs, no race, all {} tight ({} statement instances)",
-            count(v.waits.len(), "wait"),
+            "equivalent: same outputs, no race, {} ({} statement instances)",
+            all_tight(v.waits.len()),
             v.instances
         ),
         Verdict::SafeButLoose => format!(

@@ -188,8 +188,8 @@ fn merge(
             crate::english::count(v.unjudged_for_budget, "wait")
         ),
         _ => format!(
-            "equivalent at every N judged ({listed}): same outputs, no race, all {} tight where {}{not_run} ({} statement instances at {})",
-            crate::english::count(judged, "wait"),
+            "equivalent at every N judged ({listed}): same outputs, no race, {} where {}{not_run} ({} statement instances at {})",
+            crate::verify::all_tight(judged),
             if judged == 1 { "it runs" } else { "they run" },
             v.instances,
             at(n)

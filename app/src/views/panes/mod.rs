@@ -125,7 +125,7 @@ pub fn Panes() -> impl IntoView {
             let mut h = Html::default();
             h.raw("<ul class=\"notices\">");
             if stale() {
-                h.raw("<li class=\"stale\">Showing the last good result: fix the problems on the left.</li>");
+                h.raw("<li class=\"stale\">Showing the last good result: fix the problems listed under the editor.</li>");
             }
             // While the verification and the timeline of a new exploration are computed, the
             // notices about the earlier ones stay: they come and go with a pause in typing
