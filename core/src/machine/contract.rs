@@ -83,7 +83,7 @@ impl Contract {
             }
             if r.truncated {
                 return Err(format!(
-                    "the loop runs more than {} statement instances, the interpreter's limit (`limits::MAX_INTERPRETED_INSTANCES`, docs/limits.md), and the check compares the kernel with the loop's run: a smaller extent is checked, or raise the limit in core/src/limits.rs and rebuild",
+                    "the loop runs more than {} statement instances, the interpreter's limit (`limits::MAX_INTERPRETED_INSTANCES`, docs/limits.md), and the check compares the kernel's outputs with that run's: check a smaller extent, or raise the limit in core/src/limits.rs and rebuild",
                     crate::limits::MAX_INTERPRETED_INSTANCES
                 ));
             }

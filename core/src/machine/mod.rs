@@ -506,7 +506,7 @@ pub fn instruction_unit(target: &str) -> &'static str {
 /// `unit`: `instruction_unit` of the kernel's target.
 pub(crate) fn beyond_the_limit(max: u64, unit: &str) -> String {
     format!(
-        "the kernel ran more than {max} {unit}, the machine model's limit (`limits::MAX_MACHINE_INSTRUCTIONS`, docs/limits.md): a smaller extent is checked, or raise the limit in core/src/limits.rs and rebuild"
+        "the kernel ran more than {max} {unit}, the machine model's limit (`limits::MAX_MACHINE_INSTRUCTIONS`, docs/limits.md): check a smaller extent, or raise the limit in core/src/limits.rs and rebuild"
     )
 }
 

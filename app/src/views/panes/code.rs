@@ -129,7 +129,7 @@ fn machine_html(h: &mut Html, report: Option<&MachineReport>, c: &Emitted) {
     h.raw("<div class=\"machine ")
         .raw(class)
         .raw("\" role=\"status\"><p><strong>Machine-level check:</strong> ")
-        .text(&m.summary)
+        .prose(&m.summary)
         .raw("</p>");
     let mut items = Html::default();
     for (race, covering) in m.races.iter().zip(&r.covering) {
