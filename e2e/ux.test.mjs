@@ -197,6 +197,13 @@ test('2: the Timeline has a cycle axis, a legend, bars named by their statement,
       assert.match(svg, /class="axis"/);
       assert.match(svg, /class="legend"/);
       assert.match(svg, /<title>B\[0\] = A\[i\] \+ 1, iteration 0/);
+      // Zoomed in, the axis counts cycles at a finer step, and still starts at 0.
+      const tickStep = ts => Number(ts.filter(t => /^\d+$/.test(t))[1]);
+      await page.locator('#timeline input[type=range]').fill('100');
+      await page.waitForFunction(k => {
+        const ts = [...document.querySelectorAll('#timeline svg .axis text')].map(t => t.textContent).filter(t => /^\d+$/.test(t));
+        return ts[0] === '0' && Number(ts[1]) < k;
+      }, tickStep(ticks));
     }
     await page.close();
   }
@@ -259,6 +266,23 @@ test('4: the CUTLASS example is checked on the machine for PTX, counted in warp-
   await page.close();
 });
 
+// Within the interpreter's limit (65 536 statement instances), beyond the machine model's.
+const PAST_THE_MACHINE_LIMIT = ELEMENTS.replace('alloc([32]', 'alloc([64]').replace('range(16)', 'range(512)')
+  .replaceAll('range(32)', 'range(64)');
+
+test('4: a loop the machine model stops names the limit, links its document and says how to raise it', async () => {
+  const page = await open();
+  await pasteAndExplore(page, PAST_THE_MACHINE_LIMIT);
+  await page.click('#tab-code');
+  await page.selectOption('#target', 'ptx');
+  await page.waitForFunction(() => /Machine-level check:/.test(document.querySelector('#code .machine:not(.pending)')?.textContent ?? ''), null, { timeout: 120000 });
+  const verdict = page.locator('#code .machine');
+  assert.match(await verdict.innerText(), /^Machine-level check: not executed: the kernel ran more than \d+ warp-instructions, the machine model's limit \(limits::MAX_MACHINE_INSTRUCTIONS, docs\/limits\.md\): check a smaller extent, or raise the limit in core\/src\/limits\.rs and rebuild$/);
+  assert.equal(await verdict.locator('code').innerText(), 'limits::MAX_MACHINE_INSTRUCTIONS');
+  assert.equal(await verdict.locator('a[href="docs/limits.md"]').count(), 1);
+  await page.close();
+});
+
 test('5: races are grouped by the wait that should have covered them, the waits table in view', async () => {
   for (const size of [WIDE, NARROW]) {
     const page = await open(size);
@@ -309,10 +333,25 @@ test('6: a wait\'s "why" opens on hover beside its line and covers no other wait
         const textRight = await lines.nth(j).evaluate(l => { const r = document.createRange(); r.selectNodeContents(l); return r.getBoundingClientRect().right; });
         assert.ok(apart || box.x >= textRight, `the why of wait ${k} covers wait ${j} at ${size.width}`);
       }
-      // A click on the other wait reaches it (the popover lets clicks through).
     }
+    // A click on the last wait while the first's "why" is open reaches that wait (the popover
+    // lets clicks through): its "why" is shown, not merely the first's closed.
+    await lines.nth(0).hover();
+    await page.locator('#why').waitFor({ state: 'visible' });
+    const last = lines.nth(n - 1);
+    const lastBox = await last.boundingBox();
+    await page.mouse.click(lastBox.x + 20, lastBox.y + lastBox.height / 2);
+    await page.locator('#why').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#why').innerText(), await last.getAttribute('data-why'));
     await page.mouse.move(5, 5);
     await page.waitForSelector('#why', { state: 'hidden' });
+    // By keyboard: the wait line focused shows its "why" too.
+    await lines.nth(0).focus();
+    await page.locator('#why').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#why').innerText(), await lines.nth(0).getAttribute('data-why'));
+    await page.keyboard.press('ArrowDown');
+    await page.waitForFunction(() => document.activeElement?.matches('.line.wait[data-site]')
+      && document.querySelector('#why').textContent === document.activeElement.dataset.why);
     await page.close();
   }
 });
@@ -411,13 +450,6 @@ test('8: the small things: the stale note, the legend, the dialect, async boxes,
   await page.waitForSelector('.notices li.stale');
   assert.equal(await page.locator('.notices li.stale').innerText(), 'Showing the last good result: fix the problems listed under the editor.');
   await pasteAndExplore(page, good);
-  // The iteration space's legend is not clipped.
-  await page.click('#tab-space');
-  await page.waitForSelector('svg.space-picture');
-  const fits = await page.$eval('svg.space-picture', svg => [...svg.querySelectorAll('text')].every(t => {
-    const b = t.getBBox(); return b.x + b.width <= svg.width.baseVal.value + 0.5;
-  }));
-  assert.ok(fits, 'every text of the picture is inside it');
   // The dialect is plain text, not a control.
   const border = await page.$eval('#dialect', e => getComputedStyle(e).borderStyle);
   assert.equal(border, 'none');
@@ -425,8 +457,15 @@ test('8: the small things: the stale note, the legend, the dialect, async boxes,
   await setStage(page, 1, 2);
   assert.equal(await page.locator('#async-1').count(), 0);
   assert.equal(await page.locator('#async-2').count(), 1);
-  // One wait: "its one wait tight".
+  // A loop of one iteration: the iteration space's legend, wider than its cells, is not clipped.
   await loadPreset(page, 'Corner: extent 1');
+  await page.click('#tab-space');
+  await page.waitForSelector('svg.space-picture');
+  const fits = await page.$eval('svg.space-picture', svg => [...svg.querySelectorAll('text')].every(t => {
+    const b = t.getBBox(); return b.x + b.width <= svg.width.baseVal.value + 0.5;
+  }));
+  assert.ok(fits, 'every text of the picture is inside it');
+  // One wait: "its one wait tight".
   await page.click('#tab-verification');
   await page.waitForSelector('#verdict');
   await page.waitForFunction(() => /equivalent/.test(document.querySelector('#verdict').textContent));
