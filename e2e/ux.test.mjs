@@ -153,8 +153,12 @@ test('1: the page\'s own TVMScript export, pasted back, is edited by the grid', 
   const page = await open();
   await page.click('#tab-code');
   await page.selectOption('#target', 'tvmscript');
-  await page.waitForFunction(() => /@T\.prim_func/.test(document.querySelector('#code')?.textContent ?? ''));
-  const exported = (await page.locator('#code pre.code').innerText()).replace(/\n+$/, '') + '\n';
+  // Read in the same task as it is found: the pane is written again when the machine check's
+  // answer arrives, and read between two writings it is empty.
+  const exported = (await (await page.waitForFunction(() => {
+    const t = document.querySelector('#code pre.code')?.innerText ?? '';
+    return /@T\.prim_func/.test(t) && t;
+  })).jsonValue()).replace(/\n+$/, '') + '\n';
   await pasteAndExplore(page, exported);
   await readsCleanly(page);
   await setStage(page, 1, 3);
@@ -334,6 +338,8 @@ test('6: a wait\'s "why" opens on hover beside its line and covers no other wait
         assert.ok(apart || box.x >= textRight, `the why of wait ${k} covers wait ${j} at ${size.width}`);
       }
     }
+    await page.mouse.move(5, 5);
+    await page.waitForSelector('#why', { state: 'hidden' });
     // A click on the last wait while the first's "why" is open reaches that wait (the popover
     // lets clicks through): its "why" is shown, not merely the first's closed.
     await lines.nth(0).hover();
@@ -344,7 +350,6 @@ test('6: a wait\'s "why" opens on hover beside its line and covers no other wait
     await page.locator('#why').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#why').innerText(), await last.getAttribute('data-why'));
     await page.mouse.move(5, 5);
-    await page.waitForSelector('#why', { state: 'hidden' });
     // By keyboard: the wait line focused shows its "why" too.
     await lines.nth(0).focus();
     await page.locator('#why').waitFor({ state: 'visible' });
