@@ -8,6 +8,8 @@ const ROW: f64 = 28.0;
 const LABEL_W: f64 = 90.0;
 /// A bar at least this wide carries its iteration's number.
 const LABELLED_BAR_PX: f64 = 16.0;
+/// The width of a digit of the chart's 11 px monospace font.
+const DIGIT_PX: f64 = 6.7;
 
 /// An instance to mark in the chart: its step, and its span in cycles on a lane.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -318,6 +320,11 @@ pub fn svg(t: &Timeline, names: &[&str], zoom: u32, fit_px: f64, mark: Option<&M
 /// They are one tab stop in the app, moved through with the arrows; each is named by its title.
 fn bars(h: &mut String, t: &Timeline, names: &[&str], lane_y: &dyn Fn(&Lane) -> f64, scale: f64) {
     h.push_str("<g id=\"bars\">");
+    // The iteration numbers, after every bar so that no later bar covers one. On a lane's row,
+    // a number is written once for bars of one iteration side by side (a group's element copies
+    // issued a few cycles apart), and never over the number before it.
+    let mut numbers = String::from("<g class=\"its\" pointer-events=\"none\" paint-order=\"stroke\" stroke=\"white\" stroke-width=\"2.5\" stroke-linejoin=\"round\">");
+    let mut numbers_end: Vec<((Lane, u32), (i64, f64))> = Vec::new();
     for (k, sp) in t.spans.iter().enumerate() {
         let y = lane_y(&sp.lane) + f64::from(sp.row) * ROW;
         let bar_w = ((sp.end.saturating_sub(sp.start)) as f64 * scale).max(1.0);
@@ -345,15 +352,28 @@ fn bars(h: &mut String, t: &Timeline, names: &[&str], lane_y: &dyn Fn(&Lane) -> 
             sp.end
         );
         if let (Some(i), true) = (sp.iteration, bar_w >= LABELLED_BAR_PX) {
-            let _ = write!(
-                h,
-                "<text class=\"it\" x=\"{}\" y=\"{}\" pointer-events=\"none\">{i}</text>",
-                fixed(LABEL_W + sp.start as f64 * scale + 2.0, 1),
-                fixed(y + 18.0, 0)
-            );
+            let at = LABEL_W + sp.start as f64 * scale + 2.0;
+            let row = (sp.lane, sp.row);
+            let before = numbers_end.iter().find(|(r, _)| *r == row).map(|e| e.1);
+            let free = before.is_none_or(|(it, end)| it != i && at >= end);
+            if free {
+                let _ = write!(
+                    numbers,
+                    "<text class=\"it\" x=\"{}\" y=\"{}\">{i}</text>",
+                    fixed(at, 1),
+                    fixed(y + 18.0, 0)
+                );
+                let end = at + DIGIT_PX * i.to_string().len() as f64 + 4.0;
+                match numbers_end.iter_mut().find(|(r, _)| *r == row) {
+                    Some(e) => e.1 = (i, end),
+                    None => numbers_end.push((row, (i, end))),
+                }
+            }
         }
     }
     h.push_str("</g>");
+    numbers.push_str("</g>");
+    h.push_str(&numbers);
 }
 
 /// The metrics, one per line, for a terminal.

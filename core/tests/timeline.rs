@@ -451,3 +451,72 @@ fn a_sequence_beyond_the_limit_is_said_not_worked_out() {
         "{note}"
     );
 }
+
+/// The iteration numbers written on the chart's bars: (x, y, number).
+fn bar_numbers(svg: &str) -> Vec<(f64, f64, String)> {
+    svg.split("<text class=\"it\" x=\"")
+        .skip(1)
+        .map(|rest| {
+            let (x, rest) = rest.split_once("\" y=\"").unwrap();
+            let (y, rest) = rest.split_once('"').unwrap();
+            let n = rest.split_once('>').unwrap().1.split_once('<').unwrap().0;
+            (x.parse().unwrap(), y.parse().unwrap(), n.to_string())
+        })
+        .collect()
+}
+
+/// A row of bars overlapping each other (a group's element copies issued a few cycles apart)
+/// carries one number per iteration, none written over another, and after every bar (no bar
+/// covers one); bars apart each carry their own.
+#[test]
+fn iteration_numbers_are_not_written_over_each_other() {
+    let elements = "B = alloc([32], scope=\"shared\")\nfor i in range(16):\n    for j in range(32):\n        B[j] = A[i, j]\n    for j in range(32):\n        C[i, j] = B[j] + 1\n\
+        sch.annotate(i, \"software_pipeline_stage\", [0, 1])\n\
+        sch.annotate(i, \"software_pipeline_order\", [0, 1])\n\
+        sch.annotate(i, \"software_pipeline_async_stages\", [0])\n";
+    let ex = explore(elements, &Options::default());
+    let t = ex.timeline.as_ref().unwrap();
+    for zoom in [10, 100] {
+        let numbers = bar_numbers(&stagecraft::gantt::svg(
+            t,
+            &ex.statement_texts(),
+            zoom,
+            900.0,
+            None,
+        ));
+        assert!(!numbers.is_empty(), "zoom {zoom}");
+        let svg = stagecraft::gantt::svg(t, &ex.statement_texts(), zoom, 900.0, None);
+        let first_number = svg.find("<text class=\"it\"").unwrap();
+        assert!(
+            svg.rfind("<rect role=\"img\"").unwrap() < first_number,
+            "zoom {zoom}: a bar drawn over a number"
+        );
+        let mut rows: Vec<f64> = numbers.iter().map(|n| n.1).collect();
+        rows.dedup();
+        for y in rows {
+            let mut row: Vec<_> = numbers.iter().filter(|n| n.1 == y).collect();
+            row.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for pair in row.windows(2) {
+                // One number for an iteration's bars side by side.
+                assert_ne!(pair[0].2, pair[1].2, "zoom {zoom}: {pair:?}");
+                let digits = pair[0].2.len() as f64;
+                assert!(
+                    pair[1].0 >= pair[0].0 + 6.7 * digits,
+                    "zoom {zoom}: {:?} written over {:?}",
+                    pair[1],
+                    pair[0]
+                );
+            }
+        }
+    }
+    // One copy per iteration, its bars apart: each bar wide enough for a number has its own.
+    let ex = explore(&copy_compute(1, true, 16), &Options::default());
+    let t = ex.timeline.as_ref().unwrap();
+    let svg = stagecraft::gantt::svg(t, &ex.statement_texts(), 10, 1200.0, None);
+    let queued = t
+        .spans
+        .iter()
+        .filter(|s| s.lane != stagecraft::timeline::Lane::Compute)
+        .count();
+    assert!(bar_numbers(&svg).len() >= queued, "{queued} copies");
+}
