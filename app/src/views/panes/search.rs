@@ -127,7 +127,7 @@ pub fn view() -> impl IntoView {
         if let Some(new) = text {
             // One step of "Undo load", as loading an example is.
             let old = ctx.st.with_untracked(|st| st.text.clone());
-            ctx.undo.update(|u| u.push(old));
+            ctx.undo.update(|u| u.push((old, new.clone())));
             ctx.set_text(new);
         }
     };
