@@ -9,7 +9,7 @@ import { url as BASE, launchFresh as launch } from './fresh.mjs';
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const PANES = ['program', 'verification', 'timeline', 'space', 'code', 'steps'];
+const PANES = ['program', 'verification', 'timeline', 'space', 'code', 'steps', 'search'];
 let ctx;
 const errors = [];
 
@@ -119,11 +119,11 @@ test('the tabs are a WAI-ARIA tablist: roles, aria-selected, panels, arrow keys,
   assert.deepEqual(await selected(), ['tab-verification']);
   await page.waitForSelector('#pane-verification:not(.hidden)');
   await page.keyboard.press('End');
-  assert.deepEqual(await selected(), ['tab-steps']);
+  assert.deepEqual(await selected(), ['tab-search']);
   await page.keyboard.press('ArrowRight');
   assert.deepEqual(await selected(), ['tab-program'], 'wraps around');
   await page.keyboard.press('ArrowLeft');
-  assert.deepEqual(await selected(), ['tab-steps']);
+  assert.deepEqual(await selected(), ['tab-search']);
   await page.keyboard.press('Home');
   assert.deepEqual(await selected(), ['tab-program']);
   assert.equal((await focused(page)).id, 'tab-program');
