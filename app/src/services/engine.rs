@@ -240,22 +240,17 @@ impl Engine {
             }
             return;
         };
-        let me = Rc::downgrade(self);
-        let compiled = Closure::once(move |module: JsValue| {
-            if let Some(engine) = me.upgrade() {
-                if let Some(w) = engine.worker.borrow().as_ref() {
-                    let _ = w.post_message(&module);
+        // The worker is given what the compiling settles to, or nothing if it failed.
+        let give = |settled: fn(JsValue) -> JsValue| {
+            let me = Rc::downgrade(self);
+            Closure::once(move |value: JsValue| {
+                if let Some(w) = me.upgrade().and_then(|e| e.worker.borrow().clone()) {
+                    let _ = w.post_message(&settled(value));
                 }
-            }
-        });
-        let me = Rc::downgrade(self);
-        let failed = Closure::once(move |_: JsValue| {
-            if let Some(engine) = me.upgrade() {
-                if let Some(w) = engine.worker.borrow().as_ref() {
-                    let _ = w.post_message(&JsValue::UNDEFINED);
-                }
-            }
-        });
+            })
+        };
+        let compiled = give(|module| module);
+        let failed = give(|_| JsValue::UNDEFINED);
         let _ = compiling.then2(&compiled, &failed);
         // Each runs once, when the compiling settles; a worker started again meanwhile (a trap)
         // says `hello` again and is given the module it then has.
