@@ -10,7 +10,7 @@
 
 use stagecraft::emit::Target;
 use stagecraft::explore::Options;
-use stagecraft::protocol::{encode_response, for_the_page, Job, Request, Want};
+use stagecraft::protocol::{encode_response, Job, Request, Want};
 use stagecraft::session::Session;
 use std::io::Read;
 use std::time::Instant;
@@ -36,6 +36,7 @@ fn main() {
             text,
             options: Box::new(options),
             wants: vec![
+                Want::Whys,
                 Want::Verification,
                 Want::Timeline,
                 Want::Code {
@@ -44,8 +45,8 @@ fn main() {
             ],
         },
     });
-    while let Some(mut r) = session.work() {
-        for_the_page(&mut r);
+    // Each answer as the worker sends it (`Session::work` applies `for_the_page`).
+    while let Some(r) = session.work() {
         let t = Instant::now();
         let bytes = encode_response(&r);
         let encode = t.elapsed().as_secs_f64() * 1e3;

@@ -79,6 +79,8 @@ pub enum Want {
     Check { pipelined: String },
     /// The loop as a TVMScript PrimFunc.
     TvmScript,
+    /// Why each wait of the pipelined program has its count (`sync::WaitSite::why`).
+    Whys,
 }
 
 impl Want {
@@ -103,6 +105,7 @@ impl Want {
             Want::Tvm => "TVM 0.27's program".into(),
             Want::Check { .. } => "the check of the pasted program".into(),
             Want::TvmScript => "the TVMScript export".into(),
+            Want::Whys => "why each wait has its count".into(),
         }
     }
 }
@@ -183,6 +186,10 @@ pub enum Part {
     TvmScript {
         export: Result<String, String>,
     },
+    /// Each wait site's "why", in the order of the exploration's sites.
+    Whys {
+        whys: Vec<crate::sync::WaitWhy>,
+    },
 }
 
 /// A request as the page sends it.
@@ -219,9 +226,11 @@ pub fn response_id(bytes: &[u8]) -> Option<u64> {
 /// What the page is sent of an exploration and its parts: what it shows. The programs stay in
 /// the worker, the page lexes its text itself, and neither the interpreter's events nor TVM's
 /// program as the pass built it are shown (their printed forms are). Of the derivation of the
-/// waits the page shows each site's first explained instances: a long prologue repeats a site once
-/// per step, and every instance with the needs it covers made a large loop's exploration several
-/// times the size of the rest, all of it decoded on the page's thread.
+/// waits the page is sent each site alone, not its instances: what it shows of them, each site's
+/// "why", comes as a part of its own (`Want::Whys`) — a long prologue repeats a site once per step,
+/// and the instances with their explanations and the needs they cover made a large loop's
+/// exploration several times the size of the rest, all of it decoded on the page's thread before
+/// its program could be drawn.
 pub fn for_the_page(response: &mut Response) {
     match &mut response.answer {
         Answer::Explored { exploration, .. } | Answer::Previewed { exploration, .. } => {
@@ -229,10 +238,7 @@ pub fn for_the_page(response: &mut Response) {
             exploration.tokens = Vec::new();
             exploration.needs = Vec::new();
             for site in &mut exploration.waits {
-                site.instances.truncate(crate::sync::EXPLAINED_INSTANCES);
-                for instance in &mut site.instances {
-                    instance.needs = Vec::new();
-                }
+                *site = site_for_the_page(site);
             }
         }
         Answer::Part { part, .. } => match &mut **part {
@@ -253,5 +259,14 @@ pub fn for_the_page(response: &mut Response) {
             _ => {}
         },
         Answer::Idle | Answer::Stopped { .. } | Answer::Searching { .. } => {}
+    }
+}
+
+/// A wait site as the page is sent it (`for_the_page`): which it is, not its instances.
+pub fn site_for_the_page(site: &crate::sync::WaitSite) -> crate::sync::WaitSite {
+    crate::sync::WaitSite {
+        instances: Vec::new(),
+        summary: String::new(),
+        ..site.clone()
     }
 }

@@ -272,12 +272,29 @@ impl Session {
         );
         let ms = (self.clock)() - t0;
         // What the page sees (`protocol::for_the_page`): the programs the parts are computed from
-        // stay here, and the page lexes the text itself.
+        // and the waits' derivation stay here, and the page lexes the text itself. What is not
+        // sent is set aside before the rest is copied: for a large loop it is most of the copy.
+        let mut exploration = exploration;
+        let kept = (
+            exploration.programs.take(),
+            std::mem::take(&mut exploration.tokens),
+            std::mem::take(&mut exploration.needs),
+            std::mem::take(&mut exploration.waits),
+        );
         let shown = Exploration {
-            programs: None,
-            tokens: Vec::new(),
+            waits: kept
+                .3
+                .iter()
+                .map(crate::protocol::site_for_the_page)
+                .collect(),
             ..exploration.clone()
         };
+        (
+            exploration.programs,
+            exploration.tokens,
+            exploration.needs,
+            exploration.waits,
+        ) = kept;
         let ok = exploration.ok;
         let wants = wants
             .into_iter()
@@ -294,14 +311,16 @@ impl Session {
         } else if let Some(previous) = self.current.take().filter(|c| c.exploration.ok) {
             self.good = Some(previous);
         }
-        self.current = Some(made);
-        Response {
+        let mut response = Response {
             id,
             answer: Answer::Explored {
                 exploration: Box::new(shown),
                 ms,
             },
-        }
+        };
+        self.current = Some(made);
+        crate::protocol::for_the_page(&mut response);
+        response
     }
 
     /// A text explored aside, with its timeline and without the interpreter's runs.
@@ -405,6 +424,16 @@ fn compute(e: &mut Explored, want: Want) -> Part {
         },
         Want::TvmScript => Part::TvmScript {
             export: crate::tvmscript::export(&e.text),
+        },
+        Want::Whys => Part::Whys {
+            whys: ex
+                .waits
+                .iter()
+                .map(|site| crate::sync::WaitWhy {
+                    site: site.id,
+                    text: site.why(),
+                })
+                .collect(),
         },
     }
 }

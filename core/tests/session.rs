@@ -94,6 +94,7 @@ fn every_want(pipelined: &str) -> Vec<Want> {
             pipelined: pipelined.to_string(),
         },
         Want::TvmScript,
+        Want::Whys,
     ]);
     wants
 }
@@ -144,13 +145,26 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
         let Answer::Explored { exploration, .. } = &got[0].answer else {
             panic!("{name}: the exploration comes first");
         };
-        assert_eq!(
-            **exploration,
-            Exploration {
-                programs: None,
-                tokens: Vec::new(),
-                ..d.clone()
+        // As the page is sent it: the waits' derivation stays in the worker.
+        let mut expected = Response {
+            id: 7,
+            answer: Answer::Explored {
+                exploration: Box::new(d.clone()),
+                ms: 0.0,
             },
+        };
+        stagecraft::protocol::for_the_page(&mut expected);
+        let Answer::Explored {
+            exploration: expected,
+            ..
+        } = expected.answer
+        else {
+            unreachable!()
+        };
+        assert_eq!(**exploration, *expected, "{name}");
+        assert!(exploration.needs.is_empty(), "{name}");
+        assert!(
+            exploration.waits.iter().all(|w| w.instances.is_empty()),
             "{name}"
         );
         assert_eq!(got.last().unwrap().answer, Answer::Idle);
@@ -210,6 +224,16 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                 },
                 Want::TvmScript => Part::TvmScript {
                     export: stagecraft::tvmscript::export(&text),
+                },
+                Want::Whys => Part::Whys {
+                    whys: d
+                        .waits
+                        .iter()
+                        .map(|w| stagecraft::sync::WaitWhy {
+                            site: w.id,
+                            text: w.why(),
+                        })
+                        .collect(),
                 },
             };
             // As the page is sent it (`protocol::for_the_page`).

@@ -9,6 +9,7 @@ use stagecraft::explore::{Exploration, MachineReport, PipelinedCheck};
 use stagecraft::pipelined::Form;
 use stagecraft::protocol::{Answer, Part, Response, Want};
 use stagecraft::steps::{StepOptions, StepThrough};
+use stagecraft::sync::WaitWhy;
 use stagecraft::timeline::Timeline;
 use stagecraft::tokens::TokenForm;
 use stagecraft::tvm::TvmExploration;
@@ -39,6 +40,7 @@ pub struct Parts {
     pub tvm: Option<Arc<TvmExploration>>,
     pub check: Option<(String, Arc<PipelinedCheck>)>,
     pub tvmscript: Option<Arc<Result<String, String>>>,
+    pub whys: Option<Arc<Vec<WaitWhy>>>,
 }
 
 impl Parts {
@@ -54,6 +56,7 @@ impl Parts {
             Want::Tvm => self.tvm.is_some(),
             Want::Check { pipelined } => self.check.as_ref().is_some_and(|(p, _)| p == pipelined),
             Want::TvmScript => self.tvmscript.is_some(),
+            Want::Whys => self.whys.is_some(),
         }
     }
 
@@ -74,6 +77,7 @@ impl Parts {
             Part::Tvm { tvm } => self.tvm = Some(Arc::new(tvm)),
             Part::Check { pipelined, check } => self.check = Some((pipelined, Arc::new(check))),
             Part::TvmScript { export } => self.tvmscript = Some(Arc::new(export)),
+            Part::Whys { whys } => self.whys = Some(Arc::new(whys)),
         }
     }
 }
@@ -197,7 +201,8 @@ pub fn wants(state: &State) -> Vec<Want> {
             },
         }),
         Pane::Program => match state.view {
-            ProgramView::Stagecraft => {}
+            // The waits' "why", shown beside a wait line pointed at or focused.
+            ProgramView::Stagecraft => first.push(Want::Whys),
             ProgramView::Tokens => first.push(Want::Tokens { form: state.form }),
             ProgramView::Tvm => first.push(Want::Tvm),
             ProgramView::Check if !state.pipelined.trim().is_empty() => first.push(Want::Check {

@@ -104,6 +104,35 @@ impl WaitSite {
     pub fn min_count(&self) -> i64 {
         self.instances.iter().map(|i| i.count).min().unwrap_or(0)
     }
+
+    /// Why the wait has its count, as the page shows it beside the wait's line: the site's
+    /// summary, then each explained instance's head arithmetic, its symbols and the groups it
+    /// leaves in flight.
+    pub fn why(&self) -> String {
+        let mut t = self.summary.clone();
+        for i in self.instances.iter().take(EXPLAINED_INSTANCES) {
+            t.push('\n');
+            t.push_str(&i.arithmetic);
+            for symbol in &i.symbols {
+                t.push_str("\n  ");
+                t.push_str(symbol);
+            }
+            if i.count > 0 {
+                t.push_str("\nleaves ");
+                t.push_str(&crate::english::count(i.count, "group"));
+                t.push_str(" in flight");
+            }
+        }
+        t
+    }
+}
+
+/// A wait site's "why" (`WaitSite::why`), sent to the page on its own after the exploration
+/// (`protocol::Part::Whys`): the largest part of a large loop's waits, and shown only on demand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WaitWhy {
+    pub site: u32,
+    pub text: String,
 }
 
 /// When a step runs: a constant step, or any step of the body loop (counts are the same for all).

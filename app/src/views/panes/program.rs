@@ -15,7 +15,7 @@ use crate::model::snapshot::Parts;
 use stagecraft::explore::{BufferInfo, CountOverride, Exploration, PipelinedCheck, WaitCount};
 use stagecraft::tokens::TokenForm;
 use stagecraft::tvm::TvmExploration;
-use stagecraft::sync::WaitSite;
+use stagecraft::sync::{WaitSite, WaitWhy};
 use stagecraft::tir::Printed;
 use stagecraft_link::{Pane, ProgramView, State};
 
@@ -112,13 +112,14 @@ fn by_hand_html(ex: &Exploration) -> String {
 }
 
 /// The "why" of the wait line `line` (one with `data-site`), written into its `data-why` once:
-/// what the popover beside it shows while it is pointed at or focused.
-fn explain_line(line: &web_sys::Element, ex: &Exploration) -> Option<String> {
+/// what the popover beside it shows while it is pointed at or focused. `None` until the whys of
+/// the program shown have arrived (`Want::Whys`).
+fn explain_line(line: &web_sys::Element, whys: &[WaitWhy]) -> Option<String> {
     if let Some(why) = line.get_attribute("data-why") {
         return Some(why);
     }
     let id: u32 = line.get_attribute("data-site")?.parse().ok()?;
-    let text = wait_explanation(ex.waits.iter().find(|x| x.id == id)?);
+    let text = whys.iter().find(|x| x.site == id)?.text.clone();
     let _ = line.set_attribute("data-why", &text);
     Some(text)
 }
@@ -214,24 +215,6 @@ fn show_why(why: &web_sys::HtmlElement, frame: &web_sys::Element, line: &web_sys
     let _ = style.set_property("top", &px(top - f.top()));
 }
 
-/// Why a wait has its count: the derivation's summary and its arithmetic per instance.
-fn wait_explanation(site: &WaitSite) -> String {
-    let mut t = site.summary.clone();
-    for i in site.instances.iter().take(stagecraft::sync::EXPLAINED_INSTANCES) {
-        t.push('\n');
-        t.push_str(&i.arithmetic);
-        for symbol in &i.symbols {
-            t.push_str("\n  ");
-            t.push_str(symbol);
-        }
-        if i.count > 0 {
-            t.push_str("\nleaves ");
-            t.push_str(&stagecraft::english::count(i.count, "group"));
-            t.push_str(" in flight");
-        }
-    }
-    t
-}
 
 /// Ring buffers and why each got its versions.
 pub fn buffers_html(buffers: &[BufferInfo]) -> String {
@@ -407,8 +390,10 @@ pub fn view() -> impl IntoView {
         }
     };
     let explained = move |line: &web_sys::Element| {
-        ctx.good
-            .with_untracked(|ex| explain_line(line, ex.as_deref()?))
+        ctx.snapshot.with_untracked(|s| {
+            let whys = s.good()?.parts.whys.clone()?;
+            explain_line(line, &whys)
+        })
     };
     // A wait line's "why", beside it while it is pointed at or focused (the pointer first).
     let why = NodeRef::<leptos::html::Div>::new();
@@ -427,6 +412,16 @@ pub fn view() -> impl IntoView {
             }
         }
     };
+    // A line pointed at or focused before the whys arrived is explained when they do.
+    let whys_arrived = Memo::new(move |_| {
+        ctx.snapshot
+            .with(|s| s.good().is_some_and(|g| g.parts.whys.is_some()))
+    });
+    Effect::new(move |_| {
+        if whys_arrived.get() {
+            show();
+        }
+    });
     let wait_line = |ev: &web_sys::Event| {
         dom::target_element(ev).and_then(|e| e.closest(".line.wait[data-site]").ok().flatten())
     };
@@ -537,7 +532,7 @@ mod tests {
             .nth(1)
             .and_then(|s| s.split('"').next()?.parse::<u32>().ok())
             .expect("a wait line names its site");
-        let why = wait_explanation(ex.waits.iter().find(|w| w.id == site).unwrap());
+        let why = ex.waits.iter().find(|w| w.id == site).unwrap().why();
         assert!(why.contains("N = "), "{why}");
         assert!(!html.contains("title=\""), "no line carries its why before it is asked for");
         assert!(html.contains("<table class=\"buffers\">"));
