@@ -64,11 +64,36 @@ pub struct Engine {
     handlers: Handlers,
     /// The current worker's event handlers, kept alive with it.
     listeners: RefCell<Option<Listeners>>,
-    /// Answers decoded and not yet given to the page, oldest first: a large one is shown a task
-    /// after its decoding, and every answer after it waits behind it — a part that overtook its
-    /// exploration would be dropped as belonging to nothing shown, and never asked for again.
-    queued: RefCell<VecDeque<Result<Response, String>>>,
+    /// Answers not yet given to the page, oldest first, in the order they came: a part that
+    /// overtook its exploration would be dropped as belonging to nothing shown, and never asked
+    /// for again. They wait while the page is `held`.
+    queued: RefCell<VecDeque<Pending>>,
+    /// The answers after this one wait for a later task: `Some` while they do, with the number of
+    /// the hold (a hold is released once, by whichever of its two releases comes first).
+    held: Cell<Option<u64>>,
+    holds: Cell<u64>,
 }
+
+/// An answer waiting its turn: its bytes as they came (decoded in its turn, so that a frame to be
+/// drawn first is not delayed by decoding it), or decoded and shown in the next task.
+enum Pending {
+    Bytes { id: Option<u64>, bytes: Vec<u8> },
+    Decoded(Result<Response, String>),
+}
+
+/// Why the answers after one wait: until the next task (a large answer, decoded in one task and
+/// shown in the next), or until the frame that draws an exploration has been painted (a part
+/// that came meanwhile — a large timeline, say — would otherwise be decoded and written before
+/// that frame, and the program the user is waiting for would be drawn a frame or more later).
+#[derive(Clone, Copy)]
+enum Hold {
+    ATask,
+    ItsFrame,
+}
+
+/// A hold for a frame is released after this long even if the browser draws no frame (a page
+/// in a background tab does not).
+const FRAME_HOLD_MS: u64 = 100;
 
 /// A worker's two event handlers.
 struct Listeners {
@@ -113,6 +138,8 @@ impl Engine {
             handlers,
             listeners: RefCell::new(None),
             queued: RefCell::new(VecDeque::new()),
+            held: Cell::new(None),
+            holds: Cell::new(0),
         });
         Engine::spawn(&engine);
         engine
@@ -171,6 +198,7 @@ impl Engine {
             Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
                 ev.prevent_default();
                 if let Some(engine) = me.upgrade() {
+                    engine.show_all_queued();
                     let (id, doing, said) = engine.last_words.borrow_mut().take().unwrap_or((
                         engine.expecting.get(),
                         "its work".into(),
@@ -203,19 +231,10 @@ impl Engine {
                 }
             }
             let bytes = bytes.to_vec();
-            // A large answer is decoded in this task and shown in the next, each within a task's
-            // budget; a small one at once, unless answers before it still wait to be shown.
-            let decoded = self.decode(&bytes);
-            let waiting = !self.queued.borrow().is_empty();
-            if bytes.len() > LARGE_ANSWER_BYTES || waiting {
-                self.queued.borrow_mut().push_back(decoded);
-                if !waiting {
-                    let me = self.clone();
-                    dom::in_a_task(Box::new(move || me.show_queued()));
-                }
-            } else {
-                self.take(decoded);
-            }
+            self.queued
+                .borrow_mut()
+                .push_back(Pending::Bytes { id, bytes });
+            self.show_queued();
             return;
         }
         // Ready, with the module it runs.
@@ -276,12 +295,69 @@ impl Engine {
         decoded
     }
 
-    /// Gives the page the answers that waited, in the order they came.
+    /// Gives the page the answers that waited, in the order they came, until one of them holds
+    /// the rest. An answer the page has stopped wanting while it waited is dropped undecoded.
     fn show_queued(self: &Rc<Engine>) {
+        while self.held.get().is_none() {
+            let next = self.queued.borrow_mut().pop_front();
+            match next {
+                Some(Pending::Bytes { id, bytes }) => {
+                    if id.is_some_and(|id| !(self.handlers.wanted)(id)) {
+                        continue;
+                    }
+                    let decoded = self.decode(&bytes);
+                    if bytes.len() > LARGE_ANSWER_BYTES {
+                        // Decoded in this task, shown in the next: each within a task's budget.
+                        self.queued
+                            .borrow_mut()
+                            .push_front(Pending::Decoded(decoded));
+                        self.hold(Hold::ATask);
+                    } else {
+                        self.take(decoded);
+                    }
+                }
+                Some(Pending::Decoded(decoded)) => self.take(decoded),
+                None => return,
+            }
+        }
+    }
+
+    /// Makes the answers still queued wait (`Hold`), then shows them.
+    fn hold(self: &Rc<Engine>, why: Hold) {
+        let n = self.holds.get() + 1;
+        self.holds.set(n);
+        self.held.set(Some(n));
+        let release = |me: std::rc::Weak<Engine>| -> Box<dyn FnOnce()> {
+            Box::new(move || {
+                let Some(engine) = me.upgrade() else { return };
+                if engine.held.get() == Some(n) {
+                    engine.held.set(None);
+                    engine.show_queued();
+                }
+            })
+        };
+        match why {
+            Hold::ATask => dom::in_a_task(release(Rc::downgrade(self))),
+            Hold::ItsFrame => {
+                // After the page's own after-the-frame work (its marks), which was asked first.
+                dom::after_drawing(release(Rc::downgrade(self)));
+                dom::after_ms(FRAME_HOLD_MS, release(Rc::downgrade(self)));
+            }
+        }
+    }
+
+    /// Gives the page every answer still queued, none held: before a trap is reported, the
+    /// worker's last words among them are read.
+    fn show_all_queued(self: &Rc<Engine>) {
+        self.held.set(None);
         loop {
             let next = self.queued.borrow_mut().pop_front();
             match next {
-                Some(decoded) => self.take(decoded),
+                Some(Pending::Bytes { bytes, .. }) => {
+                    let decoded = self.decode(&bytes);
+                    self.take(decoded);
+                }
+                Some(Pending::Decoded(decoded)) => self.take(decoded),
                 None => return,
             }
         }
@@ -297,7 +373,14 @@ impl Engine {
                         Some((response.id, doing.clone(), message.clone()));
                     return;
                 }
+                let explored = matches!(
+                    response.answer,
+                    stagecraft::protocol::Answer::Explored { .. }
+                );
                 (self.handlers.answer)(response);
+                if explored {
+                    self.hold(Hold::ItsFrame);
+                }
             }
             Err(why) => self.trapped(self.expecting.get(), "reading its answer", &why),
         }
