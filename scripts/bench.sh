@@ -3,17 +3,19 @@
 # docs/benchmarks.md:
 #   scripts/bench.sh            the core's benchmarks (divan, natively, the bench profile)
 #   scripts/bench.sh --web      and the browser budgets (e2e/bench.mjs on a release build)
+#   scripts/bench.sh --web-only the browser budgets and the bytes alone, not the core's benchmarks
 #   scripts/bench.sh --tvm      and TVM 0.27's own pass against Stagecraft (scripts/compare-tvm.sh)
 #   scripts/bench.sh --search   only the schedule search: every example natively (search_bench),
 #                               then each preset in the page (e2e/bench.mjs, PARTS=search)
 #   --write                     also puts each table in docs/benchmarks.md, between its markers
 set -euo pipefail
 cd "$(dirname "$0")/.."
-web=false; tvm=false; write=false; search=false
+web=false; tvm=false; write=false; search=false; native=true
 for a in "$@"; do
     case "$a" in
-        --web) web=true ;; --tvm) tvm=true ;; --write) write=true ;; --search) search=true ;;
-        *) echo "bench.sh: unknown option $a (--web, --tvm, --search, --write)"; exit 2 ;;
+        --web) web=true ;; --web-only) web=true; native=false ;; --tvm) tvm=true ;;
+        --write) write=true ;; --search) search=true ;;
+        *) echo "bench.sh: unknown option $a (--web, --web-only, --tvm, --search, --write)"; exit 2 ;;
     esac
 done
 out="$(mktemp)"; tables="$(mktemp -d)"
@@ -37,7 +39,7 @@ if $search; then
     cat "$tables/search" "$tables/search-web"
     web=false; tvm=false
 fi
-if ! $search; then
+if ! $search && $native; then
 # The small transform benchmarks run in their own process: after the large ones, a fragmented heap
 # would slow these allocation-bound microseconds down.
 cargo bench -q -p stagecraft-core --bench explore -- transform_ 2>/dev/null >> "$out"
