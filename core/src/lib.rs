@@ -40,6 +40,7 @@ pub mod space_picture;
 pub mod steps;
 pub mod sync;
 pub mod syntax;
+pub mod tilelang;
 pub mod timeline;
 pub mod tir;
 pub mod tokens;

@@ -135,7 +135,8 @@ pub fn Header() -> impl IntoView {
     let dialect_title = move || {
         match dialect() {
         Dialect::TvmScript => "The text is read as TVMScript (a @T.prim_func, TVM ≤ 0.20's T.block or 0.27's T.sblock spelling)",
-        Dialect::Stagecraft => "The text is read as Stagecraft's loop language; a pasted TVMScript @T.prim_func is read as TVMScript",
+        Dialect::TileLang => "The text is read as TileLang (a @T.prim_func kernel with T.Kernel, T.copy, T.gemm and T.Pipelined; docs/tilelang.md)",
+        Dialect::Stagecraft => "The text is read as Stagecraft's loop language; a pasted TVMScript @T.prim_func is read as TVMScript, a TileLang kernel as TileLang",
     }
     };
     view! {

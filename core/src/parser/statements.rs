@@ -140,7 +140,10 @@ impl<'a> Parser<'a> {
                 Sym::For => return self.for_stmt(),
                 Sym::With => {
                     self.bump();
-                    let item = self.expr()?;
+                    let mut item = self.expr()?;
+                    if self.tvmscript && self.text_of(self.peek_tok()) == "as" {
+                        item = self.with_as(item)?;
+                    }
                     let body = self.suite(first.span.to(item.span))?;
                     let span = span_to_body(first.span, &body);
                     return Ok(Stmt {
@@ -247,7 +250,53 @@ impl<'a> Parser<'a> {
         if first.kind == TokenKind::Ident && word == "def" {
             return self.def_stmt().map(Some);
         }
+        if first.kind == TokenKind::Ident && word == "return" {
+            // `return main` after a kernel (TileLang's factory functions): a call of `return`
+            // the readers give meaning to or refuse, located.
+            self.bump();
+            let mut args = Vec::new();
+            if !matches!(self.peek_tok().kind, TokenKind::Newline | TokenKind::Eof) {
+                let value = self.expr()?;
+                args.push(Arg { name: None, value });
+            }
+            self.end_of_line()?;
+            let span = args
+                .last()
+                .map_or(first.span, |a| first.span.to(a.value.span));
+            let func = Name {
+                text: Ident::from("return"),
+                span: first.span,
+            };
+            return Ok(Some(Stmt {
+                kind: StmtKind::Expr(Expr::new(ExprKind::Call { func, args }, span)),
+                span,
+            }));
+        }
         Ok(None)
+    }
+
+    /// `with item as target:` (TileLang's `with T.Kernel(...) as (bx, by):`) as the item
+    /// `as(item, target)`, which `tilelang::read` takes apart and TVMScript's reader refuses.
+    #[cold]
+    fn with_as(&mut self, item: Expr) -> PResult<Expr> {
+        let as_tok = self.bump();
+        let target = self.expr()?;
+        let span = item.span.to(target.span);
+        let func = Name {
+            text: Ident::from("as"),
+            span: as_tok.span,
+        };
+        let args = vec![
+            Arg {
+                name: None,
+                value: item,
+            },
+            Arg {
+                name: None,
+                value: target,
+            },
+        ];
+        Ok(Expr::new(ExprKind::Call { func, args }, span))
     }
 
     /// `def name(param: annotation, ...) -> result:` and its body, as `with def(name):` whose
@@ -272,11 +321,16 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             let target = Expr::new(ExprKind::Name(Ident::from(self.text_of(t))), t.span);
-            let value = if self.eat(Sym::Colon) {
+            let mut value = if self.eat(Sym::Colon) {
                 self.expr()?
             } else {
                 Expr::new(ExprKind::Name(Ident::from("handle")), t.span)
             };
+            // `block_M=128`: a default value (TileLang's factory functions) stands for the
+            // parameter; a PrimFunc's parameters have none, and its reader refuses the binding.
+            if self.eat(Sym::Assign) {
+                value = self.expr()?;
+            }
             let span = t.span.to(value.span);
             params.push(Stmt {
                 kind: StmtKind::Assign { target, value },

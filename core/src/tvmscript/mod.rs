@@ -21,6 +21,9 @@ pub enum Dialect {
     Stagecraft,
     /// TVMScript: a `@T.prim_func` (TVM ≤ 0.20's `T.block` or 0.27's `T.sblock` spelling).
     TvmScript,
+    /// TileLang: a `@T.prim_func` kernel with `T.Kernel`, tile operations and `T.Pipelined`
+    /// (docs/tilelang.md).
+    TileLang,
 }
 
 impl Dialect {
@@ -28,13 +31,18 @@ impl Dialect {
         match self {
             Dialect::Stagecraft => "Stagecraft",
             Dialect::TvmScript => "TVMScript",
+            Dialect::TileLang => "TileLang",
         }
     }
 }
 
-/// Which dialect `text` is in: TVMScript when a line is a `prim_func` decorator or imports from
-/// `tvm`; the loop language has neither decorators nor imports.
+/// Which dialect `text` is in: TileLang when it imports `tilelang` or uses `T.Kernel` /
+/// `T.Pipelined`; else TVMScript when a line is a `prim_func` decorator or imports from `tvm`;
+/// the loop language has neither decorators nor imports.
 pub fn detect(text: &str) -> Dialect {
+    if crate::tilelang::is_tilelang(text) {
+        return Dialect::TileLang;
+    }
     let tvm = text.lines().any(|line| {
         let line = line.trim_start();
         (line.starts_with('@') && line.contains("prim_func"))
@@ -48,8 +56,8 @@ pub fn detect(text: &str) -> Dialect {
     }
 }
 
-/// `text` parsed in the dialect it is detected to be in: for TVMScript, translated into the loop
-/// language's tree (spans into `text`), its unsupported constructs located errors.
+/// `text` parsed in the dialect it is detected to be in: for TVMScript and TileLang, translated
+/// into the loop language's tree (spans into `text`), its unsupported constructs located errors.
 pub fn parse(text: &str) -> (Parsed, Dialect) {
     let (parsed, dialect, _) = parse_with_scopes(text);
     (parsed, dialect)
@@ -64,6 +72,7 @@ pub fn parse_with_scopes(text: &str) -> (Parsed, Dialect, Option<TvmScopes>) {
             let (parsed, scopes) = read::read(text);
             (parsed, Dialect::TvmScript, Some(scopes))
         }
+        Dialect::TileLang => (crate::tilelang::read(text), Dialect::TileLang, None),
     }
 }
 
