@@ -9,6 +9,7 @@
 mod ops;
 mod plan;
 mod read;
+mod schedule;
 mod tiles;
 
 pub use plan::{plan, Plan, Unit};

@@ -16,6 +16,9 @@ const LAYOUT_HINTS: [&str; 4] = [
     "no_set_max_nreg",
 ];
 
+/// A tile operation's positional arguments and its keyword ones.
+type Arguments<'a> = (Vec<&'a Expr>, Vec<(&'a Name, &'a Expr)>);
+
 const ELEMENT_VARS: [&str; 8] = ["i", "j", "l", "m", "n", "o", "p", "q"];
 
 fn floor_div(a: i64, b: i64) -> Option<i64> {
@@ -128,7 +131,7 @@ impl Reader {
         args: &'a [Arg],
         count: usize,
         keywords: &[&str],
-    ) -> Option<(Vec<&'a Expr>, Vec<(&'a Name, &'a Expr)>)> {
+    ) -> Option<Arguments<'a>> {
         let positional: Vec<&Expr> = args
             .iter()
             .filter(|a| a.name.is_none())
