@@ -55,6 +55,13 @@ def seeds(target, cli):
             text = run(cli, "explore", f, "--emit", "tvmscript")
             if text:
                 yield f"export-{f.name}", text.encode()
+    elif target == "tilelang":
+        for f in sorted((ROOT / "tests/tilelang").rglob("*.py")):
+            if f.parent.name != "twins":
+                yield f"{f.parent.name}-{f.name}", f.read_bytes()
+        # Built GEMMs (the target's structured inputs): a control byte, then sizes and schedule.
+        for k in range(12):
+            yield f"built-{k}", bytes([1, k % 4, (k + 1) % 4, (k + 2) % 4, k % 6, k % 2, k % 3 == 0, k % 5, k % 6])
     elif target == "tokens":
         for f in LOOPS:
             for k, text in enumerate(programs(cli, f, tokens=True)):

@@ -10,7 +10,7 @@
 # --smoke (scripts/fuzz-smoke.sh, in CI) nothing is written back: the run replays the corpus and
 # fuzzes on from it. Prints the executions and the crashes; fails on a crash.
 #
-# Targets: parse explore structured url_state link_layers tvmscript tokens check request.
+# Targets: parse explore structured url_state link_layers tvmscript tilelang tokens check request.
 # A crash is saved in fuzz/artifacts/TARGET/; reproduce it with
 #   (cd fuzz && cargo +nightly fuzz run -s none -a TARGET artifacts/TARGET/crash-…)
 set -euo pipefail

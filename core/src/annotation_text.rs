@@ -64,7 +64,7 @@ impl Template {
     pub fn new(source: &str, var: &str) -> Result<Template, String> {
         let (parsed, dialect) = crate::tvmscript::parse(source);
         if dialect == crate::tvmscript::Dialect::TileLang {
-            return Err("the search rewrites the loop language's `sch.annotate` lines; a TileLang kernel says its schedule in `T.Pipelined(…)` (open its Stagecraft form, `stagecraft explore --emit stagecraft`, and search that)".into());
+            return Err("the search rewrites the loop language's `sch.annotate` lines; a TileLang kernel says its schedule in `T.Pipelined(…)` (search its loop written in the loop language: docs/tilelang.md shows what a kernel reads as)".into());
         }
         if dialect == crate::tvmscript::Dialect::TvmScript {
             return Err("the search rewrites the loop language's `sch.annotate` lines; a TVMScript PrimFunc has none (open its Stagecraft form, `stagecraft explore --emit stagecraft`, and search that)".into());
