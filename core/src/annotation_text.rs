@@ -67,7 +67,7 @@ impl Template {
             return Err("the search rewrites the loop language's `sch.annotate` lines; a TileLang kernel says its schedule in `T.Pipelined(…)` (search its loop written in the loop language: docs/tilelang.md shows what a kernel reads as)".into());
         }
         if dialect == crate::tvmscript::Dialect::TvmScript {
-            return Err("the search rewrites the loop language's `sch.annotate` lines; a TVMScript PrimFunc has none (open its Stagecraft form, `stagecraft explore --emit stagecraft`, and search that)".into());
+            return Err("the search rewrites the loop language's `sch.annotate` lines; a TVMScript PrimFunc has none (search the loop written in the loop language: docs/tvm.md, \"TVMScript in\", shows what a PrimFunc reads as)".into());
         }
         let lowered = crate::lower::lower(&parsed.file);
         let mut cut: Vec<Span> = lowered
