@@ -47,6 +47,10 @@ pub const MAX_UNROLLED_INNER: i64 = 4096;
 pub const MAX_EMITTED_INSTANCES: usize = 4096;
 /// Statement instances the interpreter executes per program before it stops and says so.
 pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
+/// Steps through producers' iterations when a constant extent's needs are decided iteration by
+/// iteration (`sync/exact.rs`), over all the needs of one loop: beyond it a need keeps the
+/// dependence analysis' distance.
+pub const MAX_NEED_STEPS: usize = 1 << 20;
 /// Waits are judged (re-runs with raised counts) only when one run takes at most this many instances.
 pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Statement instances all judging re-runs of one verification may execute together.
