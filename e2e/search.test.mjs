@@ -2,9 +2,12 @@
 // preset's own, its bar moving while the front streams in; a row previews its program and
 // timeline; Apply writes its annotations into the text and "Undo load" brings the text back; Pin
 // and an edit show both timelines on one axis with the metrics' differences; a link with a pinned
-// schedule restores it. The main thread's tasks over 50 ms while the search runs are printed (a
+// schedule restores it; the Program and Timeline panes show the pinned and the current schedule
+// side by side (the programs' lines that differ; the metrics' differences and both timelines on
+// one axis), a link restores them, and Unpin ends it. The main thread's tasks over 50 ms while the search runs are printed (a
 // trace, as explorer.test.mjs takes), not asserted. Screenshots of the scatter plot and of the
-// compare view at 1500×900 and 900×700, and of a preview, go to e2e/screenshots/search-*.png.
+// compare view at 1500×900 and 900×700, and of a preview, go to e2e/screenshots/search-*.png;
+// of the two panes comparing, to e2e/screenshots/pinned-{program,timeline}-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -164,6 +167,68 @@ test('Pin, then an edit: both timelines on one axis, the metrics\' differences; 
       await page.locator('#search-scatter').scrollIntoViewIfNeeded();
       await page.screenshot({ path: SHOTS + `search-scatter-${width}x${height}.png` });
     }
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
+test('Pin, then an edit: the Program pane shows the programs\' lines that differ, the Timeline pane both timelines on one axis with the deltas; a link restores both; Unpin ends it', async () => {
+  for (const [width, height] of [[1500, 900], [900, 700]]) {
+    const { page, errors } = await open(width, height);
+    await page.selectOption('#presets', RFC_C);
+    await page.waitForTimeout(1000);
+    await page.click('#tab-search');
+    await page.click('#pin');
+    const pinnedText = await page.inputValue('#source');
+    const edited = pinnedText.replace('"software_pipeline_stage", [0, 0, 3]', '"software_pipeline_stage", [0, 0, 2]');
+    await page.fill('#source', edited);
+    // The Timeline pane: the metrics with their differences, then both timelines on one axis.
+    await page.click('#tab-timeline');
+    await page.waitForFunction(() => {
+      const gs = document.querySelectorAll('#pinned-timeline g.timeline-of');
+      return gs.length === 2 && [...gs].every(g => g.querySelector('rect'));
+    }, null, { timeout: 20000 });
+    assert.deepEqual(await page.locator('#pinned-timeline g.timeline-of').evaluateAll(gs => gs.map(g => g.dataset.of)),
+      ['pinned', 'current']);
+    assert.equal(await page.locator('#pinned-timeline svg.compare-timelines g.axis').count(), 1, 'one axis');
+    assert.ok(await page.locator('#pinned-timeline svg.compare-timelines g.legend').count() === 1, 'a legend');
+    const metrics = await page.locator('#pinned-metrics tbody tr').evaluateAll(trs => trs.map(tr =>
+      [...tr.querySelectorAll('td')].map(td => td.textContent)));
+    assert.match(metrics[0][1], /^stages \[0, 0, 3\]/);
+    assert.match(metrics[0][2], /^stages \[0, 0, 2\]/);
+    const total = metrics.find(r => r[0] === 'total cycles');
+    assert.equal(Number(total[2]) - Number(total[1]), Number(total[3].split(' ')[0]), 'the delta is current − pinned');
+    // The pane's own chart is still there, under the comparison.
+    assert.ok(await page.locator('#pane-timeline rect.span').count() > 0);
+    await page.locator('#pinned-timeline').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: SHOTS + `pinned-timeline-${width}x${height}.png` });
+    // The Program pane: the pipelined programs' lines that differ.
+    await page.click('#tab-program');
+    await page.waitForSelector('#pinned-program .program-diff', { timeout: 20000 });
+    assert.ok(await page.locator('#pinned-program .program-diff .added').count() > 0);
+    assert.ok(await page.locator('#pinned-program .program-diff .removed').count() > 0);
+    await page.locator('#pinned-program').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: SHOTS + `pinned-program-${width}x${height}.png` });
+    if (width === 1500) {
+      // The link: the pinned text comes back with it, and both panes compare again.
+      await page.waitForTimeout(1500);
+      const hash = await page.evaluate(() => location.hash);
+      const again = await open(width, height, hash);
+      await again.page.waitForSelector('#pinned-program .program-diff .added', { timeout: 20000 });
+      await again.page.click('#tab-timeline');
+      await again.page.waitForFunction(() => document.querySelectorAll('#pinned-timeline g.timeline-of rect').length > 0,
+        null, { timeout: 20000 });
+      const schedule = await again.page.locator('#pinned-metrics tbody tr').first().locator('td').evaluateAll(tds => tds.map(td => td.textContent));
+      assert.match(schedule[1], /^stages \[0, 0, 3\]/);
+      assert.match(schedule[2], /^stages \[0, 0, 2\]/);
+      assert.deepEqual(again.errors, []);
+      await again.page.close();
+    }
+    // Unpin: the comparison goes, in every pane.
+    await page.click('#pinned-program button.unpin');
+    await page.waitForFunction(() => document.querySelector('#pinned-program').hidden
+      && document.querySelector('#pinned-timeline').hidden);
+    assert.equal(await page.locator('#unpin').isDisabled(), true);
     assert.deepEqual(errors, []);
     await page.close();
   }

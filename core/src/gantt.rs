@@ -97,14 +97,15 @@ fn xml(s: &str) -> String {
     out
 }
 
-/// The cycle axis under the lanes (at `y`): a tick and its cycle every `tick_step`.
-fn axis(h: &mut String, end: u64, scale: f64, y: f64) {
+/// The cycle axis under the lanes (at `y`, from `label_w`): a tick and its cycle every
+/// `tick_step`.
+fn axis(h: &mut String, end: u64, scale: f64, y: f64, label_w: f64) {
     let step = tick_step(scale, 70.0);
     let _ = write!(
         h,
         "<g class=\"axis\" fill=\"#666\"><line x1=\"{}\" x2=\"{}\" y1=\"{y0}\" y2=\"{y0}\" stroke=\"#999\"/>",
-        fixed(LABEL_W, 1),
-        fixed(LABEL_W + end as f64 * scale, 1),
+        fixed(label_w, 1),
+        fixed(label_w + end as f64 * scale, 1),
         y0 = fixed(y, 0)
     );
     let _ = write!(
@@ -114,7 +115,7 @@ fn axis(h: &mut String, end: u64, scale: f64, y: f64) {
     );
     let mut cycle = 0;
     while cycle <= end {
-        let x = fixed(LABEL_W + cycle as f64 * scale, 1);
+        let x = fixed(label_w + cycle as f64 * scale, 1);
         let _ = write!(
             h,
             "<line x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\" stroke=\"#999\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{cycle}</text>",
@@ -133,7 +134,15 @@ fn axis(h: &mut String, end: u64, scale: f64, y: f64) {
 /// The legend from `top`, wrapped at `width` pixels: each statement drawn with its colour and
 /// text, what a stall, a sub-row and a bar's number are. Returns its height.
 fn legend(h: &mut String, t: &Timeline, names: &[&str], width: f64, top: f64) -> f64 {
-    let mut stmts: Vec<u32> = t.spans.iter().map(|s| s.stmt).collect();
+    legend_of(h, &[t], names, width, top)
+}
+
+/// The legend of the timelines `ts` drawn together (`legend`).
+fn legend_of(h: &mut String, ts: &[&Timeline], names: &[&str], width: f64, top: f64) -> f64 {
+    let mut stmts: Vec<u32> = ts
+        .iter()
+        .flat_map(|t| t.spans.iter().map(|s| s.stmt))
+        .collect();
     stmts.sort_unstable();
     stmts.dedup();
     // (statement, paint, text); a statement's item highlights it as its bars do.
@@ -147,7 +156,7 @@ fn legend(h: &mut String, t: &Timeline, names: &[&str], width: f64, top: f64) ->
             )
         })
         .collect();
-    if !t.stalls.is_empty() {
+    if ts.iter().any(|t| !t.stalls.is_empty()) {
         items.push((
             None,
             "fill=\"#e5484d\" opacity=\"0.35\"".to_string(),
@@ -155,7 +164,7 @@ fn legend(h: &mut String, t: &Timeline, names: &[&str], width: f64, top: f64) ->
         ));
     }
     let mut notes = vec!["the number on a bar is its iteration"];
-    if t.queue_rows.values().any(|&r| r > 1) {
+    if ts.iter().any(|t| t.queue_rows.values().any(|&r| r > 1)) {
         notes.push("a queue's lane has a row per group in flight at once");
     }
     let _ = write!(h, "<g class=\"legend\">");
@@ -289,7 +298,7 @@ pub fn svg(t: &Timeline, names: &[&str], zoom: u32, fit_px: f64, mark: Option<&M
         );
     }
     bars(&mut h, t, names, &lane_y, scale);
-    axis(&mut h, end, scale, axis_y);
+    axis(&mut h, end, scale, axis_y, LABEL_W);
     if let Some(m) = mark {
         // A line through every lane at the instance, and a frame around it on its lane.
         let _ = write!(
@@ -374,6 +383,99 @@ fn bars(h: &mut String, t: &Timeline, names: &[&str], lane_y: &dyn Fn(&Lane) -> 
     h.push_str("</g>");
     numbers.push_str("</g>");
     h.push_str(&numbers);
+}
+
+/// Timelines drawn on one cycle axis, `fit_px` wide: for each `(name, timeline)` of `charts`
+/// in turn, its lanes (a queue's with a row per group in flight at once, so that no two groups
+/// overlap), labelled with its name; under them the axis and one legend of both (statements by
+/// their text, `names`). What the Search tab and the compare view of a pinned schedule draw.
+pub fn compare_svg(charts: &[(&str, &Timeline)], names: &[&str], fit_px: f64) -> String {
+    // Wide enough for "current · queue 0".
+    const LABEL_W: f64 = 130.0;
+    const ROW: f64 = 18.0;
+    let end = charts
+        .iter()
+        .flat_map(|(_, t)| {
+            t.spans
+                .iter()
+                .map(|s| s.end)
+                .chain(t.stalls.iter().map(|s| s.end))
+        })
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let width = fit_px.max(360.0);
+    let scale = (width - LABEL_W - 24.0) / end as f64;
+    let x = |cycle: u64| fixed(LABEL_W + cycle as f64 * scale, 1);
+    let w = |from: u64, to: u64| fixed((to.saturating_sub(from) as f64 * scale).max(1.0), 1);
+    let mut body = String::with_capacity(
+        160 * charts.iter().map(|(_, t)| t.spans.len()).sum::<usize>() + 1024,
+    );
+    let mut top = 0.0;
+    for (name, t) in charts {
+        let _ = write!(body, "<g class=\"timeline-of\" data-of=\"{}\">", xml(name));
+        for lane in &t.lanes {
+            let lane_name = match lane {
+                Lane::Compute => "compute".to_string(),
+                Lane::Queue(q) => format!("queue {q}"),
+            };
+            let _ = write!(
+                body,
+                "<text x=\"4\" y=\"{}\">{} · {lane_name}</text>",
+                fixed(top + 13.0, 1),
+                xml(name)
+            );
+            if *lane == Lane::Compute {
+                for st in &t.stalls {
+                    let _ = write!(
+                        body,
+                        "<rect class=\"stall\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e5484d\" opacity=\"0.35\"><title>{name}: stall {} cycles ({}–{})</title></rect>",
+                        x(st.start),
+                        fixed(top + 2.0, 1),
+                        w(st.start, st.end),
+                        fixed(ROW - 4.0, 0),
+                        st.end - st.start,
+                        st.start,
+                        st.end,
+                        name = xml(name)
+                    );
+                }
+            }
+            for sp in t.spans.iter().filter(|s| s.lane == *lane) {
+                let _ = write!(
+                    body,
+                    "<rect class=\"st{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>{}: {}, iteration {}, on {lane_name}: cycles {}–{}</title></rect>",
+                    sp.stmt,
+                    x(sp.start),
+                    fixed(top + f64::from(sp.row) * ROW + 2.0, 1),
+                    w(sp.start, sp.end),
+                    fixed(ROW - 4.0, 0),
+                    hue(sp.stmt),
+                    xml(name),
+                    xml(&statement_name(names, sp.stmt)),
+                    sp.iteration.map_or("—".to_string(), |i| i.to_string()),
+                    sp.start,
+                    sp.end
+                );
+            }
+            top += ROW * f64::from(rows(t, lane));
+        }
+        body.push_str("</g>");
+        top += 8.0;
+    }
+    axis(&mut body, end, scale, top + 2.0, LABEL_W);
+    let timelines: Vec<&Timeline> = charts.iter().map(|(_, t)| *t).collect();
+    let legend_h = legend_of(&mut body, &timelines, names, width, top + 24.0);
+    let mut h = String::with_capacity(body.len() + 200);
+    let _ = write!(
+        h,
+        "<svg class=\"compare-timelines\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"monospace\" font-size=\"11\">",
+        fixed(width, 0),
+        fixed(top + 24.0 + legend_h, 0)
+    );
+    h.push_str(&body);
+    h.push_str("</svg>");
+    h
 }
 
 /// The metrics, one per line, for a terminal.

@@ -22,6 +22,16 @@ impl<T> Front<T> {
         self.points.iter().any(|(x, y, _)| *x <= a && *y <= b)
     }
 
+    /// The smallest first cost of the points whose second is at most `b`: a point `(a, b)` is
+    /// covered exactly when `a` is at least this.
+    pub fn fewest_within(&self, b: u64) -> Option<u64> {
+        self.points
+            .iter()
+            .filter(|(_, y, _)| *y <= b)
+            .map(|(x, _, _)| *x)
+            .min()
+    }
+
     /// Adds the point unless it is covered, dropping those it dominates. Whether it was added.
     pub fn offer(&mut self, a: u64, b: u64, value: T) -> bool {
         if self.covers(a, b) {

@@ -5,7 +5,9 @@
 //! Pruned (the search's space) it leaves out, for reasons that hold for every loop:
 //! - stages whose smallest is not 0 (the same pipeline shifted: it only adds empty steps);
 //! - stages and orders that reverse a dependence within one iteration (a writer and a reader of
-//!   the same iteration: the transform refuses them whatever the versions).
+//!   the same iteration: the transform refuses them whatever the versions);
+//! - with `with_sync_only`, async sets that make a unit asynchronous that cannot be (the
+//!   transform refuses them whatever the stages and orders).
 //!
 //! For the tests' brute force (`brute_force`) it leaves out only the second kind, which the
 //! transform refuses; `everything` lists every stage vector, every permutation and every subset
@@ -23,6 +25,9 @@ pub struct Space {
     forward: Vec<(usize, usize)>,
     /// Only stages whose smallest is 0.
     shifted_out: bool,
+    /// Units that may not be asynchronous (`with_sync_only`): async sets that make one of them
+    /// asynchronous are left out.
+    sync_only: Vec<bool>,
 }
 
 impl Space {
@@ -34,7 +39,17 @@ impl Space {
             max_stages: max_stages.max(1),
             forward,
             shifted_out: true,
+            sync_only: Vec::new(),
         }
+    }
+
+    /// The same space without the async sets that make a unit marked in `sync_only`
+    /// asynchronous: a unit that touches an element twice within one iteration cannot be
+    /// (its instances join one commit group, whose copies land in no set order), whatever its
+    /// stage and order, and the transform refuses every such schedule.
+    pub fn with_sync_only(mut self, sync_only: Vec<bool>) -> Space {
+        self.sync_only = sync_only;
+        self
     }
 
     /// Every annotation the transform may accept: every stage vector, and the orders and stages
@@ -45,6 +60,7 @@ impl Space {
             max_stages: max_stages.max(1),
             forward,
             shifted_out: false,
+            sync_only: Vec::new(),
         }
     }
 
@@ -90,6 +106,18 @@ impl Space {
                 .forward
                 .iter()
                 .all(|&(a, b)| matches!((s.get(a), s.get(b)), (Some(x), Some(y)) if x <= y))
+    }
+
+    /// Whether the async set `mask` of the stages `s` leaves every sync-only unit synchronous.
+    fn async_allowed(&self, s: &[i64], mask: u64) -> bool {
+        if mask == 0 || !self.sync_only.contains(&true) {
+            return true;
+        }
+        let async_stages = async_of(s, mask);
+        self.sync_only
+            .iter()
+            .zip(s)
+            .all(|(only, stage)| !only || !async_stages.contains(stage))
     }
 
     /// Whether the step order `orders` keeps every dependence within one iteration under `s`.
@@ -138,6 +166,9 @@ impl Space {
 
     /// The first allowed order from the cursor's on, within its group.
     fn here_or_next_order(&self, c: &mut Cursor) -> Option<Annotations> {
+        if !self.async_allowed(&c.stages, c.async_mask) {
+            return None;
+        }
         loop {
             let orders = orders_of(&c.step_order);
             if self.orders_allowed(&c.stages, &orders) {
@@ -273,5 +304,16 @@ mod tests {
         assert!(got.iter().all(|a| a.stages.contains(&0)));
         assert!(got.iter().all(|a| a.stages.first() <= a.stages.get(1)));
         assert_eq!(got.len(), 2 + 2 * 4);
+    }
+
+    #[test]
+    fn a_sync_only_unit_is_never_asynchronous() {
+        // Unit 1 sync-only: stages 00 keep the empty async set only; 01 keeps {} and {0}.
+        let got = all(&Space::new(2, 2, vec![(0, 1)]).with_sync_only(vec![false, true]));
+        assert!(got.iter().all(|a| {
+            let s1 = a.stages.get(1).copied().unwrap_or(0);
+            !a.async_stages.contains(&s1)
+        }));
+        assert_eq!(got.len(), 1 + 2 * 2);
     }
 }

@@ -200,6 +200,9 @@ pub struct Search {
     /// The fewest shared-memory bytes any schedule takes: every buffer in one version (all
     /// units in stage 0).
     min_bytes: u64,
+    /// Per unit, whether it may not be asynchronous (`ScheduledLoop::sync_only`): the local
+    /// search does not step to a schedule that makes one asynchronous.
+    sync_only: Vec<bool>,
 }
 
 impl Search {
@@ -257,7 +260,7 @@ impl Search {
         let space = if options.brute_force {
             Space::brute_force(units, max_stages, forward)
         } else {
-            Space::new(units, max_stages, forward)
+            Space::new(units, max_stages, forward).with_sync_only(lp.sync_only.clone())
         };
         let strategy = if options.brute_force || units <= MAX_EXHAUSTIVE_UNITS {
             Strategy::Exhaustive
@@ -310,6 +313,7 @@ impl Search {
             extent: lp.extent.filter(|_| t.step_limit.is_none()),
             group: None,
             min_bytes: 0,
+            sync_only: lp.sync_only.clone(),
         };
         search.min_bytes = search.score(&flat).map_or(0, |s| s.smem_bytes);
         search.report.own = own.as_ref().and_then(|own| {
@@ -317,12 +321,41 @@ impl Search {
             s.verdict = search.verdict(own);
             Some(s)
         });
+        search.seed_with_own();
         if strategy == Strategy::Local {
             let start = own.unwrap_or(flat);
             search.seen.insert(start.clone());
             search.local.push_back(start);
         }
         Ok(search)
+    }
+
+    /// Puts the loop's own schedule in the front before an exhaustive walk, when it is one of the space's
+    /// (stages below `max_stages`, the orders a permutation) within the budget and the
+    /// interpreter judged it equivalent: the walk then cuts the runs it covers from the start.
+    /// The front's values are those of the space's whichever schedule of equal values it keeps.
+    fn seed_with_own(&mut self) {
+        let Some(own) = &self.report.own else { return };
+        let a = &own.annotations;
+        let mut orders = a.orders.clone();
+        orders.sort_unstable();
+        let in_space = a
+            .stages
+            .iter()
+            .all(|s| (0..self.options.max_stages).contains(s))
+            && orders.iter().copied().eq(0..a.orders.len() as i64);
+        // A local search walks from the own schedule's entry into the front.
+        if self.options.brute_force
+            || self.report.strategy != Strategy::Exhaustive
+            || !in_space
+            || own.verdict != Some(crate::verify::Verdict::Equivalent)
+            || own.smem_bytes > self.options.smem_bytes
+        {
+            return;
+        }
+        self.report.verified += 1;
+        self.front
+            .offer(own.total_cycles, own.smem_bytes, own.clone());
     }
 
     /// What the search has found so far (the front as it is now).
@@ -414,13 +447,20 @@ impl Search {
     }
 
     /// Whether every schedule of `a`'s stages and async set is covered by the front: its cycles
-    /// are at least the compute lane's work (each unit issued every iteration, its latency too
-    /// when synchronous) and at least the critical recurrence followed through the loop (no
-    /// buffer has more versions than stages used), and its bytes at least the loop's with one
-    /// version of every buffer.
+    /// are at least `cycles_floor` and its bytes at least the loop's with one version of every
+    /// buffer.
     fn group_is_covered(&self, a: &Annotations) -> bool {
+        self.extent.is_some_and(|e| e > 0)
+            && self.front.covers(self.cycles_floor(a), self.min_bytes)
+    }
+
+    /// Cycles every schedule of `a`'s stages and async set takes at least: the compute lane's
+    /// work (each unit issued every iteration, its latency too when synchronous) and the critical
+    /// recurrence followed through the loop (no buffer has more versions than stages used). 0
+    /// without a constant trip count.
+    fn cycles_floor(&self, a: &Annotations) -> u64 {
         let Some(extent) = self.extent.filter(|e| *e > 0) else {
-            return false;
+            return 0;
         };
         let per_iteration: u64 = self
             .unit_costs
@@ -442,7 +482,7 @@ impl Search {
             }
             _ => 0,
         };
-        self.front.covers(work.max(chain), self.min_bytes)
+        work.max(chain)
     }
 
     fn next_local(&mut self) -> Option<Annotations> {
@@ -450,19 +490,43 @@ impl Search {
     }
 
     /// Costs `a`, and offers it to the front (after the interpreter's judgement); whether it
-    /// entered.
+    /// entered. Its run is not simulated, or stopped early, once it is sure to be covered: its
+    /// cycles floor, or the cycles simulated so far, reach the fewest cycles of the front within
+    /// its bytes (not in the brute force, which the tests compare with).
     fn try_schedule(&mut self, a: Annotations) -> bool {
         self.report.tried += 1;
-        let Some(scored) = self.score(&a) else {
+        let Some(rolled) = self.transform(&a) else {
             return false;
         };
         self.report.valid += 1;
-        if !self.offer(scored) {
+        let bytes = smem_bytes(&rolled.program);
+        if bytes > self.options.smem_bytes {
+            self.report.over_budget += 1;
+            return false;
+        }
+        let limit = match self.front.fewest_within(bytes) {
+            Some(fewest) if !self.options.brute_force => fewest,
+            _ => u64::MAX,
+        };
+        if limit < u64::MAX && self.cycles_floor(&a) >= limit {
+            return false;
+        }
+        let Some(cycles) =
+            crate::timeline::cycles_below(&rolled.program, &self.model, &self.params, limit)
+        else {
+            return false;
+        };
+        if !self.offer(self.scored(a.clone(), &rolled, cycles)) {
             return false;
         }
         if self.report.strategy == Strategy::Local {
             for n in neighbours(&a, self.options.max_stages) {
-                if self.seen.insert(n.clone()) {
+                let refused = self
+                    .sync_only
+                    .iter()
+                    .zip(&n.stages)
+                    .any(|(only, stage)| *only && n.async_stages.contains(stage));
+                if !refused && self.seen.insert(n.clone()) {
                     self.local.push_back(n);
                 }
             }
@@ -519,6 +583,13 @@ impl Search {
 
     /// `a`'s costs, or `None` when the transform refuses it (not judged by the interpreter).
     pub fn score(&self, a: &Annotations) -> Option<Scored> {
+        let rolled = self.transform(a)?;
+        let cycles = crate::timeline::cycles(&rolled.program, &self.model, &self.params);
+        Some(self.scored(a.clone(), &rolled, cycles))
+    }
+
+    /// `a`'s rolled pipelined program, or `None` when the transform refuses it.
+    fn transform(&self, a: &Annotations) -> Option<explore::Rolled> {
         let text = self.template.with(a);
         let options = Options {
             verify: false,
@@ -526,12 +597,20 @@ impl Search {
             targets: Vec::new(),
             ..self.options.explore.clone()
         };
-        let rolled = explore::rolled(&text, &options).ok()?;
-        let cycles = crate::timeline::cycles(&rolled.program, &self.model, &self.params);
+        explore::rolled(&text, &options).ok()
+    }
+
+    /// `a`'s costs from its rolled program and its run.
+    fn scored(
+        &self,
+        annotations: Annotations,
+        rolled: &explore::Rolled,
+        cycles: crate::timeline::Cycles,
+    ) -> Scored {
         let steady = cycles.steady;
         let bound = &self.report.bound;
-        Some(Scored {
-            annotations: a.clone(),
+        Scored {
+            annotations,
             total_cycles: cycles.total,
             steady_cycles_per_iteration: steady,
             speedup: if cycles.total > 0 {
@@ -545,7 +624,7 @@ impl Search {
             bound_ratio: steady.map(|ii| bound.ratio(ii)),
             at_bound: steady.is_some_and(|ii| bound.is_at_bound(ii)),
             verdict: None,
-        })
+        }
     }
 
     /// The interpreter's verdict on `a`'s pipelined program (every short trip count too, for a

@@ -13,7 +13,7 @@ use crate::ir::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-pub use runs::{cycles, simulate, Cycles};
+pub use runs::{cycles, cycles_below, simulate, Cycles};
 pub use sequence::SequenceForced;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -195,6 +195,10 @@ struct Sim<'a> {
     window: (u64, u64),
     stop_after: u64,
     max_steps: u64,
+    /// The run stops at the first step that begins at or after this cycle (`cycles_below`), and
+    /// says so in `reached_cycle_limit`.
+    cycle_limit: u64,
+    reached_cycle_limit: bool,
     /// Statement instances simulated, against `limits::MAX_TIMELINE_INSTANCES`.
     instances: u64,
     stop: bool,
@@ -537,6 +541,10 @@ impl Sim<'_> {
         }
         // Limits stop a run between steps: a step may be one statement or all of them, so
         // instances are counted, not estimated per step.
+        if self.now >= self.cycle_limit {
+            self.reached_cycle_limit = true;
+            self.stop = true;
+        }
         if self.step > self.stop_after
             || self.step > self.max_steps
             || self.instances >= crate::limits::MAX_TIMELINE_INSTANCES as u64
@@ -648,9 +656,24 @@ fn run_sim<'a>(
     max_steps: u64,
     mode: Mode<'a>,
 ) -> Sim<'a> {
+    run_sim_until(new_sim(
+        program, model, params, window, stop_after, max_steps, mode,
+    ))
+}
+
+/// A simulation of `program` ready to run (`run_sim`).
+fn new_sim<'a>(
+    program: &'a Program,
+    model: &'a CostModel,
+    params: &BTreeMap<String, i64>,
+    window: (u64, u64),
+    stop_after: u64,
+    max_steps: u64,
+    mode: Mode<'a>,
+) -> Sim<'a> {
     let mut wait_ids = HashMap::new();
     number_waits(&program.body, &mut wait_ids);
-    let mut sim = Sim {
+    Sim {
         program,
         model,
         env: program.env(params),
@@ -666,6 +689,8 @@ fn run_sim<'a>(
         window: (window.0 + 1, window.1 + 1),
         stop_after,
         max_steps,
+        cycle_limit: u64::MAX,
+        reached_cycle_limit: false,
         instances: 0,
         stop: false,
         out: Timeline::default(),
@@ -680,7 +705,12 @@ fn run_sim<'a>(
             _ => None,
         },
         in_sequence: VecDeque::new(),
-    };
+    }
+}
+
+/// Runs `sim` to its end, or to a limit.
+fn run_sim_until(mut sim: Sim<'_>) -> Sim<'_> {
+    let program = sim.program;
     sim.nodes(&program.body);
     // Whatever is still in flight lands eventually: the loop is done when the last group is.
     let last = sim

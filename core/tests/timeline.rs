@@ -520,3 +520,99 @@ fn iteration_numbers_are_not_written_over_each_other() {
         .count();
     assert!(bar_numbers(&svg).len() >= queued, "{queued} copies");
 }
+
+/// Two timelines on one cycle axis (`gantt::compare_svg`, the compare view's chart): a group of
+/// each per timeline, named; within one, no two bars of a row overlap in cycles (groups in flight
+/// together take sub-rows, as in the Timeline pane); one axis to the longer end; one legend
+/// naming every statement of both.
+#[test]
+fn two_timelines_share_one_axis_with_a_legend_and_no_overlapping_bars() {
+    let run = |d: i64, asynchronous: bool| {
+        let ex = explore(
+            &copy_compute(d, asynchronous, 16),
+            &Options {
+                cost: model(500, 4, 16),
+                ..Options::default()
+            },
+        );
+        let names: Vec<String> = ex.statement_texts().iter().map(|s| s.to_string()).collect();
+        (ex.timeline.unwrap(), names)
+    };
+    let (pinned, names) = run(3, true);
+    let (current, _) = run(1, false);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let svg = stagecraft::gantt::compare_svg(
+        &[("pinned", &pinned), ("current", &current)],
+        &names,
+        900.0,
+    );
+    let groups: Vec<&str> = svg
+        .split("<g class=\"timeline-of\" data-of=\"")
+        .skip(1)
+        .collect();
+    assert_eq!(groups.len(), 2);
+    assert!(groups[0].starts_with("pinned\"") && groups[1].starts_with("current\""));
+    for (group, t) in groups.iter().zip([&pinned, &current]) {
+        let body = &group[..group.find("</g>").unwrap()];
+        // (y, from, to) of every statement's bar, from its title's cycles.
+        let mut bars: Vec<(String, u64, u64)> = Vec::new();
+        // Statements' bars are of class `st<id>`; stalls' of class `stall`.
+        let statement_bars = body
+            .split("<rect class=\"st")
+            .skip(1)
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        for rect in statement_bars {
+            let y = rect
+                .split("y=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let cycles = rect
+                .split("cycles ")
+                .nth(1)
+                .unwrap()
+                .split("</title>")
+                .next()
+                .unwrap();
+            let (a, b) = cycles.split_once('–').unwrap();
+            bars.push((y.to_string(), a.parse().unwrap(), b.parse().unwrap()));
+        }
+        assert_eq!(bars.len(), t.spans.len());
+        for (k, a) in bars.iter().enumerate() {
+            for b in bars.iter().skip(k + 1) {
+                assert!(
+                    a.0 != b.0 || a.2 <= b.1 || b.2 <= a.1,
+                    "bars {a:?} and {b:?} overlap on one row"
+                );
+            }
+        }
+    }
+    assert!(
+        pinned.queue_rows.values().any(|&r| r > 1),
+        "the pinned run has sub-rows"
+    );
+    // One axis, to the end of the longer run: where its last bar ends.
+    assert_eq!(svg.matches("<g class=\"axis\"").count(), 1);
+    let axis = &svg[svg.find("<g class=\"axis\"").unwrap()..];
+    let attr = |tag: &str, name: &str| -> f64 {
+        let at = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        tag[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    let axis_end = attr(axis, "x2");
+    let last_bar_end = svg
+        .split("<rect class=\"st")
+        .skip(1)
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        .map(|r| attr(r, "x") + attr(r, "width"))
+        .fold(0.0, f64::max);
+    assert!(
+        (axis_end - last_bar_end).abs() <= 1.0,
+        "axis to {axis_end}, bars to {last_bar_end}"
+    );
+    assert!(current.metrics.total_cycles != pinned.metrics.total_cycles);
+    let legend = &svg[svg.find("<g class=\"legend\">").unwrap()..];
+    assert!(legend.contains("B[0] = A[i]") && legend.contains("C[i] = B[0] * 2"));
+    assert!(legend.contains("a queue's lane has a row per group in flight at once"));
+}

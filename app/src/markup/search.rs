@@ -8,7 +8,7 @@ use super::format::fixed;
 use super::html::Html;
 use stagecraft::explore::Exploration;
 use stagecraft::search::{Scored, SearchReport, Strategy};
-use stagecraft::timeline::{Lane, Timeline};
+use stagecraft::timeline::Timeline;
 
 /// `bytes` as the table says them: bytes below a kilobyte, else KB with one decimal.
 pub fn bytes(n: u64) -> String {
@@ -322,100 +322,6 @@ pub fn table_html(r: &SearchReport, applicable: bool, selected: Option<usize>) -
     h.finish()
 }
 
-/// The timelines `charts` (a name and a timeline each) drawn on one cycle axis: a row per lane of
-/// each, bars coloured by statement, stalls in red.
-pub fn timelines_svg(charts: &[(&str, &Timeline)], width: f64) -> String {
-    const ROW: f64 = 16.0;
-    const LABEL_W: f64 = 150.0;
-    let end = charts
-        .iter()
-        .flat_map(|(_, t)| {
-            t.spans
-                .iter()
-                .map(|s| s.end)
-                .chain(t.stalls.iter().map(|s| s.end))
-        })
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let w = width.max(360.0);
-    let scale = (w - LABEL_W - 24.0) / end as f64;
-    let rows: usize = charts.iter().map(|(_, t)| t.lanes.len()).sum();
-    let hgt = rows as f64 * ROW + charts.len() as f64 * 6.0 + 30.0;
-    let mut h = Html::with_capacity(96 * charts.iter().map(|(_, t)| t.spans.len()).sum::<usize>());
-    h.raw("<svg class=\"compare-timelines\" xmlns=\"http://www.w3.org/2000/svg\" width=\"")
-        .text(&fixed(w, 0))
-        .raw("\" height=\"")
-        .text(&fixed(hgt, 0))
-        .raw("\" font-family=\"monospace\" font-size=\"11\">");
-    let mut top = 0.0;
-    for (name, t) in charts {
-        h.raw("<g class=\"timeline-of\" data-of=\"")
-            .text(name)
-            .raw("\">");
-        for lane in &t.lanes {
-            let lane_name = match lane {
-                Lane::Compute => "compute".to_string(),
-                Lane::Queue(q) => format!("queue {q}"),
-            };
-            h.raw("<text x=\"4\" y=\"")
-                .text(&fixed(top + 12.0, 1))
-                .raw("\">")
-                .text(name)
-                .raw(" · ")
-                .text(&lane_name)
-                .raw("</text>");
-            let bar = |h: &mut Html, start: u64, stop: u64, paint: &str| {
-                h.raw("<rect x=\"")
-                    .text(&fixed(LABEL_W + start as f64 * scale, 1))
-                    .raw("\" y=\"")
-                    .text(&fixed(top + 2.0, 1))
-                    .raw("\" width=\"")
-                    .text(&fixed(
-                        ((stop - start.min(stop)) as f64 * scale).max(1.0),
-                        1,
-                    ))
-                    .raw("\" height=\"")
-                    .text(&fixed(ROW - 4.0, 1))
-                    .raw("\" ")
-                    .raw(paint)
-                    .raw("/>");
-            };
-            if *lane == Lane::Compute {
-                for s in &t.stalls {
-                    bar(&mut h, s.start, s.end, "fill=\"#e5484d\" opacity=\"0.35\"");
-                }
-            }
-            for s in t.spans.iter().filter(|s| s.lane == *lane) {
-                let paint = format!(
-                    "class=\"st{}\" fill=\"hsl({},60%,62%)\"",
-                    s.stmt,
-                    stagecraft::gantt::hue(s.stmt)
-                );
-                bar(&mut h, s.start, s.end, paint.as_str());
-            }
-            top += ROW;
-        }
-        h.raw("</g>");
-        top += 6.0;
-    }
-    // The one axis: both ends, and the middle.
-    h.raw("<g class=\"axis\" fill=\"#666\">");
-    for cycle in [0, end / 2, end] {
-        h.raw("<text x=\"")
-            .text(&fixed(LABEL_W + cycle as f64 * scale, 1))
-            .raw("\" y=\"")
-            .text(&fixed(top + 14.0, 1))
-            .raw("\" text-anchor=\"middle\">")
-            .num(cycle)
-            .raw("</text>");
-    }
-    h.raw("<text x=\"4\" y=\"")
-        .text(&fixed(top + 14.0, 1))
-        .raw("\">cycles</text></g></svg>");
-    h.finish()
-}
-
 /// The schedule an exploration has, as one line.
 pub fn schedule_line(ex: &Exploration) -> String {
     match &ex.pipeline {
@@ -460,7 +366,11 @@ pub fn preview_html(ex: &Exploration, peeled: bool, width: f64) -> String {
             .raw("× over the loop unpipelined, ")
             .num(m.stall_cycles)
             .raw(" stall cycles</p>");
-        h.raw(&timelines_svg(&[("this", t)], width));
+        h.raw(&stagecraft::gantt::compare_svg(
+            &[("this", t)],
+            &ex.statement_texts(),
+            width,
+        ));
         if let Some(c) = t.coverage() {
             h.raw("<p class=\"hint\">").prose(&c).raw("</p>");
         }
@@ -509,10 +419,54 @@ pub fn compare_html(
     peeled: bool,
     width: f64,
 ) -> String {
+    let mut h = compare_metrics_html(pinned, current, "compare-metrics");
+    h.push_str(&compare_timelines_html(pinned, current, width));
+    h.push_str(&diff_html(
+        program_text(pinned.0, peeled),
+        program_text(current.0, peeled),
+    ));
+    h
+}
+
+/// Both timelines on one cycle axis (core's `gantt::compare_svg`), and what each covers when a
+/// limit cut it short.
+pub fn compare_timelines_html(
+    pinned: (&Exploration, &Timeline),
+    current: (&Exploration, &Timeline),
+    width: f64,
+) -> String {
+    let (pt, ct) = (pinned.1, current.1);
+    let mut h = Html::default();
+    h.raw(&stagecraft::gantt::compare_svg(
+        &[("pinned", pt), ("current", ct)],
+        &current.0.statement_texts(),
+        width,
+    ));
+    for (name, t) in [("pinned", pt), ("current", ct)] {
+        if let Some(c) = t.coverage() {
+            h.raw("<p class=\"hint\">")
+                .text(name)
+                .raw(": ")
+                .prose(&c)
+                .raw("</p>");
+        }
+    }
+    h.finish()
+}
+
+/// Each side's schedule and the metrics with their differences (current − pinned), as a table
+/// of id `id`.
+pub fn compare_metrics_html(
+    pinned: (&Exploration, &Timeline),
+    current: (&Exploration, &Timeline),
+    id: &str,
+) -> String {
     let (pe, pt) = pinned;
     let (ce, ct) = current;
     let mut h = Html::default();
-    h.raw("<table class=\"compare-metrics\" id=\"compare-metrics\"><thead><tr><th></th><th>pinned</th><th>current</th><th>current − pinned</th></tr></thead><tbody>");
+    h.raw("<table class=\"compare-metrics\" id=\"")
+        .text(id)
+        .raw("\"><thead><tr><th></th><th>pinned</th><th>current</th><th>current − pinned</th></tr></thead><tbody>");
     h.raw("<tr><td>schedule</td><td><code>")
         .text(&schedule_line(pe))
         .raw("</code></td><td><code>")
@@ -562,20 +516,6 @@ pub fn compare_html(
         0,
     );
     h.raw("</tbody></table>");
-    h.raw(&timelines_svg(&[("pinned", pt), ("current", ct)], width));
-    for (name, t) in [("pinned", pt), ("current", ct)] {
-        if let Some(c) = t.coverage() {
-            h.raw("<p class=\"hint\">")
-                .text(name)
-                .raw(": ")
-                .prose(&c)
-                .raw("</p>");
-        }
-    }
-    h.raw(&diff_html(
-        program_text(pe, peeled),
-        program_text(ce, peeled),
-    ));
     h.finish()
 }
 

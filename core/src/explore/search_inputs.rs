@@ -33,13 +33,26 @@ pub struct ScheduledLoop {
     pub deps: Vec<crate::schedule::Dependence>,
     /// The trip count when it is a constant.
     pub extent: Option<i64>,
+    /// Per unit, whether it may not be asynchronous whatever its stage and order: it touches an
+    /// element twice within one iteration (`instances::conflict_within_an_iteration`).
+    pub sync_only: Vec<bool>,
 }
 
 /// The top loop of `source` scheduled as written (`ScheduledLoop`). The text's errors when its
 /// schedule is not accepted.
 pub fn scheduled_loop(source: &str, options: &Options) -> Result<ScheduledLoop, Vec<Diagnostic>> {
     let p = phases::pipeline_quietly(source, options)?;
+    let sync_only = p
+        .shape
+        .sched
+        .units
+        .iter()
+        .map(|u| {
+            crate::instances::conflict_within_an_iteration(&p.program, &p.shape.sched, u).is_some()
+        })
+        .collect();
     Ok(ScheduledLoop {
+        sync_only,
         program: p.program,
         var: p.shape.sched.var,
         extent: p.shape.sched.extent.as_const(),

@@ -2,7 +2,9 @@
 //! whole, when the window cut it short), the original loop and the program awaited at once for
 //! the speedups, and the single sequence of groups sm_80 keeps. `simulate` runs them in turn.
 
-use super::{every_count_zero, ring_bytes, run_sim, steady, Lane, Mode, Timeline};
+use super::{
+    every_count_zero, new_sim, ring_bytes, run_sim, run_sim_until, steady, Lane, Mode, Timeline,
+};
 use crate::cost::CostModel;
 use crate::ir::Program;
 use std::collections::BTreeMap;
@@ -111,8 +113,25 @@ pub struct Cycles {
 
 /// The cycles of `pipelined` under `model` (`Cycles`).
 pub fn cycles(pipelined: &Program, model: &CostModel, params: &BTreeMap<String, i64>) -> Cycles {
+    // No step begins at `u64::MAX` cycles: the run goes to its end.
+    cycles_below(pipelined, model, params, u64::MAX).unwrap_or(Cycles {
+        total: u64::MAX,
+        steady: None,
+        limited: true,
+    })
+}
+
+/// The cycles of `pipelined` under `model` when it takes fewer than `limit` (`Cycles`); `None`
+/// when a step begins at or after `limit` cycles, so that its total is at least `limit`: the
+/// schedule search's cut, which stops a run once it cannot enter the front.
+pub fn cycles_below(
+    pipelined: &Program,
+    model: &CostModel,
+    params: &BTreeMap<String, i64>,
+    limit: u64,
+) -> Option<Cycles> {
     let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let run = run_sim(
+    let mut sim = new_sim(
         pipelined,
         model,
         params,
@@ -121,9 +140,14 @@ pub fn cycles(pipelined: &Program, model: &CostModel, params: &BTreeMap<String, 
         max_steps,
         Mode::Plain,
     );
-    Cycles {
+    sim.cycle_limit = limit;
+    let run = run_sim_until(sim);
+    if run.reached_cycle_limit {
+        return None;
+    }
+    Some(Cycles {
         total: run.out.metrics.total_cycles,
         steady: steady(&run.step_starts),
         limited: run.stop,
-    }
+    })
 }

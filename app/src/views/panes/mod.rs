@@ -5,6 +5,7 @@
 mod contract;
 mod costs;
 mod notices;
+mod pinned;
 
 use crate::ctx::{ctx, Ctx, Job};
 use crate::dom;

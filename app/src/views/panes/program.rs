@@ -495,7 +495,9 @@ pub fn view() -> impl IntoView {
             ctx.st.update(|s| s.pipelined = text);
         }
     };
+    let pinned = super::pinned::view(ctx, PANE.pane, super::pinned::Part::Program);
     view! {
+        {pinned}
         <div class="program-views" role="group" aria-label="Program shown" on:click=on_view
             inner_html=move || view_buttons(ctx.view.get())></div>
         <Show when=checking>

@@ -293,8 +293,10 @@ pub fn view() -> impl IntoView {
         let z: u32 = event_target_value(&ev).parse().unwrap_or(10);
         ctx.st.update(|s| s.zoom = z.clamp(1, 100));
     };
+    let pinned = super::pinned::view(ctx, PANE.pane, super::pinned::Part::Timeline);
     view! {
         <div id="timeline">
+            {pinned}
             <div class="controls">
                 <label>"zoom "<input type="range" min="1" max="100" prop:value=move || zoom.get().to_string()
                     on:input=set_zoom/></label>
