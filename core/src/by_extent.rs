@@ -248,6 +248,13 @@ impl Merger<'_> {
                 }
             }
             Node::Wait { .. } => return None,
+            Node::Barrier { reasons, span } => {
+                if heads.iter().all(|h| matches!(h, Node::Barrier { .. })) {
+                    Node::Barrier { reasons, span }
+                } else {
+                    return None;
+                }
+            }
         })
     }
 
@@ -318,7 +325,7 @@ fn body_of(n: Node) -> Option<Vec<Node>> {
         | Node::AsyncScope { body, .. }
         | Node::Section { body, .. }
         | Node::Wait { body, .. } => Some(body),
-        Node::Assign(_) => None,
+        Node::Assign(_) | Node::Barrier { .. } => None,
     }
 }
 

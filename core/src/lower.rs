@@ -38,6 +38,7 @@ pub fn lower(file: &File) -> Lowered {
             buffers: Vec::with_capacity(4),
             vars: Vec::with_capacity(2),
             body: Vec::new(),
+            threads: None,
         },
         annotations: Vec::with_capacity(top_level),
         stmt_spans: Vec::with_capacity(8),
@@ -78,6 +79,7 @@ pub fn lower(file: &File) -> Lowered {
     }
     cx.program.body = body;
     cx.free_names_in_indices();
+    cx.threads();
     Lowered {
         program: cx.program,
         annotations: cx.annotations,
@@ -99,6 +101,8 @@ struct Lowerer {
     extents: Vec<VarId>,
     /// Where each parameter is first used outside a loop's bounds.
     uses: Vec<(VarId, Span)>,
+    /// Buffers declared with a distribution over threads: name, where, which.
+    distributed: Vec<(String, Span, Distribution)>,
     /// Each implicit global's first access: how many indices it has, and where it is.
     first_rank: Vec<(BufId, usize, Span)>,
 }
@@ -120,6 +124,7 @@ impl Lowerer {
         let mut scope = Scope::Shared;
         let mut dtype = DType::Float32;
         let mut versions = 1u32;
+        let mut threads = Distribution::Each;
         for (i, a) in args.iter().enumerate() {
             let key = a.name.as_ref().map(|n| n.text.as_str());
             match (key, i) {
@@ -206,6 +211,25 @@ impl Lowerer {
                     ExprKind::Int(v) if (1..=64).contains(&v) => versions = v as u32,
                     _ => self.err(a.value.span, "versions is an integer between 1 and 64"),
                 },
+                (Some("threads"), _) => match &a.value.kind {
+                    ExprKind::Str(s) => match Distribution::parse(s) {
+                        Some(d) => {
+                            threads = d;
+                            self.distributed.push((name.to_string(), a.value.span, d));
+                        }
+                        None => self.diagnostics.push(
+                            Diagnostic::error(
+                                a.value.span,
+                                format!("unknown thread distribution \"{s}\""),
+                            )
+                            .with_hint("\"each\" (every thread its own copy), \"cyclic\" or \"blocked\" (one copy, each element written by one thread)"),
+                        ),
+                    },
+                    _ => self.err(
+                        a.value.span,
+                        "the distribution is a string: \"each\", \"cyclic\" or \"blocked\"",
+                    ),
+                },
                 (Some(other), _) => {
                     let span = a.name.as_ref().map_or(a.value.span, |n| n.span);
                     self.diagnostics.push(
@@ -237,6 +261,7 @@ impl Lowerer {
             versions,
             span: name_span,
             declared: true,
+            threads,
         });
     }
 
@@ -314,6 +339,13 @@ impl Lowerer {
             StmtKind::For { var, range, body } => self.for_stmt(s, var, range, body),
             StmtKind::With { item, body } => self.with_stmt(s, item, body),
             StmtKind::If { cond, body, orelse } => self.if_stmt(s, cond, body, orelse),
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args },
+                span,
+            }) if func.text == "barrier" && args.is_empty() => Some(Node::Barrier {
+                reasons: Vec::new(),
+                span: *span,
+            }),
             StmtKind::Expr(e) => {
                 self.diagnostics.push(
                     Diagnostic::error(e.span, "this expression does nothing")
@@ -582,6 +614,7 @@ impl Lowerer {
                     versions: 1,
                     span: base.span,
                     declared: false,
+                    threads: Distribution::Each,
                 });
                 (self.program.buffers.len() - 1) as BufId
             }
@@ -834,5 +867,78 @@ impl Lowerer {
                 None
             }
         }
+    }
+}
+
+/// The annotation keys that declare the threads running a loop.
+pub const THREADS_KEY: &str = "stagecraft_threads";
+pub const WAVES_KEY: &str = "stagecraft_waves";
+/// Threads in one block (CUDA's and HIP's limit).
+const MAX_THREADS: i64 = 1024;
+
+impl Lowerer {
+    /// `sch.annotate(k, "stagecraft_threads", [T])` and `sch.annotate(k, "stagecraft_waves", [W])`:
+    /// the threads that run the loop, and the waves they form. A distributed buffer needs them.
+    fn threads(&mut self) {
+        let value = |key: &str, this: &Self| {
+            this.annotations
+                .iter()
+                .find(|a| a.key == key)
+                .map(|a| (a.values.clone().unwrap_or_default(), a.value_span))
+        };
+        let threads = value(THREADS_KEY, self);
+        let waves = value(WAVES_KEY, self);
+        let declared = match &threads {
+            Some((v, span)) => match v.as_slice() {
+                [t] if (1..=MAX_THREADS).contains(t) => Some(*t as u32),
+                _ => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            *span,
+                            format!("the threads are one number between 1 and {MAX_THREADS}"),
+                        )
+                        .with_hint(format!("sch.annotate(k, \"{THREADS_KEY}\", [128])")),
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
+        let mut spec = declared.map(|t| Threads {
+            threads: t,
+            waves: t,
+        });
+        if let Some((v, span)) = waves {
+            match (v.as_slice(), spec.as_mut()) {
+                ([w], Some(s)) if *w >= 1 && i64::from(s.threads) % *w == 0 => s.waves = *w as u32,
+                (_, None) => self.diagnostics.push(
+                    Diagnostic::error(span, "waves need the loop's threads declared first")
+                        .with_hint(format!("sch.annotate(k, \"{THREADS_KEY}\", [512])")),
+                ),
+                _ => self.diagnostics.push(
+                    Diagnostic::error(span, "the waves are one number dividing the threads")
+                        .with_hint(format!(
+                            "sch.annotate(k, \"{WAVES_KEY}\", [8]) for 512 threads of 64 lanes"
+                        )),
+                ),
+            }
+        }
+        if spec.is_none() {
+            for (name, span, d) in std::mem::take(&mut self.distributed) {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "`{name}` is spread over threads (\"{}\"), but the loop declares none",
+                            d.name()
+                        ),
+                    )
+                    .with_hint(format!(
+                        "declare them: sch.annotate(k, \"{THREADS_KEY}\", [128])"
+                    )),
+                );
+            }
+        }
+        self.program.threads = spec;
     }
 }
