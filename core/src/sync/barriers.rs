@@ -24,9 +24,49 @@ type Time = i64;
 /// (before the unit at that time, after its wait).
 #[derive(Clone, Debug)]
 struct Need {
+    /// For the producer's iteration 0; iteration `i` shifts both by `i` steps.
     lo: Time,
     hi: Time,
+    /// The consumer's iteration, the producer's being 0.
+    distance: i64,
     reason: BarrierReason,
+}
+
+/// What the barriers need to know to keep one only where an instance of a pair it orders runs:
+/// the step length, the loop's first iteration and extent (`None` when symbolic: every barrier
+/// is kept), and the pairs with the barriers chosen for them.
+struct Placement<'a> {
+    len: i64,
+    first: i64,
+    extent: Option<i64>,
+    needs: &'a [Need],
+}
+
+impl Placement<'_> {
+    /// Whether the barrier at position `g` orders some pair that runs at a step in `steps`.
+    fn needed(&self, g: i64, steps: Option<(i64, i64)>) -> bool {
+        let (Some(extent), Some((s0, s1))) = (self.extent, steps) else {
+            return true;
+        };
+        if s1 - s0 > 4 * self.len + 8 {
+            return true;
+        }
+        let (len, first) = (self.len, self.first);
+        (s0..=s1).any(|t| {
+            let at = t * len + g;
+            self.needs.iter().any(|n| {
+                // Producer iterations `i` whose pair's interval holds `at`, both ends in range.
+                let lo_i =
+                    (at - n.hi).div_euclid(len) + i64::from((at - n.hi).rem_euclid(len) != 0);
+                let hi_i = (at - n.lo).div_euclid(len);
+                let lo_i = lo_i.max(first).max(first - n.distance);
+                let hi_i = hi_i
+                    .min(first + extent - 1)
+                    .min(first + extent - 1 - n.distance);
+                lo_i <= hi_i
+            })
+        })
+    }
 }
 
 /// Labels a statement in a barrier's reason: its target, `A_frag[…]`.
@@ -86,9 +126,29 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
             .position(|u| u.stmts.contains(&s))
             .and_then(|u| position.get(u).copied())
     };
-    let mut barriers: Vec<(i64, Vec<BarrierReason>)> = chosen.into_iter().zip(reasons).collect();
+    let mut barriers: Vec<(i64, Vec<BarrierReason>)> =
+        chosen.iter().copied().zip(reasons).collect();
     barriers.sort_by_key(|(g, _)| *g);
-    insert_in_steps(&mut out.body, shape.sched.var, &barriers, &stmt_position);
+    let extent = match &shape.sched.extent {
+        crate::schedule::Extent::Const(e) => Some(*e),
+        crate::schedule::Extent::Symbolic(_) => None,
+    };
+    let first = shape.sched.lo.as_const().unwrap_or(0);
+    let placement = Placement {
+        len: step_len,
+        first,
+        extent,
+        needs: &needs,
+    };
+    let epilogue = extent.map(|e| first + e.max(shape.stages()));
+    insert_in_steps(
+        &mut out.body,
+        shape.sched.var,
+        &barriers,
+        &stmt_position,
+        &placement,
+        (Some(first), epilogue),
+    );
 }
 
 /// Per unit, the queues some wait directly around one of its statements waits on.
@@ -222,6 +282,7 @@ fn needs(
         out.push(Need {
             lo,
             hi: b,
+            distance: d,
             reason: BarrierReason {
                 kind,
                 producer,
@@ -280,9 +341,19 @@ fn insert_in_steps(
     var: VarId,
     barriers: &[(i64, Vec<BarrierReason>)],
     stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+    placement: &Placement,
+    (prologue, epilogue): (Option<i64>, Option<i64>),
 ) {
     for n in nodes.iter_mut() {
-        if let Node::Section { body, steps, .. } = n {
+        if let Node::Section {
+            body, steps, kind, ..
+        } = n
+        {
+            let mut written_step = match kind {
+                SectionKind::Prologue => prologue,
+                SectionKind::Epilogue => epilogue,
+                SectionKind::Body => None,
+            };
             let written: usize = steps
                 .as_ref()
                 .map_or(0, |s| s.iter().map(|&k| k as usize).sum());
@@ -292,15 +363,26 @@ fn insert_in_steps(
             let mut taken = std::mem::take(body).into_iter();
             for &k in steps.as_deref().unwrap_or_default() {
                 let mut step: Vec<Node> = taken.by_ref().take(k as usize).collect();
-                insert_in_step(&mut step, barriers, stmt_position);
+                let kept = kept(barriers, placement, written_step.map(|t| (t, t)));
+                insert_in_step(&mut step, &kept, stmt_position);
+                written_step = written_step.map(|t| t + 1);
                 counts.push(step.len() as u32);
                 rebuilt.append(&mut step);
             }
             rebuilt.extend(taken);
             for r in rest.iter_mut() {
-                if let Node::For { var: v, body, .. } = r {
+                if let Node::For {
+                    var: v,
+                    body,
+                    lo,
+                    hi,
+                    ..
+                } = r
+                {
                     if *v == var {
-                        insert_in_step(body, barriers, stmt_position);
+                        let range = lo.as_const().zip(hi.as_const()).map(|(l, h)| (l, h - 1));
+                        let kept = kept(barriers, placement, range);
+                        insert_in_step(body, &kept, stmt_position);
                     }
                 }
             }
@@ -311,6 +393,19 @@ fn insert_in_steps(
             }
         }
     }
+}
+
+/// The barriers some pair needs at a step of `steps` (all of them when the steps are unknown).
+fn kept(
+    barriers: &[(i64, Vec<BarrierReason>)],
+    placement: &Placement,
+    steps: Option<(i64, i64)>,
+) -> Vec<(i64, Vec<BarrierReason>)> {
+    barriers
+        .iter()
+        .filter(|(g, _)| placement.needed(*g, steps))
+        .cloned()
+        .collect()
 }
 
 /// The positions of a node's statements in the step.

@@ -1,0 +1,217 @@
+//! Loops run by several threads: the barriers the transform derives (hand-derived placements),
+//! and the interpreter across threads judging them — random cooperative schedules computing the
+//! loop's outputs with no race, and every derived barrier, deleted, caught as a race naming both
+//! threads (docs/execution-model.md, "Threads"; docs/interpreter.md, "Across threads").
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use stagecraft::explore::{explore, Options};
+use stagecraft::interp::{check_threads, ThreadOptions};
+use stagecraft::ir::{BarrierKind, Node, Program};
+use stagecraft::pipelined::Form;
+
+fn options(form: Form) -> Options {
+    Options {
+        targets: Vec::new(),
+        timeline: false,
+        both_forms: true,
+        form,
+        ..Options::default()
+    }
+}
+
+/// The original loop and the pipelined program in `form`.
+fn programs(text: &str, form: Form) -> (Program, Program) {
+    let ex = explore(text, &options(form));
+    let errors: Vec<String> = ex
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == stagecraft::diagnostic::Severity::Error)
+        .map(|d| d.message.clone())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{text}");
+    let p = ex.programs.expect("programs");
+    let pipelined = match form {
+        Form::Rolled => p.rolled.clone(),
+        Form::Peeled => p.peeled.clone().expect("peeled"),
+    };
+    (p.original, pipelined)
+}
+
+fn printed(p: &Program) -> String {
+    stagecraft::tir::print(p).text
+}
+
+/// The barriers of a node list, in pre-order, with the kinds of their reasons.
+fn barriers(nodes: &[Node], out: &mut Vec<Vec<BarrierKind>>) {
+    for n in nodes {
+        match n {
+            Node::Barrier { reasons, .. } => out.push(reasons.iter().map(|r| r.kind).collect()),
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => barriers(body, out),
+            Node::Assign(_) => {}
+        }
+    }
+}
+
+/// The body loop's barriers.
+fn body_barriers(p: &Program) -> Vec<Vec<BarrierKind>> {
+    let mut out = Vec::new();
+    for n in &p.body {
+        if let Node::Section {
+            kind: stagecraft::ir::SectionKind::Body,
+            body,
+            ..
+        } = n
+        {
+            barriers(body, &mut out);
+        }
+    }
+    out
+}
+
+/// CUTLASS's main loop shrunk: A and B copied cooperatively into a 4-slot ring, three k-tiles in
+/// flight, every thread reading the whole tile into its fragments.
+fn cutlass(order: &str, threads: u32) -> String {
+    format!(
+        "A_smem = alloc([4, 4], scope=\"shared\", threads=\"cyclic\")
+B_smem = alloc([4, 4], scope=\"shared\", threads=\"cyclic\")
+A_frag = alloc([4, 4], scope=\"local\")
+B_frag = alloc([4, 4], scope=\"local\")
+accum = alloc([4, 4], scope=\"local\")
+for k in range(8):
+    for m in range(4):
+        for kk in range(4):
+            A_smem[m, kk] = A[m, 4 * k + kk]
+    for kk in range(4):
+        for n in range(4):
+            B_smem[kk, n] = B[4 * k + kk, n]
+    for m in range(4):
+        for kk in range(4):
+            A_frag[m, kk] = A_smem[m, kk]
+    for kk in range(4):
+        for n in range(4):
+            B_frag[kk, n] = B_smem[kk, n]
+    for m in range(4):
+        for n in range(4):
+            for kk in range(4):
+                accum[m, n] = fma(A_frag[m, kk], B_frag[kk, n], accum[m, n])
+    for m in range(4):
+        for n in range(4):
+            C[m, n] = accum[m, n]
+
+sch.annotate(k, \"software_pipeline_stage\", [0, 0, 3, 3, 3, 3])
+sch.annotate(k, \"software_pipeline_order\", {order})
+sch.annotate(k, \"software_pipeline_async_stages\", [0])
+sch.annotate(k, \"stagecraft_threads\", [{threads}])
+"
+    )
+}
+
+#[test]
+fn copies_first_need_one_barrier_after_the_wait_and_one_before_the_refill() {
+    let (original, pipelined) = programs(&cutlass("[0, 1, 2, 3, 4, 5]", 8), Form::Rolled);
+    let text = printed(&pipelined);
+    assert_eq!(
+        body_barriers(&pipelined),
+        vec![
+            vec![BarrierKind::BeforeRefill, BarrierKind::BeforeRefill],
+            vec![BarrierKind::AfterWrite, BarrierKind::AfterWrite],
+        ],
+        "{text}"
+    );
+    let check = check_threads(&original, &pipelined, &ThreadOptions::default());
+    assert!(check.is_clean(), "{check:?}\n{text}");
+}
+
+#[test]
+fn copies_after_the_reads_need_one_barrier_that_covers_both() {
+    let (original, pipelined) = programs(&cutlass("[4, 5, 0, 1, 2, 3]", 8), Form::Rolled);
+    let text = printed(&pipelined);
+    let body = body_barriers(&pipelined);
+    assert_eq!(body.len(), 1, "{text}");
+    assert!(body[0].contains(&BarrierKind::AfterWrite), "{text}");
+    let check = check_threads(&original, &pipelined, &ThreadOptions::default());
+    assert!(check.is_clean(), "{check:?}\n{text}");
+}
+
+/// Every barrier of `p`, in pre-order, removed in turn.
+fn without_each_barrier(p: &Program) -> Vec<Program> {
+    fn count(nodes: &[Node]) -> usize {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Barrier { .. } => 1,
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Wait { body, .. }
+                | Node::Section { body, .. } => count(body),
+                Node::Assign(_) => 0,
+            })
+            .sum()
+    }
+    fn remove(nodes: &mut Vec<Node>, k: &mut usize) -> bool {
+        let mut i = 0;
+        while i < nodes.len() {
+            match &mut nodes[i] {
+                Node::Barrier { .. } => {
+                    if *k == 0 {
+                        nodes.remove(i);
+                        return true;
+                    }
+                    *k -= 1;
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Wait { body, .. }
+                | Node::Section { body, .. } => {
+                    if remove(body, k) {
+                        return true;
+                    }
+                }
+                Node::Assign(_) => {}
+            }
+            i += 1;
+        }
+        false
+    }
+    (0..count(&p.body))
+        .map(|k| {
+            let mut q = p.clone();
+            remove(&mut q.body, &mut { k });
+            q
+        })
+        .collect()
+}
+
+#[test]
+fn deleting_a_derived_barrier_of_the_cutlass_loop_is_a_race_naming_both_threads() {
+    for order in ["[0, 1, 2, 3, 4, 5]", "[4, 5, 0, 1, 2, 3]"] {
+        for form in [Form::Rolled, Form::Peeled] {
+            let (original, pipelined) = programs(&cutlass(order, 8), form);
+            for (k, cut) in without_each_barrier(&pipelined).iter().enumerate() {
+                let check = check_threads(&original, cut, &ThreadOptions::default());
+                let race = check.run.races.first();
+                assert!(
+                    race.is_some_and(|r| r.access.agent != r.other.agent),
+                    "barrier {k} of order {order} ({form:?}) deleted, no race between threads:\n{}",
+                    printed(cut)
+                );
+                assert!(race.unwrap().message().contains("thread"));
+            }
+        }
+    }
+}
