@@ -481,6 +481,20 @@ fn insert_one(
         if at.iter().all(|&p| p >= g) {
             match node {
                 Node::Wait { body, .. } => body.insert(0, barrier()),
+                // A guarded wait (a prologue or epilogue step's): after the wait under its
+                // guard, and alone under the guard negated, so that every step passes it
+                // (pairs with statements after the guarded part still need it).
+                Node::If { body, cond, span }
+                    if matches!(body.first(), Some(Node::Wait { .. })) =>
+                {
+                    insert_one(body, g, reasons, stmt_position);
+                    let otherwise = Node::If {
+                        cond: Cond::Not(Box::new(cond.clone())),
+                        body: vec![barrier()],
+                        span: *span,
+                    };
+                    list.insert(i + 1, otherwise);
+                }
                 _ => list.insert(i, barrier()),
             }
             return;
