@@ -236,8 +236,8 @@ fn cooperative(case: u64) -> String {
     let mut r = Lcg(case.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let n = [2, 3, 4, 6][r.below(4) as usize];
     let extent = 3 + r.below(5);
-    let threads = [2, 3, 4, 8][r.below(4) as usize];
-    let waves = if threads % 2 == 0 && r.below(3) == 0 {
+    let threads: u64 = [2, 3, 4, 8][r.below(4) as usize];
+    let waves = if threads.is_multiple_of(2) && r.below(3) == 0 {
         threads / 2
     } else {
         threads
@@ -322,7 +322,7 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
     while accepted < wanted {
         case += 1;
         assert!(case < 20 * wanted as u64, "too few schedules accepted");
-        let form = if case % 2 == 0 {
+        let form = if case.is_multiple_of(2) {
             Form::Rolled
         } else {
             Form::Peeled

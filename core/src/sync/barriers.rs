@@ -337,7 +337,7 @@ fn stab(needs: &[Need], len: i64) -> Vec<i64> {
 /// Inserts each barrier, in every step of every section, before the first statement at or after
 /// its position (after that statement's wait), or at the step's end when none follows.
 fn insert_in_steps(
-    nodes: &mut Vec<Node>,
+    nodes: &mut [Node],
     var: VarId,
     barriers: &[(i64, Vec<BarrierReason>)],
     stmt_position: &dyn Fn(StmtId) -> Option<i64>,

@@ -353,10 +353,7 @@ impl Machine<'_> {
     /// in this barrier interval.
     fn wait(&mut self, queue: i64, keep: i64) {
         for a in 0..self.agents.len() {
-            loop {
-                let Some(q) = self.queues.get_mut(a).and_then(|qs| qs.get_mut(&queue)) else {
-                    break;
-                };
+            while let Some(q) = self.queues.get_mut(a).and_then(|qs| qs.get_mut(&queue)) {
                 if q.len() as i64 <= keep {
                     break;
                 }
