@@ -5,6 +5,7 @@
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{self, *};
 use crate::limits;
+pub use crate::lower_threads::{THREADS_KEY, WAVES_KEY};
 use crate::syntax::Ident;
 use crate::syntax::{self, BinOp, BoolOp, Expr, ExprKind, File, Name, Stmt, StmtKind};
 use serde::{Deserialize, Serialize};
@@ -79,7 +80,11 @@ pub fn lower(file: &File) -> Lowered {
     }
     cx.program.body = body;
     cx.free_names_in_indices();
-    cx.threads();
+    cx.program.threads = crate::lower_threads::threads(
+        &cx.annotations,
+        std::mem::take(&mut cx.distributed),
+        &mut cx.diagnostics,
+    );
     Lowered {
         program: cx.program,
         annotations: cx.annotations,
@@ -211,25 +216,14 @@ impl Lowerer {
                     ExprKind::Int(v) if (1..=64).contains(&v) => versions = v as u32,
                     _ => self.err(a.value.span, "versions is an integer between 1 and 64"),
                 },
-                (Some("threads"), _) => match &a.value.kind {
-                    ExprKind::Str(s) => match Distribution::parse(s) {
-                        Some(d) => {
-                            threads = d;
-                            self.distributed.push((name.to_string(), a.value.span, d));
-                        }
-                        None => self.diagnostics.push(
-                            Diagnostic::error(
-                                a.value.span,
-                                format!("unknown thread distribution \"{s}\""),
-                            )
-                            .with_hint("\"each\" (every thread its own copy), \"cyclic\" or \"blocked\" (one copy, each element written by one thread)"),
-                        ),
-                    },
-                    _ => self.err(
-                        a.value.span,
-                        "the distribution is a string: \"each\", \"cyclic\" or \"blocked\"",
-                    ),
-                },
+                (Some("threads"), _) => {
+                    if let Some(d) =
+                        crate::lower_threads::distribution(&a.value, &mut self.diagnostics)
+                    {
+                        threads = d;
+                        self.distributed.push((name.to_string(), a.value.span, d));
+                    }
+                }
                 (Some(other), _) => {
                     let span = a.name.as_ref().map_or(a.value.span, |n| n.span);
                     self.diagnostics.push(
@@ -867,78 +861,5 @@ impl Lowerer {
                 None
             }
         }
-    }
-}
-
-/// The annotation keys that declare the threads running a loop.
-pub const THREADS_KEY: &str = "stagecraft_threads";
-pub const WAVES_KEY: &str = "stagecraft_waves";
-/// Threads in one block (CUDA's and HIP's limit).
-const MAX_THREADS: i64 = 1024;
-
-impl Lowerer {
-    /// `sch.annotate(k, "stagecraft_threads", [T])` and `sch.annotate(k, "stagecraft_waves", [W])`:
-    /// the threads that run the loop, and the waves they form. A distributed buffer needs them.
-    fn threads(&mut self) {
-        let value = |key: &str, this: &Self| {
-            this.annotations
-                .iter()
-                .find(|a| a.key == key)
-                .map(|a| (a.values.clone().unwrap_or_default(), a.value_span))
-        };
-        let threads = value(THREADS_KEY, self);
-        let waves = value(WAVES_KEY, self);
-        let declared = match &threads {
-            Some((v, span)) => match v.as_slice() {
-                [t] if (1..=MAX_THREADS).contains(t) => Some(*t as u32),
-                _ => {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            *span,
-                            format!("the threads are one number between 1 and {MAX_THREADS}"),
-                        )
-                        .with_hint(format!("sch.annotate(k, \"{THREADS_KEY}\", [128])")),
-                    );
-                    None
-                }
-            },
-            None => None,
-        };
-        let mut spec = declared.map(|t| Threads {
-            threads: t,
-            waves: t,
-        });
-        if let Some((v, span)) = waves {
-            match (v.as_slice(), spec.as_mut()) {
-                ([w], Some(s)) if *w >= 1 && i64::from(s.threads) % *w == 0 => s.waves = *w as u32,
-                (_, None) => self.diagnostics.push(
-                    Diagnostic::error(span, "waves need the loop's threads declared first")
-                        .with_hint(format!("sch.annotate(k, \"{THREADS_KEY}\", [512])")),
-                ),
-                _ => self.diagnostics.push(
-                    Diagnostic::error(span, "the waves are one number dividing the threads")
-                        .with_hint(format!(
-                            "sch.annotate(k, \"{WAVES_KEY}\", [8]) for 512 threads of 64 lanes"
-                        )),
-                ),
-            }
-        }
-        if spec.is_none() {
-            for (name, span, d) in std::mem::take(&mut self.distributed) {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        span,
-                        format!(
-                            "`{name}` is spread over threads (\"{}\"), but the loop declares none",
-                            d.name()
-                        ),
-                    )
-                    .with_hint(format!(
-                        "declare them: sch.annotate(k, \"{THREADS_KEY}\", [128])"
-                    )),
-                );
-            }
-        }
-        self.program.threads = spec;
     }
 }
