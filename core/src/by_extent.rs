@@ -4,6 +4,7 @@
 //! does not wait there, a count that completes nothing.
 
 use crate::ir::{CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind};
+use crate::pipelined::Form;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
 use crate::simplify::simplify;
@@ -248,6 +249,13 @@ impl Merger<'_> {
                 }
             }
             Node::Wait { .. } => return None,
+            Node::Barrier { reasons, span } => {
+                if heads.iter().all(|h| matches!(h, Node::Barrier { .. })) {
+                    Node::Barrier { reasons, span }
+                } else {
+                    return None;
+                }
+            }
         })
     }
 
@@ -318,7 +326,7 @@ fn body_of(n: Node) -> Option<Vec<Node>> {
         | Node::AsyncScope { body, .. }
         | Node::Section { body, .. }
         | Node::Wait { body, .. } => Some(body),
-        Node::Assign(_) => None,
+        Node::Assign(_) | Node::Barrier { .. } => None,
     }
 }
 
@@ -335,4 +343,23 @@ fn free_count(g: i64, s: i64, n: &IExpr, hi: Option<i64>) -> IExpr {
         ),
     };
     simplify(&IExpr::bin(IOp::Mul, IExpr::Const(g), steps))
+}
+
+/// The pipelined program without the barriers between threads.
+pub(crate) fn build_ranges(
+    program: &Program,
+    p: &LoopShape,
+    sync: &SyncPlan,
+    form: Form,
+) -> Program {
+    let main = crate::pipelined::build_one(program, p, sync, form);
+    if sync.regimes.is_empty() {
+        return main;
+    }
+    let ranges = sync
+        .regimes
+        .iter()
+        .map(|r| crate::pipelined::build_one(program, p, &r.plan, form))
+        .collect();
+    merge(main, ranges, p, sync)
 }

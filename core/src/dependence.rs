@@ -235,6 +235,7 @@ impl Collect<'_> {
                     self.node(n);
                 }
             }
+            Node::Barrier { .. } => {}
         }
     }
 }

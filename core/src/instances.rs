@@ -52,6 +52,7 @@ fn walk<'n>(
     f: &mut dyn FnMut(&'n Assign, &[i64]) -> Option<()>,
 ) -> Option<()> {
     match node {
+        Node::Barrier { .. } => {}
         Node::Assign(a) => {
             *budget = budget.checked_sub(1)?;
             f(a, env)?;
@@ -102,6 +103,7 @@ fn element(a: &Access, env: &[i64]) -> Option<Element> {
 fn instances_per_iteration(node: &Node) -> Option<usize> {
     match node {
         Node::Assign(_) => Some(1),
+        Node::Barrier { .. } => Some(0),
         Node::For { lo, hi, body, .. } => {
             let trips = usize::try_from(hi.as_const()? - lo.as_const()?).unwrap_or(0);
             trips.checked_mul(sum_of(body)?)
@@ -426,6 +428,7 @@ fn placed(node: &Node) -> Vec<Placed<'_>> {
         out: &mut Vec<Placed<'n>>,
     ) {
         match node {
+            Node::Barrier { .. } => {}
             Node::Assign(assign) => out.push(Placed {
                 assign,
                 loops: loops.clone(),

@@ -15,6 +15,77 @@ pub struct Program {
     pub buffers: Vec<Buffer>,
     pub vars: Vec<Var>,
     pub body: Vec<Node>,
+    /// The threads that run the loop together, when it declares them
+    /// (`sch.annotate(k, "stagecraft_threads", [T])`); `None` is the one-thread model, in which
+    /// every thread computes only its own values (docs/execution-model.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Threads>,
+}
+
+/// How many threads run a loop, and how they are grouped into waves (AMDGPU: a wave's lanes run
+/// in lockstep and share one `vmcnt`, so the wave is what waits; on NVIDIA every thread waits for
+/// its own `cp.async` groups, `waves == threads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Threads {
+    pub threads: u32,
+    pub waves: u32,
+}
+
+impl Threads {
+    /// The agent (wave, or thread when there are no waves) that thread `t` belongs to.
+    pub fn wave_of(self, thread: u32) -> u32 {
+        let lanes = (self.threads / self.waves.max(1)).max(1);
+        thread / lanes
+    }
+}
+
+/// How a buffer's elements are spread over the threads that run the loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Distribution {
+    /// Every thread has its own copy (registers, fragments) and computes all of it: the
+    /// one-thread model, the default.
+    #[default]
+    Each,
+    /// One copy shared by all threads; element `e` (row-major, the ring slot left out) is
+    /// written by thread `e mod T`.
+    Cyclic,
+    /// One copy shared by all threads; element `e` of `n` is written by thread `⌊e · T / n⌋`.
+    Blocked,
+}
+
+impl Distribution {
+    pub fn name(self) -> &'static str {
+        match self {
+            Distribution::Each => "each",
+            Distribution::Cyclic => "cyclic",
+            Distribution::Blocked => "blocked",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Distribution> {
+        [
+            Distribution::Each,
+            Distribution::Cyclic,
+            Distribution::Blocked,
+        ]
+        .into_iter()
+        .find(|d| d.name() == s)
+    }
+
+    pub fn is_each(&self) -> bool {
+        *self == Distribution::Each
+    }
+
+    /// The thread that writes element `e` of a slot of `n` elements, for `threads` threads.
+    pub fn owner(self, e: i64, n: i64, threads: u32) -> Option<u32> {
+        let t = i64::from(threads.max(1));
+        match self {
+            Distribution::Each => None,
+            Distribution::Cyclic => Some(e.rem_euclid(t) as u32),
+            Distribution::Blocked => Some((e.saturating_mul(t) / n.max(1)).clamp(0, t - 1) as u32),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,6 +179,9 @@ pub struct Buffer {
     /// Where the buffer is declared, or first used if it is an implicit global.
     pub span: Span,
     pub declared: bool,
+    /// How its elements are spread over the loop's threads (`threads=` in `alloc`).
+    #[serde(default, skip_serializing_if = "Distribution::is_each")]
+    pub threads: Distribution,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -165,6 +239,14 @@ pub enum Node {
         span: Span,
     },
     Assign(Assign),
+    /// `barrier()`: every thread (every wave) of the block arrives before any goes on
+    /// (`bar.sync 0`, `s_barrier`). The reasons say which cross-thread dependences it orders,
+    /// when the transform derived it.
+    Barrier {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasons: Vec<BarrierReason>,
+        span: Span,
+    },
     /// A labelled part of the program (printed as a comment).
     Section {
         kind: SectionKind,
@@ -176,6 +258,29 @@ pub enum Node {
         /// `None` when unknown: each top-level node is a step.
         steps: Option<Vec<u32>>,
     },
+}
+
+/// Why a derived barrier is there: one thread's access that another thread's later access must
+/// not overtake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BarrierReason {
+    pub kind: BarrierKind,
+    /// The statement whose writes are read (after a wait), or whose reads the refill must follow.
+    pub producer: StmtId,
+    /// The statement that reads what other threads wrote, or that refills the slot.
+    pub consumer: StmtId,
+    pub buffer: BufId,
+    /// How many steps apart the two are, when the barrier orders accesses of different steps.
+    pub distance: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierKind {
+    /// Threads read what other threads wrote (after the wait that lands it, for an async copy).
+    AfterWrite,
+    /// A slot is refilled while other threads may still read it.
+    BeforeRefill,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -486,6 +591,7 @@ pub fn statement_instances(
     nodes.iter().try_fold(0u64, |sum, n| {
         let here = match n {
             Node::Assign(_) => 1,
+            Node::Barrier { .. } => 0,
             Node::For { lo, hi, body, .. } => {
                 trips(lo, hi)?.saturating_mul(statement_instances(body, trips)?)
             }
@@ -510,6 +616,7 @@ pub fn for_each_assign<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Assign)) {
             | Node::AsyncScope { body, .. }
             | Node::Wait { body, .. }
             | Node::Section { body, .. } => for_each_assign(body, f),
+            Node::Barrier { .. } => {}
         }
     }
 }

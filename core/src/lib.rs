@@ -19,6 +19,7 @@ pub mod lessons;
 pub mod lexer;
 pub mod limits;
 pub mod lower;
+pub mod lower_threads;
 pub mod machine;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native_alloc;

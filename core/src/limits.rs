@@ -51,6 +51,9 @@ pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
 /// iteration (`sync/exact.rs`), over all the needs of one loop: beyond it a need keeps the
 /// dependence analysis' distance.
 pub const MAX_NEED_STEPS: usize = 1 << 20;
+/// Statement instances across threads (summed over the waves that run them) before a run across
+/// threads stops (`interp::run_threads`).
+pub const MAX_THREAD_INSTANCES: u64 = 4_000_000;
 /// Waits are judged (re-runs with raised counts) only when one run takes at most this many instances.
 pub const MAX_JUDGED_INSTANCES: u64 = 20_000;
 /// Statement instances all judging re-runs of one verification may execute together.

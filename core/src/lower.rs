@@ -5,6 +5,7 @@
 use crate::diagnostic::{Diagnostic, Span};
 use crate::ir::{self, *};
 use crate::limits;
+pub use crate::lower_threads::{THREADS_KEY, WAVES_KEY};
 use crate::syntax::Ident;
 use crate::syntax::{self, BinOp, BoolOp, Expr, ExprKind, File, Name, Stmt, StmtKind};
 use serde::{Deserialize, Serialize};
@@ -38,6 +39,7 @@ pub fn lower(file: &File) -> Lowered {
             buffers: Vec::with_capacity(4),
             vars: Vec::with_capacity(2),
             body: Vec::new(),
+            threads: None,
         },
         annotations: Vec::with_capacity(top_level),
         stmt_spans: Vec::with_capacity(8),
@@ -78,6 +80,11 @@ pub fn lower(file: &File) -> Lowered {
     }
     cx.program.body = body;
     cx.free_names_in_indices();
+    cx.program.threads = crate::lower_threads::threads(
+        &cx.annotations,
+        std::mem::take(&mut cx.distributed),
+        &mut cx.diagnostics,
+    );
     Lowered {
         program: cx.program,
         annotations: cx.annotations,
@@ -99,6 +106,8 @@ struct Lowerer {
     extents: Vec<VarId>,
     /// Where each parameter is first used outside a loop's bounds.
     uses: Vec<(VarId, Span)>,
+    /// Buffers declared with a distribution over threads: name, where, which.
+    distributed: Vec<(String, Span, Distribution)>,
     /// Each implicit global's first access: how many indices it has, and where it is.
     first_rank: Vec<(BufId, usize, Span)>,
 }
@@ -120,6 +129,7 @@ impl Lowerer {
         let mut scope = Scope::Shared;
         let mut dtype = DType::Float32;
         let mut versions = 1u32;
+        let mut threads = Distribution::Each;
         for (i, a) in args.iter().enumerate() {
             let key = a.name.as_ref().map(|n| n.text.as_str());
             match (key, i) {
@@ -206,6 +216,14 @@ impl Lowerer {
                     ExprKind::Int(v) if (1..=64).contains(&v) => versions = v as u32,
                     _ => self.err(a.value.span, "versions is an integer between 1 and 64"),
                 },
+                (Some("threads"), _) => {
+                    if let Some(d) =
+                        crate::lower_threads::distribution(&a.value, &mut self.diagnostics)
+                    {
+                        threads = d;
+                        self.distributed.push((name.to_string(), a.value.span, d));
+                    }
+                }
                 (Some(other), _) => {
                     let span = a.name.as_ref().map_or(a.value.span, |n| n.span);
                     self.diagnostics.push(
@@ -237,6 +255,7 @@ impl Lowerer {
             versions,
             span: name_span,
             declared: true,
+            threads,
         });
     }
 
@@ -314,6 +333,13 @@ impl Lowerer {
             StmtKind::For { var, range, body } => self.for_stmt(s, var, range, body),
             StmtKind::With { item, body } => self.with_stmt(s, item, body),
             StmtKind::If { cond, body, orelse } => self.if_stmt(s, cond, body, orelse),
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args },
+                span,
+            }) if func.text == "barrier" && args.is_empty() => Some(Node::Barrier {
+                reasons: Vec::new(),
+                span: *span,
+            }),
             StmtKind::Expr(e) => {
                 self.diagnostics.push(
                     Diagnostic::error(e.span, "this expression does nothing")
@@ -582,6 +608,7 @@ impl Lowerer {
                     versions: 1,
                     span: base.span,
                     declared: false,
+                    threads: Distribution::Each,
                 });
                 (self.program.buffers.len() - 1) as BufId
             }

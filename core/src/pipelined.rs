@@ -26,23 +26,17 @@ pub enum Form {
 /// by N; should the ranges' programs differ in more than their waits, the plan for every N,
 /// sound at each by itself, is the program.
 pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
-    let main = build_one(program, p, sync, form);
-    if sync.regimes.is_empty() {
-        return main;
-    }
-    let ranges = sync
-        .regimes
-        .iter()
-        .map(|r| build_one(program, p, &r.plan, form))
-        .collect();
-    crate::by_extent::merge(main, ranges, p, sync)
+    let mut built = crate::by_extent::build_ranges(program, p, sync, form);
+    crate::sync::place_barriers(&mut built, program, p);
+    built
 }
 
-fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
+pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
     let mut out = Program {
         buffers: program.buffers.clone(),
         vars: program.vars.clone(),
         body: Vec::new(),
+        threads: program.threads,
     };
     for v in &p.versions {
         if let Some(b) = out.buffers.get_mut(v.buffer as usize) {
@@ -833,6 +827,7 @@ impl Rewrite<'_> {
 
     fn node(&self, node: &Node) -> Node {
         match node {
+            Node::Barrier { .. } => node.clone(),
             Node::Assign(a) => Node::Assign(Assign {
                 stmt: a.stmt,
                 iteration: Some(self.j.clone()),

@@ -223,6 +223,7 @@ fn walk(
         }
     };
     match node {
+        Node::Barrier { .. } => {}
         Node::Assign(a) => {
             let cost = model.cost(program, a);
             c.issue = c.issue.saturating_add(cost.issue.saturating_mul(times));

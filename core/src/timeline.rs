@@ -276,6 +276,7 @@ impl Sim<'_> {
 
     fn node(&mut self, n: &Node) {
         match n {
+            Node::Barrier { .. } => {}
             Node::Section { kind, body, steps } => {
                 let saved = self.section;
                 if self.depth == 0 {
@@ -640,7 +641,7 @@ fn number_waits(nodes: &[Node], out: &mut HashMap<*const Node, usize>) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => number_waits(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -762,7 +763,7 @@ fn every_count_zero(program: &Program) -> Program {
                 | Node::Commit { body, .. }
                 | Node::AsyncScope { body, .. }
                 | Node::Section { body, .. } => zero(body),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }

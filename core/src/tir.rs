@@ -65,6 +65,9 @@ pub fn print(program: &Program) -> Printed {
         if b.versions > 1 {
             args.push_str(&format!(", versions={}", b.versions));
         }
+        if !b.threads.is_each() {
+            args.push_str(&format!(", threads=\"{}\"", b.threads.name()));
+        }
         p.line(
             0,
             &format!("{} = alloc({args})", b.name),
@@ -72,6 +75,9 @@ pub fn print(program: &Program) -> Printed {
         );
     }
     p.nodes(&program.body, 0);
+    if let Some(t) = program.threads {
+        p.threads(t);
+    }
     p.out
 }
 
@@ -96,6 +102,78 @@ impl Printer<'_> {
         self.out.lines.push(info);
     }
 
+    /// The threads that run the loop, as the annotations that declare them (on the first loop).
+    fn threads(&mut self, t: Threads) {
+        fn first_loop(nodes: &[Node]) -> Option<VarId> {
+            nodes.iter().find_map(|n| match n {
+                Node::For { var, .. } => Some(*var),
+                Node::Section { body, .. } => first_loop(body),
+                _ => None,
+            })
+        }
+        let Some(var) = first_loop(&self.program.body) else {
+            return;
+        };
+        let name = self.program.var_name(var).to_string();
+        self.line(0, "", LineInfo::default());
+        self.line(
+            0,
+            &format!(
+                "sch.annotate({name}, \"{}\", [{}])",
+                crate::lower::THREADS_KEY,
+                t.threads
+            ),
+            LineInfo::default(),
+        );
+        if t.waves != t.threads {
+            self.line(
+                0,
+                &format!(
+                    "sch.annotate({name}, \"{}\", [{}])",
+                    crate::lower::WAVES_KEY,
+                    t.waves
+                ),
+                LineInfo::default(),
+            );
+        }
+    }
+
+    /// `barrier()`, with the dependences it orders as a comment.
+    fn barrier(&mut self, reasons: &[BarrierReason], indent: usize) {
+        let mut text = String::from("barrier()");
+        let said: Vec<String> = reasons.iter().map(|r| self.reason(r)).collect();
+        if !said.is_empty() {
+            text.push_str("  # ");
+            text.push_str(&said.join("; "));
+        }
+        self.line(indent, &text, LineInfo::default());
+    }
+
+    fn reason(&self, r: &BarrierReason) -> String {
+        let buffer = self
+            .program
+            .buffer(r.buffer)
+            .map_or("?", |b| b.name.as_str());
+        let name = |s: StmtId| crate::sync::statement_label(self.program, s);
+        let apart = match r.distance {
+            0 => String::new(),
+            1 => " (1 step before)".to_string(),
+            d => format!(" ({d} steps before)"),
+        };
+        match r.kind {
+            BarrierKind::AfterWrite => format!(
+                "{} reads {buffer} that other threads' {}{apart} wrote",
+                name(r.consumer),
+                name(r.producer)
+            ),
+            BarrierKind::BeforeRefill => format!(
+                "{} refills {buffer} that other threads' {}{apart} may still read",
+                name(r.consumer),
+                name(r.producer)
+            ),
+        }
+    }
+
     fn nodes(&mut self, nodes: &[Node], indent: usize) {
         if nodes.is_empty() {
             self.line(indent, "pass", LineInfo::default());
@@ -107,6 +185,7 @@ impl Printer<'_> {
 
     fn node(&mut self, n: &Node, indent: usize) {
         match n {
+            Node::Barrier { reasons, .. } => self.barrier(reasons, indent),
             Node::Section { kind, body, .. } => {
                 let saved = self.section;
                 if saved.is_some() {

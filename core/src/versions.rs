@@ -263,6 +263,7 @@ fn located<'n>(node: &'n Node, buffer: BufId, write: bool) -> Vec<Located<'n>> {
             })
         };
         match node {
+            Node::Barrier { .. } => {}
             Node::Assign(a) => {
                 if write {
                     if a.target.buffer == buffer {

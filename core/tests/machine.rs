@@ -730,7 +730,7 @@ fn machine_shaped(p: &Program, target: Target) -> (Program, BTreeMap<usize, usiz
                 | Node::If { body, .. }
                 | Node::AsyncScope { body, .. }
                 | Node::Section { body, .. } => collect(body, out),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }
@@ -760,6 +760,7 @@ fn machine_shaped(p: &Program, target: Target) -> (Program, BTreeMap<usize, usiz
             let mut out = Vec::new();
             for n in nodes {
                 match n {
+                    Node::Barrier { .. } => out.push(n.clone()),
                     Node::Wait {
                         queue,
                         count,
@@ -860,6 +861,7 @@ fn machine_shaped(p: &Program, target: Target) -> (Program, BTreeMap<usize, usiz
             buffers: p.buffers.clone(),
             vars: p.vars.clone(),
             body,
+            threads: p.threads,
         },
         w.map,
     )

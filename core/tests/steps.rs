@@ -262,7 +262,7 @@ fn waits(nodes: &[Node], out: &mut Vec<IExpr>) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => waits(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -284,7 +284,7 @@ fn raised(program: &Program, index: usize) -> Program {
                 | Node::Commit { body, .. }
                 | Node::AsyncScope { body, .. }
                 | Node::Section { body, .. } => walk(body, index, seen),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }

@@ -329,7 +329,7 @@ fn one_fewer(program: &stagecraft::ir::Program, queue: i64) -> stagecraft::ir::P
                 | Node::Commit { body, .. }
                 | Node::AsyncScope { body, .. }
                 | Node::Section { body, .. } => walk(body, queue),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }

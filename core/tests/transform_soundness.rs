@@ -253,7 +253,7 @@ fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => wait_ids(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }

@@ -248,7 +248,7 @@ fn wait_nodes<'p>(nodes: &'p [Node], out: &mut Vec<&'p Node>) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => wait_nodes(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -273,6 +273,7 @@ impl<'p> Flattener<'p> {
     fn nodes(&mut self, nodes: &'p [Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
         for n in nodes {
             match n {
+                Node::Barrier { .. } => {}
                 Node::Section { body, kind, .. } => {
                     // Only the body section's loop is the pipelined loop: a prologue's inner
                     // loop (`for t in range(2)` of a copy) is unrolled like any other.

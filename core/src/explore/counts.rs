@@ -159,7 +159,7 @@ pub(super) fn apply(nodes: &mut [Node], deltas: &[(u32, i64)]) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => apply(body, deltas),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }

@@ -459,6 +459,7 @@ impl Explorer<'_> {
         // with the pipeline's sections, which it builds from the schedule's units, so the loop's
         // own body is not needed.
         let around = Program {
+            threads: program.threads,
             buffers: std::mem::take(&mut program.buffers),
             vars: program.vars.clone(),
             body: vec![Node::For {

@@ -302,7 +302,7 @@ pub(super) fn queues_of(nodes: &[Node], out: &mut Vec<i64>) {
             | Node::If { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => queues_of(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -372,6 +372,8 @@ fn compile_in(
                     unrolled: loops.get(1..).unwrap_or_default().to_vec(),
                 })
             }
+            // One thread (this machine's model) passes a barrier alone: nothing to wait for.
+            Node::Barrier { .. } => {}
             Node::Section { body, .. } => {
                 out.extend(compile_in(body, bufs, queues, waits, loops, assigns))
             }

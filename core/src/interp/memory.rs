@@ -144,6 +144,7 @@ fn walk_shapes(
             | Node::AsyncScope { body, .. }
             | Node::Wait { body, .. }
             | Node::Section { body, .. } => walk_shapes(body, program, ranges, inferred, problems),
+            Node::Barrier { .. } => {}
             Node::Assign(a) => {
                 let mut note = |acc: &Access| {
                     if program

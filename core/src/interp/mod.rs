@@ -14,9 +14,14 @@ mod compile;
 mod exec;
 mod memory;
 mod result;
+mod threads;
 
 pub use memory::{input_value, strides_of, unflatten};
 pub use result::*;
+pub use threads::{
+    check_threads, run_threads, Side, ThreadCheck, ThreadOptions, ThreadRace, ThreadRaceKind,
+    ThreadRun,
+};
 
 use crate::diagnostic::Span;
 use crate::ir::*;

@@ -7,12 +7,14 @@ use crate::lower::Annotation;
 
 /// Every key Stagecraft reads, for "did you mean" (the last two are `cost::LATENCY_KEY` and
 /// `cost::ISSUE_KEY`, spelled out: the cost model comes after the schedule).
-const READ_KEYS: [&str; 5] = [
+const READ_KEYS: [&str; 7] = [
     STAGE_KEY,
     ORDER_KEY,
     ASYNC_KEY,
     "stagecraft_latency",
     "stagecraft_issue",
+    crate::lower::THREADS_KEY,
+    crate::lower::WAVES_KEY,
 ];
 
 /// The keys no part of Stagecraft reads: a near miss of one it reads is a warning with "did you

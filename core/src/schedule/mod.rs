@@ -448,6 +448,7 @@ impl<'a> Builder<'a, '_> {
 
 pub fn node_span(node: &Node) -> Span {
     match node {
+        Node::Barrier { span, .. } => *span,
         Node::Assign(a) => a.span,
         Node::For { span, .. }
         | Node::If { span, .. }

@@ -16,6 +16,7 @@ use crate::shape::LoopShape;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod barriers;
 mod exact;
 pub use exact::ExactNeed;
 mod explain;
@@ -24,6 +25,7 @@ mod planner;
 mod regimes;
 mod sections;
 
+pub use barriers::{place as place_barriers, statement_label};
 use groups::{closed_before, group, needs_of, Grouping};
 use planner::{Entry, Planner};
 

@@ -134,7 +134,7 @@ pub(super) fn collect_waits(nodes: &[Node], out: &mut Vec<Span>) {
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => collect_waits(body, out),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -154,7 +154,7 @@ pub(super) fn set_counts(nodes: &mut [Node], counts: &[Option<IExpr>], index: &m
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
             | Node::Section { body, .. } => set_counts(body, counts, index),
-            Node::Assign(_) => {}
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
@@ -214,6 +214,7 @@ impl TokenRunner<'_> {
                 return false;
             }
             let complete = match n {
+                Node::Barrier { .. } => true,
                 Node::For {
                     var, lo, hi, body, ..
                 } => {

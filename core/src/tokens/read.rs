@@ -295,6 +295,7 @@ pub(super) fn map_span(original: &str, translated: &str, s: Span) -> Span {
 pub(super) fn remap_spans(nodes: &mut [Node], f: &dyn Fn(Span) -> Span) {
     for n in nodes {
         match n {
+            Node::Barrier { .. } => {}
             Node::For { body, span, .. }
             | Node::If { body, span, .. }
             | Node::Commit { body, span, .. }

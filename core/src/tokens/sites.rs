@@ -74,7 +74,7 @@ impl Runner {
                 | Node::If { body, .. }
                 | Node::AsyncScope { body, .. }
                 | Node::Section { body, .. } => self.register(body),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }
@@ -174,7 +174,7 @@ impl Runner {
                         return false;
                     }
                 }
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
         true
@@ -185,6 +185,7 @@ impl Runner {
 pub(super) fn count_sites(nodes: &[Node]) -> (usize, usize) {
     nodes.iter().fold((0, 0), |(c, w), n| {
         let (dc, dw) = match n {
+            Node::Barrier { .. } => (0, 0),
             Node::Commit { body, .. } => {
                 let (a, b) = count_sites(body);
                 (a + 1, b)

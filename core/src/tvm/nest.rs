@@ -362,7 +362,7 @@ pub(super) fn stagecraft_scopes(program: &Program, annotations: &[Annotation]) -
                 | Node::AsyncScope { body, .. }
                 | Node::Wait { body, .. }
                 | Node::Section { body, .. } => walk(body, program, annotated, owner),
-                Node::Assign(_) => {}
+                Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }

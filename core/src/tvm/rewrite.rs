@@ -22,6 +22,7 @@ impl Rewriter<'_> {
         let var = self.var();
         let sub = |e: &IExpr| simplify(&crate::simplify::substitute(e, var, with));
         match node {
+            Node::Barrier { .. } => {}
             Node::For { lo, hi, body, .. } => {
                 *lo = sub(lo);
                 *hi = sub(hi);

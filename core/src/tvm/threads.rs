@@ -145,6 +145,7 @@ impl Walk<'_> {
 
     fn node(&mut self, node: &Node) {
         match node {
+            Node::Barrier { .. } => {}
             Node::For {
                 var, lo, hi, body, ..
             } => {

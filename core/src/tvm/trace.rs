@@ -100,6 +100,7 @@ impl Tracer<'_> {
     pub(super) fn node(&mut self, node: &Node, depth: usize, is_async: bool) {
         let pad = "    ".repeat(depth);
         match node {
+            Node::Barrier { .. } => {}
             Node::For {
                 var, lo, hi, body, ..
             } => {

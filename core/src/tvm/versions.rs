@@ -117,6 +117,7 @@ impl Rewriter<'_> {
         dims: &mut Option<Vec<Option<(i64, Interval)>>>,
     ) {
         match node {
+            Node::Barrier { .. } => {}
             Node::For {
                 var, lo, hi, body, ..
             } => {

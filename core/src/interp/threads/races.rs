@@ -1,0 +1,347 @@
+//! One statement instance across threads, and the races it meets: a read of another wave's write
+//! that no barrier separates from its landing, a write over what another wave read in the same
+//! barrier interval, and a wave's own access of its async write still in flight.
+
+use super::{Group, Machine, Read, Write};
+use crate::diagnostic::Span;
+use crate::interp::memory::{round, strides_of, unflatten};
+use crate::ir::*;
+use serde::{Deserialize, Serialize};
+
+/// One access in a race: which wave (thread) made it, which statement at which iteration, in
+/// which barrier interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Side {
+    pub agent: u32,
+    pub stmt: StmtId,
+    pub iteration: Option<i64>,
+    pub span: Span,
+    /// Barriers passed before it.
+    pub epoch: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadRaceKind {
+    /// A read of another wave's write that has not landed, or landed with no barrier since.
+    ReadNotPublished,
+    /// A read of the reading wave's own async write still in flight.
+    ReadInFlight,
+    /// A write of an element another wave read in the same barrier interval.
+    WriteOverRead,
+    /// A write of an element the wave's own async write still targets.
+    WriteInFlight,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadRace {
+    pub kind: ThreadRaceKind,
+    pub buffer: String,
+    pub element: Vec<i64>,
+    pub access: Side,
+    pub other: Side,
+    /// "wave" or "thread": what an agent is.
+    pub agent_word: String,
+}
+
+impl ThreadRace {
+    /// The race in a sentence naming both waves (threads).
+    pub fn message(&self) -> String {
+        let who = |s: &Side| {
+            let at = s
+                .iteration
+                .map_or(String::new(), |i| format!(", iteration {i}"));
+            format!("{} {} (statement {}{at})", self.agent_word, s.agent, s.stmt)
+        };
+        let element = format!(
+            "{}[{}]",
+            self.buffer,
+            self.element
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        match self.kind {
+            ThreadRaceKind::ReadNotPublished => format!(
+                "{} reads {element}, which {} wrote with no barrier after it landed",
+                who(&self.access),
+                who(&self.other)
+            ),
+            ThreadRaceKind::ReadInFlight => format!(
+                "{} reads {element} while its own async write of it ({}) is in flight",
+                who(&self.access),
+                who(&self.other)
+            ),
+            ThreadRaceKind::WriteOverRead => format!(
+                "{} writes {element}, which {} reads with no barrier between them",
+                who(&self.access),
+                who(&self.other)
+            ),
+            ThreadRaceKind::WriteInFlight => format!(
+                "{} writes {element} while its own async write of it ({}) is in flight",
+                who(&self.access),
+                who(&self.other)
+            ),
+        }
+    }
+}
+
+impl Machine<'_> {
+    /// The element offset of an access, or a located problem.
+    fn locate(&mut self, a: &Access) -> Option<(usize, usize)> {
+        let b = a.buffer as usize;
+        let shape = self.mems.get(b)?.shape.clone();
+        let mut off = 0i64;
+        let strides = strides_of(&shape);
+        if a.indices.len() != shape.len() {
+            self.problem(a.span, "this access has the wrong number of indices".into());
+            return None;
+        }
+        for ((e, d), s) in a.indices.iter().zip(&shape).zip(&strides) {
+            let Some(i) = e.eval(&self.env) else {
+                self.problem(a.span, "an index divides by zero or overflows".into());
+                return None;
+            };
+            if i < 0 || i >= *d {
+                self.problem(
+                    a.span,
+                    format!(
+                        "an index of `{}` is {i}, outside 0..{d}",
+                        self.program.buffers.get(b).map_or("?", |x| x.name.as_str())
+                    ),
+                );
+                return None;
+            }
+            off += i * s;
+        }
+        Some((b, off as usize))
+    }
+
+    /// The agents (indices into `agents`) that run an instance writing element `e` of `b`.
+    fn runners(&self, b: usize, e: usize) -> Vec<usize> {
+        let Some(m) = self.mems.get(b) else {
+            return Vec::new();
+        };
+        if m.distribution.is_each() {
+            return (0..self.agents.len()).collect();
+        }
+        let slot = super::slot_elements(m);
+        let within = (e as i64).rem_euclid(slot);
+        let Some(thread) = m.distribution.owner(within, slot, self.threads.threads) else {
+            return Vec::new();
+        };
+        let wave = self.threads.wave_of(thread);
+        self.agents
+            .iter()
+            .position(|a| *a == wave)
+            .into_iter()
+            .collect()
+    }
+
+    fn race(&mut self, kind: ThreadRaceKind, b: usize, e: usize, access: Side, other: Side) {
+        if self.run.races.len() >= super::MAX_RACES {
+            return;
+        }
+        let Some(m) = self.mems.get(b) else {
+            return;
+        };
+        let element = unflatten(&strides_of(&m.shape), e);
+        let agent_word = if self.threads.waves < self.threads.threads {
+            "wave"
+        } else {
+            "thread"
+        };
+        self.run.races.push(ThreadRace {
+            kind,
+            buffer: m.name.clone(),
+            element,
+            access,
+            other,
+            agent_word: agent_word.to_string(),
+        });
+    }
+
+    pub(super) fn assign(&mut self, a: &Assign) {
+        let Some((b, e)) = self.locate(&a.target) else {
+            return;
+        };
+        let iteration = self.iteration(a);
+        for ai in self.runners(b, e) {
+            self.run.instances += 1;
+            if self.run.instances > self.opts.max_instances {
+                self.run.truncated = true;
+                self.stopped = true;
+                return;
+            }
+            let side = Side {
+                agent: self.agents.get(ai).copied().unwrap_or(0),
+                stmt: a.stmt,
+                iteration,
+                span: a.span,
+                epoch: self.epoch,
+            };
+            let Some(value) = self.value(&a.value, ai, side) else {
+                continue;
+            };
+            self.write(b, e, ai, side, value);
+        }
+    }
+
+    fn value(&mut self, v: &VExpr, ai: usize, side: Side) -> Option<f64> {
+        Some(match v {
+            VExpr::Lit(x) => *x,
+            VExpr::Index(i) => i.eval(&self.env)? as f64,
+            VExpr::Read(r) => {
+                let (b, e) = self.locate(r)?;
+                self.read(b, e, ai, side)
+            }
+            VExpr::Neg(x) => -self.value(x, ai, side)?,
+            VExpr::Bin(op, ab) => {
+                let [x, y] = &**ab;
+                let (x, y) = (self.value(x, ai, side)?, self.value(y, ai, side)?);
+                match op {
+                    VOp::Add => x + y,
+                    VOp::Sub => x - y,
+                    VOp::Mul => x * y,
+                    VOp::Div => x / y,
+                }
+            }
+            VExpr::Call(f, args) => {
+                let mut xs = Vec::with_capacity(args.len());
+                for x in args {
+                    xs.push(self.value(x, ai, side)?);
+                }
+                let arg = |k: usize| xs.get(k).copied().unwrap_or(0.0);
+                match f {
+                    Func::Max => arg(0).max(arg(1)),
+                    Func::Min => arg(0).min(arg(1)),
+                    Func::Fma => arg(0) * arg(1) + arg(2),
+                    Func::Abs => arg(0).abs(),
+                }
+            }
+        })
+    }
+
+    fn copy_of(&self, b: usize, ai: usize) -> usize {
+        match self.mems.get(b) {
+            Some(m) if m.distribution.is_each() => ai,
+            _ => 0,
+        }
+    }
+
+    fn read(&mut self, b: usize, e: usize, ai: usize, side: Side) -> f64 {
+        let copy = self.copy_of(b, ai);
+        let epoch = self.epoch;
+        let Some(m) = self.mems.get_mut(b) else {
+            return 0.0;
+        };
+        let last = m
+            .last_write
+            .get(copy)
+            .and_then(|l| l.get(e))
+            .copied()
+            .flatten();
+        let value = m
+            .copies
+            .get(copy)
+            .and_then(|c| c.get(e))
+            .copied()
+            .unwrap_or(0.0);
+        let distributed = !m.distribution.is_each();
+        if distributed {
+            if let Some(reads) = m.reads.get_mut(e) {
+                reads.retain(|r| r.side.epoch == epoch);
+                if !reads.iter().any(|r| r.side.agent == side.agent) {
+                    reads.push(Read { side });
+                }
+            }
+        }
+        if let Some(w) = last {
+            if w.side.agent == side.agent {
+                if w.landed.is_none() {
+                    self.race(ThreadRaceKind::ReadInFlight, b, e, side, w.side);
+                }
+            } else if w.landed.is_none_or(|l| l >= epoch) {
+                self.race(ThreadRaceKind::ReadNotPublished, b, e, side, w.side);
+            }
+        }
+        value
+    }
+
+    fn write(&mut self, b: usize, e: usize, ai: usize, side: Side, value: f64) {
+        let copy = self.copy_of(b, ai);
+        let epoch = self.epoch;
+        let Some(m) = self.mems.get_mut(b) else {
+            return;
+        };
+        let value = round(value, m.dtype);
+        let last = m
+            .last_write
+            .get(copy)
+            .and_then(|l| l.get(e))
+            .copied()
+            .flatten();
+        let other_read = m
+            .reads
+            .get(e)
+            .and_then(|rs| {
+                rs.iter()
+                    .find(|r| r.side.epoch == epoch && r.side.agent != side.agent)
+            })
+            .map(|r| r.side);
+        let in_async = self.async_depth > 0;
+        let landed = (!in_async).then_some(epoch);
+        if let Some(slot) = m.last_write.get_mut(copy).and_then(|l| l.get_mut(e)) {
+            *slot = Some(Write { side, landed });
+        }
+        if let Some(w) = last {
+            if w.side.agent == side.agent && w.landed.is_none() {
+                self.race(ThreadRaceKind::WriteInFlight, b, e, side, w.side);
+            }
+        }
+        if let Some(r) = other_read {
+            self.race(ThreadRaceKind::WriteOverRead, b, e, side, r);
+        }
+        if in_async {
+            let group = self.open.get_mut(ai).and_then(|o| o.last_mut());
+            match group {
+                Some((_, Group { writes })) => {
+                    writes.push((b, copy, e, value));
+                    if let Some(p) = self
+                        .mems
+                        .get_mut(b)
+                        .and_then(|m| m.pending.get_mut(copy))
+                        .and_then(|p| p.get_mut(e))
+                    {
+                        *p += 1;
+                    }
+                    return;
+                }
+                None => {
+                    self.problem(
+                        side.span,
+                        "an async statement runs with no commit scope open: it runs synchronously"
+                            .into(),
+                    );
+                    if let Some(Some(w)) = self
+                        .mems
+                        .get_mut(b)
+                        .and_then(|m| m.last_write.get_mut(copy))
+                        .and_then(|l| l.get_mut(e))
+                    {
+                        w.landed = Some(epoch);
+                    }
+                }
+            }
+        }
+        if let Some(x) = self
+            .mems
+            .get_mut(b)
+            .and_then(|m| m.copies.get_mut(copy))
+            .and_then(|c| c.get_mut(e))
+        {
+            *x = value;
+        }
+    }
+}

@@ -1,0 +1,513 @@
+//! Barriers between threads: where a loop run by several threads (waves) needs `barrier()` in
+//! its pipelined program, and why (docs/execution-model.md, "Threads").
+//!
+//! A thread's wait says nothing about what *other* threads' copies wrote: when a statement reads
+//! elements of a distributed buffer that other threads write, every thread must pass a barrier
+//! after the wait that lands those writes and before the read (CUTLASS's `__syncthreads()` after
+//! `cp_async_wait<kStages - 2>()`); and a slot other threads read must not be refilled before they
+//! are all past a barrier. Each such pair of accesses is an interval of the pipelined program's
+//! time — steps of `L` positions, one per unit in step order — and a barrier at a position of the
+//! step repeats every step; the fewest positions that hit every interval are chosen (circular-arc
+//! stabbing, tried from every interval's end), and each barrier carries the pairs it orders.
+//!
+//! The interpreter (`interp::threads`) judges the result by running every thread: this module
+//! only reads the schedule and its dependences.
+
+use crate::ir::*;
+use crate::schedule::DepKind;
+use crate::shape::LoopShape;
+
+/// A position in the pipelined program's time: `step · L + position`, `L` units a step.
+type Time = i64;
+
+/// One pair of accesses that a barrier must separate: some barrier at a time in `lo..=hi`
+/// (before the unit at that time, after its wait).
+#[derive(Clone, Debug)]
+struct Need {
+    /// For the producer's iteration 0; iteration `i` shifts both by `i` steps.
+    lo: Time,
+    hi: Time,
+    /// The consumer's iteration, the producer's being 0.
+    distance: i64,
+    reason: BarrierReason,
+}
+
+/// What the barriers need to know to keep one only where an instance of a pair it orders runs:
+/// the step length, the loop's first iteration and extent (`None` when symbolic: every barrier
+/// is kept), and the pairs with the barriers chosen for them.
+struct Placement<'a> {
+    len: i64,
+    first: i64,
+    extent: Option<i64>,
+    needs: &'a [Need],
+}
+
+impl Placement<'_> {
+    /// Whether the barrier at position `g` orders some pair that runs at a step in `steps`.
+    fn needed(&self, g: i64, steps: Option<(i64, i64)>) -> bool {
+        let (Some(extent), Some((s0, s1))) = (self.extent, steps) else {
+            return true;
+        };
+        if s1 - s0 > 4 * self.len + 8 {
+            return true;
+        }
+        let (len, first) = (self.len, self.first);
+        (s0..=s1).any(|t| {
+            let at = t * len + g;
+            self.needs.iter().any(|n| {
+                // Producer iterations `i` whose pair's interval holds `at`, both ends in range.
+                let lo_i =
+                    (at - n.hi).div_euclid(len) + i64::from((at - n.hi).rem_euclid(len) != 0);
+                let hi_i = (at - n.lo).div_euclid(len);
+                let lo_i = lo_i.max(first).max(first - n.distance);
+                let hi_i = hi_i
+                    .min(first + extent - 1)
+                    .min(first + extent - 1 - n.distance);
+                lo_i <= hi_i
+            })
+        })
+    }
+}
+
+/// Labels a statement in a barrier's reason: its target, `A_frag[…]`.
+pub fn statement_label(program: &Program, stmt: StmtId) -> String {
+    let mut name = None;
+    for_each_assign(&program.body, &mut |a| {
+        if a.stmt == stmt && name.is_none() {
+            name = program.buffer(a.target.buffer).map(|b| b.name.to_string());
+        }
+    });
+    format!("{}[…]", name.unwrap_or_else(|| format!("statement {stmt}")))
+}
+
+/// Inserts the barriers the pipelined `out` needs when `program`'s loop runs on several waves
+/// (threads when there are no waves); nothing otherwise.
+pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
+    let Some(threads) = program.threads else {
+        return;
+    };
+    if threads.waves <= 1 {
+        return;
+    }
+    let step_len = shape.step_order.len() as i64;
+    if step_len == 0 {
+        return;
+    }
+    // The position of each unit in a step.
+    let mut position = vec![0i64; shape.sched.units.len()];
+    for (p, &u) in shape.step_order.iter().enumerate() {
+        if let Some(slot) = position.get_mut(u) {
+            *slot = p as i64;
+        }
+    }
+    let waits = waits_before_units(out, shape);
+    let needs = needs(program, shape, &position, &waits, step_len);
+    if needs.is_empty() {
+        return;
+    }
+    let chosen = stab(&needs, step_len);
+    let mut reasons: Vec<Vec<BarrierReason>> = vec![Vec::new(); chosen.len()];
+    for n in &needs {
+        // Each pair is named at the last chosen barrier that orders it.
+        let hit = (n.lo..=n.hi)
+            .rev()
+            .find_map(|t| chosen.iter().position(|&g| g == t.rem_euclid(step_len)));
+        if let Some(list) = hit.and_then(|k| reasons.get_mut(k)) {
+            if !list.contains(&n.reason) {
+                list.push(n.reason.clone());
+            }
+        }
+    }
+    let stmt_position = |s: StmtId| {
+        shape
+            .sched
+            .units
+            .iter()
+            .position(|u| u.stmts.contains(&s))
+            .and_then(|u| position.get(u).copied())
+    };
+    let mut barriers: Vec<(i64, Vec<BarrierReason>)> =
+        chosen.iter().copied().zip(reasons).collect();
+    barriers.sort_by_key(|(g, _)| *g);
+    let extent = match &shape.sched.extent {
+        crate::schedule::Extent::Const(e) => Some(*e),
+        crate::schedule::Extent::Symbolic(_) => None,
+    };
+    let first = shape.sched.lo.as_const().unwrap_or(0);
+    let placement = Placement {
+        len: step_len,
+        first,
+        extent,
+        needs: &needs,
+    };
+    let epilogue = extent.map(|e| first + e.max(shape.stages()));
+    insert_in_steps(
+        &mut out.body,
+        shape.sched.var,
+        &barriers,
+        &stmt_position,
+        &placement,
+        (Some(first), epilogue),
+    );
+}
+
+/// Per unit, the queues some wait directly around one of its statements waits on.
+fn waits_before_units(out: &Program, shape: &LoopShape) -> Vec<Vec<i64>> {
+    let mut waits = vec![Vec::new(); shape.sched.units.len()];
+    fn walk(nodes: &[Node], shape: &LoopShape, waits: &mut [Vec<i64>]) {
+        for n in nodes {
+            match n {
+                Node::Wait { queue, body, .. } => {
+                    let mut stmts = Vec::new();
+                    for_each_assign(body, &mut |a| stmts.push(a.stmt));
+                    for (u, unit) in shape.sched.units.iter().enumerate() {
+                        if unit.stmts.iter().any(|s| stmts.contains(s)) {
+                            if let Some(w) = waits.get_mut(u) {
+                                if !w.contains(queue) {
+                                    w.push(*queue);
+                                }
+                            }
+                        }
+                    }
+                    walk(body, shape, waits);
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Section { body, .. } => walk(body, shape, waits),
+                Node::Assign(_) | Node::Barrier { .. } => {}
+            }
+        }
+    }
+    walk(&out.body, shape, &mut waits);
+    waits
+}
+
+/// Whether every read of `buffer` in `node` is by the thread that wrote the element: each such
+/// statement writes a buffer spread like `buffer`, over as many elements a slot, at the index it
+/// reads.
+fn reads_own_elements(program: &Program, node: &Node, buffer: BufId) -> bool {
+    let Some(source) = program.buffer(buffer) else {
+        return false;
+    };
+    let mut own = true;
+    let mut check = |a: &Assign| {
+        let mut reads = Vec::new();
+        for_each_read(&a.value, &mut |r| {
+            if r.buffer == buffer {
+                reads.push(r.indices.clone());
+            }
+        });
+        if reads.is_empty() {
+            return;
+        }
+        let same_spread = program.buffer(a.target.buffer).is_some_and(|t| {
+            t.threads == source.threads && !t.threads.is_each() && t.shape == source.shape
+        });
+        own &= same_spread && reads.iter().all(|ix| *ix == a.target.indices);
+    };
+    for_each_assign(std::slice::from_ref(node), &mut check);
+    own
+}
+
+/// The pairs of accesses of different threads that the pipelined loop must separate.
+fn needs(
+    program: &Program,
+    shape: &LoopShape,
+    position: &[i64],
+    waits: &[Vec<i64>],
+    step_len: i64,
+) -> Vec<Need> {
+    let units = &shape.sched.units;
+    let mut out = Vec::new();
+    for dep in &shape.deps {
+        let shared = program
+            .buffer(dep.buffer)
+            .is_some_and(|b| !b.threads.is_each());
+        if !shared || dep.kind == DepKind::Waw {
+            continue;
+        }
+        let (Some(from), Some(to)) = (units.get(dep.from), units.get(dep.to)) else {
+            continue;
+        };
+        let reader = if dep.kind == DepKind::Raw { to } else { from };
+        if reads_own_elements(program, &reader.node, dep.buffer) {
+            continue;
+        }
+        // A versioned buffer's slot is the iteration modulo its versions: a refill meets a read
+        // only a multiple of them apart, and a read sees only its own iteration's write.
+        let versions = shape.versions_of(dep.buffer);
+        let d = match dep.kind {
+            DepKind::Raw if versions > 1 => dep.distances.contains(0).then_some(0),
+            DepKind::Raw => dep.distances.first(0, 1),
+            _ => dep.distances.first(0, versions),
+        };
+        let Some(d) = d else {
+            continue;
+        };
+        let time = |u: &crate::schedule::Unit, pos: usize, iteration: i64| {
+            (iteration + u.stage) * step_len + position_of(position, pos)
+        };
+        let a = time(from, dep.from, 0);
+        let b = time(to, dep.to, d);
+        if b <= a {
+            continue;
+        }
+        let lo = if dep.kind == DepKind::Raw && from.is_async {
+            // The latest wait on the copy's queue at or before the read lands it in every
+            // thread (waits complete oldest first): the barrier goes after it.
+            let queue = from.stage;
+            (a + 1..=b)
+                .rev()
+                .find(|&t| {
+                    let p = t.rem_euclid(step_len);
+                    shape
+                        .step_order
+                        .get(p as usize)
+                        .and_then(|&u| waits.get(u))
+                        .is_some_and(|w| w.contains(&queue))
+                })
+                .unwrap_or(b)
+        } else {
+            a + 1
+        };
+        let (Some(&producer), Some(&consumer)) = (from.stmts.first(), to.stmts.first()) else {
+            continue;
+        };
+        let kind = match dep.kind {
+            DepKind::Raw => BarrierKind::AfterWrite,
+            _ => BarrierKind::BeforeRefill,
+        };
+        out.push(Need {
+            lo,
+            hi: b,
+            distance: d,
+            reason: BarrierReason {
+                kind,
+                producer,
+                consumer,
+                buffer: dep.buffer,
+                distance: u32::try_from(b.div_euclid(step_len) - a.div_euclid(step_len))
+                    .unwrap_or(0),
+            },
+        });
+    }
+    out
+}
+
+fn position_of(position: &[i64], unit: usize) -> i64 {
+    position.get(unit).copied().unwrap_or(0)
+}
+
+/// The fewest positions of a step (`0..len`) such that every need's interval holds one of them
+/// (modulo `len`): from each need's last time in turn, the greedy walk that places a barrier at
+/// the end of the first interval not yet hit; the smallest answer, the earliest start on a tie.
+fn stab(needs: &[Need], len: i64) -> Vec<i64> {
+    // Intervals as arcs: start position and length (a whole step or more is any position).
+    let arcs: Vec<(i64, i64)> = needs
+        .iter()
+        .map(|n| (n.lo.rem_euclid(len), (n.hi - n.lo).min(len - 1)))
+        .collect();
+    let hits = |g: i64, (start, length): (i64, i64)| (g - start).rem_euclid(len) <= length;
+    let mut best: Option<Vec<i64>> = None;
+    for &(s0, l0) in &arcs {
+        let first = (s0 + l0).rem_euclid(len);
+        let mut chosen = vec![first];
+        // Walk the positions after `first` once around; at each arc's end not yet hit, place.
+        let mut ends: Vec<(i64, (i64, i64))> = arcs
+            .iter()
+            .map(|&(s, l)| (((s + l) - first).rem_euclid(len), (s, l)))
+            .collect();
+        ends.sort_by_key(|(e, _)| *e);
+        for (_, arc) in ends {
+            if !chosen.iter().any(|&g| hits(g, arc)) {
+                chosen.push((arc.0 + arc.1).rem_euclid(len));
+            }
+        }
+        chosen.sort_unstable();
+        chosen.dedup();
+        if best.as_ref().is_none_or(|b| chosen.len() < b.len()) {
+            best = Some(chosen);
+        }
+    }
+    best.unwrap_or_default()
+}
+
+/// Inserts each barrier, in every step of every section, before the first statement at or after
+/// its position (after that statement's wait), or at the step's end when none follows.
+fn insert_in_steps(
+    nodes: &mut [Node],
+    var: VarId,
+    barriers: &[(i64, Vec<BarrierReason>)],
+    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+    placement: &Placement,
+    (prologue, epilogue): (Option<i64>, Option<i64>),
+) {
+    for n in nodes.iter_mut() {
+        if let Node::Section {
+            body, steps, kind, ..
+        } = n
+        {
+            let mut written_step = match kind {
+                SectionKind::Prologue => prologue,
+                SectionKind::Epilogue => epilogue,
+                SectionKind::Body => None,
+            };
+            let written: usize = steps
+                .as_ref()
+                .map_or(0, |s| s.iter().map(|&k| k as usize).sum());
+            let mut rest = body.split_off(written.min(body.len()));
+            let mut counts = Vec::new();
+            let mut rebuilt = Vec::new();
+            let mut taken = std::mem::take(body).into_iter();
+            for &k in steps.as_deref().unwrap_or_default() {
+                let mut step: Vec<Node> = taken.by_ref().take(k as usize).collect();
+                let kept = kept(barriers, placement, written_step.map(|t| (t, t)));
+                insert_in_step(&mut step, &kept, stmt_position);
+                written_step = written_step.map(|t| t + 1);
+                counts.push(step.len() as u32);
+                rebuilt.append(&mut step);
+            }
+            rebuilt.extend(taken);
+            for r in rest.iter_mut() {
+                if let Node::For {
+                    var: v,
+                    body,
+                    lo,
+                    hi,
+                    ..
+                } = r
+                {
+                    if *v == var {
+                        let range = lo.as_const().zip(hi.as_const()).map(|(l, h)| (l, h - 1));
+                        let kept = kept(barriers, placement, range);
+                        insert_in_step(body, &kept, stmt_position);
+                    }
+                }
+            }
+            rebuilt.append(&mut rest);
+            *body = rebuilt;
+            if let Some(s) = steps {
+                *s = counts;
+            }
+        }
+    }
+}
+
+/// The barriers some pair needs at a step of `steps` (all of them when the steps are unknown).
+fn kept(
+    barriers: &[(i64, Vec<BarrierReason>)],
+    placement: &Placement,
+    steps: Option<(i64, i64)>,
+) -> Vec<(i64, Vec<BarrierReason>)> {
+    barriers
+        .iter()
+        .filter(|(g, _)| placement.needed(*g, steps))
+        .cloned()
+        .collect()
+}
+
+/// The positions of a node's statements in the step.
+fn positions_in(node: &Node, stmt_position: &dyn Fn(StmtId) -> Option<i64>) -> Vec<i64> {
+    let mut out = Vec::new();
+    for_each_assign(std::slice::from_ref(node), &mut |a| {
+        if let Some(p) = stmt_position(a.stmt) {
+            out.push(p);
+        }
+    });
+    out
+}
+
+fn insert_in_step(
+    step: &mut Vec<Node>,
+    barriers: &[(i64, Vec<BarrierReason>)],
+    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+) {
+    for (g, reasons) in barriers.iter().rev() {
+        insert_one(step, *g, reasons, stmt_position);
+    }
+    merge_adjacent(step);
+}
+
+/// Two barriers with nothing between them (a step that lacks the statements between their
+/// positions) are one, with both reasons.
+fn merge_adjacent(list: &mut Vec<Node>) {
+    let mut out: Vec<Node> = Vec::with_capacity(list.len());
+    for mut n in std::mem::take(list) {
+        if let Node::Barrier { reasons, .. } = &mut n {
+            if let Some(Node::Barrier {
+                reasons: before, ..
+            }) = out.last_mut()
+            {
+                for r in reasons.drain(..) {
+                    if !before.contains(&r) {
+                        before.push(r);
+                    }
+                }
+                continue;
+            }
+        }
+        match &mut n {
+            Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::If { body, .. } => merge_adjacent(body),
+            _ => {}
+        }
+        out.push(n);
+    }
+    *list = out;
+}
+
+fn insert_one(
+    list: &mut Vec<Node>,
+    g: i64,
+    reasons: &[BarrierReason],
+    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+) {
+    let barrier = || Node::Barrier {
+        reasons: reasons.to_vec(),
+        span: crate::diagnostic::Span::default(),
+    };
+    for i in 0..list.len() {
+        let Some(node) = list.get_mut(i) else {
+            return;
+        };
+        let at = positions_in(node, stmt_position);
+        if at.is_empty() || at.iter().all(|&p| p < g) {
+            continue;
+        }
+        if at.iter().all(|&p| p >= g) {
+            match node {
+                Node::Wait { body, .. } => body.insert(0, barrier()),
+                // A guarded wait (a prologue or epilogue step's): after the wait under its
+                // guard, and alone under the guard negated, so that every step passes it
+                // (pairs with statements after the guarded part still need it).
+                Node::If { body, cond, span }
+                    if matches!(body.first(), Some(Node::Wait { .. })) =>
+                {
+                    insert_one(body, g, reasons, stmt_position);
+                    let otherwise = Node::If {
+                        cond: Cond::Not(Box::new(cond.clone())),
+                        body: vec![barrier()],
+                        span: *span,
+                    };
+                    list.insert(i + 1, otherwise);
+                }
+                _ => list.insert(i, barrier()),
+            }
+            return;
+        }
+        // The node holds statements on both sides: the barrier goes inside it.
+        match node {
+            Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::If { body, .. } => insert_one(body, g, reasons, stmt_position),
+            _ => list.insert(i, barrier()),
+        }
+        return;
+    }
+    list.push(barrier());
+}

@@ -1,0 +1,402 @@
+//! Loops run by several threads: the barriers the transform derives (hand-derived placements),
+//! and the interpreter across threads judging them — random cooperative schedules computing the
+//! loop's outputs with no race, and every derived barrier, deleted, caught as a race naming both
+//! threads (docs/execution-model.md, "Threads"; docs/interpreter.md, "Across threads").
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use stagecraft::explore::{explore, Options};
+use stagecraft::interp::{check_threads, ThreadOptions};
+use stagecraft::ir::{BarrierKind, Node, Program};
+use stagecraft::pipelined::Form;
+
+fn options(form: Form) -> Options {
+    Options {
+        targets: Vec::new(),
+        timeline: false,
+        both_forms: true,
+        form,
+        ..Options::default()
+    }
+}
+
+/// The original loop and the pipelined program in `form`.
+fn programs(text: &str, form: Form) -> (Program, Program) {
+    let ex = explore(text, &options(form));
+    let errors: Vec<String> = ex
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == stagecraft::diagnostic::Severity::Error)
+        .map(|d| d.message.clone())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{text}");
+    let p = ex.programs.expect("programs");
+    let pipelined = match form {
+        Form::Rolled => p.rolled.clone(),
+        Form::Peeled => p.peeled.clone().expect("peeled"),
+    };
+    (p.original, pipelined)
+}
+
+fn printed(p: &Program) -> String {
+    stagecraft::tir::print(p).text
+}
+
+/// The barriers of a node list, in pre-order, with the kinds of their reasons.
+fn barriers(nodes: &[Node], out: &mut Vec<Vec<BarrierKind>>) {
+    for n in nodes {
+        match n {
+            Node::Barrier { reasons, .. } => out.push(reasons.iter().map(|r| r.kind).collect()),
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => barriers(body, out),
+            Node::Assign(_) => {}
+        }
+    }
+}
+
+/// The body loop's barriers.
+fn body_barriers(p: &Program) -> Vec<Vec<BarrierKind>> {
+    let mut out = Vec::new();
+    for n in &p.body {
+        if let Node::Section {
+            kind: stagecraft::ir::SectionKind::Body,
+            body,
+            ..
+        } = n
+        {
+            barriers(body, &mut out);
+        }
+    }
+    out
+}
+
+/// CUTLASS's main loop shrunk: A and B copied cooperatively into a 4-slot ring, three k-tiles in
+/// flight, every thread reading the whole tile into its fragments.
+fn cutlass(order: &str, threads: u32) -> String {
+    format!(
+        "A_smem = alloc([4, 4], scope=\"shared\", threads=\"cyclic\")
+B_smem = alloc([4, 4], scope=\"shared\", threads=\"cyclic\")
+A_frag = alloc([4, 4], scope=\"local\")
+B_frag = alloc([4, 4], scope=\"local\")
+accum = alloc([4, 4], scope=\"local\")
+for k in range(8):
+    for m in range(4):
+        for kk in range(4):
+            A_smem[m, kk] = A[m, 4 * k + kk]
+    for kk in range(4):
+        for n in range(4):
+            B_smem[kk, n] = B[4 * k + kk, n]
+    for m in range(4):
+        for kk in range(4):
+            A_frag[m, kk] = A_smem[m, kk]
+    for kk in range(4):
+        for n in range(4):
+            B_frag[kk, n] = B_smem[kk, n]
+    for m in range(4):
+        for n in range(4):
+            for kk in range(4):
+                accum[m, n] = fma(A_frag[m, kk], B_frag[kk, n], accum[m, n])
+    for m in range(4):
+        for n in range(4):
+            C[m, n] = accum[m, n]
+
+sch.annotate(k, \"software_pipeline_stage\", [0, 0, 3, 3, 3, 3])
+sch.annotate(k, \"software_pipeline_order\", {order})
+sch.annotate(k, \"software_pipeline_async_stages\", [0])
+sch.annotate(k, \"stagecraft_threads\", [{threads}])
+"
+    )
+}
+
+#[test]
+fn copies_first_need_one_barrier_after_the_wait_and_one_before_the_refill() {
+    let (original, pipelined) = programs(&cutlass("[0, 1, 2, 3, 4, 5]", 8), Form::Rolled);
+    let text = printed(&pipelined);
+    assert_eq!(
+        body_barriers(&pipelined),
+        vec![
+            vec![BarrierKind::BeforeRefill, BarrierKind::BeforeRefill],
+            vec![BarrierKind::AfterWrite, BarrierKind::AfterWrite],
+        ],
+        "{text}"
+    );
+    let check = check_threads(&original, &pipelined, &ThreadOptions::default());
+    assert!(check.is_clean(), "{check:?}\n{text}");
+}
+
+#[test]
+fn copies_after_the_reads_need_one_barrier_that_covers_both() {
+    let (original, pipelined) = programs(&cutlass("[4, 5, 0, 1, 2, 3]", 8), Form::Rolled);
+    let text = printed(&pipelined);
+    let body = body_barriers(&pipelined);
+    assert_eq!(body.len(), 1, "{text}");
+    assert!(body[0].contains(&BarrierKind::AfterWrite), "{text}");
+    let check = check_threads(&original, &pipelined, &ThreadOptions::default());
+    assert!(check.is_clean(), "{check:?}\n{text}");
+}
+
+/// Every barrier of `p`, in pre-order, removed in turn.
+fn without_each_barrier(p: &Program) -> Vec<Program> {
+    fn count(nodes: &[Node]) -> usize {
+        nodes
+            .iter()
+            .map(|n| match n {
+                Node::Barrier { .. } => 1,
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Wait { body, .. }
+                | Node::Section { body, .. } => count(body),
+                Node::Assign(_) => 0,
+            })
+            .sum()
+    }
+    fn remove(nodes: &mut Vec<Node>, k: &mut usize) -> bool {
+        let mut i = 0;
+        while i < nodes.len() {
+            match &mut nodes[i] {
+                Node::Barrier { .. } => {
+                    if *k == 0 {
+                        nodes.remove(i);
+                        return true;
+                    }
+                    *k -= 1;
+                }
+                Node::For { body, .. }
+                | Node::If { body, .. }
+                | Node::Commit { body, .. }
+                | Node::AsyncScope { body, .. }
+                | Node::Wait { body, .. }
+                | Node::Section { body, .. } => {
+                    if remove(body, k) {
+                        return true;
+                    }
+                }
+                Node::Assign(_) => {}
+            }
+            i += 1;
+        }
+        false
+    }
+    (0..count(&p.body))
+        .map(|k| {
+            let mut q = p.clone();
+            remove(&mut q.body, &mut { k });
+            q
+        })
+        .collect()
+}
+
+#[test]
+fn deleting_a_derived_barrier_of_the_cutlass_loop_is_a_race_naming_both_threads() {
+    for order in ["[0, 1, 2, 3, 4, 5]", "[4, 5, 0, 1, 2, 3]"] {
+        for form in [Form::Rolled, Form::Peeled] {
+            let (original, pipelined) = programs(&cutlass(order, 8), form);
+            for (k, cut) in without_each_barrier(&pipelined).iter().enumerate() {
+                let check = check_threads(&original, cut, &ThreadOptions::default());
+                let race = check.run.races.first();
+                assert!(
+                    race.is_some_and(|r| r.access.agent != r.other.agent),
+                    "barrier {k} of order {order} ({form:?}) deleted, no race between threads:\n{}",
+                    printed(cut)
+                );
+                assert!(race.unwrap().message().contains("thread"));
+            }
+        }
+    }
+}
+
+/// A small deterministic generator (the cases are reproducible by number).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+/// A random cooperative loop: a tile copied into `S` by its owners, read shifted by other threads
+/// into `T`, both read into every thread's `L`, written out; random threads (and waves),
+/// distributions, shifts, stages, orders and async stages.
+fn cooperative(case: u64) -> String {
+    let mut r = Lcg(case.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let n = [2, 3, 4, 6][r.below(4) as usize];
+    let extent = 3 + r.below(5);
+    let threads: u64 = [2, 3, 4, 8][r.below(4) as usize];
+    let waves = if threads.is_multiple_of(2) && r.below(3) == 0 {
+        threads / 2
+    } else {
+        threads
+    };
+    let spread = |r: &mut Lcg| ["cyclic", "blocked"][r.below(2) as usize];
+    let (ds, dt) = (spread(&mut r), spread(&mut r));
+    let (shift, shift2) = (r.below(n), r.below(n));
+    let mut stages = vec![0u64];
+    for _ in 0..3 {
+        let last = *stages.last().unwrap();
+        stages.push((last + r.below(3)).min(3));
+    }
+    let mut order: Vec<u64> = (0..4).collect();
+    for k in (1..4).rev() {
+        let j = r.below(k + 1) as usize;
+        order.swap(k as usize, j);
+    }
+    let asyncs = match r.below(4) {
+        0 => String::new(),
+        1 => format!("{}", stages[1]),
+        _ => "0".to_string(),
+    };
+    let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let mut text = format!(
+        "S = alloc([{n}], scope=\"shared\", threads=\"{ds}\")
+T = alloc([{n}], scope=\"shared\", threads=\"{dt}\")
+L = alloc([{n}], scope=\"local\")
+for i in range({extent}):
+    for t in range({n}):
+        S[t] = A[i, t]
+    for t in range({n}):
+        T[t] = S[(t + {shift}) % {n}] * 2 + 1
+    for t in range({n}):
+        L[t] = T[(t + {shift2}) % {n}] + S[t]
+    for t in range({n}):
+        C[i, t] = L[t]
+
+sch.annotate(i, \"software_pipeline_stage\", [{}])
+sch.annotate(i, \"software_pipeline_order\", [{}])
+sch.annotate(i, \"software_pipeline_async_stages\", [{asyncs}])
+sch.annotate(i, \"stagecraft_threads\", [{threads}])
+",
+        list(&stages),
+        list(&order)
+    );
+    if waves != threads {
+        text.push_str(&format!(
+            "sch.annotate(i, \"stagecraft_waves\", [{waves}])\n"
+        ));
+    }
+    text
+}
+
+/// Explores a random loop; `None` when the transform refuses its schedule.
+fn cooperative_programs(case: u64, form: Form) -> Option<(String, Program, Program)> {
+    let text = cooperative(case);
+    let ex = explore(&text, &options(form));
+    if ex
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == stagecraft::diagnostic::Severity::Error)
+    {
+        return None;
+    }
+    let p = ex.programs?;
+    let pipelined = match form {
+        Form::Rolled => p.rolled.clone(),
+        Form::Peeled => p.peeled.clone()?,
+    };
+    Some((text, p.original, pipelined))
+}
+
+#[test]
+fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_needed() {
+    let wanted: usize = std::env::var("THREADS_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    let (mut accepted, mut with_barriers, mut deletions) = (0, 0, 0);
+    let mut unneeded = 0;
+    let mut case = 0u64;
+    while accepted < wanted {
+        case += 1;
+        assert!(case < 20 * wanted as u64, "too few schedules accepted");
+        let form = if case.is_multiple_of(2) {
+            Form::Rolled
+        } else {
+            Form::Peeled
+        };
+        let Some((text, original, pipelined)) = cooperative_programs(case, form) else {
+            continue;
+        };
+        accepted += 1;
+        let check = check_threads(&original, &pipelined, &ThreadOptions::default());
+        assert!(
+            check.is_clean(),
+            "case {case}: {:?} {:?}\n{}\n{text}",
+            check.run.races.first().map(|r| r.message()),
+            check.differences,
+            printed(&pipelined)
+        );
+        let cuts = without_each_barrier(&pipelined);
+        with_barriers += usize::from(!cuts.is_empty());
+        let mut caught = 0;
+        for cut in &cuts {
+            deletions += 1;
+            let check = check_threads(&original, cut, &ThreadOptions::default());
+            if check.run.races.is_empty() {
+                unneeded += 1;
+            } else {
+                caught += 1;
+            }
+        }
+        // Not every derived barrier is needed yet (a prologue or epilogue step may keep one its
+        // pairs do not need: docs/execution-model.md, "Threads"), but some of them always is.
+        assert!(
+            cuts.is_empty() || caught > 0,
+            "case {case}: no derived barrier is needed\n{}\n{text}",
+            printed(&pipelined)
+        );
+    }
+    eprintln!(
+        "{accepted} schedules, {with_barriers} with barriers, {deletions} barriers deleted, \
+         {unneeded} of them not needed"
+    );
+    assert!(
+        with_barriers * 4 >= accepted,
+        "too few schedules need a barrier"
+    );
+}
+
+/// Sampling the waves that own nothing (one runs for all) judges as running them all does.
+#[test]
+fn sampling_idle_threads_symmetrically_judges_as_running_them_all() {
+    let (mut compared, mut sampled_away) = (0, 0);
+    for case in 1..400u64 {
+        let Some((_, original, pipelined)) = cooperative_programs(case, Form::Rolled) else {
+            continue;
+        };
+        let mut cuts = without_each_barrier(&pipelined);
+        cuts.push(pipelined);
+        for p in &cuts {
+            let all = check_threads(
+                &original,
+                p,
+                &ThreadOptions {
+                    sample_symmetric: false,
+                    ..ThreadOptions::default()
+                },
+            );
+            let some = check_threads(&original, p, &ThreadOptions::default());
+            assert_eq!(all.is_clean(), some.is_clean(), "case {case}");
+            assert_eq!(all.run.races.is_empty(), some.run.races.is_empty());
+            sampled_away += all.run.agents.len() - some.run.agents.len();
+            compared += 1;
+        }
+    }
+    assert!(
+        compared > 100 && sampled_away > 0,
+        "{compared} {sampled_away}"
+    );
+}
