@@ -732,16 +732,7 @@ fn drain_after_inner(built: &mut Program, s: &SyncPlan, span: Span) {
         .undrained
         .iter()
         .copied()
-        .filter(|q| {
-            // A drain that lets the last, empty groups stay in flight does not end the pipeline.
-            !s.drains.iter().any(|d| {
-                d.1 == *q
-                    && s.sites
-                        .get(d.0 as usize)
-                        .and_then(|w| w.instances.first())
-                        .is_none_or(|i| i.count == 0)
-            })
-        })
+        .filter(|q| !s.drains.iter().any(|d| d.1 == *q))
         .collect();
     if let Some(Node::Section { body, .. }) = built.body.iter_mut().rev().find(|n| {
         matches!(
