@@ -31,3 +31,29 @@ fn a_token_programs_related_places_are_in_its_own_text() {
     assert_eq!(related.span.start as usize, at, "{:?}", d.related);
     assert!(text.is_char_boundary(related.span.end as usize));
 }
+
+/// `tvmscript`: a stage of 900 000 000 000 000 001 in a PrimFunc's annotation made TVM 0.27's
+/// reproduction sample its analyzer over every value up to twice the stage — an allocation the
+/// size of the stage, which aborted the worker. Such a stage is now a located "not reproduced".
+#[test]
+fn a_huge_stage_in_a_primfunc_is_not_reproduced_at_its_annotation() {
+    let text = r#"from tvm.script import tir as T
+
+@T.prim_func
+def main(X: T.Buffer((16,), "float32"), Y: T.Buffer((16,), "float32")):
+    for i in T.serial(0, 10, annotations={"software_pipeline_stage": [0, 900000000000000001], "software_pipeline_order": [0, 1]}):
+        with T.block():
+            X_sh = T.alloc_buffer((1,), "float32", scope="shared")
+            with T.block():
+                X_sh[0] = X[i]
+            with T.block():
+                Y[i] = X_sh[0]
+"#;
+    let out = stagecraft::tvm::inject_software_pipeline(text);
+    let Some(stagecraft::tvm::Outcome::NotReproduced { reason, span }) = &out.outcome else {
+        panic!("expected not reproduced, got {:?}", out.outcome.is_some());
+    };
+    assert!(reason.contains("900000000000000001"), "{reason}");
+    let at = text.find("[0, 900000000000000001]").unwrap();
+    assert_eq!(span.start as usize, at);
+}

@@ -233,6 +233,16 @@ impl Injector<'_> {
                 return Err(rejected("InternalError", message.clone(), message, at));
             }
         }
+        // TVM accepts any stage; reproducing its prologue and epilogue step by step does not.
+        if let Some(&stage) = stages.iter().find(|&&s| s > crate::limits::MAX_STAGE) {
+            return Err(not_reproduced(
+                format!(
+                    "stage {stage} is beyond what the reproduction steps through (at most {})",
+                    crate::limits::MAX_STAGE
+                ),
+                stage_ann.map_or(span, |a| a.value_span),
+            ));
+        }
         let order_span = order_ann.map_or(span, |a| a.value_span);
         let blocks: Vec<Block> = nodes
             .into_iter()
