@@ -139,6 +139,60 @@ impl Injector<'_> {
         }))
     }
 
+    /// The loop's three annotation lists, each as long as the pipeline has blocks, as TVM checks
+    /// them.
+    fn lists(&self, var: VarId, n: usize, span: Span) -> Result<Lists, Outcome> {
+        let (stage_ann, order_ann, async_ann) = (
+            self.annotation(var, STAGE_KEY),
+            self.annotation(var, ORDER_KEY),
+            self.annotation(var, ASYNC_KEY),
+        );
+        let values = |a: Option<&Annotation>| -> Result<Vec<i64>, Outcome> {
+            match a {
+                None => Ok(Vec::new()),
+                Some(a) => a.values.clone().ok_or_else(|| {
+                    not_reproduced(
+                        format!("\"{}\" is not a list of integers", a.key),
+                        a.value_span,
+                    )
+                }),
+            }
+        };
+        let (stages, orders, asyncs) = (values(stage_ann)?, values(order_ann)?, values(async_ann)?);
+        for (list, a, which) in [
+            (&stages, stage_ann, "pipeline_stages"),
+            (&orders, order_ann, "pipeline_orders"),
+        ] {
+            if list.len() != n {
+                let names = vec!["\"\""; n].join(", ");
+                let values: Vec<String> = list.iter().map(i64::to_string).collect();
+                let message = format!(
+                    "Check failed: {which}.size() == original_order.size() ({} vs. {n}) : PrimFunc \"main\" has original order ({names}), but pipeline annotation is ({}) with different size",
+                    list.len(),
+                    values.join(", ")
+                );
+                let at = a.map_or(span, |a| a.value_span);
+                return Err(rejected("InternalError", message.clone(), message, at));
+            }
+        }
+        // TVM accepts any stage; reproducing its prologue and epilogue step by step does not.
+        if let Some(&stage) = stages.iter().find(|&&s| s > crate::limits::MAX_STAGE) {
+            return Err(not_reproduced(
+                format!(
+                    "stage {stage} is beyond what the reproduction steps through (at most {})",
+                    crate::limits::MAX_STAGE
+                ),
+                stage_ann.map_or(span, |a| a.value_span),
+            ));
+        }
+        Ok(Lists {
+            stages,
+            orders,
+            asyncs,
+            order_span: order_ann.map_or(span, |a| a.value_span),
+        })
+    }
+
     /// One annotated loop pipelined, its children already rewritten.
     fn pipeline(
         &mut self,
@@ -199,51 +253,12 @@ impl Injector<'_> {
                 }
             }
         }
-        let (stage_ann, order_ann, async_ann) = (
-            self.annotation(var, STAGE_KEY),
-            self.annotation(var, ORDER_KEY),
-            self.annotation(var, ASYNC_KEY),
-        );
-        let values = |a: Option<&Annotation>| -> Result<Vec<i64>, Outcome> {
-            match a {
-                None => Ok(Vec::new()),
-                Some(a) => a.values.clone().ok_or_else(|| {
-                    not_reproduced(
-                        format!("\"{}\" is not a list of integers", a.key),
-                        a.value_span,
-                    )
-                }),
-            }
-        };
-        let (stages, orders, asyncs) = (values(stage_ann)?, values(order_ann)?, values(async_ann)?);
-        let n = nodes.len();
-        for (list, a, which) in [
-            (&stages, stage_ann, "pipeline_stages"),
-            (&orders, order_ann, "pipeline_orders"),
-        ] {
-            if list.len() != n {
-                let names = vec!["\"\""; n].join(", ");
-                let values: Vec<String> = list.iter().map(i64::to_string).collect();
-                let message = format!(
-                    "Check failed: {which}.size() == original_order.size() ({} vs. {n}) : PrimFunc \"main\" has original order ({names}), but pipeline annotation is ({}) with different size",
-                    list.len(),
-                    values.join(", ")
-                );
-                let at = a.map_or(span, |a| a.value_span);
-                return Err(rejected("InternalError", message.clone(), message, at));
-            }
-        }
-        // TVM accepts any stage; reproducing its prologue and epilogue step by step does not.
-        if let Some(&stage) = stages.iter().find(|&&s| s > crate::limits::MAX_STAGE) {
-            return Err(not_reproduced(
-                format!(
-                    "stage {stage} is beyond what the reproduction steps through (at most {})",
-                    crate::limits::MAX_STAGE
-                ),
-                stage_ann.map_or(span, |a| a.value_span),
-            ));
-        }
-        let order_span = order_ann.map_or(span, |a| a.value_span);
+        let Lists {
+            stages,
+            orders,
+            asyncs,
+            order_span,
+        } = self.lists(var, nodes.len(), span)?;
         let blocks: Vec<Block> = nodes
             .into_iter()
             .zip(stages.iter().zip(&orders))
@@ -291,6 +306,15 @@ impl Injector<'_> {
             span,
         })
     }
+}
+
+/// A pipelined loop's annotations, read.
+struct Lists {
+    stages: Vec<i64>,
+    orders: Vec<i64>,
+    asyncs: Vec<i64>,
+    /// Where a misordered block is reported: the order annotation, else the loop.
+    order_span: Span,
 }
 
 /// The variables of some index expressions, each once.
