@@ -157,6 +157,56 @@ impl Expr {
     }
 }
 
+impl ExprKind {
+    /// This node with each child expression (a call's argument values too) replaced by `f`'s
+    /// result, everything else kept: the one walk the tree's rewriters share, each handling only
+    /// the kinds it changes. `None` as soon as `f` gives `None`.
+    pub fn try_map_children(&self, f: &mut impl FnMut(&Expr) -> Option<Expr>) -> Option<ExprKind> {
+        let mut boxed = |x: &Expr| f(x).map(Box::new);
+        Some(match self {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_)
+            | ExprKind::Error => self.clone(),
+            ExprKind::List(items) => {
+                ExprKind::List(items.iter().map(&mut *f).collect::<Option<_>>()?)
+            }
+            ExprKind::Subscript { base, indices } => ExprKind::Subscript {
+                base: base.clone(),
+                indices: indices.iter().map(&mut *f).collect::<Option<_>>()?,
+            },
+            ExprKind::Call { func, args } => ExprKind::Call {
+                func: func.clone(),
+                args: args
+                    .iter()
+                    .map(|a| {
+                        let value = f(&a.value)?;
+                        Some(Arg {
+                            name: a.name.clone(),
+                            value,
+                        })
+                    })
+                    .collect::<Option<_>>()?,
+            },
+            ExprKind::Neg(x) => ExprKind::Neg(boxed(x)?),
+            ExprKind::Not(x) => ExprKind::Not(boxed(x)?),
+            ExprKind::Binary(op, l, r) => ExprKind::Binary(*op, boxed(l)?, boxed(r)?),
+            ExprKind::Compare(op, l, r) => ExprKind::Compare(*op, boxed(l)?, boxed(r)?),
+            ExprKind::Bool(op, l, r) => ExprKind::Bool(*op, boxed(l)?, boxed(r)?),
+            ExprKind::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => ExprKind::IfElse {
+                cond: boxed(cond)?,
+                then: boxed(then)?,
+                otherwise: boxed(otherwise)?,
+            },
+        })
+    }
+}
+
 /// Zero every span, so trees can be compared by structure alone (parse(print(x)) == x).
 pub fn without_spans(file: &File) -> File {
     File {
@@ -202,43 +252,20 @@ fn stmt_without_spans(s: &Stmt) -> Stmt {
 }
 
 fn expr_without_spans(e: &Expr) -> Expr {
-    let b = |x: &Expr| Box::new(expr_without_spans(x));
-    let kind = match &e.kind {
-        ExprKind::Int(v) => ExprKind::Int(*v),
-        ExprKind::Float(v) => ExprKind::Float(*v),
-        ExprKind::Str(v) => ExprKind::Str(v.clone()),
-        ExprKind::Name(v) => ExprKind::Name(v.clone()),
-        ExprKind::List(items) => ExprKind::List(items.iter().map(expr_without_spans).collect()),
-        ExprKind::Subscript { base, indices } => ExprKind::Subscript {
-            base: name_without_span(base),
-            indices: indices.iter().map(expr_without_spans).collect(),
-        },
-        ExprKind::Call { func, args } => ExprKind::Call {
-            func: name_without_span(func),
-            args: args
-                .iter()
-                .map(|a| Arg {
-                    name: a.name.as_ref().map(name_without_span),
-                    value: expr_without_spans(&a.value),
-                })
-                .collect(),
-        },
-        ExprKind::Neg(x) => ExprKind::Neg(b(x)),
-        ExprKind::Not(x) => ExprKind::Not(b(x)),
-        ExprKind::Binary(op, l, r) => ExprKind::Binary(*op, b(l), b(r)),
-        ExprKind::Compare(op, l, r) => ExprKind::Compare(*op, b(l), b(r)),
-        ExprKind::Bool(op, l, r) => ExprKind::Bool(*op, b(l), b(r)),
-        ExprKind::IfElse {
-            cond,
-            then,
-            otherwise,
-        } => ExprKind::IfElse {
-            cond: b(cond),
-            then: b(then),
-            otherwise: b(otherwise),
-        },
-        ExprKind::Error => ExprKind::Error,
-    };
+    let mut kind = e
+        .kind
+        .try_map_children(&mut |x| Some(expr_without_spans(x)))
+        .unwrap_or(ExprKind::Error);
+    match &mut kind {
+        ExprKind::Subscript { base, .. } => base.span = Span::default(),
+        ExprKind::Call { func, args } => {
+            func.span = Span::default();
+            for name in args.iter_mut().filter_map(|a| a.name.as_mut()) {
+                name.span = Span::default();
+            }
+        }
+        _ => {}
+    }
     Expr {
         kind,
         span: Span::default(),

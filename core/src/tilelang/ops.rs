@@ -392,25 +392,9 @@ impl Reader {
     /// on them folded, `T.ceildiv` and TileLang's math the language's own.
     pub(super) fn expr(&mut self, e: &Expr) -> Option<Expr> {
         let kind = match &e.kind {
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Error => {
-                e.kind.clone()
-            }
             ExprKind::Name(n) => match self.consts.iter().rev().find(|(name, _)| name == n) {
                 Some((_, v)) => v.kind.clone(),
                 None => e.kind.clone(),
-            },
-            ExprKind::List(items) => ExprKind::List(
-                items
-                    .iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Option<Vec<_>>>()?,
-            ),
-            ExprKind::Subscript { base, indices } => ExprKind::Subscript {
-                base: base.clone(),
-                indices: indices
-                    .iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Option<Vec<_>>>()?,
             },
             ExprKind::Call { func, args } => return self.call(e, func, args),
             ExprKind::Neg(x) => match self.expr(x)?.kind {
@@ -418,26 +402,11 @@ impl Reader {
                 ExprKind::Float(v) => ExprKind::Float(-v),
                 other => ExprKind::Neg(Box::new(Expr::new(other, x.span))),
             },
-            ExprKind::Not(x) => ExprKind::Not(Box::new(self.expr(x)?)),
             ExprKind::Binary(op, l, r) => {
                 let (l, r) = (self.expr(l)?, self.expr(r)?);
                 return Some(fold(*op, l, r, e.span));
             }
-            ExprKind::Compare(op, l, r) => {
-                ExprKind::Compare(*op, Box::new(self.expr(l)?), Box::new(self.expr(r)?))
-            }
-            ExprKind::Bool(op, l, r) => {
-                ExprKind::Bool(*op, Box::new(self.expr(l)?), Box::new(self.expr(r)?))
-            }
-            ExprKind::IfElse {
-                cond,
-                then,
-                otherwise,
-            } => ExprKind::IfElse {
-                cond: Box::new(self.expr(cond)?),
-                then: Box::new(self.expr(then)?),
-                otherwise: Box::new(self.expr(otherwise)?),
-            },
+            kind => kind.try_map_children(&mut |x| self.expr(x))?,
         };
         Some(Expr::new(kind, e.span))
     }

@@ -544,11 +544,7 @@ impl Reader {
     }
 
     fn expr(&mut self, e: &Expr) -> Option<Expr> {
-        let b = |r: &mut Reader, x: &Expr| r.expr(x).map(Box::new);
         let kind = match &e.kind {
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) | ExprKind::Error => {
-                e.kind.clone()
-            }
             ExprKind::Name(n) => match self.names.iter().rev().find(|(name, _)| name == n) {
                 Some((_, v)) => {
                     let mut v = v.clone();
@@ -557,34 +553,8 @@ impl Reader {
                 }
                 None => e.kind.clone(),
             },
-            ExprKind::List(items) => ExprKind::List(
-                items
-                    .iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Option<Vec<_>>>()?,
-            ),
-            ExprKind::Subscript { base, indices } => ExprKind::Subscript {
-                base: base.clone(),
-                indices: indices
-                    .iter()
-                    .map(|x| self.expr(x))
-                    .collect::<Option<Vec<_>>>()?,
-            },
             ExprKind::Call { func, args } => return self.call(e, func, args),
-            ExprKind::Neg(x) => ExprKind::Neg(b(self, x)?),
-            ExprKind::Not(x) => ExprKind::Not(b(self, x)?),
-            ExprKind::Binary(op, l, r) => ExprKind::Binary(*op, b(self, l)?, b(self, r)?),
-            ExprKind::Compare(op, l, r) => ExprKind::Compare(*op, b(self, l)?, b(self, r)?),
-            ExprKind::Bool(op, l, r) => ExprKind::Bool(*op, b(self, l)?, b(self, r)?),
-            ExprKind::IfElse {
-                cond,
-                then,
-                otherwise,
-            } => ExprKind::IfElse {
-                cond: b(self, cond)?,
-                then: b(self, then)?,
-                otherwise: b(self, otherwise)?,
-            },
+            kind => kind.try_map_children(&mut |x| self.expr(x))?,
         };
         Some(Expr::new(kind, e.span))
     }
