@@ -9,9 +9,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use stagecraft::diagnostic::Diagnostic;
-use stagecraft::explore::{transform, Exploration, Options};
+use stagecraft::explore::{transform, Options};
 use stagecraft::tvmscript::{detect, parse_with_scopes, Dialect};
-use stagecraft_fuzz::assert_located;
+use stagecraft_fuzz::{assert_located, assert_twin, errors, pipelined};
 
 fn options() -> Options {
     Options {
@@ -20,17 +20,6 @@ fn options() -> Options {
         targets: Vec::new(),
         ..Options::default()
     }
-}
-
-fn pipelined(ex: &Exploration) -> Option<String> {
-    ex.programs
-        .as_ref()
-        .and_then(|p| p.pipelined())
-        .map(|p| stagecraft::tir::print(p).text)
-}
-
-fn errors(ex: &Exploration) -> usize {
-    ex.diagnostics.iter().filter(|d| d.is_error()).count()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -60,22 +49,7 @@ fn text(data: &[u8]) {
     {
         return;
     }
-    let twin = stagecraft::printer::print_file(&parsed.file);
-    let reparsed = stagecraft::parser::parse(&twin);
-    assert!(
-        reparsed.diagnostics.is_empty(),
-        "the twin of\n{text}\ndoes not parse back:\n{twin}\n{:?}",
-        reparsed.diagnostics
-    );
-    assert_eq!(
-        stagecraft::printer::print_file(&reparsed.file),
-        twin,
-        "the twin does not print back to itself"
-    );
-    let other = transform(&twin, &options());
-    assert_eq!(kernel.ok, other.ok, "the kernel and its twin\n{twin}\nare accepted differently");
-    assert_eq!(pipelined(&kernel), pipelined(&other), "the kernel and its twin\n{twin}\npipeline differently");
-    assert_eq!(errors(&kernel), errors(&other), "the kernel and its twin\n{twin}\nhave different errors");
+    assert_twin(&parsed.file, &text, "kernel");
 }
 
 /// The schedule a GEMM's loop is written with: planned from `num_stages`, or written lists.

@@ -5,10 +5,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use stagecraft::diagnostic::Diagnostic;
-use stagecraft::explore::{transform, Options};
 use stagecraft::tvm::{inject_software_pipeline, Outcome};
 use stagecraft::tvmscript::{detect, parse_with_scopes, Dialect};
-use stagecraft_fuzz::{assert_located, assert_span_in};
+use stagecraft_fuzz::{assert_located, assert_span_in, assert_twin};
 
 fuzz_target!(|data: &[u8]| {
     let mut text = String::from_utf8_lossy(data).into_owned();
@@ -41,46 +40,5 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let twin = stagecraft::printer::print_file(&parsed.file);
-    let reparsed = stagecraft::parser::parse(&twin);
-    assert!(
-        reparsed.diagnostics.is_empty(),
-        "the twin of\n{text}\ndoes not parse back:\n{twin}\n{:?}",
-        reparsed.diagnostics
-    );
-    assert_eq!(
-        stagecraft::printer::print_file(&reparsed.file),
-        twin,
-        "the twin does not print back to itself"
-    );
-    let options = Options {
-        verify: false,
-        timeline: false,
-        targets: Vec::new(),
-        ..Options::default()
-    };
-    let (a, b) = (transform(&text, &options), transform(&twin, &options));
-    let pipelined = |ex: &stagecraft::explore::Exploration| {
-        ex.programs
-            .as_ref()
-            .and_then(|p| p.pipelined())
-            .map(|p| stagecraft::tir::print(p).text)
-    };
-    assert_eq!(
-        a.ok, b.ok,
-        "the PrimFunc and its twin\n{twin}\nare accepted differently"
-    );
-    assert_eq!(
-        pipelined(&a),
-        pipelined(&b),
-        "the PrimFunc and its twin\n{twin}\npipeline differently"
-    );
-    let errors = |ex: &stagecraft::explore::Exploration| {
-        ex.diagnostics.iter().filter(|d| d.is_error()).count()
-    };
-    assert_eq!(
-        errors(&a),
-        errors(&b),
-        "the PrimFunc and its twin\n{twin}\nhave different errors"
-    );
+    assert_twin(&parsed.file, &text, "PrimFunc");
 });
