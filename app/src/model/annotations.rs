@@ -5,9 +5,11 @@
 //! A value is replaced in place, whatever spells it: `sch.annotate(i, "key", [0, 1])` (or
 //! `ann_val=[0, 1]`) in the loop language, an entry `"key": [0, 1]` of a TVMScript loop's
 //! `annotations={…}`. A key the loop lacks goes into that dictionary when the loop has one, else
-//! on a `sch.annotate` line of its own at the end.
+//! on a `sch.annotate` line of its own at the end. A TileLang kernel says its schedule in
+//! `T.Pipelined(…)`: its `stage=` and `order=` lists are set in place, and a `num_stages=` it was
+//! planned from becomes the two lists; its asynchronous stages follow from the stages.
 
-use stagecraft::explore::AnnotationInfo;
+use stagecraft::explore::{AnnotationInfo, TileLangArgument};
 
 pub const KEYS: [&str; 3] = [
     "software_pipeline_stage",
@@ -215,6 +217,9 @@ pub fn rewrite(
     orders: &[i64],
     asyncs: &[i64],
 ) -> String {
+    if let Some(edits) = tilelang_edits(annotations, var, stages, orders) {
+        return apply(text, edits);
+    }
     let mut edits: Vec<Edit> = Vec::new();
     for (key, values) in KEYS.iter().zip([stages, orders, asyncs]) {
         // No async stage is the default: not written where the text does not say it.
@@ -238,6 +243,29 @@ pub fn rewrite(
         }
     }
     apply(text, edits)
+}
+
+/// The edits of a TileLang kernel's `T.Pipelined` arguments that give it these stages and orders;
+/// `None` when the loop is not TileLang's.
+fn tilelang_edits(
+    annotations: &[AnnotationInfo],
+    var: &str,
+    stages: &[i64],
+    orders: &[i64],
+) -> Option<Vec<Edit>> {
+    let mine = || annotations.iter().filter(|a| a.loop_var == var);
+    let spelled = |key: &str| mine().find(|a| a.key == key && a.tilelang.is_some());
+    let stage = spelled(KEYS[0])?;
+    if stage.tilelang == Some(TileLangArgument::Planned) {
+        return Some(vec![Edit {
+            from: stage.span.start as usize,
+            to: stage.span.end as usize,
+            with: format!("order={}, stage={}", list(orders), list(stages)),
+        }]);
+    }
+    let mut edits = vec![set_value(stage, stages)];
+    edits.extend(spelled(KEYS[1]).map(|a| set_value(a, orders)));
+    Some(edits)
 }
 
 /// Sets (or removes, when every entry is −1) one per-statement list annotation such as
@@ -388,6 +416,24 @@ mod tests {
             &[-1, -1],
         );
         assert_eq!(without, again);
+    }
+
+    #[test]
+    fn a_tilelang_kernel_gets_its_own_arguments_rewritten() {
+        let planned = include_str!("../../../tests/tilelang/gemm_stages3.py");
+        assert!(planned.contains("T.Pipelined(T.ceildiv(K, block_K), num_stages=3)"));
+        let out = grid_edit(planned, &[0, 0, 1], &[0, 1, 2], &[0]);
+        assert!(
+            out.contains("T.Pipelined(T.ceildiv(K, block_K), order=[0, 1, 2], stage=[0, 0, 1])"),
+            "{out}"
+        );
+        assert!(!out.contains("sch.annotate"), "{out}");
+        // Written lists are set in place.
+        let again = grid_edit(&out, &[0, 0, 2], &[1, 0, 2], &[0]);
+        assert!(
+            again.contains("T.Pipelined(T.ceildiv(K, block_K), order=[1, 0, 2], stage=[0, 0, 2])"),
+            "{again}"
+        );
     }
 
     #[test]

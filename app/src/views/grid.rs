@@ -9,6 +9,7 @@ use crate::model::annotations;
 use crate::views::render;
 use leptos::prelude::*;
 use stagecraft::explore::{PipelineInfo, StatementInfo, UnitInfo};
+use stagecraft::tvmscript::Dialect;
 
 /// Rows per chunk of the grid: only chunks near the rows in view are rendered (`dom::show_near`),
 /// and the grid shows about eight.
@@ -42,8 +43,14 @@ fn unit_text(u: &UnitInfo, statements: &[StatementInfo]) -> String {
 /// The grid's markup; controls carry `data-unit` / `data-move` / `data-stage` for the delegated
 /// handlers, rows their statement's `st{id}` class for highlighting. The units of an inner loop
 /// pipelined first come under a row naming that loop, as its prologue, body and epilogue.
-/// `editable` is false while the text has errors: the last good grid is shown, read-only.
-pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool) -> String {
+/// `editable` is false while the text has errors: the last good grid is shown, read-only. A
+/// TileLang kernel's asynchronous stages are shown but not toggled: TileLang derives them.
+pub fn grid_html(
+    p: &PipelineInfo,
+    statements: &[StatementInfo],
+    dialect: Dialect,
+    editable: bool,
+) -> String {
     let max_stage = p.units.iter().map(|u| u.stage).max().unwrap_or(0) + 1;
     let mut h = Html::with_capacity(256 * p.units.len() + 512);
     if !editable {
@@ -159,6 +166,9 @@ pub fn grid_html(p: &PipelineInfo, statements: &[StatementInfo], editable: bool)
         if p.async_stages.contains(&s) {
             h.raw(" checked");
         }
+        if dialect == Dialect::TileLang {
+            h.raw(" disabled title=\"TileLang makes the global-to-shared copies of a stage asynchronous: change the stages to change these (docs/tilelang.md)\"");
+        }
         h.raw(">stage ").num(s).raw("</label>");
     }
     h.raw("</div><p class=\"hint\">")
@@ -232,12 +242,22 @@ pub fn Grid() -> impl IntoView {
         move || {
             let now = ctx.current.with(|ex| {
                 let ex = ex.as_deref()?;
-                Some(grid_html(ex.pipeline.as_ref()?, &ex.statements, true))
+                Some(grid_html(
+                    ex.pipeline.as_ref()?,
+                    &ex.statements,
+                    ex.dialect,
+                    true,
+                ))
             });
             now.or_else(|| {
                 ctx.good.with(|ex| {
                     let ex = ex.as_deref()?;
-                    Some(grid_html(ex.pipeline.as_ref()?, &ex.statements, false))
+                    Some(grid_html(
+                        ex.pipeline.as_ref()?,
+                        &ex.statements,
+                        ex.dialect,
+                        false,
+                    ))
                 })
             })
             .unwrap_or_default()
@@ -309,12 +329,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tilelang_kernels_async_stages_are_shown_not_toggled() {
+        let kernel = include_str!("../../../tests/tilelang/gemm_stages3.py");
+        let ex = stagecraft::explore::explore(kernel, &Default::default());
+        assert_eq!(ex.dialect, Dialect::TileLang);
+        let html = grid_html(
+            ex.pipeline.as_ref().expect("a pipeline"),
+            &ex.statements,
+            ex.dialect,
+            true,
+        );
+        assert!(
+            html.contains("id=\"async-0\" data-stage=\"0\" checked disabled"),
+            "{html}"
+        );
+        assert!(html.contains("type=\"number\""), "the stages stay editable");
+    }
+
+    #[test]
     fn grid_rows_carry_units_statements_and_escaped_labels() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
         let html = grid_html(
             ex.pipeline.as_ref().expect("a pipeline"),
             &ex.statements,
+            ex.dialect,
             true,
         );
         assert!(!html.contains("disabled"));

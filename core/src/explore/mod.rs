@@ -251,6 +251,39 @@ pub struct AnnotationInfo {
     /// the entry, key to value); `None` for a `sch.annotate(…)` call (`span` the call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dict: Option<Span>,
+    /// How a TileLang kernel gives the annotation; `None` in the other dialects.
+    #[serde(default)]
+    pub tilelang: Option<TileLangArgument>,
+}
+
+/// How a TileLang kernel gives one annotation of its `T.Pipelined` loop: an edit of the schedule
+/// rewrites the kernel's own arguments, never `sch.annotate` lines a kernel cannot have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TileLangArgument {
+    /// Planned from the `num_stages` argument (the annotation's `span`).
+    Planned,
+    /// The written `stage=` or `order=` list (`value_span`).
+    Written,
+    /// Not written at all: TileLang makes a stage's global-to-shared copies asynchronous.
+    Derived,
+}
+
+impl TileLangArgument {
+    /// How the TileLang kernel `source` gives annotation `key`, which its reader located at `span`:
+    /// at the `num_stages` argument when planned, at the written list otherwise
+    /// (`tilelang::schedule`).
+    pub fn of(source: &str, key: &str, span: Span) -> TileLangArgument {
+        let at = source
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("");
+        if key == crate::schedule::ASYNC_KEY {
+            TileLangArgument::Derived
+        } else if at.trim_start().starts_with('[') {
+            TileLangArgument::Written
+        } else {
+            TileLangArgument::Planned
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

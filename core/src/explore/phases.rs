@@ -233,6 +233,8 @@ impl Explorer<'_> {
                             .find(|e| e.entry == a.span)
                             .map(|e| e.dict)
                     }),
+                    tilelang: (dialect == crate::tvmscript::Dialect::TileLang)
+                        .then(|| TileLangArgument::of(source, &a.key, a.span)),
                 })
                 .collect();
             ex.statements = stmt_spans

@@ -10,11 +10,14 @@ use stagecraft::cost::{ISSUE_KEY, LATENCY_KEY, MAX_ANNOTATED_CYCLES};
 use stagecraft::explore::Exploration;
 
 /// The cost table (inside a `<details>`, open when `open`). `editable` is false while the text has
-/// errors: the last good values are shown, read-only, as the grid does.
+/// errors: the last good values are shown, read-only, as the grid does. A TileLang kernel has no
+/// place for cost annotations: its costs are the model's defaults, shown read-only.
 pub fn costs_html(ex: &Exploration, open: bool, editable: bool) -> String {
     let Some(p) = ex.pipeline.as_ref() else {
         return String::new();
     };
+    let tilelang = ex.dialect == stagecraft::tvmscript::Dialect::TileLang;
+    let editable = editable && !tilelang;
     let mut h = Html::default();
     h.raw("<details class=\"costs\"");
     if open {
@@ -64,6 +67,8 @@ pub fn costs_html(ex: &Exploration, open: bool, editable: bool) -> String {
     }
     h.raw(if editable {
         "</table><p class=\"hint\">Bold values come from annotations in the text; clear a field to go back to the default.</p></details>"
+    } else if tilelang {
+        "</table><p class=\"hint\">A TileLang kernel has no cost annotations: these are the cost model's defaults. Write the loop in the loop language to change them (docs/tilelang.md shows what a kernel reads as).</p></fieldset></details>"
     } else {
         "</table><p class=\"hint\">Fix the problems in the text to edit the costs again.</p></fieldset></details>"
     });
