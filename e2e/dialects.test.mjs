@@ -180,6 +180,28 @@ test('check a pipelined program: TVM\'s output for RFC (c) races and names the c
   await page.close();
 });
 
+test('a pasted TileLang kernel: the grid rewrites its T.Pipelined arguments, its async stages and costs are read-only', async () => {
+  const page = await open();
+  await pasteAndExplore(page, repo('tests/tilelang/gemm_stages3.py'));
+  assert.equal(await page.locator('#dialect').innerText(), 'read as TileLang');
+  assert.ok(await page.locator('#async-0').isChecked(), 'the copies\' stage is asynchronous');
+  assert.ok(await page.locator('#async-0').isDisabled(), 'TileLang derives it: not toggled');
+  const n = await explored(page);
+  const gemm = page.locator('.grid [data-unit="2"] input[type=number]');
+  await gemm.fill('1');
+  await page.waitForFunction(k => Number(document.body.dataset.explored ?? 0) > k, n, { timeout: 30000 });
+  const text = await page.inputValue('#source');
+  assert.ok(text.includes('T.Pipelined(T.ceildiv(K, block_K), order=[0, 1, 2], stage=[0, 0, 1])'), text);
+  assert.ok(!text.includes('sch.annotate'), 'no loop-language lines in a kernel');
+  assert.equal(await page.locator('#dialect').innerText(), 'read as TileLang');
+  assert.equal(await page.locator('#problems .error').count(), 0, 'the kernel still reads');
+  await page.click('#tab-timeline');
+  await page.locator('details.costs summary').click();
+  assert.ok(await page.locator('#costs input').first().isDisabled(), 'the costs are the defaults, read-only');
+  await page.screenshot({ path: SHOTS + 'tilelang-grid-1500x900.png' });
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   assert.deepEqual(errors, []);
 });
