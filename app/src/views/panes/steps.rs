@@ -137,20 +137,25 @@ pub fn view() -> impl IntoView {
                         format!("{} / {}", position(), last())
                     }
                 }}</span>
-                <select aria-label="Completion model"
-                    on:change=move |ev| {
-                        let m = if event_target_value(&ev) == "as_timed" {
-                            CompletionModel::AsTimed
-                        } else {
-                            CompletionModel::Latest
-                        };
-                        ctx.st.update(|s| s.completion = m);
-                    }>
-                    <option value="latest" selected=move || model.get() == CompletionModel::Latest>
-                        "latest"</option>
-                    <option value="as_timed" selected=move || model.get() == CompletionModel::AsTimed>
-                        "as timed"</option>
-                </select>
+                // Which completion the machine picture shows is a choice a learner makes
+                // knowingly: said in words, not a bare "latest".
+                <label class="completion" title="When an asynchronous group completes in the picture: as late as the waits allow (what exposes a missing wait), or when the timeline's cost model says">
+                    "groups complete "
+                    <select
+                        on:change=move |ev| {
+                            let m = if event_target_value(&ev) == "as_timed" {
+                                CompletionModel::AsTimed
+                            } else {
+                                CompletionModel::Latest
+                            };
+                            ctx.st.update(|s| s.completion = m);
+                        }>
+                        <option value="latest" selected=move || model.get() == CompletionModel::Latest>
+                            "as late as the waits allow"</option>
+                        <option value="as_timed" selected=move || model.get() == CompletionModel::AsTimed>
+                            "as the timeline times them"</option>
+                    </select>
+                </label>
             </div>
             <div node_ref=node></div>
         </div>
