@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { url as BASE, launchFresh as launch } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -18,15 +18,7 @@ after(async () => { await ctx?.close(); });
 
 /** Opens the explorer with this browser's saved text cleared, at `size`. */
 async function open(size = { width: 1500, height: 900 }) {
-  const page = await ctx.newPage();
-  await page.setViewportSize(size);
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => localStorage.clear());
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(BASE);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { size, errors });
 }
 
 const explored = page => page.evaluate(() => Number(document.body.dataset.explored ?? 0));

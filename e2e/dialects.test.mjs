@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { url as BASE, launchFresh as launch, paste } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, paste, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -16,15 +16,7 @@ before(async () => { ctx = await launch(); });
 after(async () => { await ctx?.close(); });
 
 async function open(size = { width: 1500, height: 900 }, hash = '') {
-  const page = await ctx.newPage();
-  await page.setViewportSize(size);
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => { localStorage.clear(); localStorage.setItem('stagecraft.intro.seen', '1'); });
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(BASE + hash);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { to: BASE + hash, size, errors, introSeen: true });
 }
 const explored = page => page.evaluate(() => Number(document.body.dataset.explored ?? 0));
 /** Pastes `text` and waits for its exploration. */

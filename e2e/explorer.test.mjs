@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
-import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts, traceTasks } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, workload, store, paste, hostileTexts, traceTasks, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -22,17 +22,7 @@ after(async () => {
 
 /** Opens the explorer; unless `keep`, with this browser's saved text cleared first. */
 async function open(url = BASE, keep = false) {
-  const page = await ctx.newPage();
-  if (!keep) {
-    // A page of the same origin that is not the app, so nothing writes the storage back.
-    await page.goto(BASE + 'no-app-here.txt');
-    await page.evaluate(() => localStorage.clear());
-  }
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { to: url, errors, clear: !keep });
 }
 const programText = page => page.locator('#program').textContent();
 const setSource = async (page, text) => { await page.fill('#source', text); await page.waitForTimeout(150); };

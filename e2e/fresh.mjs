@@ -90,6 +90,32 @@ export async function store(page, state) {
   }, state);
 }
 
+/** A new page of `ctx` opened at `to` (the app by default) and explored (or `ready`): its
+ * storage cleared first (from a page of the same origin that is not the app, so nothing writes
+ * it back) unless `clear` is false, the intro marked seen when `introSeen`; script errors (and,
+ * with `console`, console errors) collected into `errors` when given. */
+export async function openPage(ctx, {
+  to = url, size = null, errors = null, console: consoleErrors = true, introSeen = false,
+  clear = true, ready = 'body[data-explored]',
+} = {}) {
+  const page = await ctx.newPage();
+  if (size) await page.setViewportSize(size);
+  if (clear) {
+    await page.goto(url + 'no-app-here.txt');
+    await page.evaluate(seen => {
+      localStorage.clear();
+      if (seen) localStorage.setItem('stagecraft.intro.seen', '1');
+    }, introSeen);
+  }
+  if (errors) {
+    page.on('pageerror', e => errors.push(String(e)));
+    if (consoleErrors) page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+  }
+  await page.goto(to);
+  await page.waitForSelector(ready, { timeout: 30000, state: 'attached' });
+  return page;
+}
+
 /** Opens the app with `state` (none: the default example) in its storage or, `how` = 'link', in
  * the URL's hash. */
 export async function openWith(page, state, how = 'storage') {

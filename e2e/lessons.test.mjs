@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
-import { url as BASE, launchFresh as launch } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -14,14 +14,7 @@ before(async () => { ctx = await launch(); });
 after(async () => { await ctx?.close(); });
 
 async function open(url = BASE, { clear = true, introSeen = true } = {}) {
-  const page = await ctx.newPage();
-  if (clear) {
-    await page.goto(BASE + 'no-app-here.txt');
-    await page.evaluate(seen => { localStorage.clear(); if (seen) localStorage.setItem('stagecraft.intro.seen', '1'); }, introSeen);
-  }
-  await page.goto(url);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { to: url, clear, introSeen });
 }
 const link = state => '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url');
 const verdict = async page => {

@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { url as BASE, launchFresh as launch, traceTasks } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, traceTasks, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -23,14 +23,7 @@ const RFC_C = 'RFC (c): interleaved producers';
 
 async function open(width = 1500, height = 900, hash = '') {
   const errors = [];
-  const page = await ctx.newPage();
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.setViewportSize({ width, height });
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => localStorage.clear());
-  await page.goto(BASE + hash);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
+  const page = await openPage(ctx, { to: BASE + hash, size: { width, height }, errors });
   return { page, errors };
 }
 

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
-import { url as BASE, launchFresh as launch } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -21,14 +21,7 @@ before(async () => { ctx = await launch(); });
 after(async () => { await ctx?.close(); });
 
 async function open(url) {
-  const page = await ctx.newPage();
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => { localStorage.clear(); localStorage.setItem('stagecraft.intro.seen', '1'); });
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { to: url, errors, introSeen: true });
 }
 
 const link = state => BASE + '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url');

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { url as BASE, launchFresh as launch } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -30,13 +30,7 @@ const position = page => page.waitForFunction(() => {
 
 async function open() {
   const errors = [];
-  const page = await ctx.newPage();
-  page.on('pageerror', e => errors.push(String(e)));
-  await page.setViewportSize({ width: 1500, height: 900 });
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => localStorage.clear());
-  await page.goto(BASE);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
+  const page = await openPage(ctx, { size: { width: 1500, height: 900 }, errors, console: false });
   return { page, errors };
 }
 

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { url as BASE, launchFresh as launch, paste } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, paste, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -22,13 +22,7 @@ const WIDE = { width: 1500, height: 900 };
 const NARROW = { width: 900, height: 700 };
 
 async function open(size = WIDE) {
-  const page = await ctx.newPage();
-  await page.setViewportSize(size);
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => { localStorage.clear(); localStorage.setItem('stagecraft.intro.seen', '1'); });
-  page.on('pageerror', e => errors.push(String(e)));
-  await page.goto(BASE);
-  await page.waitForSelector('body[data-explored]', { timeout: 30000, state: 'attached' });
+  const page = await openPage(ctx, { size, errors, console: false, introSeen: true });
   await page.waitForSelector('#program .line', { timeout: 30000 });
   return page;
 }

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { url as BASE, launchFresh as launch, workload, paste } from './fresh.mjs';
+import { url as BASE, launchFresh as launch, workload, paste, openPage } from './fresh.mjs';
 
 const SHOTS = new URL('./screenshots/', import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -18,14 +18,7 @@ after(async () => { await ctx?.close(); });
 const expectedTrap = text => /asked this worker to trap|RuntimeError: unreachable|Uncaught/.test(text);
 
 async function open() {
-  const page = await ctx.newPage();
-  await page.goto(BASE + 'no-app-here.txt');
-  await page.evaluate(() => localStorage.clear());
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(BASE);
-  await page.waitForSelector('body[data-ran]', { timeout: 30000, state: 'attached' });
-  return page;
+  return openPage(ctx, { errors, ready: 'body[data-ran]' });
 }
 const count = (page, attribute) => page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), attribute);
 
