@@ -28,7 +28,15 @@ pub struct Space {
     /// Units that may not be asynchronous (`with_sync_only`): async sets that make one of them
     /// asynchronous are left out.
     sync_only: Vec<bool>,
+    /// The walk's allowed stage vectors, each as its rank in the walk (the vector read in base
+    /// `max_stages`), ascending — what `progress` counts, so that a search's bar moves evenly over
+    /// the vectors it tries, not over the many the dependences rule out. Empty when there are more
+    /// vectors than `MAX_COUNTED_VECTORS`.
+    allowed: Vec<u64>,
 }
+
+/// Up to this many stage vectors, `progress` counts the allowed ones; beyond, it counts them all.
+const MAX_COUNTED_VECTORS: u64 = 1 << 16;
 
 impl Space {
     /// The pruned space of `units` units, stages below `max_stages`, with these dependences
@@ -40,7 +48,9 @@ impl Space {
             forward,
             shifted_out: true,
             sync_only: Vec::new(),
+            allowed: Vec::new(),
         }
+        .counted()
     }
 
     /// The same space without the async sets that make a unit marked in `sync_only`
@@ -61,7 +71,33 @@ impl Space {
             forward,
             shifted_out: false,
             sync_only: Vec::new(),
+            allowed: Vec::new(),
         }
+        .counted()
+    }
+
+    /// The space with its allowed stage vectors ranked (`allowed`), when there are few enough.
+    fn counted(mut self) -> Space {
+        let s = self.max_stages as u64;
+        let Some(total) = u32::try_from(self.units)
+            .ok()
+            .and_then(|n| s.checked_pow(n))
+            .filter(|t| *t <= MAX_COUNTED_VECTORS)
+        else {
+            return self;
+        };
+        let mut stages = vec![0i64; self.units];
+        for rank in 0..total {
+            let mut r = rank;
+            for x in stages.iter_mut().rev() {
+                *x = (r % s) as i64;
+                r /= s;
+            }
+            if self.stages_allowed(&stages) {
+                self.allowed.push(rank);
+            }
+        }
+        self
     }
 
     /// The whole space, nothing left out.
@@ -84,19 +120,26 @@ impl Space {
         stages.saturating_mul(orders).saturating_mul(asyncs)
     }
 
-    /// How far `c` is through the walk: the stage vectors before its own (the walk's outermost
-    /// loop, counted in base `max_stages`) and how many there are, saturating; at the end, all.
+    /// How far `c` is through the walk: the allowed stage vectors before its own (the walk's
+    /// outermost loop) and how many there are; at the end, all. Past `MAX_COUNTED_VECTORS`, every
+    /// vector counts, saturating.
     pub fn progress(&self, c: &Cursor) -> (u64, u64) {
         let s = self.max_stages as u64;
-        let total = s.saturating_pow(self.units as u32);
-        if c.done {
-            return (total, total);
-        }
-        let walked = c
+        let rank = c
             .stages
             .iter()
             .fold(0u64, |n, x| n.saturating_mul(s).saturating_add(*x as u64));
-        (walked.min(total), total)
+        let (walked, total) = if self.allowed.is_empty() {
+            (rank, s.saturating_pow(self.units as u32))
+        } else {
+            let before = self.allowed.partition_point(|r| *r < rank) as u64;
+            (before, self.allowed.len() as u64)
+        };
+        if c.done {
+            (total, total)
+        } else {
+            (walked.min(total), total)
+        }
     }
 
     /// Whether the stages `s` may begin a pipeline of this space.

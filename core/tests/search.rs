@@ -251,3 +251,27 @@ fn apply_writes_the_annotations_in_place_of_the_loops() {
     assert_eq!(strip(&applied), strip(&text));
     assert_eq!(applied.matches("software_pipeline_stage").count(), 1);
 }
+
+#[test]
+fn the_progress_counts_the_stage_vectors_the_walk_can_try() {
+    // A chain of three units over two stages: only [0,0,0], [0,0,1] and [0,1,1] start at 0 and
+    // keep each dependence forward, of the eight vectors.
+    let space = Space::new(3, 2, vec![(0, 1), (1, 2)]);
+    let mut cursor = space.start();
+    let mut seen = Vec::new();
+    while let Some(a) = space.next(&mut cursor, false) {
+        let p = space.progress(&cursor);
+        if seen.last().map(|(s, _)| s) != Some(&a.stages) {
+            seen.push((a.stages.clone(), p));
+        }
+    }
+    assert_eq!(
+        seen,
+        vec![
+            (vec![0, 0, 0], (0, 3)),
+            (vec![0, 0, 1], (1, 3)),
+            (vec![0, 1, 1], (2, 3)),
+        ]
+    );
+    assert_eq!(space.progress(&cursor), (3, 3));
+}
