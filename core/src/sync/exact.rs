@@ -1,0 +1,192 @@
+//! Needs decided iteration by iteration under a constant extent. The dependence analysis gives
+//! each need the shortest distance at which its accesses may meet; where its intervals are
+//! conservative (`%`, `//`, conditions) that distance may be one at which they never meet, or
+//! meet only at some iterations. Enumerating the elements every iteration of the two units
+//! touches (`instances::touches_by_iteration`, within its budget) says, for each consumer
+//! iteration, the newest producer iteration it really meets — so each wait forces a group some
+//! instance of its consumer needs. Past the budget the analysis' distance stands (safe, perhaps
+//! loose).
+
+use super::{Group, Need};
+use crate::instances::{touches_by_iteration, Touch};
+use crate::schedule::DepKind;
+use crate::shape::LoopShape;
+use std::collections::HashMap;
+
+/// A need as the enumeration found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExactNeed {
+    /// At consumer iteration `j` (index `j − lo`), the shortest distance at which it meets the
+    /// producer, or `None` where it meets none of its instances.
+    pub by_iteration: Vec<Option<i64>>,
+    /// The shortest distance over the iterations a body step runs the consumer at, or `None`
+    /// where no body step needs the producer.
+    pub body: Option<i64>,
+}
+
+/// Steps through the producers' iterations, over every need of a loop: beyond it the analysis'
+/// distances stand.
+const MAX_STEPS: usize = 1 << 20;
+
+/// Each need's iterations decided by enumeration, under a constant extent: a need that meets its
+/// producer at no iteration is dropped, the others keep their shortest distance in
+/// `Need::distance` and the rest in `Need::exact`. Needs that cannot be enumerated are left as
+/// they are. Returns, per unit, whether it runs an instance at each iteration (`None` where not
+/// enumerated).
+pub(super) fn refine(
+    program: &crate::ir::Program,
+    p: &LoopShape,
+    needs: &mut Vec<Need>,
+) -> Vec<Option<Vec<bool>>> {
+    let units = &p.sched.units;
+    let Some(extent) = p.sched.extent.as_const() else {
+        return vec![None; units.len()];
+    };
+    let mut touches: Vec<Option<Option<Vec<Vec<Touch>>>>> = vec![None; units.len()];
+    let mut of = |pos: usize| -> Option<Vec<Vec<Touch>>> {
+        let unit = units.get(pos)?;
+        if unit.inner.is_some() {
+            return None;
+        }
+        let slot = touches.get_mut(pos)?;
+        slot.get_or_insert_with(|| touches_by_iteration(program, &p.sched, unit))
+            .clone()
+    };
+    let mut steps = MAX_STEPS;
+    let body_iterations = |stage: i64| (p.stages() - stage, extent - 1 - stage);
+    needs.retain_mut(|n| {
+        let (Some(producer), Some(consumer)) = (of(n.producer), of(n.consumer)) else {
+            return true;
+        };
+        let same_iteration = units
+            .get(n.producer)
+            .zip(units.get(n.consumer))
+            .is_some_and(|(a, b)| a.pos < b.pos);
+        let Some(by_iteration) = meetings(
+            n,
+            &producer,
+            &consumer,
+            p.versions_of(n.buffer).max(1),
+            same_iteration,
+            &mut steps,
+        ) else {
+            return true;
+        };
+        let Some(distance) = by_iteration.iter().flatten().min().copied() else {
+            return false;
+        };
+        let stage = units.get(n.consumer).map_or(0, |u| u.stage);
+        let (lo, hi) = body_iterations(stage);
+        let mut exact = ExactNeed {
+            by_iteration,
+            body: None,
+        };
+        exact.body = (lo.max(0)..=hi).filter_map(|j| exact.at(j)).min();
+        n.distance = distance;
+        n.exact = Some(exact);
+        true
+    });
+    (0..units.len())
+        .map(|u| Some(of(u)?.iter().map(|t| !t.is_empty()).collect()))
+        .collect()
+}
+
+/// For each consumer iteration, the shortest distance `d` (a multiple of the buffer's
+/// `versions`, its ring) at which the producer's instance of iteration `j − d` touches an element
+/// the consumer's touches at `j`, as `n.kind` says (a write then a read, a read then a write,
+/// two writes); distance 0 only when the producer comes first in the loop (`same_iteration`).
+/// `None` past the budget of `steps`.
+fn meetings(
+    n: &Need,
+    producer: &[Vec<Touch>],
+    consumer: &[Vec<Touch>],
+    versions: i64,
+    same_iteration: bool,
+    steps: &mut usize,
+) -> Option<Vec<Option<i64>>> {
+    let (producer_writes, consumer_writes) = match n.kind {
+        DepKind::Raw => (true, false),
+        DepKind::War => (false, true),
+        DepKind::Waw => (true, true),
+    };
+    // The iterations at which the producer touches each element of the buffer, ascending.
+    let mut at: HashMap<&[i64], Vec<i64>> = HashMap::new();
+    for (j, touches) in (0i64..).zip(producer) {
+        for ((buffer, element), write) in touches {
+            if *buffer == n.buffer && *write == producer_writes {
+                let list = at.entry(element.as_slice()).or_default();
+                if list.last() != Some(&j) {
+                    list.push(j);
+                }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(consumer.len());
+    for (j, touches) in (0i64..).zip(consumer) {
+        let mut best: Option<i64> = None;
+        for ((buffer, element), write) in touches {
+            if *buffer != n.buffer || *write != consumer_writes {
+                continue;
+            }
+            let Some(list) = at.get(element.as_slice()) else {
+                continue;
+            };
+            let newest = if same_iteration { j } else { j - 1 };
+            let end = list.partition_point(|&i| i <= newest);
+            for &i in list.get(..end).unwrap_or_default().iter().rev() {
+                *steps = steps.checked_sub(1)?;
+                let d = j - i;
+                if best.is_some_and(|b| d >= b) {
+                    break;
+                }
+                if d % versions == 0 {
+                    best = Some(d);
+                    break;
+                }
+            }
+        }
+        out.push(best);
+    }
+    Some(out)
+}
+
+impl ExactNeed {
+    /// The shortest distance at which the consumer's iteration `j` meets the producer.
+    pub fn at(&self, j: i64) -> Option<i64> {
+        self.by_iteration
+            .get(usize::try_from(j).ok()?)
+            .copied()
+            .flatten()
+    }
+}
+
+/// The newest group of queue `q` (`g` a step, group `g·j + k` being slot `k` of iteration `j`)
+/// after group `covered` in which some statement instance runs, under a constant `extent`:
+/// `Some(None)` when every such group is empty, `None` when some unit of the queue was not
+/// enumerated.
+pub(super) fn newest_nonempty(
+    groups: &[Group],
+    runs: &[Option<Vec<bool>>],
+    q: i64,
+    g: i64,
+    extent: i64,
+    covered: i64,
+) -> Option<Option<i64>> {
+    let mut group = g.checked_mul(extent)? - 1;
+    while group > covered.max(-1) {
+        let (j, slot) = (group / g.max(1), group % g.max(1));
+        for gr in groups
+            .iter()
+            .filter(|gr| gr.queue == q && i64::from(gr.slot) == slot)
+        {
+            for &u in &gr.units {
+                let at = runs.get(u)?.as_ref()?;
+                if at.get(usize::try_from(j).ok()?).copied()? {
+                    return Some(Some(group));
+                }
+            }
+        }
+        group -= 1;
+    }
+    Some(None)
+}
