@@ -2,10 +2,10 @@
 //! each need the shortest distance at which its accesses may meet; where its intervals are
 //! conservative (`%`, `//`, conditions) that distance may be one at which they never meet, or
 //! meet only at some iterations. Enumerating the elements every iteration of the two units
-//! touches (`instances::touches_by_iteration`, within its budget) says, for each consumer
-//! iteration, the newest producer iteration it really meets — so each wait forces a group some
-//! instance of its consumer needs. Past the budget the analysis' distance stands (safe, perhaps
-//! loose).
+//! touches (`instances::touches_by_iteration`, within its budget and `limits::MAX_NEED_STEPS`)
+//! says, for each consumer iteration, the newest producer iteration it really meets — so each
+//! wait forces a group some instance of its consumer needs. Past the budget the analysis'
+//! distance stands (safe, perhaps loose).
 
 use super::{Group, Need};
 use crate::instances::{touches_by_iteration, Touch};
@@ -23,10 +23,6 @@ pub struct ExactNeed {
     /// where no body step needs the producer.
     pub body: Option<i64>,
 }
-
-/// Steps through the producers' iterations, over every need of a loop: beyond it the analysis'
-/// distances stand.
-const MAX_STEPS: usize = 1 << 20;
 
 /// Each need's iterations decided by enumeration, under a constant extent: a need that meets its
 /// producer at no iteration is dropped, the others keep their shortest distance in
@@ -52,7 +48,7 @@ pub(super) fn refine(
         slot.get_or_insert_with(|| touches_by_iteration(program, &p.sched, unit))
             .clone()
     };
-    let mut steps = MAX_STEPS;
+    let mut steps = crate::limits::MAX_NEED_STEPS;
     let body_iterations = |stage: i64| (p.stages() - stage, extent - 1 - stage);
     needs.retain_mut(|n| {
         let (Some(producer), Some(consumer)) = (of(n.producer), of(n.consumer)) else {
