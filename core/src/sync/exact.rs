@@ -38,16 +38,18 @@ pub(super) fn refine(
     let Some(extent) = p.sched.extent.as_const() else {
         return vec![None; units.len()];
     };
-    let mut touches: Vec<Option<Option<Vec<Vec<Touch>>>>> = vec![None; units.len()];
-    let mut of = |pos: usize| -> Option<Vec<Vec<Touch>>> {
-        let unit = units.get(pos)?;
-        if unit.inner.is_some() {
-            return None;
-        }
-        let slot = touches.get_mut(pos)?;
-        slot.get_or_insert_with(|| touches_by_iteration(program, &p.sched, unit))
-            .clone()
-    };
+    // Every unit enumerated once (the needs borrow them; `newest_nonempty` reads which
+    // iterations each runs at).
+    let touches: Vec<Option<Vec<Vec<Touch>>>> = units
+        .iter()
+        .map(|unit| {
+            unit.inner
+                .is_none()
+                .then(|| touches_by_iteration(program, &p.sched, unit))
+                .flatten()
+        })
+        .collect();
+    let of = |pos: usize| touches.get(pos).and_then(Option::as_deref);
     let mut steps = crate::limits::MAX_NEED_STEPS;
     let body_iterations = |stage: i64| (p.stages() - stage, extent - 1 - stage);
     needs.retain_mut(|n| {
@@ -60,8 +62,8 @@ pub(super) fn refine(
             .is_some_and(|(a, b)| a.pos < b.pos);
         let Some(by_iteration) = meetings(
             n,
-            &producer,
-            &consumer,
+            producer,
+            consumer,
             p.versions_of(n.buffer).max(1),
             same_iteration,
             &mut steps,
@@ -82,8 +84,9 @@ pub(super) fn refine(
         n.exact = Some(exact);
         true
     });
-    (0..units.len())
-        .map(|u| Some(of(u)?.iter().map(|t| !t.is_empty()).collect()))
+    touches
+        .iter()
+        .map(|t| Some(t.as_ref()?.iter().map(|t| !t.is_empty()).collect()))
         .collect()
 }
 
