@@ -11,6 +11,8 @@ pub struct Rolled {
     pub program: Program,
     /// How many waits the pipeline has (wait sites of every section).
     pub wait_sites: usize,
+    /// Its stages shifted up may wait less (`SyncPlan::waits_vary_by_iteration`).
+    pub waits_vary_by_iteration: bool,
 }
 
 /// The rolled pipelined program of `source` alone (nothing presented, nothing run): what the
@@ -19,6 +21,7 @@ pub fn rolled(source: &str, options: &Options) -> Result<Rolled, Vec<Diagnostic>
     let p = phases::pipeline_quietly(source, options)?;
     Ok(Rolled {
         wait_sites: p.sync.sites.len(),
+        waits_vary_by_iteration: p.sync.waits_vary_by_iteration(),
         program: p.rolled,
     })
 }

@@ -22,6 +22,10 @@ pub struct ExactNeed {
     /// The shortest distance over the iterations a body step runs the consumer at, or `None`
     /// where no body step needs the producer.
     pub body: Option<i64>,
+    /// Whether some body iteration meets the producer at another distance than `body`, or at
+    /// none: a body's one count then serves some iterations more than they need, and peeling
+    /// them (a stage shift, `SyncPlan::waits_vary_by_iteration`) may wait less.
+    pub varies_in_body: bool,
 }
 
 /// Each need's iterations decided by enumeration, under a constant extent: a need that meets its
@@ -78,8 +82,10 @@ pub(super) fn refine(
         let mut exact = ExactNeed {
             by_iteration,
             body: None,
+            varies_in_body: false,
         };
         exact.body = (lo.max(0)..=hi).filter_map(|j| exact.at(j)).min();
+        exact.varies_in_body = (lo.max(0)..=hi).any(|j| exact.at(j) != exact.body);
         n.distance = distance;
         n.exact = Some(exact);
         true

@@ -209,6 +209,18 @@ pub struct Regime {
 }
 
 impl SyncPlan {
+    /// Whether some need, decided iteration by iteration (`exact.rs`), is not met at one
+    /// distance at every body iteration. Shifting every stage up by `k` moves each unit's last
+    /// `k` iterations from the body, whose one count serves all of its iterations, into the
+    /// epilogue, where each step waits for what its own iteration needs: such a schedule's
+    /// shifts may wait less, and take fewer cycles (the schedule search tries them). Otherwise
+    /// a shift only adds steps with nothing in them.
+    pub fn waits_vary_by_iteration(&self) -> bool {
+        self.needs
+            .iter()
+            .any(|n| n.exact.as_ref().is_some_and(|e| e.varies_in_body))
+    }
+
     /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
     /// when asked, since a plan asks only for its waits' counts (a table for every unit, queue and
     /// step was most of the planning at 64 stages).
