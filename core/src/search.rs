@@ -505,13 +505,16 @@ impl Search {
         }
         // Its shifts are other schedules when its waits vary by iteration: each is tried too,
         // whatever this one's cycles (the floor above holds for them: the same work).
-        let shifts_tried = rolled.waits_vary_by_iteration && self.queue_shifts(&a);
+        // (From shift 1, every shift is queued: the interpreter's verdict need not replace it.)
+        let every_shift_queued = rolled
+            .shift_changes_waits_from
+            .is_some_and(|from| self.queue_shifts(&a, from) && from <= 1);
         let Some(cycles) =
             crate::timeline::cycles_below(&rolled.program, &self.model, &self.params, limit)
         else {
             return false;
         };
-        if !self.offer(self.scored(a.clone(), &rolled, cycles), !shifts_tried) {
+        if !self.offer(self.scored(a.clone(), &rolled, cycles), !every_shift_queued) {
             return false;
         }
         if self.report.strategy == Strategy::Local {
@@ -529,22 +532,24 @@ impl Search {
         true
     }
 
-    /// Queues `a`'s stages shifted up by 1 … as far as `max_stages` allows, when the walk lists
-    /// it (stages from 0, not the brute force): a shift moves each unit's last iterations from
-    /// the body into the epilogue, where each step waits for what its own iteration needs.
-    /// Whether any was queued.
-    fn queue_shifts(&mut self, a: &Annotations) -> bool {
+    /// Queues `a`'s stages shifted up by `from` … as far as `max_stages` allows, when the walk
+    /// lists it (stages from 0, not the brute force): a shift moves each unit's last iterations
+    /// from the body into the epilogue, where each step waits for what its own iteration needs,
+    /// and from `from` on that changes a wait. Whether any was queued.
+    fn queue_shifts(&mut self, a: &Annotations, from: i64) -> bool {
         let top = a.stages.iter().max().copied().unwrap_or(0);
         if self.options.brute_force || a.stages.iter().min() != Some(&0) {
             return false;
         }
-        for shift in 1..self.options.max_stages - top {
+        let mut queued = false;
+        for shift in from.max(1)..self.options.max_stages - top {
             let shifted = shifted(a, shift);
             if self.report.strategy == Strategy::Exhaustive || self.seen.insert(shifted.clone()) {
                 self.shifts.push_back(shifted);
+                queued = true;
             }
         }
-        top + 1 < self.options.max_stages
+        queued
     }
 
     /// Offers a costed schedule to the front: within the budget, not covered, and judged

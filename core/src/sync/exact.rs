@@ -22,10 +22,11 @@ pub struct ExactNeed {
     /// The shortest distance over the iterations a body step runs the consumer at, or `None`
     /// where no body step needs the producer.
     pub body: Option<i64>,
-    /// Whether some body iteration meets the producer at another distance than `body`, or at
-    /// none: a body's one count then serves some iterations more than they need, and peeling
-    /// them (a stage shift, `SyncPlan::waits_vary_by_iteration`) may wait less.
-    pub varies_in_body: bool,
+    /// The smallest `k` for which moving the body's last `k` iterations into the epilogue (every
+    /// stage shifted up by `k`) changes what a step waits for: a peeled iteration meets the
+    /// producer at another distance than `body`, or the iterations left do not need `body`
+    /// (`SyncPlan::shift_changes_waits_from`). `None` when no shift does.
+    pub shift_that_matters: Option<i64>,
 }
 
 /// Each need's iterations decided by enumeration, under a constant extent: a need that meets its
@@ -42,13 +43,25 @@ pub(super) fn refine(
     let Some(extent) = p.sched.extent.as_const() else {
         return vec![None; units.len()];
     };
-    // Every unit enumerated once (the needs borrow them; `newest_nonempty` reads which
-    // iterations each runs at).
+    // Needs of boxes moving with the iteration are decided at every iteration by the analysis
+    // already (`uniform.rs`); a unit is enumerated once (the needs borrow it) when some other
+    // need is over it, or when it is asynchronous and may not run at every iteration
+    // (`newest_nonempty` reads which iterations each runs at).
+    let decided: Vec<bool> = needs
+        .iter()
+        .map(|n| super::uniform::decided_everywhere(n, units, p.sched.var))
+        .collect();
+    let always: Vec<bool> = units.iter().map(super::uniform::always_runs).collect();
     let touches: Vec<Option<Vec<Vec<Touch>>>> = units
         .iter()
-        .map(|unit| {
-            unit.inner
-                .is_none()
+        .enumerate()
+        .map(|(pos, unit)| {
+            let wanted = needs
+                .iter()
+                .zip(&decided)
+                .any(|(n, &d)| !d && (n.producer == pos || n.consumer == pos))
+                || (unit.is_async && !always.get(pos).copied().unwrap_or(false));
+            (wanted && unit.inner.is_none())
                 .then(|| touches_by_iteration(program, &p.sched, unit))
                 .flatten()
         })
@@ -56,23 +69,34 @@ pub(super) fn refine(
     let of = |pos: usize| touches.get(pos).and_then(Option::as_deref);
     let mut steps = crate::limits::MAX_NEED_STEPS;
     let body_iterations = |stage: i64| (p.stages() - stage, extent - 1 - stage);
+    let mut index = 0;
     needs.retain_mut(|n| {
-        let (Some(producer), Some(consumer)) = (of(n.producer), of(n.consumer)) else {
-            return true;
-        };
-        let same_iteration = units
-            .get(n.producer)
-            .zip(units.get(n.consumer))
-            .is_some_and(|(a, b)| a.pos < b.pos);
-        let Some(by_iteration) = meetings(
-            n,
-            producer,
-            consumer,
-            p.versions_of(n.buffer).max(1),
-            same_iteration,
-            &mut steps,
-        ) else {
-            return true;
+        let is_decided = decided.get(index).copied().unwrap_or(false);
+        index += 1;
+        let by_iteration = if is_decided {
+            // Met at its distance at every iteration from it on.
+            (0..extent)
+                .map(|j| (j >= n.distance).then_some(n.distance))
+                .collect()
+        } else {
+            let (Some(producer), Some(consumer)) = (of(n.producer), of(n.consumer)) else {
+                return true;
+            };
+            let same_iteration = units
+                .get(n.producer)
+                .zip(units.get(n.consumer))
+                .is_some_and(|(a, b)| a.pos < b.pos);
+            let Some(by_iteration) = meetings(
+                n,
+                producer,
+                consumer,
+                p.versions_of(n.buffer).max(1),
+                same_iteration,
+                &mut steps,
+            ) else {
+                return true;
+            };
+            by_iteration
         };
         let Some(distance) = by_iteration.iter().flatten().min().copied() else {
             return false;
@@ -82,17 +106,21 @@ pub(super) fn refine(
         let mut exact = ExactNeed {
             by_iteration,
             body: None,
-            varies_in_body: false,
+            shift_that_matters: None,
         };
         exact.body = (lo.max(0)..=hi).filter_map(|j| exact.at(j)).min();
-        exact.varies_in_body = (lo.max(0)..=hi).any(|j| exact.at(j) != exact.body);
+        exact.shift_that_matters = exact.shift_that_matters(lo.max(0), hi);
         n.distance = distance;
         n.exact = Some(exact);
         true
     });
     touches
         .iter()
-        .map(|t| Some(t.as_ref()?.iter().map(|t| !t.is_empty()).collect()))
+        .zip(&always)
+        .map(|(t, &always)| match t {
+            Some(t) => Some(t.iter().map(|t| !t.is_empty()).collect()),
+            None => always.then(|| vec![true; usize::try_from(extent).unwrap_or(0)]),
+        })
         .collect()
 }
 
@@ -156,6 +184,27 @@ fn meetings(
 }
 
 impl ExactNeed {
+    /// `shift_that_matters` for a body running iterations `lo ..= hi`.
+    fn shift_that_matters(&self, lo: i64, hi: i64) -> Option<i64> {
+        // The shortest distance over `lo ..= m`, for each `m` (the body left after a shift).
+        let mut shortest = Vec::with_capacity(usize::try_from(hi - lo + 1).unwrap_or(0));
+        let mut so_far: Option<i64> = None;
+        for j in lo..=hi {
+            so_far = match (so_far, self.at(j)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            shortest.push(so_far);
+        }
+        (1..=hi - lo + 1).find(|&k| {
+            let left = usize::try_from(hi - k - lo)
+                .ok()
+                .and_then(|m| shortest.get(m).copied())
+                .flatten();
+            self.at(hi - k + 1) != self.body || left != self.body
+        })
+    }
+
     /// The shortest distance at which the consumer's iteration `j` meets the producer.
     pub fn at(&self, j: i64) -> Option<i64> {
         self.by_iteration

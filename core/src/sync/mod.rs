@@ -24,6 +24,7 @@ mod groups;
 mod planner;
 mod regimes;
 mod sections;
+mod uniform;
 
 pub use barriers::{place as place_barriers, statement_label};
 use groups::{closed_before, group, needs_of, Grouping};
@@ -209,16 +210,17 @@ pub struct Regime {
 }
 
 impl SyncPlan {
-    /// Whether some need, decided iteration by iteration (`exact.rs`), is not met at one
-    /// distance at every body iteration. Shifting every stage up by `k` moves each unit's last
-    /// `k` iterations from the body, whose one count serves all of its iterations, into the
-    /// epilogue, where each step waits for what its own iteration needs: such a schedule's
-    /// shifts may wait less, and take fewer cycles (the schedule search tries them). Otherwise
-    /// a shift only adds steps with nothing in them.
-    pub fn waits_vary_by_iteration(&self) -> bool {
+    /// The smallest `k` for which shifting every stage up by `k` changes what some step waits
+    /// for. A shift moves each unit's last `k` iterations from the body, whose one count serves
+    /// all of its iterations, into the epilogue, where each step waits for what its own
+    /// iteration needs (needs decided iteration by iteration, `exact.rs`): such a shift may wait
+    /// less and take fewer cycles (the schedule search tries it). A smaller shift only adds steps
+    /// with nothing in them. `None` when no shift changes a wait.
+    pub fn shift_changes_waits_from(&self) -> Option<i64> {
         self.needs
             .iter()
-            .any(|n| n.exact.as_ref().is_some_and(|e| e.varies_in_body))
+            .filter_map(|n| n.exact.as_ref()?.shift_that_matters)
+            .min()
     }
 
     /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
