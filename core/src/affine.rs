@@ -68,13 +68,19 @@ pub fn interval(e: &IExpr, ranges: &dyn Fn(VarId) -> Interval) -> Interval {
     match e {
         IExpr::Const(v) => Interval::point(*v),
         IExpr::Var(v) => ranges(*v),
-        IExpr::Select(s) => {
-            let (a, b) = (interval(&s.1, ranges), interval(&s.2, ranges));
-            Interval {
-                lo: a.lo.min(b.lo),
-                hi: a.hi.max(b.hi),
+        // A condition decided over these ranges (at one iteration, `i % 2 == 0` is) picks its
+        // branch.
+        IExpr::Select(s) => match truth(&s.0, ranges) {
+            Some(true) => interval(&s.1, ranges),
+            Some(false) => interval(&s.2, ranges),
+            None => {
+                let (a, b) = (interval(&s.1, ranges), interval(&s.2, ranges));
+                Interval {
+                    lo: a.lo.min(b.lo),
+                    hi: a.hi.max(b.hi),
+                }
             }
-        }
+        },
         IExpr::Bin(op, ab) => {
             let [a, b] = &**ab;
             let (x, y) = (interval(a, ranges), interval(b, ranges));
@@ -240,4 +246,63 @@ pub enum Dim {
     /// Any other index: moves with the iteration in a way not modelled, within `values` (over
     /// every iteration; `Interval::ALL` when unknown).
     Unknown { values: Interval },
+}
+
+/// Periods at most this long are found (`period`).
+pub const MAX_PERIOD: i64 = 128;
+
+/// A period of `e` in `var` (`e` at `var + p` equals `e` at `var`, whatever the other variables),
+/// at most `MAX_PERIOD`: 1 when `e` does not mention `var`; `m` for `(c·var + r) % m`, `k·m` for
+/// `(c·var + r) // k % m`; any operation or condition of periodic operands is periodic with
+/// their least common multiple. `None` for anything else (`var` itself, `min(var, 3)`).
+pub fn period(e: &IExpr, var: VarId) -> Option<i64> {
+    if !e.mentions(var) {
+        return Some(1);
+    }
+    match e {
+        IExpr::Bin(IOp::Mod, ab) => {
+            let [a, modulus] = &**ab;
+            let m = modulus.as_const().filter(|&m| m > 0)?;
+            if split_linear(a, var).is_some() {
+                return (m <= MAX_PERIOD).then_some(m);
+            }
+            if let IExpr::Bin(IOp::FloorDiv, xk) = a {
+                let [x, k] = &**xk;
+                if let (Some(_), Some(k)) = (split_linear(x, var), k.as_const()) {
+                    let p = k.checked_mul(m).filter(|&p| p > 0 && p <= MAX_PERIOD)?;
+                    return Some(p);
+                }
+            }
+            lcm(period(a, var)?, period(modulus, var)?)
+        }
+        IExpr::Bin(_, ab) => {
+            let [a, b] = &**ab;
+            lcm(period(a, var)?, period(b, var)?)
+        }
+        IExpr::Select(s) => lcm(
+            cond_period(&s.0, var)?,
+            lcm(period(&s.1, var)?, period(&s.2, var)?)?,
+        ),
+        IExpr::Var(_) | IExpr::Const(_) => None,
+    }
+}
+
+/// A period of a condition in `var`, as `period`.
+fn cond_period(c: &Cond, var: VarId) -> Option<i64> {
+    match c {
+        Cond::True => Some(1),
+        Cond::Not(a) => cond_period(a, var),
+        Cond::And(a, b) | Cond::Or(a, b) => lcm(cond_period(a, var)?, cond_period(b, var)?),
+        Cond::Cmp(_, a, b) => lcm(period(a, var)?, period(b, var)?),
+    }
+}
+
+/// The least common multiple, when at most `MAX_PERIOD`.
+pub fn lcm(a: i64, b: i64) -> Option<i64> {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    let l = a.checked_div(x)?.checked_mul(b)?;
+    (l > 0 && l <= MAX_PERIOD).then_some(l)
 }

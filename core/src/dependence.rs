@@ -21,6 +21,9 @@ pub struct UnitAccess {
     /// it may take at each iteration (`[range.lo, range.hi]`), so that distances are still decided
     /// one by one. Empty when no dimension needs it.
     pub tables: Vec<Option<Vec<Interval>>>,
+    /// With `tables`, for each tabulated dimension: a period in the iteration
+    /// (`affine::period`), with which a symbolic extent's distances are decided too.
+    pub periods: Vec<Option<i64>>,
     /// Runs every time its unit runs: under no `if`, and in no loop of its unit that may run zero
     /// times.
     pub unconditional: bool,
@@ -177,11 +180,20 @@ impl Collect<'_> {
         } else {
             Vec::new()
         };
+        let periods = if tables.is_empty() {
+            Vec::new()
+        } else {
+            indices
+                .iter()
+                .map(|e| crate::affine::period(e, self.outer))
+                .collect()
+        };
         self.out.push(UnitAccess {
             buffer,
             write,
             dims,
             tables,
+            periods,
             unconditional: self.conditional == 0,
             span,
         });
@@ -426,6 +438,9 @@ pub fn conflict_distances(a: &UnitAccess, b: &UnitAccess, range: IterationRange)
     if !rest || set.is_empty() {
         return set;
     }
+    if let Some(periodic) = periodic_distances(a, b, range) {
+        return set.intersect(&periodic);
+    }
     for (k, (x, y)) in a.dims.iter().zip(&b.dims).enumerate() {
         let tables = (
             a.tables.get(k).and_then(Option::as_ref),
@@ -443,6 +458,47 @@ pub fn conflict_distances(a: &UnitAccess, b: &UnitAccess, range: IterationRange)
         }
     }
     set
+}
+
+/// Under a symbolic extent from a known start, when every dimension of both accesses repeats
+/// with a period (`% m` of the iteration, conditions on it, a tabulated index with
+/// `UnitAccess::periods`): the distances at which they may meet, every dimension at once,
+/// decided over one common period of iterations — every iteration of any extent is one of
+/// them. `None` otherwise.
+fn periodic_distances(a: &UnitAccess, b: &UnitAccess, range: IterationRange) -> Option<Distances> {
+    if range.is_known() || range.lo <= Interval::ALL.lo {
+        return None;
+    }
+    let mut period = 1;
+    for x in [a, b] {
+        for (k, dim) in x.dims.iter().enumerate() {
+            let p = match dim {
+                Dim::Affine { coef: 0, .. } => 1,
+                Dim::Periodic { modulus, .. } => *modulus,
+                Dim::Unknown { .. } => {
+                    x.tables.get(k)?.as_ref()?;
+                    x.periods.get(k).copied().flatten()?
+                }
+                Dim::Affine { .. } => return None,
+            };
+            period = crate::affine::lcm(period, p)?;
+        }
+    }
+    let overlap = |a: Interval, b: Interval| a.lo <= b.hi && b.lo <= a.hi;
+    // A table holds `MAX_TABULATED_ITERATIONS` iterations: one period plus every near distance.
+    if period + NEAR > MAX_TABULATED_ITERATIONS {
+        return None;
+    }
+    Some(near_by_one(|d| {
+        (range.lo..range.lo + period).any(|i| {
+            a.dims.iter().zip(&b.dims).enumerate().all(|(k, (x, y))| {
+                overlap(
+                    value_at(*x, a.tables.get(k).and_then(Option::as_ref), i, range),
+                    value_at(*y, b.tables.get(k).and_then(Option::as_ref), i + d, range),
+                )
+            })
+        })
+    }))
 }
 
 /// Under a symbolic extent, the first iteration of the later access `b` (counted from the
@@ -672,6 +728,7 @@ mod tests {
             write: false,
             dims: vec![dim],
             tables: Vec::new(),
+            periods: Vec::new(),
             unconditional: true,
             span: Span::default(),
         }

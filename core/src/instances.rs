@@ -122,6 +122,39 @@ fn sum_of(nodes: &[Node]) -> Option<usize> {
         .try_fold(0usize, |n, x| n.checked_add(instances_per_iteration(x)?))
 }
 
+/// One access of a statement instance: the element, and whether the instance writes it.
+pub type Touch = (Element, bool);
+
+/// The elements `unit` touches at each iteration of the loop (at index `i − lo`), reads and
+/// writes in program order: what the dependence analysis's intervals approximate, exactly.
+/// `None` when it cannot be enumerated (a symbolic extent, bounds or indices that are not
+/// constants, more instances than the budget).
+pub fn touches_by_iteration(
+    program: &Program,
+    sched: &LoopSchedule,
+    unit: &Unit,
+) -> Option<Vec<Vec<Touch>>> {
+    let per_iteration = instances_per_iteration(&unit.node)?;
+    let mut out = Vec::new();
+    each_iteration(program, sched, per_iteration, |_, env| {
+        // Most statements make two to four accesses.
+        let mut touches = Vec::with_capacity(4 * per_iteration);
+        let mut budget = per_iteration;
+        walk(&unit.node, env, &mut budget, &mut |a, env| {
+            let mut known = true;
+            for_each_read(&a.value, &mut |r| match element(r, env) {
+                Some(e) => touches.push((e, false)),
+                None => known = false,
+            });
+            touches.push((element(&a.target, env)?, true));
+            known.then_some(())
+        })?;
+        out.push(touches);
+        Some(())
+    })?;
+    Some(out)
+}
+
 /// Two instances of one unit, in one iteration, touching one element, at least one writing.
 struct TwoTouches {
     iteration: i64,

@@ -47,6 +47,10 @@ pub const MAX_UNROLLED_INNER: i64 = 4096;
 pub const MAX_EMITTED_INSTANCES: usize = 4096;
 /// Statement instances the interpreter executes per program before it stops and says so.
 pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
+/// Steps through producers' iterations when a constant extent's needs are decided iteration by
+/// iteration (`sync/exact.rs`), over all the needs of one loop: beyond it a need keeps the
+/// dependence analysis' distance.
+pub const MAX_NEED_STEPS: usize = 1 << 20;
 /// Statement instances across threads (summed over the waves that run them) before a run across
 /// threads stops (`interp::run_threads`).
 pub const MAX_THREAD_INSTANCES: u64 = 4_000_000;

@@ -119,7 +119,13 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
                 let empty = IExpr::bin(IOp::Sub, p.epilogue_start(), e.clone());
                 simplify(&IExpr::bin(IOp::Mul, IExpr::Const(g), empty))
             }
-            Extent::Const(_) => IExpr::Const(0),
+            // Groups after the last one holding an instance may stay (`sync`'s drain).
+            Extent::Const(_) => IExpr::Const(
+                sync.sites
+                    .get(*id as usize)
+                    .and_then(|s| s.instances.first())
+                    .map_or(0, |i| i.count),
+            ),
         };
         epilogue.push(Node::Wait {
             queue: *q,

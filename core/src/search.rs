@@ -185,15 +185,13 @@ pub struct Search {
     space: Space,
     cursor: Cursor,
     local: VecDeque<Annotations>,
+    /// Shifts of a schedule whose waits vary by iteration, tried next (`try_schedule`).
+    shifts: VecDeque<Annotations>,
     seen: HashSet<Annotations>,
     front: Front<Scored>,
     report: SearchReport,
     /// Per unit, the issue cycles and the smallest latency (for the bound on a group's cycles).
     unit_costs: Vec<crate::schedule_bound::UnitCost>,
-    /// Per largest stage `m` (index), the critical cycle's delay and distance when no buffer
-    /// has more than `m + 1` versions: a group's schedules take at least
-    /// `⌊(extent − 1) / distance⌋ · delay` cycles.
-    chains: Vec<(u64, i64)>,
     extent: Option<i64>,
     /// The current group of the exhaustive walk: its stages and async set.
     group: Option<(Vec<i64>, Vec<i64>)>,
@@ -269,9 +267,6 @@ impl Search {
         };
         let bound = crate::schedule_bound::loop_bound(&lp, model, max_stages);
         let unit_costs = bound.units.clone();
-        let chains = (1..=max_stages)
-            .map(|m| crate::schedule_bound::loop_bound(&lp, model, m).critical_chain())
-            .collect();
         let report = SearchReport {
             loop_var: info.loop_var.clone(),
             units: info.units.iter().map(|u| u.label.clone()).collect(),
@@ -304,11 +299,11 @@ impl Search {
             model: model.clone(),
             params: ex.params.clone(),
             local: VecDeque::new(),
+            shifts: VecDeque::new(),
             seen: HashSet::new(),
             front: Front::default(),
             report,
             unit_costs,
-            chains,
             // A timeline cut short by a limit covers part of the loop: no bound on its cycles.
             extent: lp.extent.filter(|_| t.step_limit.is_none()),
             group: None,
@@ -430,6 +425,9 @@ impl Search {
     /// The next annotation of the exhaustive walk, skipping the orders of a group (stages and
     /// async set) whose bound shows none of them can enter the front.
     fn next_exhaustive(&mut self) -> Option<Annotations> {
+        if let Some(shifted) = self.shifts.pop_front() {
+            return Some(shifted);
+        }
         let mut skip = false;
         loop {
             let a = self.space.next(&mut self.cursor, skip)?;
@@ -455,8 +453,10 @@ impl Search {
     }
 
     /// Cycles every schedule of `a`'s stages and async set takes at least: the compute lane's
-    /// work (each unit issued every iteration, its latency too when synchronous) and the critical
-    /// recurrence followed through the loop (no buffer has more versions than stages used). 0
+    /// work (each unit issued every iteration, its latency too when synchronous), whatever its
+    /// waits. (Not the critical recurrence: a need decided iteration by iteration binds only
+    /// at the iterations where it is met, so a dependence's edge is not waited for at every
+    /// iteration, and a schedule's shifts, which peel its last iterations, wait less.) 0
     /// without a constant trip count.
     fn cycles_floor(&self, a: &Annotations) -> u64 {
         let Some(extent) = self.extent.filter(|e| *e > 0) else {
@@ -474,19 +474,11 @@ impl Search {
                 }
             })
             .sum();
-        let work = per_iteration.saturating_mul(extent as u64);
-        let deepest = a.stages.iter().max().copied().unwrap_or(0);
-        let chain = match self.chains.get(deepest as usize) {
-            Some(&(delay, distance)) if distance > 0 => {
-                delay.saturating_mul(((extent - 1) / distance) as u64)
-            }
-            _ => 0,
-        };
-        work.max(chain)
+        per_iteration.saturating_mul(extent as u64)
     }
 
     fn next_local(&mut self) -> Option<Annotations> {
-        self.local.pop_front()
+        self.shifts.pop_front().or_else(|| self.local.pop_front())
     }
 
     /// Costs `a`, and offers it to the front (after the interpreter's judgement); whether it
@@ -511,12 +503,18 @@ impl Search {
         if limit < u64::MAX && self.cycles_floor(&a) >= limit {
             return false;
         }
+        // Its shifts are other schedules when its waits vary by iteration: each is tried too,
+        // whatever this one's cycles (the floor above holds for them: the same work).
+        // (From shift 1, every shift is queued: the interpreter's verdict need not replace it.)
+        let every_shift_queued = rolled
+            .shift_changes_waits_from
+            .is_some_and(|from| self.queue_shifts(&a, from) && from <= 1);
         let Some(cycles) =
             crate::timeline::cycles_below(&rolled.program, &self.model, &self.params, limit)
         else {
             return false;
         };
-        if !self.offer(self.scored(a.clone(), &rolled, cycles)) {
+        if !self.offer(self.scored(a.clone(), &rolled, cycles), !every_shift_queued) {
             return false;
         }
         if self.report.strategy == Strategy::Local {
@@ -534,12 +532,32 @@ impl Search {
         true
     }
 
+    /// Queues `a`'s stages shifted up by `from` … as far as `max_stages` allows, when the walk
+    /// lists it (stages from 0, not the brute force): a shift moves each unit's last iterations
+    /// from the body into the epilogue, where each step waits for what its own iteration needs,
+    /// and from `from` on that changes a wait. Whether any was queued.
+    fn queue_shifts(&mut self, a: &Annotations, from: i64) -> bool {
+        let top = a.stages.iter().max().copied().unwrap_or(0);
+        if self.options.brute_force || a.stages.iter().min() != Some(&0) {
+            return false;
+        }
+        let mut queued = false;
+        for shift in from.max(1)..self.options.max_stages - top {
+            let shifted = shifted(a, shift);
+            if self.report.strategy == Strategy::Exhaustive || self.seen.insert(shifted.clone()) {
+                self.shifts.push_back(shifted);
+                queued = true;
+            }
+        }
+        queued
+    }
+
     /// Offers a costed schedule to the front: within the budget, not covered, and judged
-    /// equivalent by the interpreter. One the interpreter finds loose or wrong is replaced by the
-    /// first of its stages shifted up (the walk lists stages from 0 only) that is judged
-    /// equivalent and not covered: a shift runs the same steps, but a step with nothing in it
-    /// can leave out a wait or a group the first one kept. Whether the front changed.
-    fn offer(&mut self, scored: Scored) -> bool {
+    /// equivalent by the interpreter. With `replace`, one the interpreter finds loose or wrong is
+    /// replaced by the first of its stages shifted up (the walk lists stages from 0 only) that is
+    /// judged equivalent and not covered: a shift runs the same steps, but a step with nothing in
+    /// it can leave out a wait or a group the first one kept. Whether the front changed.
+    fn offer(&mut self, scored: Scored, replace: bool) -> bool {
         if scored.smem_bytes > self.options.smem_bytes {
             self.report.over_budget += 1;
             return false;
@@ -563,17 +581,12 @@ impl Search {
         let a = &scored.annotations;
         let top = a.stages.iter().max().copied().unwrap_or(0);
         let from = a.stages.iter().min().copied().unwrap_or(0);
-        if self.options.brute_force || from != 0 {
+        if !replace || self.options.brute_force || from != 0 {
             return false;
         }
         for shift in 1..self.options.max_stages - top {
-            let shifted = Annotations {
-                stages: a.stages.iter().map(|s| s + shift).collect(),
-                orders: a.orders.clone(),
-                async_stages: a.async_stages.iter().map(|s| s + shift).collect(),
-            };
-            if let Some(s) = self.score(&shifted) {
-                if self.offer(s) {
+            if let Some(s) = self.score(&shifted(a, shift)) {
+                if self.offer(s, false) {
                     return true;
                 }
             }
@@ -639,6 +652,15 @@ impl Search {
         };
         let ex = explore::explore(&self.template.with(a), &options);
         ex.verification.map(|v| v.verdict)
+    }
+}
+
+/// `a` with every stage, async ones too, `shift` higher.
+fn shifted(a: &Annotations, shift: i64) -> Annotations {
+    Annotations {
+        stages: a.stages.iter().map(|s| s + shift).collect(),
+        orders: a.orders.clone(),
+        async_stages: a.async_stages.iter().map(|s| s + shift).collect(),
     }
 }
 

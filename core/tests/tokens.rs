@@ -342,3 +342,29 @@ fn check_pipelined_takes_tvms_output_for_a_loop_stagecraft_refuses() {
     assert!(d.message.contains("never awaited: q0[15]"), "{d:?}");
     assert!(tokens.text[d.span.start as usize..].starts_with("with async_start(0) as q0[i]:"));
 }
+
+/// A group in which no statement ran has nothing to land: its token may stay unawaited, as the
+/// count form leaves it in flight (a constant extent's drain waits for the newest group that
+/// runs something); a group that ran one still needs its `async_done`.
+#[test]
+fn the_token_of_an_empty_group_may_stay_unawaited() {
+    let last_empty = "\
+B = alloc([2], scope=\"shared\", dtype=\"float32\")
+for i in range(2):
+    with async_start(0) as q0[i]:
+        if i == 0:
+            with async_scope():
+                B[i] = A[i] + 1
+with async_done(q0[0]):
+    C[0] = B[0] + 1
+";
+    assert_eq!(check(last_empty), Vec::<(String, String)>::new());
+    let errors = check(&last_empty.replace("if i == 0:", "if i == 1:"));
+    assert!(
+        errors.iter().any(
+            |(m, at)| m.contains("1 token committed here is never awaited: q0[1]")
+                && at.starts_with("with async_start(0) as q0[i]")
+        ),
+        "{errors:?}"
+    );
+}

@@ -479,6 +479,9 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         };
     }
     g.items(&flat.items);
+    // The kernel ends with `s_waitcnt vmcnt(0)` (below): a wait's group left in flight there
+    // completes at the end, so the last waits are not the only ones completing it.
+    g.stream.retire(0);
     let translated = g.stream.translate(VMCNT_MAX);
     let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &VMCNT);
     let body = fill_waits(&g.out.text, &lines);

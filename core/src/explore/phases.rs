@@ -734,7 +734,16 @@ fn drain_after_inner(built: &mut Program, s: &SyncPlan, span: Span) {
         .undrained
         .iter()
         .copied()
-        .filter(|q| !s.drains.iter().any(|d| d.1 == *q))
+        .filter(|q| {
+            // A drain that lets the last, empty groups stay in flight does not end the pipeline.
+            !s.drains.iter().any(|d| {
+                d.1 == *q
+                    && s.sites
+                        .get(d.0 as usize)
+                        .and_then(|w| w.instances.first())
+                        .is_none_or(|i| i.count == 0)
+            })
+        })
         .collect();
     if let Some(Node::Section { body, .. }) = built.body.iter_mut().rev().find(|n| {
         matches!(

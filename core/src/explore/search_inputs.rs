@@ -11,6 +11,8 @@ pub struct Rolled {
     pub program: Program,
     /// How many waits the pipeline has (wait sites of every section).
     pub wait_sites: usize,
+    /// The smallest shift of its stages that changes a wait (`SyncPlan::shift_changes_waits_from`).
+    pub shift_changes_waits_from: Option<i64>,
 }
 
 /// The rolled pipelined program of `source` alone (nothing presented, nothing run): what the
@@ -19,6 +21,7 @@ pub fn rolled(source: &str, options: &Options) -> Result<Rolled, Vec<Diagnostic>
     let p = phases::pipeline_quietly(source, options)?;
     Ok(Rolled {
         wait_sites: p.sync.sites.len(),
+        shift_changes_waits_from: p.sync.shift_changes_waits_from(),
         program: p.rolled,
     })
 }

@@ -33,6 +33,7 @@ pub(super) fn needs_of(p: &LoopShape) -> Vec<Need> {
             kind: d.kind,
             buffer: d.buffer,
             starts: starts(p, d),
+            exact: None,
         });
     }
     needs

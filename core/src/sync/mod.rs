@@ -17,11 +17,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod barriers;
+mod exact;
+pub use exact::ExactNeed;
 mod explain;
 mod groups;
 mod planner;
 mod regimes;
 mod sections;
+mod uniform;
 
 pub use barriers::{place as place_barriers, statement_label};
 use groups::{closed_before, group, needs_of, Grouping};
@@ -53,6 +56,10 @@ pub struct Need {
     /// `distance` applies from the first iteration.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub starts: Vec<(i64, i64)>,
+    /// Under a constant extent, the distance at each consumer iteration as enumeration found it
+    /// (`exact.rs`); `None` where the loop could not be enumerated within the budget.
+    #[serde(skip)]
+    pub exact: Option<exact::ExactNeed>,
 }
 
 /// How many instances of each wait have their `symbols` written (the page shows these).
@@ -203,6 +210,19 @@ pub struct Regime {
 }
 
 impl SyncPlan {
+    /// The smallest `k` for which shifting every stage up by `k` changes what some step waits
+    /// for. A shift moves each unit's last `k` iterations from the body, whose one count serves
+    /// all of its iterations, into the epilogue, where each step waits for what its own
+    /// iteration needs (needs decided iteration by iteration, `exact.rs`): such a shift may wait
+    /// less and take fewer cycles (the schedule search tries it). A smaller shift only adds steps
+    /// with nothing in them. `None` when no shift changes a wait.
+    pub fn shift_changes_waits_from(&self) -> Option<i64> {
+        self.needs
+            .iter()
+            .filter_map(|n| n.exact.as_ref()?.shift_that_matters)
+            .min()
+    }
+
     /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
     /// when asked, since a plan asks only for its waits' counts (a table for every unit, queue and
     /// step was most of the planning at 64 stages).
@@ -261,6 +281,7 @@ pub fn derive(
     explain: bool,
 ) -> Option<SyncPlan> {
     let mut needs = needs_of(p);
+    let runs = exact::refine(program, p, &mut needs);
     let grouping = group(p, &mut needs);
     let queues: Vec<i64> = grouping.per_step.keys().copied().collect();
     let closed_before = closed_before(p, &grouping.groups, &queues);
@@ -270,6 +291,7 @@ pub fn derive(
         needs: &needs,
         grouping: &grouping,
         closed_before: &closed_before,
+        runs: &runs,
         explain,
     };
     let mut plan = regimes.plan(None, diags)?;
@@ -294,6 +316,16 @@ fn planned(
     // Per-queue state is a short vector aligned with `queues` (the async stages, ascending).
     let queues: Vec<i64> = per_step.keys().copied().collect();
     let gs: Vec<i64> = per_step.values().map(|&g| i64::from(g)).collect();
+    // A group's later members wait on its own queue where it opens (nothing of that queue
+    // commits in between): their needs there are the first member's too.
+    let mut later_members: Vec<Vec<usize>> = vec![Vec::new(); p.sched.units.len()];
+    for g in &groups {
+        for (k, &u) in g.units.iter().enumerate() {
+            if let Some(later) = later_members.get_mut(u) {
+                later.extend(g.units.iter().skip(k + 1));
+            }
+        }
+    }
     // (consumer, queue, index) of every need, sorted: the planner visits a unit's own needs
     // only, found by binary search.
     let mut by_consumer: Vec<(usize, i64, usize)> = needs
@@ -312,6 +344,9 @@ fn planned(
         extent,
         closed_before: r.closed_before,
         by_consumer: &by_consumer,
+        later_members: &later_members,
+        groups: &groups,
+        runs: r.runs,
         failed: false,
         // A range's plan is never shown: its waits take `main`'s sites (`regimes`).
         explain: r.explain && regime_hi.is_none(),

@@ -24,6 +24,11 @@ pub(super) struct Planner<'a> {
     pub(super) closed_before: &'a [i64],
     /// (consumer, queue, index) of every need, sorted.
     pub(super) by_consumer: &'a [(usize, i64, usize)],
+    /// By unit, the members of its group after it.
+    pub(super) later_members: &'a [Vec<usize>],
+    pub(super) groups: &'a [super::Group],
+    /// By unit, whether it runs an instance at each iteration, where enumerated.
+    pub(super) runs: &'a [Option<Vec<bool>>],
     pub(super) failed: bool,
     /// Write the display text of sites and instances.
     pub(super) explain: bool,
@@ -114,6 +119,15 @@ impl Planner<'_> {
     /// reaches iteration N − 1 − stage, a symbolic epilogue's step k iteration max(N, S) + k −
     /// stage.
     pub(super) fn distance(&self, n: &Need, stage: i64, time: StepTime) -> Option<i64> {
+        if let Some(exact) = &n.exact {
+            return match time {
+                StepTime::Const(t) => exact.at(t - stage),
+                StepTime::Uniform {
+                    epilogue_offset: None,
+                } => exact.body,
+                StepTime::Uniform { .. } => Some(n.distance),
+            };
+        }
         if n.starts.is_empty() {
             return Some(n.distance);
         }
@@ -179,13 +193,28 @@ impl Planner<'_> {
             let mut waits = Vec::new();
             // Sized at the first wait: growing an empty vector costs more than allocating it.
             let waits_at_most = queues.len();
-            let own = self
-                .by_consumer
-                .get(
-                    self.by_consumer.partition_point(|n| n.0 < pos)
-                        ..self.by_consumer.partition_point(|n| n.0 <= pos),
-                )
-                .unwrap_or_default();
+            let by_consumer = self.by_consumer;
+            let needs_of = |unit: usize| {
+                by_consumer
+                    .get(
+                        by_consumer.partition_point(|n| n.0 < unit)
+                            ..by_consumer.partition_point(|n| n.0 <= unit),
+                    )
+                    .unwrap_or_default()
+            };
+            let mut own = needs_of(pos);
+            // The waits of a group's later members on its own queue are placed where it opens,
+            // with this member's: one wait forces what they all need there.
+            let with_later;
+            if let Some(later) = self.later_members.get(pos).filter(|l| !l.is_empty()) {
+                let mut merged = own.to_vec();
+                for &m in later {
+                    merged.extend(needs_of(m).iter().filter(|n| n.1 == u.stage));
+                }
+                merged.sort_by_key(|n| n.1);
+                with_later = merged;
+                own = &with_later;
+            }
             // One run of the unit's needs per queue it may wait on, in queue order.
             for this_queue in own.chunk_by(|a, b| a.1 == b.1) {
                 let Some(&(_, q, _)) = this_queue.first() else {

@@ -24,6 +24,8 @@ pub(super) struct Regimes<'a> {
     pub(super) needs: &'a [Need],
     pub(super) grouping: &'a Grouping,
     pub(super) closed_before: &'a [i64],
+    /// Per unit, whether it runs an instance at each iteration (`exact::refine`).
+    pub(super) runs: &'a [Option<Vec<bool>>],
     pub(super) explain: bool,
 }
 

@@ -41,15 +41,39 @@ impl Planner<'_> {
         // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
         // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
         // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
-        if let Some(fixpoint) = body_fixpoint(self, &input) {
+        // Under a constant extent, first the steady state alone: where it also serves the first
+        // body step, from what the prologue left complete, a wait that only that step would
+        // need of the prologue's groups is not waited for at every step.
+        if let Some(steady) = extent.and_then(|_| body_fixpoint(self, None)) {
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, steady.clone());
+            let stable = steady
+                .iter()
+                .zip(&out)
+                .zip(gs)
+                .all(|((&c, &o), &g)| c <= o.saturating_sub(g) || c == NOTHING);
+            if stable && !self.erred_since(mark) && self.serves_the_first_body_step(&plan, &covered)
+            {
+                result = Some((plan, out));
+            } else {
+                self.take_back(mark);
+            }
+        }
+        if let Some(fixpoint) = result
+            .is_none()
+            .then(|| body_fixpoint(self, Some(&input)))
+            .flatten()
+        {
             let mark = self.mark();
             let (plan, out) = self.plan(BODY, SectionKind::Body, fixpoint.clone());
             // As the trials judge it (below), without building the vectors.
+            // A queue no body unit needs assumes nothing (`NOTHING`), which is sound whatever
+            // the step before left complete.
             let stable = fixpoint
                 .iter()
                 .zip(&out)
                 .zip(gs)
-                .all(|((&c, &o), &g)| c <= o.saturating_sub(g));
+                .all(|((&c, &o), &g)| c <= o.saturating_sub(g) || c == NOTHING);
             if stable && !self.erred_since(mark) {
                 result = Some((plan, out));
             } else {
@@ -76,7 +100,7 @@ impl Planner<'_> {
         let (plan, out) = match result {
             Some(r) => r,
             None => {
-                input = vec![i64::MIN / 4; self.queues.len()];
+                input = vec![NOTHING; self.queues.len()];
                 self.plan(BODY, SectionKind::Body, input)
             }
         };
@@ -187,6 +211,22 @@ impl Planner<'_> {
         };
         let mut drains = Vec::with_capacity(undrained.len());
         for q in undrained.iter() {
+            // Under a constant extent, the newest group holding an instance: the last groups may
+            // stay in flight when no statement runs in them (`if i % 2 == 1:` at an even last
+            // iteration), and no drain is needed when every group after the forced ones is empty.
+            let mut count = 0;
+            if let Some(e) = extent {
+                let Some(qi) = self.queues.iter().position(|x| x == q) else {
+                    continue;
+                };
+                let g = self.gs.get(qi).copied().unwrap_or(1);
+                let c = covered.get(qi).copied().unwrap_or(-1);
+                match super::exact::newest_nonempty(self.groups, self.runs, *q, g, e, c) {
+                    Some(None) => continue,
+                    Some(Some(newest)) => count = g * e - 1 - newest,
+                    None => {}
+                }
+            }
             let id = self.sites.len() as u32;
             self.sites.push(WaitSite {
                 id,
@@ -196,10 +236,12 @@ impl Planner<'_> {
                 instances: vec![WaitInstance {
                     symbols: Vec::new(),
                     step: None,
-                    count: 0,
+                    count,
                     needs: Vec::new(),
                     arithmetic: if !explain {
                         String::new()
+                    } else if count > 0 {
+                        format!("N = {count}: nothing completes by itself at the end of the program; the last {} of queue {q} run no statement", crate::english::count(usize::try_from(count).unwrap_or(0), "group"))
                     } else if extent.is_none() {
                         "N = g·(max(E, S) − E): nothing completes by itself at the end of the program; the groups of iterations E … max(E, S) − 1 are committed empty and may stay".into()
                     } else {
@@ -222,6 +264,50 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// Whether the body's `plan`, run at its first step (step S of a constant extent) after the
+    /// prologue left `covered` complete, gives every unit there what it needs at that iteration.
+    fn serves_the_first_body_step(&self, plan: &StepPlan, covered: &[i64]) -> bool {
+        let t = self.p.stages();
+        let time = StepTime::Const(t);
+        let mut covered = covered.to_vec();
+        for item in &plan.items {
+            let Some(u) = self.p.sched.units.get(item.unit) else {
+                return false;
+            };
+            for &(_, q, count) in &item.waits {
+                let Some(qi) = self.queues.iter().position(|&x| x == q) else {
+                    return false;
+                };
+                let forced = self.committed(qi, time, item.order) - count - 1;
+                if let Some(c) = covered.get_mut(qi) {
+                    *c = (*c).max(forced);
+                }
+            }
+            let served = self
+                .needs
+                .iter()
+                .filter(|n| n.consumer == item.unit)
+                .all(|n| {
+                    let Some(d) = self.distance(n, u.stage, time) else {
+                        return true;
+                    };
+                    let j = t - u.stage - d;
+                    let Some(qi) = self.queues.iter().position(|&x| x == n.queue) else {
+                        return false;
+                    };
+                    let g = self.gs.get(qi).copied().unwrap_or(0);
+                    j < 0
+                        || covered
+                            .get(qi)
+                            .is_some_and(|&c| c >= g * j + i64::from(n.slot))
+                });
+            if !served {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether for every E below S the last group of queue `qi` (g a step), iteration E − 1's,
     /// is forced by a wait of the prologue or the epilogue (numbered from max(E, S) = S) whose
     /// consumer's iteration is below E, so that it runs.
@@ -239,16 +325,17 @@ impl Planner<'_> {
 
 /// The body's input as the trials would find it, if they would: per queue, `min(x0, N − g)` where
 /// N is the newest group any body unit needs (every trial below it waits for N, so its output is
-/// N; from above, each trial lowers it by g until it is). `None` where a queue has no need in the
-/// body (no trial is stable) or a queue takes more trials than the loop allows.
-pub(super) fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
+/// N; from above, each trial lowers it by g until it is); `NOTHING` for a queue no body unit
+/// needs. `None` where a queue takes more trials than the loop allows.
+/// Without `x0` (the steady state alone, whatever the prologue left), `N − g`.
+pub(super) fn body_fixpoint(cx: &Planner, x0: Option<&[i64]>) -> Option<Vec<i64>> {
     let units = &cx.p.sched.units;
-    let mut fixpoint = Vec::with_capacity(x0.len());
-    for ((&q, &g), &x) in cx.queues.iter().zip(cx.gs).zip(x0) {
+    let mut fixpoint = Vec::with_capacity(cx.queues.len());
+    for (qi, (&q, &g)) in cx.queues.iter().zip(cx.gs).enumerate() {
         if g < 1 {
             return None;
         }
-        let newest = cx
+        let Some(newest) = cx
             .needs
             .iter()
             .filter(|n| n.queue == q)
@@ -257,8 +344,14 @@ pub(super) fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
                 let j = T_REP - stage - cx.distance(n, stage, BODY)?;
                 (j >= 0).then(|| g * j + i64::from(n.slot))
             })
-            .max()?;
+            .max()
+        else {
+            // No body unit waits on this queue: what is complete of it matters to none.
+            fixpoint.push(NOTHING);
+            continue;
+        };
         let target = newest - g;
+        let &x = x0.map_or(Some(&target), |x0| x0.get(qi))?;
         let trials = if x <= target {
             1
         } else if x < newest {
@@ -276,6 +369,9 @@ pub(super) fn body_fixpoint(cx: &Planner, x0: &[i64]) -> Option<Vec<i64>> {
     }
     Some(fixpoint)
 }
+
+/// What a body plan assumes complete of a queue it knows nothing of.
+const NOTHING: i64 = i64::MIN / 4;
 
 /// Trials of the body's plan before planning it for the weakest input.
 pub(super) const BODY_TRIALS: i64 = 8;

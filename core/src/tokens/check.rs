@@ -32,6 +32,8 @@ pub(super) fn check_tokens(
         awaited: BTreeMap::new(),
         count_forced: BTreeMap::new(),
         started: BTreeMap::new(),
+        ran: 0,
+        empty: std::collections::BTreeSet::new(),
         counts: Vec::new(),
         lines,
         line_of: &line_of,
@@ -54,11 +56,13 @@ pub(super) fn check_tokens(
         ));
         return None;
     }
-    // Tokens never awaited: one message per async_start, with how many and the first.
+    // Tokens never awaited: one message per async_start, with how many and the first. A group in
+    // which no statement ran has nothing to land: its token may stay (as the count form leaves
+    // it in flight, and the interpreter accepts it).
     let mut never: BTreeMap<usize, (Span, Vec<i64>)> = BTreeMap::new();
     for ((queue, seq), (line, span)) in &runner.started {
         let awaited = runner.awaited.contains_key(&(*queue, *seq));
-        if !awaited {
+        if !awaited && !runner.empty.contains(&(*queue, *seq)) {
             never
                 .entry(*line)
                 .or_insert((*span, Vec::new()))
@@ -171,6 +175,11 @@ pub(super) struct TokenRunner<'a> {
     pub(super) count_forced: BTreeMap<i64, i64>,
     /// (queue, seq) → the async_start line and span that committed it.
     pub(super) started: BTreeMap<(i64, i64), (usize, Span)>,
+    /// Statements run so far, counting those that may have run (a loop whose bounds or a
+    /// condition that does not evaluate): a group during which it does not grow is empty.
+    pub(super) ran: u64,
+    /// (queue, seq) of the groups in which no statement ran.
+    pub(super) empty: std::collections::BTreeSet<(i64, i64)>,
     /// Per wait site in pre-order: instances and counts.
     pub(super) counts: Vec<(Samples, Vec<i64>)>,
     pub(super) lines: &'a BTreeMap<usize, TokenLine>,
@@ -220,24 +229,28 @@ impl TokenRunner<'_> {
                 } => {
                     let (Some(lo), Some(hi)) = (lo.eval(&self.env), hi.eval(&self.env)) else {
                         *index += count_sites(body).1;
+                        self.ran += 1;
                         continue;
                     };
                     self.run_loop(*var, lo..hi, body, index)
                 }
                 Node::If { cond, body, .. } => {
-                    if cond.eval(&self.env).unwrap_or(false) {
+                    let holds = cond.eval(&self.env);
+                    if holds.unwrap_or(false) {
                         self.run(body, index)
                     } else {
                         *index += count_sites(body).1;
+                        self.ran += u64::from(holds.is_none());
                         true
                     }
                 }
                 Node::Commit {
                     queue, body, span, ..
                 } => {
+                    let before = self.ran;
                     let complete = self.run(body, index);
                     if complete {
-                        self.commit(*queue, *span);
+                        self.commit(*queue, *span, self.ran == before);
                     }
                     complete
                 }
@@ -252,7 +265,10 @@ impl TokenRunner<'_> {
                     self.run(body, index)
                 }
                 Node::AsyncScope { body, .. } | Node::Section { body, .. } => self.run(body, index),
-                Node::Assign(_) => true,
+                Node::Assign(_) => {
+                    self.ran += 1;
+                    true
+                }
             };
             if !complete {
                 return false;
@@ -286,14 +302,17 @@ impl TokenRunner<'_> {
         true
     }
 
-    /// A group committed to `queue`: numbered, and checked against the name its async_start
-    /// gives it.
-    fn commit(&mut self, queue: i64, span: Span) {
+    /// A group committed to `queue` (`empty`: no statement ran in it): numbered, and checked
+    /// against the name its async_start gives it.
+    fn commit(&mut self, queue: i64, span: Span, empty: bool) {
         let seq = {
             let c = self.committed.entry(queue).or_insert(0);
             *c += 1;
             *c - 1
         };
+        if empty {
+            self.empty.insert((queue, seq));
+        }
         let line = (self.line_of)(span);
         if let Some(TokenLine::Start {
             token, line_span, ..

@@ -17,7 +17,8 @@
 //! written as one expression per position, keeps its count form; both forms may be mixed.
 //!
 //! Checking a program written in token form (`from_tokens`) translates it back to counts and
-//! reports, located: a token awaited twice, a token never awaited, a token awaited before it
+//! reports, located: a token awaited twice, a token never awaited (but one of a group in which no
+//! statement ran: it has nothing to land), a token awaited before it
 //! starts, an `async_start` whose name is not the group it commits, and an `async_done` whose
 //! counts are not one expression of the loop variable.
 

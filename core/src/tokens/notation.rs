@@ -10,13 +10,26 @@ pub(super) struct TokenRef {
     pub(super) span: Span,
 }
 
-/// Index expressions of tokens: integers, loop variables, `+ - * // %`, parentheses.
+/// Index expressions of tokens: integers, loop variables, `+ - * // %`, parentheses, and
+/// `A if X < B else C` (a comparison of two sums: the pieces `to_tokens` writes where a site's
+/// tokens follow one line over some steps and another over the rest).
 #[derive(Clone, Debug)]
 pub(super) enum TokExpr {
     Num(i64),
     Name(String),
     Neg(Box<TokExpr>),
     Bin(char, Box<TokExpr>, Box<TokExpr>),
+    /// `then if lhs OP rhs else otherwise`, `OP` one of `< <= > >= == !=`.
+    Select(Box<Select>),
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Select {
+    pub(super) lhs: TokExpr,
+    pub(super) op: &'static str,
+    pub(super) rhs: TokExpr,
+    pub(super) then: TokExpr,
+    pub(super) otherwise: TokExpr,
 }
 
 impl TokExpr {
@@ -33,6 +46,22 @@ impl TokExpr {
                     '*' => a.checked_mul(b),
                     '/' => crate::ir::floor_div(a, b),
                     _ => crate::ir::floor_mod(a, b),
+                }
+            }
+            TokExpr::Select(s) => {
+                let (a, b) = (s.lhs.eval(vars)?, s.rhs.eval(vars)?);
+                let holds = match s.op {
+                    "<" => a < b,
+                    "<=" => a <= b,
+                    ">" => a > b,
+                    ">=" => a >= b,
+                    "==" => a == b,
+                    _ => a != b,
+                };
+                if holds {
+                    s.then.eval(vars)
+                } else {
+                    s.otherwise.eval(vars)
                 }
             }
         }
@@ -60,6 +89,47 @@ impl ExprParser<'_> {
         } else {
             false
         }
+    }
+
+    /// A sum, or `sum if sum OP sum else expr`.
+    pub(super) fn expr(&mut self) -> Option<TokExpr> {
+        let then = self.sum()?;
+        if !self.eat_word("if") {
+            return Some(then);
+        }
+        let lhs = self.sum()?;
+        // Two-character operators first.
+        let op = ["<=", ">=", "==", "!=", "<", ">"]
+            .into_iter()
+            .find(|op| self.eat(op))?;
+        let rhs = self.sum()?;
+        if !self.eat_word("else") {
+            return None;
+        }
+        let otherwise = self.expr()?;
+        Some(TokExpr::Select(Box::new(Select {
+            lhs,
+            op,
+            rhs,
+            then,
+            otherwise,
+        })))
+    }
+
+    /// `word` as a whole word (not the start of a longer name).
+    fn eat_word(&mut self, word: &str) -> bool {
+        let at = self.pos;
+        if !self.eat(word) {
+            return false;
+        }
+        let continues = self
+            .s
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        if continues {
+            self.pos = at;
+        }
+        !continues
     }
 
     pub(super) fn sum(&mut self) -> Option<TokExpr> {
@@ -95,7 +165,7 @@ impl ExprParser<'_> {
             return Some(TokExpr::Neg(Box::new(self.unary()?)));
         }
         if self.eat("(") {
-            let e = self.sum()?;
+            let e = self.expr()?;
             return self.eat(")").then_some(e);
         }
         self.skip();
@@ -135,7 +205,7 @@ pub(super) fn parse_token(text: &str, offset: usize) -> Option<TokenRef> {
         s: inner.as_bytes(),
         pos: 0,
     };
-    let index = p.sum()?;
+    let index = p.expr()?;
     p.skip();
     if p.pos != inner.len() {
         return None;
