@@ -24,6 +24,9 @@ pub enum Policy {
 }
 }
 
+// Not derived: `#[default]` on a variant would be copied into `dual_tagged!`'s JSON form, which
+// derives no `Default`.
+#[allow(clippy::derivable_impls)]
 impl Default for Policy {
     fn default() -> Self {
         Policy::Latest
