@@ -74,7 +74,10 @@ def seeds(target, cli):
                     yield f"{f.stem}-{int(tokens)}{k}.py", loop + b"\0" + text.encode()
     elif target == "request":
         for k, f in enumerate(LOOPS):
-            yield f"{f.stem}.jsonl", request_lines(k, f.read_text(), cli, f).encode()
+            lines = request_lines(k, f.read_text(), cli, f)
+            # As the page posts them: `stagecraft requests` writes each as its bytes after its length.
+            posted = subprocess.run([cli, "requests"], input=lines.encode(), capture_output=True, check=True)
+            yield f"{f.stem}.requests", posted.stdout
     elif target == "link_layers":
         for f in LOOPS[:12]:
             text = f.read_bytes()

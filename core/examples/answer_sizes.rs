@@ -1,5 +1,6 @@
-//! The bytes of each answer the worker sends the page for a text (stdin), and of the exploration's
-//! top-level fields: what the page must decode on its own thread.
+//! The bytes of each answer the worker sends the page for a text (stdin), and the exploration's
+//! largest top-level fields (the bytes of their JSON: where an answer's size goes): what the page
+//! must decode on its own thread.
 //!   cargo run --release -p stagecraft-core --example answer_sizes < loop.txt
 #![allow(
     clippy::unwrap_used,
@@ -53,8 +54,8 @@ fn main() {
         let t = Instant::now();
         let decoded = stagecraft::protocol::decode_response(&bytes);
         let decode = t.elapsed().as_secs_f64() * 1e3;
-        assert!(decoded.is_ok());
-        let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(decoded.as_ref(), Ok(&r));
+        let value = serde_json::to_value(&r).unwrap();
         let answer = &value["answer"];
         let kind = answer
             .as_object()

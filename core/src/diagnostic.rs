@@ -52,10 +52,10 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub span: Span,
     pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::wire::omit_none")]
     pub hint: Option<String>,
     /// Other places the message talks about (e.g. the second statement of a conflicting pair).
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    #[serde(skip_serializing_if = "crate::wire::omit_empty", default)]
     pub related: Vec<Related>,
 }
 

@@ -18,7 +18,7 @@ pub struct Program {
     /// The threads that run the loop together, when it declares them
     /// (`sch.annotate(k, "stagecraft_threads", [T])`); `None` is the one-thread model, in which
     /// every thread computes only its own values (docs/execution-model.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub threads: Option<Threads>,
 }
 
@@ -180,7 +180,7 @@ pub struct Buffer {
     pub span: Span,
     pub declared: bool,
     /// How its elements are spread over the loop's threads (`threads=` in `alloc`).
-    #[serde(default, skip_serializing_if = "Distribution::is_each")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_default")]
     pub threads: Distribution,
 }
 
@@ -202,8 +202,9 @@ impl SectionKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "node", rename_all = "snake_case")]
+crate::wire::dual_tagged! {
+    remote = "Node", json(tag = "node"), both(rename_all = "snake_case");
+#[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     For {
         var: VarId,
@@ -243,7 +244,7 @@ pub enum Node {
     /// (`bar.sync 0`, `s_barrier`). The reasons say which cross-thread dependences it orders,
     /// when the transform derived it.
     Barrier {
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "crate::wire::omit_empty")]
         reasons: Vec<BarrierReason>,
         span: Span,
     },
@@ -258,6 +259,7 @@ pub enum Node {
         /// `None` when unknown: each top-level node is a step.
         steps: Option<Vec<u32>>,
     },
+}
 }
 
 /// Why a derived barrier is there: one thread's access that another thread's later access must
@@ -288,7 +290,7 @@ pub struct Assign {
     pub stmt: StmtId,
     /// The original loop iteration this copy computes, as an expression of the enclosing step
     /// variable (set by the pipeline transform; `None` in the source loop and hand-written programs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub iteration: Option<IExpr>,
     pub target: Access,
     pub value: VExpr,

@@ -50,4 +50,5 @@ pub mod tvmscript;
 pub mod verify;
 pub mod verify_extents;
 pub mod versions;
+pub mod wire;
 pub mod workloads;

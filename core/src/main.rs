@@ -65,6 +65,9 @@ const USAGE: &str = "usage:
       (print the property tests' random loop number SEED: any index form, async copies, an
       async stage writing an element twice, or a nested pipeline whose inner prologue runs in an
       earlier outer stage)
+  stagecraft requests       (the page's requests to the worker, one JSON object a line on
+      standard input, as the bytes the page posts — each after its length, two bytes
+      little-endian: the request fuzz target's input, docs/fuzzing.md)
 FILE may be `-` to read standard input.";
 
 fn main() -> ExitCode {
@@ -395,12 +398,39 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             outln!("{}", workload(rest)?.trim_end());
             Ok(ExitCode::SUCCESS)
         }
+        "requests" => requests_command(),
         "help" | "--help" | "-h" => {
             outln!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
         other => Err(format!("unknown command `{other}`")),
     }
+}
+
+/// `stagecraft requests`: JSON requests in, the bytes the page posts out, each after its length.
+fn requests_command() -> Result<ExitCode, String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    let mut bytes = Vec::new();
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let request: stagecraft::protocol::Request = serde_json::from_str(line)
+            .map_err(|e| format!("line {}: not a request: {e}", n + 1))?;
+        let message = stagecraft::protocol::encode_request(&request);
+        let length = u16::try_from(message.len())
+            .map_err(|_| format!("line {}: a request of over 64 KB", n + 1))?;
+        bytes.extend_from_slice(&length.to_le_bytes());
+        bytes.extend_from_slice(&message);
+    }
+    std::io::stdout()
+        .write_all(&bytes)
+        .map_err(|e| format!("cannot write: {e}"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `stagecraft search FILE`: the front as a table or JSON, or FILE with one of its schedules.

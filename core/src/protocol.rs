@@ -4,10 +4,10 @@
 //! an exploration first and then each part asked for, one message each, so that the first pane
 //! paints as soon as its part exists (`session::Session` does the answering).
 //!
-//! Messages travel as JSON (requests as text, answers as bytes): the types they carry use serde's
-//! internally tagged enums and skipped fields, which only a self-describing format reads back. The
-//! protocol's own enums are externally tagged: an internally tagged one is buffered before it is
-//! read, and a buffered map with integer keys (the timeline's) does not read back.
+//! Messages travel as postcard's bytes, both ways (`wire` says how the types whose JSON needs a
+//! self-describing format are written): the page's readers of them are a sequence of each field's
+//! reader, which keeps the page's wasm small, and an answer's bytes move to the page without a
+//! copy.
 
 use crate::emit::{Emitted, Target};
 use crate::explore::{Exploration, MachineReport, Options, PipelinedCheck};
@@ -193,34 +193,44 @@ pub enum Part {
 }
 
 /// A request as the page sends it.
-pub fn encode_request(request: &Request) -> String {
-    // Serializing these types into a string cannot fail: every map key is a string.
-    serde_json::to_string(request).unwrap_or_default()
+pub fn encode_request(request: &Request) -> Vec<u8> {
+    encode(request)
 }
 
 /// A request as the worker reads it: a message it cannot read is an error it answers with.
-pub fn decode_request(text: &str) -> Result<Request, String> {
-    serde_json::from_str(text).map_err(|e| format!("the worker could not read a request: {e}"))
+pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
+    decode(bytes).map_err(|e| format!("the worker could not read a request: {e}"))
 }
 
-/// An answer as the worker sends it: JSON's bytes, which move to the page without a copy (a
-/// string would be copied into the page's memory, and encoded again on the way).
+/// An answer as the worker sends it: bytes, which move to the page without a copy.
 pub fn encode_response(response: &Response) -> Vec<u8> {
-    serde_json::to_vec(response).unwrap_or_default()
+    encode(response)
 }
 
 /// An answer as the page reads it.
 pub fn decode_response(bytes: &[u8]) -> Result<Response, String> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| format!("the page could not read the worker's answer: {e}"))
+    decode(bytes).map_err(|e| format!("the page could not read the worker's answer: {e}"))
 }
 
-/// The id of an encoded answer, read from its first bytes (`{"id":N,`): the page drops an answer
-/// to a request it has moved on from without decoding the rest.
+/// The id of an encoded answer, read from its first bytes (the id is written first): the page
+/// drops an answer to a request it has moved on from without decoding the rest.
 pub fn response_id(bytes: &[u8]) -> Option<u64> {
-    let rest = bytes.strip_prefix(b"{\"id\":")?;
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    std::str::from_utf8(rest.get(..digits)?).ok()?.parse().ok()
+    postcard::take_from_bytes::<u64>(bytes)
+        .ok()
+        .map(|(id, _)| id)
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Encoding into a growing buffer cannot fail: every sequence and map knows its length.
+    crate::wire::compact(|| postcard::to_allocvec(value)).unwrap_or_default()
+}
+
+/// Reads one whole message: bytes left over mean it was not the message it claims to be.
+fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, postcard::Error> {
+    match postcard::take_from_bytes(bytes)? {
+        (value, []) => Ok(value),
+        _ => Err(postcard::Error::DeserializeBadEncoding),
+    }
 }
 
 /// What the page is sent of an exploration and its parts: what it shows. The programs stay in

@@ -78,9 +78,10 @@ pub enum Strategy {
     Local,
 }
 
+crate::wire::dual_tagged! {
+    remote = "StopReason", json(tag = "reason"), both(rename_all = "snake_case");
 /// Why a search ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "reason")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopReason {
     /// Every schedule of the space was tried (or bounded out): the front is exact.
     Exhausted,
@@ -90,6 +91,7 @@ pub enum StopReason {
     CandidateLimit { tried: u64 },
     /// Stopped from outside (the page's Cancel, or an edit of the text).
     Cancelled,
+}
 }
 
 impl StopReason {

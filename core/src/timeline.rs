@@ -16,11 +16,13 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 pub use runs::{cycles, cycles_below, simulate, Cycles};
 pub use sequence::SequenceForced;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(tag = "lane", content = "queue", rename_all = "snake_case")]
+crate::wire::dual_tagged! {
+    remote = "Lane", json(tag = "lane", content = "queue"), both(rename_all = "snake_case");
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Lane {
     Compute,
     Queue(i64),
+}
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -86,7 +88,7 @@ pub struct Metrics {
     /// Total cycles with every wait the instruction of the sm_80 and asyncmark kernels (one
     /// sequence of groups, `Timeline::sequence`), when one of them completes more than the IR
     /// asks; the other metrics and the chart are the per-queue waits'.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub sequence_cycles: Option<u64>,
 }
 
@@ -110,15 +112,15 @@ pub struct Timeline {
     pub queue_rows: BTreeMap<i64, u32>,
     /// The steps the metrics cover, when a limit stopped the simulation (`limits::MAX_TIMELINE_STEPS`
     /// steps, or `limits::MAX_TIMELINE_INSTANCES` statement instances).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub step_limit: Option<u64>,
     /// The waits that, on sm_80 and with asyncmarks (one in-order sequence of groups per
     /// thread), complete groups the per-queue waits let stay in flight.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_empty")]
     pub sequence: Vec<SequenceForced>,
     /// The single sequence's commits and waits, when more than `limits::MAX_SEQUENCE_EVENTS`:
     /// what its waits force is then not worked out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub sequence_events: Option<usize>,
 }
 

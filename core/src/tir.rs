@@ -9,15 +9,15 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LineInfo {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::wire::omit_none")]
     pub stmt: Option<StmtId>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::wire::omit_none")]
     pub wait: Option<u32>,
     /// Pre-order index of the wait node printed on this line: in the peeled form one derived wait
     /// is printed once per step, and the interpreter's races and the timeline's stalls name the node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub wait_index: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "crate::wire::omit_none")]
     pub section: Option<SectionKind>,
 }
 

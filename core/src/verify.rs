@@ -65,8 +65,9 @@ pub struct Difference {
     pub got: Option<f64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "judgement", rename_all = "snake_case")]
+crate::wire::dual_tagged! {
+    remote = "Judgement", json(tag = "judgement"), both(rename_all = "snake_case");
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Judgement {
     /// Raising the count by one races: every group it forces is needed.
     Tight,
@@ -80,6 +81,7 @@ pub enum Judgement {
     NeverRan,
     /// Not judged because the program races elsewhere.
     NotJudged,
+}
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -103,7 +105,7 @@ pub struct WaitVerdict {
     /// A racy wait's fix: its count lowered by this much (at every instance) leaves no race blamed
     /// on it. `None` when it is not racy, when no count down to 0 does (the race is another
     /// wait's or a missing one's to cover), or when searching would exceed the judging budget.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub lower_by: Option<i64>,
 }
 
@@ -121,7 +123,7 @@ pub struct Verification {
     pub truncated: bool,
     /// The interpreter's events (`VerifyOptions::trace`). Printed by the command line, never read
     /// back: the page does not show it, and the worker does not send it.
-    #[serde(skip_deserializing)]
+    #[serde(skip_deserializing, skip_serializing_if = "crate::wire::json_only")]
     pub trace: Vec<crate::interp::Event>,
     /// Races found under random completion orders (seed → count), beyond the latest-policy run.
     pub random_races: Vec<(u64, usize)>,

@@ -26,13 +26,13 @@ fn clock() -> f64 {
     T0.with(|t| t.elapsed().as_secs_f64() * 1e3)
 }
 
-/// Sends `request` as the page does: through its JSON.
+/// Sends `request` as the page does: through its bytes.
 fn send(session: &mut Session, request: Request) {
-    let text = encode_request(&request);
-    session.receive(decode_request(&text).unwrap());
+    let bytes = encode_request(&request);
+    session.receive(decode_request(&bytes).unwrap());
 }
 
-/// Every answer until the session is idle, each read back from its JSON.
+/// Every answer until the session is idle, each read back from its bytes.
 fn answers(session: &mut Session) -> Vec<Response> {
     let mut out = Vec::new();
     while let Some(r) = session.work() {
@@ -397,14 +397,28 @@ fn while_the_text_has_errors_the_last_program_keeps_its_parts() {
 
 #[test]
 fn a_request_that_cannot_be_read_is_an_error_not_a_panic() {
-    for bad in [
-        "",
-        "{",
-        "{\"id\": 1}",
-        "{\"id\": 1, \"job\": {\"job\": \"dance\"}}",
-        "[]",
-    ] {
-        assert!(decode_request(bad).is_err(), "{bad}");
+    let request = Request {
+        id: 300,
+        job: Job::Explore {
+            text: "for i in range(4):\n    A[i] = 1\n".into(),
+            options: Box::default(),
+            wants: vec![Want::Verification, Want::Timeline],
+        },
+    };
+    let bytes = encode_request(&request);
+    assert_eq!(decode_request(&bytes), Ok(request));
+    // Every prefix of a request is cut short; a byte more is not the request either.
+    for n in 0..bytes.len() {
+        assert!(decode_request(&bytes[..n]).is_err(), "{n} bytes");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(decode_request(&longer).is_err());
+    // A job the worker does not know, and a text that is not UTF-8.
+    assert!(decode_request(&[1, 99]).is_err());
+    assert!(decode_request(&[1, 0, 2, 0xff, 0xfe]).is_err());
+    for bad in ["{", "{\"id\": 1, \"job\": {\"job\": \"dance\"}}", "[]"] {
+        assert!(decode_request(bad.as_bytes()).is_err(), "{bad}");
     }
 }
 

@@ -1,5 +1,5 @@
-//! The core in a dedicated Web Worker: the page posts requests (`stagecraft::protocol`, as JSON
-//! text), a `Session` answers them one unit of work at a time, and between two units the worker
+//! The core in a dedicated Web Worker: the page posts requests (`stagecraft::protocol`, as
+//! postcard's bytes), a `Session` answers them one unit of work at a time, and between two units the worker
 //! lets its message queue run, so that a newer request pre-empts older work at the next unit.
 //! (A microtask would not let a message in: each next unit is a message of its own, posted
 //! through a `MessageChannel`.)

@@ -44,10 +44,10 @@ pub fn start() {
         });
     }));
     let on_request = Closure::<dyn Fn(MessageEvent)>::new(|ev: MessageEvent| {
-        let Some(text) = ev.data().as_string() else {
+        let Ok(bytes) = ev.data().dyn_into::<js_sys::Uint8Array>() else {
             return;
         };
-        match decode_request(&text) {
+        match decode_request(&bytes.to_vec()) {
             Ok(request) => {
                 if request.job == Job::Trap {
                     DOING

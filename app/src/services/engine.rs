@@ -1,7 +1,7 @@
 //! The core's worker, as the page sees it: started from the loader `scripts/version-worker.py` names
 //! in `<meta name="stagecraft-worker">`, sent requests and read answers (`stagecraft::protocol`,
-//! JSON text both ways), and started again — with the module it compiled, not compiling it again —
-//! when it traps or stays busy on work the page has moved on from.
+//! postcard's bytes both ways), and started again — with the module it compiled, not compiling it
+//! again — when it traps or stays busy on work the page has moved on from.
 //!
 //! Start-up: the page begins fetching and compiling the worker's module while the worker's own
 //! scripts load (one network round trip each, which would otherwise come before the module's
@@ -54,7 +54,7 @@ pub struct Engine {
     /// The worker's module as the page began compiling it at start-up, until it is compiled.
     compiling: RefCell<Option<js_sys::Promise>>,
     ready: Cell<bool>,
-    outbox: RefCell<Vec<String>>,
+    outbox: RefCell<Vec<Vec<u8>>>,
     /// The newest request sent that must be answered (an exploration), and the newest id any
     /// answer has carried: what the stale-work watch compares.
     expecting: Cell<u64>,
@@ -148,11 +148,11 @@ impl Engine {
     /// Sends `request`; one that begins new work (`expect_answer`) is watched: the worker must
     /// begin answering it within `STALE_WORK_MS`.
     pub fn send(self: &Rc<Engine>, request: &Request, expect_answer: bool) {
-        let text = encode_request(request);
+        let bytes = encode_request(request);
         if self.ready.get() {
-            self.post(&text);
+            self.post(&bytes);
         } else {
-            self.outbox.borrow_mut().push(text);
+            self.outbox.borrow_mut().push(bytes);
         }
         if expect_answer {
             self.expecting.set(request.id);
@@ -166,10 +166,10 @@ impl Engine {
         self.outbox.borrow_mut().clear();
     }
 
-    fn post(&self, text: &str) {
+    fn post(&self, bytes: &[u8]) {
         if let Some(w) = self.worker.borrow().as_ref() {
-            // A string always posts.
-            let _ = w.post_message(&JsValue::from_str(text));
+            // Bytes always post.
+            let _ = w.post_message(&js_sys::Uint8Array::from(bytes));
         }
     }
 
@@ -244,8 +244,8 @@ impl Engine {
             }
             self.ready.set(true);
             let outbox = std::mem::take(&mut *self.outbox.borrow_mut());
-            for text in outbox {
-                self.post(&text);
+            for bytes in outbox {
+                self.post(&bytes);
             }
         }
     }

@@ -167,7 +167,7 @@ pub struct Exploration {
     pub counts_by_hand: bool,
     /// The value each symbolic extent was explored with (the options', else
     /// `limits::DEFAULT_SYMBOLIC_EXTENT`): the page's parameter fields.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_empty_map")]
     pub params: BTreeMap<String, i64>,
     /// The source loop and the pipelined programs, for the interpreter, timeline and emitters, and
     /// what [`verification`] and [`timeline`] compute from them.
@@ -249,7 +249,7 @@ pub struct AnnotationInfo {
     pub value_span: Span,
     /// The `annotations={…}` dictionary the annotation is an entry of (TVMScript; `span` is then
     /// the entry, key to value); `None` for a `sch.annotate(…)` call (`span` the call).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub dict: Option<Span>,
     /// How a TileLang kernel gives the annotation; `None` in the other dialects.
     #[serde(default)]
@@ -308,7 +308,7 @@ pub struct UnitInfo {
     pub order: i64,
     pub is_async: bool,
     /// The part of an inner loop pipelined first that this unit is (RFC 0077's example (e)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub inner: Option<InnerPart>,
 }
 

@@ -7,11 +7,11 @@ use crate::ir::StmtId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase", tag = "policy")]
+crate::wire::dual_tagged! {
+    remote = "Policy", json(tag = "policy"), both(rename_all = "lowercase");
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
     /// A group completes only when a wait forces it: exposes every missing wait.
-    #[default]
     Latest,
     /// A group completes as soon as it is committed.
     Earliest,
@@ -21,6 +21,16 @@ pub enum Policy {
     /// model's moments, `timeline::moments`), or when a wait forces them earlier.
     #[serde(rename = "as_timed")]
     AsTimed,
+}
+}
+
+// Not derived: `#[default]` on a variant would be copied into `dual_tagged!`'s JSON form, which
+// derives no `Default`.
+#[allow(clippy::derivable_impls)]
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::Latest
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -115,7 +125,7 @@ pub struct Race {
     pub message: String,
     /// The pending group's statement instance whose access the racing one meets: the write of
     /// the element, or (write-after-read) its read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub other: Option<GroupMember>,
     /// Both accesses are in one commit group: a group's operations complete in no set order, so
     /// no wait can order them (`wait` is `None`); they need separate groups.
@@ -147,10 +157,10 @@ pub struct Problem {
     pub message: String,
     /// Set when the problem makes the program invalid on real hardware (the strict verdict,
     /// `Verdict::Invalid`); `None` for a problem of the run alone (an index out of bounds).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub invalid: Option<Invalid>,
     /// How to fix it, for an invalid program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub fix: Option<String>,
 }
 

@@ -278,9 +278,10 @@ fn elements_of(shape: &[i64]) -> u64 {
         .max(1)
 }
 
+crate::wire::dual_tagged! {
+    remote = "Place", json(tag = "place"), both(rename_all = "snake_case");
 /// A word of memory as a person names it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "place", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Place {
     Element {
         /// "global" or "shared" (LDS on AMDGPU).
@@ -295,6 +296,7 @@ pub enum Place {
     Raw { space: String, byte: u64 },
     /// A register (its result still in flight).
     Register { name: String },
+}
 }
 
 impl std::fmt::Display for Place {

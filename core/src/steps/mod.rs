@@ -66,8 +66,9 @@ pub struct SlotRef {
     pub slot: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+crate::wire::dual_tagged! {
+    remote = "StepEvent", json(tag = "kind"), both(rename_all = "snake_case");
+#[derive(Clone, Debug, PartialEq)]
 pub enum StepEvent {
     /// A statement instance runs (an async one is issued into its group).
     Exec {
@@ -107,6 +108,7 @@ pub enum StepEvent {
     },
     /// A group completes: its writes land (forced by a wait, or at its moment when as timed).
     Complete { group: GroupId },
+}
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

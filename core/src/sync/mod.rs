@@ -54,7 +54,7 @@ pub struct Need {
     /// iteration any of them names the consumer needs nothing of the producer, and until the
     /// first one's (`distance`'s) only the instance of the shortest distance begun. Empty when
     /// `distance` applies from the first iteration.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_empty")]
     pub starts: Vec<(i64, i64)>,
     /// Under a constant extent, the distance at each consumer iteration as enumeration found it
     /// (`exact.rs`); `None` where the loop could not be enumerated within the budget.
@@ -86,11 +86,11 @@ pub struct WaitInstance {
     /// Head arithmetic. This, `symbols` and `forces` explain the instance; they are
     /// written by [`SyncPlan::explain`] for the first [`EXPLAINED_INSTANCES`] instances of a site
     /// (those the page shows), and are empty after them and before it.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_empty_text")]
     pub arithmetic: String,
     /// One sentence per symbol of `arithmetic`, with this schedule's value ("g = 2: queue 0 commits
     /// 2 groups in every step").
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_empty")]
     pub symbols: Vec<String>,
     /// The newest group it forces complete (older ones complete with it, FIFO); the `count`
     /// groups after it are those it leaves in flight.

@@ -165,7 +165,7 @@ pub struct TvmExploration {
     pub diagnostics: Vec<Diagnostic>,
     /// TVM's program as the pass built it: printed by the command line, never read back (the page
     /// shows `printed`, and the worker does not send it).
-    #[serde(skip_deserializing)]
+    #[serde(skip_deserializing, skip_serializing_if = "crate::wire::json_only")]
     pub outcome: Option<Outcome>,
     /// TVM's program in Stagecraft's printed form, with the line → statement/wait map.
     pub printed: Option<crate::tir::Printed>,
