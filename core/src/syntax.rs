@@ -155,6 +155,58 @@ impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }
+
+    /// `f` on this expression and every expression in it (a call's argument values too), each
+    /// before its children: the one read-only walk the tree's readers share.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::List(items) | ExprKind::Subscript { indices: items, .. } => {
+                items.iter().for_each(|x| x.walk(f))
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| a.value.walk(f)),
+            ExprKind::Neg(x) | ExprKind::Not(x) => x.walk(f),
+            ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) | ExprKind::Bool(_, l, r) => {
+                l.walk(f);
+                r.walk(f);
+            }
+            ExprKind::IfElse {
+                cond,
+                then,
+                otherwise,
+            } => {
+                cond.walk(f);
+                then.walk(f);
+                otherwise.walk(f);
+            }
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Name(_)
+            | ExprKind::Error => {}
+        }
+    }
+}
+
+/// `annotate(var, key, value)` at `span`: the loop language's annotation, as the dialects' readers
+/// write what a TVMScript dictionary or a TileLang `T.Pipelined` argument says.
+pub fn annotate_stmt(var: &Name, key: Expr, value: Expr, span: Span) -> Stmt {
+    let arg = |value| Arg { name: None, value };
+    let call = ExprKind::Call {
+        func: Name {
+            text: Ident::from("annotate"),
+            span: key.span,
+        },
+        args: vec![
+            arg(Expr::new(ExprKind::Name(var.text.clone()), var.span)),
+            arg(key),
+            arg(value),
+        ],
+    };
+    Stmt {
+        kind: StmtKind::Expr(Expr::new(call, span)),
+        span,
+    }
 }
 
 impl ExprKind {

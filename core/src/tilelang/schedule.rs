@@ -302,66 +302,24 @@ fn walk_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
 }
 
 fn walk_expr<'a>(e: &'a Expr, f: &mut impl FnMut(Node<'a>)) {
-    match &e.kind {
-        ExprKind::Subscript { base, indices } => {
-            f(Node::Load(&base.text));
-            indices.iter().for_each(|i| walk_expr(i, f));
-        }
-        ExprKind::List(items) => items.iter().for_each(|i| walk_expr(i, f)),
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| walk_expr(&a.value, f)),
-        ExprKind::Neg(x) | ExprKind::Not(x) => walk_expr(x, f),
-        ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) | ExprKind::Bool(_, l, r) => {
-            walk_expr(l, f);
-            walk_expr(r, f);
-        }
-        ExprKind::IfElse {
-            cond,
-            then,
-            otherwise,
-        } => {
-            f(Node::Condition);
-            walk_expr(cond, f);
-            walk_expr(then, f);
-            walk_expr(otherwise, f);
-        }
+    e.walk(&mut |x| match &x.kind {
+        ExprKind::Subscript { base, .. } => f(Node::Load(&base.text)),
+        ExprKind::IfElse { .. } => f(Node::Condition),
         _ => {}
-    }
+    });
 }
 
 /// `annotate(k, key, [values])`, its list located at `at` (the written list, or the
 /// `num_stages=` argument it was planned from).
 fn annotate(var: &Name, key: &str, values: &[i64], at: Span) -> Stmt {
-    let list = Expr::new(
-        ExprKind::List(
-            values
-                .iter()
-                .map(|v| Expr::new(ExprKind::Int(*v), at))
-                .collect(),
-        ),
+    let list = values
+        .iter()
+        .map(|v| Expr::new(ExprKind::Int(*v), at))
+        .collect();
+    crate::syntax::annotate_stmt(
+        var,
+        Expr::new(ExprKind::Str(Ident::from(key)), at),
+        Expr::new(ExprKind::List(list), at),
         at,
-    );
-    let call = ExprKind::Call {
-        func: Name {
-            text: Ident::from("annotate"),
-            span: at,
-        },
-        args: vec![
-            Arg {
-                name: None,
-                value: Expr::new(ExprKind::Name(var.text.clone()), var.span),
-            },
-            Arg {
-                name: None,
-                value: Expr::new(ExprKind::Str(Ident::from(key)), at),
-            },
-            Arg {
-                name: None,
-                value: list,
-            },
-        ],
-    };
-    Stmt {
-        kind: StmtKind::Expr(Expr::new(call, at)),
-        span: at,
-    }
+    )
 }

@@ -267,7 +267,7 @@ impl Printer {
             &mut |var, range| {
                 loops.push(var.to_string());
                 for r in range {
-                    walk_expr(r, &mut |e| {
+                    r.walk(&mut |e| {
                         if let ExprKind::Name(n) = &e.kind {
                             if !self.symbols.iter().any(|s| s == n.as_str()) {
                                 self.symbols.push(n.to_string());
@@ -443,7 +443,7 @@ fn walk_stmt(s: &Stmt, on_expr: &mut impl FnMut(&Expr), on_loop: &mut impl FnMut
             }
         }
         StmtKind::If { cond, body, orelse } => {
-            walk_expr(cond, on_expr);
+            cond.walk(on_expr);
             for b in body.iter().chain(orelse) {
                 walk_stmt(b, on_expr, on_loop);
             }
@@ -454,34 +454,10 @@ fn walk_stmt(s: &Stmt, on_expr: &mut impl FnMut(&Expr), on_loop: &mut impl FnMut
             }
         }
         StmtKind::Assign { target, value } => {
-            walk_expr(target, on_expr);
-            walk_expr(value, on_expr);
+            target.walk(on_expr);
+            value.walk(on_expr);
         }
-        StmtKind::Expr(e) => walk_expr(e, on_expr),
+        StmtKind::Expr(e) => e.walk(on_expr),
         StmtKind::Pass | StmtKind::Error => {}
-    }
-}
-
-fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::List(items) => items.iter().for_each(|x| walk_expr(x, f)),
-        ExprKind::Subscript { indices, .. } => indices.iter().for_each(|x| walk_expr(x, f)),
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| walk_expr(&a.value, f)),
-        ExprKind::Neg(x) | ExprKind::Not(x) => walk_expr(x, f),
-        ExprKind::Binary(_, l, r) | ExprKind::Compare(_, l, r) | ExprKind::Bool(_, l, r) => {
-            walk_expr(l, f);
-            walk_expr(r, f);
-        }
-        ExprKind::IfElse {
-            cond,
-            then,
-            otherwise,
-        } => {
-            walk_expr(cond, f);
-            walk_expr(then, f);
-            walk_expr(otherwise, f);
-        }
-        _ => {}
     }
 }

@@ -511,35 +511,17 @@ impl Reader {
             let [key, value] = kv.as_slice() else {
                 continue;
             };
-            let call = ExprKind::Call {
-                func: Name {
-                    text: Ident::from("annotate"),
-                    span: key.span,
-                },
-                args: vec![
-                    Arg {
-                        name: None,
-                        value: Expr::new(ExprKind::Name(var.text.clone()), var.span),
-                    },
-                    Arg {
-                        name: None,
-                        value: key.clone(),
-                    },
-                    Arg {
-                        name: None,
-                        value: value.clone(),
-                    },
-                ],
-            };
             let span = entry.value.span;
             self.scopes.annotation_entries.push(AnnotationEntry {
                 entry: span,
                 dict: dict.span,
             });
-            self.annotations.push(Stmt {
-                kind: StmtKind::Expr(Expr::new(call, span)),
+            self.annotations.push(crate::syntax::annotate_stmt(
+                var,
+                key.clone(),
+                value.clone(),
                 span,
-            });
+            ));
         }
     }
 
