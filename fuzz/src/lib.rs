@@ -35,6 +35,26 @@ pub fn assert_located(diagnostics: &[Diagnostic], text: &str, what: &str) {
     }
 }
 
+/// `text` read as `dialect` and its names resolved, every diagnostic of both located inside it
+/// (`what`: the reader's name); the syntax tree when neither found an error.
+pub fn read_dialect(
+    text: &str,
+    dialect: stagecraft::tvmscript::Dialect,
+    what: &str,
+) -> Option<stagecraft::syntax::File> {
+    let (parsed, read_as, _) = stagecraft::tvmscript::parse_with_scopes(text);
+    assert_eq!(read_as, dialect);
+    assert_located(&parsed.diagnostics, text, what);
+    let lowered = stagecraft::lower::lower(&parsed.file);
+    assert_located(&lowered.diagnostics, text, "name resolution");
+    let failed = parsed
+        .diagnostics
+        .iter()
+        .chain(&lowered.diagnostics)
+        .any(Diagnostic::is_error);
+    (!failed).then_some(parsed.file)
+}
+
 /// `file`, read without an error from `text` (a TVMScript PrimFunc or a TileLang kernel, `what`),
 /// printed in the loop language is its twin: the twin parses back cleanly to itself, and it is
 /// accepted, pipelined and refused exactly as `text` is.
