@@ -10,7 +10,7 @@
 use crate::affine::{interval, split_linear, Dim, Interval};
 use crate::diagnostic::Span;
 use crate::ir::{for_each_read, BufId, IExpr, IOp, Node, VarId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitAccess {
@@ -27,6 +27,9 @@ pub struct UnitAccess {
     /// Runs every time its unit runs: under no `if`, and in no loop of its unit that may run zero
     /// times.
     pub unconditional: bool,
+    /// Per dimension: at each iteration the index takes every value its dimension describes, not
+    /// only values within it (`always_meet::covers_every_value`).
+    pub covered: Vec<bool>,
     pub span: Span,
 }
 
@@ -43,6 +46,7 @@ pub fn unit_accesses(node: &Node, outer: VarId, range: IterationRange) -> Vec<Un
         outer,
         range,
         ranges: &mut ranges,
+        whole: HashSet::new(),
         out: &mut out,
         conditional: 0,
     };
@@ -157,6 +161,9 @@ struct Collect<'a> {
     outer: VarId,
     range: IterationRange,
     ranges: &'a mut HashMap<VarId, Interval>,
+    /// Variables of the inner loops around the current node that run every value of constant
+    /// bounds.
+    whole: HashSet<VarId>,
     out: &'a mut Vec<UnitAccess>,
     /// `if`s and possibly empty loops around the current node.
     conditional: u32,
@@ -188,9 +195,24 @@ impl Collect<'_> {
                 .map(|e| crate::affine::period(e, self.outer))
                 .collect()
         };
+        let covered = indices
+            .iter()
+            .zip(&dims)
+            .enumerate()
+            .map(|(k, (e, d))| {
+                let others: Vec<IExpr> = indices
+                    .iter()
+                    .enumerate()
+                    .filter(|(o, _)| *o != k)
+                    .map(|(_, x)| x.clone())
+                    .collect();
+                crate::always_meet::covers_every_value(e, d, self.outer, &self.whole, &others)
+            })
+            .collect();
         self.out.push(UnitAccess {
             buffer,
             write,
+            covered,
             dims,
             tables,
             periods,
@@ -214,9 +236,13 @@ impl Collect<'_> {
                 let runs = matches!((lo.as_const(), hi.as_const()), (Some(l), Some(h)) if l < h);
                 self.conditional += u32::from(!runs);
                 self.ranges.insert(*var, range);
+                if runs {
+                    self.whole.insert(*var);
+                }
                 for n in body {
                     self.node(n);
                 }
+                self.whole.remove(var);
                 self.ranges.remove(var);
                 self.conditional -= u32::from(!runs);
             }
@@ -730,6 +756,7 @@ mod tests {
             tables: Vec::new(),
             periods: Vec::new(),
             unconditional: true,
+            covered: vec![true],
             span: Span::default(),
         }
     }

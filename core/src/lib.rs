@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the code map; `explore` is the entry point the app uses.
 
 pub mod affine;
+pub mod always_meet;
 pub mod annotation_text;
 mod by_extent;
 pub mod cost;

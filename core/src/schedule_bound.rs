@@ -8,14 +8,16 @@
 //! pipeliner does not model, and the one that makes a latency-bound loop's bound tight
 //! (docs/search.md, "The lower bound").
 //!
-//! The bound holds for every schedule the search may try (stages below `max_stages`): each edge
-//! is one the cost model's timeline enforces in every such schedule, with the weakest distance
-//! any of them gives it.
+//! The bound holds for every schedule the search may try (stages below `max_stages`), whatever
+//! its waits: each edge is a dependence that holds at every iteration (`always_meet`), which
+//! every race-free run of every such schedule respects, at the weakest distance any of them
+//! gives it.
 
 use crate::cost::CostModel;
+use crate::dependence::{Distances, UnitAccess};
 use crate::explore::ScheduledLoop;
 use crate::ir::{Node, Program, Scope};
-use crate::schedule::DepKind;
+use crate::schedule::{DepKind, Dependence};
 use serde::{Deserialize, Serialize};
 
 /// What one unit costs per iteration of the pipelined loop, every instance counted.
@@ -86,8 +88,9 @@ impl Bound {
     }
 
     /// Whether `ii` is at the bound (within the rounding of an average over the steady steps).
+    /// Below it is not: such a figure is a run too short to reach its steady state.
     pub fn is_at_bound(&self, ii: f64) -> bool {
-        ii <= self.ii * (1.0 + 1e-9) + 1e-9
+        (ii - self.ii).abs() <= self.ii * 1e-9 + 1e-9
     }
 
     /// Cycles no schedule of a loop of `extent` iterations runs in fewer of: the compute lane
@@ -254,22 +257,24 @@ fn walk(
     }
 }
 
-/// The graph's edges: each dependence between units, at the weakest distance any schedule gives
-/// it. A buffer that may be versioned (declared, not global) meets itself at the first distance
-/// of the dependence that is a multiple of its versions; with `V` versions at most `max_stages`
-/// (`versions.rs`), the edge is the largest of those first distances over `V = 1 … max_stages`,
-/// and absent when some `V` has none.
+/// The graph's edges: each dependence between units that holds at every iteration
+/// (`always_meet`), at the weakest distance any schedule gives it. A dependence met at some
+/// iterations only is no edge: those between run free of it. A buffer that may be versioned
+/// (declared, not global) meets itself at the first such distance that is a multiple of its
+/// versions; with `V` versions at most `max_stages` (`versions.rs`), the edge is the largest of
+/// those first distances over `V = 1 … max_stages`, and absent when some `V` has none.
 fn edges(lp: &ScheduledLoop, units: &[UnitCost], max_stages: i64) -> Vec<Edge> {
     let mut out = Vec::new();
     for d in &lp.deps {
         let Some(from) = units.get(d.from) else {
             continue;
         };
+        let always = always_meeting(lp, d);
         let buffer = lp.program.buffer(d.buffer);
         let versionable = buffer.is_some_and(|b| b.declared && b.scope != Scope::Global);
         let most = if versionable { max_stages } else { 1 };
         let distance = (1..=most)
-            .map(|v| d.distances.first(0, v))
+            .map(|v| always.first(0, v))
             .try_fold(0i64, |far, first| first.map(|f| far.max(f)));
         let Some(distance) = distance else {
             continue;
@@ -291,6 +296,36 @@ fn edges(lp: &ScheduledLoop, units: &[UnitCost], max_stages: i64) -> Vec<Edge> {
         });
     }
     out
+}
+
+/// The distances at which `d` holds at every iteration: some access of its source unit and one of
+/// its target's, of its kind, always meet there (`dependence::dependences` pairs them alike).
+fn always_meeting(lp: &ScheduledLoop, d: &Dependence) -> Distances {
+    let (Some(a), Some(b)) = (
+        lp.units.iter().find(|u| u.pos == d.from),
+        lp.units.iter().find(|u| u.pos == d.to),
+    ) else {
+        return Distances::NONE;
+    };
+    let kind = |x: &UnitAccess, y: &UnitAccess| match (x.write, y.write) {
+        (true, false) => Some(DepKind::Raw),
+        (false, true) => Some(DepKind::War),
+        (true, true) => Some(DepKind::Waw),
+        (false, false) => None,
+    };
+    let mut set = Distances::NONE;
+    for x in a.accesses.iter().filter(|x| x.buffer == d.buffer) {
+        for y in b.accesses.iter().filter(|y| y.buffer == d.buffer) {
+            if kind(x, y) == Some(d.kind) {
+                set = set.union(&crate::always_meet::always_meeting(x, y));
+            }
+        }
+    }
+    // Within one iteration the source runs first only when it comes first in the body.
+    if a.pos >= b.pos {
+        set = set.intersect(&Distances::between(1, i64::MAX / 4));
+    }
+    set
 }
 
 /// The cycle of largest ratio: its ratio, its nodes in order, its total delay and distance.
@@ -399,4 +434,28 @@ fn positive_cycle(nodes: usize, edges: &[&Edge], lambda: f64) -> Option<Cycle> {
     }
     cycle.reverse();
     Some(cycle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_steady_state_at_the_bound_is_at_it() {
+        let bound = Bound {
+            ii: 128.0,
+            compute: 8.0,
+            queue: 0.0,
+            recurrence: 128.0,
+            binding: Binding::Recurrence,
+            critical_cycle: vec![0, 1],
+            critical_totals: (512, 4),
+            units: Vec::new(),
+            edges: Vec::new(),
+        };
+        assert!(bound.is_at_bound(128.0));
+        assert!(!bound.is_at_bound(129.0));
+        // An average over a body too short for its steady state may fall below: not optimal.
+        assert!(!bound.is_at_bound(16.0));
+    }
 }

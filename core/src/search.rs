@@ -456,10 +456,8 @@ impl Search {
 
     /// Cycles every schedule of `a`'s stages and async set takes at least: the compute lane's
     /// work (each unit issued every iteration, its latency too when synchronous), whatever its
-    /// waits. (Not the critical recurrence: a need decided iteration by iteration binds only
-    /// at the iterations where it is met, so a dependence's edge is not waited for at every
-    /// iteration, and a schedule's shifts, which peel its last iterations, wait less.) 0
-    /// without a constant trip count.
+    /// waits, and the critical recurrence's laps (`Bound::cycles_floor`: its edges hold at
+    /// every iteration). 0 without a constant trip count.
     fn cycles_floor(&self, a: &Annotations) -> u64 {
         let Some(extent) = self.extent.filter(|e| *e > 0) else {
             return 0;
@@ -476,7 +474,9 @@ impl Search {
                 }
             })
             .sum();
-        per_iteration.saturating_mul(extent as u64)
+        per_iteration
+            .saturating_mul(extent as u64)
+            .max(self.report.bound.cycles_floor(extent))
     }
 
     fn next_local(&mut self) -> Option<Annotations> {

@@ -14,8 +14,8 @@ fn kb(bytes: u64) -> String {
 
 fn ii(s: &Scored) -> String {
     match (s.steady_cycles_per_iteration, s.bound_ratio) {
+        (Some(ii), Some(r)) if r < 1.0 && !s.at_bound => format!("{ii:.1} (no steady state)"),
         (Some(ii), Some(_)) if s.at_bound => format!("{ii:.1} (at the bound)"),
-        (Some(ii), Some(r)) if r < 1.0 => format!("{ii:.1} (no steady state)"),
         (Some(ii), Some(r)) => format!("{ii:.1} ({r:.2}× the bound)"),
         (Some(ii), None) => format!("{ii:.1}"),
         _ => "—".into(),

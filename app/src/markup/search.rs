@@ -81,6 +81,8 @@ pub fn progress_html(r: &SearchReport, running: bool, elapsed_ms: f64) -> String
 fn against_bound(s: &Scored) -> String {
     match s.bound_ratio {
         _ if s.at_bound => "at the bound (optimal)".into(),
+        // An average over a body too short for its steady state, not a steady state.
+        Some(r) if r < 1.0 => "no steady state (too few iterations)".into(),
         Some(r) => format!("{}× the bound", fixed(r, 2)),
         None => "—".into(),
     }
