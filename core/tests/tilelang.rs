@@ -83,7 +83,10 @@ fn twin_trial(stem: &str, path: &str) -> Result<(), libtest_mimic::Failed> {
         .into());
     }
     // The kernel's notes (what runs outside the pipelined loop) have no twin; all else does.
-    let (compared, twin_actual) = (unlocated(&ex, false), unlocated(&twin_ex, false));
+    let (compared, twin_actual) = (
+        support::unlocated(&ex, false),
+        support::unlocated(&twin_ex, false),
+    );
     if compared != twin_actual {
         return Err(format!(
             "{path} and its twin explore differently:\n{}",
@@ -91,7 +94,7 @@ fn twin_trial(stem: &str, path: &str) -> Result<(), libtest_mimic::Failed> {
         )
         .into());
     }
-    support::check(&format!("{DIR}/{stem}.out"), &unlocated(&ex, true))
+    support::check(&format!("{DIR}/{stem}.out"), &support::unlocated(&ex, true))
 }
 
 fn error_trial(stem: &str, path: &str) -> Result<(), libtest_mimic::Failed> {
@@ -122,26 +125,4 @@ fn error_trial(stem: &str, path: &str) -> Result<(), libtest_mimic::Failed> {
         actual.push_str(&d.render(&format!("{stem}.py"), &source));
     }
     support::check(&format!("{ERRORS}/{stem}.out"), &actual)
-}
-
-/// `support::render` with each diagnostic as its severity, message and hint only, and what
-/// messages quote of the text left out (the kernel and its twin are different texts); notes only
-/// `with_notes`.
-fn unlocated(ex: &Exploration, with_notes: bool) -> String {
-    let mut out = String::new();
-    for d in &ex.diagnostics {
-        if !with_notes && d.severity == stagecraft::diagnostic::Severity::Note {
-            continue;
-        }
-        out.push_str(&format!("{:?}: {}\n", d.severity, d.message));
-        if let Some(h) = &d.hint {
-            out.push_str(&format!("    hint: {h}\n"));
-        }
-    }
-    let rest = Exploration {
-        diagnostics: Vec::new(),
-        ..ex.clone()
-    };
-    out.push_str(&support::render("", "", &rest));
-    support::unquoted(&out)
 }

@@ -15,7 +15,7 @@
 mod support;
 
 use libtest_mimic::{Arguments, Trial};
-use stagecraft::explore::{explore, Exploration, Options};
+use stagecraft::explore::{explore, Options};
 use stagecraft::tvmscript::Dialect;
 
 const DIR: &str = "tests/tvmscript";
@@ -52,8 +52,8 @@ fn main() {
             if twin_ex.dialect != Dialect::Stagecraft {
                 return Err(format!("{twin_path} is read as {:?}", twin_ex.dialect).into());
             }
-            let actual = unlocated(&ex);
-            let twin_actual = unlocated(&twin_ex);
+            let actual = support::unlocated(&ex, true);
+            let twin_actual = support::unlocated(&twin_ex, true);
             if actual != twin_actual {
                 return Err(format!(
                     "{path} and its twin explore differently:\n{}",
@@ -65,23 +65,4 @@ fn main() {
         }));
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-/// `support::render` with each diagnostic as its severity, message and hint only, and what
-/// messages quote of the text (`…`) and its line numbers left out: a message that quotes a
-/// statement quotes `T.float32(2)` in one text and `2.0` in the other.
-fn unlocated(ex: &Exploration) -> String {
-    let mut out = String::new();
-    for d in &ex.diagnostics {
-        out.push_str(&format!("{:?}: {}\n", d.severity, d.message));
-        if let Some(h) = &d.hint {
-            out.push_str(&format!("    hint: {h}\n"));
-        }
-    }
-    let rest = Exploration {
-        diagnostics: Vec::new(),
-        ..ex.clone()
-    };
-    out.push_str(&support::render("", "", &rest));
-    support::unquoted(&out)
 }

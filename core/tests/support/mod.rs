@@ -318,3 +318,25 @@ pub fn unquoted(message: &str) -> String {
     }
     out
 }
+
+/// `render` with each diagnostic as its severity, message and hint only, and what messages quote
+/// of the text left out (`unquoted`): a dialect's text and its loop-language twin are different
+/// texts that must say the same. Notes only `with_notes`.
+pub fn unlocated(ex: &Exploration, with_notes: bool) -> String {
+    let mut out = String::new();
+    for d in &ex.diagnostics {
+        if !with_notes && d.severity == stagecraft::diagnostic::Severity::Note {
+            continue;
+        }
+        let _ = writeln!(out, "{:?}: {}", d.severity, d.message);
+        if let Some(h) = &d.hint {
+            let _ = writeln!(out, "    hint: {h}");
+        }
+    }
+    let rest = Exploration {
+        diagnostics: Vec::new(),
+        ..ex.clone()
+    };
+    out.push_str(&render("", "", &rest));
+    unquoted(&out)
+}
