@@ -115,18 +115,24 @@ test('RFC (c): the search finds a schedule at least as fast as the preset\'s, an
   await page.close();
 });
 
+// RFC (c) pinned from the Search tab, then its schedule edited: the consumer two stages behind
+// its producers rather than three.
+async function pinThenEdit(width, height) {
+  const { page, errors } = await open(width, height);
+  await page.selectOption('#presets', RFC_C);
+  await page.waitForTimeout(1000);
+  await page.click('#tab-search');
+  await page.click('#pin');
+  const pinnedText = await page.inputValue('#source');
+  const edited = pinnedText.replace('"software_pipeline_stage", [0, 0, 3]', '"software_pipeline_stage", [0, 0, 2]');
+  assert.notEqual(edited, pinnedText);
+  await page.fill('#source', edited);
+  return { page, errors, edited };
+}
+
 test('Pin, then an edit: both timelines on one axis, the metrics\' differences; a link restores the pin', async () => {
   for (const [width, height] of [[1500, 900], [900, 700]]) {
-    const { page, errors } = await open(width, height);
-    await page.selectOption('#presets', RFC_C);
-    await page.waitForTimeout(1000);
-    await page.click('#tab-search');
-    await page.click('#pin');
-    const pinnedText = await page.inputValue('#source');
-    // An edit of the schedule: the consumer two stages behind its producers rather than three.
-    const edited = pinnedText.replace('"software_pipeline_stage", [0, 0, 3]', '"software_pipeline_stage", [0, 0, 2]');
-    assert.notEqual(edited, pinnedText);
-    await page.fill('#source', edited);
+    const { page, errors, edited } = await pinThenEdit(width, height);
     await page.waitForSelector('#compare svg.compare-timelines', { timeout: 20000 });
     await page.waitForFunction(() => document.querySelectorAll('#compare g.timeline-of').length === 2
       && [...document.querySelectorAll('#compare g.timeline-of')].every(g => g.querySelector('rect')), null, { timeout: 20000 });
@@ -167,14 +173,7 @@ test('Pin, then an edit: both timelines on one axis, the metrics\' differences; 
 
 test('Pin, then an edit: the Program pane shows the programs\' lines that differ, the Timeline pane both timelines on one axis with the deltas; a link restores both; Unpin ends it', async () => {
   for (const [width, height] of [[1500, 900], [900, 700]]) {
-    const { page, errors } = await open(width, height);
-    await page.selectOption('#presets', RFC_C);
-    await page.waitForTimeout(1000);
-    await page.click('#tab-search');
-    await page.click('#pin');
-    const pinnedText = await page.inputValue('#source');
-    const edited = pinnedText.replace('"software_pipeline_stage", [0, 0, 3]', '"software_pipeline_stage", [0, 0, 2]');
-    await page.fill('#source', edited);
+    const { page, errors, edited } = await pinThenEdit(width, height);
     // The Timeline pane: the metrics with their differences, then both timelines on one axis.
     await page.click('#tab-timeline');
     await page.waitForFunction(() => {
