@@ -219,3 +219,99 @@ fn a_copy_read_before_its_copier_waits_is_a_race_in_flight() {
         m.check.summary
     );
 }
+
+#[path = "support/cooperative.rs"]
+mod cooperative_loops;
+
+/// The derived `bar.sync` lines of a kernel.
+fn derived_barriers(text: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("bar.sync 0;  // derived barrier"))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The random cooperative loops of `threads.rs`, as sm_80 kernels: every one computes the loop
+/// with no race on the machine; a derived `bar.sync` deleted is caught whenever it orders a
+/// cooperative copy with another thread's read (the kernel's other statements keep each
+/// thread on its own values, so some barriers the program needs protect nothing in the kernel).
+#[test]
+fn random_cooperative_kernels_run_correctly_and_their_copies_need_their_bar_syncs() {
+    let wanted: usize = std::env::var("KERNEL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let (mut accepted, mut deleted, mut caught) = (0, 0, 0);
+    let mut cooperative_kernels = 0;
+    let mut case = 0u64;
+    while accepted < wanted {
+        case += 1;
+        assert!(case < 20 * wanted as u64, "too few schedules accepted");
+        let source = cooperative_loops::cooperative(case);
+        let ex = explore(
+            &source,
+            &Options {
+                verify: false,
+                timeline: false,
+                targets: Vec::new(),
+                peeled_program: true,
+                both_forms: false,
+                ..Options::default()
+            },
+        );
+        if ex
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == stagecraft::diagnostic::Severity::Error)
+            || ex.programs.is_none()
+        {
+            continue;
+        }
+        accepted += 1;
+        let k = ptx_kernel(&source, None);
+        assert_eq!(
+            k.check.verdict,
+            MachineVerdict::Correct,
+            "case {case}: {}\n{source}",
+            k.check.summary
+        );
+        let lines: Vec<&str> = k.text.lines().collect();
+        let barriers = derived_barriers(&k.text);
+        let cooperative = k.text.contains("cp.async.cg");
+        cooperative_kernels += usize::from(cooperative && !barriers.is_empty());
+        let caught_before = caught;
+        for at in barriers.iter().copied() {
+            let mut without = lines.clone();
+            without.remove(at);
+            let m = ptx_kernel(&source, Some(&(without.join("\n") + "\n")));
+            deleted += 1;
+            if m.check.verdict == MachineVerdict::Racy {
+                caught += 1;
+                assert!(
+                    m.check
+                        .races
+                        .iter()
+                        .any(|r| r.between.is_some_and(|(a, b)| a != b)),
+                    "case {case}: {:?}",
+                    m.check.races
+                );
+            } else {
+                assert_eq!(m.check.verdict, MachineVerdict::Correct, "case {case}");
+            }
+        }
+        // A kernel whose threads read each other's copies needs at least one of its barriers.
+        assert!(
+            !cooperative || barriers.is_empty() || caught > caught_before,
+            "case {case}: no derived bar.sync is needed\n{source}"
+        );
+    }
+    eprintln!(
+        "{accepted} kernels ({cooperative_kernels} with cooperative copies and barriers), \
+         {deleted} derived bar.sync deleted, {caught} caught"
+    );
+    assert!(
+        cooperative_kernels * 4 >= accepted,
+        "too few cooperative kernels"
+    );
+}

@@ -256,11 +256,14 @@ impl Gen<'_> {
         self.out.current = None;
     }
 
-    /// Whether the async copies into `b` are cooperative: the loop declares its threads and
-    /// spreads `b` over them, and a tile splits into 16-byte chunks (docs/execution-model.md,
-    /// "Threads").
+    /// Whether the async copies into `b` are cooperative: the loop declares several threads,
+    /// each waiting for its own copies as on NVIDIA (no waves: a wave's lanes need no barrier
+    /// between them, so the program has none to write), spreads `b` over them, and a tile
+    /// splits into 16-byte chunks (docs/execution-model.md, "Threads").
     fn cooperative(&self, b: BufId) -> bool {
-        self.program.threads.is_some()
+        self.program
+            .threads
+            .is_some_and(|t| t.threads > 1 && t.waves == t.threads)
             && self.lanes % 4 == 0
             && self
                 .program
