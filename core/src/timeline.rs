@@ -105,6 +105,9 @@ pub struct Timeline {
     /// The window ends early: its bars reached `limits::MAX_TIMELINE_BARS`.
     #[serde(default)]
     pub bars_limited: bool,
+    /// Barriers passed in the steps drawn (each costing `CostModel::barrier`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub barriers: u64,
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
     /// Sub-rows drawn per queue lane (`Span::row` is below it).
@@ -122,6 +125,10 @@ pub struct Timeline {
     /// what its waits force is then not worked out.
     #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub sequence_events: Option<usize>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Timeline {
@@ -278,7 +285,12 @@ impl Sim<'_> {
 
     fn node(&mut self, n: &Node) {
         match n {
-            Node::Barrier { .. } => {}
+            // Every statement before it ended at `now` (the compute lane is in order), in every
+            // thread alike: the barrier releases `barrier` cycles later.
+            Node::Barrier { .. } => {
+                self.now += self.model.barrier;
+                self.out.barriers += 1;
+            }
             Node::Section { kind, body, steps } => {
                 let saved = self.section;
                 if self.depth == 0 {

@@ -329,3 +329,34 @@ fn sampling_idle_threads_symmetrically_judges_as_running_them_all() {
         "{compared} {sampled_away}"
     );
 }
+
+/// The source loop means its statements in order; `barrier()` belongs to pipelined programs
+/// only, and in a source loop is a located error, not silently a statement.
+#[test]
+fn a_barrier_written_in_the_source_loop_is_a_located_error() {
+    let text = "S = alloc([4], scope=\"shared\", threads=\"cyclic\")
+for k in range(8):
+    for m in range(4):
+        S[m] = A[k, m]
+    barrier()
+    for m in range(4):
+        C[k, m] = S[3 - m]
+sch.annotate(k, \"software_pipeline_stage\", [0, 1])
+sch.annotate(k, \"software_pipeline_order\", [0, 1])
+sch.annotate(k, \"stagecraft_threads\", [4])
+";
+    let ex = explore(text, &options(Form::Rolled));
+    let errors: Vec<_> = ex
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == stagecraft::diagnostic::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].message.contains("`barrier()` has no place"),
+        "{errors:?}"
+    );
+    let at = text.find("barrier()").unwrap();
+    assert_eq!(errors[0].span.start as usize, at);
+    assert!(ex.programs.is_none());
+}
