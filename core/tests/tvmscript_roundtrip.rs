@@ -85,7 +85,9 @@ fn allocations_sorted(text: &str) -> String {
 fn round_trip(name: &str, source: &str) -> Result<(), Failed> {
     let ex = explore(source, &options());
     let Some(export) = &ex.tvmscript else {
-        if ex.ok {
+        // TVMScript has no place for the threads a loop declares and its buffers' distributions
+        // (docs/language.md, "Threads"): such a loop has no export.
+        if ex.ok && !source.contains("\"stagecraft_threads\"") {
             return Err(format!("{name} explores but has no TVMScript export").into());
         }
         return Ok(());
