@@ -60,12 +60,21 @@ fn main() {
         });
         println!(
             "interpreter across threads ({}): {ms:.2} ms ({what})",
-            if sample { "idle threads sampled" } else { "every thread" }
+            if sample {
+                "idle threads sampled"
+            } else {
+                "every thread"
+            }
         );
     }
     let kernel = machine_kernel(&text, Target::Ptx).unwrap();
     let (ms, what) = median_ms(runs, || {
-        check_with(&kernel.contract, std::hint::black_box(&kernel.text), Target::Ptx).summary
+        check_with(
+            &kernel.contract,
+            std::hint::black_box(&kernel.text),
+            Target::Ptx,
+        )
+        .summary
     });
     println!("machine verifier, sm_80 kernel: {ms:.2} ms ({what})");
 }

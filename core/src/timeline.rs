@@ -283,14 +283,16 @@ impl Sim<'_> {
         }
     }
 
+    /// Every statement before it ended at `now` (the compute lane is in order), in every thread
+    /// alike: the barrier releases `barrier` cycles later.
+    fn barrier(&mut self) {
+        self.now += self.model.barrier;
+        self.out.barriers += 1;
+    }
+
     fn node(&mut self, n: &Node) {
         match n {
-            // Every statement before it ended at `now` (the compute lane is in order), in every
-            // thread alike: the barrier releases `barrier` cycles later.
-            Node::Barrier { .. } => {
-                self.now += self.model.barrier;
-                self.out.barriers += 1;
-            }
+            Node::Barrier { .. } => self.barrier(),
             Node::Section { kind, body, steps } => {
                 let saved = self.section;
                 if self.depth == 0 {
