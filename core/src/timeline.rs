@@ -106,7 +106,7 @@ pub struct Timeline {
     #[serde(default)]
     pub bars_limited: bool,
     /// Barriers passed in the steps drawn (each costing `CostModel::barrier`).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_default")]
     pub barriers: u64,
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
@@ -125,10 +125,6 @@ pub struct Timeline {
     /// what its waits force is then not worked out.
     #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub sequence_events: Option<usize>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 impl Timeline {

@@ -123,7 +123,7 @@ pub struct MachineRace {
     pub instances: u64,
     /// The first instance's two sides when they are two agents of the block (waves on AMDGPU,
     /// threads on PTX): the racing access's and the other's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
     pub between: Option<(u32, u32)>,
     pub message: String,
 }
