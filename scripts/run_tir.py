@@ -48,7 +48,7 @@ class _Sch:
         pass
 
 
-def alloc(shape, scope="shared", dtype="float32", versions=1):
+def alloc(shape, scope="shared", dtype="float32", versions=1, threads="each"):
     buf = Buffer("<alloc>", shape)
     buf.versions = versions
     return buf
@@ -79,10 +79,14 @@ def fma(a, b, c):
     return a * b + c
 
 
+def barrier():
+    """Every thread arrives before any goes on: run as one thread, in order, there is nothing to wait for."""
+
+
 def run(path, params):
     env = Globals(
         alloc=alloc, async_commit_queue=async_commit_queue, async_scope=async_scope, async_stage=async_stage,
-        async_wait_queue=async_wait_queue, fma=fma, max=max, min=min, abs=abs, range=range,
+        async_wait_queue=async_wait_queue, fma=fma, barrier=barrier, max=max, min=min, abs=abs, range=range,
         sch=_Sch(), annotate=_Sch().annotate, float=float, True_=True, math=math,
     )
     env.update(params)

@@ -52,6 +52,10 @@ pub struct CostModel {
     /// Arithmetic: this many cycles per operation in the expression (issue), plus a fixed latency.
     pub cycles_per_op: u64,
     pub compute_latency: u64,
+    /// A barrier of a loop run by several threads (`bar.sync`, `s_barrier`): cycles from the
+    /// moment the slowest thread's work before it is done until every thread goes on. The
+    /// threads run the same program, so the slowest is the one simulated.
+    pub barrier: u64,
     /// Groups allowed in flight per queue before a commit stalls (`None`: unlimited).
     pub max_groups_in_flight: Option<u32>,
     /// Per-statement overrides (by statement id).
@@ -79,6 +83,7 @@ impl Default for CostModel {
             },
             cycles_per_op: 4,
             compute_latency: 4,
+            barrier: 20,
             max_groups_in_flight: None,
             overrides: BTreeMap::new(),
         }

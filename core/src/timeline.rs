@@ -105,6 +105,9 @@ pub struct Timeline {
     /// The window ends early: its bars reached `limits::MAX_TIMELINE_BARS`.
     #[serde(default)]
     pub bars_limited: bool,
+    /// Barriers passed in the steps drawn (each costing `CostModel::barrier`).
+    #[serde(default, skip_serializing_if = "crate::wire::omit_default")]
+    pub barriers: u64,
     /// True when the simulation stopped at the window's end or the step limit.
     pub truncated: bool,
     /// Sub-rows drawn per queue lane (`Span::row` is below it).
@@ -276,9 +279,16 @@ impl Sim<'_> {
         }
     }
 
+    /// Every statement before it ended at `now` (the compute lane is in order), in every thread
+    /// alike: the barrier releases `barrier` cycles later.
+    fn barrier(&mut self) {
+        self.now += self.model.barrier;
+        self.out.barriers += 1;
+    }
+
     fn node(&mut self, n: &Node) {
         match n {
-            Node::Barrier { .. } => {}
+            Node::Barrier { .. } => self.barrier(),
             Node::Section { kind, body, steps } => {
                 let saved = self.section;
                 if self.depth == 0 {

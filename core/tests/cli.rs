@@ -100,7 +100,7 @@ fn json_is_one_document_with_the_documented_fields() {
 #[test]
 fn a_code_target_prints_its_code() {
     // RFC (a)'s async statement is not a pure copy: its groups are empty on sm_80 and its waits
-    // comments. The CUTLASS preset's copies are cp.async.
+    // comments. The CUTLASS preset's copies are the block's cooperative 16-byte cp.async.
     let out = stagecraft(&["explore", RFC_A, "--emit", "ptx"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let ptx = text(&out.stdout);
@@ -112,8 +112,9 @@ fn a_code_target_prints_its_code() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let ptx = text(&out.stdout);
-    assert!(ptx.contains("cp.async.ca.shared.global"), "{ptx}");
+    assert!(ptx.contains("cp.async.cg.shared.global"), "{ptx}");
     assert!(ptx.contains("cp.async.wait_group "), "{ptx}");
+    assert!(ptx.contains("bar.sync 0;"), "{ptx}");
 }
 
 #[test]

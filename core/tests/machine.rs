@@ -513,7 +513,7 @@ fn the_cutlass_preset_says_how_much_more_its_capped_vmcnt_waits_for() {
     assert!(code
         .notes
         .iter()
-        .any(|n| n.contains("exactly 96 vector-memory instructions may stay in flight")));
+        .any(|n| n.contains("exactly 64 vector-memory instructions may stay in flight")));
 }
 
 /// Two async copies in two stages: at the consumer, queue 0 allows 3 groups of its own in flight

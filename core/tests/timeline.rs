@@ -616,3 +616,41 @@ fn two_timelines_share_one_axis_with_a_legend_and_no_overlapping_bars() {
     assert!(legend.contains("B[0] = A[i]") && legend.contains("C[i] = B[0] * 2"));
     assert!(legend.contains("a queue's lane has a row per group in flight at once"));
 }
+
+/// A barrier waits for the work before it and costs `CostModel::barrier` more: the CUTLASS
+/// preset (one barrier per step, after its wait) takes exactly that much longer per barrier
+/// passed, and a loop without threads passes none.
+#[test]
+fn barriers_are_counted_at_their_editable_cost() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cutlass_multistage.py"),
+    )
+    .unwrap();
+    let timeline = |text: &str, barrier: u64| {
+        let ex = explore(
+            text,
+            &Options {
+                targets: Vec::new(),
+                cost: CostModel {
+                    barrier,
+                    ..CostModel::default()
+                },
+                ..Options::default()
+            },
+        );
+        ex.timeline.expect("a timeline")
+    };
+    let (free, costly) = (timeline(&text, 0), timeline(&text, 1000));
+    // 16 iterations: one barrier in each of the 13 body steps and the 3 epilogue steps.
+    assert_eq!(
+        costly.metrics.total_cycles - free.metrics.total_cycles,
+        1000 * 16,
+        "{} barriers drawn",
+        costly.barriers
+    );
+    assert_eq!(costly.barriers, free.barriers);
+    assert!(costly.barriers > 0);
+    let one_thread = text.replace("sch.annotate(k, \"stagecraft_threads\", [128])", "");
+    let one_thread = one_thread.replace(", threads=\"cyclic\"", "");
+    assert_eq!(timeline(&one_thread, 1000).barriers, 0);
+}

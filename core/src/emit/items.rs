@@ -21,6 +21,9 @@ pub(crate) trait ItemEmitter {
     fn own_wait(&mut self, _wait: &Item) -> bool {
         false
     }
+    /// A derived barrier (`Item::Barrier`); targets whose threads read only their own values
+    /// need none and write nothing.
+    fn barrier(&mut self, _kinds: &[crate::ir::BarrierKind]) {}
     fn loop_head(&mut self, lo: i64, hi: i64) -> Self::Loop;
     fn loop_tail(&mut self, head: Self::Loop);
 }
@@ -34,6 +37,7 @@ pub(crate) fn walk_items<E: ItemEmitter>(e: &mut E, items: &[Item]) {
             Item::Stmt(s) => e.statement(s),
             Item::Open(q) => e.open(*q, items.get(at..).unwrap_or(&[])),
             Item::Commit(q) => e.commit(*q),
+            Item::Barrier(kinds) => e.barrier(kinds),
             Item::Wait { .. } if e.own_wait(it) => {}
             Item::Wait { .. } => {
                 let (stream, out) = e.sink();

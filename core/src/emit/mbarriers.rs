@@ -92,7 +92,7 @@ fn events(program: &Program, items: &[Item], site: &mut usize, out: &mut Vec<Ev>
                 });
                 *site += 1;
             }
-            Item::Loop { .. } => {}
+            Item::Loop { .. } | Item::Barrier(_) => {}
         }
     }
 }

@@ -202,6 +202,9 @@ pub(crate) enum Item {
         hi: i64,
         body: Vec<Item>,
     },
+    /// A derived barrier of a loop run by several threads: every thread of the block waits for
+    /// the others (the kinds of its reasons, for the kernel's comment).
+    Barrier(Vec<BarrierKind>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -273,7 +276,9 @@ impl<'p> Flattener<'p> {
     fn nodes(&mut self, nodes: &'p [Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
         for n in nodes {
             match n {
-                Node::Barrier { .. } => {}
+                Node::Barrier { reasons, .. } => {
+                    out.push(Item::Barrier(reasons.iter().map(|r| r.kind).collect()));
+                }
                 Node::Section { body, kind, .. } => {
                     // Only the body section's loop is the pipelined loop: a prologue's inner
                     // loop (`for t in range(2)` of a copy) is unrolled like any other.
@@ -584,7 +589,7 @@ pub(crate) fn read_buffers(program: &Program, items: &[Item]) -> Vec<BufId> {
                     }
                 }),
                 Item::Loop { body, .. } => walk(program, body, out),
-                Item::Open(_) | Item::Commit(_) | Item::Wait { .. } => {}
+                Item::Open(_) | Item::Commit(_) | Item::Wait { .. } | Item::Barrier(_) => {}
             }
         }
     }

@@ -121,6 +121,10 @@ pub struct MachineRace {
     pub in_flight: bool,
     /// Dynamic instances of this (instruction, kind, other instruction) that raced.
     pub instances: u64,
+    /// The first instance's two sides when they are two agents of the block (waves on AMDGPU,
+    /// threads on PTX): the racing access's and the other's.
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
+    pub between: Option<(u32, u32)>,
     pub message: String,
 }
 
@@ -225,6 +229,8 @@ pub(crate) struct Log {
     pub problems: Vec<MachineProblem>,
     /// (line of the copy, first word it writes), per copy never awaited.
     pub unawaited: Vec<(u32, Option<Cell>)>,
+    /// What the memory's agents are on this target ("thread" on PTX; "wave" when unset).
+    pub agent: &'static str,
 }
 
 struct RaceEntry {
@@ -232,6 +238,7 @@ struct RaceEntry {
     first: RacePlace,
     in_flight: bool,
     instances: u64,
+    between: Option<(u32, u32)>,
 }
 
 #[derive(Clone)]
@@ -269,6 +276,13 @@ impl Log {
                 RacePlace::Memory(c.cell),
                 c.in_flight,
             );
+            if let (Some(wave), Some(e)) = (
+                c.wave,
+                self.races.get_mut(&(line, kind_code(c.kind), c.other_line)),
+            ) {
+                e.between
+                    .get_or_insert((u32::from(wave), u32::from(c.other_wave)));
+            }
         }
     }
 
@@ -296,6 +310,7 @@ impl Log {
                 first: place,
                 in_flight,
                 instances: 1,
+                between: None,
             },
         );
     }
@@ -444,6 +459,16 @@ fn races(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<MachineRace>
                 "line {line} `{instruction}` {} — {place} — issued at line {other_line} `{other_instruction}`",
                 e.kind.describe()
             )
+        } else if let Some((this, other)) = e.between {
+            let agent = if ex.log.agent.is_empty() {
+                "wave"
+            } else {
+                ex.log.agent
+            };
+            format!(
+                "line {line} `{instruction}` in {agent} {this} and line {other_line} `{other_instruction}` in {agent} {other} touch {place} with no barrier between ({})",
+                race_name(e.kind)
+            )
         } else {
             format!(
                 "line {line} `{instruction}` and line {other_line} `{other_instruction}` of another wave touch {place} with no barrier between ({})",
@@ -459,6 +484,7 @@ fn races(quote: &Quote, contract: &Contract, ex: &Execution) -> Vec<MachineRace>
             other_instruction,
             in_flight: e.in_flight,
             instances: e.instances,
+            between: e.between,
             message,
         });
     }

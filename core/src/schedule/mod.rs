@@ -181,6 +181,13 @@ pub fn schedule_loop(
     body: Vec<Node>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<LoopSchedule> {
+    if let Some(span) = first_barrier(&body) {
+        diags.push(
+            Diagnostic::error(span, "`barrier()` has no place in the loop that is pipelined")
+                .with_hint("the loop means its statements in order, each finished by every thread before the next; the transform writes the barriers the pipelined program needs (docs/language.md, \"Threads\") — remove this line"),
+        );
+        return None;
+    }
     let extent = extent_of(cx, diags)?;
     let mut units = units_of(body, cx.var, iteration_range_of(cx.lo, &extent));
     for s in cx.inner {
@@ -444,6 +451,20 @@ impl<'a> Builder<'a, '_> {
             labels: self.labels,
         }
     }
+}
+
+/// The first `barrier()` written in `nodes`, at any depth.
+fn first_barrier(nodes: &[Node]) -> Option<Span> {
+    nodes.iter().find_map(|n| match n {
+        Node::Barrier { span, .. } => Some(*span),
+        Node::For { body, .. }
+        | Node::If { body, .. }
+        | Node::Commit { body, .. }
+        | Node::AsyncScope { body, .. }
+        | Node::Wait { body, .. }
+        | Node::Section { body, .. } => first_barrier(body),
+        Node::Assign(_) => None,
+    })
 }
 
 pub fn node_span(node: &Node) -> Span {

@@ -3,6 +3,12 @@
 //! global buffers as parameters, each annotated loop's statements in `T.sblock`s (the allocations
 //! in the outermost one, so the pass may version them), the annotations on the loop. Read back by
 //! `read.rs`, it explores as the loop does (`core/tests/tvmscript_roundtrip.rs`).
+//!
+//! The threads a loop declares (`stagecraft_threads`, `stagecraft_waves`) and its buffers'
+//! distributions over them (`threads=`) are left out, with a comment saying so: TVM's pass
+//! pipelines the program one thread runs, and every thread runs it alike, so its stages, order,
+//! versions and waits do not depend on them; TVM places the barriers in a later pass (docs/tvm.md,
+//! "Threads in the export").
 
 use crate::printer::print_float;
 use crate::syntax::{Arg, BinOp, BoolOp, Expr, ExprKind, File, Stmt, StmtKind};
@@ -11,6 +17,15 @@ use std::fmt::Write;
 
 /// Why a loop has no TVMScript form.
 pub type Refusal = String;
+
+/// The export's comment when the loop declares threads: what is left out, and why TVM's pass does
+/// not need it.
+const THREADS_LEFT_OUT: &str = "\
+# The loop's threads (stagecraft_threads, stagecraft_waves) and its buffers' spread over
+# them (alloc's threads=) are left out: TVM's pass pipelines the program one thread runs,
+# the same in every thread, so its stages, order, versions and waits do not depend on them.
+# TVM places the barriers between threads in a later pass (s_tir.transform.ThreadSync).
+";
 
 /// `file` as a PrimFunc named `main`; global buffers get `size` elements per dimension (TVM
 /// checks no bounds; Stagecraft infers them again when it reads the function back).
@@ -21,7 +36,9 @@ pub fn print(file: &File) -> Result<String, Refusal> {
         match &s.kind {
             StmtKind::Assign { target, value } => match (&target.kind, &value.kind) {
                 (ExprKind::Name(name), ExprKind::Call { func, args }) if func.text == "alloc" => {
-                    p.allocs.push((name.to_string(), alloc(name, args)?));
+                    let (line, distributed) = alloc(name, args)?;
+                    p.threads_left_out |= distributed;
+                    p.allocs.push((name.to_string(), line));
                 }
                 _ => return Err("only allocations may stand outside the loop".into()),
             },
@@ -62,7 +79,11 @@ pub fn print(file: &File) -> Result<String, Refusal> {
         2
     };
     p.stmt(top, depth, &mut body)?;
-    let mut out = String::from("from tvm.script import tirx as T\n\n\n@T.prim_func(s_tir=True)\n");
+    let mut out = String::from("from tvm.script import tirx as T\n\n");
+    if p.threads_left_out {
+        out.push_str(THREADS_LEFT_OUT);
+    }
+    out.push_str("\n@T.prim_func(s_tir=True)\n");
     let params: Vec<String> = p
         .globals
         .iter()
@@ -134,6 +155,9 @@ struct Printer {
     used: Vec<String>,
     /// Annotations by loop variable: (key, value as printed).
     annotations: BTreeMap<String, Vec<(String, String)>>,
+    /// Whether the loop declares threads or spreads a buffer over them, which the export leaves
+    /// out (`THREADS_LEFT_OUT`).
+    threads_left_out: bool,
     /// Buffers never allocated, with their number of dimensions.
     globals: BTreeMap<String, usize>,
     /// Free names of extents: symbolic sizes.
@@ -141,8 +165,11 @@ struct Printer {
     loop_vars: Vec<String>,
 }
 
-fn alloc(name: &str, args: &[Arg]) -> Result<String, Refusal> {
+/// `name = alloc(…)` as a `T.sblock_alloc_buffer` line, and whether it spread the buffer over
+/// threads (`threads=`, left out).
+fn alloc(name: &str, args: &[Arg]) -> Result<(String, bool), Refusal> {
     let mut shape = None;
+    let mut distributed = false;
     let mut scope = "shared".to_string();
     let mut dtype = "float32".to_string();
     for (k, a) in args.iter().enumerate() {
@@ -153,6 +180,7 @@ fn alloc(name: &str, args: &[Arg]) -> Result<String, Refusal> {
             (Some("dtype"), ExprKind::Str(s)) => dtype = s.to_string(),
             (None, ExprKind::Str(s)) if k == 2 => scope = s.to_string(),
             (Some("scope"), ExprKind::Str(s)) => scope = s.to_string(),
+            (Some("threads"), _) => distributed = true,
             _ => {
                 return Err(format!(
                     "`{name} = alloc(…)` has an argument TVMScript has no place for"
@@ -167,8 +195,9 @@ fn alloc(name: &str, args: &[Arg]) -> Result<String, Refusal> {
     } else {
         dims.join(", ")
     };
-    Ok(format!(
-        "{name} = T.sblock_alloc_buffer(({dims}), \"{dtype}\", scope=\"{scope}\")"
+    Ok((
+        format!("{name} = T.sblock_alloc_buffer(({dims}), \"{dtype}\", scope=\"{scope}\")"),
+        distributed,
     ))
 }
 
@@ -197,6 +226,10 @@ impl Printer {
             Some(value),
         ) = (var, key, value)
         {
+            if [crate::lower::THREADS_KEY, crate::lower::WAVES_KEY].contains(&key.as_str()) {
+                self.threads_left_out = true;
+                return;
+            }
             let entries = self.annotations.entry(var.to_string()).or_default();
             entries.retain(|(k, _)| k != key.as_str());
             entries.push((key.to_string(), crate::printer::print_expr(value)));

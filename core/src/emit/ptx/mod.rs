@@ -232,8 +232,12 @@ impl Gen<'_> {
             );
         } else if let (None, Some(src)) = (&self.hopper, is_async_copy(self.program, s)) {
             self.stream.copy();
-            let (g, d) = (self.address(&src), self.address(&s.assign.target));
-            emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
+            if self.cooperative(s.assign.target.buffer) {
+                self.cooperative_copy(&src, &s.assign.target);
+            } else {
+                let (g, d) = (self.address(&src), self.address(&s.assign.target));
+                emit!(self, "cp.async.ca.shared.global [{d}], [{g}], 4;");
+            }
         } else {
             if s.is_async {
                 let arch = if self.hopper.is_some() {
@@ -250,6 +254,67 @@ impl Gen<'_> {
             walk::store(self, &s.assign);
         }
         self.out.current = None;
+    }
+
+    /// Whether the async copies into `b` are cooperative: the loop declares several threads,
+    /// each waiting for its own copies as on NVIDIA (no waves: a wave's lanes need no barrier
+    /// between them, so the program has none to write), spreads `b` over them, and a tile
+    /// splits into 16-byte chunks (docs/execution-model.md, "Threads").
+    fn cooperative(&self, b: BufId) -> bool {
+        self.program
+            .threads
+            .is_some_and(|t| t.threads > 1 && t.waves == t.threads)
+            && self.lanes % 4 == 0
+            && self
+                .program
+                .buffer(b)
+                .is_some_and(|x| x.threads != Distribution::Each)
+    }
+
+    /// One element tile copied by the block's threads together: chunk `c` of the buffer's
+    /// 16-byte chunks (`c = e · lanes/4 + j` for chunk `j` of element `e`) is copied by thread
+    /// `c mod lanes`, so the threads `(e · lanes/4 + j) mod lanes` copy this tile, one chunk each;
+    /// the others skip it. The values a thread then reads were mostly copied by other threads,
+    /// which is why the derived barriers are written as `bar.sync`.
+    fn cooperative_copy(&mut self, src: &Access, dst: &Access) {
+        let (lanes, chunks) = (self.lanes, self.lanes / 4);
+        let e = element(&self.flat.shapes, dst);
+        // j = (t + lanes - (e · chunks) mod lanes) mod lanes, this thread's chunk of the tile.
+        let shifted = self.r();
+        match walk::int(self, &e) {
+            Op::Imm(v) => {
+                let first = (v * chunks).rem_euclid(lanes);
+                emit!(self, "add.s32 {shifted}, %r0, {};", lanes - first);
+            }
+            Op::Reg(r) => {
+                let (m, first) = (self.r(), self.r());
+                emit!(self, "mul.lo.s32 {m}, {r}, {chunks};");
+                emit!(self, "rem.s32 {first}, {m}, {lanes};");
+                emit!(self, "sub.s32 {shifted}, {lanes}, {first};");
+                emit!(self, "add.s32 {shifted}, {shifted}, %r0;");
+            }
+        }
+        let (j, p, off, off64) = (self.r(), self.p(), self.r(), self.rd());
+        emit!(self, "rem.s32 {j}, {shifted}, {lanes};");
+        emit!(self, "setp.lt.s32 {p}, {j}, {chunks};");
+        emit!(self, "shl.b32 {off}, {j}, 4;");
+        emit!(self, "cvt.s64.s32 {off64}, {off};");
+        let (g, d) = (self.tile_address(src), self.tile_address(dst));
+        let (gc, dc) = (self.rd(), self.r());
+        emit!(self, "add.s64 {gc}, {g}, {off64};");
+        emit!(self, "add.s32 {dc}, {d}, {off};");
+        emit!(self, "@{p} cp.async.cg.shared.global [{dc}], [{gc}], 16;");
+    }
+
+    /// Whether any async copy of the kernel is cooperative.
+    fn any_cooperative(&self, items: &[Item]) -> bool {
+        items.iter().any(|it| match it {
+            Item::Stmt(s) => {
+                is_async_copy(self.program, s).is_some() && self.cooperative(s.assign.target.buffer)
+            }
+            Item::Loop { body, .. } => self.any_cooperative(body),
+            _ => false,
+        })
     }
 
     fn items(&mut self, items: &[Item]) {
@@ -291,6 +356,12 @@ impl Gen<'_> {
             self.out.instr("add.s32 %rz0, %rz0, 1;");
             emit!(self, "setp.lt.s32 %pz, %rz0, {n};");
             emit!(self, "@%pz bra.uni $L_zero_{name};");
+        }
+        if self.hopper.is_none() && self.any_cooperative(&self.flat.items) {
+            self.out.instr(
+                "// every thread's zeros stored before other threads' copies overwrite them",
+            );
+            self.out.instr("bar.sync 0;");
         }
     }
 
@@ -345,6 +416,23 @@ impl ItemEmitter for Gen<'_> {
 
     fn statement(&mut self, s: &Stmt) {
         self.stmt(s);
+    }
+
+    /// sm_80 writes a derived barrier as `bar.sync 0`; sm_90a's threads read what every thread
+    /// observed of its mbarriers' phases, and it refills a slot behind a `bar.sync` of its own.
+    fn barrier(&mut self, kinds: &[BarrierKind]) {
+        if self.hopper.is_some() {
+            return;
+        }
+        let after_write = kinds.contains(&BarrierKind::AfterWrite);
+        let before_refill = kinds.contains(&BarrierKind::BeforeRefill);
+        let why = match (after_write, before_refill) {
+            (true, true) => "other threads' copies are read after it, and a slot other threads read is refilled after it",
+            (true, false) => "other threads' copies are read after it",
+            (false, true) => "a slot other threads read is refilled after it",
+            (false, false) => "a barrier() of the program",
+        };
+        emit!(self, "bar.sync 0;  // derived barrier: {why}");
     }
 
     fn open(&mut self, queue: i64, rest: &[Item]) {

@@ -153,6 +153,9 @@ pub struct Conflict {
     /// Line of the operation in flight, or of the other wave's last access to the word.
     pub other_line: u32,
     pub other_wave: u16,
+    /// The wave (thread) whose access met the other side, when the memory knows it (an access
+    /// of another wave in the same barrier interval).
+    pub wave: Option<u16>,
     /// The other side is an operation in flight (not an earlier access by another wave).
     pub in_flight: bool,
 }
@@ -351,6 +354,7 @@ impl Memory {
                 cell: c,
                 other_line: op.line,
                 other_wave: op.wave,
+                wave: None,
                 in_flight: true,
             });
         }
@@ -702,12 +706,27 @@ impl Memory {
     }
 
     /// Completes an operation: its writes land (unless performed at issue). Completing an
-    /// operation twice does nothing.
+    /// operation twice does nothing. The words it writes are touched again by its wave in the
+    /// current barrier interval: the data is published to other waves only by a barrier after
+    /// its landing, which may be as late as this (adversarial completion) — an access of another
+    /// wave before that barrier races with it. (What the landing itself meets was met at the
+    /// issue or by the accesses while it was in flight, and is not reported twice.)
     pub fn complete(&mut self, id: OpId) {
         let Some(op) = self.ops.get_mut(id as usize).filter(|o| o.live) else {
             return;
         };
         op.live = false;
+        if self.waves > 1 && op.order != Order::InOrder {
+            let actor = Actor {
+                line: op.line,
+                wave: op.wave,
+            };
+            let writes = op.writes.clone();
+            self.touch_words(&writes, actor, true, &mut Vec::new());
+        }
+        let Some(op) = self.ops.get_mut(id as usize) else {
+            return;
+        };
         let reads = std::mem::replace(&mut op.reads, Words::List(Vec::new()));
         let writes = std::mem::replace(&mut op.writes, Words::List(Vec::new()));
         let values = std::mem::take(&mut op.values);

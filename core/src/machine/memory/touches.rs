@@ -52,6 +52,7 @@ fn touch_one(
             cell: c,
             other_line: t.line,
             other_wave: t.wave,
+            wave: Some(actor.wave),
             in_flight: false,
         });
     }

@@ -338,7 +338,7 @@ impl Machine<'_> {
             .read_all(
                 &cells,
                 line,
-                &|i| addrs.get(i).map_or(0, |(l, _)| (l / WARP) as u16),
+                &|i| addrs.get(i).map_or(0, |(l, _)| *l as u16),
                 &mut self.conflicts,
             )
             .unwrap_or_default();
@@ -390,7 +390,7 @@ impl Machine<'_> {
                     space: c0.space,
                     start: c0.word,
                     line,
-                    waves: RunWaves::Threads { per: WARP as u32 },
+                    waves: RunWaves::Threads { per: 1 },
                 };
                 self.memory
                     .read_run(at, n, &mut values, &mut self.conflicts);
@@ -441,7 +441,7 @@ impl Machine<'_> {
                     space: c0.space,
                     start: c0.word,
                     line,
-                    waves: RunWaves::Threads { per: WARP as u32 },
+                    waves: RunWaves::Threads { per: 1 },
                 };
                 self.memory.write_run(at, &values, &mut self.conflicts);
                 self.log.conflicts(line, &mut self.conflicts);
@@ -467,40 +467,56 @@ impl Machine<'_> {
             &cells,
             &values,
             line,
-            &|i| addrs.get(i).map_or(0, |(l, _)| (l / WARP) as u16),
+            &|i| addrs.get(i).map_or(0, |(l, _)| *l as u16),
             &mut self.conflicts,
         );
         self.log.conflicts(line, &mut self.conflicts);
     }
 
-    /// One copy per warp (each thread's copies are its own; a warp's are one operation).
+    /// `cp.async.ca` / `.cg` of 4, 8 or 16 bytes: one operation per thread (each thread's copies
+    /// are its own, completed by its own waits), reading and writing `size / 4` words from each
+    /// address, which must be aligned to the size.
     pub(super) fn cp_async(&mut self, w: &mut Group, inst: &Inst, mask: &Mask) {
         let line = inst.line;
-        let [d, s, ..] = inst.ops;
+        let [d, s, n, ..] = inst.ops;
+        let size = match n {
+            Operand::Imm(n) if [4, 8, 16].contains(&n) => n as u64,
+            _ => 4,
+        };
         let dst = self.addresses(w, d, mask, line);
         let src = self.addresses(w, s, mask, line);
-        let (Some(writes), Some(reads)) = (
-            self.cells(parse::Space::Shared, &dst, line),
-            self.cells(parse::Space::Global, &src, line),
-        ) else {
-            return;
-        };
-        let mut at = 0;
-        while at < dst.len() {
-            let warp = dst.get(at).map_or(0, |(l, _)| l / WARP);
-            let end = dst
-                .iter()
-                .skip(at)
-                .position(|(l, _)| l / WARP != warp)
-                .map_or(dst.len(), |n| at + n);
-            let reads: Vec<Cell> = reads.get(at..end).unwrap_or(&[]).to_vec();
-            let writes: Vec<Cell> = writes.get(at..end).unwrap_or(&[]).to_vec();
+        for ((thread, da), (_, sa)) in dst.iter().zip(&src) {
+            if da % size != 0 || sa % size != 0 {
+                self.problem(
+                    line,
+                    format!("thread {thread}: a cp.async of {size} bytes needs addresses aligned to {size} bytes ({da:#x}, {sa:#x})"),
+                );
+                return;
+            }
+        }
+        let words = size / 4;
+        for ((thread, da), (_, sa)) in dst.iter().zip(&src) {
+            let spread = |a: u64| (0..words).map(move |k| a + 4 * k);
+            let mut writes = Vec::with_capacity(words as usize);
+            let mut reads = Vec::with_capacity(words as usize);
+            for a in spread(*da) {
+                let Some(c) = self.cell(parse::Space::Shared, a, *thread as u32, line) else {
+                    return;
+                };
+                writes.push(c);
+            }
+            for a in spread(*sa) {
+                let Some(c) = self.cell(parse::Space::Global, a, *thread as u32, line) else {
+                    return;
+                };
+                reads.push(c);
+            }
             let values = self.memory.peek_all(&reads);
             let id = self.memory.issue(
                 Issue {
                     line,
-                    wave: warp as u16,
-                    domain: warp as u32 * 4 + 2,
+                    wave: *thread as u16,
+                    domain: (*thread / WARP) as u32 * 4 + 2,
                     order: Order::Unordered,
                     reads,
                     writes,
@@ -509,7 +525,6 @@ impl Machine<'_> {
                 &mut self.conflicts,
             );
             w.uncommitted.push((id, line));
-            at = end;
         }
         self.log.conflicts(line, &mut self.conflicts);
     }

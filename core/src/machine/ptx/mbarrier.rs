@@ -251,7 +251,7 @@ impl Machine<'_> {
             let op = self.memory.issue(
                 Issue {
                     line,
-                    wave: self.warps,
+                    wave: self.contract.lanes as u16,
                     domain: u32::MAX,
                     order: Order::Unordered,
                     reads,

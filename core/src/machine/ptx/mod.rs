@@ -422,7 +422,7 @@ impl Machine<'_> {
             Op::FNeg => self.apply(w, inst, mask, 1, |a, _, _| (a ^ 0x8000_0000) & 0xffff_ffff),
             Op::FAbs => self.apply(w, inst, mask, 1, |a, _, _| a & 0x7fff_ffff),
             Op::Fma => self.fma(w, inst, mask),
-            Op::CpAsync => self.cp_async(w, inst, mask),
+            Op::CpAsync | Op::CpAsyncCg => self.cp_async(w, inst, mask),
             Op::CommitGroup => {
                 let g = std::mem::take(&mut w.uncommitted);
                 w.groups.push_back(g);
@@ -607,7 +607,10 @@ fn layout(k: &parse::Kernel, contract: &Contract) -> Layout {
 /// Executes the PTX kernel `text` under `contract`; `sm` is the target's (80 or 90).
 pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
     let parsed = parse::parse(text);
-    let mut log = Log::default();
+    let mut log = Log {
+        agent: "thread",
+        ..Log::default()
+    };
     for (line, message) in &parsed.problems {
         log.problem(*line, message.clone());
     }
@@ -667,7 +670,9 @@ pub(crate) fn execute(text: &str, contract: &Contract, sm: u32) -> Execution {
     }
     // Bulk copies issue as a wave of their own (the async proxy): ordered with the warps only by
     // mbarriers and barriers.
-    let memory_waves = if has_bulk { warps + 1 } else { warps };
+    // The memory's agents are the threads: a thread reading what another thread wrote, in the
+    // same warp or not, needs a barrier between.
+    let memory_waves = if has_bulk { lanes + 1 } else { lanes };
     let mut m = Machine {
         insts: &k.insts,
         kernel_regs: &k.regs,

@@ -133,6 +133,8 @@ pub enum Op {
     Fma,
     /// `cp.async.ca.shared.global [dst], [src], size`.
     CpAsync,
+    /// `cp.async.cg.shared.global [dst], [src], 16` (cached in L2 only: 16 bytes).
+    CpAsyncCg,
     CommitGroup,
     WaitGroup,
     WaitAll,
@@ -386,6 +388,7 @@ fn decode(m: &str) -> Option<Op> {
         "abs.f32" => FAbs,
         "fma.rn.f32" => Fma,
         "cp.async.ca.shared.global" => CpAsync,
+        "cp.async.cg.shared.global" => CpAsyncCg,
         "cp.async.commit_group" => CommitGroup,
         "cp.async.wait_group" => WaitGroup,
         "cp.async.wait_all" => WaitAll,
@@ -426,6 +429,7 @@ fn arity(op: Op) -> usize {
         | OrPred
         | FBin(_)
         | CpAsync
+        | CpAsyncCg
         | MbarArriveExpectTx
         | MbarTryWaitParity => 3,
         MadLo | Selp | Fma | Bulk => 4,
@@ -750,7 +754,7 @@ fn instruction(
         return Ok(None);
     };
     let needs = match op {
-        Op::CpAsync | Op::CommitGroup | Op::WaitGroup | Op::WaitAll => 80,
+        Op::CpAsync | Op::CpAsyncCg | Op::CommitGroup | Op::WaitGroup | Op::WaitAll => 80,
         Op::Bulk
         | Op::MbarArriveExpectTx
         | Op::MbarTryWaitParity
@@ -802,12 +806,12 @@ fn immediate_complaint(
             _ => Some("cp.async.wait_group takes an integer constant".into()),
         },
         Op::CpAsync => match c {
-            Operand::Imm(4) => None,
-            Operand::Imm(n) if [8, 16].contains(&n) => {
-                unsupported.get_or_insert((line, format!("cp.async of {n} bytes: the executor models 4-byte copies")));
-                None
-            }
+            Operand::Imm(4 | 8 | 16) => None,
             _ => Some("cp.async.ca copies 4, 8 or 16 bytes (an integer constant)".into()),
+        },
+        Op::CpAsyncCg => match c {
+            Operand::Imm(16) => None,
+            _ => Some("cp.async.cg copies 16 bytes (PTX ISA: .cg only with a cp-size of 16)".into()),
         },
         Op::Bulk => match c {
             Operand::Imm(n) if n > 0 && n % 16 == 0 => None,
