@@ -141,7 +141,14 @@ impl Printer<'_> {
     /// `barrier()`, with the dependences it orders as a comment.
     fn barrier(&mut self, reasons: &[BarrierReason], indent: usize) {
         let mut text = String::from("barrier()");
-        let said: Vec<String> = reasons.iter().map(|r| self.reason(r)).collect();
+        // Two statements of one label (the halves of a tile) give the same sentence: said once.
+        let mut said: Vec<String> = Vec::new();
+        for r in reasons {
+            let s = self.reason(r);
+            if !said.contains(&s) {
+                said.push(s);
+            }
+        }
         if !said.is_empty() {
             text.push_str("  # ");
             text.push_str(&said.join("; "));
@@ -160,14 +167,19 @@ impl Printer<'_> {
             1 => " (1 step before)".to_string(),
             d => format!(" ({d} steps before)"),
         };
+        // With waves, a wave waits for its own copies: the others are other waves.
+        let others = match self.program.threads {
+            Some(t) if t.waves < t.threads => "other waves'",
+            _ => "other threads'",
+        };
         match r.kind {
             BarrierKind::AfterWrite => format!(
-                "{} reads {buffer} that other threads' {}{apart} wrote",
+                "{} reads {buffer} that {others} {}{apart} wrote",
                 name(r.consumer),
                 name(r.producer)
             ),
             BarrierKind::BeforeRefill => format!(
-                "{} refills {buffer} that other threads' {}{apart} may still read",
+                "{} refills {buffer} that {others} {}{apart} may still read",
                 name(r.consumer),
                 name(r.producer)
             ),
