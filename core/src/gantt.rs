@@ -83,6 +83,14 @@ fn statement_name(names: &[&str], stmt: u32) -> String {
 }
 
 /// `s` with XML's markup characters escaped.
+/// A lane as its label and the bars' titles name it.
+fn lane_name(lane: &Lane) -> String {
+    match lane {
+        Lane::Compute => "compute".to_string(),
+        Lane::Queue(q) => format!("queue {q}"),
+    }
+}
+
 fn xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -264,14 +272,7 @@ pub fn svg(t: &Timeline, names: &[&str], zoom: u32, fit_px: f64, mark: Option<&M
     );
     for l in &t.lanes {
         let y = fixed(lane_y(l) + 18.0, 0);
-        match l {
-            Lane::Compute => {
-                let _ = write!(h, "<text x=\"4\" y=\"{y}\">compute</text>");
-            }
-            Lane::Queue(q) => {
-                let _ = write!(h, "<text x=\"4\" y=\"{y}\">queue {q}</text>");
-            }
-        }
+        let _ = write!(h, "<text x=\"4\" y=\"{y}\">{}</text>", lane_name(l));
     }
     for st in &t.stalls {
         // The kernels' single sequence makes this wait complete more: said where it stalls.
@@ -337,10 +338,7 @@ fn bars(h: &mut String, t: &Timeline, names: &[&str], lane_y: &dyn Fn(&Lane) -> 
     for (k, sp) in t.spans.iter().enumerate() {
         let y = lane_y(&sp.lane) + f64::from(sp.row) * ROW;
         let bar_w = ((sp.end.saturating_sub(sp.start)) as f64 * scale).max(1.0);
-        let lane = match sp.lane {
-            Lane::Compute => "compute".to_string(),
-            Lane::Queue(q) => format!("queue {q}"),
-        };
+        let lane = lane_name(&sp.lane);
         let _ = write!(
             h,
             "<rect role=\"img\" tabindex=\"{}\" class=\"span s{} st{}\" data-st=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"hsl({},60%,62%)\" stroke=\"#333\" stroke-width=\"0.3\"><title>{}, iteration {} ({}), step {}, on {lane}: cycles {}–{}</title></rect>",
@@ -415,10 +413,7 @@ pub fn compare_svg(charts: &[(&str, &Timeline)], names: &[&str], fit_px: f64) ->
     for (name, t) in charts {
         let _ = write!(body, "<g class=\"timeline-of\" data-of=\"{}\">", xml(name));
         for lane in &t.lanes {
-            let lane_name = match lane {
-                Lane::Compute => "compute".to_string(),
-                Lane::Queue(q) => format!("queue {q}"),
-            };
+            let lane_name = lane_name(lane);
             let _ = write!(
                 body,
                 "<text x=\"4\" y=\"{}\">{} · {lane_name}</text>",
