@@ -191,13 +191,14 @@ impl Planner<'_> {
                 // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
                 // that very iteration: that wait runs whenever the iteration exists, and for
                 // every E the newest nonempty group is forced the same way (docs/synchronization.md).
-                // When a need of the queue begins late, the consumer of the last iteration of a
-                // short E may need nothing there: some wait that runs must be seen to force it.
+                // When a need of the queue begins late, or is decided iteration by iteration
+                // (`periodic.rs`), the consumer of the last iteration of a short E may need
+                // nothing there: some wait that runs must be seen to force it.
                 None => {
-                    let late = self
-                        .needs
-                        .iter()
-                        .any(|n| self.queues.get(qi) == Some(&n.queue) && !n.starts.is_empty());
+                    let late = self.needs.iter().any(|n| {
+                        self.queues.get(qi) == Some(&n.queue)
+                            && (!n.starts.is_empty() || n.symbolic.is_some())
+                    });
                     !self
                         .facts
                         .iter()
