@@ -288,7 +288,7 @@ pub fn period(e: &IExpr, var: VarId) -> Option<i64> {
 }
 
 /// A period of a condition in `var`, as `period`.
-fn cond_period(c: &Cond, var: VarId) -> Option<i64> {
+pub fn cond_period(c: &Cond, var: VarId) -> Option<i64> {
     match c {
         Cond::True => Some(1),
         Cond::Not(a) => cond_period(a, var),

@@ -24,18 +24,30 @@ fn each_iteration(
     program: &Program,
     sched: &LoopSchedule,
     per_iteration: usize,
-    mut f: impl FnMut(i64, &mut Vec<i64>) -> Option<()>,
+    f: impl FnMut(i64, &mut Vec<i64>) -> Option<()>,
 ) -> Option<()> {
     let range = iteration_range(sched);
     if !range.is_known() {
         return None;
     }
-    let iterations = usize::try_from(range.hi - range.lo + 1).ok()?;
+    each_iteration_in(program, sched, range.lo, range.hi, per_iteration, f)
+}
+
+/// `each_iteration` over the iterations `lo ..= hi`.
+fn each_iteration_in(
+    program: &Program,
+    sched: &LoopSchedule,
+    lo: i64,
+    hi: i64,
+    per_iteration: usize,
+    mut f: impl FnMut(i64, &mut Vec<i64>) -> Option<()>,
+) -> Option<()> {
+    let iterations = usize::try_from(hi - lo + 1).ok()?;
     if iterations.checked_mul(per_iteration)? > MAX_INSTANCES {
         return None;
     }
     let mut env = program.env(&Default::default());
-    for i in range.lo..=range.hi {
+    for i in lo..=hi {
         *env.get_mut(sched.var as usize)? = i;
         f(i, &mut env)?;
     }
@@ -134,9 +146,72 @@ pub fn touches_by_iteration(
     sched: &LoopSchedule,
     unit: &Unit,
 ) -> Option<Vec<Vec<Touch>>> {
+    let range = iteration_range(sched);
+    if !range.is_known() {
+        return None;
+    }
+    touches_in(program, sched, unit, range.lo, range.hi)
+}
+
+/// As `touches_by_iteration`, for the first `iterations` iterations of the loop whatever its
+/// extent: what an iteration touches does not depend on how many iterations follow it, as long
+/// as no bound, condition or index of `unit` mentions a parameter (`None` when one does, or
+/// when the loop's first iteration is not a constant).
+pub fn touches_of_first_iterations(
+    program: &Program,
+    sched: &LoopSchedule,
+    unit: &Unit,
+    iterations: i64,
+) -> Option<Vec<Vec<Touch>>> {
+    let lo = sched.lo.as_const()?;
+    let params: Vec<crate::ir::VarId> = program.params().map(|(id, _)| id).collect();
+    if mentions_any(&unit.node, &params) {
+        return None;
+    }
+    touches_in(program, sched, unit, lo, lo + iterations - 1)
+}
+
+/// Whether a bound, condition or index of `node` mentions one of `vars`.
+fn mentions_any(node: &Node, vars: &[crate::ir::VarId]) -> bool {
+    let access = |a: &Access| {
+        a.indices
+            .iter()
+            .any(|e| vars.iter().any(|&v| e.mentions(v)))
+    };
+    match node {
+        Node::Barrier { .. } => false,
+        Node::Assign(a) => {
+            let mut read = false;
+            for_each_read(&a.value, &mut |r| read = read || access(r));
+            read || access(&a.target)
+        }
+        Node::For { lo, hi, body, .. } => {
+            vars.iter().any(|&v| lo.mentions(v) || hi.mentions(v))
+                || body.iter().any(|n| mentions_any(n, vars))
+        }
+        Node::If { cond, body, .. } => {
+            vars.iter().any(|&v| cond.mentions(v)) || body.iter().any(|n| mentions_any(n, vars))
+        }
+        Node::Wait { count, body, .. } => {
+            vars.iter().any(|&v| count.mentions(v)) || body.iter().any(|n| mentions_any(n, vars))
+        }
+        Node::Commit { body, .. } | Node::AsyncScope { body, .. } | Node::Section { body, .. } => {
+            body.iter().any(|n| mentions_any(n, vars))
+        }
+    }
+}
+
+/// The touches of `unit` at each iteration `lo ..= hi`.
+fn touches_in(
+    program: &Program,
+    sched: &LoopSchedule,
+    unit: &Unit,
+    lo: i64,
+    hi: i64,
+) -> Option<Vec<Vec<Touch>>> {
     let per_iteration = instances_per_iteration(&unit.node)?;
     let mut out = Vec::new();
-    each_iteration(program, sched, per_iteration, |_, env| {
+    each_iteration_in(program, sched, lo, hi, per_iteration, |_, env| {
         // Most statements make two to four accesses.
         let mut touches = Vec::with_capacity(4 * per_iteration);
         let mut budget = per_iteration;

@@ -41,6 +41,7 @@ pub(super) fn refine(
 ) -> Vec<Option<Vec<bool>>> {
     let units = &p.sched.units;
     let Some(extent) = p.sched.extent.as_const() else {
+        super::periodic::refine(program, p, needs);
         return vec![None; units.len()];
     };
     // Needs of boxes moving with the iteration are decided at every iteration by the analysis
@@ -129,7 +130,7 @@ pub(super) fn refine(
 /// the consumer's touches at `j`, as `n.kind` says (a write then a read, a read then a write,
 /// two writes); distance 0 only when the producer comes first in the loop (`same_iteration`).
 /// `None` past the budget of `steps`.
-fn meetings(
+pub(super) fn meetings(
     n: &Need,
     producer: &[Vec<Touch>],
     consumer: &[Vec<Touch>],

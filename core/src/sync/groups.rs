@@ -34,6 +34,7 @@ pub(super) fn needs_of(p: &LoopShape) -> Vec<Need> {
             buffer: d.buffer,
             starts: starts(p, d),
             exact: None,
+            symbolic: None,
         });
     }
     needs

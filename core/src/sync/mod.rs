@@ -19,8 +19,10 @@ use std::collections::BTreeMap;
 mod barriers;
 mod exact;
 pub use exact::ExactNeed;
+mod eventual;
 mod explain;
 mod groups;
+mod periodic;
 mod planner;
 mod regimes;
 mod sections;
@@ -60,6 +62,11 @@ pub struct Need {
     /// (`exact.rs`); `None` where the loop could not be enumerated within the budget.
     #[serde(skip)]
     pub exact: Option<exact::ExactNeed>,
+    /// Under a symbolic extent, the distance at the loop's first iterations as enumeration
+    /// found it, and at every iteration when both units repeat with the iteration
+    /// (`periodic.rs`); `None` where they could not be enumerated.
+    #[serde(skip)]
+    pub symbolic: Option<periodic::SymbolicNeed>,
 }
 
 /// How many instances of each wait have their `symbols` written (the page shows these).
@@ -357,6 +364,7 @@ fn planned(
         entry: Entry::default(),
         unexplained: Vec::new(),
         regime_hi,
+        body_distances: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();

@@ -49,6 +49,10 @@ pub(super) struct Planner<'a> {
     /// later consumer iteration than any step of a section reaches at that extent is left out
     /// there (`regimes`).
     pub(super) regime_hi: Option<i64>,
+    /// Under a constant extent, by need, the shortest distance over the body's iterations whose
+    /// needed group the prologue has not already forced (`plan_body`); empty before the body
+    /// is planned, and then `ExactNeed::body` stands.
+    pub(super) body_distances: Vec<Option<i64>>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -118,15 +122,26 @@ impl Planner<'_> {
     /// some extent this plan serves runs there. A constant step's iteration is known; the body
     /// reaches iteration N − 1 − stage, a symbolic epilogue's step k iteration max(N, S) + k −
     /// stage.
-    pub(super) fn distance(&self, n: &Need, stage: i64, time: StepTime) -> Option<i64> {
+    pub(super) fn distance(&self, k: usize, stage: i64, time: StepTime) -> Option<i64> {
+        let n = self.needs.get(k)?;
         if let Some(exact) = &n.exact {
             return match time {
                 StepTime::Const(t) => exact.at(t - stage),
                 StepTime::Uniform {
                     epilogue_offset: None,
-                } => exact.body,
+                } => match self.body_distances.get(k) {
+                    Some(&d) => d,
+                    None => exact.body,
+                },
                 StepTime::Uniform { .. } => Some(n.distance),
             };
+        }
+        if let Some(known) = n
+            .symbolic
+            .as_ref()
+            .and_then(|s| self.symbolic_distance(s, stage, time))
+        {
+            return known;
         }
         if n.starts.is_empty() {
             return Some(n.distance);
@@ -146,6 +161,32 @@ impl Planner<'_> {
             .iter()
             .find(|&&(_, from)| from <= reach)
             .map(|&(d, _)| d)
+    }
+
+    /// Under a symbolic extent, the distance the enumeration decided (`periodic.rs`) at step
+    /// `time` for a consumer of stage `stage`: at a prologue step its own iteration's; in the
+    /// body and at an epilogue step the shortest over every iteration it runs at some extent
+    /// this plan serves — from S − stage (S + k − stage at epilogue step k) on, up to the last
+    /// one the largest extent of its range reaches. `None` where enumeration did not decide it.
+    fn symbolic_distance(
+        &self,
+        known: &super::periodic::SymbolicNeed,
+        stage: i64,
+        time: StepTime,
+    ) -> Option<Option<i64>> {
+        let s_max = self.p.stages();
+        match time {
+            StepTime::Const(t) => known.at(t - stage),
+            StepTime::Uniform {
+                epilogue_offset: None,
+            } => known.shortest(s_max - stage, self.regime_hi.map(|hi| hi - 1 - stage)),
+            StepTime::Uniform {
+                epilogue_offset: Some(k),
+            } => known.shortest(
+                s_max + k - stage,
+                self.regime_hi.map(|hi| hi.max(s_max) + k - stage),
+            ),
+        }
     }
 
     /// What planning has recorded so far, to take back a trial plan.
@@ -227,7 +268,7 @@ impl Planner<'_> {
                 let mut newest = None;
                 for &(_, _, k) in this_queue {
                     let Some(n) = self.needs.get(k) else { continue };
-                    let Some(distance) = self.distance(n, u.stage, time) else {
+                    let Some(distance) = self.distance(k, u.stage, time) else {
                         continue;
                     };
                     let jp = j - distance;
@@ -329,10 +370,10 @@ impl Planner<'_> {
             // no wait is placed).
             let distance = need_ids
                 .first()
-                .and_then(|&k| self.needs.get(k))
-                .and_then(|n| {
+                .and_then(|&k| {
+                    let n = self.needs.get(k)?;
                     let stage = self.p.sched.units.get(n.consumer)?.stage;
-                    self.distance(n, stage, time)
+                    self.distance(k, stage, time)
                 })
                 .unwrap_or(0);
             self.unexplained.push(Unexplained {

@@ -36,6 +36,9 @@ impl Planner<'_> {
                 .map(|(&c, &g)| c.saturating_add(g.saturating_mul(by)))
                 .collect()
         };
+        if let Some(e) = extent {
+            self.body_distances = self.unforced_body_distances(e, &covered);
+        }
         let mut input = shift(&covered, T_REP - s_max);
         let mut result = None;
         // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
@@ -104,9 +107,14 @@ impl Planner<'_> {
                 self.plan(BODY, SectionKind::Body, input)
             }
         };
-        // The last body step ends where the epilogue begins.
+        // The last body step ends where the epilogue begins, with what the prologue forced
+        // still complete (a queue the body waits on for nothing keeps it).
         let covered = match extent {
-            Some(e) => shift(&out, e - 1 - T_REP),
+            Some(e) => shift(&out, e - 1 - T_REP)
+                .iter()
+                .zip(&covered)
+                .map(|(&after, &before)| after.max(before))
+                .collect(),
             None => {
                 self.entry.after_body = Some(shift(&out, -1));
                 covered
@@ -183,13 +191,14 @@ impl Planner<'_> {
                 // The last group (of iteration max(E, S) − 1) forced by a wait of a consumer of
                 // that very iteration: that wait runs whenever the iteration exists, and for
                 // every E the newest nonempty group is forced the same way (docs/synchronization.md).
-                // When a need of the queue begins late, the consumer of the last iteration of a
-                // short E may need nothing there: some wait that runs must be seen to force it.
+                // When a need of the queue begins late, or is decided iteration by iteration
+                // (`periodic.rs`), the consumer of the last iteration of a short E may need
+                // nothing there: some wait that runs must be seen to force it.
                 None => {
-                    let late = self
-                        .needs
-                        .iter()
-                        .any(|n| self.queues.get(qi) == Some(&n.queue) && !n.starts.is_empty());
+                    let late = self.needs.iter().any(|n| {
+                        self.queues.get(qi) == Some(&n.queue)
+                            && (!n.starts.is_empty() || n.symbolic.is_some())
+                    });
                     !self
                         .facts
                         .iter()
@@ -264,6 +273,33 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// By need, under a constant extent `e`: the shortest distance at which a body iteration
+    /// meets its producer in a group the prologue has not forced (`covered`, per queue). A
+    /// group already complete when the body begins (`S1[0]`, written at iteration 0 and read at
+    /// every later one, forced by the prologue's wait) is not waited for again at every body
+    /// step; `None` where every body iteration's group is. Needs not decided iteration by
+    /// iteration keep `Need::distance`.
+    fn unforced_body_distances(&self, e: i64, covered: &[i64]) -> Vec<Option<i64>> {
+        let s_max = self.p.stages();
+        self.needs
+            .iter()
+            .map(|n| {
+                let Some(exact) = &n.exact else {
+                    return Some(n.distance);
+                };
+                let stage = self.p.sched.units.get(n.consumer).map_or(0, |u| u.stage);
+                let qi = self.queues.iter().position(|&x| x == n.queue);
+                let g = qi.and_then(|qi| self.gs.get(qi)).copied().unwrap_or(0);
+                let done = qi.and_then(|qi| covered.get(qi)).copied().unwrap_or(-1);
+                ((s_max - stage).max(0)..e - stage)
+                    .filter_map(|j| exact.at(j).map(|d| (j, d)))
+                    .filter(|&(j, d)| g * (j - d) + i64::from(n.slot) > done)
+                    .map(|(_, d)| d)
+                    .min()
+            })
+            .collect()
+    }
+
     /// Whether the body's `plan`, run at its first step (step S of a constant extent) after the
     /// prologue left `covered` complete, gives every unit there what it needs at that iteration.
     fn serves_the_first_body_step(&self, plan: &StepPlan, covered: &[i64]) -> bool {
@@ -286,9 +322,10 @@ impl Planner<'_> {
             let served = self
                 .needs
                 .iter()
-                .filter(|n| n.consumer == item.unit)
-                .all(|n| {
-                    let Some(d) = self.distance(n, u.stage, time) else {
+                .enumerate()
+                .filter(|(_, n)| n.consumer == item.unit)
+                .all(|(k, n)| {
+                    let Some(d) = self.distance(k, u.stage, time) else {
                         return true;
                     };
                     let j = t - u.stage - d;
@@ -338,10 +375,11 @@ pub(super) fn body_fixpoint(cx: &Planner, x0: Option<&[i64]>) -> Option<Vec<i64>
         let Some(newest) = cx
             .needs
             .iter()
-            .filter(|n| n.queue == q)
-            .filter_map(|n| {
+            .enumerate()
+            .filter(|(_, n)| n.queue == q)
+            .filter_map(|(k, n)| {
                 let stage = units.get(n.consumer)?.stage;
-                let j = T_REP - stage - cx.distance(n, stage, BODY)?;
+                let j = T_REP - stage - cx.distance(k, stage, BODY)?;
                 (j >= 0).then(|| g * j + i64::from(n.slot))
             })
             .max()

@@ -1,0 +1,206 @@
+//! Needs decided by enumeration under a symbolic extent. What an iteration touches does not
+//! depend on N when no index, bound or condition of its unit mentions it, and the producer
+//! instances an iteration may meet are all earlier ones: so the loop's first iterations can be
+//! enumerated whatever N is (the prologue's steps run those). When what both units touch of the
+//! need's buffer — its indices, every condition and loop bound — repeats with the iteration from
+//! some iteration i0 on, with a period P (`eventual.rs`), and the buffer is a ring of v slots,
+//! the distance at which iteration j meets its producer depends only on j mod L, L = lcm(P, v),
+//! once j ≥ i0 + L + 1: a producer instance from i0 on is met at the same distance (one L
+//! shorter would meet too), one from before i0 at a distance L longer every L iterations. One
+//! more L enumerated gives it at every iteration, so the body's one count (the shortest distance
+//! over every iteration it may run) and each epilogue step's are exact, not the dependence
+//! analysis' conservative distance.
+
+use super::eventual::{cond_form, form};
+use super::exact::meetings;
+use super::Need;
+use crate::affine::lcm;
+use crate::instances::{touches_of_first_iterations, Touch};
+use crate::ir::{for_each_read, Node, VarId};
+use crate::shape::LoopShape;
+
+/// Iterations enumerated at most for one need: those before its units repeat and two periods.
+const MAX_WINDOW: i64 = 512;
+
+/// A need's distance at each consumer iteration as enumeration found it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolicNeed {
+    /// At consumer iteration j (index j − lo), the shortest distance at which it meets the
+    /// producer, `None` where it meets none.
+    by_iteration: Vec<Option<i64>>,
+    /// `(from, period)`: from iteration `from` on, iteration j meets its producer at the
+    /// distance j − period does when that is at most `period`, else at one `period` longer.
+    /// `None` when only the iterations enumerated are known.
+    repeats: Option<(i64, i64)>,
+}
+
+impl SymbolicNeed {
+    /// The distance at consumer iteration `j`: `None` where not known, `Some(None)` where it
+    /// meets no producer instance.
+    pub fn at(&self, j: i64) -> Option<Option<i64>> {
+        let (from, period) = match self.repeats {
+            Some((from, period)) if j >= from + period && period > 0 => (from, period),
+            _ => return self.by_iteration.get(usize::try_from(j).ok()?).copied(),
+        };
+        let same = from + (j - from) % period;
+        let d = self
+            .by_iteration
+            .get(usize::try_from(same).ok()?)
+            .copied()?;
+        // A distance within the period is to a producer instance that repeats too; a longer
+        // one is to an instance before the units repeat, the same one for every period.
+        Some(d.map(|d| if d <= period { d } else { d + (j - same) }))
+    }
+
+    /// The shortest distance over the consumer iterations `lo ..= hi` (`hi` `None`: every
+    /// iteration from `lo` on): `None` where not known, `Some(None)` where none meets.
+    pub fn shortest(&self, lo: i64, hi: Option<i64>) -> Option<Option<i64>> {
+        let lo = lo.max(0);
+        // Past `from + period` iterations repeat: one period from where they start is all.
+        let last = match (self.repeats, hi) {
+            (Some((from, period)), hi) => {
+                let repeated = lo.max(from) + period - 1;
+                hi.map_or(repeated, |hi| hi.min(repeated))
+            }
+            (None, Some(hi)) => hi,
+            (None, None) => return None,
+        };
+        let mut best: Option<i64> = None;
+        for j in lo..=last {
+            if let Some(d) = self.at(j)? {
+                best = Some(best.map_or(d, |b| b.min(d)));
+            }
+        }
+        Some(best)
+    }
+}
+
+/// Under a symbolic extent, each need's distances decided by enumeration (`Need::symbolic`),
+/// where its units can be enumerated: at the first S iterations (S the number of stages), and at
+/// every iteration when what both units touch of its buffer repeats with the iteration.
+pub(super) fn refine(program: &crate::ir::Program, p: &LoopShape, needs: &mut [Need]) {
+    let units = &p.sched.units;
+    let var = p.sched.var;
+    let s_max = p.stages();
+    let mut env = program.env(&Default::default());
+    // The iterations each need enumerates, and from where and how they repeat.
+    let windows: Vec<(i64, Option<(i64, i64)>)> = needs
+        .iter()
+        .map(|n| {
+            let mut unit = |pos: usize| {
+                let u = units.get(pos)?;
+                repeats_of(&u.node, var, n.buffer, &mut env)
+            };
+            let versions = p.versions_of(n.buffer).max(1);
+            let repeats =
+                unit(n.producer)
+                    .zip(unit(n.consumer))
+                    .and_then(|((fa, pa), (fb, pb))| {
+                        let ring = lcm(lcm(pa, pb)?, versions)?;
+                        let from = fa.max(fb).max(0) + ring + 1;
+                        (from + ring <= MAX_WINDOW).then_some((from, ring))
+                    });
+            let window = repeats.map_or(s_max, |(from, ring)| s_max.max(from + ring));
+            (window, repeats)
+        })
+        .collect();
+    let touches: Vec<Option<Vec<Vec<Touch>>>> = units
+        .iter()
+        .enumerate()
+        .map(|(pos, unit)| {
+            let window = needs
+                .iter()
+                .zip(&windows)
+                .filter(|(n, _)| n.producer == pos || n.consumer == pos)
+                .map(|(_, &(w, _))| w)
+                .max()?;
+            if unit.inner.is_some() {
+                return None;
+            }
+            touches_of_first_iterations(program, &p.sched, unit, window)
+        })
+        .collect();
+    let mut steps = crate::limits::MAX_NEED_STEPS;
+    for (n, &(window, repeats)) in needs.iter_mut().zip(&windows) {
+        let w = usize::try_from(window).unwrap_or(0);
+        let of = |pos: usize| {
+            touches
+                .get(pos)
+                .and_then(Option::as_deref)
+                .and_then(|t| t.get(..w))
+        };
+        let (Some(producer), Some(consumer)) = (of(n.producer), of(n.consumer)) else {
+            continue;
+        };
+        let same_iteration = units
+            .get(n.producer)
+            .zip(units.get(n.consumer))
+            .is_some_and(|(a, b)| a.pos < b.pos);
+        let versions = p.versions_of(n.buffer).max(1);
+        let Some(by_iteration) =
+            meetings(n, producer, consumer, versions, same_iteration, &mut steps)
+        else {
+            continue;
+        };
+        n.symbolic = Some(SymbolicNeed {
+            by_iteration,
+            repeats,
+        });
+    }
+}
+
+/// From which iteration, and with which period, what `node` touches of `buffer` repeats with
+/// the iteration: every index of `buffer` it reads or writes, every condition and loop bound
+/// (`eventual::form`); `None` where one does not repeat or moves with the iteration.
+fn repeats_of(
+    node: &Node,
+    var: VarId,
+    buffer: crate::ir::BufId,
+    env: &mut Vec<i64>,
+) -> Option<(i64, i64)> {
+    fn combine(a: (i64, i64), b: (i64, i64)) -> Option<(i64, i64)> {
+        Some((a.0.max(b.0), lcm(a.1, b.1)?))
+    }
+    let of_access = |a: &crate::ir::Access, env: &mut Vec<i64>| -> Option<(i64, i64)> {
+        if a.buffer != buffer {
+            return Some((0, 1));
+        }
+        a.indices.iter().try_fold((0, 1), |acc, e| {
+            let f = form(e, var, env).filter(|f| f.delta == 0)?;
+            combine(acc, (f.from, f.period))
+        })
+    };
+    let all = |body: &[Node], acc: (i64, i64), env: &mut Vec<i64>| {
+        body.iter()
+            .try_fold(acc, |acc, n| combine(acc, repeats_of(n, var, buffer, env)?))
+    };
+    match node {
+        Node::Barrier { .. } => Some((0, 1)),
+        Node::Assign(a) => {
+            let mut acc = of_access(&a.target, env);
+            for_each_read(&a.value, &mut |r| {
+                acc = match acc {
+                    Some(x) => of_access(r, env).and_then(|y| combine(x, y)),
+                    None => None,
+                };
+            });
+            acc
+        }
+        Node::For { lo, hi, body, .. } => {
+            let (l, h) = (form(lo, var, env)?, form(hi, var, env)?);
+            if l.delta != 0 || h.delta != 0 {
+                return None;
+            }
+            let bounds = combine((l.from, l.period), (h.from, h.period))?;
+            all(body, bounds, env)
+        }
+        Node::If { cond, body, .. } => {
+            let truth = cond_form(cond, var, env)?.repeats();
+            all(body, truth, env)
+        }
+        Node::Wait { body, .. }
+        | Node::Commit { body, .. }
+        | Node::AsyncScope { body, .. }
+        | Node::Section { body, .. } => all(body, (0, 1), env),
+    }
+}
