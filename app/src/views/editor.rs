@@ -6,6 +6,7 @@ use crate::markup::highlight;
 use crate::model::history::Kind;
 use crate::model::indent;
 use crate::model::large::large_text;
+use crate::services::exploring;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -122,6 +123,7 @@ pub fn Editor() -> impl IntoView {
             _ => Kind::Other,
         };
         ctx.edit_text(event_target_value(&ev), kind);
+        exploring::ask_now();
     };
     // The browser's own undo (its Edit menu, the context menu) is the page's, as Ctrl+Z is.
     let on_beforeinput = move |ev: web_sys::InputEvent| {
@@ -220,15 +222,11 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
             if written.with_value(|w| *w != html) {
                 pre.set_inner_html(&html);
                 written.set_value(html);
-                // The text alone, before anything is explored, is written in the page's first
-                // task, not in a frame: read at once, the geometry would lay the whole page out
-                // in that task, and the browser's next frame would lay it out again. So is a large
-                // text's overlay, in its own task after the rest of its exploration is drawn.
-                if first || large {
-                    dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
-                } else {
-                    dom::show_near_now_and_before_drawing(&pre, OVERLAY_CHUNKS);
-                }
+                // Which chunks are near the view is read before the next frame, not at once:
+                // read in this task, the geometry would lay the whole page out here (in the task
+                // that also writes the panes of an exploration, on the way to the frame that
+                // paints them), and the browser's next frame would lay it out again.
+                dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
             }
             if overlaid.with_untracked(|o| *o != text) {
                 overlaid.set(text);
