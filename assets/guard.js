@@ -18,6 +18,23 @@
   addEventListener('error', e => stopped(e.error));
   addEventListener('unhandledrejection', e => stopped(e.reason));
 
+  // index.html shows the editor with the default example before the app runs (#early): not to a
+  // tab that opens a link, saved work (services/documents.rs's keys) or its own state again (a
+  // reload), which the app shows instead; nor the introduction to one that has seen it.
+  try {
+    const saved = Object.keys(localStorage).some(k => k.startsWith('stagecraft.document.') ||
+      k === 'stagecraft.v2.state' || k === 'stagecraft.v1.text');
+    if (location.hash.length > 1 || saved || sessionStorage.getItem('stagecraft.tab') !== null) {
+      document.documentElement.classList.add('returning');
+    }
+    if (localStorage.getItem('stagecraft.intro.seen') !== null) {
+      document.documentElement.classList.add('intro-seen');
+    }
+  } catch {
+    // Storage refused: the app opens the default example, but the link's hash may still be one.
+    if (location.hash.length > 1) document.documentElement.classList.add('returning');
+  }
+
   const refused = window.stagecraftCspViolations = [];
   addEventListener('securitypolicyviolation', e => {
     const what = `${e.effectiveDirective} refused ${e.blockedURI || 'inline code'}` +

@@ -3,7 +3,10 @@
 stale cached worker (Trunk names a worker's files after its binary, unhashed: they must be named at
 run time). Writes the worker's loader — which waits for the page's first message, the module an
 earlier worker compiled, before instantiating — and tells the page its name in
-<meta name="stagecraft-worker">.
+<meta name="stagecraft-worker">; and preloads the worker's module with the page's own files: the
+page's editor is editable before its wasm runs (index.html's #early), so the worker's bytes no
+longer wait for the page's wasm to arrive and ask for them (services/engine.rs fetches the
+preloaded response).
 
     scripts/version-worker.py DIST
 """
@@ -44,8 +47,12 @@ def main(dist: Path) -> None:
     index = dist / "index.html"
     html = index.read_text()
     html = re.sub(r'\s*<meta name="stagecraft-worker"[^>]*>', "", html)
+    html = re.sub(r'\s*<link rel="preload" href="\./stagecraft-worker-[^>]*>', "", html)
     meta = f'<meta name="stagecraft-worker" content="./{loader}">'
+    # As `fetch` with the page's credentials mode, as `fetch(url)` asks: the page's request meets it.
+    preload = f'<link rel="preload" href="./{new_wasm}" as="fetch" crossorigin="anonymous" type="application/wasm">'
     html = html.replace("<head>", f"<head>\n  {meta}", 1)
+    html = html.replace("</head>", f"  {preload}\n</head>", 1)
     index.write_text(html)
     print(f"version-worker: {NAME} → {base}")
 

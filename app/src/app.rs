@@ -20,18 +20,14 @@ pub fn App() -> impl IntoView {
     provide_context(documents::keep(ctx, opening));
     lessons::provide();
     searching::provide();
-    // The page is mounted in parts, each in a task of its own with the browser drawing between
-    // them (`mount_in_parts`); once the panes are, the core's worker is asked for the first
-    // exploration (`exploring`).
-    let (mounted, set_mounted) = signal(Mounted::Nothing);
-    mount_in_parts(set_mounted, Mounted::Nothing);
-    // Memos: a part is built once, not again each time a later one is mounted.
-    let shown = move |part| Memo::new(move |_| mounted.get() >= part);
-    let (header_shown, editor_shown, panes_shown) = (
-        shown(Mounted::Header),
-        shown(Mounted::Editor),
-        shown(Mounted::Panes),
-    );
+    // The page is mounted in two parts, the browser drawing between them (`mount_in_parts`): the
+    // header and the editor at once, the text editable in the first frame drawn; then the rest.
+    // Once the panes are mounted, the core's worker is asked for the first exploration
+    // (`exploring`).
+    let (mounted, set_mounted) = signal(Mounted::Editor);
+    mount_in_parts(set_mounted, Mounted::Editor);
+    // A memo: the panes are built once, not again each time `mounted` is set.
+    let panes_shown = Memo::new(move |_| mounted.get() >= Mounted::Panes);
     exploring::start(ctx, panes_shown);
     // A memo: the style sheet is rewritten (and the whole page restyled) only when it changes,
     // not each time a verification or a timeline arrives.
@@ -64,10 +60,10 @@ pub fn App() -> impl IntoView {
         {move || banner.get().map(|b| view! {
             <div class="banner warn">{b}<button aria-label="Dismiss" title="Dismiss" on:click=move |_| banner.set(None)>"×"</button></div>
         })}
-        {when_shown(header_shown, || view! { <header::Header/> }.into_any())}
+        <header::Header/>
         <main>
             <section class="left">
-                {when_shown(editor_shown, || view! { <lessons::Panel/><editor::Editor/> }.into_any())}
+                <lessons::Panel/><editor::Editor/>
                 {when_shown(panes_shown, || view! { <grid::Grid/><problems::Problems/> }.into_any())}
             </section>
             <section class="right">
@@ -80,9 +76,8 @@ pub fn App() -> impl IntoView {
 /// How much of the page is mounted, in the order its parts are.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Mounted {
-    Nothing,
-    Header,
-    /// The lessons and the editor with the text.
+    /// The header, the lessons and the editor with the text: what a user reads and types into
+    /// first.
     Editor,
     /// The grid, the problems and the panes.
     Panes,
@@ -91,8 +86,6 @@ enum Mounted {
 impl Mounted {
     fn next(self) -> Option<Mounted> {
         match self {
-            Mounted::Nothing => Some(Mounted::Header),
-            Mounted::Header => Some(Mounted::Editor),
             Mounted::Editor => Some(Mounted::Panes),
             Mounted::Panes => None,
         }

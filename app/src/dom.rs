@@ -387,9 +387,14 @@ pub struct Chunks {
 /// lays the page out again, once per chunk. A chunk is sized by its line count whether hidden or
 /// not, so changing one moves none of the others.
 pub fn show_near(scroller: &web_sys::Element, chunks: Chunks) {
+    let list = scroller.get_elements_by_class_name(chunks.class);
+    // One chunk is the whole list, always near its view (and written shown): no geometry read,
+    // which would lay the page out.
+    if list.length() <= 1 {
+        return;
+    }
     let view = scroller.get_bounding_client_rect();
     let (top, bottom) = (view.top() - view.height(), view.bottom() + view.height());
-    let list = scroller.get_elements_by_class_name(chunks.class);
     let changes: Vec<(web_sys::Element, bool)> = (0..list.length())
         .filter_map(|k| list.item(k))
         .filter_map(|chunk| {

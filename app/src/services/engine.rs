@@ -283,16 +283,10 @@ impl Engine {
         stagecraft::protocol::response_id(&head)
     }
 
+    /// Decodes an answer. Not marked for the performance timeline: answers come several per edit,
+    /// and each mark is work on the way to the frame that paints the edit.
     fn decode(&self, bytes: &[u8]) -> Result<Response, String> {
-        dom::mark("stagecraft:decode-start");
-        let decoded = decode_response(bytes);
-        dom::mark("stagecraft:decode-end");
-        dom::measure(
-            "stagecraft:decode",
-            "stagecraft:decode-start",
-            "stagecraft:decode-end",
-        );
-        decoded
+        decode_response(bytes)
     }
 
     /// Gives the page the answers that waited, in the order they came, until one of them holds

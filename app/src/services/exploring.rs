@@ -94,14 +94,25 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         id
     }));
     let inputs = Memo::new(move |_| ctx.st.with(Inputs::of));
+    // The inputs last asked about: the editor asks at once in its input handler (`ask_now`), and
+    // the effect after it, seeing the same inputs, asks nothing more.
+    let last_asked = Rc::new(RefCell::new(None::<Inputs>));
     let explore = talk.clone();
+    let asked_now = last_asked.clone();
+    let explore_now = talk.clone();
+    NOW.with(|now| {
+        *now.borrow_mut() = Some(Box::new(move || {
+            if mounted.get_untracked() {
+                let inputs = ctx.st.with_untracked(Inputs::of);
+                ask_if_new(ctx, &explore_now, &asked_now, inputs);
+            }
+        }))
+    });
     Effect::new(move |_| {
         if !mounted.get() {
             return;
         }
-        let inputs = inputs.get();
-        let wants = ctx.st.with_untracked(snapshot::wants);
-        ask_exploration(ctx, &explore, inputs, wants);
+        ask_if_new(ctx, &explore, &last_asked, inputs.get());
     });
     listen_for_trap_requests(&talk);
     // What is shown changed (a pane, a target, a view, a pasted program) or an answer arrived:
@@ -114,6 +125,33 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         let wants = ctx.st.with(snapshot::wants);
         ctx.snapshot.with(|s| ask_missing(&more, s, &wants));
     });
+}
+
+thread_local! {
+    /// What `ask_now` does, once the worker is started.
+    static NOW: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// Asks the worker at once for the state as it now is, if that is not what was last asked: the
+/// editor calls it in its input handler, so that the request leaves before the page's own work
+/// for the keystroke (the effects that run after the handler), and the worker computes while the
+/// page does that work.
+pub fn ask_now() {
+    NOW.with(|now| {
+        if let Some(ask) = now.borrow().as_ref() {
+            ask();
+        }
+    });
+}
+
+/// Asks for an exploration of `inputs` unless they are the ones last asked about.
+fn ask_if_new(ctx: Ctx, talk: &Conversation, last: &RefCell<Option<Inputs>>, inputs: Inputs) {
+    if last.borrow().as_ref() == Some(&inputs) {
+        return;
+    }
+    *last.borrow_mut() = Some(inputs.clone());
+    let wants = ctx.st.with_untracked(snapshot::wants);
+    ask_exploration(ctx, talk, inputs, wants);
 }
 
 fn engine(talk: &Conversation) -> Option<Rc<Engine>> {

@@ -6,6 +6,7 @@ use crate::markup::highlight;
 use crate::model::history::Kind;
 use crate::model::indent;
 use crate::model::large::large_text;
+use crate::services::exploring;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -19,6 +20,8 @@ const OVERLAY_CHUNKS: dom::Chunks = dom::Chunks {
 pub fn Editor() -> impl IntoView {
     let ctx = ctx();
     let overlay = NodeRef::<leptos::html::Pre>::new();
+    let area = NodeRef::<leptos::html::Textarea>::new();
+    take_over_early(ctx, area);
     // The text the overlay shows. Between an edit and the overlay of its exploration the textarea
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
@@ -122,6 +125,7 @@ pub fn Editor() -> impl IntoView {
             _ => Kind::Other,
         };
         ctx.edit_text(event_target_value(&ev), kind);
+        exploring::ask_now();
     };
     // The browser's own undo (its Edit menu, the context menu) is the page's, as Ctrl+Z is.
     let on_beforeinput = move |ev: web_sys::InputEvent| {
@@ -139,7 +143,7 @@ pub fn Editor() -> impl IntoView {
         <div class="editor" class:plain=plain class:large=textarea_draws>
             <pre class="overlay" node_ref=overlay aria-hidden="true"></pre>
             <span id="editor-keys" class="hidden">"Tab indents and Shift+Tab dedents; press Escape, then Tab, to leave the editor."</span>
-            <textarea id="source" spellcheck="false" autocomplete="off"
+            <textarea id="source" spellcheck="false" autocomplete="off" node_ref=area
                 prop:value=move || ctx.text.get()
                 aria-label="Loop source" aria-describedby="editor-keys"
                 on:input=on_input
@@ -153,6 +157,76 @@ pub fn Editor() -> impl IntoView {
                 on:scroll=sync_scroll></textarea>
         </div>
     }
+}
+
+/// Takes over index.html's editor (`#early`, the default example shown before the page's
+/// WebAssembly runs): it is removed as this editor is built, in the same task, so that a frame
+/// never shows neither; what was typed into it becomes the text (one edit, which Undo takes back);
+/// its caret, scroll and keyboard focus move to this editor (`area`) once it is in the page. A
+/// tab that opened a link or saved work never showed it (assets/guard.js's `returning`), and
+/// what it holds is not taken.
+fn take_over_early(ctx: Ctx, area: NodeRef<leptos::html::Textarea>) {
+    let Some(early) = dom::by_id("early") else {
+        return;
+    };
+    let shown = dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|html| html.get_attribute("class"))
+        .is_none_or(|class| !class.split_whitespace().any(|c| c == "returning"));
+    let typed = early
+        .query_selector("textarea")
+        .ok()
+        .flatten()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        .filter(|_| shown);
+    let focused = typed.as_ref().is_some_and(|t| {
+        dom::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element())
+            .is_some_and(|a| a.is_same_node(Some(t.as_ref())))
+    });
+    early.remove();
+    let Some(typed) = typed else { return };
+    let text = typed.value();
+    if text != stagecraft_link::presets::DEFAULT
+        && ctx
+            .st
+            .with_untracked(|s| s.text == stagecraft_link::presets::DEFAULT)
+    {
+        ctx.edit_text(text.clone(), Kind::Other);
+    }
+    let (from, to) = (
+        typed.selection_start().ok().flatten().unwrap_or(0),
+        typed.selection_end().ok().flatten().unwrap_or(0),
+    );
+    let (top, left) = (typed.scroll_top(), typed.scroll_left());
+    // The text, the focus, the caret and the scroll as soon as this editor is in the document
+    // (before its bound value is set, a task later: set then to the same text, it keeps the
+    // caret), so that a keystroke lands where it would have; again before the first frame draws
+    // it, unless something was typed meanwhile.
+    leptos::task::spawn_local(async move {
+        let Some(area) = area.get_untracked() else {
+            return;
+        };
+        let restore = move |area: &web_sys::HtmlTextAreaElement| {
+            area.set_scroll_top(top);
+            area.set_scroll_left(left);
+            if focused {
+                let _ = area.focus();
+                let _ = area.set_selection_range(from, to);
+            }
+        };
+        if area.value().is_empty() {
+            area.set_value(&text);
+        }
+        restore(&area);
+        dom::before_drawing(Box::new(move || {
+            if area.value() == text {
+                restore(&area);
+            }
+        }));
+    });
 }
 
 /// Whether `ev` is undo (`Some(false)`: Ctrl+Z, ⌘Z) or redo (`Some(true)`: Ctrl+Shift+Z, Ctrl+Y,
@@ -220,15 +294,11 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
             if written.with_value(|w| *w != html) {
                 pre.set_inner_html(&html);
                 written.set_value(html);
-                // The text alone, before anything is explored, is written in the page's first
-                // task, not in a frame: read at once, the geometry would lay the whole page out
-                // in that task, and the browser's next frame would lay it out again. So is a large
-                // text's overlay, in its own task after the rest of its exploration is drawn.
-                if first || large {
-                    dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
-                } else {
-                    dom::show_near_now_and_before_drawing(&pre, OVERLAY_CHUNKS);
-                }
+                // Which chunks are near the view is read before the next frame, not at once:
+                // read in this task, the geometry would lay the whole page out here (in the task
+                // that also writes the panes of an exploration, on the way to the frame that
+                // paints them), and the browser's next frame would lay it out again.
+                dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
             }
             if overlaid.with_untracked(|o| *o != text) {
                 overlaid.set(text);
@@ -312,6 +382,28 @@ fn utf16_to_byte(text: &str, units: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{after_paste, byte_to_utf16, utf16_to_byte};
+
+    /// Text as index.html writes it inside an element.
+    fn escaped(text: &str) -> String {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    }
+
+    /// index.html's editor, shown before the app runs (`take_over_early`), holds the default
+    /// example: the text the app opens with when nothing else is asked.
+    #[test]
+    fn early_editor_holds_the_default_example() {
+        let page = include_str!("../../../index.html");
+        let early = format!(
+            "<textarea id=\"source\" spellcheck=\"false\" autocomplete=\"off\" aria-label=\"Loop source\">{}</textarea>",
+            escaped(stagecraft_link::presets::DEFAULT)
+        );
+        assert!(
+            page.contains(&early),
+            "index.html's #early textarea should hold link/presets.rs's DEFAULT, escaped:\n{early}"
+        );
+    }
 
     #[test]
     fn a_paste_replaces_the_selection_counted_in_utf16_units() {

@@ -259,6 +259,17 @@ pub fn Panel() -> impl IntoView {
 mod tests {
     use super::*;
 
+    /// index.html's welcome, shown with its editor before the app runs, is the app's.
+    #[test]
+    fn early_editor_welcomes_as_the_app_does() {
+        let page = include_str!("../../../index.html");
+        let intro = format!("<h2>Welcome</h2><p>{}</p>", INTRO.replace('&', "&amp;"));
+        assert!(
+            page.contains(&intro),
+            "index.html's #early welcome should be lessons.rs's INTRO:\n{intro}"
+        );
+    }
+
     /// A lesson's text is compiled in; the one string of the panel the user's schedule writes is
     /// the task's why (it quotes statements and counts): markup in it is shown as text, in every
     /// lesson, met or not, and so is every lesson's own text.
