@@ -169,17 +169,17 @@ impl Printer<'_> {
         };
         // With waves, a wave waits for its own copies: the others are other waves.
         let others = match self.program.threads {
-            Some(t) if t.waves < t.threads => "other waves'",
-            _ => "other threads'",
+            Some(t) if t.waves < t.threads => "other waves",
+            _ => "other threads",
         };
         match r.kind {
             BarrierKind::AfterWrite => format!(
-                "{} reads {buffer} that {others} {}{apart} wrote",
+                "{} reads {buffer} written by {} in {others}{apart}",
                 name(r.consumer),
                 name(r.producer)
             ),
             BarrierKind::BeforeRefill => format!(
-                "{} refills {buffer} that {others} {}{apart} may still read",
+                "{} refills {buffer}, which {} in {others} may still read{apart}",
                 name(r.consumer),
                 name(r.producer)
             ),
