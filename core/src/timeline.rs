@@ -658,32 +658,54 @@ fn number_waits(nodes: &[Node], out: &mut HashMap<*const Node, usize>) {
     }
 }
 
-/// Steps are numbered from 1; spans are recorded for steps in `window` (0-based [from, to)), and the
-/// run stops before step `stop_after + 1`.
-fn run_sim<'a>(
+/// One simulation to run: `program` under `model`, the steps whose spans it records and where it
+/// stops.
+struct SimRun<'a> {
     program: &'a Program,
     model: &'a CostModel,
-    params: &BTreeMap<String, i64>,
+    params: &'a BTreeMap<String, i64>,
+    /// Steps whose spans are recorded, 0-based `[from, to)` (steps are numbered from 1).
     window: (u64, u64),
+    /// The run stops before step `stop_after + 1`.
     stop_after: u64,
-    max_steps: u64,
     mode: Mode<'a>,
-) -> Sim<'a> {
-    run_sim_until(new_sim(
-        program, model, params, window, stop_after, max_steps, mode,
-    ))
 }
 
-/// A simulation of `program` ready to run (`run_sim`).
-fn new_sim<'a>(
-    program: &'a Program,
-    model: &'a CostModel,
-    params: &BTreeMap<String, i64>,
-    window: (u64, u64),
-    stop_after: u64,
-    max_steps: u64,
-    mode: Mode<'a>,
-) -> Sim<'a> {
+impl<'a> SimRun<'a> {
+    /// Every step, no spans recorded.
+    fn whole(
+        program: &'a Program,
+        model: &'a CostModel,
+        params: &'a BTreeMap<String, i64>,
+        mode: Mode<'a>,
+    ) -> Self {
+        SimRun {
+            program,
+            model,
+            params,
+            window: (0, 0),
+            stop_after: u64::MAX,
+            mode,
+        }
+    }
+}
+
+/// `run` simulated to its end, or to a limit (`limits::MAX_TIMELINE_STEPS` steps at most).
+fn run_sim(run: SimRun<'_>) -> Sim<'_> {
+    run_sim_until(new_sim(run))
+}
+
+/// A simulation of `run` ready to go (`run_sim`).
+fn new_sim(run: SimRun<'_>) -> Sim<'_> {
+    let SimRun {
+        program,
+        model,
+        params,
+        window,
+        stop_after,
+        mode,
+    } = run;
+    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
     let mut wait_ids = HashMap::new();
     number_waits(&program.body, &mut wait_ids);
     Sim {
@@ -745,16 +767,7 @@ pub fn moments(
     model: &CostModel,
     params: &BTreeMap<String, i64>,
 ) -> Option<Moments> {
-    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let sim = run_sim(
-        program,
-        model,
-        params,
-        (0, 0),
-        u64::MAX,
-        max_steps,
-        Mode::Moments,
-    );
+    let sim = run_sim(SimRun::whole(program, model, params, Mode::Moments));
     if sim.stop {
         return None;
     }

@@ -3,7 +3,8 @@
 //! the speedups, and the single sequence of groups sm_80 keeps. `simulate` runs them in turn.
 
 use super::{
-    every_count_zero, new_sim, ring_bytes, run_sim, run_sim_until, steady, Lane, Mode, Timeline,
+    every_count_zero, new_sim, ring_bytes, run_sim, run_sim_until, steady, Lane, Mode, SimRun,
+    Timeline,
 };
 use crate::cost::CostModel;
 use crate::ir::Program;
@@ -18,19 +19,14 @@ pub fn simulate(
     params: &BTreeMap<String, i64>,
     window: (u64, u64),
 ) -> Timeline {
-    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
     // A run of every step, recording no bars.
-    let whole = |program, mode| run_sim(program, model, params, (0, 0), u64::MAX, max_steps, mode);
+    let whole = |program, mode| run_sim(SimRun::whole(program, model, params, mode));
     // The pipelined program over the window: its bars, and every metric when it ran to the end.
-    let windowed = run_sim(
-        pipelined,
-        model,
-        params,
+    let windowed = run_sim(SimRun {
         window,
-        window.1,
-        max_steps,
-        Mode::Plain,
-    );
+        stop_after: window.1,
+        ..SimRun::whole(pipelined, model, params, Mode::Plain)
+    });
     let truncated = windowed.stop;
     // `Sim::window` counts steps from 1.
     let shown = (
@@ -130,16 +126,7 @@ pub fn cycles_below(
     params: &BTreeMap<String, i64>,
     limit: u64,
 ) -> Option<Cycles> {
-    let max_steps = crate::limits::MAX_TIMELINE_STEPS as u64;
-    let mut sim = new_sim(
-        pipelined,
-        model,
-        params,
-        (0, 0),
-        u64::MAX,
-        max_steps,
-        Mode::Plain,
-    );
+    let mut sim = new_sim(SimRun::whole(pipelined, model, params, Mode::Plain));
     sim.cycle_limit = limit;
     let run = run_sim_until(sim);
     if run.reached_cycle_limit {
