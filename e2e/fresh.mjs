@@ -204,3 +204,16 @@ export async function traceTasks(page, minMs = 50) {
     },
   };
 }
+
+// A Chromium on the page with PRESET loaded and PANE shown, settled: where the trace scripts
+// (trace-edit.mjs, trace-frames.mjs) start. Returns the browser, the page and the preset's text.
+export async function openPreset(preset, pane = 'program') {
+  const browser = await chromium.launch({ executablePath, args });
+  const page = await browser.newPage({ viewport });
+  await page.goto(url);
+  await explored(page);
+  await page.selectOption('#presets', preset);
+  await page.click(`#tab-${pane}`);
+  await page.waitForTimeout(1500);
+  return { browser, page, base: await page.inputValue('#source') };
+}

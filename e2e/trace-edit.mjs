@@ -4,20 +4,12 @@
 // edit and length, and the events within it of at least 0.5 ms, DEPTH (4) levels deep. Serve a
 // release build and run:
 //   node e2e/trace-edit.mjs "CDNA4 interleaved (seed 002)" [PANE]
-import { chromium } from 'playwright-core';
-import { url, executablePath, args, viewport, explored } from './fresh.mjs';
+import { openPreset } from './fresh.mjs';
 
 const [preset, pane = 'program'] = process.argv.slice(2);
 const minMs = Number(process.env.MIN_MS || 4);
 const depth = Number(process.env.DEPTH || 4);
-const browser = await chromium.launch({ executablePath, args });
-const page = await browser.newPage({ viewport });
-await page.goto(url);
-await explored(page);
-await page.selectOption('#presets', preset);
-await page.click(`#tab-${pane}`);
-await page.waitForTimeout(1500);
-const base = await page.inputValue('#source');
+const { browser, page, base } = await openPreset(preset, pane);
 await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing', 'v8.execute'] });
 for (let k = 0; k < 3; k++) {
   await page.evaluate(() => performance.mark('stagecraft:typing'));

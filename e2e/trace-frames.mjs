@@ -5,19 +5,11 @@
 // (BeginMainThreadFrame, Paint) and the page's marks, up to `stagecraft:painted`. Serve a release
 // build and run:
 //   node e2e/trace-frames.mjs "RFC (a): async copy" [PANE]
-import { chromium } from 'playwright-core';
-import { url, executablePath, args, viewport, explored } from './fresh.mjs';
+import { openPreset } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 5);
-const browser = await chromium.launch({ executablePath, args });
-const page = await browser.newPage({ viewport });
-await page.goto(url);
-await explored(page);
-await page.selectOption('#presets', preset);
-await page.click(`#tab-${pane}`);
-await page.waitForTimeout(1500);
-const base = await page.inputValue('#source');
+const { browser, page, base } = await openPreset(preset, pane);
 await browser.startTracing(page, {
   categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
     'toplevel', 'blink.user_timing', 'v8.execute', 'benchmark', 'cc'],
