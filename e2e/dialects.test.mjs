@@ -127,7 +127,9 @@ test('the loop exports as a TVMScript PrimFunc from the Code pane', async () => 
   await page.click('#tab-code');
   await page.selectOption('#target', 'tvmscript');
   await page.waitForFunction(() => /@T\.prim_func/.test(document.querySelector('#code')?.textContent ?? ''));
-  const code = await page.locator('#code pre.code').innerText();
+  // textContent: a chunk of lines is content-visibility: auto, and innerText skips it until the
+  // browser has laid it out once.
+  const code = await page.locator('#code pre.code').textContent();
   assert.match(code, /"software_pipeline_async_stages": \[0\]/);
   // A text with an error has no export, and says why.
   await pasteAndExplore(page, 'for i in range(4):\n    C[i] = A[i] +\n');
