@@ -2,6 +2,7 @@
 S0 = alloc([8])
 S1 = alloc([2])
 S2 = alloc([8])
+U_unused = alloc([16], scope="shared")
 for i in range(N):
     if i % 2 == 1:
         S0[0] = A[i] + 1

@@ -1,5 +1,6 @@
 # random loop, seed 22
 S0 = alloc([4])
+U_unused = alloc([16], scope="shared")
 for i in range(6):
     S0[(i // 2) % 4] = A[i] + 1
     O1[i] = S0[min(i, 3)] + 2

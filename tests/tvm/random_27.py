@@ -1,4 +1,5 @@
 # random loop, seed 27
+U_unused = alloc([16], scope="shared")
 for i in range(10):
     O1[i] = A[i] + 1
     O2[i] = A[i] + 2

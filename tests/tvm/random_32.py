@@ -2,6 +2,7 @@
 S0 = alloc([16])
 S1 = alloc([8])
 S2 = alloc([4])
+U_unused = alloc([16], scope="shared")
 for i in range(5):
     if i % 2 == 0:
         S0[i % 16] = A[i] + 1

@@ -2,6 +2,7 @@
 S0 = alloc([4])
 S1 = alloc([2])
 S2 = alloc([1])
+U_unused = alloc([16], scope="shared")
 for i in range(5):
     S0[(2 * i + 1) % 4] = A[i] + 1
     S1[0] = A[i] + 2
