@@ -149,6 +149,32 @@ pub fn editor_html(
     out.finish()
 }
 
+/// The overlay's chunks (`editor_html` cut at each chunk), each written shown: `views::editor`
+/// writes only the chunks that differ from those it shows, hiding those away from the view
+/// (`hidden_chunk`).
+pub fn editor_chunks(
+    text: &str,
+    tokens: &[Token],
+    diagnostics: &[Diagnostic],
+    statements: &[StatementInfo],
+) -> Vec<String> {
+    let html = editor_html(text, tokens, diagnostics, statements, 0..usize::MAX);
+    // Text is escaped, so a chunk's opening tag appears nowhere else.
+    let opening = "<div class=\"chunk\"";
+    let starts: Vec<usize> = html.match_indices(opening).map(|(k, _)| k).collect();
+    starts
+        .iter()
+        .zip(starts.iter().skip(1).copied().chain([html.len()]))
+        .filter_map(|(&from, to)| html.get(from..to).map(str::to_string))
+        .collect()
+}
+
+/// A chunk of `editor_chunks`, written hidden (`CHUNK_HIDDEN`).
+pub fn hidden_chunk(chunk: &str) -> String {
+    let rest = chunk.strip_prefix("<div").unwrap_or(chunk);
+    ["<div hidden=\"", CHUNK_HIDDEN, "\"", rest].concat()
+}
+
 /// Lines longer than this many bytes are drawn without colours: a line of tens of thousands of
 /// spans in one line box is a long task of the browser's style and layout. (The longest annotation
 /// list within the limits is under 1 KiB.)
@@ -452,6 +478,28 @@ mod tests {
             .map(|c| c.split_once('>').unwrap_or_default().0.contains("hidden"))
             .collect();
         assert_eq!(hidden, [true, true, false, false, true, true]);
+    }
+
+    #[test]
+    fn the_chunks_one_by_one_are_the_overlay_written_shown() {
+        let text = crate::model::long_loop(100);
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let chunks = editor_chunks(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let all = editor_html(
+            &text,
+            &ex.tokens,
+            &ex.diagnostics,
+            &ex.statements,
+            0..chunks.len(),
+        );
+        assert!(chunks.len() > 2);
+        assert_eq!(chunks.concat(), all);
+        let hidden = hidden_chunk(&chunks[1]);
+        assert!(
+            hidden.starts_with("<div hidden=\"until-found\" class=\"chunk\""),
+            "{hidden}"
+        );
+        assert_eq!(hidden.replace(" hidden=\"until-found\"", ""), chunks[1]);
     }
 
     #[test]

@@ -334,6 +334,46 @@ fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
     on_resize.forget();
 }
 
+/// Makes the overlay `pre`, whose chunks are `old`, show `new`: only the chunks that differ are
+/// written (an edit changes a chunk or a few; the browser styles and lays out only what is
+/// written), each as `as_shown` writes chunk k, and `old` becomes `new`.
+fn write_chunks(
+    pre: &web_sys::Element,
+    old: &mut Vec<String>,
+    new: Vec<String>,
+    as_shown: &dyn Fn(usize, &str) -> String,
+) {
+    let children = pre.children();
+    if old.is_empty() || children.length() as usize != old.len() {
+        let html: String = new
+            .iter()
+            .enumerate()
+            .map(|(k, c)| as_shown(k, c))
+            .collect();
+        pre.set_inner_html(&html);
+    } else {
+        for (k, chunk) in new.iter().enumerate() {
+            match old.get(k) {
+                Some(was) if was == chunk => {}
+                Some(_) => {
+                    if let Some(el) = children.item(k as u32) {
+                        el.set_outer_html(&as_shown(k, chunk));
+                    }
+                }
+                None => {
+                    let _ = pre.insert_adjacent_html("beforeend", &as_shown(k, chunk));
+                }
+            }
+        }
+        for k in (new.len()..old.len()).rev() {
+            if let Some(el) = children.item(k as u32) {
+                el.remove();
+            }
+        }
+    }
+    *old = new;
+}
+
 /// Writes the overlay of each exploration into `overlay`; returns the text the overlay shows.
 fn write_overlays(
     ctx: Ctx,
@@ -343,7 +383,7 @@ fn write_overlays(
     let overlaid = RwSignal::new(String::new());
     // The last overlay written, and which write is the newest: a large text's overlay is written
     // in a task of its own, and an exploration that comes before that task replaces it.
-    let written = StoredValue::new(String::new());
+    let written = StoredValue::new(Vec::<String>::new());
     let newest = StoredValue::new(0u64);
     // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
     // through their classes). Another exploration of the same text (another form, parameter or
@@ -363,9 +403,7 @@ fn write_overlays(
                 return;
             };
             // A large text's tokens are not coloured: its textarea shows the text (`large`).
-            let lines = text.split('\n').count();
-            let near = shown.with_value(|s| highlight::chunks_near(&s.view, lines));
-            let html = match &ex {
+            let chunks = match &ex {
                 Some(ex) => {
                     // The page lexes the text it shows: the worker does not send its tokens.
                     let tokens = if large {
@@ -373,24 +411,23 @@ fn write_overlays(
                     } else {
                         stagecraft::lexer::highlight_tokens(&text)
                     };
-                    highlight::editor_html(
-                        &text,
-                        &tokens,
-                        &ex.diagnostics,
-                        &ex.statements,
-                        near.clone(),
-                    )
+                    highlight::editor_chunks(&text, &tokens, &ex.diagnostics, &ex.statements)
                 }
-                None => highlight::editor_html(&text, &[], &[], &[], near.clone()),
+                None => highlight::editor_chunks(&text, &[], &[], &[]),
             };
-            if written.with_value(|w| *w != html) {
-                pre.set_inner_html(&html);
-                written.set_value(html);
-                shown.update_value(|s| {
-                    s.lines = lines;
-                    s.chunks = near;
-                });
-            }
+            // Chunks are written as shown or hidden as they are now, then those near the view
+            // for the new text shown (`show_chunks_near`).
+            let was_shown = shown.with_value(|s| s.chunks.clone());
+            let as_shown = |k: usize, chunk: &str| {
+                if was_shown.contains(&k) {
+                    chunk.to_string()
+                } else {
+                    highlight::hidden_chunk(chunk)
+                }
+            };
+            written.update_value(|old| write_chunks(&pre, old, chunks, &as_shown));
+            shown.update_value(|s| s.lines = text.split('\n').count());
+            show_chunks_near(&pre, shown);
             if overlaid.with_untracked(|o| *o != text) {
                 overlaid.set(text);
             }
