@@ -7,6 +7,7 @@ use stagecraft::explore::StatementInfo;
 use stagecraft::ir::StmtId;
 use stagecraft::lexer::{Token, TokenKind};
 use std::borrow::Cow;
+use std::ops::Range;
 
 fn class_of(kind: TokenKind) -> &'static str {
     match kind {
@@ -32,14 +33,45 @@ const CHUNK_LINES: usize = 32;
 pub const CHUNK_CLASS: &str = "chunk";
 pub const CHUNK_HIDDEN: &str = "until-found";
 
+/// Where the overlay is scrolled and how much of it its box shows, in CSS pixels: what says which
+/// chunks are near the view without reading any element's place (which would lay the page out).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OverlayView {
+    pub scroll_top: f64,
+    /// The box's height, padding included (its `clientHeight`).
+    pub height: f64,
+    /// One line's height (style.css: every line of the overlay is one, chunks sized exactly).
+    pub line: f64,
+    /// The padding above the first line.
+    pub pad: f64,
+}
+
+/// The chunks of an overlay of `lines` lines that lie within one box height of what `view` shows
+/// (as `dom::show_near` would find them by their geometry): every chunk but the last holds
+/// `CHUNK_LINES` lines of `view.line` pixels. Only the first while the view is not known.
+pub fn chunks_near(view: &OverlayView, lines: usize) -> Range<usize> {
+    let count = lines.div_ceil(CHUNK_LINES).max(1);
+    let chunk = view.line * CHUNK_LINES as f64;
+    if !(chunk > 0.0 && view.height.is_finite() && view.scroll_top.is_finite()) {
+        return 0..1;
+    }
+    let from = (view.scroll_top - view.height - view.pad) / chunk;
+    let to = (view.scroll_top + 2.0 * view.height - view.pad) / chunk;
+    let first = (from.floor().max(0.0) as usize).min(count - 1);
+    let last = (to.floor().max(0.0) as usize).min(count - 1);
+    first..last + 1
+}
+
 /// The editor overlay: every byte of `text` appears once, wrapped in spans, in chunks of
 /// `CHUNK_LINES` lines. Each statement is wrapped in a span with its `st{id}` class so that hovering
 /// a statement anywhere tints it here through the focus style sheet, without rebuilding the overlay.
+/// The chunks of `shown` (`chunks_near`) are written shown, the others hidden (`CHUNK_HIDDEN`).
 pub fn editor_html(
     text: &str,
     tokens: &[Token],
     diagnostics: &[Diagnostic],
     statements: &[StatementInfo],
+    shown: Range<usize>,
 ) -> String {
     let tokens: &[Token] = &outside_long_lines(text, tokens);
     // Boundaries where a span may open or close.
@@ -63,7 +95,7 @@ pub fn editor_html(
     // Tokens and statements come in text order without overlap: one forward sweep finds the one
     // covering each piece (a search per piece made long texts quadratic).
     let (mut tk, mut st) = (0, 0);
-    let mut out = Chunked::new(text);
+    let mut out = Chunked::new(text, shown);
     let mut classes = String::new();
     let mut open_until: Option<usize> = None;
     for w in marks.windows(2) {
@@ -117,6 +149,32 @@ pub fn editor_html(
     out.finish()
 }
 
+/// The overlay's chunks (`editor_html` cut at each chunk), each written shown: `views::editor`
+/// writes only the chunks that differ from those it shows, hiding those away from the view
+/// (`hidden_chunk`).
+pub fn editor_chunks(
+    text: &str,
+    tokens: &[Token],
+    diagnostics: &[Diagnostic],
+    statements: &[StatementInfo],
+) -> Vec<String> {
+    let html = editor_html(text, tokens, diagnostics, statements, 0..usize::MAX);
+    // Text is escaped, so a chunk's opening tag appears nowhere else.
+    let opening = "<div class=\"chunk\"";
+    let starts: Vec<usize> = html.match_indices(opening).map(|(k, _)| k).collect();
+    starts
+        .iter()
+        .zip(starts.iter().skip(1).copied().chain([html.len()]))
+        .filter_map(|(&from, to)| html.get(from..to).map(str::to_string))
+        .collect()
+}
+
+/// A chunk of `editor_chunks`, written hidden (`CHUNK_HIDDEN`).
+pub fn hidden_chunk(chunk: &str) -> String {
+    let rest = chunk.strip_prefix("<div").unwrap_or(chunk);
+    ["<div hidden=\"", CHUNK_HIDDEN, "\"", rest].concat()
+}
+
 /// Lines longer than this many bytes are drawn without colours: a line of tens of thousands of
 /// spans in one line box is a long task of the browser's style and layout. (The longest annotation
 /// list within the limits is under 1 KiB.)
@@ -158,6 +216,9 @@ struct Chunked {
     newlines_left: usize,
     /// The statement span open, to open again in the next chunk.
     statement: Option<StmtId>,
+    /// The chunk being written, and the chunks written shown.
+    chunk: usize,
+    shown: Range<usize>,
 }
 
 /// What style.css needs to size a chunk the browser has not laid out: a wrong height would move
@@ -173,16 +234,22 @@ struct ChunkSize {
 }
 
 impl Chunked {
-    fn new(text: &str) -> Self {
+    fn new(text: &str, shown: Range<usize>) -> Self {
         let sizes = chunk_sizes(text);
         let mut out = Html::with_capacity(text.len() * 2 + 64 * sizes.len());
         let mut sizes = sizes.into_iter();
-        open_chunk(&mut out, sizes.next().unwrap_or_default(), false);
+        open_chunk(
+            &mut out,
+            sizes.next().unwrap_or_default(),
+            !shown.contains(&0),
+        );
         Chunked {
             out,
             sizes,
             newlines_left: CHUNK_LINES,
             statement: None,
+            chunk: 0,
+            shown,
         }
     }
 
@@ -226,10 +293,11 @@ impl Chunked {
         let statement = self.statement;
         self.close_statement();
         self.out.raw("</div>");
-        // Every chunk after the first is written hidden, and `dom::show_near` shows those near
-        // the view right after: written shown, every line would be styled in the task that wrote
-        // them, most of them to be hidden at once.
-        open_chunk(&mut self.out, self.sizes.next().unwrap_or_default(), true);
+        // Only the chunks near the view are written shown: written shown, every line would be
+        // styled and laid out in the frame that draws them.
+        self.chunk += 1;
+        let hidden = !self.shown.contains(&self.chunk);
+        open_chunk(&mut self.out, self.sizes.next().unwrap_or_default(), hidden);
         self.newlines_left = CHUNK_LINES;
         if let Some(id) = statement {
             self.open_statement(id);
@@ -297,7 +365,7 @@ mod tests {
         let long = format!("x = {}1\n", "123456789 + ".repeat(LONG_LINE / 8));
         let text = format!("y = 2\n{long}z = 3\n");
         let ex = stagecraft::explore::explore(&text, &Default::default());
-        let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements, 0..1);
         // `2` and `3` are coloured; nothing of the long line is.
         assert_eq!(html.matches("tk-num").count(), 2, "{html}");
         // (Problems are still underlined there: `x` is no buffer.)
@@ -308,7 +376,7 @@ mod tests {
     fn every_byte_once_and_escaped() {
         let text = "B[0] = A[i] < 1 # x\n";
         let ex = stagecraft::explore::explore(text, &Default::default());
-        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements, 0..1);
         assert!(html.contains("&lt;"));
         assert!(html.contains("tk-com"));
         // Tags removed and entities decoded, the overlay is the text itself (plus one space).
@@ -335,7 +403,7 @@ mod tests {
     fn statements_carry_their_id_class() {
         let text = "for i in range(4):\n    C[i] = A[i]\n";
         let ex = stagecraft::explore::explore(text, &Default::default());
-        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements, 0..1);
         assert!(html.contains("<span class=\"st0\">C["), "{html}");
     }
 
@@ -355,7 +423,7 @@ mod tests {
     fn long_texts_come_in_chunks_of_whole_lines_with_their_sizes() {
         let text = crate::model::long_loop(100);
         let ex = stagecraft::explore::explore(&text, &Default::default());
-        let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let html = editor_html(&text, &ex.tokens, &ex.diagnostics, &ex.statements, 0..1);
         let lines = text.split('\n').count();
         let chunks = chunks(&html);
         assert_eq!(chunks.len(), lines.div_ceil(CHUNK_LINES));
@@ -380,6 +448,61 @@ mod tests {
     }
 
     #[test]
+    fn the_chunks_near_the_view_are_those_within_a_box_height_of_it() {
+        // style.css: 13px lines of 1.5em, 10px of padding.
+        let at = |scroll_top: f64, height: f64| OverlayView {
+            scroll_top,
+            height,
+            line: 19.5,
+            pad: 10.0,
+        };
+        let chunk = 19.5 * CHUNK_LINES as f64;
+        // 10 chunks; a box of two thirds of a chunk at the top shows chunk 0 and reaches chunk 1.
+        assert_eq!(chunks_near(&at(0.0, chunk * 0.66), 320), 0..2);
+        // Scrolled to chunk 5's middle with a box of one chunk: 4 (above) to 7 (below).
+        assert_eq!(chunks_near(&at(5.5 * chunk + 10.0, chunk), 320), 4..8);
+        // Never past the last chunk, never none.
+        assert_eq!(chunks_near(&at(100.0 * chunk, chunk), 320), 9..10);
+        assert_eq!(chunks_near(&at(0.0, chunk), 5), 0..1);
+        // The view not known yet (no size): the first chunk.
+        assert_eq!(chunks_near(&OverlayView::default(), 320), 0..1);
+    }
+
+    #[test]
+    fn the_chunks_asked_for_are_written_shown_and_the_others_hidden() {
+        let text = "x\n".repeat(5 * CHUNK_LINES);
+        let html = editor_html(&text, &[], &[], &[], 2..4);
+        let hidden: Vec<bool> = html
+            .split("<div class=\"chunk\"")
+            .skip(1)
+            .map(|c| c.split_once('>').unwrap_or_default().0.contains("hidden"))
+            .collect();
+        assert_eq!(hidden, [true, true, false, false, true, true]);
+    }
+
+    #[test]
+    fn the_chunks_one_by_one_are_the_overlay_written_shown() {
+        let text = crate::model::long_loop(100);
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let chunks = editor_chunks(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        let all = editor_html(
+            &text,
+            &ex.tokens,
+            &ex.diagnostics,
+            &ex.statements,
+            0..chunks.len(),
+        );
+        assert!(chunks.len() > 2);
+        assert_eq!(chunks.concat(), all);
+        let hidden = hidden_chunk(&chunks[1]);
+        assert!(
+            hidden.starts_with("<div hidden=\"until-found\" class=\"chunk\""),
+            "{hidden}"
+        );
+        assert_eq!(hidden.replace(" hidden=\"until-found\"", ""), chunks[1]);
+    }
+
+    #[test]
     fn a_statement_across_a_chunk_boundary_is_closed_and_opened_again() {
         let text = "x\n".repeat(40);
         let start = text.match_indices('\n').nth(29).map_or(0, |(k, _)| k + 1) as u32;
@@ -393,7 +516,7 @@ mod tests {
             order: None,
             is_async: false,
         };
-        let html = editor_html(&text, &[], &[], &[statement]);
+        let html = editor_html(&text, &[], &[], &[statement], 0..1);
         let chunks = chunks(&html);
         assert_eq!(chunks.len(), 2);
         assert!(chunks[0].1.ends_with("x\nx\n</span>"), "{}", chunks[0].1);

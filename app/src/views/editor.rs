@@ -2,19 +2,26 @@
 
 use crate::ctx::{ctx, Ctx};
 use crate::dom;
-use crate::markup::highlight;
+use crate::markup::highlight::{self, OverlayView};
 use crate::model::history::Kind;
 use crate::model::indent;
 use crate::model::large::large_text;
 use crate::services::exploring;
 use leptos::prelude::*;
+use std::ops::Range;
 use wasm_bindgen::JsCast;
 
-/// The overlay's chunks, as `markup::highlight` writes them.
-const OVERLAY_CHUNKS: dom::Chunks = dom::Chunks {
-    class: highlight::CHUNK_CLASS,
-    hidden: highlight::CHUNK_HIDDEN,
-};
+/// Which chunks of the overlay are shown, and the view that says which should be: kept from the
+/// textarea's scroll events and the overlay's resize observer, so that no element's place is
+/// read to know them (a read lays the page out; in the frame of a keystroke or of an exploration
+/// it was that frame's longest part).
+#[derive(Clone, Default)]
+struct Shown {
+    view: OverlayView,
+    /// The overlay's lines, as last written.
+    lines: usize,
+    chunks: Range<usize>,
+}
 
 #[component]
 pub fn Editor() -> impl IntoView {
@@ -22,24 +29,27 @@ pub fn Editor() -> impl IntoView {
     let overlay = NodeRef::<leptos::html::Pre>::new();
     let area = NodeRef::<leptos::html::Textarea>::new();
     take_over_early(ctx, area);
+    let shown = StoredValue::new(Shown {
+        chunks: 0..1,
+        ..Shown::default()
+    });
+    overlay.on_load(move |pre| observe_size(pre.into(), shown));
     // The text the overlay shows. Between an edit and the overlay of its exploration the textarea
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
-    let overlaid = write_overlays(ctx, overlay);
+    let overlaid = write_overlays(ctx, overlay, shown);
     let plain = move || ctx.text.with(|t| overlaid.with(|o| o != t));
     // A large text is drawn by the textarea itself, the overlay only underlines its problems and
     // tints its statements: colouring the textarea's text again after each exploration made the
     // browser lay all of it out again (`model::large`, docs/limits.md).
     let textarea_draws = move || ctx.text.with(|t| large_text(t));
-    dom::show_near_on_resize(
-        move || overlay.get_untracked().map(Into::into),
-        OVERLAY_CHUNKS,
-    );
     let sync_scroll = move |ev: leptos::ev::Event| {
         if let (Some(t), Some(pre)) = (dom::target_element(&ev), overlay.get()) {
-            pre.set_scroll_top(t.scroll_top());
+            let top = t.scroll_top();
+            pre.set_scroll_top(top);
             pre.set_scroll_left(t.scroll_left());
-            dom::show_near(&pre, OVERLAY_CHUNKS);
+            shown.update_value(|s| s.view.scroll_top = f64::from(top));
+            show_chunks_near(&pre, shown);
         }
     };
     // A paste or a drop that would make a text Stagecraft does not read (too many bytes or lines)
@@ -254,12 +264,126 @@ pub fn undo(ctx: Ctx, area: &web_sys::HtmlTextAreaElement, redo: bool) {
     );
 }
 
+/// Shows the overlay's chunks near its view and hides those that no longer are, by `shown`'s view
+/// alone.
+fn show_chunks_near(pre: &web_sys::Element, shown: StoredValue<Shown>) {
+    let Some((was, near)) = shown.try_update_value(|s| {
+        let near = highlight::chunks_near(&s.view, s.lines);
+        (std::mem::replace(&mut s.chunks, near.clone()), near)
+    }) else {
+        return;
+    };
+    if was == near {
+        return;
+    }
+    let chunks = pre.children();
+    for k in was.clone().filter(|k| !near.contains(k)) {
+        if let Some(chunk) = chunks.item(k as u32) {
+            let _ = chunk.set_attribute("hidden", highlight::CHUNK_HIDDEN);
+        }
+    }
+    for k in near.filter(|k| !was.contains(k)) {
+        if let Some(chunk) = chunks.item(k as u32) {
+            let _ = chunk.remove_attribute("hidden");
+        }
+    }
+}
+
+/// Keeps `shown`'s view the size of the overlay `pre`, from a resize observer: it reports the size
+/// the browser's layout found, after that layout, so nothing is laid out to know it. The line
+/// height and the padding are read from its style once (a style read, not a layout).
+fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
+    let observed = pre.clone();
+    let on_resize = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+        move |entries: js_sys::Array| {
+            let Some(entry) = entries
+                .get(0)
+                .dyn_into::<web_sys::ResizeObserverEntry>()
+                .ok()
+            else {
+                return;
+            };
+            let content = entry.content_rect().height();
+            let known = shown.with_value(|s| s.view.line > 0.0);
+            let style = (!known)
+                .then(|| dom::window()?.get_computed_style(&observed).ok().flatten())
+                .flatten();
+            let px = |name: &str| {
+                style
+                    .as_ref()
+                    .and_then(|st| st.get_property_value(name).ok())
+                    // The browser's number reader: Rust's float parser is kilobytes of the page.
+                    .map(|v| js_sys::Number::parse_float(&v))
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(0.0)
+            };
+            shown.update_value(|s| {
+                if style.is_some() {
+                    s.view.line = px("line-height");
+                    s.view.pad = px("padding-top");
+                }
+                s.view.height = content + 2.0 * s.view.pad;
+            });
+            show_chunks_near(&observed, shown);
+        },
+    );
+    if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+        observer.observe(&pre);
+    }
+    // Kept for the page's life, as the editor is.
+    on_resize.forget();
+}
+
+/// Makes the overlay `pre`, whose chunks are `old`, show `new`: only the chunks that differ are
+/// written (an edit changes a chunk or a few; the browser styles and lays out only what is
+/// written), each as `as_shown` writes chunk k, and `old` becomes `new`.
+fn write_chunks(
+    pre: &web_sys::Element,
+    old: &mut Vec<String>,
+    new: Vec<String>,
+    as_shown: &dyn Fn(usize, &str) -> String,
+) {
+    let children = pre.children();
+    if old.is_empty() || children.length() as usize != old.len() {
+        let html: String = new
+            .iter()
+            .enumerate()
+            .map(|(k, c)| as_shown(k, c))
+            .collect();
+        pre.set_inner_html(&html);
+    } else {
+        for (k, chunk) in new.iter().enumerate() {
+            match old.get(k) {
+                Some(was) if was == chunk => {}
+                Some(_) => {
+                    if let Some(el) = children.item(k as u32) {
+                        el.set_outer_html(&as_shown(k, chunk));
+                    }
+                }
+                None => {
+                    let _ = pre.insert_adjacent_html("beforeend", &as_shown(k, chunk));
+                }
+            }
+        }
+        for k in (new.len()..old.len()).rev() {
+            if let Some(el) = children.item(k as u32) {
+                el.remove();
+            }
+        }
+    }
+    *old = new;
+}
+
 /// Writes the overlay of each exploration into `overlay`; returns the text the overlay shows.
-fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<String> {
+fn write_overlays(
+    ctx: Ctx,
+    overlay: NodeRef<leptos::html::Pre>,
+    shown: StoredValue<Shown>,
+) -> RwSignal<String> {
     let overlaid = RwSignal::new(String::new());
     // The last overlay written, and which write is the newest: a large text's overlay is written
     // in a task of its own, and an exploration that comes before that task replaces it.
-    let written = StoredValue::new(String::new());
+    let written = StoredValue::new(Vec::<String>::new());
     let newest = StoredValue::new(0u64);
     // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
     // through their classes). Another exploration of the same text (another form, parameter or
@@ -279,7 +403,7 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
                 return;
             };
             // A large text's tokens are not coloured: its textarea shows the text (`large`).
-            let html = match &ex {
+            let chunks = match &ex {
                 Some(ex) => {
                     // The page lexes the text it shows: the worker does not send its tokens.
                     let tokens = if large {
@@ -287,19 +411,23 @@ fn write_overlays(ctx: Ctx, overlay: NodeRef<leptos::html::Pre>) -> RwSignal<Str
                     } else {
                         stagecraft::lexer::highlight_tokens(&text)
                     };
-                    highlight::editor_html(&text, &tokens, &ex.diagnostics, &ex.statements)
+                    highlight::editor_chunks(&text, &tokens, &ex.diagnostics, &ex.statements)
                 }
-                None => highlight::editor_html(&text, &[], &[], &[]),
+                None => highlight::editor_chunks(&text, &[], &[], &[]),
             };
-            if written.with_value(|w| *w != html) {
-                pre.set_inner_html(&html);
-                written.set_value(html);
-                // Which chunks are near the view is read before the next frame, not at once:
-                // read in this task, the geometry would lay the whole page out here (in the task
-                // that also writes the panes of an exploration, on the way to the frame that
-                // paints them), and the browser's next frame would lay it out again.
-                dom::show_near_before_drawing(&pre, OVERLAY_CHUNKS);
-            }
+            // Chunks are written as shown or hidden as they are now, then those near the view
+            // for the new text shown (`show_chunks_near`).
+            let was_shown = shown.with_value(|s| s.chunks.clone());
+            let as_shown = |k: usize, chunk: &str| {
+                if was_shown.contains(&k) {
+                    chunk.to_string()
+                } else {
+                    highlight::hidden_chunk(chunk)
+                }
+            };
+            written.update_value(|old| write_chunks(&pre, old, chunks, &as_shown));
+            shown.update_value(|s| s.lines = text.split('\n').count());
+            show_chunks_near(&pre, shown);
             if overlaid.with_untracked(|o| *o != text) {
                 overlaid.set(text);
             }
