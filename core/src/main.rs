@@ -824,6 +824,9 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
             outln!("    (that wait: {name}:{wl}:{wc})");
         }
     }
+    if let Some(a) = &v.across {
+        print_thread_races(a, name, text);
+    }
     for d in &v.differences {
         outln!(
             "  `{}{:?}`: the loop computes {}, the pipelined program {}",
@@ -864,6 +867,36 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
             stagecraft::english::count(w.instances, "instance"),
             w.judgement
         );
+    }
+}
+
+/// Races between waves (threads) printed: the first few, each at its line with the other wave's
+/// access and the barrier that would have covered it; then how many more.
+fn print_thread_races(a: &stagecraft::verify::Across, name: &str, text: &str) {
+    const SHOWN: usize = 8;
+    let at = |span: stagecraft::diagnostic::Span| {
+        let (line, col) = stagecraft::diagnostic::line_col(text, span.start as usize);
+        format!("{name}:{line}:{col}")
+    };
+    let line = |span: stagecraft::diagnostic::Span| {
+        stagecraft::diagnostic::line_col(text, span.start as usize).0
+    };
+    for r in a.races.iter().take(SHOWN) {
+        outln!("  race at {}: {}", at(r.access.span), r.message());
+        outln!("    ({}: {})", r.other_access(), at(r.other.span));
+        if let Some(cover) = r.covering_barrier(line) {
+            outln!("    (covered by {cover})");
+        }
+    }
+    if a.races.len() > SHOWN {
+        outln!(
+            "  … and {} between other {}s and elements",
+            stagecraft::english::count(a.races.len() - SHOWN, "more race"),
+            a.agent_word()
+        );
+    }
+    for d in &a.differences {
+        outln!("  {d}");
     }
 }
 
