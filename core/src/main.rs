@@ -870,10 +870,9 @@ fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &s
     }
 }
 
-/// Races between waves (threads) printed: the first few, each at its line with the other wave's
-/// access and the barrier that would have covered it; then how many more.
+/// Races between waves (threads) printed, one per barrier that would cover them: the first such
+/// race at its line, the other wave's access, the barrier's place and how many more it covers.
 fn print_thread_races(a: &stagecraft::verify::Across, name: &str, text: &str) {
-    const SHOWN: usize = 8;
     let at = |span: stagecraft::diagnostic::Span| {
         let (line, col) = stagecraft::diagnostic::line_col(text, span.start as usize);
         format!("{name}:{line}:{col}")
@@ -881,19 +880,24 @@ fn print_thread_races(a: &stagecraft::verify::Across, name: &str, text: &str) {
     let line = |span: stagecraft::diagnostic::Span| {
         stagecraft::diagnostic::line_col(text, span.start as usize).0
     };
-    for r in a.races.iter().take(SHOWN) {
+    for g in a.by_barrier() {
+        let r = g.first;
         outln!("  race at {}: {}", at(r.access.span), r.message());
         outln!("    ({}: {})", r.other_access(), at(r.other.span));
-        if let Some(cover) = r.covering_barrier(line) {
-            outln!("    (covered by {cover})");
+        let more = if g.more > 0 {
+            format!(
+                ", and {} like it between {}",
+                stagecraft::english::count(g.more, "more race"),
+                g.between()
+            )
+        } else {
+            String::new()
+        };
+        match r.covering_barrier(line) {
+            Some(cover) => outln!("    (covered by {cover}{more})"),
+            None if g.more > 0 => outln!("    ({} like it)", g.between()),
+            None => {}
         }
-    }
-    if a.races.len() > SHOWN {
-        outln!(
-            "  … and {} between other {}s and elements",
-            stagecraft::english::count(a.races.len() - SHOWN, "more race"),
-            a.agent_word()
-        );
     }
     for d in &a.differences {
         outln!("  {d}");

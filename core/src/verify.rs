@@ -148,7 +148,10 @@ pub struct Across {
     /// that owns none, standing for the rest (`interp::ThreadOptions::sample_symmetric`).
     pub agents_run: u32,
     pub barriers: u64,
+    /// The first races found, and the first at each further place a barrier would cover.
     pub races: Vec<crate::interp::ThreadRace>,
+    /// Every race found.
+    pub race_count: u64,
     /// Output elements a wave's copy holds that the loop does not compute, in sentences.
     pub differences: Vec<String>,
     /// The run stopped at the interpreter's limit: nothing is claimed.
@@ -179,6 +182,67 @@ impl Across {
     }
 }
 
+/// Races between waves that one barrier would cover (the same kind at the same two accesses, the
+/// copy landed at the same wait), met by several waves and elements: the first, and the others
+/// counted.
+#[derive(Clone, Debug)]
+pub struct RaceGroup<'a> {
+    pub first: &'a crate::interp::ThreadRace,
+    /// The races like it kept beyond the first (`Across::races`).
+    pub more: usize,
+    /// Every wave (thread) on either side of them, in order.
+    pub agents: Vec<u32>,
+}
+
+impl RaceGroup<'_> {
+    /// "waves 0–7", "threads 1, 3 and 9".
+    pub fn between(&self) -> String {
+        let word = &self.first.agent_word;
+        let contiguous = self
+            .agents
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if b == &(a + 1)));
+        match self.agents.as_slice() {
+            [] => String::new(),
+            [one] => format!("{word} {one}"),
+            [first, .., last] if contiguous => format!("{word}s {first}–{last}"),
+            [init @ .., last] => format!(
+                "{word}s {} and {last}",
+                init.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+impl Across {
+    /// The races grouped by the barrier that would cover them, in the order first met.
+    pub fn by_barrier(&self) -> Vec<RaceGroup<'_>> {
+        let mut groups: Vec<RaceGroup<'_>> = Vec::new();
+        for r in &self.races {
+            let same = |g: &RaceGroup<'_>| g.first.cover_key() == r.cover_key();
+            match groups.iter_mut().find(|g| same(g)) {
+                Some(g) => {
+                    g.more += 1;
+                    g.agents.extend([r.access.agent, r.other.agent]);
+                }
+                None => groups.push(RaceGroup {
+                    first: r,
+                    more: 0,
+                    agents: vec![r.access.agent, r.other.agent],
+                }),
+            }
+        }
+        for g in &mut groups {
+            g.agents.sort_unstable();
+            g.agents.dedup();
+        }
+        groups
+    }
+}
+
 /// `pipelined` run across the threads it declares and its outputs compared with the loop's;
 /// `None` when it declares none.
 fn across_threads(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Option<Across> {
@@ -197,6 +261,7 @@ fn across_threads(original: &Program, pipelined: &Program, opts: &VerifyOptions)
         agents_run: check.run.agents.len() as u32,
         barriers: check.run.barriers,
         races: check.run.races,
+        race_count: check.run.race_count,
         differences: check.differences,
         truncated: check.run.truncated,
     })
@@ -617,12 +682,7 @@ fn races_said(v: &Verification) -> Vec<String> {
             ),
             _ => String::new(),
         };
-        let n = a.races.len();
-        let races = if n >= crate::interp::MAX_THREAD_RACES {
-            format!("{n} or more races")
-        } else {
-            count(n, "race")
-        };
+        let races = count(a.race_count as usize, "race");
         out.push(format!("{races} between {word}s{what}"));
     }
     out

@@ -20,7 +20,7 @@ pub use memory::{input_value, strides_of, unflatten};
 pub use result::*;
 pub use threads::{
     check_threads, run_threads, Side, ThreadCheck, ThreadOptions, ThreadRace, ThreadRaceKind,
-    ThreadRun, MAX_RACES as MAX_THREAD_RACES,
+    ThreadRun,
 };
 
 use crate::diagnostic::Span;

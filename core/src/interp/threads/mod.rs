@@ -59,6 +59,8 @@ pub struct ThreadRun {
     /// The waves (threads) run: all of them, or the owners and one representative.
     pub agents: Vec<u32>,
     pub races: Vec<ThreadRace>,
+    /// Every race found, kept or not.
+    pub race_count: u64,
     pub problems: Vec<Problem>,
     /// Barriers passed.
     pub barriers: u64,
@@ -69,8 +71,10 @@ pub struct ThreadRun {
     pub outputs: BTreeMap<String, Vec<Vec<f64>>>,
 }
 
-/// Races listed before a run stops counting them.
+/// Races kept before only those at a new place are (`Machine::race`); every race is counted.
 pub const MAX_RACES: usize = 64;
+/// Races at a new place kept beyond `MAX_RACES`.
+const MAX_PLACES: usize = 64;
 
 /// One buffer's memory: one copy (distributed) or one per agent run.
 struct Mem {

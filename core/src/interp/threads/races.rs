@@ -98,6 +98,16 @@ impl ThreadRace {
         }
     }
 
+    /// Races with the same key are covered by one barrier at one place: the same kind, the same
+    /// access, after the same wait (a landed copy) or the same other access.
+    pub fn cover_key(&self) -> (ThreadRaceKind, Span, Span) {
+        (
+            self.kind,
+            self.access.span,
+            self.landed_at.unwrap_or(self.other.span),
+        )
+    }
+
     /// What the other access is: the other wave's copy, or its read.
     pub fn other_access(&self) -> &'static str {
         match self.kind {
@@ -185,10 +195,11 @@ impl Machine<'_> {
             .collect()
     }
 
+    /// Records a race: every one counted, the first `MAX_RACES` kept, and beyond them the first
+    /// of each place a barrier would cover (`ThreadRace::cover_key`), up to `MAX_PLACES` more, so
+    /// that a program missing several barriers shows each.
     fn race(&mut self, kind: ThreadRaceKind, b: usize, e: usize, access: Side, other: Side) {
-        if self.run.races.len() >= super::MAX_RACES {
-            return;
-        }
+        self.run.race_count += 1;
         let Some(m) = self.mems.get(b) else {
             return;
         };
@@ -209,7 +220,7 @@ impl Machine<'_> {
                 .and_then(|w| w.landed_at),
             _ => None,
         };
-        self.run.races.push(ThreadRace {
+        let race = ThreadRace {
             kind,
             buffer: m.name.clone(),
             element,
@@ -218,7 +229,19 @@ impl Machine<'_> {
             other,
             agent_word: agent_word.to_string(),
             landed_at,
-        });
+        };
+        let kept = self.run.races.len();
+        let new_place = || {
+            kept < super::MAX_RACES + super::MAX_PLACES
+                && self
+                    .run
+                    .races
+                    .iter()
+                    .all(|r| r.cover_key() != race.cover_key())
+        };
+        if kept < super::MAX_RACES || new_place() {
+            self.run.races.push(race);
+        }
     }
 
     pub(super) fn assign(&mut self, a: &Assign) {
