@@ -279,7 +279,7 @@ export async function wavesPath(driver, engine) {
     () => { const r = [...document.querySelectorAll('#pane-program .thread-races li')].map(l => l.textContent); return r.length && r; });
   const lines = variant.split('\n');
   for (const r of races) {
-    const [, line, me, buffer, them] = r.match(/^line (\d+): wave (\d) (?:reads|writes) (A_sh|B_sh)\[[\d, ]+\](?: \(slot \d\))? at iteration \d+(?:, written by| while) wave (\d)/) ?? [];
+    const [, line, me, buffer, them] = r.match(/^line (\d+): wave (\d) (?:reads|writes) (A_sh|B_sh)\[[\d, ]+\](?: \(slot \d\))?(?: at iteration \d+)?(?:, written by| while) wave (\d)/) ?? [];
     assert.ok(line && me !== them, `two waves named (${verdict}): ${r}`);
     assert.ok(lines[line - 1].includes(buffer + '['), `race at line ${line}: ${r}`);
     assert.match(r, /Fix: a barrier\(\) after the (wait|read) on line \d+ and before this (read|write) on line \d+/);

@@ -236,7 +236,7 @@ fn thread_races_html(h: &mut Html, a: &stagecraft::verify::Across, text: &str) {
         .text(word)
         .raw("'s wait completes only its own copies; a <code>barrier()</code> publishes them to the other ")
         .text(word)
-        .raw("s. One race per missing barrier:</p><ul class=\"races tvm-races thread-races\">");
+        .raw("s. One race for each wait and read (read and refill) with no barrier between them:</p><ul class=\"races tvm-races thread-races\">");
     let groups = a.by_barrier();
     for (k, g) in groups.iter().enumerate() {
         if k == SHOWN_PLACES {
