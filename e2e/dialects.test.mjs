@@ -174,6 +174,48 @@ test('check a pipelined program: TVM\'s output for RFC (c) races and names the c
   await page.close();
 });
 
+test('check a threaded program: the CDNA4 preset without its barriers races between two waves, at the read, with the barrier that would have covered it', async () => {
+  const variant = repo('tests/pipelined/cdna4_wave_local_waits.py');
+  const page = await open();
+  await loadPreset(page, 'CDNA4 interleaved (seed 002)');
+  await page.click('button[data-view="check"]');
+  await page.waitForSelector('#pipelined');
+  await page.fill('#pipelined', variant);
+  await page.waitForFunction(() => /^racy: .* between waves/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  assert.match(await page.locator('#pane-program').innerText(), /Run across its 8 waves \(512 threads\)/);
+  const races = await page.locator('#pane-program .thread-races li').allTextContents();
+  assert.ok(races.length > 0);
+  const lines = variant.split('\n');
+  const reads = races.filter(r => / reads /.test(r.split(':')[1] ?? ''));
+  assert.ok(reads.length > 0 && reads.length < races.length, `reads and refills: ${races.join('\n')}`);
+  for (const r of races) {
+    // Both waves, the element (its slot when the tile has two versions) and the iteration, at a
+    // line that accesses the tile; the barrier's place: after the wait that landed the copy (or
+    // after the other wave's read), before this access.
+    const [, line, me, verb, buffer, slot, them] = r.match(/^line (\d+): wave (\d) (reads|writes) (A_sh|B_sh)\[[\d, ]+\]( \(slot \d\))?(?: at iteration \d+)?(?:, written by| while) wave (\d)/) ?? [];
+    assert.ok(line && me !== them, `two waves named: ${r}`);
+    assert.equal(!!slot, buffer === 'A_sh', `A_sh has two versions, B_sh one: ${r}`);
+    assert.ok(lines[line - 1].includes(buffer + '['), `race at line ${line}: ${r}`);
+    const [, at, before] = r.match(/Fix: a barrier\(\) after the (?:wait|read) on line (\d+) and before this (?:read|write) on line (\d+)/) ?? [];
+    assert.ok(at && before === line, r);
+    assert.ok(lines[at - 1].includes(verb === 'reads' ? 'async_wait_queue(0, ' : buffer + '['), r);
+  }
+  await page.screenshot({ path: SHOTS + 'check-cdna4-waves-1500.png' });
+  // The derived program, with its barriers, is equivalent across the waves.
+  await page.getByRole('button', { name: "Start from Stagecraft's program" }).click();
+  await page.waitForFunction(() => /^equivalent: same outputs, no race across its 8 waves \(512 threads\)/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await page.close();
+  const small = await open({ width: 900, height: 700 });
+  await loadPreset(small, 'CDNA4 interleaved (seed 002)');
+  await small.click('button[data-view="check"]');
+  await small.waitForSelector('#pipelined');
+  await small.fill('#pipelined', variant);
+  await small.waitForFunction(() => /^racy: .* between waves/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  await small.locator('#pane-program .thread-races li').first().scrollIntoViewIfNeeded();
+  await small.screenshot({ path: SHOTS + 'check-cdna4-waves-900.png' });
+  await small.close();
+});
+
 test('a pasted TileLang kernel: the grid rewrites its T.Pipelined arguments, its async stages and costs are read-only', async () => {
   const page = await open();
   await pasteAndExplore(page, repo('tests/tilelang/gemm_stages3.py'));

@@ -1,8 +1,10 @@
 //! Loops run by several threads, timed natively: the interpreter across threads
 //! (`check_threads`: the loop and its pipelined program, every thread run or the idle ones
-//! sampled) and the machine-level verifier on the sm_80 kernel, on one preset.
-//! `cargo run --release -p stagecraft-core --example threads_timing [PRESET] [RUNS]`; prints the
-//! median of RUNS runs of each (docs/benchmarks.md, "Threads").
+//! sampled), the Check view's whole verification of the derived program and of a pipelined
+//! program from a file (`explore::check_pipelined`, which runs the one-thread verifier and the
+//! threads), and the machine-level verifier on the sm_80 kernel, on one preset.
+//! `cargo run --release -p stagecraft-core --example threads_timing [PRESET] [RUNS] [PIPELINED]`;
+//! prints the median of RUNS runs of each (docs/benchmarks.md, "Threads").
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
@@ -66,6 +68,33 @@ fn main() {
                 "every thread"
             }
         );
+    }
+    let derived = explore(
+        &text,
+        &Options {
+            targets: Vec::new(),
+            timeline: false,
+            verify: false,
+            form: stagecraft::pipelined::Form::Peeled,
+            ..Options::default()
+        },
+    )
+    .peeled
+    .expect("a peeled program")
+    .text;
+    let pasted = args
+        .get(2)
+        .map(|p| (p.clone(), std::fs::read_to_string(p).unwrap()));
+    for (name, pipelined) in [("the derived program".to_string(), derived)]
+        .into_iter()
+        .chain(pasted)
+    {
+        let params = Default::default();
+        let (ms, what) = median_ms(runs, || {
+            let c = stagecraft::explore::check_pipelined(&text, &pipelined, &params);
+            c.verification.map(|v| v.summary).unwrap_or_default()
+        });
+        println!("check view, {name}: {ms:.2} ms ({what})");
     }
     let kernel = machine_kernel(&text, Target::Ptx).unwrap();
     let (ms, what) = median_ms(runs, || {

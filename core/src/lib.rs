@@ -48,6 +48,7 @@ pub mod tir;
 pub mod tokens;
 pub mod tvm;
 pub mod tvmscript;
+pub mod verification_text;
 pub mod verify;
 pub mod verify_extents;
 pub mod versions;

@@ -801,70 +801,12 @@ fn verify_text(
     check.verification
 }
 
-/// A verification as text: the summary, then each race, difference, problem and wait, located
-/// in the program `name` (whose text is `text`).
+/// A verification as text, printed (`stagecraft::verification_text`).
 fn print_verification(v: &stagecraft::verify::Verification, name: &str, text: &str) {
-    outln!("{name}: {}", v.summary);
-    for p in v.problems.iter().filter(|p| p.invalid.is_some()) {
-        let (line, col) = stagecraft::diagnostic::line_col(text, p.span.start as usize);
-        outln!("  invalid at {name}:{line}:{col}: {}", p.message);
-        if let Some(fix) = &p.fix {
-            outln!("    fix: {fix}");
-        }
-    }
-    for r in &v.races {
-        let (line, col) = stagecraft::diagnostic::line_col(text, r.span.start as usize);
-        outln!("  race at {name}:{line}:{col}: {}", r.message);
-        if let Some(o) = r.other {
-            let (ol, oc) = stagecraft::diagnostic::line_col(text, o.span.start as usize);
-            outln!("    (the other access: {name}:{ol}:{oc})");
-        }
-        if let Some(w) = r.wait {
-            let (wl, wc) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
-            outln!("    (that wait: {name}:{wl}:{wc})");
-        }
-    }
-    for d in &v.differences {
-        outln!(
-            "  `{}{:?}`: the loop computes {}, the pipelined program {}",
-            d.buffer,
-            d.element,
-            d.expected,
-            d.got.map_or("nothing".to_string(), |g| g.to_string())
-        );
-    }
-    for p in v.problems.iter().filter(|p| p.invalid.is_none()) {
-        let (line, col) = stagecraft::diagnostic::line_col(text, p.span.start as usize);
-        outln!("  problem at {name}:{line}:{col}: {}", p.message);
-    }
-    for w in &v.waits {
-        let (line, _) = stagecraft::diagnostic::line_col(text, w.span.start as usize);
-        let at = |ns: &[i64], what: &str| {
-            let ns: Vec<String> = ns.iter().map(i64::to_string).collect();
-            (!ns.is_empty()).then(|| format!("{what} at N = {}", ns.join(", ")))
-        };
-        let per_n: Vec<String> = [
-            at(&w.not_executed_at, "not executed"),
-            at(&w.forces_nothing_at, "nothing in flight to complete"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let not_executed = if per_n.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", per_n.join("; "))
-        };
-        let fix = w.lower_by.map_or(String::new(), |k| {
-            format!(" — its count {k} lower leaves no race on it")
-        });
-        outln!(
-            "  wait on queue {} (line {line}, {}): {:?}{fix}{not_executed}",
-            w.queue,
-            stagecraft::english::count(w.instances, "instance"),
-            w.judgement
-        );
-    }
+    out!(
+        "{}",
+        stagecraft::verification_text::verification_text(v, name, text)
+    );
 }
 
 /// `stagecraft time FILE`: wall time of parse + transform + waits, for comparisons with other

@@ -132,6 +132,139 @@ pub struct Verification {
     /// the interpretation budget.
     #[serde(default)]
     pub unjudged_for_budget: usize,
+    /// A program whose loop declares its threads, run across them as well
+    /// (`interp::check_threads`): who ran, and the races between waves (threads) it found.
+    #[serde(default, skip_serializing_if = "crate::wire::omit_none")]
+    pub across: Option<Across>,
+}
+
+/// The run across threads of a program that declares them: the races between its waves (a read
+/// of what another wave copied before a barrier publishes it, a write over what another wave may
+/// still read), which the one-thread runs above cannot see.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Across {
+    pub threads: crate::ir::Threads,
+    /// The waves (threads) run: every one, or those owning an element of a shared tile and one
+    /// that owns none, standing for the rest (`interp::ThreadOptions::sample_symmetric`).
+    pub agents_run: u32,
+    pub barriers: u64,
+    /// The first races found, and the first at each further place a barrier would cover.
+    pub races: Vec<crate::interp::ThreadRace>,
+    /// Every race found.
+    pub race_count: u64,
+    /// Output elements a wave's copy holds that the loop does not compute, in sentences.
+    pub differences: Vec<String>,
+    /// The run stopped at the interpreter's limit: nothing is claimed.
+    pub truncated: bool,
+}
+
+impl Across {
+    /// "wave", or "thread" when every thread waits for its own copies.
+    pub fn agent_word(&self) -> &'static str {
+        if self.threads.waves < self.threads.threads {
+            "wave"
+        } else {
+            "thread"
+        }
+    }
+
+    /// "8 waves (512 threads)", "128 threads".
+    pub fn who(&self) -> String {
+        if self.threads.waves < self.threads.threads {
+            format!(
+                "{} ({} threads)",
+                count(self.threads.waves as usize, "wave"),
+                self.threads.threads
+            )
+        } else {
+            count(self.threads.threads as usize, "thread")
+        }
+    }
+}
+
+/// Races between waves that one barrier would cover (the same kind at the same two accesses, the
+/// copy landed at the same wait), met by several waves and elements: the first, and the others
+/// counted.
+#[derive(Clone, Debug)]
+pub struct RaceGroup<'a> {
+    pub first: &'a crate::interp::ThreadRace,
+    /// The races like it kept beyond the first (`Across::races`).
+    pub more: usize,
+    /// Every wave (thread) on either side of them, in order.
+    pub agents: Vec<u32>,
+}
+
+impl RaceGroup<'_> {
+    /// "waves 0–7", "threads 1, 3 and 9".
+    pub fn between(&self) -> String {
+        let word = &self.first.agent_word;
+        let contiguous = self
+            .agents
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if b == &(a + 1)));
+        match self.agents.as_slice() {
+            [] => String::new(),
+            [one] => format!("{word} {one}"),
+            [first, .., last] if contiguous => format!("{word}s {first}–{last}"),
+            [init @ .., last] => format!(
+                "{word}s {} and {last}",
+                init.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+impl Across {
+    /// The races grouped by the barrier that would cover them, in the order first met.
+    pub fn by_barrier(&self) -> Vec<RaceGroup<'_>> {
+        let mut groups: Vec<RaceGroup<'_>> = Vec::new();
+        for r in &self.races {
+            let same = |g: &RaceGroup<'_>| g.first.cover_key() == r.cover_key();
+            match groups.iter_mut().find(|g| same(g)) {
+                Some(g) => {
+                    g.more += 1;
+                    g.agents.extend([r.access.agent, r.other.agent]);
+                }
+                None => groups.push(RaceGroup {
+                    first: r,
+                    more: 0,
+                    agents: vec![r.access.agent, r.other.agent],
+                }),
+            }
+        }
+        for g in &mut groups {
+            g.agents.sort_unstable();
+            g.agents.dedup();
+        }
+        groups
+    }
+}
+
+/// `pipelined` run across the threads it declares and its outputs compared with the loop's;
+/// `None` when it declares none.
+fn across_threads(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> Option<Across> {
+    let threads = pipelined.threads?;
+    let check = crate::interp::check_threads(
+        original,
+        pipelined,
+        &crate::interp::ThreadOptions {
+            params: opts.params.clone(),
+            seed: opts.seed,
+            ..crate::interp::ThreadOptions::default()
+        },
+    );
+    Some(Across {
+        threads,
+        agents_run: check.run.agents.len() as u32,
+        barriers: check.run.barriers,
+        races: check.run.races,
+        race_count: check.run.race_count,
+        differences: check.differences,
+        truncated: check.run.truncated,
+    })
 }
 
 const MAX_DIFFERENCES: usize = 16;
@@ -266,6 +399,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         return v;
     }
     v.differences = compare(&orig, &main);
+    v.across = across_threads(original, pipelined, opts);
     for seed in 1..=u64::from(opts.random_runs) {
         let r = runs.pipelined(&RunOptions {
             policy: Policy::Random { seed },
@@ -277,9 +411,11 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
     let loose = v.loose_waits();
     v.verdict = if v.invalid() > 0 {
         Verdict::Invalid
-    } else if !v.races.is_empty() {
+    } else if !v.races.is_empty() || v.across.as_ref().is_some_and(|a| !a.races.is_empty()) {
         Verdict::Racy
-    } else if !v.differences.is_empty() {
+    } else if !v.differences.is_empty()
+        || v.across.as_ref().is_some_and(|a| !a.differences.is_empty())
+    {
         Verdict::Different
     } else if loose > 0 {
         Verdict::SafeButLoose
@@ -325,6 +461,7 @@ impl Verification {
             random_races: Vec::new(),
             params: opts.params.clone(),
             unjudged_for_budget: 0,
+            across: None,
         }
     }
 }
@@ -457,23 +594,32 @@ pub fn all_tight(waits: usize) -> String {
 /// One sentence for the verdict; `loose` waits could allow more groups in flight.
 fn summary(v: &Verification, loose: usize) -> String {
     let over_budget = v.unjudged_for_budget;
+    // "no race" says across whom, when the program declares its threads.
+    let no_race = match &v.across {
+        Some(a) if a.truncated => format!(
+            "no race in one thread (the run across its {} stopped at the interpreter's limit)",
+            a.who()
+        ),
+        Some(a) => format!("no race across its {}", a.who()),
+        None => "no race".to_string(),
+    };
     match v.verdict {
         Verdict::Equivalent if v.waits.is_empty() => {
-            format!("equivalent: same outputs, no race, no waits needed ({} statement instances)", v.instances)
+            format!("equivalent: same outputs, {no_race}, no waits needed ({} statement instances)", v.instances)
         }
         Verdict::Equivalent if over_budget > 0 => format!(
-            "equivalent: same outputs, no race; {} of {} waits judged tight, {over_budget} not judged (interpretation budget) ({} statement instances)",
+            "equivalent: same outputs, {no_race}; {} of {} waits judged tight, {over_budget} not judged (interpretation budget) ({} statement instances)",
             v.waits.len() - over_budget,
             v.waits.len(),
             v.instances
         ),
         Verdict::Equivalent => format!(
-            "equivalent: same outputs, no race, {} ({} statement instances)",
+            "equivalent: same outputs, {no_race}, {} ({} statement instances)",
             all_tight(v.waits.len()),
             v.instances
         ),
         Verdict::SafeButLoose => format!(
-            "safe but loose: same outputs and no race, but {} could allow more groups in flight",
+            "safe but loose: same outputs and {no_race}, but {} could allow more groups in flight",
             count(loose, "wait")
         ),
         Verdict::Invalid => {
@@ -483,10 +629,7 @@ fn summary(v: &Verification, loose: usize) -> String {
                 .find_map(|p| p.invalid)
                 .map_or("", |k| k.what());
             let more = v.invalid().saturating_sub(1);
-            let mut also = Vec::new();
-            if !v.races.is_empty() {
-                also.push(format!("{} on in-flight data", count(v.races.len(), "race")));
-            }
+            let mut also = races_said(v);
             if !v.differences.is_empty() {
                 also.push(differ(v.differences.len()));
             }
@@ -504,13 +647,45 @@ fn summary(v: &Verification, loose: usize) -> String {
                 }
             )
         }
-        Verdict::Racy => format!("racy: {} on in-flight data", count(v.races.len(), "race")),
-        Verdict::Different => format!(
-            "different: {} although nothing raced",
-            differ(v.differences.len())
-        ),
+        Verdict::Racy => format!("racy: {}", races_said(v).join(", ")),
+        Verdict::Different => {
+            let across = v.across.as_ref().map_or(0, |a| a.differences.len());
+            let n = if v.differences.is_empty() {
+                across
+            } else {
+                v.differences.len()
+            };
+            format!("different: {} although nothing raced", differ(n))
+        }
         Verdict::NotRun => "not run".into(),
     }
+}
+
+/// The races of a verification in words: those on in-flight data (one thread's runs), then those
+/// between waves (threads) with what the first of them is.
+fn races_said(v: &Verification) -> Vec<String> {
+    let mut out = Vec::new();
+    if !v.races.is_empty() {
+        out.push(format!(
+            "{} on in-flight data",
+            count(v.races.len(), "race")
+        ));
+    }
+    if let Some(a) = v.across.as_ref().filter(|a| !a.races.is_empty()) {
+        let word = a.agent_word();
+        let what = match a.races.first().map(|r| r.kind) {
+            Some(crate::interp::ThreadRaceKind::ReadNotPublished) => format!(
+                " — a {word} reads part of a tile another {word} copied before a barrier publishes it"
+            ),
+            Some(crate::interp::ThreadRaceKind::WriteOverRead) => format!(
+                " — a {word} refills part of a tile another {word} may still be reading"
+            ),
+            _ => String::new(),
+        };
+        let races = count(a.race_count as usize, "race");
+        out.push(format!("{races} between {word}s{what}"));
+    }
+    out
 }
 
 /// "1 output element differs", "3 output elements differ".

@@ -112,3 +112,62 @@ fn without_its_barriers_each_wave_waits_only_for_its_own_dma_and_reads_another_w
     // The waits are the derived ones: each wave's own count is right for its own copies.
     assert!(variant.contains("async_wait_queue(0, "));
 }
+
+/// The Check view's path (`explore::check_pipelined`, which the worker runs for a pasted program):
+/// a program that declares its threads is run across them too, so the variant is racy with the
+/// races between waves located, and the derived program is equivalent across all 8 waves.
+#[test]
+fn the_check_view_runs_a_pasted_threaded_program_across_its_waves() {
+    let loop_source = read("examples/cdna4_interleaved.py");
+    let variant = read("tests/pipelined/cdna4_wave_local_waits.py");
+    let params = Default::default();
+    let check = stagecraft::explore::check_pipelined(&loop_source, &variant, &params);
+    let v = check.verification.expect("verified");
+    assert_eq!(
+        v.verdict,
+        stagecraft::verify::Verdict::Racy,
+        "{}",
+        v.summary
+    );
+    assert!(v.summary.contains("between waves"), "{}", v.summary);
+    let across = v.across.expect("run across its waves");
+    assert_eq!(across.agents_run, 8);
+    let race = across
+        .races
+        .iter()
+        .find(|r| r.kind == ThreadRaceKind::ReadNotPublished)
+        .expect("a read of another wave's copy");
+    assert_ne!(race.access.agent, race.other.agent);
+    assert_eq!(
+        race.slot,
+        race.element.first().copied(),
+        "A_sh has 2 versions"
+    );
+    let line = |s: stagecraft::diagnostic::Span| {
+        stagecraft::diagnostic::line_col(&variant, s.start as usize).0
+    };
+    let landed = race.landed_at.expect("the copy landed at a wait");
+    let wait = variant.lines().nth(line(landed) - 1).unwrap();
+    assert!(wait.contains("async_wait_queue(0, "), "{wait}");
+    let cover = race.covering_barrier(line).unwrap();
+    assert!(
+        cover.starts_with(&format!(
+            "a barrier() after the wait on line {}",
+            line(landed)
+        )),
+        "{cover}"
+    );
+    // Between that wait and the read, the derived program has its barrier: the one deleted.
+    let (_, _, derived) = preset();
+    let derived_check = stagecraft::explore::check_pipelined(&loop_source, &derived, &params);
+    let dv = derived_check.verification.expect("verified");
+    assert_eq!(
+        dv.verdict,
+        stagecraft::verify::Verdict::Equivalent,
+        "{}",
+        dv.summary
+    );
+    assert!(dv
+        .across
+        .is_some_and(|a| a.races.is_empty() && a.barriers > 0));
+}

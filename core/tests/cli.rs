@@ -160,6 +160,98 @@ fn check_exits_3_on_the_race_tvm_leaves_in_example_b() {
     assert_eq!(derived.status.code(), Some(0), "{}", text(&derived.stdout));
 }
 
+/// The CDNA4 preset's program with its barriers deleted, checked by hand: the run across its 8
+/// waves finds each wave reading another wave's part of the tile before a barrier publishes it,
+/// at the read's line, naming both waves, the slot and the iteration, and saying where the barrier
+/// that would have covered it goes. The derived program (with its barriers) is clean across them.
+#[test]
+fn check_runs_a_threaded_program_across_its_waves_and_locates_the_race_between_two() {
+    const VARIANT: &str = "tests/pipelined/cdna4_wave_local_waits.py";
+    let out = stagecraft(
+        &[
+            "check",
+            "examples/cdna4_interleaved.py",
+            "--pipelined",
+            VARIANT,
+        ],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    let first_line = stdout.lines().next().unwrap_or_default();
+    assert!(
+        first_line.contains("racy:") && first_line.contains("between waves"),
+        "{stdout}"
+    );
+    // The first race: wave a reads at its line what wave b copied, with the barrier's place.
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/pipelined/cdna4_wave_local_waits.py"
+    ))
+    .unwrap();
+    let race = stdout
+        .lines()
+        .position(|l| l.starts_with(&format!("  race at {VARIANT}:")))
+        .unwrap_or_else(|| panic!("no race listed: {stdout}"));
+    let lines: Vec<&str> = stdout.lines().collect();
+    let said = lines[race];
+    let waves: Vec<u32> = said
+        .split("wave ")
+        .skip(1)
+        .filter_map(|w| w.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .collect();
+    assert!(
+        waves.len() >= 2 && waves[0] != waves[1],
+        "two waves named: {said}"
+    );
+    assert!(
+        said.contains("(slot ") && said.contains("at iteration "),
+        "{said}"
+    );
+    let read_line: usize = said
+        .trim_start_matches(&format!("  race at {VARIANT}:"))
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        source.lines().nth(read_line - 1).unwrap().contains("A_sh["),
+        "the race is at a read of the shared tile: {said}"
+    );
+    let cover = lines[race + 2];
+    assert!(
+        cover.contains("covered by a barrier() after the wait on line "),
+        "{cover}"
+    );
+    let wait_line: usize = cover
+        .split("after the wait on line ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        source
+            .lines()
+            .nth(wait_line - 1)
+            .unwrap()
+            .contains("async_wait_queue(0, "),
+        "{cover}"
+    );
+    assert!(wait_line < read_line, "{cover}");
+
+    let derived = stagecraft(&["check", "examples/cdna4_interleaved.py"], None);
+    let derived_out = text(&derived.stdout);
+    assert_eq!(derived.status.code(), Some(0), "{derived_out}");
+    assert!(
+        derived_out.contains("no race across its 8 waves (512 threads)"),
+        "{derived_out}"
+    );
+}
+
 #[test]
 fn workloads_print_the_library_generators() {
     let heavy = stagecraft(&["workload", "heavy", "12", "4", "9"], None);

@@ -2,12 +2,12 @@
 // the same paths as Firefox ESR and WebKit run, with every script and console error failing it.
 import { test, after } from 'node:test';
 import { launchFresh } from '../fresh.mjs';
-import { mainPath, teachingPath, markupPath } from './main-path.mjs';
+import { mainPath, teachingPath, markupPath, wavesPath } from './main-path.mjs';
 
 let ctx;
 after(async () => { await ctx?.close(); });
 
-test('Chromium: first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; nothing refused by the Content-Security-Policy', async () => {
+test('Chromium: first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; the CDNA4 race between two waves in the check view; nothing refused by the Content-Security-Policy', async () => {
   ctx = await launchFresh();
   const page = await ctx.newPage();
   const pageErrors = [];
@@ -27,5 +27,6 @@ test('Chromium: first load, an edit, a preset, every pane, a link round trip, th
   await mainPath(driver, 'chromium');
   await teachingPath(driver, 'chromium');
   await markupPath(driver, 'chromium');
+  await wavesPath(driver, 'chromium');
   if (pageErrors.length) throw new Error(`script errors: ${pageErrors.join('; ')}`);
 });

@@ -1,13 +1,13 @@
 // The main path in Firefox ESR (Debian's firefox-esr), driven by puppeteer-core over WebDriver BiDi.
 import { test, after } from 'node:test';
 import puppeteer from 'puppeteer-core';
-import { mainPath, teachingPath, markupPath } from './main-path.mjs';
+import { mainPath, teachingPath, markupPath, wavesPath } from './main-path.mjs';
 
 const executablePath = process.env.FIREFOX || '/usr/bin/firefox-esr';
 let browser;
 after(async () => { await browser?.close(); });
 
-test('Firefox ESR: first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; nothing refused by the Content-Security-Policy', async () => {
+test('Firefox ESR: first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; the CDNA4 race between two waves in the check view; nothing refused by the Content-Security-Policy', async () => {
   browser = await puppeteer.launch({ browser: 'firefox', executablePath, headless: true });
   const page = await browser.newPage();
   await page.setViewport({ width: 1500, height: 900 });
@@ -25,5 +25,6 @@ test('Firefox ESR: first load, an edit, a preset, every pane, a link round trip,
   await mainPath(driver, 'firefox');
   await teachingPath(driver, 'firefox');
   await markupPath(driver, 'firefox');
+  await wavesPath(driver, 'firefox');
   if (pageErrors.length) throw new Error(`script errors: ${pageErrors.join('; ')}`);
 });

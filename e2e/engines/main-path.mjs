@@ -7,7 +7,7 @@
 // errors seen so far (an array the paths check and empty). Every page the paths leave has had
 // nothing refused by the policy. Run against the served release build (scripts/e2e.sh).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 
 /** The inline script the main path has the policy refuse: the engine's report of that refusal
@@ -259,6 +259,33 @@ sch.annotate(i, "${plainImg(4)}", [0])
     assert.ok(found.text.includes(shown), `${shown} is shown as text`);
   }
   await noneRefused(driver, 'the markup link');
+}
+
+/** Issue 42's race between waves, in every engine: the CDNA4 preset's program with its barriers
+ * deleted, opened in the check view from a link, is racy, each race at its line naming the wave
+ * that reads and the wave that copied, with the barrier that would have covered it. */
+export async function wavesPath(driver, engine) {
+  const repo = p => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
+  const variant = repo('tests/pipelined/cdna4_wave_local_waits.py');
+  const state = { text: repo('examples/cdna4_interleaved.py'), view: 'check', pipelined: variant };
+  await driver.goto('about:blank');
+  await driver.goto(BASE + '#v1/' + deflateRawSync(Buffer.from(JSON.stringify(state))).toString('base64url'));
+  await explored(driver);
+  const verdict = await waitFor(driver, 'the check verdict across the waves', () => {
+    const v = document.querySelector('#check-verdict')?.textContent ?? '';
+    return /^racy: .* between waves/.test(v) && v;
+  });
+  const races = await waitFor(driver, 'the races between waves',
+    () => { const r = [...document.querySelectorAll('#pane-program .thread-races li')].map(l => l.textContent); return r.length && r; });
+  const lines = variant.split('\n');
+  for (const r of races) {
+    const [, line, me, buffer, them] = r.match(/^line (\d+): wave (\d) (?:reads|writes) (A_sh|B_sh)\[[\d, ]+\](?: \(slot \d\))?(?: at iteration \d+)?(?:, written by| while) wave (\d)/) ?? [];
+    assert.ok(line && me !== them, `two waves named (${verdict}): ${r}`);
+    assert.ok(lines[line - 1].includes(buffer + '['), `race at line ${line}: ${r}`);
+    assert.match(r, /Fix: a barrier\(\) after the (wait|read) on line \d+ and before this (read|write) on line \d+/);
+  }
+  await shotOf(driver, engine, 'check-waves');
+  await noneRefused(driver, 'the check view across waves');
 }
 
 const shotOf = (driver, engine, name) => driver.screenshot(`${SHOTS}${engine}-${name}.png`);

@@ -6,7 +6,7 @@ import { test, after } from 'node:test';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { mainPath, teachingPath, markupPath } from './main-path.mjs';
+import { mainPath, teachingPath, markupPath, wavesPath } from './main-path.mjs';
 
 const MINIBROWSER = process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 const children = [];
@@ -76,6 +76,7 @@ async function mainPathInWebKit() {
   await mainPath(driver, 'webkit');
   await teachingPath(driver, 'webkit');
   await markupPath(driver, 'webkit');
+  await wavesPath(driver, 'webkit');
 }
 
 /** Ends the session and the processes `mainPathInWebKit` started. */
@@ -85,7 +86,7 @@ async function stopWebKit() {
   for (const c of children.splice(0)) c.kill();
 }
 
-test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; nothing refused by the Content-Security-Policy', async () => {
+test('WebKit (MiniBrowser): first load, an edit, a preset, every pane, a link round trip, the clipboard fallback, the trap banner; the step-through, the TVM view and the check view; markup in a link shown as text; the CDNA4 race between two waves in the check view; nothing refused by the Content-Security-Policy', async () => {
   try {
     await mainPathInWebKit();
   } catch (e) {

@@ -161,6 +161,9 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
                 .text(&v.summary)
                 .raw("</div>");
             races_html(&mut h, v, pipelined);
+            if let Some(a) = &v.across {
+                thread_races_html(&mut h, a, pipelined);
+            }
         }
         None => {
             h.raw("<div id=\"check-verdict\" class=\"verdict invalid\">Not checked: the program has errors</div>");
@@ -214,6 +217,63 @@ fn races_html(h: &mut Html, v: &Verification, text: &str) {
         h.raw("</details>");
     }
 }
+
+/// The races between waves (threads) of a program that declares its threads, one per barrier that
+/// would cover them (core's `Across::by_barrier`): at its line, the wave that reads (writes) and
+/// the wave whose access it meets, the element, its slot, the iteration; then where that barrier
+/// goes and how many more races, between which waves, it covers.
+fn thread_races_html(h: &mut Html, a: &stagecraft::verify::Across, text: &str) {
+    if a.races.is_empty() {
+        return;
+    }
+    let line = |span: stagecraft::diagnostic::Span| line_col(text, span.start as usize).0;
+    let word = a.agent_word();
+    h.raw("<h3>Races between ")
+        .text(word)
+        .raw("s</h3><p class=\"view-note\">Run across its ")
+        .text(&a.who())
+        .raw(": each ")
+        .text(word)
+        .raw("'s wait completes only its own copies; a <code>barrier()</code> publishes them to the other ")
+        .text(word)
+        .raw("s. One race for each wait and read (read and refill) with no barrier between them:</p><ul class=\"races tvm-races thread-races\">");
+    let groups = a.by_barrier();
+    for (k, g) in groups.iter().enumerate() {
+        if k == SHOWN_PLACES {
+            h.raw("</ul><details><summary>")
+                .num(groups.len() - SHOWN_PLACES)
+                .raw(" more places</summary><ul class=\"races tvm-races thread-races\">");
+        }
+        let r = g.first;
+        h.raw("<li>line ")
+            .num(line(r.access.span))
+            .raw(": ")
+            .text(&r.message())
+            .raw(" (")
+            .text(r.other_access())
+            .raw(": line ")
+            .num(line(r.other.span))
+            .raw(").");
+        if let Some(cover) = r.covering_barrier(line) {
+            h.raw("<br><span class=\"cover\">Fix: ").text(&cover);
+            if g.more > 0 {
+                h.raw(" — it also covers ")
+                    .text(&stagecraft::english::count(g.more, "more race"))
+                    .raw(" like this one, between ")
+                    .text(&g.between());
+            }
+            h.raw(".</span>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+    if groups.len() > SHOWN_PLACES {
+        h.raw("</details>");
+    }
+}
+
+/// Places a barrier is missing at, listed before the rest are folded away.
+const SHOWN_PLACES: usize = 4;
 
 /// Each racy wait with the count that would be right, found by the verifier (`lower_by`).
 fn fixes_html(h: &mut Html, v: &Verification, text: &str) {

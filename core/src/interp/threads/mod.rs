@@ -59,6 +59,8 @@ pub struct ThreadRun {
     /// The waves (threads) run: all of them, or the owners and one representative.
     pub agents: Vec<u32>,
     pub races: Vec<ThreadRace>,
+    /// Every race found, kept or not.
+    pub race_count: u64,
     pub problems: Vec<Problem>,
     /// Barriers passed.
     pub barriers: u64,
@@ -69,7 +71,10 @@ pub struct ThreadRun {
     pub outputs: BTreeMap<String, Vec<Vec<f64>>>,
 }
 
-const MAX_RACES: usize = 64;
+/// Races kept before only those at a new place are (`Machine::race`); every race is counted.
+pub const MAX_RACES: usize = 64;
+/// Races at a new place kept beyond `MAX_RACES`.
+const MAX_PLACES: usize = 64;
 
 /// One buffer's memory: one copy (distributed) or one per agent run.
 struct Mem {
@@ -93,6 +98,8 @@ struct Write {
     side: Side,
     /// The interval it lands in, once its wave's wait completed it (at issue for a sync write).
     landed: Option<u64>,
+    /// The wait that completed it (an async write).
+    landed_at: Option<Span>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -243,6 +250,18 @@ fn agents_to_run(mems: &[Mem], threads: Threads, sample: bool) -> Vec<u32> {
     out
 }
 
+/// Whether `nodes` wait, commit or pass a barrier (a pipeline's loop does; a loop over a tile's
+/// elements does not).
+fn synchronizes(nodes: &[Node]) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Commit { .. } | Node::Wait { .. } | Node::Barrier { .. } => true,
+        Node::For { body, .. } | Node::If { body, .. } | Node::Section { body, .. } => {
+            synchronizes(body)
+        }
+        Node::AsyncScope { .. } | Node::Assign(_) => false,
+    })
+}
+
 /// Elements of one ring slot (the whole buffer when it has one version).
 fn slot_elements(m: &Mem) -> i64 {
     let dims = if m.versions > 1 {
@@ -283,7 +302,9 @@ impl Machine<'_> {
                 let (Some(l), Some(h)) = (lo.eval(&self.env), hi.eval(&self.env)) else {
                     return;
                 };
-                let outermost = self.outer.is_none();
+                // The pipeline's loop is the outermost one that waits or commits: a loop of
+                // elements (a prologue's copy, an epilogue's tile) has no iteration of its own.
+                let outermost = self.outer.is_none() && synchronizes(body);
                 if outermost {
                     self.outer = Some(*var);
                 }
@@ -335,7 +356,7 @@ impl Machine<'_> {
                 ..
             } => {
                 match count.eval(&self.env) {
-                    Some(n) => self.wait(*queue, n.max(0)),
+                    Some(n) => self.wait(*queue, n.max(0), *span),
                     None => self.problem(*span, "this wait count cannot be evaluated".into()),
                 }
                 self.nodes(body);
@@ -351,7 +372,7 @@ impl Machine<'_> {
 
     /// Every agent completes the oldest groups of `queue` until `keep` remain: their writes land
     /// in this barrier interval.
-    fn wait(&mut self, queue: i64, keep: i64) {
+    fn wait(&mut self, queue: i64, keep: i64, at: Span) {
         for a in 0..self.agents.len() {
             while let Some(q) = self.queues.get_mut(a).and_then(|qs| qs.get_mut(&queue)) {
                 if q.len() as i64 <= keep {
@@ -361,13 +382,13 @@ impl Machine<'_> {
                     break;
                 };
                 for (b, copy, e, v) in g.writes {
-                    self.land(b, copy, e, v);
+                    self.land(b, copy, e, v, at);
                 }
             }
         }
     }
 
-    fn land(&mut self, b: usize, copy: usize, e: usize, v: f64) {
+    fn land(&mut self, b: usize, copy: usize, e: usize, v: f64, at: Span) {
         let epoch = self.epoch;
         let Some(m) = self.mems.get_mut(b) else {
             return;
@@ -381,6 +402,7 @@ impl Machine<'_> {
         if let Some(Some(w)) = m.last_write.get_mut(copy).and_then(|l| l.get_mut(e)) {
             if w.landed.is_none() {
                 w.landed = Some(epoch);
+                w.landed_at = Some(at);
             }
         }
     }

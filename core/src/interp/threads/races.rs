@@ -38,21 +38,24 @@ pub struct ThreadRace {
     pub kind: ThreadRaceKind,
     pub buffer: String,
     pub element: Vec<i64>,
+    /// The ring slot of the element (its first index) when the buffer has several versions.
+    pub slot: Option<i64>,
     pub access: Side,
     pub other: Side,
     /// "wave" or "thread": what an agent is.
     pub agent_word: String,
+    /// A read of another wave's copy that had landed: the wait that landed it (in the writing
+    /// wave; every wave runs the same program). A `barrier()` after that wait and before the read
+    /// publishes the copy to the reader.
+    pub landed_at: Option<Span>,
 }
 
 impl ThreadRace {
-    /// The race in a sentence naming both waves (threads).
+    /// The race in a sentence naming both waves (threads), the element, its slot and the
+    /// iterations. Where each access is and where the barrier that covers it goes are spans
+    /// (`access`, `other`, `landed_at`), which the callers write as lines of the program they
+    /// show.
     pub fn message(&self) -> String {
-        let who = |s: &Side| {
-            let at = s
-                .iteration
-                .map_or(String::new(), |i| format!(", iteration {i}"));
-            format!("{} {} (statement {}{at})", self.agent_word, s.agent, s.stmt)
-        };
         let element = format!(
             "{}[{}]",
             self.buffer,
@@ -62,27 +65,80 @@ impl ThreadRace {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        let slot = self.slot.map_or(String::new(), |s| format!(" (slot {s})"));
+        let at = |s: &Side| {
+            s.iteration
+                .map_or(String::new(), |i| format!(" at iteration {i}"))
+        };
+        let of = |s: &Side| {
+            s.iteration
+                .map_or(String::new(), |i| format!(" (iteration {i})"))
+        };
+        let (me, them) = (
+            format!("{} {}", self.agent_word, self.access.agent),
+            format!("{} {}", self.agent_word, self.other.agent),
+        );
+        let (at, of) = (at(&self.access), of(&self.other));
         match self.kind {
+            ThreadRaceKind::ReadNotPublished if self.landed_at.is_some() => format!(
+                "{me} reads {element}{slot}{at}, written by {them}'s async copy{of}: the copy has landed at {them}'s wait, but no barrier after that wait publishes it to {me}"
+            ),
             ThreadRaceKind::ReadNotPublished => format!(
-                "{} reads {element}, which {} wrote with no barrier after it landed",
-                who(&self.access),
-                who(&self.other)
+                "{me} reads {element}{slot}{at}, written by {them}'s async copy{of}, which is still in flight: no wait has completed it"
             ),
             ThreadRaceKind::ReadInFlight => format!(
-                "{} reads {element} while its own async write of it ({}) is in flight",
-                who(&self.access),
-                who(&self.other)
+                "{me} reads {element}{slot}{at} while its own async copy{of} of it is in flight"
             ),
             ThreadRaceKind::WriteOverRead => format!(
-                "{} writes {element}, which {} reads with no barrier between them",
-                who(&self.access),
-                who(&self.other)
+                "{me} writes {element}{slot}{at} while {them} may still be reading it{of}: no barrier separates that read from this write"
             ),
             ThreadRaceKind::WriteInFlight => format!(
-                "{} writes {element} while its own async write of it ({}) is in flight",
-                who(&self.access),
-                who(&self.other)
+                "{me} writes {element}{slot}{at} while its own async copy{of} of it is in flight"
             ),
+        }
+    }
+
+    /// Races with the same key are covered by one barrier at one place: the same kind, the same
+    /// access, after the same wait (a landed copy) or the same other access.
+    pub fn cover_key(&self) -> (ThreadRaceKind, Span, Span) {
+        (
+            self.kind,
+            self.access.span,
+            self.landed_at.unwrap_or(self.other.span),
+        )
+    }
+
+    /// What the other access is: the other wave's copy, or its read.
+    pub fn other_access(&self) -> &'static str {
+        match self.kind {
+            ThreadRaceKind::WriteOverRead => "the read",
+            _ => "the copy",
+        }
+    }
+
+    /// Where the `barrier()` that would have covered the race goes, in words, given the lines of
+    /// the program's accesses (`line` turns a span into its line number); `None` when a barrier
+    /// alone does not cover it (a wave's own copy in flight needs a wait, not a barrier).
+    pub fn covering_barrier(&self, line: impl Fn(Span) -> usize) -> Option<String> {
+        match self.kind {
+            ThreadRaceKind::ReadNotPublished => Some(match self.landed_at {
+                Some(wait) => format!(
+                    "a barrier() after the wait on line {} and before this read on line {}",
+                    line(wait),
+                    line(self.access.span)
+                ),
+                None => format!(
+                    "a wait that completes the copy on line {}, then a barrier() before this read on line {}",
+                    line(self.other.span),
+                    line(self.access.span)
+                ),
+            }),
+            ThreadRaceKind::WriteOverRead => Some(format!(
+                "a barrier() after the read on line {} and before this write on line {}",
+                line(self.other.span),
+                line(self.access.span)
+            )),
+            ThreadRaceKind::ReadInFlight | ThreadRaceKind::WriteInFlight => None,
         }
     }
 }
@@ -139,10 +195,11 @@ impl Machine<'_> {
             .collect()
     }
 
+    /// Records a race: every one counted, the first `MAX_RACES` kept, and beyond them the first
+    /// of each place a barrier would cover (`ThreadRace::cover_key`), up to `MAX_PLACES` more, so
+    /// that a program missing several barriers shows each.
     fn race(&mut self, kind: ThreadRaceKind, b: usize, e: usize, access: Side, other: Side) {
-        if self.run.races.len() >= super::MAX_RACES {
-            return;
-        }
+        self.run.race_count += 1;
         let Some(m) = self.mems.get(b) else {
             return;
         };
@@ -152,14 +209,39 @@ impl Machine<'_> {
         } else {
             "thread"
         };
-        self.run.races.push(ThreadRace {
+        let slot = (m.versions > 1).then(|| element.first().copied()).flatten();
+        let landed_at = match kind {
+            ThreadRaceKind::ReadNotPublished => m
+                .last_write
+                .first()
+                .and_then(|l| l.get(e))
+                .copied()
+                .flatten()
+                .and_then(|w| w.landed_at),
+            _ => None,
+        };
+        let race = ThreadRace {
             kind,
             buffer: m.name.clone(),
             element,
+            slot,
             access,
             other,
             agent_word: agent_word.to_string(),
-        });
+            landed_at,
+        };
+        let kept = self.run.races.len();
+        let new_place = || {
+            kept < super::MAX_RACES + super::MAX_PLACES
+                && self
+                    .run
+                    .races
+                    .iter()
+                    .all(|r| r.cover_key() != race.cover_key())
+        };
+        if kept < super::MAX_RACES || new_place() {
+            self.run.races.push(race);
+        }
     }
 
     pub(super) fn assign(&mut self, a: &Assign) {
@@ -293,7 +375,11 @@ impl Machine<'_> {
         let in_async = self.async_depth > 0;
         let landed = (!in_async).then_some(epoch);
         if let Some(slot) = m.last_write.get_mut(copy).and_then(|l| l.get_mut(e)) {
-            *slot = Some(Write { side, landed });
+            *slot = Some(Write {
+                side,
+                landed,
+                landed_at: None,
+            });
         }
         if let Some(w) = last {
             if w.side.agent == side.agent && w.landed.is_none() {
