@@ -198,6 +198,13 @@ pub fn truth(c: &Cond, ranges: &dyn Fn(VarId) -> Interval) -> Option<bool> {
     }
 }
 
+/// The value of `e` when it mentions no variable: `-4` is written `0 - 4` (and `k * -4` must be
+/// as linear in `k` as `k * 4` is).
+fn constant(e: &IExpr) -> Option<i64> {
+    let v = interval(e, &|_| Interval::ALL);
+    (v.is_bounded() && v.lo == v.hi).then_some(v.lo)
+}
+
 /// `e = coef * var + rest` with `rest` free of `var`, when `e` is linear in `var`.
 pub fn split_linear(e: &IExpr, var: VarId) -> Option<(i64, IExpr)> {
     if !e.mentions(var) {
@@ -221,7 +228,7 @@ pub fn split_linear(e: &IExpr, var: VarId) -> Option<(i64, IExpr)> {
             let [a, b] = &**ab;
             let (ca, ra) = split_linear(a, var)?;
             let (cb, rb) = split_linear(b, var)?;
-            match (ca, cb, ra.as_const(), rb.as_const()) {
+            match (ca, cb, constant(&ra), constant(&rb)) {
                 (0, _, Some(k), _) => Some((cb.checked_mul(k)?, IExpr::bin(IOp::Mul, ra, rb))),
                 (_, 0, _, Some(k)) => Some((ca.checked_mul(k)?, IExpr::bin(IOp::Mul, ra, rb))),
                 _ => None,

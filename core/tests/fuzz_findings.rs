@@ -57,3 +57,35 @@ def main(X: T.Buffer((16,), "float32"), Y: T.Buffer((16,), "float32")):
     let at = text.find("[0, 900000000000000001]").unwrap();
     assert_eq!(span.start as usize, at);
 }
+
+/// `tilelang`: a TileLang copy `T.copy(A[by * block_M, k * -block_K], A_shared)` was refused for
+/// reaching below `A`'s index 0, but its loop-language twin `A[i, k * -4 + j]` was pipelined: the
+/// affine analysis read `k * -4` (the `-4` is `0 - 4`) as an index not linear in `k`, so the
+/// bounds check skipped it and only the interpreter met the negative index. Every spelling of
+/// the coefficient is now linear, and refused alike.
+#[test]
+fn a_negative_coefficient_is_linear_in_every_spelling() {
+    let options = stagecraft::explore::Options {
+        verify: false,
+        timeline: false,
+        targets: Vec::new(),
+        ..Default::default()
+    };
+    for index in ["k * -4 + j", "-4 * k + j", "k * (0 - 4) + j", "j - 4 * k"] {
+        let text = format!(
+            "S = alloc([4], scope=\"shared\")\nfor k in range(8):\n    for j in range(4):\n        S[j] = A[{index}]\n    for j in range(4):\n        C[k, j] = S[j]\nannotate(k, \"software_pipeline_stage\", [0, 1])\nannotate(k, \"software_pipeline_order\", [0, 1])\nannotate(k, \"software_pipeline_async_stages\", [0])\n"
+        );
+        let ex = stagecraft::explore::explore(&text, &options);
+        assert!(!ex.ok, "{index}: pipelined\n{text}");
+        let e = ex
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .expect("an error");
+        assert_eq!(
+            e.message,
+            "index 0 of `A` reaches -28; `A` is not allocated, so it is a global buffer indexed from 0",
+            "{index}"
+        );
+    }
+}
