@@ -31,6 +31,43 @@ pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> P
     built
 }
 
+/// Drops from `sync` the waits only a range of N has (`SyncPlan::without_ranges`) when the
+/// ranges' programs, in either form, do not merge into one (`build` then writes the plan for
+/// every N): the sites the page lists are the program's.
+pub fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut SyncPlan) {
+    if sync.range_sites == 0 {
+        return;
+    }
+    let own = sync.sites.len().saturating_sub(sync.range_sites);
+    let merged = [Form::Rolled, Form::Peeled].iter().all(|&form| {
+        let built = crate::by_extent::build_ranges(program, p, sync, form);
+        let mut ids = Vec::new();
+        wait_ids(&built.body, &mut ids);
+        sync.sites.iter().skip(own).all(|s| ids.contains(&s.id))
+    });
+    if !merged {
+        sync.without_ranges();
+    }
+}
+
+/// The ids of the derived waits among `nodes`.
+fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
+    for n in nodes {
+        match n {
+            Node::Wait { wait, body, .. } => {
+                out.extend(*wait);
+                wait_ids(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => wait_ids(body, out),
+            Node::Assign(_) | Node::Barrier { .. } => {}
+        }
+    }
+}
+
 pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
     let mut out = Program {
         buffers: program.buffers.clone(),
@@ -584,7 +621,20 @@ impl Builder<'_> {
                                 Some((k_of(pl), c))
                             })
                             .collect();
-                        let by_k = count_expr(&values, self.var);
+                        let mut by_k = count_expr(&values, self.var);
+                        // Such a step's count is the line through its neighbours' only while
+                        // that is not negative (a range of N planned apart may wait at fewer
+                        // steps): else it waits for every group, sound there too.
+                        let negative_between = (0..s_max).any(|k| {
+                            !values.iter().any(|v| v.0 == k)
+                                && plans
+                                    .iter()
+                                    .any(|pl| k_of(pl) == k && item_at(pl, order).is_some())
+                                && count_at(&by_k, self.var, k).is_some_and(|c| c < 0)
+                        });
+                        if negative_between {
+                            by_k = IExpr::bin(IOp::Max, by_k, IExpr::Const(0));
+                        }
                         let count = simplify(&substitute(&by_k, self.var, &k_expr));
                         (id, q, count)
                     })
@@ -732,6 +782,13 @@ fn range_len(lo: &IExpr, hi: &IExpr) -> i64 {
 /// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of
 /// the wait walk a chain as long as the loop: 64 deep at 64 stages.) Steps without a value do not
 /// run the wait; they take any piece.
+/// The value of a count expression of the one variable `var` at `value`.
+fn count_at(e: &IExpr, var: VarId, value: i64) -> Option<i64> {
+    let mut env = vec![0; usize::try_from(var).ok()? + 1];
+    *env.get_mut(usize::try_from(var).ok()?)? = value;
+    e.eval(&env)
+}
+
 fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
     let line = |&(_, slope, offset): &(i64, i64, i64)| {
         if slope == 0 {
