@@ -3,6 +3,7 @@
 //! as TVM prints them) and *peeled* (every prologue/epilogue step written out, predicates resolved).
 //! The body is a loop in both.
 
+use crate::by_extent::count_expr;
 use crate::ir::*;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
@@ -29,43 +30,6 @@ pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> P
     let mut built = crate::by_extent::build_ranges(program, p, sync, form);
     crate::sync::place_barriers(&mut built, program, p);
     built
-}
-
-/// Drops from `sync` the waits only a range of N has (`SyncPlan::without_ranges`) when the
-/// ranges' programs, in either form, do not merge into one (`build` then writes the plan for
-/// every N): the sites the page lists are the program's.
-pub fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut SyncPlan) {
-    if sync.range_sites == 0 {
-        return;
-    }
-    let own = sync.sites.len().saturating_sub(sync.range_sites);
-    let merged = [Form::Rolled, Form::Peeled].iter().all(|&form| {
-        let built = crate::by_extent::build_ranges(program, p, sync, form);
-        let mut ids = Vec::new();
-        wait_ids(&built.body, &mut ids);
-        sync.sites.iter().skip(own).all(|s| ids.contains(&s.id))
-    });
-    if !merged {
-        sync.without_ranges();
-    }
-}
-
-/// The ids of the derived waits among `nodes`.
-fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
-    for n in nodes {
-        match n {
-            Node::Wait { wait, body, .. } => {
-                out.extend(*wait);
-                wait_ids(body, out);
-            }
-            Node::For { body, .. }
-            | Node::If { body, .. }
-            | Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Section { body, .. } => wait_ids(body, out),
-            Node::Assign(_) | Node::Barrier { .. } => {}
-        }
-    }
 }
 
 pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
@@ -622,19 +586,15 @@ impl Builder<'_> {
                             })
                             .collect();
                         let mut by_k = count_expr(&values, self.var);
-                        // Such a step's count is the line through its neighbours' only while
-                        // that is not negative (a range of N planned apart may wait at fewer
-                        // steps): else it waits for every group, sound there too.
-                        let negative_between = (0..s_max).any(|k| {
-                            !values.iter().any(|v| v.0 == k)
-                                && plans
+                        let missing: Vec<i64> = (0..s_max)
+                            .filter(|&k| !values.iter().any(|v| v.0 == k))
+                            .filter(|&k| {
+                                plans
                                     .iter()
                                     .any(|pl| k_of(pl) == k && item_at(pl, order).is_some())
-                                && count_at(&by_k, self.var, k).is_some_and(|c| c < 0)
-                        });
-                        if negative_between {
-                            by_k = IExpr::bin(IOp::Max, by_k, IExpr::Const(0));
-                        }
+                            })
+                            .collect();
+                        by_k = crate::by_extent::never_negative_at(by_k, self.var, &missing);
                         let count = simplify(&substitute(&by_k, self.var, &k_expr));
                         (id, q, count)
                     })
@@ -775,70 +735,6 @@ fn range_len(lo: &IExpr, hi: &IExpr) -> i64 {
         (Some(l), Some(h)) => h - l,
         _ => -1,
     }
-}
-
-/// A count that varies by step (`values`: (step, count) in step order): a constant, an affine
-/// function of the step, or affine pieces chosen by comparing the step with where each begins —
-/// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of
-/// the wait walk a chain as long as the loop: 64 deep at 64 stages.) Steps without a value do not
-/// run the wait; they take any piece.
-/// The value of a count expression of the one variable `var` at `value`.
-fn count_at(e: &IExpr, var: VarId, value: i64) -> Option<i64> {
-    let mut env = vec![0; usize::try_from(var).ok()? + 1];
-    *env.get_mut(usize::try_from(var).ok()?)? = value;
-    e.eval(&env)
-}
-
-fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
-    let line = |&(_, slope, offset): &(i64, i64, i64)| {
-        if slope == 0 {
-            return IExpr::Const(offset);
-        }
-        simplify(&IExpr::bin(
-            IOp::Add,
-            IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
-            IExpr::Const(offset),
-        ))
-    };
-    let pieces = affine_pieces(values);
-    let Some(last) = pieces.last() else {
-        return IExpr::Const(0);
-    };
-    let mut e = line(last);
-    for w in pieces.windows(2).rev() {
-        let [piece, next] = w else { continue };
-        e = IExpr::Select(Box::new((
-            Cond::Cmp(CmpOp::Lt, IExpr::Var(var), IExpr::Const(next.0)),
-            line(piece),
-            e,
-        )));
-    }
-    e
-}
-
-/// `values` cut greedily into maximal runs on one line `count = slope · step + offset`: (first
-/// step, slope, offset) of each.
-fn affine_pieces(values: &[(i64, i64)]) -> Vec<(i64, i64, i64)> {
-    let mut pieces = Vec::new();
-    let mut i = 0;
-    while let Some(&(t0, c0)) = values.get(i) {
-        let (mut slope, mut end) = (0, i + 1);
-        if let Some(&(t1, c1)) = values.get(i + 1) {
-            if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
-                slope = (c1 - c0) / (t1 - t0);
-                end = i + 2;
-                while values
-                    .get(end)
-                    .is_some_and(|&(t, c)| c0 + slope * (t - t0) == c)
-                {
-                    end += 1;
-                }
-            }
-        }
-        pieces.push((t0, slope, c0 - slope * t0));
-        i = end;
-    }
-    pieces
 }
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.
