@@ -3,7 +3,7 @@
 //! takes, at each N, the count of the range N is in — `0 if N >= 9 else 18` — or, in a range that
 //! does not wait there, a count that completes nothing.
 
-use crate::ir::{CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind};
+use crate::ir::{CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind, VarId};
 use crate::pipelined::Form;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
@@ -362,4 +362,116 @@ pub(crate) fn build_ranges(
         .map(|r| crate::pipelined::build_one(program, p, &r.plan, form))
         .collect();
     merge(main, ranges, p, sync)
+}
+
+/// Drops from `sync` the waits only a range of N has (`SyncPlan::without_ranges`) when the
+/// ranges' programs, in either form, do not merge into one (`build` then writes the plan for
+/// every N): the sites the page lists are the program's.
+pub(crate) fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut SyncPlan) {
+    if sync.range_sites == 0 {
+        return;
+    }
+    let own = sync.sites.len().saturating_sub(sync.range_sites);
+    let merged = [Form::Rolled, Form::Peeled].iter().all(|&form| {
+        let built = crate::by_extent::build_ranges(program, p, sync, form);
+        let mut ids = Vec::new();
+        wait_ids(&built.body, &mut ids);
+        sync.sites.iter().skip(own).all(|s| ids.contains(&s.id))
+    });
+    if !merged {
+        sync.without_ranges();
+    }
+}
+
+/// The ids of the derived waits among `nodes`.
+fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
+    for n in nodes {
+        match n {
+            Node::Wait { wait, body, .. } => {
+                out.extend(*wait);
+                wait_ids(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => wait_ids(body, out),
+            Node::Assign(_) | Node::Barrier { .. } => {}
+        }
+    }
+}
+
+/// A rolled symbolic epilogue's count (an expression of the step offset `var`) at the steps
+/// `missing`, which run the unit but need no wait (an earlier one covers them) and take the line
+/// through their neighbours' counts: if that is negative at one (a range of N planned apart may
+/// wait at fewer steps), the count waits for every group there, sound too.
+pub(crate) fn never_negative_at(count: IExpr, var: VarId, missing: &[i64]) -> IExpr {
+    let at = |k: i64| {
+        let slot = usize::try_from(var).ok()?;
+        let mut env = vec![0; slot + 1];
+        *env.get_mut(slot)? = k;
+        count.eval(&env)
+    };
+    if missing.iter().any(|&k| at(k).is_some_and(|c| c < 0)) {
+        IExpr::bin(IOp::Max, count, IExpr::Const(0))
+    } else {
+        count
+    }
+}
+
+/// A count that varies by step (`values`: (step, count) in step order): a constant, an affine
+/// function of the step, or affine pieces chosen by comparing the step with where each begins —
+/// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of
+/// the wait walk a chain as long as the loop: 64 deep at 64 stages.) Steps without a value do not
+/// run the wait; they take any piece.
+pub(crate) fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
+    let line = |&(_, slope, offset): &(i64, i64, i64)| {
+        if slope == 0 {
+            return IExpr::Const(offset);
+        }
+        simplify(&IExpr::bin(
+            IOp::Add,
+            IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
+            IExpr::Const(offset),
+        ))
+    };
+    let pieces = affine_pieces(values);
+    let Some(last) = pieces.last() else {
+        return IExpr::Const(0);
+    };
+    let mut e = line(last);
+    for w in pieces.windows(2).rev() {
+        let [piece, next] = w else { continue };
+        e = IExpr::Select(Box::new((
+            Cond::Cmp(CmpOp::Lt, IExpr::Var(var), IExpr::Const(next.0)),
+            line(piece),
+            e,
+        )));
+    }
+    e
+}
+
+/// `values` cut greedily into maximal runs on one line `count = slope · step + offset`: (first
+/// step, slope, offset) of each.
+fn affine_pieces(values: &[(i64, i64)]) -> Vec<(i64, i64, i64)> {
+    let mut pieces = Vec::new();
+    let mut i = 0;
+    while let Some(&(t0, c0)) = values.get(i) {
+        let (mut slope, mut end) = (0, i + 1);
+        if let Some(&(t1, c1)) = values.get(i + 1) {
+            if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
+                slope = (c1 - c0) / (t1 - t0);
+                end = i + 2;
+                while values
+                    .get(end)
+                    .is_some_and(|&(t, c)| c0 + slope * (t - t0) == c)
+                {
+                    end += 1;
+                }
+            }
+        }
+        pieces.push((t0, slope, c0 - slope * t0));
+        i = end;
+    }
+    pieces
 }

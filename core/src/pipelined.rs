@@ -3,6 +3,7 @@
 //! as TVM prints them) and *peeled* (every prologue/epilogue step written out, predicates resolved).
 //! The body is a loop in both.
 
+use crate::by_extent::count_expr;
 use crate::ir::*;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
@@ -584,7 +585,16 @@ impl Builder<'_> {
                                 Some((k_of(pl), c))
                             })
                             .collect();
-                        let by_k = count_expr(&values, self.var);
+                        let mut by_k = count_expr(&values, self.var);
+                        let missing: Vec<i64> = (0..s_max)
+                            .filter(|&k| !values.iter().any(|v| v.0 == k))
+                            .filter(|&k| {
+                                plans
+                                    .iter()
+                                    .any(|pl| k_of(pl) == k && item_at(pl, order).is_some())
+                            })
+                            .collect();
+                        by_k = crate::by_extent::never_negative_at(by_k, self.var, &missing);
                         let count = simplify(&substitute(&by_k, self.var, &k_expr));
                         (id, q, count)
                     })
@@ -725,63 +735,6 @@ fn range_len(lo: &IExpr, hi: &IExpr) -> i64 {
         (Some(l), Some(h)) => h - l,
         _ => -1,
     }
-}
-
-/// A count that varies by step (`values`: (step, count) in step order): a constant, an affine
-/// function of the step, or affine pieces chosen by comparing the step with where each begins —
-/// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of
-/// the wait walk a chain as long as the loop: 64 deep at 64 stages.) Steps without a value do not
-/// run the wait; they take any piece.
-fn count_expr(values: &[(i64, i64)], var: VarId) -> IExpr {
-    let line = |&(_, slope, offset): &(i64, i64, i64)| {
-        if slope == 0 {
-            return IExpr::Const(offset);
-        }
-        simplify(&IExpr::bin(
-            IOp::Add,
-            IExpr::bin(IOp::Mul, IExpr::Const(slope), IExpr::Var(var)),
-            IExpr::Const(offset),
-        ))
-    };
-    let pieces = affine_pieces(values);
-    let Some(last) = pieces.last() else {
-        return IExpr::Const(0);
-    };
-    let mut e = line(last);
-    for w in pieces.windows(2).rev() {
-        let [piece, next] = w else { continue };
-        e = IExpr::Select(Box::new((
-            Cond::Cmp(CmpOp::Lt, IExpr::Var(var), IExpr::Const(next.0)),
-            line(piece),
-            e,
-        )));
-    }
-    e
-}
-
-/// `values` cut greedily into maximal runs on one line `count = slope · step + offset`: (first
-/// step, slope, offset) of each.
-fn affine_pieces(values: &[(i64, i64)]) -> Vec<(i64, i64, i64)> {
-    let mut pieces = Vec::new();
-    let mut i = 0;
-    while let Some(&(t0, c0)) = values.get(i) {
-        let (mut slope, mut end) = (0, i + 1);
-        if let Some(&(t1, c1)) = values.get(i + 1) {
-            if t1 != t0 && (c1 - c0) % (t1 - t0) == 0 {
-                slope = (c1 - c0) / (t1 - t0);
-                end = i + 2;
-                while values
-                    .get(end)
-                    .is_some_and(|&(t, c)| c0 + slope * (t - t0) == c)
-                {
-                    end += 1;
-                }
-            }
-        }
-        pieces.push((t0, slope, c0 - slope * t0));
-        i = end;
-    }
-    pieces
 }
 
 /// Substitutes the pipelined loop variable, adds ring slots and records each copy's iteration.

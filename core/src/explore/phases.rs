@@ -103,6 +103,7 @@ impl Explorer<'_> {
         let original = self.present.then(|| program.clone());
         let top = self.pipeline_inner_loops(&mut program, at, &annotations)?;
         let (p, mut s, info) = self.pipeline_top_loop(&mut program, &top, &annotations)?;
+        crate::by_extent::keep_mergeable_ranges(&program, &p, &mut s);
         if self.present {
             // Each wait's reason, written from the numbers the planner noted.
             s.explain(&p);

@@ -207,6 +207,8 @@ pub struct SyncPlan {
     /// of the shorter extents, ascending, each for N below its `below` and at least the previous
     /// one's; this plan serves the rest. Their sites are this plan's (`sites`).
     pub regimes: Vec<Regime>,
+    /// How many of `sites`, at their end, are waits only some range of `regimes` has.
+    pub range_sites: usize,
 }
 
 /// The plan for the extents below `below` (and at least the previous regime's).
@@ -228,6 +230,15 @@ impl SyncPlan {
             .iter()
             .filter_map(|n| n.exact.as_ref()?.shift_that_matters)
             .min()
+    }
+
+    /// The plan for every N alone: its ranges of N dropped with the waits only they have (when
+    /// their programs could not be merged into one, `pipelined::build`).
+    pub fn without_ranges(&mut self) {
+        let own = self.sites.len().saturating_sub(self.range_sites);
+        self.sites.truncate(own);
+        self.range_sites = 0;
+        self.regimes = Vec::new();
     }
 
     /// Groups of queue `q` committed just before item `item` of `plan` (and its waits): computed
@@ -391,5 +402,6 @@ fn planned(
         closed_before: r.closed_before.to_vec(),
         unexplained,
         regimes: Vec::new(),
+        range_sites: 0,
     })
 }

@@ -75,6 +75,34 @@ impl SymbolicNeed {
     }
 }
 
+impl SymbolicNeed {
+    /// The consumer iterations from `lo` on at which the shortest distance over `lo ..= j`
+    /// shortens (or first exists), ascending, where enumeration decides it: from each of them
+    /// on a count serving every iteration up to the last one a section runs waits for a newer
+    /// group. The first iteration enumeration does not decide ends the list (the dependence
+    /// analysis' distance stands from there on).
+    pub fn shortenings(&self, lo: i64) -> Vec<i64> {
+        let lo = lo.max(0);
+        let last = match self.repeats {
+            Some((from, period)) => lo.max(from) + period - 1,
+            None => i64::try_from(self.by_iteration.len()).unwrap_or(0),
+        };
+        let mut out = Vec::new();
+        let mut best: Option<i64> = None;
+        for j in lo..=last {
+            let Some(d) = self.at(j) else {
+                out.push(j);
+                break;
+            };
+            if let Some(d) = d.filter(|&d| best.is_none_or(|b| d < b)) {
+                best = Some(d);
+                out.push(j);
+            }
+        }
+        out
+    }
+}
+
 /// Under a symbolic extent, each need's distances decided by enumeration (`Need::symbolic`),
 /// where its units can be enumerated: at the first S iterations (S the number of stages), and at
 /// every iteration when what both units touch of its buffer repeats with the iteration.

@@ -38,10 +38,10 @@ impl Regimes<'_> {
         planned(self, regime_hi, diags)
     }
 
-    /// The extents where some need starts to apply in some section, ascending; empty when no
-    /// need begins late, or when there are too many for a plan each (the plan for every N,
-    /// which waits for every need everywhere, then serves alone).
-    fn bounds(&self) -> Vec<i64> {
+    /// The extents where some need starts to apply in some section, ascending (empty when no
+    /// need begins late), at most `MAX_REGIMES − 1` of them, and the first one left out: past
+    /// it the plan for every N, which waits for every need everywhere, serves alone.
+    fn bounds(&self) -> (Vec<i64>, Option<i64>) {
         let s_max = self.p.stages();
         let mut out = Vec::new();
         for n in self.needs {
@@ -56,25 +56,57 @@ impl Regimes<'_> {
                         .filter(|&b| b > s_max),
                 );
             }
+            // A need decided by enumeration (`periodic.rs`): the body's count serves its
+            // iterations S − stage … N − 1 − stage, so it waits for a newer group from the N
+            // that first runs an iteration meeting the producer nearer than every earlier one;
+            // likewise an epilogue step k, whose iterations start at S + k − stage.
+            if let Some(known) = &n.symbolic {
+                out.extend(
+                    known
+                        .shortenings(s_max - stage)
+                        .into_iter()
+                        .map(|j| j + stage + 1)
+                        .filter(|&b| b > s_max + 1),
+                );
+                for k in 0..stage.min(s_max) {
+                    out.extend(
+                        known
+                            .shortenings(s_max + k - stage)
+                            .into_iter()
+                            .map(|j| j + stage - k)
+                            .filter(|&b| b > s_max),
+                    );
+                }
+            }
         }
         out.sort_unstable();
         out.dedup();
-        if out.len() >= MAX_REGIMES {
-            out.clear();
-        }
-        out
+        let left_out = out.get(MAX_REGIMES - 1).copied();
+        out.truncate(MAX_REGIMES - 1);
+        (out, left_out)
     }
 
-    /// Plans the ranges of N below the last bound and gives `main` (the plan of the rest) those
-    /// that wait less than it does, their waits named by `main`'s sites: a wait at the same
-    /// place is the same site. Leaves `main` alone if any range fails to plan: it is sound at
-    /// every N by itself.
+    /// Plans the ranges of N below the last bound and gives them to `main` (the plan of the
+    /// rest), their waits named by `main`'s sites: a wait at the same place is the same site,
+    /// and a wait at a place where `main` has none (a unit whose needs another unit's wait
+    /// covers at the longer extents) becomes a site of `main`'s whose summary says at which N
+    /// it waits. Leaves `main` alone if any range fails to plan: it is sound at every N by
+    /// itself.
     pub(super) fn add_to(&self, main: &mut SyncPlan) {
         if self.p.sched.extent.as_const().is_some() {
             return;
         }
-        let bounds = self.bounds();
-        let mut regimes = Vec::with_capacity(bounds.len());
+        let (bounds, left_out) = self.bounds();
+        if let Some(from) = left_out.filter(|_| self.explain) {
+            let last = bounds.last().copied().unwrap_or(from);
+            for site in &mut main.sites {
+                site.summary.push_str(&format!(
+                    "; from N = {last} on its count is the one for every N: the extents at which this loop's needs begin (the next at N = {from}) are more than the {MAX_REGIMES} ranges of N a program chooses its counts among"
+                ));
+            }
+        }
+        let mut regimes: Vec<Regime> = Vec::with_capacity(bounds.len());
+        let mut added: Vec<super::WaitSite> = Vec::new();
         for &below in &bounds {
             let mut scratch = Vec::new();
             let Some(mut plan) = self.plan(Some(below - 1), &mut scratch) else {
@@ -90,66 +122,89 @@ impl Regimes<'_> {
                     item.waits.clear();
                 }
             }
-            // A range that waits somewhere the plan for every N does not, or for more, is left
-            // to the next range's (sound at its shorter N too): the planner serves its first
-            // body step as any other, and such a wait may complete nothing at any N. So a range
-            // kept adds no site: the page lists `main`'s, each wait of the program among them.
-            let Some(ids) = main_sites(&plan, main) else {
-                continue;
-            };
-            renumber(&mut plan, &ids);
-            if looser(&plan, main) {
-                regimes.push(Regime { below, plan });
+            if !same_steps(&plan, main) {
+                return;
             }
+            let from = regimes.last().map_or(0, |r| r.below);
+            let ids = self.main_sites(&plan, main, &mut added, (from, below - 1));
+            renumber(&mut plan, &ids);
+            regimes.push(Regime { below, plan });
         }
+        main.range_sites = added.len();
+        main.sites.extend(added);
         main.regimes = regimes;
+    }
+
+    /// For each site of `plan`, the id of `main`'s at the same place, or of one added (to
+    /// `added`, numbered after `main`'s) for a wait `main` does not have, which waits at the N
+    /// of `range` (and perhaps of other ranges: its summary is extended).
+    fn main_sites(
+        &self,
+        plan: &SyncPlan,
+        main: &SyncPlan,
+        added: &mut Vec<super::WaitSite>,
+        (lo, hi): (i64, i64),
+    ) -> Vec<u32> {
+        let used = used_sites(plan);
+        let key = |s: &super::WaitSite| (s.section, s.before, s.queue);
+        plan.sites
+            .iter()
+            .map(|site| {
+                if let Some(s) = main.sites.iter().find(|s| key(s) == key(site)) {
+                    return s.id;
+                }
+                if !used.contains(&site.id) {
+                    // Not in the program: its id is never looked up.
+                    return site.id;
+                }
+                let range = if lo == hi {
+                    format!("N = {lo}")
+                } else {
+                    format!("N = {lo} … {hi}")
+                };
+                if let Some(s) = added.iter_mut().find(|s| key(s) == key(site)) {
+                    if self.explain {
+                        s.summary.push_str(&format!(", {range}"));
+                    }
+                    return s.id;
+                }
+                let id = (main.sites.len() + added.len()) as u32;
+                let summary = if !self.explain {
+                    String::new()
+                } else {
+                    let what = match site.before {
+                        Some(u) => format!(
+                            "{} uses data produced asynchronously on queue {}",
+                            self.p.sched.label(u),
+                            site.queue
+                        ),
+                        None => format!("queue {}'s last groups must land before the loop ends", site.queue),
+                    };
+                    format!("{what}; at the longer extents another wait covers it, so it waits only at {range}")
+                };
+                added.push(super::WaitSite {
+                    id,
+                    summary,
+                    ..site.clone()
+                });
+                id
+            })
+            .collect()
     }
 }
 
-/// For each site of `plan`, the id of `main`'s at the same place; `None` if a wait or drain of
-/// `plan` has none.
-fn main_sites(plan: &SyncPlan, main: &SyncPlan) -> Option<Vec<u32>> {
-    let used = used_sites(plan);
-    let key = |s: &super::WaitSite| (s.section, s.before, s.queue);
-    plan.sites
-        .iter()
-        .map(|site| {
-            let theirs = main.sites.iter().find(|s| key(s) == key(site));
-            match theirs {
-                Some(s) => Some(s.id),
-                None if used.contains(&site.id) => None,
-                // Not in the program: its id is never looked up.
-                None => Some(site.id),
-            }
-        })
-        .collect()
-}
-
-/// Whether every wait of `plan` is one of `main`'s at the same place, with a count at least as
-/// large, and every queue it drains `main` drains.
-fn looser(plan: &SyncPlan, main: &SyncPlan) -> bool {
-    let steps = |p: &SyncPlan| -> Vec<super::StepPlan> {
+/// Whether `plan` runs the same units at the same steps as `main` (their programs then differ
+/// in their waits only).
+fn same_steps(plan: &SyncPlan, main: &SyncPlan) -> bool {
+    let steps = |p: &SyncPlan| -> Vec<(usize, Vec<usize>)> {
         p.prologue
             .iter()
             .chain(p.body.iter())
             .chain(p.epilogue.iter())
-            .cloned()
+            .map(|s| (s.items.len(), s.items.iter().map(|i| i.unit).collect()))
             .collect()
     };
-    let (mine, theirs) = (steps(plan), steps(main));
-    mine.len() == theirs.len()
-        && mine.iter().zip(&theirs).all(|(a, b)| {
-            a.items.len() == b.items.len()
-                && a.items.iter().zip(&b.items).all(|(x, y)| {
-                    x.waits.iter().all(|&(id, _, c)| {
-                        y.waits.iter().any(|&(other, _, m)| other == id && m <= c)
-                    })
-                })
-        })
-        && plan
-            .drains
-            .iter()
-            .all(|(_, q)| main.drains.iter().any(|(_, m)| m == q))
+    steps(plan) == steps(main)
 }
 
 /// The sites a plan's waits and drains name.
