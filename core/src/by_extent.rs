@@ -3,7 +3,7 @@
 //! takes, at each N, the count of the range N is in — `0 if N >= 9 else 18` — or, in a range that
 //! does not wait there, a count that completes nothing.
 
-use crate::ir::{CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind, VarId};
+use crate::ir::{wait_ids, CmpOp, Cond, IExpr, IOp, Node, Program, SectionKind, VarId};
 use crate::pipelined::Form;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
@@ -380,24 +380,6 @@ pub(crate) fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut
     });
     if !merged {
         sync.without_ranges();
-    }
-}
-
-/// The ids of the derived waits among `nodes`.
-fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
-    for n in nodes {
-        match n {
-            Node::Wait { wait, body, .. } => {
-                out.extend(*wait);
-                wait_ids(body, out);
-            }
-            Node::For { body, .. }
-            | Node::If { body, .. }
-            | Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Section { body, .. } => wait_ids(body, out),
-            Node::Assign(_) | Node::Barrier { .. } => {}
-        }
     }
 }
 

@@ -607,6 +607,24 @@ pub fn statement_instances(
     })
 }
 
+/// The ids of the derived waits among `nodes`, in program order.
+pub fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
+    for n in nodes {
+        match n {
+            Node::Wait { wait, body, .. } => {
+                out.extend(*wait);
+                wait_ids(body, out);
+            }
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => wait_ids(body, out),
+            Node::Assign(_) | Node::Barrier { .. } => {}
+        }
+    }
+}
+
 /// Visits every assignment in program order (static order, not execution order).
 pub fn for_each_assign<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Assign)) {
     for n in nodes {

@@ -23,7 +23,7 @@
 
 use stagecraft::explore::{explore, Options};
 use stagecraft::interp::{run, RunOptions};
-use stagecraft::ir::{Cond, IExpr, Node, Program};
+use stagecraft::ir::{wait_ids, Cond, IExpr, Node, Program};
 use stagecraft::random_loop::{random_loop, Flavor};
 use stagecraft::verify::{verify, Judgement, Verdict, VerifyOptions};
 use stagecraft::verify_extents::{extents_to_judge, verify_extents};
@@ -343,24 +343,6 @@ fn tight_at_every_n(
         Ok(())
     } else {
         Err(Looseness(loose.join(", ")))
-    }
-}
-
-/// The ids of the derived waits among `nodes`.
-fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
-    for n in nodes {
-        match n {
-            Node::Wait { wait, body, .. } => {
-                out.extend(*wait);
-                wait_ids(body, out);
-            }
-            Node::For { body, .. }
-            | Node::If { body, .. }
-            | Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Section { body, .. } => wait_ids(body, out),
-            Node::Assign(_) | Node::Barrier { .. } => {}
-        }
     }
 }
 
