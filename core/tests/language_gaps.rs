@@ -124,3 +124,73 @@ sch.annotate(i, \"software_pipeline_async_stages\", [0])
         assert_eq!(code(&ex), code(&lone_if), "{target:?}");
     }
 }
+
+/// A pasted program's loops of elements (a prologue's copy, an epilogue's tile) have no iteration
+/// of their own: a race in one is reported without an iteration rather than with the element's
+/// index as if it were one. The pipeline's loop is the outermost loop that waits or commits.
+#[test]
+fn an_element_loop_beside_the_pipeline_is_no_iteration() {
+    let source = "B = alloc([4])
+for i in range(8):
+    for e in range(4):
+        B[e] = A[i * 4 + e] + 1
+    for e in range(4):
+        C[i * 4 + e] = B[e] + 1
+
+sch.annotate(i, \"software_pipeline_stage\", [0, 1])
+sch.annotate(i, \"software_pipeline_order\", [0, 1])
+sch.annotate(i, \"software_pipeline_async_stages\", [0])
+";
+    // The epilogue reads the last copy without waiting for it.
+    let pipelined = "B = alloc([2, 4], scope=\"shared\", versions=2)
+with async_commit_queue(0):
+    with async_scope():
+        for e in range(4):
+            B[0, e] = A[e] + 1
+for i in range(1, 8):
+    with async_commit_queue(0):
+        with async_scope():
+            for e in range(4):
+                B[i % 2, e] = A[i * 4 + e] + 1
+    with async_wait_queue(0, 1):
+        for e in range(4):
+            C[(i - 1) * 4 + e] = B[(i - 1) % 2, e] + 1
+for e in range(4):
+    C[28 + e] = B[1, e] + 1
+";
+    let check = check_pipelined(source, pipelined, &BTreeMap::new());
+    assert!(check.diagnostics.is_empty(), "{:?}", check.diagnostics);
+    let v = check.verification.unwrap();
+    let races = &v.races;
+    assert!(!races.is_empty(), "{}", v.summary);
+    let line = |p: &str, text: &str| {
+        let at = p.find(text).unwrap() as u32;
+        let end = at + text.len() as u32;
+        move |r: &&stagecraft::interp::Race| r.span.start >= at && r.span.start < end
+    };
+    let epilogue = races
+        .iter()
+        .filter(line(pipelined, "C[28 + e] = B[1, e] + 1"))
+        .collect::<Vec<_>>();
+    assert!(!epilogue.is_empty(), "{races:?}");
+    for r in epilogue {
+        assert_eq!(r.iteration, None, "{}", r.message);
+        assert!(
+            r.message
+                .contains("(statement 1 of iteration 7, 4 elements)"),
+            "{}",
+            r.message
+        );
+    }
+    // In the body the pipeline's loop is the iteration, not the element loop inside it.
+    let raised = pipelined.replace("with async_wait_queue(0, 1)", "with async_wait_queue(0, 2)");
+    let body = check_pipelined(source, &raised, &BTreeMap::new())
+        .verification
+        .unwrap();
+    let at = body
+        .races
+        .iter()
+        .find(line(&raised, "C[(i - 1) * 4 + e] = B[(i - 1) % 2, e] + 1"))
+        .expect("the body's read races with its count raised");
+    assert!(matches!(at.iteration, Some(1..=7)), "{at:?}");
+}

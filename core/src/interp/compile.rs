@@ -195,6 +195,11 @@ pub(super) enum CNode {
         lo: Code,
         hi: Code,
         body: Vec<CNode>,
+        /// Whether, run outside every other loop, this loop is the one whose value is "the
+        /// iteration" in reports: in a program that waits or commits, the outermost loop that
+        /// does; a loop of elements beside it (a pasted prologue's copy, an epilogue's tile) has
+        /// no iteration of its own. In a program that does neither, the outermost loop.
+        iterates: bool,
     },
     If {
         cond: Code,
@@ -313,7 +318,39 @@ pub(super) fn compile(
     queues: &[i64],
     waits: &mut Vec<(Option<u32>, i64, Span)>,
 ) -> Vec<CNode> {
-    compile_in(nodes, bufs, queues, waits, &[], &mut 0)
+    let mut out = compile_in(nodes, bufs, queues, waits, &[], &mut 0);
+    if synchronizes(&out) {
+        mark_element_loops(&mut out);
+    }
+    out
+}
+
+/// Whether `nodes` wait or commit anywhere.
+fn synchronizes(nodes: &[CNode]) -> bool {
+    nodes.iter().any(|n| match n {
+        CNode::Commit { .. } | CNode::Wait { .. } => true,
+        CNode::For { body, .. } | CNode::If { body, .. } | CNode::Async { body } => {
+            synchronizes(body)
+        }
+        CNode::Assign(_) => false,
+    })
+}
+
+/// Every loop that neither waits nor commits, in a program that does, iterates over elements.
+fn mark_element_loops(nodes: &mut [CNode]) {
+    for n in nodes {
+        match n {
+            CNode::For { body, iterates, .. } => {
+                *iterates = synchronizes(body);
+                mark_element_loops(body);
+            }
+            CNode::If { body, .. } | CNode::Async { body } | CNode::Commit { body, .. } => {
+                mark_element_loops(body)
+            }
+            CNode::Wait { body, .. } => mark_element_loops(body),
+            CNode::Assign(_) => {}
+        }
+    }
 }
 
 /// `compile` of `nodes` inside the loops of `loops` (outermost first).
@@ -338,6 +375,7 @@ fn compile_in(
                     lo: code_i(lo),
                     hi: code_i(hi),
                     body: compile_in(body, bufs, queues, waits, &inner, assigns),
+                    iterates: true,
                 })
             }
             Node::If { cond, body, .. } => out.push(CNode::If {

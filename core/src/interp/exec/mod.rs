@@ -75,7 +75,6 @@ struct Machine<'a> {
     scratch_offsets: Vec<(u32, usize)>,
     free_groups: Vec<usize>,
     scratch_values: Vec<f64>,
-    for_depth: usize,
     current_outer: Option<u32>,
     /// Loops and scopes entered (sections and guards do not count): 0 at the top level.
     nest: usize,
@@ -262,7 +261,6 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         scratch_offsets: Vec::new(),
         free_groups: Vec::new(),
         scratch_values: Vec::new(),
-        for_depth: 0,
         current_outer: None,
         nest: 0,
         step: 0,

@@ -82,12 +82,25 @@ impl Machine<'_> {
                 pending.seq, pending.queue
             )
         } else {
-            let who: Vec<String> = pending
-                .members
+            // A member per element: one statement instance copying a tile is named once.
+            let mut distinct: Vec<((StmtId, Option<i64>), usize)> = Vec::new();
+            for &m in &pending.members {
+                match distinct.iter_mut().find(|(d, _)| *d == m) {
+                    Some((_, n)) => *n += 1,
+                    None => distinct.push((m, 1)),
+                }
+            }
+            let mut who: Vec<String> = distinct
                 .iter()
                 .take(3)
-                .map(|&m| instance(m))
+                .map(|&(m, n)| match n {
+                    1 => instance(m),
+                    n => format!("{}, {n} elements", instance(m)),
+                })
                 .collect();
+            if distinct.len() > 3 {
+                who.push(format!("{} more", distinct.len() - 3));
+            }
             format!(
                 "{} {element}: group {} of queue {} ({}) is {}{}",
                 kind.describe(),

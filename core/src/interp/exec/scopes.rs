@@ -15,11 +15,17 @@ impl Machine<'_> {
                 return Err(Stop::Cap);
             }
             match n {
-                CNode::For { var, lo, hi, body } => {
+                CNode::For {
+                    var,
+                    lo,
+                    hi,
+                    body,
+                    iterates,
+                } => {
                     let (Some(l), Some(h)) = (self.eval(lo), self.eval(hi)) else {
                         continue;
                     };
-                    self.run_loop(*var, l, h, body)?;
+                    self.run_loop(*var, (l, h), *iterates, body)?;
                 }
                 CNode::If { cond, body } => {
                     if self.eval(cond).is_some_and(|c| c != 0) {
@@ -115,20 +121,20 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// `for var in range(l, h)`: each iteration of a top-level loop is a step.
+    /// `for var in range(l, h)`: each iteration of a top-level loop is a step. The outermost
+    /// loop running that `iterates` gives the iteration reports name.
     pub(super) fn run_loop(
         &mut self,
         var: u32,
-        l: i64,
-        h: i64,
+        (l, h): (i64, i64),
+        iterates: bool,
         body: &[CNode],
     ) -> Result<(), Stop> {
-        let outermost = self.for_depth == 0;
+        let outermost = iterates && self.current_outer.is_none();
         if outermost {
             self.current_outer = Some(var);
         }
         let top = self.nest == 0;
-        self.for_depth += 1;
         self.nest += 1;
         let saved = self.env.get(var as usize).copied();
         let mut v = l;
@@ -146,7 +152,6 @@ impl Machine<'_> {
         if let (Some(slot), Some(s)) = (self.env.get_mut(var as usize), saved) {
             *slot = s;
         }
-        self.for_depth -= 1;
         if outermost {
             self.current_outer = None;
         }
