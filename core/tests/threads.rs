@@ -276,12 +276,18 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
             let check = check_threads(&original, cut, &ThreadOptions::default());
             if check.run.races.is_empty() {
                 unneeded += 1;
+                if std::env::var("THREADS_DEBUG").is_ok() {
+                    eprintln!(
+                        "case {case}: a barrier not needed\n{text}\n{}",
+                        printed(&pipelined)
+                    );
+                }
             } else {
                 caught += 1;
             }
         }
-        // Not every derived barrier is needed yet (a prologue or epilogue step may keep one its
-        // pairs do not need: docs/execution-model.md, "Threads"), but some of them always is.
+        // Not every derived barrier is needed yet (docs/execution-model.md, "Threads"), but
+        // some of them always is.
         assert!(
             cuts.is_empty() || caught > 0,
             "case {case}: no derived barrier is needed\n{}\n{text}",
@@ -295,6 +301,13 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
     assert!(
         with_barriers * 4 >= accepted,
         "too few schedules need a barrier"
+    );
+    // A prologue or epilogue barrier that no pair needs there is not written (`irredundant`);
+    // what is left unneeded comes from a model coarser than the run: a wait's position taken
+    // from any section, and threads of one wave counted as others. THREADS_DEBUG=1 prints them.
+    assert!(
+        unneeded * 10 <= deletions,
+        "{unneeded} of {deletions} derived barriers are not needed"
     );
 }
 

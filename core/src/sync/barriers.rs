@@ -141,13 +141,12 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
         needs: &needs,
     };
     let epilogue = extent.map(|e| first + e.max(shape.stages()));
-    insert_in_steps(
+    write_barriers(
         &mut out.body,
-        shape.sched.var,
         &barriers,
-        &stmt_position,
         &placement,
         (Some(first), epilogue),
+        (shape.sched.var, &stmt_position),
     );
 }
 
@@ -334,15 +333,185 @@ fn stab(needs: &[Need], len: i64) -> Vec<i64> {
     best.unwrap_or_default()
 }
 
+/// Where the barriers go and which of them are written: a first walk (`Mode::Record`) finds every
+/// place a barrier would be written with the steps it would run at; `irredundant` keeps the
+/// fewest that still order every pair; a second walk over the same places (`Mode::Write`) writes
+/// those. Both walks meet the places in the same order: a barrier written or not changes no
+/// later place (a barrier holds no statement, and places are found by statements).
+struct Writer<'a> {
+    var: VarId,
+    stmt_position: &'a dyn Fn(StmtId) -> Option<i64>,
+    mode: Mode,
+    next: usize,
+}
+
+enum Mode {
+    Record(Vec<Site>),
+    Write(Vec<bool>),
+}
+
+/// A place a barrier would be written: its position in the step and the steps it runs at
+/// (`None` when they are not known: a loop with a symbolic range, a guard not decided by the
+/// step alone).
+#[derive(Clone, Debug)]
+struct Site {
+    g: i64,
+    steps: Option<Vec<i64>>,
+}
+
+impl Writer<'_> {
+    /// Whether the barrier at this place is written; recording, every place is.
+    fn site(&mut self, g: i64, steps: &Option<Vec<i64>>) -> bool {
+        let k = self.next;
+        self.next += 1;
+        match &mut self.mode {
+            Mode::Record(sites) => {
+                sites.push(Site {
+                    g,
+                    steps: steps.clone(),
+                });
+                true
+            }
+            Mode::Write(keep) => keep.get(k).copied().unwrap_or(true),
+        }
+    }
+
+    /// The steps of `steps` at which `cond` is `holds`.
+    fn where_cond(&self, cond: &Cond, holds: bool, steps: &Option<Vec<i64>>) -> Option<Vec<i64>> {
+        // A guard that reads anything but the pipeline's variable is not decided by the step.
+        if (0..self.var).any(|v| cond.mentions(v)) {
+            return None;
+        }
+        let mut env = vec![0; self.var as usize + 1];
+        let steps = steps.as_ref()?;
+        let mut out = Vec::new();
+        for &t in steps {
+            if let Some(slot) = env.get_mut(self.var as usize) {
+                *slot = t;
+            }
+            match cond.eval(&env) {
+                Some(c) if c != holds => {}
+                Some(_) => out.push(t),
+                None => return None,
+            }
+        }
+        Some(out)
+    }
+}
+
 /// Inserts each barrier, in every step of every section, before the first statement at or after
-/// its position (after that statement's wait), or at the step's end when none follows.
+/// its position (after that statement's wait), or at the step's end when none follows; a
+/// prologue or epilogue step only where `placement` says a pair it orders runs there, and of
+/// those only the places `irredundant` keeps.
+fn write_barriers(
+    body: &mut [Node],
+    barriers: &[(i64, Vec<BarrierReason>)],
+    placement: &Placement,
+    starts: (Option<i64>, Option<i64>),
+    writer: (VarId, &dyn Fn(StmtId) -> Option<i64>),
+) {
+    let (var, stmt_position) = writer;
+    let mut record = Writer {
+        var,
+        stmt_position,
+        mode: Mode::Record(Vec::new()),
+        next: 0,
+    };
+    insert_in_steps(&mut body.to_vec(), barriers, placement, starts, &mut record);
+    let Mode::Record(sites) = record.mode else {
+        return;
+    };
+    let keep = irredundant(&sites, placement);
+    let mut write = Writer {
+        var,
+        stmt_position,
+        mode: Mode::Write(keep),
+        next: 0,
+    };
+    insert_in_steps(body, barriers, placement, starts, &mut write);
+}
+
+/// Of the places `sites`, the ones to write: a place is dropped when every pair it orders (at
+/// every step it runs) is ordered by another place still kept — earliest places first, so the
+/// barrier kept is the one nearest the read; the body's places, which run at many steps, last.
+/// What remains is irredundant: deleting any one of them leaves some pair unordered. With a
+/// symbolic extent every place is kept.
+fn irredundant(sites: &[Site], placement: &Placement) -> Vec<bool> {
+    let mut keep = vec![true; sites.len()];
+    let Some(extent) = placement.extent else {
+        return keep;
+    };
+    let (len, first) = (placement.len, placement.first);
+    let last = first + extent - 1;
+    // The pairs' instances, each an interval of times. Far from both ends of the loop, an
+    // instance is a translation of one nearer: only the body's places meet it, and they meet it
+    // as they meet the nearer one. So a long loop is judged on its ends.
+    let reach = placement
+        .needs
+        .iter()
+        .map(|n| (n.hi - n.lo) / len + n.distance.abs() + 2)
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let iterations: Vec<i64> = if extent <= 4 * reach {
+        (first..=last).collect()
+    } else {
+        (first..first + 2 * reach)
+            .chain(last + 1 - 2 * reach..=last)
+            .collect()
+    };
+    let mut pairs: Vec<(i64, i64)> = Vec::new();
+    for n in placement.needs {
+        for &i in &iterations {
+            if (first..=last).contains(&(i + n.distance)) {
+                pairs.push((n.lo + i * len, n.hi + i * len));
+            }
+        }
+    }
+    let hits = |site: &Site, (lo, hi): (i64, i64)| match &site.steps {
+        None => true,
+        Some(steps) => {
+            let from =
+                (lo - site.g).div_euclid(len) + i64::from((lo - site.g).rem_euclid(len) != 0);
+            let to = (hi - site.g).div_euclid(len);
+            let at = steps.partition_point(|&t| t < from);
+            steps.get(at).is_some_and(|&t| t <= to)
+        }
+    };
+    let mut order: Vec<usize> = (0..sites.len()).collect();
+    order.sort_by_key(|&k| {
+        sites.get(k).map_or((true, 0, 0), |s| match &s.steps {
+            None => (true, 0, 0),
+            Some(steps) => (steps.len() > 1, steps.first().copied().unwrap_or(0), s.g),
+        })
+    });
+    for k in order {
+        let Some(site) = sites.get(k) else { continue };
+        if site.steps.is_none() {
+            continue;
+        }
+        let redundant = pairs.iter().filter(|&&p| hits(site, p)).all(|&p| {
+            sites
+                .iter()
+                .zip(&keep)
+                .enumerate()
+                .any(|(j, (other, &kept))| j != k && kept && hits(other, p))
+        });
+        if redundant {
+            if let Some(slot) = keep.get_mut(k) {
+                *slot = false;
+            }
+        }
+    }
+    keep
+}
+
 fn insert_in_steps(
     nodes: &mut [Node],
-    var: VarId,
     barriers: &[(i64, Vec<BarrierReason>)],
-    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
     placement: &Placement,
     (prologue, epilogue): (Option<i64>, Option<i64>),
+    w: &mut Writer,
 ) {
     for n in nodes.iter_mut() {
         if let Node::Section {
@@ -364,7 +533,7 @@ fn insert_in_steps(
             for &k in steps.as_deref().unwrap_or_default() {
                 let mut step: Vec<Node> = taken.by_ref().take(k as usize).collect();
                 let kept = kept(barriers, placement, written_step.map(|t| (t, t)));
-                insert_in_step(&mut step, &kept, stmt_position);
+                insert_in_step(&mut step, &kept, &written_step.map(|t| vec![t]), w);
                 written_step = written_step.map(|t| t + 1);
                 counts.push(step.len() as u32);
                 rebuilt.append(&mut step);
@@ -379,10 +548,10 @@ fn insert_in_steps(
                     ..
                 } = r
                 {
-                    if *v == var {
+                    if *v == w.var {
                         let range = lo.as_const().zip(hi.as_const()).map(|(l, h)| (l, h - 1));
                         let kept = kept(barriers, placement, range);
-                        insert_in_step(body, &kept, stmt_position);
+                        insert_in_step(body, &kept, &range.map(|(l, h)| (l..=h).collect()), w);
                     }
                 }
             }
@@ -419,13 +588,15 @@ fn positions_in(node: &Node, stmt_position: &dyn Fn(StmtId) -> Option<i64>) -> V
     out
 }
 
+/// The barriers of one step (or of a loop's body, running at `steps`), latest position first.
 fn insert_in_step(
     step: &mut Vec<Node>,
     barriers: &[(i64, Vec<BarrierReason>)],
-    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+    steps: &Option<Vec<i64>>,
+    w: &mut Writer,
 ) {
     for (g, reasons) in barriers.iter().rev() {
-        insert_one(step, *g, reasons, stmt_position);
+        insert_one(step, *g, reasons, steps, w);
     }
     merge_adjacent(step);
 }
@@ -460,11 +631,13 @@ fn merge_adjacent(list: &mut Vec<Node>) {
     *list = out;
 }
 
+/// The barrier at position `g` into `list`, which runs at `steps`.
 fn insert_one(
     list: &mut Vec<Node>,
     g: i64,
     reasons: &[BarrierReason],
-    stmt_position: &dyn Fn(StmtId) -> Option<i64>,
+    steps: &Option<Vec<i64>>,
+    w: &mut Writer,
 ) {
     let barrier = || Node::Barrier {
         reasons: reasons.to_vec(),
@@ -474,40 +647,64 @@ fn insert_one(
         let Some(node) = list.get_mut(i) else {
             return;
         };
-        let at = positions_in(node, stmt_position);
+        let at = positions_in(node, w.stmt_position);
         if at.is_empty() || at.iter().all(|&p| p < g) {
             continue;
         }
         if at.iter().all(|&p| p >= g) {
             match node {
-                Node::Wait { body, .. } => body.insert(0, barrier()),
+                Node::Wait { body, .. } => {
+                    if w.site(g, steps) {
+                        body.insert(0, barrier());
+                    }
+                }
                 // A guarded wait (a prologue or epilogue step's): after the wait under its
                 // guard, and alone under the guard negated, so that every step passes it
                 // (pairs with statements after the guarded part still need it).
                 Node::If { body, cond, span }
                     if matches!(body.first(), Some(Node::Wait { .. })) =>
                 {
-                    insert_one(body, g, reasons, stmt_position);
-                    let otherwise = Node::If {
-                        cond: Cond::Not(Box::new(cond.clone())),
-                        body: vec![barrier()],
-                        span: *span,
-                    };
-                    list.insert(i + 1, otherwise);
+                    let (holds, fails) = (
+                        w.where_cond(cond, true, steps),
+                        w.where_cond(cond, false, steps),
+                    );
+                    let (cond, span) = (cond.clone(), *span);
+                    insert_one(body, g, reasons, &holds, w);
+                    if fails.as_ref().is_none_or(|f| !f.is_empty()) && w.site(g, &fails) {
+                        let otherwise = Node::If {
+                            cond: Cond::Not(Box::new(cond)),
+                            body: vec![barrier()],
+                            span,
+                        };
+                        list.insert(i + 1, otherwise);
+                    }
                 }
-                _ => list.insert(i, barrier()),
+                _ => {
+                    if w.site(g, steps) {
+                        list.insert(i, barrier());
+                    }
+                }
             }
             return;
         }
         // The node holds statements on both sides: the barrier goes inside it.
         match node {
-            Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Wait { body, .. }
-            | Node::If { body, .. } => insert_one(body, g, reasons, stmt_position),
-            _ => list.insert(i, barrier()),
+            Node::If { body, cond, .. } => {
+                let holds = w.where_cond(cond, true, steps);
+                insert_one(body, g, reasons, &holds, w)
+            }
+            Node::Commit { body, .. } | Node::AsyncScope { body, .. } | Node::Wait { body, .. } => {
+                insert_one(body, g, reasons, steps, w)
+            }
+            _ => {
+                if w.site(g, steps) {
+                    list.insert(i, barrier());
+                }
+            }
         }
         return;
     }
-    list.push(barrier());
+    if w.site(g, steps) {
+        list.push(barrier());
+    }
 }
