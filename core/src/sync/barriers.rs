@@ -29,6 +29,9 @@ struct Need {
     hi: Time,
     /// The consumer's iteration, the producer's being 0.
     distance: i64,
+    /// For a read of an async copy: the copy's time and queue, from which the wait that lands
+    /// it is found step by step (`lo` is the latest wait at a position any section waits at).
+    lands: Option<(Time, i64)>,
     reason: BarrierReason,
 }
 
@@ -40,6 +43,8 @@ struct Placement<'a> {
     first: i64,
     extent: Option<i64>,
     needs: &'a [Need],
+    shape: &'a LoopShape,
+    waits: &'a Waits,
 }
 
 impl Placement<'_> {
@@ -139,6 +144,8 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
         first,
         extent,
         needs: &needs,
+        shape,
+        waits: &waits,
     };
     let epilogue = extent.map(|e| first + e.max(shape.stages()));
     write_barriers(
@@ -150,10 +157,48 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
     );
 }
 
-/// Per unit, the queues some wait directly around one of its statements waits on.
-fn waits_before_units(out: &Program, shape: &LoopShape) -> Vec<Vec<i64>> {
-    let mut waits = vec![Vec::new(); shape.sched.units.len()];
-    fn walk(nodes: &[Node], shape: &LoopShape, waits: &mut [Vec<i64>]) {
+/// Per unit, the queues some wait directly around one of its statements waits on: in any
+/// section, and in each section (prologue, body, epilogue).
+struct Waits {
+    any: Vec<Vec<i64>>,
+    prologue: Vec<Vec<i64>>,
+    body: Vec<Vec<i64>>,
+    epilogue: Vec<Vec<i64>>,
+}
+
+impl Waits {
+    /// Whether the unit at `position` of a step of `section` (any section when unknown) waits on
+    /// `queue`.
+    fn at(
+        &self,
+        shape: &LoopShape,
+        section: Option<SectionKind>,
+        position: i64,
+        queue: i64,
+    ) -> bool {
+        let units = match section {
+            None => &self.any,
+            Some(SectionKind::Prologue) => &self.prologue,
+            Some(SectionKind::Body) => &self.body,
+            Some(SectionKind::Epilogue) => &self.epilogue,
+        };
+        shape
+            .step_order
+            .get(position as usize)
+            .and_then(|&u| units.get(u))
+            .is_some_and(|w| w.contains(&queue))
+    }
+}
+
+fn waits_before_units(out: &Program, shape: &LoopShape) -> Waits {
+    let none = vec![Vec::new(); shape.sched.units.len()];
+    let mut waits = Waits {
+        any: none.clone(),
+        prologue: none.clone(),
+        body: none.clone(),
+        epilogue: none,
+    };
+    fn walk(nodes: &[Node], shape: &LoopShape, section: Option<SectionKind>, waits: &mut Waits) {
         for n in nodes {
             match n {
                 Node::Wait { queue, body, .. } => {
@@ -161,26 +206,40 @@ fn waits_before_units(out: &Program, shape: &LoopShape) -> Vec<Vec<i64>> {
                     for_each_assign(body, &mut |a| stmts.push(a.stmt));
                     for (u, unit) in shape.sched.units.iter().enumerate() {
                         if unit.stmts.iter().any(|s| stmts.contains(s)) {
-                            if let Some(w) = waits.get_mut(u) {
-                                if !w.contains(queue) {
-                                    w.push(*queue);
+                            let of_section = match section {
+                                None => None,
+                                Some(SectionKind::Prologue) => Some(&mut waits.prologue),
+                                Some(SectionKind::Body) => Some(&mut waits.body),
+                                Some(SectionKind::Epilogue) => Some(&mut waits.epilogue),
+                            };
+                            let lists = std::iter::once(&mut waits.any).chain(of_section);
+                            for list in lists {
+                                if let Some(w) = list.get_mut(u) {
+                                    if !w.contains(queue) {
+                                        w.push(*queue);
+                                    }
                                 }
                             }
                         }
                     }
-                    walk(body, shape, waits);
+                    walk(body, shape, section, waits);
                 }
+                Node::Section { body, kind, .. } => walk(body, shape, Some(*kind), waits),
                 Node::For { body, .. }
                 | Node::If { body, .. }
                 | Node::Commit { body, .. }
-                | Node::AsyncScope { body, .. }
-                | Node::Section { body, .. } => walk(body, shape, waits),
+                | Node::AsyncScope { body, .. } => walk(body, shape, section, waits),
                 Node::Assign(_) | Node::Barrier { .. } => {}
             }
         }
     }
-    walk(&out.body, shape, &mut waits);
+    walk(&out.body, shape, None, &mut waits);
     waits
+}
+
+/// The latest time in `a + 1..=b` at which a wait on `queue` runs, by `waits_at(time)`.
+fn latest_wait(a: Time, b: Time, waits_at: impl Fn(Time) -> bool) -> Option<Time> {
+    (a + 1..=b).rev().find(|&t| waits_at(t))
 }
 
 /// Whether every read of `buffer` in `node` is by the thread that wrote the element: each such
@@ -210,12 +269,63 @@ fn reads_own_elements(program: &Program, node: &Node, buffer: BufId) -> bool {
     own
 }
 
+/// Whether every element of `buffer`, and every element the statements of `node` reading it
+/// write, belong to one agent (one wave, or one thread without waves): then no other agent
+/// takes part and no barrier is needed (a tile of a few elements spread cyclically over the
+/// lanes of the first wave).
+fn one_agent(program: &Program, node: &Node, buffer: BufId) -> bool {
+    let Some(threads) = program.threads else {
+        return true;
+    };
+    let agents = |b: BufId| -> Option<std::collections::BTreeSet<u32>> {
+        let buf = program.buffer(b)?;
+        if buf.threads.is_each() {
+            return None;
+        }
+        let shape = buf.shape.as_deref()?;
+        let slot = if buf.versions > 1 {
+            shape.get(1..).unwrap_or_default()
+        } else {
+            shape
+        };
+        let n: i64 = slot.iter().product::<i64>().max(1);
+        if n > 1 << 16 {
+            return None;
+        }
+        (0..n)
+            .map(|e| {
+                buf.threads
+                    .owner(e, n, threads.threads)
+                    .map(|t| threads.wave_of(t))
+            })
+            .collect()
+    };
+    let Some(mut all) = agents(buffer) else {
+        return false;
+    };
+    let mut readers = Vec::new();
+    for_each_assign(std::slice::from_ref(node), &mut |a| {
+        let mut reads = false;
+        for_each_read(&a.value, &mut |r| reads |= r.buffer == buffer);
+        if reads {
+            readers.push(a.target.buffer);
+        }
+    });
+    for b in readers {
+        match agents(b) {
+            Some(more) => all.extend(more),
+            None => return false,
+        }
+    }
+    all.len() <= 1
+}
+
 /// The pairs of accesses of different threads that the pipelined loop must separate.
 fn needs(
     program: &Program,
     shape: &LoopShape,
     position: &[i64],
-    waits: &[Vec<i64>],
+    waits: &Waits,
     step_len: i64,
 ) -> Vec<Need> {
     let units = &shape.sched.units;
@@ -231,7 +341,9 @@ fn needs(
             continue;
         };
         let reader = if dep.kind == DepKind::Raw { to } else { from };
-        if reads_own_elements(program, &reader.node, dep.buffer) {
+        if reads_own_elements(program, &reader.node, dep.buffer)
+            || one_agent(program, &reader.node, dep.buffer)
+        {
             continue;
         }
         // A versioned buffer's slot is the iteration modulo its versions: a refill meets a read
@@ -253,23 +365,15 @@ fn needs(
         if b <= a {
             continue;
         }
-        let lo = if dep.kind == DepKind::Raw && from.is_async {
-            // The latest wait on the copy's queue at or before the read lands it in every
-            // thread (waits complete oldest first): the barrier goes after it.
-            let queue = from.stage;
-            (a + 1..=b)
-                .rev()
-                .find(|&t| {
-                    let p = t.rem_euclid(step_len);
-                    shape
-                        .step_order
-                        .get(p as usize)
-                        .and_then(|&u| waits.get(u))
-                        .is_some_and(|w| w.contains(&queue))
-                })
-                .unwrap_or(b)
-        } else {
-            a + 1
+        // The latest wait on the copy's queue at or before the read lands it in every thread
+        // (waits complete oldest first): the barrier goes after it.
+        let lands = (dep.kind == DepKind::Raw && from.is_async).then_some((a, from.stage));
+        let lo = match lands {
+            Some((a, queue)) => latest_wait(a, b, |t| {
+                waits.at(shape, None, t.rem_euclid(step_len), queue)
+            })
+            .unwrap_or(b),
+            None => a + 1,
         };
         let (Some(&producer), Some(&consumer)) = (from.stmts.first(), to.stmts.first()) else {
             continue;
@@ -282,6 +386,7 @@ fn needs(
             lo,
             hi: b,
             distance: d,
+            lands,
             reason: BarrierReason {
                 kind,
                 producer,
@@ -343,6 +448,11 @@ struct Writer<'a> {
     stmt_position: &'a dyn Fn(StmtId) -> Option<i64>,
     mode: Mode,
     next: usize,
+    /// The section each step written is in.
+    sections: std::collections::BTreeMap<i64, SectionKind>,
+    /// The waits each step written runs: the position of the statements each waits around, and
+    /// its queue.
+    step_waits: std::collections::BTreeMap<i64, Vec<(i64, i64)>>,
 }
 
 enum Mode {
@@ -416,17 +526,21 @@ fn write_barriers(
         stmt_position,
         mode: Mode::Record(Vec::new()),
         next: 0,
+        sections: Default::default(),
+        step_waits: Default::default(),
     };
     insert_in_steps(&mut body.to_vec(), barriers, placement, starts, &mut record);
-    let Mode::Record(sites) = record.mode else {
+    let Mode::Record(sites) = std::mem::replace(&mut record.mode, Mode::Write(Vec::new())) else {
         return;
     };
-    let keep = irredundant(&sites, placement);
+    let keep = irredundant(&sites, placement, &record);
     let mut write = Writer {
         var,
         stmt_position,
         mode: Mode::Write(keep),
         next: 0,
+        sections: Default::default(),
+        step_waits: Default::default(),
     };
     insert_in_steps(body, barriers, placement, starts, &mut write);
 }
@@ -436,7 +550,7 @@ fn write_barriers(
 /// barrier kept is the one nearest the read; the body's places, which run at many steps, last.
 /// What remains is irredundant: deleting any one of them leaves some pair unordered. With a
 /// symbolic extent every place is kept.
-fn irredundant(sites: &[Site], placement: &Placement) -> Vec<bool> {
+fn irredundant(sites: &[Site], placement: &Placement, walked: &Writer) -> Vec<bool> {
     let mut keep = vec![true; sites.len()];
     let Some(extent) = placement.extent else {
         return keep;
@@ -460,11 +574,31 @@ fn irredundant(sites: &[Site], placement: &Placement) -> Vec<bool> {
             .chain(last + 1 - 2 * reach..=last)
             .collect()
     };
+    // An instance's read waits where its own step waits, not where any step does.
+    let waits_at = |queue: i64| {
+        move |t: Time| {
+            let (step, p) = (t.div_euclid(len), t.rem_euclid(len));
+            match walked.step_waits.get(&step) {
+                Some(waits) => waits.contains(&(p, queue)),
+                None => {
+                    let section = walked.sections.get(&step).copied();
+                    placement.waits.at(placement.shape, section, p, queue)
+                }
+            }
+        }
+    };
     let mut pairs: Vec<(i64, i64)> = Vec::new();
     for n in placement.needs {
         for &i in &iterations {
             if (first..=last).contains(&(i + n.distance)) {
-                pairs.push((n.lo + i * len, n.hi + i * len));
+                let hi = n.hi + i * len;
+                let lo = match n.lands {
+                    Some((a, queue)) => {
+                        latest_wait(a + i * len, hi, waits_at(queue)).unwrap_or(n.lo + i * len)
+                    }
+                    None => n.lo + i * len,
+                };
+                pairs.push((lo, hi));
             }
         }
     }
@@ -532,6 +666,10 @@ fn insert_in_steps(
             let mut taken = std::mem::take(body).into_iter();
             for &k in steps.as_deref().unwrap_or_default() {
                 let mut step: Vec<Node> = taken.by_ref().take(k as usize).collect();
+                if let Some(t) = written_step {
+                    w.sections.insert(t, *kind);
+                    record_waits(&step, &Some(vec![t]), w);
+                }
                 let kept = kept(barriers, placement, written_step.map(|t| (t, t)));
                 insert_in_step(&mut step, &kept, &written_step.map(|t| vec![t]), w);
                 written_step = written_step.map(|t| t + 1);
@@ -550,6 +688,10 @@ fn insert_in_steps(
                 {
                     if *v == w.var {
                         let range = lo.as_const().zip(hi.as_const()).map(|(l, h)| (l, h - 1));
+                        for t in range.into_iter().flat_map(|(l, h)| l..=h) {
+                            w.sections.insert(t, *kind);
+                        }
+                        record_waits(body, &range.map(|(l, h)| (l..=h).collect()), w);
                         let kept = kept(barriers, placement, range);
                         insert_in_step(body, &kept, &range.map(|(l, h)| (l..=h).collect()), w);
                     }
@@ -560,6 +702,41 @@ fn insert_in_steps(
             if let Some(s) = steps {
                 *s = counts;
             }
+        }
+    }
+}
+
+/// Notes in `w.step_waits` the waits `nodes` run at each of `steps` (nothing when unknown).
+fn record_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
+    let Some(list) = steps else { return };
+    for &t in list {
+        w.step_waits.entry(t).or_default();
+    }
+    for n in nodes {
+        match n {
+            Node::Wait { queue, body, .. } => {
+                let at = positions_in(n, w.stmt_position);
+                for &t in list {
+                    let waits = w.step_waits.entry(t).or_default();
+                    for &p in &at {
+                        if !waits.contains(&(p, *queue)) {
+                            waits.push((p, *queue));
+                        }
+                    }
+                }
+                record_waits(body, steps, w);
+            }
+            Node::If { cond, body, .. } => {
+                // A guard the step does not decide: its waits are noted as running, which
+                // can only make a pair's interval narrower (a later wait), never wider.
+                let holds = w.where_cond(cond, true, steps).or_else(|| steps.clone());
+                record_waits(body, &holds, w);
+            }
+            Node::For { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Section { body, .. } => record_waits(body, steps, w),
+            Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
 }
