@@ -269,57 +269,6 @@ fn reads_own_elements(program: &Program, node: &Node, buffer: BufId) -> bool {
     own
 }
 
-/// Whether every element of `buffer`, and every element the statements of `node` reading it
-/// write, belong to one agent (one wave, or one thread without waves): then no other agent
-/// takes part and no barrier is needed (a tile of a few elements spread cyclically over the
-/// lanes of the first wave).
-fn one_agent(program: &Program, node: &Node, buffer: BufId) -> bool {
-    let Some(threads) = program.threads else {
-        return true;
-    };
-    let agents = |b: BufId| -> Option<std::collections::BTreeSet<u32>> {
-        let buf = program.buffer(b)?;
-        if buf.threads.is_each() {
-            return None;
-        }
-        let shape = buf.shape.as_deref()?;
-        let slot = if buf.versions > 1 {
-            shape.get(1..).unwrap_or_default()
-        } else {
-            shape
-        };
-        let n: i64 = slot.iter().product::<i64>().max(1);
-        if n > 1 << 16 {
-            return None;
-        }
-        (0..n)
-            .map(|e| {
-                buf.threads
-                    .owner(e, n, threads.threads)
-                    .map(|t| threads.wave_of(t))
-            })
-            .collect()
-    };
-    let Some(mut all) = agents(buffer) else {
-        return false;
-    };
-    let mut readers = Vec::new();
-    for_each_assign(std::slice::from_ref(node), &mut |a| {
-        let mut reads = false;
-        for_each_read(&a.value, &mut |r| reads |= r.buffer == buffer);
-        if reads {
-            readers.push(a.target.buffer);
-        }
-    });
-    for b in readers {
-        match agents(b) {
-            Some(more) => all.extend(more),
-            None => return false,
-        }
-    }
-    all.len() <= 1
-}
-
 /// The pairs of accesses of different threads that the pipelined loop must separate.
 fn needs(
     program: &Program,
@@ -341,9 +290,7 @@ fn needs(
             continue;
         };
         let reader = if dep.kind == DepKind::Raw { to } else { from };
-        if reads_own_elements(program, &reader.node, dep.buffer)
-            || one_agent(program, &reader.node, dep.buffer)
-        {
+        if reads_own_elements(program, &reader.node, dep.buffer) {
             continue;
         }
         // A versioned buffer's slot is the iteration modulo its versions: a refill meets a read
