@@ -3,9 +3,9 @@
 # "Three stages" presets, as TileLang plans a T.Pipelined loop with num_stages=3: the copies in
 # stage 0, the reads (T.gemm's shared-to-register half) and the MMA in stage 2, in body order
 # — the copies of tile k + 2 first, then the reads of tile k (pipeline_planning.cc, docs/
-# tilelang.md). A and B share their reader, so one group (pipeline_planning.cc:879-890). The wait
-# sits after this step's commit, so it keeps two groups in flight (inject_pipeline.cc:2649-2658:
-# the producer's head minus the consumer's iteration); TileLang syncs after every
+# tilelang.md). T.gemm reads both tiles: one group (pipeline_planning.cc:879-890). The wait
+# sits after this step's commit, so it keeps two groups in flight (inject_pipeline.cc:2662-2700:
+# the producer's newest iteration minus the consumer's, in groups); TileLang syncs after every
 # cp.async.wait_group (thread_storage_sync.cc:58-75) and before a write into shared memory a
 # read before it conflicts with, across iterations too (thread_storage_sync.cc:1380-1410): the
 # copies refill the slot the step before read, and nothing between that read and them is a
