@@ -1,5 +1,6 @@
 //! The examples a user can load: RFC 0077's, a CUTLASS-style multistage main loop, the CDNA4
-//! interleaved schedule, and corner cases from TVM's tests.
+//! interleaved schedule, corner cases from TVM's tests, and one GEMM at three stages in the
+//! conventions of CUTLASS, TileLang and Triton (docs/conventions.md).
 
 pub const DEFAULT: &str = include_str!("../../examples/rfc_a_async_copy.py");
 
@@ -48,5 +49,19 @@ pub const PRESETS: &[(&str, &str)] = &[
     (
         "Corner: accumulator",
         include_str!("../../tests/cases/accumulate.py"),
+    ),
+    // The same GEMM at three stages, as each library synchronizes it; docs/conventions.md has
+    // their waits and barriers side by side, with Stagecraft's.
+    (
+        "Three stages: CUTLASS's convention",
+        include_str!("../../examples/conventions_cutlass.py"),
+    ),
+    (
+        "Three stages: TileLang's convention",
+        include_str!("../../examples/conventions_tilelang.py"),
+    ),
+    (
+        "Three stages: Triton's convention",
+        include_str!("../../examples/conventions_triton.py"),
     ),
 ];
