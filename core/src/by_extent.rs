@@ -8,7 +8,7 @@ use crate::pipelined::Form;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
 use crate::simplify::simplify;
-use crate::sync::SyncPlan;
+use crate::sync::{Serves, SyncPlan};
 use std::collections::VecDeque;
 
 /// `main`, the program of the plan for every N, merged with `ranges`, the programs of
@@ -29,10 +29,10 @@ pub(crate) fn merge(
         free_count(g, s, n, below.map(|b| b - 1))
     };
     let merger = Merger {
-        belows: sync
+        serves: sync
             .regimes
             .iter()
-            .map(|r| Some(r.below))
+            .map(|r| Some(r.serves))
             .chain([None])
             .collect(),
         n,
@@ -52,9 +52,9 @@ pub(crate) fn merge(
 }
 
 /// Ranges of N, ascending: each program serves N below its bound (and at least the previous
-/// one's); the last serves the rest.
+/// one's), or one residue of N past them; the last serves the rest.
 struct Merger<'a> {
-    belows: Vec<Option<i64>>,
+    serves: Vec<Option<Serves>>,
     /// The extent, N.
     n: &'a IExpr,
     /// A count of queue `q` that completes nothing at any N below the bound (any N: `None`).
@@ -259,15 +259,24 @@ impl Merger<'_> {
         })
     }
 
+    /// The bound of range `k` (of its band of residues), if it is one below a bound.
+    fn below(&self, k: usize) -> Option<i64> {
+        match self.serves.get(k).copied().flatten() {
+            Some(Serves::Below(b)) => Some(b),
+            Some(Serves::Residue(r)) => r.below,
+            None => None,
+        }
+    }
+
     /// Each range's count (a range without the wait: one that completes nothing), as one
-    /// expression of N; neighbouring ranges with the same count are one piece.
+    /// expression of N: a range split by residues of N (`Serves::Residue`) chooses among them,
+    /// and neighbouring ranges with the same count are one piece.
     fn count(&self, queue: i64, mut counts: Vec<Option<IExpr>>) -> Option<IExpr> {
         // A range whose N all skip the body never runs its waits: it takes the next range's
         // count, whatever its own plan said.
         if self.section.get() == Some(SectionKind::Body) {
             for k in (0..counts.len()).rev() {
-                let below = self.belows.get(k).copied().flatten();
-                if below.is_some_and(|b| b - 1 <= self.stages) {
+                if self.below(k).is_some_and(|b| b - 1 <= self.stages) {
                     let next = counts.get(k + 1).cloned().flatten();
                     if let Some(c) = counts.get_mut(k) {
                         *c = next;
@@ -278,36 +287,79 @@ impl Merger<'_> {
         if counts.iter().all(Option::is_none) {
             return None;
         }
-        let mut pieces: Vec<(Option<i64>, IExpr)> = Vec::with_capacity(counts.len());
-        for (k, c) in counts.iter().enumerate() {
-            let below = self.belows.get(k).copied().flatten();
-            let c = match c {
-                Some(c) => c.clone(),
+        let counts: Vec<IExpr> = (0..counts.len())
+            .map(|k| match counts.get(k).cloned().flatten() {
+                Some(c) => c,
                 None => {
                     // A run of ranges without the wait takes one count, good up to its end.
                     let end = (k..counts.len())
                         .take_while(|&m| counts.get(m).is_some_and(Option::is_none))
                         .last()
                         .unwrap_or(k);
-                    (self.free)(queue, self.belows.get(end).copied().flatten())
+                    (self.free)(queue, self.below(end))
                 }
+            })
+            .collect();
+        // Bands of ranges with one bound (a range, or its residues), each one expression.
+        let mut bands: Vec<(Option<i64>, IExpr)> = Vec::new();
+        let mut k = 0;
+        while k < counts.len() {
+            let below = self.below(k);
+            let end = (k..counts.len())
+                .take_while(|&m| self.below(m) == below)
+                .last()
+                .unwrap_or(k);
+            let residues: Vec<(crate::sync::Residue, &IExpr)> = (k..=end)
+                .filter_map(|m| match self.serves.get(m).copied().flatten() {
+                    Some(Serves::Residue(r)) => Some((r, counts.get(m)?)),
+                    _ => None,
+                })
+                .collect();
+            let band = if residues.is_empty() {
+                counts.get(k)?.clone()
+            } else {
+                self.by_residue(&residues)?
             };
-            match pieces.last_mut() {
-                Some((b, prev)) if *prev == c => *b = below,
-                _ => pieces.push((below, c)),
+            match bands.last_mut() {
+                Some((b, prev)) if *prev == band => *b = below,
+                _ => bands.push((below, band)),
+            }
+            k = end + 1;
+        }
+        let mut bands = bands.into_iter().rev();
+        let (_, mut e) = bands.next()?;
+        for (below, c) in bands {
+            let Some(b) = below else { continue };
+            if c != e {
+                e = IExpr::Select(Box::new((
+                    Cond::Cmp(CmpOp::Lt, self.n.clone(), IExpr::Const(b)),
+                    c,
+                    e,
+                )));
             }
         }
-        let mut pieces = pieces.into_iter().rev();
-        let (_, mut e) = pieces.next()?;
-        for (below, c) in pieces {
-            let Some(b) = below else { continue };
-            e = IExpr::Select(Box::new((
-                Cond::Cmp(CmpOp::Lt, self.n.clone(), IExpr::Const(b)),
-                c,
-                e,
-            )));
-        }
         Some(simplify(&e))
+    }
+
+    /// The counts of a range's residues of N as one expression: the most common one but where
+    /// a residue's differs, `1 if N % 2 == 1 else 0`.
+    fn by_residue(&self, residues: &[(crate::sync::Residue, &IExpr)]) -> Option<IExpr> {
+        let times = |c: &IExpr| residues.iter().filter(|(_, x)| *x == c).count();
+        let most = residues.iter().map(|(_, c)| times(c)).max()?;
+        let common = residues
+            .iter()
+            .map(|(_, c)| *c)
+            .find(|c| times(c) == most)?;
+        let mut e = common.clone();
+        for (r, c) in residues.iter().rev().filter(|(_, c)| *c != common) {
+            let cond = Cond::Cmp(
+                CmpOp::Eq,
+                IExpr::bin(IOp::Mod, self.n.clone(), IExpr::Const(r.modulus)),
+                IExpr::Const(r.residue),
+            );
+            e = IExpr::Select(Box::new((cond, (*c).clone(), e)));
+        }
+        Some(e)
     }
 }
 

@@ -115,10 +115,17 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
         // Under a symbolic extent the last g·(max(E, S) − E) groups of the queue are those of
         // the iterations E … max(E, S) − 1, committed empty: they may stay in flight.
         let count = match &p.sched.extent {
+            // A plan for one residue of E (`sync::Serves::Residue`) lets the last groups
+            // before those stay too where they hold nothing at every E of it.
             Extent::Symbolic(e) => {
                 let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
                 let empty = IExpr::bin(IOp::Sub, p.epilogue_start(), e.clone());
-                simplify(&IExpr::bin(IOp::Mul, IExpr::Const(g), empty))
+                let before = sync.drain_empty.get(q).copied().unwrap_or(0);
+                simplify(&IExpr::bin(
+                    IOp::Add,
+                    IExpr::bin(IOp::Mul, IExpr::Const(g), empty),
+                    IExpr::Const(before),
+                ))
             }
             // Groups after the last one holding an instance may stay (`sync`'s drain).
             Extent::Const(_) => IExpr::Const(

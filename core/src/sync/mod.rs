@@ -192,6 +192,10 @@ pub struct SyncPlan {
     pub epilogue: Vec<StepPlan>,
     /// Queues drained by a final `wait(q, 0)` (site id, queue).
     pub drains: Vec<(u32, i64)>,
+    /// Under a symbolic extent, by drained queue, how many groups before those of the
+    /// iterations N … max(N, S) − 1 its drain lets stay too: they hold nothing at any N this
+    /// plan serves (a plan for one residue of N, `Serves::Residue`; else none).
+    pub drain_empty: BTreeMap<i64, i64>,
     /// True when every step commits its groups even if predicated off (symbolic extent).
     pub uniform_commits: bool,
     /// Queues that may still have groups in flight after the epilogue's own waits.
@@ -211,11 +215,48 @@ pub struct SyncPlan {
     pub range_sites: usize,
 }
 
-/// The plan for the extents below `below` (and at least the previous regime's).
+/// The plan for some extents: those below `below` (and at least the previous range's), or one
+/// residue of N among the longer extents (`Serves`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Regime {
-    pub below: i64,
+    pub serves: Serves,
     pub plan: SyncPlan,
+}
+
+/// The extents a range's plan serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Serves {
+    /// N below this (and at least the previous range's bound).
+    Below(i64),
+    /// One residue of N within a range (or past the ranges): an epilogue step runs iteration
+    /// N + k − stage, which meets its producer at a distance that may differ by the
+    /// iteration's phase (`if i % 2 == 1:`), and the last groups may hold nothing by N's
+    /// phase, so the epilogue's counts and the drains' differ by N's.
+    Residue(Residue),
+}
+
+/// N from `from` on, below `below` (every N from `from` on: `None`), with N % `modulus` =
+/// `residue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Residue {
+    pub from: i64,
+    pub below: Option<i64>,
+    pub modulus: i64,
+    pub residue: i64,
+}
+
+impl Residue {
+    /// The first N of the class.
+    pub fn first(self) -> i64 {
+        self.from + (self.residue - self.from).rem_euclid(self.modulus.max(1))
+    }
+
+    /// The N of the class from the first up to `last` (and below `below`), ascending.
+    pub fn up_to(self, last: i64) -> impl Iterator<Item = i64> {
+        let last = self.below.map_or(last, |b| last.min(b - 1));
+        let step = usize::try_from(self.modulus.max(1)).unwrap_or(1);
+        (self.first()..=last).step_by(step)
+    }
 }
 
 impl SyncPlan {
@@ -303,6 +344,10 @@ pub fn derive(
     let grouping = group(p, &mut needs);
     let queues: Vec<i64> = grouping.per_step.keys().copied().collect();
     let closed_before = closed_before(p, &grouping.groups, &queues);
+    let symbolic_runs = match p.sched.extent.as_const() {
+        Some(_) => Vec::new(),
+        None => periodic::runs_by_iteration(program, p),
+    };
     let regimes = regimes::Regimes {
         program,
         p,
@@ -310,18 +355,20 @@ pub fn derive(
         grouping: &grouping,
         closed_before: &closed_before,
         runs: &runs,
+        symbolic_runs: &symbolic_runs,
         explain,
     };
-    let mut plan = regimes.plan(None, diags)?;
+    let mut plan = regimes.plan(None, None, diags)?;
     regimes.add_to(&mut plan);
     Some(plan)
 }
 
-/// The plan for extents up to `regime_hi` (every extent: `None`), with the groups and the
-/// needs the caller found.
+/// The plan for extents up to `regime_hi` (every extent: `None`), and of those only the residue
+/// `regime_class` of N where set, with the groups and the needs the caller found.
 fn planned(
     r: &regimes::Regimes,
     regime_hi: Option<i64>,
+    regime_class: Option<Residue>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<SyncPlan> {
     let (p, needs) = (r.p, r.needs);
@@ -365,9 +412,10 @@ fn planned(
         later_members: &later_members,
         groups: &groups,
         runs: r.runs,
+        symbolic_runs: r.symbolic_runs,
         failed: false,
         // A range's plan is never shown: its waits take `main`'s sites (`regimes`).
-        explain: r.explain && regime_hi.is_none(),
+        explain: r.explain && regime_hi.is_none() && regime_class.is_none(),
         diags,
         need_ids: Vec::with_capacity(needs.len()),
         site_ids: Vec::with_capacity(3 * needs.len() + queues.len()),
@@ -375,6 +423,7 @@ fn planned(
         entry: Entry::default(),
         unexplained: Vec::new(),
         regime_hi,
+        regime_class,
         body_distances: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
@@ -382,6 +431,16 @@ fn planned(
     let (body, covered) = cx.plan_body(covered);
     let (epilogue, covered) = cx.plan_epilogue(covered);
     let (undrained, drains) = cx.drain(r.program, &covered);
+    let drain_empty = match extent {
+        Some(_) => BTreeMap::new(),
+        None => drains
+            .iter()
+            .filter_map(|&(id, q)| {
+                let count = cx.sites.get(id as usize)?.instances.first()?.count;
+                (count > 0).then_some((q, count))
+            })
+            .collect(),
+    };
     if cx.failed {
         return None;
     }
@@ -396,6 +455,7 @@ fn planned(
         body,
         epilogue,
         drains,
+        drain_empty,
         uniform_commits: extent.is_none(),
         undrained,
         extent,

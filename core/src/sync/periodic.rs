@@ -76,6 +76,44 @@ impl SymbolicNeed {
 }
 
 impl SymbolicNeed {
+    /// From which iteration, and with which period, the distances repeat (`None`: only the
+    /// iterations enumerated are known).
+    pub fn repeats(&self) -> Option<(i64, i64)> {
+        self.repeats
+    }
+
+    /// The shortest distance over the iterations max(N, S) + `offset` of the extents N of
+    /// `class` (an epilogue step's, `s_max` = S): `None` where not known (only the iterations
+    /// enumerated are), `Some(None)` where none meets. Past `from + period` a distance within
+    /// the period repeats and a longer one grows with the iteration, so one common period of
+    /// the class and the repetition past there is all.
+    pub fn shortest_at_extents(
+        &self,
+        class: super::Residue,
+        s_max: i64,
+        offset: i64,
+    ) -> Option<Option<i64>> {
+        let last = match (self.repeats, class.below) {
+            (Some((from, period)), _) => {
+                let m = class.modulus.max(1);
+                class.first().max(s_max).max(from + period - offset) + lcm(period, m)? + m
+            }
+            (None, Some(below)) => below - 1,
+            (None, None) => return None,
+        };
+        let mut best: Option<i64> = None;
+        for n in class.up_to(last) {
+            let j = n.max(s_max) + offset;
+            if j < 0 {
+                continue;
+            }
+            if let Some(d) = self.at(j)? {
+                best = Some(best.map_or(d, |b| b.min(d)));
+            }
+        }
+        Some(best)
+    }
+
     /// The consumer iterations from `lo` on at which the shortest distance over `lo ..= j`
     /// shortens (or first exists), ascending, where enumeration decides it: from each of them
     /// on a count serving every iteration up to the last one a section runs waits for a newer
@@ -174,6 +212,125 @@ pub(super) fn refine(program: &crate::ir::Program, p: &LoopShape, needs: &mut [N
             by_iteration,
             repeats,
         });
+    }
+}
+
+/// Whether an async unit runs an instance at each iteration under a symbolic extent: enumerated
+/// up to where its conditions and loop bounds repeat (`if i % 2 == 1:` every 2 iterations from
+/// 0 on), and repeating after.
+#[derive(Clone, Debug)]
+pub(super) struct SymbolicRuns {
+    by_iteration: Vec<bool>,
+    from: i64,
+    period: i64,
+}
+
+impl SymbolicRuns {
+    /// Whether the unit runs an instance at iteration `j` (`None` below 0).
+    pub(super) fn at(&self, j: i64) -> Option<bool> {
+        let j = if j >= self.from + self.period {
+            self.from + (j - self.from) % self.period
+        } else {
+            j
+        };
+        self.by_iteration.get(usize::try_from(j).ok()?).copied()
+    }
+
+    /// From which iteration, and with which period, it repeats.
+    pub(super) fn repeats(&self) -> (i64, i64) {
+        (self.from, self.period)
+    }
+}
+
+/// By unit, under a symbolic extent, whether each asynchronous one runs an instance at each
+/// iteration (`None` for the others, and where it does not repeat within `MAX_WINDOW`): the
+/// drain at the end may let an empty last group stay (`sections.rs`).
+pub(super) fn runs_by_iteration(
+    program: &crate::ir::Program,
+    p: &LoopShape,
+) -> Vec<Option<SymbolicRuns>> {
+    let mut env = program.env(&Default::default());
+    p.sched
+        .units
+        .iter()
+        .map(|u| {
+            if !u.is_async || u.inner.is_some() {
+                return None;
+            }
+            let (from, period) = runs_repeat(&u.node, p.sched.var, &mut env)?;
+            let from = from.max(0);
+            if from + 2 * period > MAX_WINDOW {
+                return None;
+            }
+            let touches = touches_of_first_iterations(program, &p.sched, u, from + period)?;
+            Some(SymbolicRuns {
+                by_iteration: touches.iter().map(|t| !t.is_empty()).collect(),
+                from,
+                period,
+            })
+        })
+        .collect()
+}
+
+/// Under a symbolic extent N, how many of queue `q`'s groups (`g` a step) before group g·N,
+/// newest first, hold no statement instance: `None` where some unit of the queue was not
+/// enumerated, `i64::MAX` when every one is empty.
+pub(super) fn trailing_empty(
+    groups: &[super::Group],
+    runs: &[Option<SymbolicRuns>],
+    q: i64,
+    g: i64,
+    n: i64,
+) -> Option<i64> {
+    let g = g.max(1);
+    let mut group = g.checked_mul(n)? - 1;
+    let mut count = 0;
+    while group >= 0 {
+        let (j, slot) = (group / g, group % g);
+        for gr in groups
+            .iter()
+            .filter(|gr| gr.queue == q && i64::from(gr.slot) == slot)
+        {
+            for &u in &gr.units {
+                if runs.get(u)?.as_ref()?.at(j)? {
+                    return Some(count);
+                }
+            }
+        }
+        count += 1;
+        group -= 1;
+    }
+    Some(i64::MAX)
+}
+
+/// From which iteration, and with which period, whether `node` runs an instance repeats: its
+/// conditions and loop bounds (`eventual::form`); `None` where one does not repeat.
+fn runs_repeat(node: &Node, var: VarId, env: &mut Vec<i64>) -> Option<(i64, i64)> {
+    fn combine(a: (i64, i64), b: (i64, i64)) -> Option<(i64, i64)> {
+        Some((a.0.max(b.0), lcm(a.1, b.1)?))
+    }
+    let all = |body: &[Node], acc: (i64, i64), env: &mut Vec<i64>| {
+        body.iter()
+            .try_fold(acc, |acc, n| combine(acc, runs_repeat(n, var, env)?))
+    };
+    match node {
+        Node::Barrier { .. } | Node::Assign(_) => Some((0, 1)),
+        Node::For { lo, hi, body, .. } => {
+            let (l, h) = (form(lo, var, env)?, form(hi, var, env)?);
+            if l.delta != 0 || h.delta != 0 {
+                return None;
+            }
+            let bounds = combine((l.from, l.period), (h.from, h.period))?;
+            all(body, bounds, env)
+        }
+        Node::If { cond, body, .. } => {
+            let truth = cond_form(cond, var, env)?.repeats();
+            all(body, truth, env)
+        }
+        Node::Wait { body, .. }
+        | Node::Commit { body, .. }
+        | Node::AsyncScope { body, .. }
+        | Node::Section { body, .. } => all(body, (0, 1), env),
     }
 }
 

@@ -29,6 +29,9 @@ pub(super) struct Planner<'a> {
     pub(super) groups: &'a [super::Group],
     /// By unit, whether it runs an instance at each iteration, where enumerated.
     pub(super) runs: &'a [Option<Vec<bool>>],
+    /// Under a symbolic extent, by unit, whether an async one runs an instance at each
+    /// iteration, where it repeats (`periodic::runs_by_iteration`).
+    pub(super) symbolic_runs: &'a [Option<super::periodic::SymbolicRuns>],
     pub(super) failed: bool,
     /// Write the display text of sites and instances.
     pub(super) explain: bool,
@@ -49,6 +52,9 @@ pub(super) struct Planner<'a> {
     /// later consumer iteration than any step of a section reaches at that extent is left out
     /// there (`regimes`).
     pub(super) regime_hi: Option<i64>,
+    /// Where set, this plan serves only these N (`Serves::Residue`): an epilogue step waits for
+    /// what the iterations it runs at those N need.
+    pub(super) regime_class: Option<super::Residue>,
     /// Under a constant extent, by need, the shortest distance over the body's iterations whose
     /// needed group the prologue has not already forced (`plan_body`); empty before the body
     /// is planned, and then `ExactNeed::body` stands.
@@ -182,10 +188,13 @@ impl Planner<'_> {
             } => known.shortest(s_max - stage, self.regime_hi.map(|hi| hi - 1 - stage)),
             StepTime::Uniform {
                 epilogue_offset: Some(k),
-            } => known.shortest(
-                s_max + k - stage,
-                self.regime_hi.map(|hi| hi.max(s_max) + k - stage),
-            ),
+            } => match self.regime_class {
+                Some(class) => known.shortest_at_extents(class, s_max, k - stage),
+                None => known.shortest(
+                    s_max + k - stage,
+                    self.regime_hi.map(|hi| hi.max(s_max) + k - stage),
+                ),
+            },
         }
     }
 

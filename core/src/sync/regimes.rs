@@ -8,12 +8,19 @@
 //! apply in it, and the pipelined program's counts choose by N (`pipelined::build`).
 
 use super::groups::Grouping;
-use super::{planned, Need, Regime, SyncPlan};
+use super::{planned, Need, Regime, Residue, Serves, SyncPlan};
 use crate::diagnostic::Diagnostic;
 use crate::shape::LoopShape;
 
 /// Ranges of N planned at most: each is a whole plan, and each count a choice among them.
 const MAX_REGIMES: usize = 6;
+
+/// The largest modulus by which the longer extents are told apart (`Regimes::tail_modulus`):
+/// one plan for each residue.
+const MAX_MODULUS: i64 = 4;
+
+/// Extents past where the ranges end compared to find the modulus of the epilogue's needs.
+const MODULUS_WINDOW: i64 = 48;
 
 /// What every plan of one loop shares: the needs, and the groups found from all of them (a
 /// need that does not apply still splits its group, so that every range's program has the same
@@ -26,6 +33,9 @@ pub(super) struct Regimes<'a> {
     pub(super) closed_before: &'a [i64],
     /// Per unit, whether it runs an instance at each iteration (`exact::refine`).
     pub(super) runs: &'a [Option<Vec<bool>>],
+    /// Under a symbolic extent, per async unit, whether it runs an instance at each iteration
+    /// (`periodic::runs_by_iteration`).
+    pub(super) symbolic_runs: &'a [Option<super::periodic::SymbolicRuns>],
     pub(super) explain: bool,
 }
 
@@ -33,9 +43,61 @@ impl Regimes<'_> {
     pub(super) fn plan(
         &self,
         regime_hi: Option<i64>,
+        regime_class: Option<Residue>,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<SyncPlan> {
-        planned(self, regime_hi, diags)
+        planned(self, regime_hi, regime_class, diags)
+    }
+
+    /// The smallest modulus m ≤ `MAX_MODULUS` such that, at the longer extents N (from where
+    /// every need's iterations repeat on), what every epilogue step's iteration
+    /// (max(N, S) + k − stage) needs, as enumeration decides it (`periodic.rs`), and how many
+    /// of each queue's last groups are empty (`if i % 2 == 1:`) are the same at N and N + m,
+    /// and not the same at every N; `None` where there is none (every N alike, or
+    /// no such period).
+    fn tail_modulus(&self) -> Option<i64> {
+        let s_max = self.p.stages();
+        let signature = |n: i64| -> Vec<Option<Option<i64>>> {
+            let mut out = Vec::new();
+            for need in self.needs {
+                let (Some(known), Some(u)) =
+                    (&need.symbolic, self.p.sched.units.get(need.consumer))
+                else {
+                    continue;
+                };
+                out.extend((0..u.stage.min(s_max)).map(|k| known.at(n.max(s_max) + k - u.stage)));
+            }
+            // And how many of each queue's last groups hold nothing (the drain lets them stay).
+            for (&q, &g) in &self.grouping.per_step {
+                let empty = super::periodic::trailing_empty(
+                    &self.grouping.groups,
+                    self.symbolic_runs,
+                    q,
+                    i64::from(g),
+                    n,
+                );
+                out.push(Some(empty));
+            }
+            out
+        };
+        // Compared where every need repeats (`SymbolicNeed::at`): before, a distance may
+        // change once (`S[(i // 2) % 8]` first meets an earlier instance at i = 16).
+        let settled = self
+            .needs
+            .iter()
+            .filter_map(|n| n.symbolic.as_ref()?.repeats())
+            .chain(self.symbolic_runs.iter().flatten().map(|r| r.repeats()))
+            .map(|(from, period)| from + period + s_max)
+            .max()?;
+        let start = settled;
+        let sigs: Vec<_> = (start..start + MODULUS_WINDOW).map(signature).collect();
+        if sigs.windows(2).all(|w| w.first() == w.get(1)) {
+            return None;
+        }
+        (2..=MAX_MODULUS).find(|&m| {
+            let m = usize::try_from(m).unwrap_or(usize::MAX);
+            sigs.iter().zip(sigs.iter().skip(m)).all(|(a, b)| a == b)
+        })
     }
 
     /// The extents where some need starts to apply in some section, ascending (empty when no
@@ -107,32 +169,140 @@ impl Regimes<'_> {
         }
         let mut regimes: Vec<Regime> = Vec::with_capacity(bounds.len());
         let mut added: Vec<super::WaitSite> = Vec::new();
-        for &below in &bounds {
-            let mut scratch = Vec::new();
-            let Some(mut plan) = self.plan(Some(below - 1), &mut scratch) else {
-                return;
+        let modulus = self.tail_modulus();
+        let mut from = 0;
+        for below in bounds.iter().map(|&b| Some(b)).chain([None]) {
+            // The range as one plan, then (where the needs differ by N's phase) one plan per
+            // residue of N, kept where they differ.
+            // Planned for its own N: an epilogue step runs the iterations those N run there,
+            // from max(from, S) + k − stage on, and the drain knows which last groups are
+            // empty at all of them.
+            let mut whole_added = added.clone();
+            let whole_class = Residue {
+                from,
+                below,
+                modulus: 1,
+                residue: 0,
             };
-            if scratch.iter().any(Diagnostic::is_error) {
-                return;
-            }
-            if below - 1 <= self.p.stages() {
-                // No N of the range runs the body: its waits are no one's (the program takes
-                // the next range's there).
-                for item in plan.body.iter_mut().flat_map(|b| b.items.iter_mut()) {
-                    item.waits.clear();
+            let range = match below {
+                Some(b) if from == b - 1 => format!("N = {from}"),
+                Some(b) => format!("N = {from} … {}", b - 1),
+                None => format!("N ≥ {from}"),
+            };
+            let whole = match below {
+                Some(below) => {
+                    let Some(plan) =
+                        self.range_plan(main, Some(below), whole_class, &range, &mut whole_added)
+                    else {
+                        return;
+                    };
+                    Some(Regime {
+                        serves: Serves::Below(below),
+                        plan,
+                    })
+                }
+                // Past the ranges, where they end above 0 and that changes a wait.
+                None if from > 0 => self
+                    .range_plan(main, None, whole_class, &range, &mut whole_added)
+                    .filter(|plan| !same_waits(plan, main))
+                    .map(|plan| Regime {
+                        serves: Serves::Residue(whole_class),
+                        plan,
+                    }),
+                None => None,
+            };
+            let by_residue = modulus
+                .and_then(|m| self.residue_plans(main, (from, below), m, &added))
+                .filter(|(plans, _)| {
+                    // Kept only where some residue's waits differ from another's.
+                    plans.windows(2).any(|w| match w {
+                        [a, b] => !same_waits(&a.plan, &b.plan),
+                        _ => false,
+                    })
+                });
+            match by_residue {
+                Some((plans, with_added)) => {
+                    regimes.extend(plans);
+                    added = with_added;
+                }
+                None => {
+                    regimes.extend(whole);
+                    added = whole_added;
                 }
             }
-            if !same_steps(&plan, main) {
-                return;
+            if let Some(below) = below {
+                from = below;
             }
-            let from = regimes.last().map_or(0, |r| r.below);
-            let ids = self.main_sites(&plan, main, &mut added, (from, below - 1));
-            renumber(&mut plan, &ids);
-            regimes.push(Regime { below, plan });
         }
         main.range_sites = added.len();
         main.sites.extend(added);
         main.regimes = regimes;
+    }
+
+    /// The plan for the N of `class` (below its bound, or every N from its start), its waits
+    /// renumbered as `main`'s sites (`added` gets those `main` lacks); `None` where it fails
+    /// to plan or runs other steps than `main`.
+    fn range_plan(
+        &self,
+        main: &SyncPlan,
+        below: Option<i64>,
+        class: Residue,
+        range: &str,
+        added: &mut Vec<super::WaitSite>,
+    ) -> Option<SyncPlan> {
+        let mut scratch = Vec::new();
+        let mut plan = self.plan(below.map(|b| b - 1), Some(class), &mut scratch)?;
+        if scratch.iter().any(Diagnostic::is_error) {
+            return None;
+        }
+        if below.is_some_and(|b| b - 1 <= self.p.stages()) {
+            // No N of the range runs the body: its waits are no one's (the program takes
+            // the next range's there).
+            for item in plan.body.iter_mut().flat_map(|b| b.items.iter_mut()) {
+                item.waits.clear();
+            }
+        }
+        if !same_steps(&plan, main) {
+            return None;
+        }
+        let ids = self.main_sites(&plan, main, added, range);
+        renumber(&mut plan, &ids);
+        Some(plan)
+    }
+
+    /// One plan per residue of N modulo `modulus` among the N from `from` on, below `below`
+    /// (every N from `from` on: `None`), skipping residues with no such N; with the sites
+    /// `added` then has. `None` where one fails to plan.
+    fn residue_plans(
+        &self,
+        main: &SyncPlan,
+        (from, below): (i64, Option<i64>),
+        modulus: i64,
+        added: &[super::WaitSite],
+    ) -> Option<(Vec<Regime>, Vec<super::WaitSite>)> {
+        let mut added = added.to_vec();
+        let mut plans = Vec::new();
+        for residue in 0..modulus {
+            let class = Residue {
+                from,
+                below,
+                modulus,
+                residue,
+            };
+            if below.is_some_and(|b| class.first() >= b) {
+                continue;
+            }
+            let range = match below {
+                Some(b) => format!("N = {from} … {} with N % {modulus} = {residue}", b - 1),
+                None => format!("N ≥ {from} with N % {modulus} = {residue}"),
+            };
+            let plan = self.range_plan(main, below, class, &range, &mut added)?;
+            plans.push(Regime {
+                serves: Serves::Residue(class),
+                plan,
+            });
+        }
+        Some((plans, added))
     }
 
     /// For each site of `plan`, the id of `main`'s at the same place, or of one added (to
@@ -143,7 +313,7 @@ impl Regimes<'_> {
         plan: &SyncPlan,
         main: &SyncPlan,
         added: &mut Vec<super::WaitSite>,
-        (lo, hi): (i64, i64),
+        range: &str,
     ) -> Vec<u32> {
         let used = used_sites(plan);
         let key = |s: &super::WaitSite| (s.section, s.before, s.queue);
@@ -157,11 +327,6 @@ impl Regimes<'_> {
                     // Not in the program: its id is never looked up.
                     return site.id;
                 }
-                let range = if lo == hi {
-                    format!("N = {lo}")
-                } else {
-                    format!("N = {lo} … {hi}")
-                };
                 if let Some(s) = added.iter_mut().find(|s| key(s) == key(site)) {
                     if self.explain {
                         s.summary.push_str(&format!(", {range}"));
@@ -205,6 +370,15 @@ fn same_steps(plan: &SyncPlan, main: &SyncPlan) -> bool {
             .collect()
     };
     steps(plan) == steps(main)
+}
+
+/// Whether two plans of one loop wait alike (the same counts at the same places and drains).
+fn same_waits(a: &SyncPlan, b: &SyncPlan) -> bool {
+    a.prologue == b.prologue
+        && a.body == b.body
+        && a.epilogue == b.epilogue
+        && a.drains == b.drains
+        && a.drain_empty == b.drain_empty
 }
 
 /// The sites a plan's waits and drains name.

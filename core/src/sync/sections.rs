@@ -224,6 +224,12 @@ impl Planner<'_> {
             // stay in flight when no statement runs in them (`if i % 2 == 1:` at an even last
             // iteration), and no drain is needed when every group after the forced ones is empty.
             let mut count = 0;
+            if let (None, Some(class)) = (extent, self.regime_class) {
+                // Under a symbolic extent, at N of one residue: the groups of the iterations
+                // N … max(N, S) − 1 stay (`pipelined::build`) and so may the last ones before
+                // them that hold nothing at every N of the residue.
+                count = self.empty_at_extents(*q, class).unwrap_or(0);
+            }
             if let Some(e) = extent {
                 let Some(qi) = self.queues.iter().position(|x| x == q) else {
                     continue;
@@ -273,6 +279,30 @@ impl Planner<'_> {
 }
 
 impl Planner<'_> {
+    /// Under a symbolic extent, how many of queue `q`'s groups before group g·N hold nothing at
+    /// every N of `class`: their runs repeat from some iteration on, so the class's N up to one
+    /// common period past there are all.
+    fn empty_at_extents(&self, q: i64, class: super::Residue) -> Option<i64> {
+        let qi = self.queues.iter().position(|&x| x == q)?;
+        let g = self.gs.get(qi).copied()?;
+        let mut settled = 0;
+        let mut period = class.modulus.max(1);
+        for gr in self.groups.iter().filter(|gr| gr.queue == q) {
+            for &u in &gr.units {
+                let (from, p) = self.symbolic_runs.get(u)?.as_ref()?.repeats();
+                settled = settled.max(from + p);
+                period = crate::affine::lcm(period, p)?;
+            }
+        }
+        let last = class.first().max(settled) + period + class.modulus;
+        let mut fewest = i64::MAX;
+        for n in class.up_to(last) {
+            let empty = super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)?;
+            fewest = fewest.min(empty);
+        }
+        Some(if fewest == i64::MAX { 0 } else { fewest })
+    }
+
     /// By need, under a constant extent `e`: the shortest distance at which a body iteration
     /// meets its producer in a group the prologue has not forced (`covered`, per queue). A
     /// group already complete when the body begins (`S1[0]`, written at iteration 0 and read at
