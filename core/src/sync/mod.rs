@@ -265,8 +265,13 @@ impl SyncPlan {
     /// all of its iterations, into the epilogue, where each step waits for what its own
     /// iteration needs (needs decided iteration by iteration, `exact.rs`): such a shift may wait
     /// less and take fewer cycles (the schedule search tries it). A smaller shift only adds steps
-    /// with nothing in them. `None` when no shift changes a wait.
+    /// with nothing in them. `None` when no shift changes a wait. With a symbolic extent whose
+    /// counts are chosen by ranges of N, each range planned for its own N, a shift moves where
+    /// those ranges begin and what their epilogues wait for, so any shift may change a wait.
     pub fn shift_changes_waits_from(&self) -> Option<i64> {
+        if self.extent.is_none() && !self.regimes.is_empty() {
+            return Some(1);
+        }
         self.needs
             .iter()
             .filter_map(|n| n.exact.as_ref()?.shift_that_matters)
