@@ -2,7 +2,7 @@
 //! (`check_threads`: the loop and its pipelined program, every thread run or the idle ones
 //! sampled), the Check view's whole verification of the derived program and of a pipelined
 //! program from a file (`explore::check_pipelined`, which runs the one-thread verifier and the
-//! threads), and the machine-level verifier on the sm_80 kernel, on one preset.
+//! threads), and the machine-level verifier on the sm_80 and gfx950 kernels, on one preset.
 //! `cargo run --release -p stagecraft-core --example threads_timing [PRESET] [RUNS] [PIPELINED]`;
 //! prints the median of RUNS runs of each (docs/benchmarks.md, "Threads").
 
@@ -96,14 +96,14 @@ fn main() {
         });
         println!("check view, {name}: {ms:.2} ms ({what})");
     }
-    let kernel = machine_kernel(&text, Target::Ptx).unwrap();
-    let (ms, what) = median_ms(runs, || {
-        check_with(
-            &kernel.contract,
-            std::hint::black_box(&kernel.text),
-            Target::Ptx,
-        )
-        .summary
-    });
-    println!("machine verifier, sm_80 kernel: {ms:.2} ms ({what})");
+    for (target, name) in [(Target::Ptx, "sm_80"), (Target::AmdgpuGfx950, "gfx950")] {
+        let kernel = machine_kernel(&text, target).unwrap();
+        let (ms, what) = median_ms(runs, || {
+            check_with(&kernel.contract, std::hint::black_box(&kernel.text), target).summary
+        });
+        println!(
+            "machine verifier, {name} kernel, {} threads: {ms:.2} ms ({what})",
+            kernel.contract.lanes
+        );
+    }
 }

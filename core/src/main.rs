@@ -338,7 +338,7 @@ fn check_machine(
     for n in &code.notes {
         eprintln!("note: {n}");
     }
-    let lanes = emit_options.lanes_of(target);
+    let lanes = code.lanes;
     let m = stagecraft::machine::check(
         &programs.original,
         pipelined,

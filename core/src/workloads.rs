@@ -140,7 +140,7 @@ pub fn machine_kernel(source: &str, target: crate::emit::Target) -> Result<Machi
         &programs.original,
         &peeled,
         &programs.params,
-        crate::machine::lanes_of(target, &opts),
+        code.lanes,
         crate::machine::wave_of(target),
     )?;
     Ok(MachineKernel {

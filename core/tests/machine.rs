@@ -43,6 +43,9 @@ struct Loop {
     contract: Contract,
     /// The contract of the PTX kernels (a block of 128 threads in warps of 32).
     ptx_contract: Contract,
+    /// The contract of the gfx950 kernel when it runs the loop's own threads (cooperative
+    /// copies, `Emitted::lanes`).
+    gfx950_contract: Option<Contract>,
     /// Pipelined loop variable, extent text and largest stage + 1.
     var: String,
     extent: String,
@@ -110,12 +113,37 @@ fn explore_reference(source: &str, params: &BTreeMap<String, i64>) -> Result<Loo
         wave_of(Target::Ptx),
     )
     .map_err(|_| Skip::NoReference)?;
+    let gfx950_lanes = match peeled.threads {
+        Some(_) => {
+            emit(
+                &peeled,
+                &programs.params,
+                Target::AmdgpuGfx950,
+                &EmitOptions::default(),
+            )
+            .lanes
+        }
+        None => lanes,
+    };
+    let gfx950_contract = (gfx950_lanes != lanes)
+        .then(|| {
+            Contract::new(
+                &programs.original,
+                &peeled,
+                &programs.params,
+                gfx950_lanes,
+                wave_of(Target::AmdgpuGfx950),
+            )
+        })
+        .transpose()
+        .map_err(|_| Skip::NoReference)?;
     Ok(Loop {
         original: programs.original,
         peeled,
         params: programs.params,
         contract,
         ptx_contract,
+        gfx950_contract,
         var: info.loop_var,
         extent: info.extent_text,
         stages: info.stages + 1,
@@ -135,6 +163,7 @@ impl Loop {
     fn contract_for(&self, target: Target) -> &Contract {
         match target {
             Target::Ptx | Target::PtxSm90 => &self.ptx_contract,
+            Target::AmdgpuGfx950 => self.gfx950_contract.as_ref().unwrap_or(&self.contract),
             _ => &self.contract,
         }
     }
@@ -1192,7 +1221,12 @@ fn every_example_runs_correctly_with_several_waves() {
                     continue;
                 }
                 kernels += 1;
-                let m = check_with(&contract, &code.text, t);
+                // A kernel that runs the loop's own threads (gfx950's cooperative copies).
+                let own = (code.lanes != lanes).then(|| {
+                    Contract::new(&l.original, &l.peeled, &l.params, code.lanes, wave_of(t))
+                        .unwrap()
+                });
+                let m = check_with(own.as_ref().unwrap_or(&contract), &code.text, t);
                 if !m.is_correct() {
                     failures.push(format!(
                         "{} ({}, {lanes} threads): {}",

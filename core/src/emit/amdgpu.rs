@@ -3,6 +3,12 @@
 //! groups becomes `s_waitcnt vmcnt(M)` where M counts every vector-memory *instruction* still
 //! allowed in flight — LDS DMA, ordinary global loads and stores alike — derived from the kernel's
 //! real instruction stream for its actual trip count (`sequence.rs`).
+//!
+//! On gfx950, a loop run by waves of 64 (`stagecraft_waves`, 4, 8 or 16 of them) copies its
+//! distributed buffers *cooperatively* (`Cooperative`): the workgroup is the loop's threads, each
+//! element tile is copied by a quarter of the waves with `global_load_lds_dwordx4` (16 bytes a
+//! lane), so a thread reads values other waves copied, and each derived barrier is `s_barrier`
+//! (docs/execution-model.md, "Threads").
 
 use super::items::{walk_items, ItemEmitter};
 use super::sequence::Stream;
@@ -36,10 +42,31 @@ struct Gen<'a> {
     s_base: u32,
     labels: u32,
     notes: Vec<String>,
+    cooperative: Option<Cooperative>,
 }
 
 const S_WAVE: u32 = 2;
 const S_LOOP: u32 = 3;
+
+/// A loop copied cooperatively by its waves of 64 (gfx950).
+struct Cooperative {
+    /// Waves of the workgroup: 4, 8 or 16, so that an element tile (`waves · 256` bytes) is
+    /// `waves / 4` whole wave-instructions of 1 024 bytes.
+    waves: i64,
+    /// Local buffers in VGPRs: the first register of each (its element `e` in register `+ e`).
+    /// Every index of these is constant; at the loop's threads, per-thread tiles of them in LDS
+    /// would not fit.
+    registers: std::collections::BTreeMap<BufId, u32>,
+}
+
+/// The waves of 64 that copy a loop cooperatively on gfx950, if it has them: the loop declares
+/// its threads in waves of 64 lanes, 4, 8 or 16 of them (a power of two, so a wave's place in
+/// the rotation is a mask; at least 4, so a tile is whole wave-instructions).
+pub(super) fn cooperative_waves(program: &Program) -> Option<u32> {
+    let t = program.threads?;
+    let waves = t.waves;
+    (t.threads == 64 * waves && matches!(waves, 4 | 8 | 16)).then_some(waves)
+}
 
 impl Gen<'_> {
     /// Before an LDS DMA: an LDS write still in flight (lgkmcnt) and the DMA's write (vmcnt) are
@@ -130,7 +157,15 @@ impl Gen<'_> {
         }
     }
 
-    /// LDS bytes before this buffer (shared and local buffers both live in LDS here).
+    /// A local buffer of a cooperative kernel held in VGPRs.
+    fn in_registers(&self, b: BufId) -> bool {
+        self.cooperative
+            .as_ref()
+            .is_some_and(|c| c.registers.contains_key(&b))
+    }
+
+    /// LDS bytes before this buffer (shared and local buffers both live in LDS here, but the
+    /// locals a cooperative kernel holds in VGPRs).
     fn lds_base(&self, b: BufId) -> i64 {
         if self.scope(b) == Scope::Global {
             return 0;
@@ -140,7 +175,7 @@ impl Gen<'_> {
             if id as BufId == b {
                 break;
             }
-            if buf.scope != Scope::Global {
+            if buf.scope != Scope::Global && !self.in_registers(id as BufId) {
                 base += elements(&self.flat.shapes, id as BufId) * self.lanes * 4;
             }
         }
@@ -184,9 +219,18 @@ impl Gen<'_> {
         self.s_base + 2 * k
     }
 
+    /// The VGPR of a local buffer's element held in registers.
+    fn register_of(&self, a: &Access) -> Option<u32> {
+        let base = *self.cooperative.as_ref()?.registers.get(&a.buffer)?;
+        let e = element(&self.flat.shapes, a).as_const()?;
+        Some(base + u32::try_from(e).ok()?)
+    }
+
     fn load(&mut self, a: &Access) -> u32 {
         let d = self.v();
-        if self.scope(a.buffer) == Scope::Global {
+        if let Some(r) = self.register_of(a) {
+            emit!(self, "v_mov_b32 v{d}, v{r}");
+        } else if self.scope(a.buffer) == Scope::Global {
             let p = self.global_address(a);
             emit!(self, "global_load_dword v{d}, v[{}:{}], off", p, p + 1);
             self.stream.unit(None, self.out.stmts.len() - 1);
@@ -207,7 +251,10 @@ impl Gen<'_> {
         self.out.current = Some(s.assign.stmt);
         // A statement's registers are free again after it: nothing lives across statements.
         let marks = (self.s_next, self.v_next);
-        if let Some(src) = is_async_copy(self.program, s) {
+        let copy = is_async_copy(self.program, s);
+        if let (Some(src), true) = (&copy, self.copies_together(s.assign.target.buffer)) {
+            self.cooperative_copy(src, &s.assign.target, s.queue);
+        } else if let Some(src) = copy {
             let tile = self.tile_offset(&s.assign.target);
             match tile {
                 S::Imm(v) => {
@@ -241,6 +288,124 @@ impl Gen<'_> {
     fn items(&mut self, items: &[Item]) {
         walk_items(self, items);
     }
+
+    /// Buffers the loop reads start at 0 in the loop; LDS and VGPRs start undefined: the header
+    /// fills them, each element tile of every thread in LDS (its address (e · lanes + t) · 4), or
+    /// each register of a local held in VGPRs.
+    fn zero_fill(&mut self, head: &mut Lines) {
+        let zeroed = super::read_buffers(self.program, &self.flat.items);
+        if !zeroed.is_empty() {
+            self.v_max = self.v_max.max(3);
+            head.line("  v_mov_b32 v2, 0");
+        }
+        for b in zeroed {
+            let name = self.program.buffer(b).map_or("?", |x| x.name.as_str());
+            if let Some(&first) = self.cooperative.as_ref().and_then(|c| c.registers.get(&b)) {
+                head.line(format!(
+                "  ; `{name}` is read: the loop reads an element nothing wrote as 0 (VGPRs start undefined)"
+            ));
+                for r in first..first + elements(&self.flat.shapes, b) as u32 {
+                    head.line(format!("  v_mov_b32 v{r}, 0"));
+                }
+                continue;
+            }
+            let base = self.lds_base(b);
+            head.line(format!(
+            "  ; `{name}` is read: the loop reads an element nothing wrote as 0, LDS starts undefined"
+        ));
+            head.line("  v_lshlrev_b32 v1, 2, v0");
+            if base != 0 {
+                head.line(format!("  v_add_u32 v1, {base}, v1"));
+            }
+            head.line(format!(
+                "  s_mov_b32 s{S_LOOP}, {}",
+                elements(&self.flat.shapes, b)
+            ));
+            head.line(format!(".Lzero{b}:"));
+            head.line("  ds_write_b32 v1, v2");
+            head.line(format!("  v_add_u32 v1, {}, v1", self.lanes * 4));
+            head.line(format!("  s_sub_i32 s{S_LOOP}, s{S_LOOP}, 1"));
+            head.line(format!("  s_cmp_lg_u32 s{S_LOOP}, 0"));
+            head.line(format!("  s_cbranch_scc1 .Lzero{b}"));
+            head.line("  s_waitcnt lgkmcnt(0)");
+        }
+    }
+
+    /// Whether the async copies into `b` are cooperative: the kernel's waves copy together, and
+    /// `b` is spread over the loop's threads (docs/execution-model.md, "Threads").
+    fn copies_together(&self, b: BufId) -> bool {
+        self.cooperative.is_some()
+            && self
+                .program
+                .buffer(b)
+                .is_some_and(|x| x.threads != Distribution::Each)
+    }
+
+    /// One element tile copied by the waves together, 16 bytes a lane. Chunk `c` of the buffer's
+    /// 1 024-byte wave-chunks is copied by wave `c mod W`; tile `e` holds chunks `e · W/4 …`, so
+    /// wave `w` copies chunk `r = (w − e · W/4) mod W` of it when `r < W/4`: M0 = the tile +
+    /// 1 024 · r, lane `l` the 16 bytes at + 16 · l. Every wave issues the instruction — the
+    /// others with EXEC = 0, which copies nothing but is counted by vmcnt like any
+    /// vector-memory instruction — so every wave's vmcnt sequence is the same and the derived
+    /// counts hold for each (LLVM's SIInsertWaitcnts counts every VMEM instruction whatever
+    /// EXEC). The values a thread then reads were copied by other waves, which is why the
+    /// derived barriers are written as `s_barrier`.
+    fn cooperative_copy(&mut self, src: &Access, dst: &Access, queue: Option<i64>) {
+        let waves = self.cooperative.as_ref().map_or(4, |c| c.waves);
+        let quarter = waves / 4;
+        let e = element(&self.flat.shapes, dst);
+        let (wave, place) = (self.s(), self.s());
+        emit!(self, "s_lshr_b32 s{wave}, s{S_WAVE}, 8");
+        match walk::int(self, &e) {
+            S::Imm(v) => {
+                let first = (v * quarter).rem_euclid(waves);
+                emit!(self, "s_sub_i32 s{place}, s{wave}, {first}");
+            }
+            S::Reg(r) => {
+                emit!(self, "s_mul_i32 s{place}, s{r}, {quarter}");
+                emit!(self, "s_sub_i32 s{place}, s{wave}, s{place}");
+            }
+        }
+        emit!(self, "s_and_b32 s{place}, s{place}, {}", waves - 1);
+        let bytes = self.s();
+        emit!(self, "s_lshl_b32 s{bytes}, s{place}, 10");
+        // Global: this lane's 16 bytes of the source tile.
+        let lane = self.v();
+        emit!(self, "v_and_b32 v{lane}, 63, v0");
+        emit!(self, "v_lshlrev_b32 v{lane}, 4, v{lane}");
+        emit!(self, "v_add_u32 v{lane}, s{bytes}, v{lane}");
+        match self.tile_offset(src) {
+            S::Imm(0) => {}
+            t => {
+                let t = self.sreg(t);
+                emit!(self, "v_add_u32 v{lane}, s{t}, v{lane}");
+            }
+        }
+        let base = self.global_base(src.buffer);
+        let p = self.v2();
+        emit!(self, "v_mov_b32 v{}, s{}", p + 1, base + 1);
+        emit!(self, "v_add_co_u32 v{p}, vcc, s{base}, v{lane}");
+        emit!(self, "v_addc_co_u32 v{}, vcc, 0, v{}, vcc", p + 1, p + 1);
+        // LDS: M0 = the tile + this wave's chunk of it.
+        self.settle_lds_writes();
+        match self.tile_offset(dst) {
+            S::Imm(v) => emit!(self, "s_add_u32 m0, s{bytes}, {v}"),
+            S::Reg(r) => emit!(self, "s_add_u32 m0, s{bytes}, s{r}"),
+        }
+        emit!(self, "s_cmp_lt_u32 s{place}, {quarter}");
+        emit!(
+            self,
+            "s_cselect_b64 exec, -1, 0  ; the waves holding a chunk of this tile"
+        );
+        emit!(
+            self,
+            "global_load_lds_dwordx4 v[{}:{}], off  ; LDS DMA: lands at M0 + 16 * lane",
+            p,
+            p + 1
+        );
+        self.stream.unit(queue, self.out.stmts.len() - 1);
+        self.out.instr("s_mov_b64 exec, -1");
+    }
 }
 
 impl ItemEmitter for Gen<'_> {
@@ -256,6 +421,28 @@ impl ItemEmitter for Gen<'_> {
     }
 
     fn open(&mut self, _queue: i64, _rest: &[Item]) {}
+
+    /// A cooperative kernel writes a derived barrier as `s_barrier`, after its LDS writes have
+    /// landed; a wave whose threads read only their own values needs none.
+    fn barrier(&mut self, kinds: &[BarrierKind]) {
+        if self.cooperative.is_none() {
+            return;
+        }
+        if self.lds_writes_pending {
+            self.out
+                .instr("s_waitcnt lgkmcnt(0)  ; this wave's LDS writes land before the barrier");
+            self.lds_writes_pending = false;
+        }
+        let after_write = kinds.contains(&BarrierKind::AfterWrite);
+        let before_refill = kinds.contains(&BarrierKind::BeforeRefill);
+        let why = match (after_write, before_refill) {
+            (true, true) => "other waves' copies are read after it, and a slot other waves read is refilled after it",
+            (true, false) => "other waves' copies are read after it",
+            (false, true) => "a slot other waves read is refilled after it",
+            (false, false) => "a barrier() of the program",
+        };
+        emit!(self, "s_barrier  ; derived barrier: {why}");
+    }
 
     fn commit(&mut self, queue: i64) {
         emit!(self, "; commit group (queue {queue})");
@@ -365,7 +552,9 @@ impl Isa for Gen<'_> {
     }
 
     fn store(&mut self, target: &Access, v: u32) {
-        if self.scope(target.buffer) == Scope::Global {
+        if let Some(r) = self.register_of(target) {
+            emit!(self, "v_mov_b32 v{r}, v{v}");
+        } else if self.scope(target.buffer) == Scope::Global {
             let p = self.global_address(target);
             emit!(self, "global_store_dword v[{}:{}], v{v}, off", p, p + 1);
             // Counted by vmcnt, but nothing waits for it: this wave's later vector-memory
@@ -445,6 +634,20 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         .filter(|b| b.scope == Scope::Global)
         .count() as u32;
     let s_base = 4;
+    let waves = cooperative_waves(program).filter(|_| gfx950);
+    // A cooperative kernel's workgroup is the loop's own threads.
+    let lanes = waves.map_or(lanes, |w| 64 * w);
+    let cooperative = waves.map(|w| Cooperative {
+        waves: i64::from(w),
+        registers: local_registers(program, flat),
+    });
+    let first_free_vgpr = cooperative.as_ref().map_or(1, |c| {
+        c.registers
+            .keys()
+            .map(|&b| elements(&flat.shapes, b) as u32)
+            .sum::<u32>()
+            + FIRST_LOCAL_VGPR
+    });
     let mut g = Gen {
         program,
         flat,
@@ -454,11 +657,12 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         lds_writes_pending: false,
         s_next: s_base + 2 * globals,
         s_max: s_base + 2 * globals,
-        v_next: 1,
-        v_max: 1,
+        v_next: first_free_vgpr,
+        v_max: first_free_vgpr,
         s_base,
         labels: 0,
         notes: Vec::new(),
+        cooperative,
     };
     let cpu = if gfx950 { "gfx950" } else { "gfx942" };
     // Refused before any code is generated: a kernel that cannot launch is not worth the time.
@@ -466,7 +670,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         .buffers
         .iter()
         .enumerate()
-        .filter(|(_, b)| b.scope != Scope::Global)
+        .filter(|(id, b)| b.scope != Scope::Global && !g.in_registers(*id as BufId))
         .map(|(id, _)| elements(&flat.shapes, id as BufId) * g.lanes * 4)
         .sum();
     let lds_limit = if gfx950 { 160 * 1024 } else { 64 * 1024 };
@@ -482,19 +686,32 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     // The kernel ends with `s_waitcnt vmcnt(0)` (below): a wait's group left in flight there
     // completes at the end, so the last waits are not the only ones completing it.
     g.stream.retire(0);
+    let together = g.cooperative.is_some() && any_copied_together(&g, &flat.items);
     let translated = g.stream.translate(VMCNT_MAX);
     let lines = wait_lines(&g.stream.points, &translated, &mut g.notes, &VMCNT);
     let body = fill_waits(&g.out.text, &lines);
-    if gfx950 {
+    if together {
+        g.notes.push(format!("the loop's {} threads in {} waves copy each tile of a buffer spread over them together: global_load_lds_dwordx4, 16 bytes a lane, by a quarter of the waves (the others issue it with EXEC = 0, so every wave's vmcnt counts the same instructions); every derived barrier is s_barrier", g.lanes, g.lanes / 64));
+    } else if gfx950 {
         g.notes.push("gfx950 has global_load_lds_dwordx4, but each thread copies one 4-byte value per element in this model, so the dword form is used".into());
+    } else if cooperative_waves(program).is_some() {
+        g.notes.push("gfx942 has no dwordx4 LDS DMA (global_load_lds_dwordx4 is gfx950's): each thread copies its own 4-byte values with global_load_lds_dword, reads only what it copied, and needs none of the loop's barriers; the gfx950 kernel copies cooperatively".into());
     }
     let mut head = Lines::default();
     head.line(format!(
         "; Generated by Stagecraft for {cpu}. One workgroup of {} threads; every buffer element is",
         g.lanes
     ));
-    head.line("; a tile of one 4-byte value per thread (docs/execution-model.md). Shared and local buffers");
-    head.line("; live in LDS; each thread reads only what it copied, so waits need no s_barrier.");
+    if together {
+        head.line("; a tile of one 4-byte value per thread (docs/execution-model.md). Shared buffers live in");
+        head.line("; LDS, local ones in VGPRs; the waves copy the tiles of a buffer spread over the threads");
+        head.line("; together, so the derived barriers are s_barrier (after the s_waitcnt that lands a copy).");
+    } else {
+        head.line("; a tile of one 4-byte value per thread (docs/execution-model.md). Shared and local buffers");
+        head.line(
+            "; live in LDS; each thread reads only what it copied, so waits need no s_barrier.",
+        );
+    }
     head.line(format!(".amdgcn_target \"amdgcn-amd-amdhsa--{cpu}\""));
     head.line(".text");
     head.line(".globl stagecraft");
@@ -514,34 +731,11 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     head.line(format!("  v_readfirstlane_b32 s{S_WAVE}, v1"));
     head.line(format!("  s_lshl_b32 s{S_WAVE}, s{S_WAVE}, 8"));
     head.line("  s_waitcnt lgkmcnt(0)");
-    // Buffers the loop reads start at 0 in the loop; LDS starts undefined: fill them, each element
-    // tile of every thread (its address (e · lanes + t) · 4).
-    let zeroed = super::read_buffers(program, &flat.items);
-    if !zeroed.is_empty() {
-        g.v_max = g.v_max.max(3);
-        head.line("  v_mov_b32 v2, 0");
-    }
-    for b in zeroed {
-        let name = program.buffer(b).map_or("?", |x| x.name.as_str());
-        let base = g.lds_base(b);
-        head.line(format!(
-            "  ; `{name}` is read: the loop reads an element nothing wrote as 0, LDS starts undefined"
-        ));
-        head.line("  v_lshlrev_b32 v1, 2, v0");
-        if base != 0 {
-            head.line(format!("  v_add_u32 v1, {base}, v1"));
-        }
-        head.line(format!(
-            "  s_mov_b32 s{S_LOOP}, {}",
-            elements(&flat.shapes, b)
-        ));
-        head.line(format!(".Lzero{b}:"));
-        head.line("  ds_write_b32 v1, v2");
-        head.line(format!("  v_add_u32 v1, {}, v1", g.lanes * 4));
-        head.line(format!("  s_sub_i32 s{S_LOOP}, s{S_LOOP}, 1"));
-        head.line(format!("  s_cmp_lg_u32 s{S_LOOP}, 0"));
-        head.line(format!("  s_cbranch_scc1 .Lzero{b}"));
-        head.line("  s_waitcnt lgkmcnt(0)");
+    g.zero_fill(&mut head);
+    if together {
+        head.line(
+            "  s_barrier  ; every wave's zeros stored before other waves' copies overwrite them",
+        );
     }
     let vgprs = (g.v_max + 2).div_ceil(4) * 4;
     let sgprs = g.s_max + 2;
@@ -551,6 +745,51 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
     let waits = emitted_waits(&g.stream.points, &lines, head.stmts.len());
     Emitted {
         waits,
+        lanes: if g.cooperative.is_some() { lanes } else { 0 },
         ..kernel(head, &body, g.out, &tail, g.notes)
     }
+}
+
+/// The first VGPR of the local buffers held in registers (v0 is the thread id, v1 and v2 the
+/// header's).
+const FIRST_LOCAL_VGPR: u32 = 3;
+
+/// Most VGPRs the local buffers of a cooperative kernel take (of gfx950's 256 architected
+/// ones), leaving room for the statements' own registers.
+const MAX_LOCAL_VGPRS: i64 = 160;
+
+/// The local buffers of a cooperative kernel that live in VGPRs, with their first register:
+/// those whose every access has a constant element (inner loops unrolled), while they fit.
+fn local_registers(program: &Program, flat: &Flat) -> std::collections::BTreeMap<BufId, u32> {
+    let mut variable = std::collections::BTreeSet::new();
+    super::walk_accesses(&flat.items, &mut |a: &Access| {
+        if element(&flat.shapes, a).as_const().is_none() {
+            variable.insert(a.buffer);
+        }
+    });
+    let mut out = std::collections::BTreeMap::new();
+    let mut next = i64::from(FIRST_LOCAL_VGPR);
+    for (id, b) in program.buffers.iter().enumerate() {
+        let id = id as BufId;
+        let n = elements(&flat.shapes, id);
+        if b.scope == Scope::Local
+            && !variable.contains(&id)
+            && next + n <= i64::from(FIRST_LOCAL_VGPR) + MAX_LOCAL_VGPRS
+        {
+            out.insert(id, next as u32);
+            next += n;
+        }
+    }
+    out
+}
+
+/// Whether a statement of `items` is an async copy the waves make together.
+fn any_copied_together(g: &Gen, items: &[Item]) -> bool {
+    items.iter().any(|it| match it {
+        Item::Stmt(s) => {
+            is_async_copy(g.program, s).is_some() && g.copies_together(s.assign.target.buffer)
+        }
+        Item::Loop { body, .. } => any_copied_together(g, body),
+        _ => false,
+    })
 }

@@ -121,6 +121,11 @@ pub struct Emitted {
     /// target).
     #[serde(default)]
     pub waits: Vec<EmittedWait>,
+    /// Threads of the block / workgroup the kernel is written for: the target's `EmitOptions`
+    /// lanes, or the loop's own threads where the kernel runs them (gfx950's cooperative
+    /// copies). A machine check's contract must say the same.
+    #[serde(default, skip_serializing_if = "crate::wire::omit_default")]
+    pub lanes: u32,
 }
 
 /// A wait of the emitted kernel.
@@ -538,7 +543,7 @@ fn largest_constant(e: &IExpr) -> u64 {
     }
 }
 
-fn walk_accesses(items: &[Item], f: &mut impl FnMut(&Access)) {
+pub(crate) fn walk_accesses(items: &[Item], f: &mut impl FnMut(&Access)) {
     for it in items {
         match it {
             Item::Stmt(s) => {
@@ -644,6 +649,9 @@ pub fn emit(
         Target::AmdgpuIr => llvm::emit(program, &flat, opts.amd_lanes),
     };
     out.target = target.name().into();
+    if out.lanes == 0 {
+        out.lanes = opts.lanes_of(target);
+    }
     // Each note once, in the order first met (a note per statement instance would repeat).
     let mut kept: Vec<String> = Vec::new();
     for n in std::mem::take(&mut out.notes) {

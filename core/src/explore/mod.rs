@@ -441,7 +441,7 @@ pub fn machine_check(
     if emitted.error.is_some() {
         return None;
     }
-    let lanes = crate::emit::EmitOptions::default().lanes_of(target);
+    let lanes = emitted.lanes;
     let wave = crate::machine::wave_of(target);
     let check = match crate::machine::Contract::new(&p.original, peeled, &p.params, lanes, wave) {
         Ok(mut contract) => {

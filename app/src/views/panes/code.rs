@@ -243,10 +243,10 @@ pub fn code_html(
     }
     if c.error.is_none() {
         machine_html(&mut h, machine, c);
-        if let CodeTarget::Machine(t) = target {
+        if let CodeTarget::Machine(_) = target {
             // The kernel's buffers beside the Timeline's ring bytes, which count the loop's elements.
             h.raw("<p class=\"view-note\" id=\"tile-note\">Each element of the loop is a tile of ")
-                .num(stagecraft::emit::EmitOptions::default().lanes_of(*t))
+                .num(c.lanes)
                 .raw(" values here, one per thread: a buffer's declared bytes are that many times the bytes the Timeline's ring buffers count for it.</p>");
         }
     }

@@ -249,17 +249,41 @@ impl Machine<'_> {
     pub(super) fn vector_memory(&mut self, w: &mut Wave, inst: &Inst) {
         let line = inst.line;
         let at = |i: usize| inst.operands.get(i).copied().unwrap_or(Operand::Off);
-        let addr_operand = if inst.op == Op::GlobalStoreDword {
-            at(0)
+        let dma = matches!(inst.op, Op::GlobalLoadLdsDword | Op::GlobalLoadLdsDwordx4);
+        if w.lanes_off {
+            // Issued with EXEC = 0 (only an LDS DMA runs so, `runs_without_lanes`): counted by
+            // vmcnt like any vector-memory instruction, touching no memory.
+            let ticket = self.ticket();
+            w.vm.push_back(InFlight {
+                ticket,
+                op: None,
+                source: None,
+                line,
+                writeback: Writeback::None,
+                dma: false,
+                smem: false,
+            });
+            return;
+        }
+        let addr_operand = if inst.op == Op::GlobalStoreDword || !dma {
+            at(usize::from(inst.op != Op::GlobalStoreDword))
         } else {
-            at(1 - usize::from(inst.op == Op::GlobalLoadLdsDword))
+            at(0)
+        };
+        // Words a lane moves: 4 with dwordx4 (16 contiguous bytes from its address).
+        let words = if inst.op == Op::GlobalLoadLdsDwordx4 {
+            4
+        } else {
+            1
         };
         let addrs = self.addresses(w, addr_operand, inst.offset, line);
-        let mut cells = Vec::with_capacity(addrs.len());
+        let mut cells = Vec::with_capacity(addrs.len() * words);
         for (l, a) in addrs.iter().enumerate() {
-            match self.global_cell(*a, line, l) {
-                Some(c) => cells.push(c),
-                None => return,
+            for k in 0..words {
+                match self.global_cell(a.wrapping_add(4 * k as u64), line, l) {
+                    Some(c) => cells.push(c),
+                    None => return,
+                }
             }
         }
         // One wave's vector-memory instructions reach global memory in issue order (the compiler
@@ -302,8 +326,11 @@ impl Machine<'_> {
                     return;
                 };
                 let base = u64::from(m0).wrapping_add(inst.offset as u64);
+                // Lane l's words land at M0 + offset + 4·words·l onwards: the LDS side of the
+                // DMA is one run of the wave's lanes in order (IntrinsicsAMDGPU.td,
+                // global_load_lds: lane i's `size` bytes at the LDS base + size · i).
                 let Some(dst) = self.lds_cells(
-                    (0..cells.len()).map(|l| base.wrapping_add(4 * l as u64)),
+                    (0..cells.len()).map(|k| base.wrapping_add(4 * k as u64)),
                     line,
                 ) else {
                     return;

@@ -7,10 +7,21 @@
 //!   work-item ids in `v0`; every other register is undefined until written (reading it is an
 //!   error). The argument segment holds one 8-byte pointer per global buffer, in order.
 //! - Vector-memory instructions — `global_load_dword`, `global_store_dword`, the LDS DMA
-//!   `global_load_lds_dword` (LDS address M0 + offset + 4 · lane) — are counted by `vmcnt` and
-//!   retire in issue order: `s_waitcnt vmcnt(N)` completes the oldest until at most N remain. Until
-//!   it retires, a load's destination VGPR is in flight, a store's data has not landed, an LDS DMA
-//!   may still read its global source and has not written LDS.
+//!   `global_load_lds_dword` (LDS address M0 + offset + 4 · lane) and gfx950's
+//!   `global_load_lds_dwordx4` (16 contiguous bytes a lane, at M0 + offset + 16 · lane; invalid
+//!   on gfx942) — are counted by the wave's own `vmcnt` and retire in issue order:
+//!   `s_waitcnt vmcnt(N)` completes the oldest until at most N remain. Until it retires, a load's
+//!   destination VGPR is in flight, a store's data has not landed, an LDS DMA may still read its
+//!   global source and has not written LDS (latest possible completion: the adversary).
+//! - EXEC is written whole (`s_mov_b64 exec, -1 | 0`, `s_cselect_b64 exec, -1, 0`): every lane
+//!   on, or every lane off. With every lane off only an LDS DMA runs — issued and counted by
+//!   `vmcnt`, touching no memory; any other vector instruction then is not supported.
+//! - The workgroup's waves run round-robin; `s_barrier` holds a wave until every live wave has
+//!   reached it, and starts a new barrier interval. A DMA's LDS write, when its wave's wait lands
+//!   it, reaches the other waves only through a barrier after that wait: a read of it by another
+//!   wave before one — in flight, or landed in the same interval — is a race naming both waves, as
+//!   is any two waves' touching one word in one interval, one writing (a refill of a slot another
+//!   wave read).
 //! - LDS instructions (`ds_read_b32`, `ds_write_b32`) are performed in order among themselves; their
 //!   results (a read's VGPR) are in flight until `lgkmcnt` retires them. Scalar loads are counted by
 //!   `lgkmcnt` too but return out of order, so only `lgkmcnt(0)` is modelled while one is in flight.
@@ -99,6 +110,9 @@ struct Wave {
     m0: Option<u32>,
     vcc: Option<u64>,
     scc: Option<bool>,
+    /// EXEC is 0 (set by `s_mov_b64` / `s_cselect_b64`): every lane off; otherwise every lane of
+    /// `exec` is on.
+    lanes_off: bool,
     vm: VecDeque<InFlight>,
     lgkm: VecDeque<InFlight>,
     ended: bool,
@@ -330,6 +344,23 @@ impl Machine<'_> {
         }
     }
 
+    /// EXEC written whole from an immediate: every lane of the wave on (any value covering
+    /// them, `-1`) or off (`0`). A mask of some lanes is not modelled.
+    fn write_exec(&mut self, w: &mut Wave, value: Operand, line: u32) {
+        let Operand::Imm(v) = value else {
+            self.problem(line, "EXEC is written from an immediate here");
+            return;
+        };
+        let mask = v as u64;
+        if mask & w.exec == w.exec {
+            w.lanes_off = false;
+        } else if mask & w.exec == 0 {
+            w.lanes_off = true;
+        } else {
+            self.unsupported(line, "EXEC with some of the wave's lanes on: the executor models every lane on or every lane off");
+        }
+    }
+
     fn step(&mut self, w: &mut Wave) {
         let Some(inst) = self.insts.get(w.pc) else {
             self.problem(
@@ -344,6 +375,13 @@ impl Machine<'_> {
         let line = inst.line;
         let ops = &inst.operands;
         let at = |i: usize| ops.get(i).copied().unwrap_or(Operand::Off);
+        if w.lanes_off && !inst.op.runs_without_lanes() {
+            self.unsupported(
+                line,
+                "a vector instruction while EXEC is 0 (the executor models EXEC 0 around LDS DMA only)",
+            );
+            return;
+        }
         use Op::*;
         match inst.op {
             SEndpgm => w.ended = true,
@@ -377,6 +415,11 @@ impl Machine<'_> {
                 let scc = self.scc(w, line);
                 self.write_scalar(w, at(0), if scc { a } else { b }, line);
             }
+            SMovB64 => self.write_exec(w, at(1), line),
+            SCselectB64 => {
+                let pick = if self.scc(w, line) { at(1) } else { at(2) };
+                self.write_exec(w, pick, line);
+            }
             VReadfirstlaneB32 => {
                 let r = self.vgpr_of(at(1), line);
                 self.check_vgpr_read(w, r, line);
@@ -389,7 +432,7 @@ impl Machine<'_> {
             | VAddF32 | VSubF32 | VMulF32 | VMaxF32 | VMinF32 => self.vector_binary(w, inst),
             VAddCoU32 | VAddcCoU32 => self.vector_add_carry(w, inst),
             VFmaF32 => self.vector_fma(w, inst),
-            GlobalLoadDword | GlobalStoreDword | GlobalLoadLdsDword => {
+            GlobalLoadDword | GlobalStoreDword | GlobalLoadLdsDword | GlobalLoadLdsDwordx4 => {
                 self.vector_memory(w, inst);
             }
             DsReadB32 | DsWriteB32 => self.lds_access(w, inst),
@@ -489,6 +532,7 @@ fn starting_waves(kernel: &parse::Kernel, contract: &Contract) -> Vec<Wave> {
                 m0: None,
                 vcc: None,
                 scc: None,
+                lanes_off: false,
                 vm: VecDeque::new(),
                 lgkm: VecDeque::new(),
                 ended: false,

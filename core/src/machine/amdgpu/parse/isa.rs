@@ -13,6 +13,8 @@ pub enum Operand {
     VgprPair(u16),
     M0,
     Vcc,
+    /// The wave's lane mask (written whole: every lane on or every lane off).
+    Exec,
     /// An integer as written (decimal or hex; floats are not in the subset).
     Imm(i64),
     Off,
@@ -48,6 +50,9 @@ pub enum Op {
     SOrB32,
     SCmp(Cmp, bool),
     SCselectB32,
+    /// `s_mov_b64 exec, imm` and `s_cselect_b64 exec, imm, imm`: EXEC set whole.
+    SMovB64,
+    SCselectB64,
     SCbranchScc1,
     SCbranchScc0,
     SBranch,
@@ -77,6 +82,8 @@ pub enum Op {
     GlobalLoadDword,
     GlobalStoreDword,
     GlobalLoadLdsDword,
+    /// gfx950 only: 16 bytes a lane (LDS at M0 + offset + 16 · lane).
+    GlobalLoadLdsDwordx4,
     DsReadB32,
     DsWriteB32,
 }
@@ -86,6 +93,8 @@ pub enum Op {
 pub(super) enum Enc {
     Sop2,
     Sop1,
+    /// `s_mov_b64` / `s_cselect_b64` writing EXEC from inline immediates: checked by hand.
+    Sop64,
     Sopc,
     /// Branches and `s_waitcnt`/`s_endpgm`: checked by hand.
     Sopp,
@@ -136,7 +145,7 @@ pub(super) fn mnemonics() -> &'static NameMap<&'static str, Op> {
     })
 }
 
-pub(super) const MNEMONICS: [&str; 46] = [
+pub(super) const MNEMONICS: [&str; 49] = [
     "s_load_dwordx2",
     "s_mov_b32",
     "s_add_u32",
@@ -152,6 +161,8 @@ pub(super) const MNEMONICS: [&str; 46] = [
     "s_and_b32",
     "s_or_b32",
     "s_cselect_b32",
+    "s_mov_b64",
+    "s_cselect_b64",
     "s_cbranch_scc1",
     "s_cbranch_scc0",
     "s_branch",
@@ -181,6 +192,7 @@ pub(super) const MNEMONICS: [&str; 46] = [
     "global_load_dword",
     "global_store_dword",
     "global_load_lds_dword",
+    "global_load_lds_dwordx4",
     "ds_read_b32",
     "ds_write_b32",
 ];
@@ -222,6 +234,8 @@ impl Op {
             "s_and_b32" => SAndB32,
             "s_or_b32" => SOrB32,
             "s_cselect_b32" => SCselectB32,
+            "s_mov_b64" => SMovB64,
+            "s_cselect_b64" => SCselectB64,
             "s_cbranch_scc1" => SCbranchScc1,
             "s_cbranch_scc0" => SCbranchScc0,
             "s_branch" => SBranch,
@@ -251,6 +265,7 @@ impl Op {
             "global_load_dword" => GlobalLoadDword,
             "global_store_dword" => GlobalStoreDword,
             "global_load_lds_dword" => GlobalLoadLdsDword,
+            "global_load_lds_dwordx4" => GlobalLoadLdsDwordx4,
             "ds_read_b32" => DsReadB32,
             "ds_write_b32" => DsWriteB32,
             _ => return None,
@@ -264,6 +279,7 @@ impl Op {
             SMovB32 => Enc::Sop1,
             SAddU32 | SSubU32 | SAddI32 | SSubI32 | SMulI32 | SMulHiU32 | SMinI32 | SMaxI32
             | SLshlB32 | SLshrB32 | SAndB32 | SOrB32 | SCselectB32 => Enc::Sop2,
+            SMovB64 | SCselectB64 => Enc::Sop64,
             SCmp(..) => Enc::Sopc,
             SCbranchScc1 | SCbranchScc0 | SBranch | SWaitcnt | SBarrier | SNop | SEndpgm => {
                 Enc::Sopp
@@ -275,10 +291,19 @@ impl Op {
             VAddCoU32 => Enc::Vop2Carry { carry_in: false },
             VAddcCoU32 => Enc::Vop2Carry { carry_in: true },
             VFmaF32 => Enc::Vop3,
-            GlobalLoadDword | GlobalStoreDword | GlobalLoadLdsDword | DsReadB32 | DsWriteB32 => {
-                Enc::Mem
-            }
+            GlobalLoadDword | GlobalStoreDword | GlobalLoadLdsDword | GlobalLoadLdsDwordx4
+            | DsReadB32 | DsWriteB32 => Enc::Mem,
         }
+    }
+
+    /// Whether the executor runs the instruction while EXEC is 0: scalar instructions, and the
+    /// LDS DMA (issued and counted by vmcnt, touching no memory). Other vector instructions
+    /// under an empty EXEC are not modelled.
+    pub fn runs_without_lanes(self) -> bool {
+        !matches!(
+            self.encoding(),
+            Enc::Vop1 | Enc::Vop2 | Enc::Vop2Carry { .. } | Enc::Vop3 | Enc::Readlane | Enc::Mem
+        ) || matches!(self, Op::GlobalLoadLdsDword | Op::GlobalLoadLdsDwordx4)
     }
 
     /// Float operations read inline integer constants as floats (`v_add_f32 v0, 1, v1` adds 1.0).

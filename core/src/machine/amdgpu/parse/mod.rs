@@ -145,6 +145,13 @@ pub fn parse(text: &str, cpu: &str, lds_limit: u64) -> Parsed {
             continue;
         }
         if let Some(inst) = instruction(line, code, &labels, &mut problems, &mut unsupported) {
+            if inst.op == Op::GlobalLoadLdsDwordx4 && cpu != "gfx950" {
+                // llvm-mc -mcpu=gfx942: "instruction not supported on this GPU".
+                problems.push((
+                    line,
+                    format!("global_load_lds_dwordx4 is not an instruction of {cpu}: LDS DMA of 16 bytes a lane is gfx950's"),
+                ));
+            }
             kernel.insts.push(inst);
         }
     }
@@ -374,6 +381,18 @@ mod tests {
         assert!(problems("  s_add_i32 s1, 0x12345, 0x54321")[0].contains("one 32-bit literal"));
         assert!(problems("  global_load_dword v1, v[3:4], off")[0].contains("even-aligned"));
         assert!(problems("  v_mov_b32 v9, 0")[0].contains("beyond"));
+    }
+
+    #[test]
+    fn dwordx4_lds_dma_is_gfx950s_and_exec_is_written_whole_from_inline_constants() {
+        let dma = "  global_load_lds_dwordx4 v[2:3], off";
+        assert!(problems(dma)[0].contains("not an instruction of gfx942"));
+        let gfx950 = kernel(dma).replace("gfx942", "gfx950");
+        assert!(parse(&gfx950, "gfx950", 163840).problems.is_empty());
+        assert!(problems("  s_mov_b64 exec, -1").is_empty());
+        assert!(problems("  s_cselect_b64 exec, -1, 0").is_empty());
+        assert!(problems("  s_mov_b64 exec, 0x12345")[0].contains("inline"));
+        assert!(problems("  s_mov_b64 s[2:3], -1")[0].contains("EXEC"));
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub(super) fn parse_register(s: &str) -> Option<Operand> {
     match s {
         "m0" => return Some(Operand::M0),
         "vcc" => return Some(Operand::Vcc),
+        "exec" => return Some(Operand::Exec),
         "off" => return Some(Operand::Off),
         _ => {}
     }
@@ -139,6 +140,7 @@ pub(super) fn check_operands(inst: &Inst, mnemonic: &str, problems: &mut Vec<Com
     }
     match inst.op.encoding() {
         Enc::Sop1 => check.sop1(),
+        Enc::Sop64 => check.sop64(),
         Enc::Sop2 => check.sop2_or_sopc("SOP2"),
         Enc::Sopc => check.sop2_or_sopc("SOPC"),
         Enc::Sopp => check.sopp(),
@@ -206,6 +208,19 @@ impl OperandCheck<'_> {
     fn sop1(&mut self) {
         if self.count_ok(2) && (!is_sdst(self.at(0)) || !is_ssrc(self.at(1))) {
             self.bad("expects a scalar destination and a scalar source");
+        }
+    }
+
+    /// `s_mov_b64 exec, imm` and `s_cselect_b64 exec, imm, imm`: the subset writes EXEC whole,
+    /// from inline constants (-1: every lane, 0: none).
+    fn sop64(&mut self) {
+        let n = if self.inst.op == Op::SMovB64 { 2 } else { 3 };
+        if !self.count_ok(n) {
+            return;
+        }
+        let inline = |o: Operand| matches!(o, Operand::Imm(v) if is_inline_int(v));
+        if self.at(0) != Operand::Exec || !(1..n).all(|i| inline(self.at(i))) {
+            self.bad("the subset writes EXEC from inline integer constants only");
         }
     }
 
@@ -333,7 +348,9 @@ impl OperandCheck<'_> {
             Op::GlobalStoreDword => {
                 count == 3 && vpair(at(0)) && vgpr(at(1)) && at(2) == Operand::Off
             }
-            Op::GlobalLoadLdsDword => count == 2 && vpair(at(0)) && at(1) == Operand::Off,
+            Op::GlobalLoadLdsDword | Op::GlobalLoadLdsDwordx4 => {
+                count == 2 && vpair(at(0)) && at(1) == Operand::Off
+            }
             Op::DsReadB32 | Op::DsWriteB32 => count == 2 && vgpr(at(0)) && vgpr(at(1)),
             _ => true,
         };
