@@ -19,6 +19,7 @@ use stagecraft::emit::{emit, EmitOptions, Target};
 use stagecraft::explore::{explore, Options};
 use stagecraft::machine::{check, MachineCheck, MachineVerdict};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
