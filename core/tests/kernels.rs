@@ -17,7 +17,7 @@
 
 use stagecraft::emit::{emit, EmitOptions, Target};
 use stagecraft::explore::{explore, Options};
-use stagecraft::machine::{check, MachineCheck, MachineVerdict};
+use stagecraft::machine::{check, MachineCheck, MachineRace, MachineVerdict};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -155,11 +155,22 @@ fn deleting_any_derived_bar_sync_of_the_cutlass_kernel_is_a_race_between_two_thr
         .collect();
     // The body's, and one after each of the epilogue's three waits.
     assert_eq!(derived.len(), 4, "{}", k.text);
-    for at in derived {
-        let mut without = lines.clone();
+    each_deletion_races_between_two(&source, Target::Ptx, &lines, &derived, "in thread");
+}
+
+/// Deleting any one of `lines` at `derived` from `source`'s `target` kernel is a race the
+/// verifier names between two agents (`who`: "in thread", "in wave").
+fn each_deletion_races_between_two(
+    source: &str,
+    target: Target,
+    lines: &[&str],
+    derived: &[usize],
+    who: &str,
+) {
+    for &at in derived {
+        let mut without = lines.to_vec();
         without.remove(at);
-        let text = without.join("\n") + "\n";
-        let m = ptx_kernel(&source, Some(&text));
+        let m = kernel(source, target, Some(&(without.join("\n") + "\n")));
         assert_eq!(
             m.check.verdict,
             MachineVerdict::Racy,
@@ -173,9 +184,38 @@ fn deleting_any_derived_bar_sync_of_the_cutlass_kernel_is_a_race_between_two_thr
             .races
             .iter()
             .find(|r| r.between.is_some_and(|(a, b)| a != b))
-            .unwrap_or_else(|| panic!("no race names two threads: {:?}", m.check.races));
-        assert!(named.message.contains("in thread"), "{}", named.message);
+            .unwrap_or_else(|| panic!("no race between two {who}: {:?}", m.check.races));
+        assert!(named.message.contains(who), "{}", named.message);
     }
+}
+
+/// How many of the lines at `barriers`, each deleted alone from `source`'s `target` kernel, make
+/// it racy; every other deletion leaves it correct, and every race found is one `expected` accepts.
+fn deletions_caught(
+    source: &str,
+    target: Target,
+    lines: &[&str],
+    barriers: &[usize],
+    case: u64,
+    expected: impl Fn(&MachineRace) -> bool,
+) -> usize {
+    let mut caught = 0;
+    for &at in barriers {
+        let mut without = lines.to_vec();
+        without.remove(at);
+        let m = kernel(source, target, Some(&(without.join("\n") + "\n")));
+        if m.check.verdict == MachineVerdict::Racy {
+            caught += 1;
+            assert!(
+                m.check.races.iter().any(&expected),
+                "case {case}: {:?}",
+                m.check.races
+            );
+        } else {
+            assert_eq!(m.check.verdict, MachineVerdict::Correct, "case {case}");
+        }
+    }
+    caught
 }
 
 #[test]
@@ -258,25 +298,10 @@ fn random_cooperative_kernels_run_correctly_and_their_copies_need_their_bar_sync
         let cooperative = k.text.contains("cp.async.cg");
         cooperative_kernels += usize::from(cooperative && !barriers.is_empty());
         let caught_before = caught;
-        for at in barriers.iter().copied() {
-            let mut without = lines.clone();
-            without.remove(at);
-            let m = ptx_kernel(&source, Some(&(without.join("\n") + "\n")));
-            deleted += 1;
-            if m.check.verdict == MachineVerdict::Racy {
-                caught += 1;
-                assert!(
-                    m.check
-                        .races
-                        .iter()
-                        .any(|r| r.between.is_some_and(|(a, b)| a != b)),
-                    "case {case}: {:?}",
-                    m.check.races
-                );
-            } else {
-                assert_eq!(m.check.verdict, MachineVerdict::Correct, "case {case}");
-            }
-        }
+        deleted += barriers.len();
+        caught += deletions_caught(&source, Target::Ptx, &lines, &barriers, case, |r| {
+            r.between.is_some_and(|(a, b)| a != b)
+        });
         // A kernel whose threads read each other's copies needs at least one of its barriers.
         assert!(
             !cooperative || barriers.is_empty() || caught > caught_before,
@@ -390,30 +415,7 @@ fn deleting_any_derived_s_barrier_of_the_cdna4_gfx950_kernel_is_a_race_between_t
     let derived = derived_s_barriers(&k.text);
     // After each wait that lands a tile, and before the refills no wait precedes.
     assert!(derived.len() >= 6, "{}", k.text);
-    for at in derived {
-        let mut without = lines.clone();
-        without.remove(at);
-        let m = kernel(
-            &source,
-            Target::AmdgpuGfx950,
-            Some(&(without.join("\n") + "\n")),
-        );
-        assert_eq!(
-            m.check.verdict,
-            MachineVerdict::Racy,
-            "deleting line {} `{}` was not caught: {}",
-            at + 1,
-            lines[at].trim(),
-            m.check.summary
-        );
-        let named = m
-            .check
-            .races
-            .iter()
-            .find(|r| r.between.is_some_and(|(a, b)| a != b))
-            .unwrap_or_else(|| panic!("no race between two waves: {:?}", m.check.races));
-        assert!(named.message.contains("in wave"), "{}", named.message);
-    }
+    each_deletion_races_between_two(&source, Target::AmdgpuGfx950, &lines, &derived, "in wave");
 }
 
 /// The verifier executes the waves' EXEC: with every wave copying every tile, the waves' DMAs
@@ -501,29 +503,15 @@ fn random_cooperative_loops_in_waves_run_correctly_on_gfx950_and_need_their_s_ba
         let barriers = derived_s_barriers(&k.text);
         together += usize::from(copies && !barriers.is_empty());
         let caught_before = caught;
-        for at in barriers.iter().copied() {
-            let mut without = lines.clone();
-            without.remove(at);
-            let m = kernel(
-                &source,
-                Target::AmdgpuGfx950,
-                Some(&(without.join("\n") + "\n")),
-            );
-            deleted += 1;
-            if m.check.verdict == MachineVerdict::Racy {
-                caught += 1;
-                assert!(
-                    m.check
-                        .races
-                        .iter()
-                        .any(|r| r.between.is_some_and(|(a, b)| a != b) || r.in_flight),
-                    "case {case}: {:?}",
-                    m.check.races
-                );
-            } else {
-                assert_eq!(m.check.verdict, MachineVerdict::Correct, "case {case}");
-            }
-        }
+        deleted += barriers.len();
+        caught += deletions_caught(
+            &source,
+            Target::AmdgpuGfx950,
+            &lines,
+            &barriers,
+            case,
+            |r| r.between.is_some_and(|(a, b)| a != b) || r.in_flight,
+        );
         assert!(
             !copies || barriers.is_empty() || caught > caught_before,
             "case {case}: no derived s_barrier is needed\n{source}"
