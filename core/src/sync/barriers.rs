@@ -35,9 +35,9 @@ struct Need {
     reason: BarrierReason,
 }
 
-/// What the barriers need to know to keep one only where an instance of a pair it orders runs:
-/// the step length, the loop's first iteration and extent (`None` when symbolic: every barrier
-/// is kept), and the pairs with the barriers chosen for them.
+/// What `irredundant` needs to keep a barrier only where no other orders a pair instance it
+/// orders: the step length, the loop's first iteration and extent (`None` when symbolic: every
+/// barrier is kept), the pairs, and where the steps wait.
 struct Placement<'a> {
     len: i64,
     first: i64,
@@ -45,33 +45,6 @@ struct Placement<'a> {
     needs: &'a [Need],
     shape: &'a LoopShape,
     waits: &'a Waits,
-}
-
-impl Placement<'_> {
-    /// Whether the barrier at position `g` orders some pair that runs at a step in `steps`.
-    fn needed(&self, g: i64, steps: Option<(i64, i64)>) -> bool {
-        let (Some(extent), Some((s0, s1))) = (self.extent, steps) else {
-            return true;
-        };
-        if s1 - s0 > 4 * self.len + 8 {
-            return true;
-        }
-        let (len, first) = (self.len, self.first);
-        (s0..=s1).any(|t| {
-            let at = t * len + g;
-            self.needs.iter().any(|n| {
-                // Producer iterations `i` whose pair's interval holds `at`, both ends in range.
-                let lo_i =
-                    (at - n.hi).div_euclid(len) + i64::from((at - n.hi).rem_euclid(len) != 0);
-                let hi_i = (at - n.lo).div_euclid(len);
-                let lo_i = lo_i.max(first).max(first - n.distance);
-                let hi_i = hi_i
-                    .min(first + extent - 1)
-                    .min(first + extent - 1 - n.distance);
-                lo_i <= hi_i
-            })
-        })
-    }
 }
 
 /// Labels a statement in a barrier's reason: its target, `A_frag[…]`.
@@ -457,9 +430,9 @@ impl Writer<'_> {
 }
 
 /// Inserts each barrier, in every step of every section, before the first statement at or after
-/// its position (after that statement's wait), or at the step's end when none follows; a
-/// prologue or epilogue step only where `placement` says a pair it orders runs there, and of
-/// those only the places `irredundant` keeps.
+/// its position (after that statement's wait), or at the step's end when none follows: of
+/// those places, only the ones `irredundant` keeps (a place that orders no pair instance is
+/// never kept).
 fn write_barriers(
     body: &mut [Node],
     barriers: &[(i64, Vec<BarrierReason>)],
@@ -476,7 +449,7 @@ fn write_barriers(
         sections: Default::default(),
         step_waits: Default::default(),
     };
-    insert_in_steps(&mut body.to_vec(), barriers, placement, starts, &mut record);
+    insert_in_steps(&mut body.to_vec(), barriers, starts, &mut record);
     let Mode::Record(sites) = std::mem::replace(&mut record.mode, Mode::Write(Vec::new())) else {
         return;
     };
@@ -489,7 +462,7 @@ fn write_barriers(
         sections: Default::default(),
         step_waits: Default::default(),
     };
-    insert_in_steps(body, barriers, placement, starts, &mut write);
+    insert_in_steps(body, barriers, starts, &mut write);
 }
 
 /// Of the places `sites`, the ones to write: a place is dropped when every pair it orders (at
@@ -590,7 +563,6 @@ fn irredundant(sites: &[Site], placement: &Placement, walked: &Writer) -> Vec<bo
 fn insert_in_steps(
     nodes: &mut [Node],
     barriers: &[(i64, Vec<BarrierReason>)],
-    placement: &Placement,
     (prologue, epilogue): (Option<i64>, Option<i64>),
     w: &mut Writer,
 ) {
@@ -617,8 +589,7 @@ fn insert_in_steps(
                     w.sections.insert(t, *kind);
                     record_waits(&step, &Some(vec![t]), w);
                 }
-                let kept = kept(barriers, placement, written_step.map(|t| (t, t)));
-                insert_in_step(&mut step, &kept, &written_step.map(|t| vec![t]), w);
+                insert_in_step(&mut step, barriers, &written_step.map(|t| vec![t]), w);
                 written_step = written_step.map(|t| t + 1);
                 counts.push(step.len() as u32);
                 rebuilt.append(&mut step);
@@ -639,8 +610,7 @@ fn insert_in_steps(
                             w.sections.insert(t, *kind);
                         }
                         record_waits(body, &range.map(|(l, h)| (l..=h).collect()), w);
-                        let kept = kept(barriers, placement, range);
-                        insert_in_step(body, &kept, &range.map(|(l, h)| (l..=h).collect()), w);
+                        insert_in_step(body, barriers, &range.map(|(l, h)| (l..=h).collect()), w);
                     }
                 }
             }
@@ -686,19 +656,6 @@ fn record_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
             Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
-}
-
-/// The barriers some pair needs at a step of `steps` (all of them when the steps are unknown).
-fn kept(
-    barriers: &[(i64, Vec<BarrierReason>)],
-    placement: &Placement,
-    steps: Option<(i64, i64)>,
-) -> Vec<(i64, Vec<BarrierReason>)> {
-    barriers
-        .iter()
-        .filter(|(g, _)| placement.needed(*g, steps))
-        .cloned()
-        .collect()
 }
 
 /// The positions of a node's statements in the step.
