@@ -458,6 +458,10 @@ impl Sim<'_> {
 
     fn for_loop(&mut self, var: VarId, l: i64, h: i64, body: &[Node]) {
         let top = self.depth == 0;
+        if !top && h - l > 1 && self.uniform_loop(var, body) {
+            self.uniform_iterations(var, l, h, body);
+            return;
+        }
         // The pipelined loop: one instruction per wait in the kernels, whatever the iteration.
         let body_loop = top && matches!(self.section, None | Some(SectionKind::Body));
         if body_loop {
@@ -481,6 +485,66 @@ impl Sim<'_> {
         self.depth -= 1;
         if body_loop {
             self.in_sequence_record(|r| r.leave_body());
+        }
+    }
+
+    /// Whether every iteration of a loop over `var` inside a step does the same to the run,
+    /// shifted by the time one takes, so that one iteration tells all (`uniform_iterations`):
+    /// its body is statements and loops whose bounds no enclosing iteration changes, and nothing
+    /// of it is recorded (no span in the window drawn, no moments, no single sequence).
+    fn uniform_loop(&self, var: VarId, body: &[Node]) -> bool {
+        fn only_statements(nodes: &[Node], vars: &mut Vec<VarId>) -> bool {
+            nodes.iter().all(|n| match n {
+                Node::Assign(_) => true,
+                Node::For {
+                    var, lo, hi, body, ..
+                } => {
+                    if vars.iter().any(|&v| lo.mentions(v) || hi.mentions(v)) {
+                        return false;
+                    }
+                    vars.push(*var);
+                    let ok = only_statements(body, vars);
+                    vars.pop();
+                    ok
+                }
+                _ => false,
+            })
+        }
+        !self.record()
+            && self.moments.is_none()
+            && self.recorder.is_none()
+            && only_statements(body, &mut vec![var])
+    }
+
+    /// The iterations `l..h` of a `uniform_loop`: the first is simulated, the others are it
+    /// shifted by the time it took. A statement's cost is its own whatever the iteration, so an
+    /// iteration advances the compute lane by the same amount each time, and the asynchronous
+    /// copies of the group being committed complete that much later each time: the last
+    /// iteration's completions are the latest.
+    fn uniform_iterations(&mut self, var: VarId, l: i64, h: i64, body: &[Node]) {
+        let copies = self.async_depth > 0 && !self.open.is_empty();
+        // The group's completion so far is set aside, to read what the iteration adds.
+        let before = self
+            .open
+            .last_mut()
+            .filter(|_| copies)
+            .map(|open| std::mem::take(&mut open.1));
+        let (now, instances) = (self.now, self.instances);
+        if let Some(x) = self.env.get_mut(var as usize) {
+            *x = l;
+        }
+        self.depth += 1;
+        self.nodes(body);
+        self.depth -= 1;
+        let more = (h - l - 1) as u64;
+        let took = self.now - now;
+        self.now = self.now.saturating_add(took.saturating_mul(more));
+        self.instances = instances + (self.instances - instances) * (more + 1);
+        if let (Some(done_before), Some(open)) = (before, self.open.last_mut()) {
+            open.1 = done_before.max(open.1.saturating_add(took.saturating_mul(more)));
+        }
+        if let Some(x) = self.env.get_mut(var as usize) {
+            *x = h - 1;
         }
     }
 

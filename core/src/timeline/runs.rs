@@ -126,7 +126,8 @@ pub fn cycles_below(
     params: &BTreeMap<String, i64>,
     limit: u64,
 ) -> Option<Cycles> {
-    let mut sim = new_sim(SimRun::whole(pipelined, model, params, Mode::Plain));
+    // No single sequence: the cycles do not read it.
+    let mut sim = new_sim(SimRun::whole(pipelined, model, params, Mode::Baseline));
     sim.cycle_limit = limit;
     let run = run_sim_until(sim);
     if run.reached_cycle_limit {
