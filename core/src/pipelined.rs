@@ -27,9 +27,19 @@ pub enum Form {
 /// by N; should the ranges' programs differ in more than their waits, the plan for every N,
 /// sound at each by itself, is the program.
 pub fn build(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {
-    let mut built = crate::by_extent::build_ranges(program, p, sync, form);
+    let mut built = build_without_barriers(program, p, sync, form);
     crate::sync::place_barriers(&mut built, program, p);
     built
+}
+
+/// `build` without the barriers between threads (`sync::place_barriers` adds them).
+pub fn build_without_barriers(
+    program: &Program,
+    p: &LoopShape,
+    sync: &SyncPlan,
+    form: Form,
+) -> Program {
+    crate::by_extent::build_ranges(program, p, sync, form)
 }
 
 pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form: Form) -> Program {

@@ -181,6 +181,8 @@ pub struct SearchReport {
 /// A search under way.
 pub struct Search {
     template: Template,
+    /// The text read once: each schedule tried changes only its annotations (`transform`).
+    read: explore::ReadLoop,
     options: SearchOptions,
     model: CostModel,
     params: BTreeMap<String, i64>,
@@ -252,6 +254,8 @@ impl Search {
         };
         let lp = explore::scheduled_loop(&template.with(own.as_ref().unwrap_or(&flat)), &probe)
             .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
+        let read = explore::ReadLoop::read(&template.with(own.as_ref().unwrap_or(&flat)), &probe)
+            .map_err(|d| d.first().map_or_else(String::new, |d| d.message.clone()))?;
         let units = info.units.len();
         let forward = forward_dependences(&lp);
         let max_stages = options
@@ -294,6 +298,7 @@ impl Search {
             cursor: space.start(),
             space,
             template,
+            read,
             options: SearchOptions {
                 max_stages,
                 ..options.clone()
@@ -489,11 +494,11 @@ impl Search {
     /// its bytes (not in the brute force, which the tests compare with).
     fn try_schedule(&mut self, a: Annotations) -> bool {
         self.report.tried += 1;
-        let Some(rolled) = self.transform(&a) else {
+        let Some(unplaced) = self.transform(&a) else {
             return false;
         };
         self.report.valid += 1;
-        let bytes = smem_bytes(&rolled.program);
+        let bytes = smem_bytes(unplaced.without_barriers());
         if bytes > self.options.smem_bytes {
             self.report.over_budget += 1;
             return false;
@@ -505,6 +510,20 @@ impl Search {
         if limit < u64::MAX && self.cycles_floor(&a) >= limit {
             return false;
         }
+        // Barriers only add cycles: a schedule too slow without them is placed no barrier.
+        if unplaced.has_threads()
+            && limit < u64::MAX
+            && crate::timeline::cycles_below(
+                unplaced.without_barriers(),
+                &self.model,
+                &self.params,
+                limit,
+            )
+            .is_none()
+        {
+            return false;
+        }
+        let rolled = unplaced.placed();
         // Its shifts are other schedules when its waits vary by iteration: each is tried too,
         // whatever this one's cycles (the floor above holds for them: the same work).
         // (From shift 1, every shift is queued: the interpreter's verdict need not replace it.)
@@ -598,21 +617,22 @@ impl Search {
 
     /// `a`'s costs, or `None` when the transform refuses it (not judged by the interpreter).
     pub fn score(&self, a: &Annotations) -> Option<Scored> {
-        let rolled = self.transform(a)?;
+        let rolled = self.transform(a)?.placed();
         let cycles = crate::timeline::cycles(&rolled.program, &self.model, &self.params);
         Some(self.scored(a.clone(), &rolled, cycles))
     }
 
-    /// `a`'s rolled pipelined program, or `None` when the transform refuses it.
-    fn transform(&self, a: &Annotations) -> Option<explore::Rolled> {
-        let text = self.template.with(a);
+    /// `a`'s rolled pipelined program, its barriers not placed yet, or `None` when the transform
+    /// refuses it: the text read once with `a` in place of its annotations, which is the
+    /// program of the text written out with them (`core/tests/search.rs`).
+    fn transform(&self, a: &Annotations) -> Option<explore::Unplaced> {
         let options = Options {
             verify: false,
             both_forms: false,
             targets: Vec::new(),
             ..self.options.explore.clone()
         };
-        explore::rolled(&text, &options).ok()
+        explore::rolled_with(&self.read, &self.report.loop_var, a, &options).ok()
     }
 
     /// `a`'s costs from its rolled program and its run.

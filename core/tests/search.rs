@@ -312,3 +312,138 @@ fn the_progress_counts_the_stage_vectors_the_walk_can_try() {
     );
     assert_eq!(space.progress(&cursor), (3, 3));
 }
+
+/// The search transforms each schedule from the text read once, with the loop's annotations
+/// replaced (`ReadLoop`), not from the text `--apply` would write: on every example the search
+/// can read, the two give the same rolled program and wait sites for every schedule of a
+/// sample of its space (or both refuse it).
+#[test]
+fn a_schedule_transformed_from_the_text_read_once_is_the_schedule_written_out() {
+    use stagecraft::annotation_text::Template;
+    use stagecraft::explore::{rolled, rolled_with, ReadLoop};
+    let opts = Options {
+        verify: false,
+        both_forms: false,
+        targets: Vec::new(),
+        ..Options::default()
+    };
+    let mut examples = 0;
+    let mut compared = 0;
+    for e in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = e.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ex = explore(&text, &opts);
+        let Some(info) = &ex.pipeline else { continue };
+        let Ok(template) = Template::new(&text, &info.loop_var) else {
+            continue;
+        };
+        examples += 1;
+        let units = info.units.len();
+        let read = ReadLoop::read(&text, &opts).unwrap();
+        let space = Space::everything(units, 4);
+        let mut cursor = space.start();
+        let mut k = 0u64;
+        let mut taken = 0;
+        while let Some(a) = space.next(&mut cursor, false) {
+            k += 1;
+            // Every 7th schedule of the walk, up to 300 the transform accepts.
+            if k % 7 != 1 {
+                continue;
+            }
+            let written = rolled(&template.with(&a), &opts);
+            let replaced = rolled_with(&read, &info.loop_var, &a, &opts).map(|u| u.placed());
+            match (written, replaced) {
+                (Ok(w), Ok(r)) => {
+                    assert_eq!(
+                        stagecraft::tir::print(&w.program).text,
+                        stagecraft::tir::print(&r.program).text,
+                        "{} with {a:?}",
+                        path.display()
+                    );
+                    assert_eq!(w.wait_sites, r.wait_sites, "{} with {a:?}", path.display());
+                    assert_eq!(w.shift_changes_waits_from, r.shift_changes_waits_from);
+                    compared += 1;
+                    taken += 1;
+                }
+                (Err(_), Err(_)) => {}
+                (w, r) => panic!(
+                    "{} with {a:?}: written out {}, replaced {}",
+                    path.display(),
+                    if w.is_ok() { "accepted" } else { "refused" },
+                    if r.is_ok() { "accepted" } else { "refused" }
+                ),
+            }
+            if taken >= 300 {
+                break;
+            }
+        }
+    }
+    assert!(
+        examples >= 10 && compared >= 1000,
+        "{examples} examples, {compared} schedules"
+    );
+}
+
+/// The search costs a schedule without its barriers first and drops it when that is already too
+/// slow: sound only if barriers never take cycles away. On every example run by several
+/// threads, for a sample of its schedules, the program with its barriers takes at least the
+/// cycles of the one without.
+#[test]
+fn barriers_only_add_cycles() {
+    use stagecraft::annotation_text::Template;
+    use stagecraft::explore::{rolled_with, ReadLoop};
+    use stagecraft::timeline::cycles;
+    let opts = Options {
+        verify: false,
+        both_forms: false,
+        targets: Vec::new(),
+        ..Options::default()
+    };
+    let mut compared = 0;
+    let mut slower = 0;
+    for e in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = e.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ex = explore(&text, &opts);
+        let (Some(info), Some(model)) = (&ex.pipeline, &ex.cost) else {
+            continue;
+        };
+        if Template::new(&text, &info.loop_var).is_err() {
+            continue;
+        }
+        let read = ReadLoop::read(&text, &opts).unwrap();
+        let space = Space::everything(info.units.len(), 4);
+        let mut cursor = space.start();
+        let (mut k, mut taken) = (0u64, 0);
+        while let Some(a) = space.next(&mut cursor, false) {
+            k += 1;
+            if k % 5 != 1 {
+                continue;
+            }
+            let Ok(unplaced) = rolled_with(&read, &info.loop_var, &a, &opts) else {
+                continue;
+            };
+            if !unplaced.has_threads() {
+                break;
+            }
+            let params = Default::default();
+            let without = cycles(unplaced.without_barriers(), model, &params).total;
+            let with = cycles(&unplaced.placed().program, model, &params).total;
+            assert!(
+                with >= without,
+                "{} with {a:?}: {with} < {without}",
+                path.display()
+            );
+            slower += usize::from(with > without);
+            compared += 1;
+            taken += 1;
+            if taken >= 300 {
+                break;
+            }
+        }
+    }
+    assert!(
+        compared >= 500 && slower * 2 >= compared,
+        "{compared} schedules, {slower} slower"
+    );
+}

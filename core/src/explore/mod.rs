@@ -490,7 +490,8 @@ pub struct MachineReport {
     pub covering: Vec<Option<usize>>,
 }
 
-pub use search_inputs::{rolled, scheduled_loop, Rolled, ScheduledLoop};
+pub use phases::ReadLoop;
+pub use search_inputs::{rolled, rolled_with, scheduled_loop, Rolled, ScheduledLoop, Unplaced};
 
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,
 /// and nothing is prepared for display: each wait instance has its count but not its reason (head

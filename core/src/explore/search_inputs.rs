@@ -18,12 +18,55 @@ pub struct Rolled {
 /// The rolled pipelined program of `source` alone (nothing presented, nothing run): what the
 /// schedule search simulates for each schedule it tries. The text's errors when it has none.
 pub fn rolled(source: &str, options: &Options) -> Result<Rolled, Vec<Diagnostic>> {
-    let p = phases::pipeline_quietly(source, options)?;
-    Ok(Rolled {
+    Ok(rolled_of(phases::pipeline_quietly(source, options)?))
+}
+
+/// `rolled` of the text `read` was read from, with the loop over `var` annotated with `a`
+/// instead (`phases::ReadLoop::pipeline`): the same program, without reading the text again, and
+/// without its barriers between threads until `Unplaced::placed`.
+pub fn rolled_with(
+    read: &phases::ReadLoop,
+    var: &str,
+    a: &crate::annotation_text::Annotations,
+    options: &Options,
+) -> Result<Unplaced, Vec<Diagnostic>> {
+    Ok(Unplaced(read.pipeline(
+        var,
+        a,
+        options,
+        phases::Barriers::Deferred,
+    )?))
+}
+
+/// A schedule's rolled pipelined program before its barriers between threads are placed.
+/// Barriers only add cycles, so its cycles are a lower bound on the program's
+/// (`core/tests/search.rs` checks it).
+pub struct Unplaced(phases::Pipeline);
+
+impl Unplaced {
+    /// The program without barriers; its buffers are the program's.
+    pub fn without_barriers(&self) -> &Program {
+        &self.0.rolled
+    }
+
+    /// Whether placing barriers may change the program: its loop runs on several waves.
+    pub fn has_threads(&self) -> bool {
+        self.0.program.threads.is_some_and(|t| t.waves > 1)
+    }
+
+    /// The program with its barriers.
+    pub fn placed(mut self) -> Rolled {
+        self.0.place_barriers();
+        rolled_of(self.0)
+    }
+}
+
+fn rolled_of(p: phases::Pipeline) -> Rolled {
+    Rolled {
         wait_sites: p.sync.sites.len(),
         shift_changes_waits_from: p.sync.shift_changes_waits_from(),
         program: p.rolled,
-    })
+    }
 }
 
 /// The pipelined loop's units as its schedule sees them (after its inner pipelines) and their

@@ -390,6 +390,12 @@ struct Site {
 }
 
 impl Writer<'_> {
+    /// Whether this is the first walk, which notes the places and what `irredundant` reads of
+    /// the steps (their sections and waits); the second only writes.
+    fn recording(&self) -> bool {
+        matches!(self.mode, Mode::Record(_))
+    }
+
     /// Whether the barrier at this place is written; recording, every place is.
     fn site(&mut self, g: i64, steps: &Option<Vec<i64>>) -> bool {
         let k = self.next;
@@ -585,7 +591,7 @@ fn insert_in_steps(
             let mut taken = std::mem::take(body).into_iter();
             for &k in steps.as_deref().unwrap_or_default() {
                 let mut step: Vec<Node> = taken.by_ref().take(k as usize).collect();
-                if let Some(t) = written_step {
+                if let Some(t) = written_step.filter(|_| w.recording()) {
                     w.sections.insert(t, *kind);
                     record_waits(&step, &Some(vec![t]), w);
                 }
@@ -606,10 +612,12 @@ fn insert_in_steps(
                 {
                     if *v == w.var {
                         let range = lo.as_const().zip(hi.as_const()).map(|(l, h)| (l, h - 1));
-                        for t in range.into_iter().flat_map(|(l, h)| l..=h) {
-                            w.sections.insert(t, *kind);
+                        if w.recording() {
+                            for t in range.into_iter().flat_map(|(l, h)| l..=h) {
+                                w.sections.insert(t, *kind);
+                            }
+                            record_waits(body, &range.map(|(l, h)| (l..=h).collect()), w);
                         }
-                        record_waits(body, &range.map(|(l, h)| (l..=h).collect()), w);
                         insert_in_step(body, barriers, &range.map(|(l, h)| (l..=h).collect()), w);
                     }
                 }
@@ -629,6 +637,12 @@ fn record_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
     for &t in list {
         w.step_waits.entry(t).or_default();
     }
+    note_waits(nodes, steps, w);
+}
+
+/// `record_waits` below the steps' entries.
+fn note_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
+    let Some(list) = steps else { return };
     for n in nodes {
         match n {
             Node::Wait { queue, body, .. } => {
@@ -641,18 +655,18 @@ fn record_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
                         }
                     }
                 }
-                record_waits(body, steps, w);
+                note_waits(body, steps, w);
             }
             Node::If { cond, body, .. } => {
                 // A guard the step does not decide: its waits are noted as running, which
                 // can only make a pair's interval narrower (a later wait), never wider.
                 let holds = w.where_cond(cond, true, steps).or_else(|| steps.clone());
-                record_waits(body, &holds, w);
+                note_waits(body, &holds, w);
             }
             Node::For { body, .. }
             | Node::Commit { body, .. }
             | Node::AsyncScope { body, .. }
-            | Node::Section { body, .. } => record_waits(body, steps, w),
+            | Node::Section { body, .. } => note_waits(body, steps, w),
             Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
