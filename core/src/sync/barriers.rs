@@ -79,7 +79,7 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
         }
     }
     let waits = waits_before_units(out, shape);
-    let needs = needs(program, shape, &position, &waits, step_len);
+    let needs = needs(program, threads, shape, &position, &waits, step_len);
     if needs.is_empty() {
         return;
     }
@@ -215,42 +215,23 @@ fn latest_wait(a: Time, b: Time, waits_at: impl Fn(Time) -> bool) -> Option<Time
     (a + 1..=b).rev().find(|&t| waits_at(t))
 }
 
-/// Whether every read of `buffer` in `node` is by the thread that wrote the element: each such
-/// statement writes a buffer spread like `buffer`, over as many elements a slot, at the index it
-/// reads.
-fn reads_own_elements(program: &Program, node: &Node, buffer: BufId) -> bool {
-    let Some(source) = program.buffer(buffer) else {
-        return false;
-    };
-    let mut own = true;
-    let mut check = |a: &Assign| {
-        let mut reads = Vec::new();
-        for_each_read(&a.value, &mut |r| {
-            if r.buffer == buffer {
-                reads.push(r.indices.clone());
-            }
-        });
-        if reads.is_empty() {
-            return;
-        }
-        let same_spread = program.buffer(a.target.buffer).is_some_and(|t| {
-            t.threads == source.threads && !t.threads.is_each() && t.shape == source.shape
-        });
-        own &= same_spread && reads.iter().all(|ix| *ix == a.target.indices);
-    };
-    for_each_assign(std::slice::from_ref(node), &mut check);
-    own
-}
-
 /// The pairs of accesses of different threads that the pipelined loop must separate.
 fn needs(
     program: &Program,
+    threads: Threads,
     shape: &LoopShape,
     position: &[i64],
     waits: &Waits,
     step_len: i64,
 ) -> Vec<Need> {
     let units = &shape.sched.units;
+    // The loop's iterations, for the indices that name them (none when symbolic: such an index
+    // is not judged, and its pair is kept).
+    let iterations = match (&shape.sched.extent, shape.sched.lo.as_const()) {
+        (crate::schedule::Extent::Const(e), Some(lo)) => Some((lo, lo + e)),
+        _ => None,
+    };
+    let pipeline = (shape.sched.var, iterations);
     let mut out = Vec::new();
     for dep in &shape.deps {
         let shared = program
@@ -262,8 +243,24 @@ fn needs(
         let (Some(from), Some(to)) = (units.get(dep.from), units.get(dep.to)) else {
             continue;
         };
-        let reader = if dep.kind == DepKind::Raw { to } else { from };
-        if reads_own_elements(program, &reader.node, dep.buffer) {
+        let (reader, writer) = if dep.kind == DepKind::Raw {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        // The kernels copy an async copy's tile cooperatively, each thread a chunk whatever the
+        // owner (docs/execution-model.md, "In the kernels"): there a read of the owner's own
+        // element still reads what other threads copied, so only a synchronous writer's pairs
+        // are left out when every read is by the element's owner.
+        if !writer.is_async
+            && super::owners::reads_own_elements(
+                program,
+                &reader.node,
+                dep.buffer,
+                threads,
+                pipeline,
+            )
+        {
             continue;
         }
         // A versioned buffer's slot is the iteration modulo its versions: a refill meets a read
