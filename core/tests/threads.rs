@@ -304,12 +304,11 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
     );
     // A prologue or epilogue barrier that no pair needs there is not written (`irredundant`),
     // nor a pair whose every read is by the owner of the element read (judged by value). What
-    // is left unneeded here has two causes (docs/execution-model.md, "Threads"): 128 barriers
-    // order an async copy with its owner's own reads, which the program does not need but the
-    // kernels do (they copy a tile cooperatively, each thread a chunk whatever the owner:
-    // `kernels.rs` races without them); 7 follow a copy's latest wait before its read, where an
-    // earlier wait already lands it and a barrier the step has anyway would order the pair.
-    // THREADS_DEBUG=1 prints each.
+    // is left unneeded has one cause (docs/execution-model.md, "Threads"): such a pair is kept
+    // when its writer is an async copy, which the program does not need but the kernels do —
+    // they copy the tile cooperatively, a chunk a thread whatever the owner (`kernels.rs` races
+    // without them). With that exception lifted none is left unneeded here. THREADS_DEBUG=1
+    // prints each.
     assert!(
         unneeded <= 135,
         "{unneeded} of {deletions} derived barriers are not needed"
