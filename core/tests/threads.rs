@@ -271,14 +271,14 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
         let cuts = without_each_barrier(&pipelined);
         with_barriers += usize::from(!cuts.is_empty());
         let mut caught = 0;
-        for cut in &cuts {
+        for (k, cut) in cuts.iter().enumerate() {
             deletions += 1;
             let check = check_threads(&original, cut, &ThreadOptions::default());
             if check.run.races.is_empty() {
                 unneeded += 1;
                 if std::env::var("THREADS_DEBUG").is_ok() {
                     eprintln!(
-                        "case {case}: a barrier not needed\n{text}\n{}",
+                        "case {case} ({form:?}): barrier {k} (in pre-order) not needed\n{text}\n{}",
                         printed(&pipelined)
                     );
                 }
@@ -302,12 +302,15 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_some_barrier_n
         with_barriers * 4 >= accepted,
         "too few schedules need a barrier"
     );
-    // A prologue or epilogue barrier that no pair needs there is not written (`irredundant`);
-    // what is left unneeded comes from pairs modelled more coarsely than the run, such as a read
-    // of the reader's own element spelled with another index (`S[(t + 0) % 3]` for `S[t]`).
-    // THREADS_DEBUG=1 prints them.
+    // A prologue or epilogue barrier that no pair needs there is not written (`irredundant`),
+    // nor a pair whose every read is by the owner of the element read (judged by value). What
+    // is left unneeded has one cause (docs/execution-model.md, "Threads"): such a pair is kept
+    // when its writer is an async copy, which the program does not need but the kernels do —
+    // they copy the tile cooperatively, a chunk a thread whatever the owner (`kernels.rs` races
+    // without them). With that exception lifted none is left unneeded here. THREADS_DEBUG=1
+    // prints each.
     assert!(
-        unneeded * 16 <= deletions,
+        unneeded <= 135,
         "{unneeded} of {deletions} derived barriers are not needed"
     );
 }

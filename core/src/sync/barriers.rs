@@ -79,7 +79,7 @@ pub fn place(out: &mut Program, program: &Program, shape: &LoopShape) {
         }
     }
     let waits = waits_before_units(out, shape);
-    let needs = needs(program, shape, &position, &waits, step_len);
+    let needs = needs(program, threads, shape, &position, &waits, step_len);
     if needs.is_empty() {
         return;
     }
@@ -215,42 +215,23 @@ fn latest_wait(a: Time, b: Time, waits_at: impl Fn(Time) -> bool) -> Option<Time
     (a + 1..=b).rev().find(|&t| waits_at(t))
 }
 
-/// Whether every read of `buffer` in `node` is by the thread that wrote the element: each such
-/// statement writes a buffer spread like `buffer`, over as many elements a slot, at the index it
-/// reads.
-fn reads_own_elements(program: &Program, node: &Node, buffer: BufId) -> bool {
-    let Some(source) = program.buffer(buffer) else {
-        return false;
-    };
-    let mut own = true;
-    let mut check = |a: &Assign| {
-        let mut reads = Vec::new();
-        for_each_read(&a.value, &mut |r| {
-            if r.buffer == buffer {
-                reads.push(r.indices.clone());
-            }
-        });
-        if reads.is_empty() {
-            return;
-        }
-        let same_spread = program.buffer(a.target.buffer).is_some_and(|t| {
-            t.threads == source.threads && !t.threads.is_each() && t.shape == source.shape
-        });
-        own &= same_spread && reads.iter().all(|ix| *ix == a.target.indices);
-    };
-    for_each_assign(std::slice::from_ref(node), &mut check);
-    own
-}
-
 /// The pairs of accesses of different threads that the pipelined loop must separate.
 fn needs(
     program: &Program,
+    threads: Threads,
     shape: &LoopShape,
     position: &[i64],
     waits: &Waits,
     step_len: i64,
 ) -> Vec<Need> {
     let units = &shape.sched.units;
+    // The loop's iterations, for the indices that name them (none when symbolic: such an index
+    // is not judged, and its pair is kept).
+    let iterations = match (&shape.sched.extent, shape.sched.lo.as_const()) {
+        (crate::schedule::Extent::Const(e), Some(lo)) => Some((lo, lo + e)),
+        _ => None,
+    };
+    let pipeline = (shape.sched.var, iterations);
     let mut out = Vec::new();
     for dep in &shape.deps {
         let shared = program
@@ -262,8 +243,24 @@ fn needs(
         let (Some(from), Some(to)) = (units.get(dep.from), units.get(dep.to)) else {
             continue;
         };
-        let reader = if dep.kind == DepKind::Raw { to } else { from };
-        if reads_own_elements(program, &reader.node, dep.buffer) {
+        let (reader, writer) = if dep.kind == DepKind::Raw {
+            (to, from)
+        } else {
+            (from, to)
+        };
+        // The kernels copy an async copy's tile cooperatively, each thread a chunk whatever the
+        // owner (docs/execution-model.md, "In the kernels"): there a read of the owner's own
+        // element still reads what other threads copied, so only a synchronous writer's pairs
+        // are left out when every read is by the element's owner.
+        if !writer.is_async
+            && super::owners::reads_own_elements(
+                program,
+                &reader.node,
+                dep.buffer,
+                threads,
+                pipeline,
+            )
+        {
             continue;
         }
         // A versioned buffer's slot is the iteration modulo its versions: a refill meets a read
@@ -372,7 +369,28 @@ struct Writer<'a> {
     sections: std::collections::BTreeMap<i64, SectionKind>,
     /// The waits each step written runs: the position of the statements each waits around, and
     /// its queue.
-    step_waits: std::collections::BTreeMap<i64, Vec<(i64, i64)>>,
+    step_waits: std::collections::BTreeMap<i64, Vec<StepWait>>,
+    /// The commits each step written certainly runs (not under a guard the step leaves
+    /// undecided), with the positions of the statements each holds.
+    step_commits: std::collections::BTreeMap<i64, Vec<StepCommit>>,
+}
+
+/// A wait a step runs: the position of a statement it waits around, its queue, and — when the
+/// step certainly runs it at that position, before any statement it holds, with a count the
+/// step decides — that count.
+#[derive(Clone, Copy, Debug)]
+struct StepWait {
+    position: i64,
+    queue: i64,
+    count: Option<i64>,
+}
+
+/// A commit a step runs: its queue and the first and last positions of its statements.
+#[derive(Clone, Copy, Debug)]
+struct StepCommit {
+    queue: i64,
+    first: i64,
+    last: i64,
 }
 
 enum Mode {
@@ -410,6 +428,16 @@ impl Writer<'_> {
             }
             Mode::Write(keep) => keep.get(k).copied().unwrap_or(true),
         }
+    }
+
+    /// The value of `e` at step `t`, when it reads nothing but the pipeline's variable.
+    fn at_step(&self, e: &IExpr, t: i64) -> Option<i64> {
+        if (0..self.var).any(|v| e.mentions(v)) {
+            return None;
+        }
+        let mut env = vec![0; self.var as usize + 1];
+        *env.get_mut(self.var as usize)? = t;
+        e.eval(&env)
     }
 
     /// The steps of `steps` at which `cond` is `holds`.
@@ -454,6 +482,7 @@ fn write_barriers(
         next: 0,
         sections: Default::default(),
         step_waits: Default::default(),
+        step_commits: Default::default(),
     };
     insert_in_steps(&mut body.to_vec(), barriers, starts, &mut record);
     let Mode::Record(sites) = std::mem::replace(&mut record.mode, Mode::Write(Vec::new())) else {
@@ -467,6 +496,7 @@ fn write_barriers(
         next: 0,
         sections: Default::default(),
         step_waits: Default::default(),
+        step_commits: Default::default(),
     };
     insert_in_steps(body, barriers, starts, &mut write);
 }
@@ -505,7 +535,7 @@ fn irredundant(sites: &[Site], placement: &Placement, walked: &Writer) -> Vec<bo
         move |t: Time| {
             let (step, p) = (t.div_euclid(len), t.rem_euclid(len));
             match walked.step_waits.get(&step) {
-                Some(waits) => waits.contains(&(p, queue)),
+                Some(waits) => waits.iter().any(|w| w.position == p && w.queue == queue),
                 None => {
                     let section = walked.sections.get(&step).copied();
                     placement.waits.at(placement.shape, section, p, queue)
@@ -519,9 +549,9 @@ fn irredundant(sites: &[Site], placement: &Placement, walked: &Writer) -> Vec<bo
             if (first..=last).contains(&(i + n.distance)) {
                 let hi = n.hi + i * len;
                 let lo = match n.lands {
-                    Some((a, queue)) => {
-                        latest_wait(a + i * len, hi, waits_at(queue)).unwrap_or(n.lo + i * len)
-                    }
+                    Some((a, queue)) => first_landing(walked, len, a + i * len, hi, queue)
+                        .or_else(|| latest_wait(a + i * len, hi, waits_at(queue)))
+                        .unwrap_or(n.lo + i * len),
                     None => n.lo + i * len,
                 };
                 pairs.push((lo, hi));
@@ -631,45 +661,102 @@ fn insert_in_steps(
     }
 }
 
-/// Notes in `w.step_waits` the waits `nodes` run at each of `steps` (nothing when unknown).
+/// Notes in `w.step_waits` the waits `nodes` run at each of `steps` (nothing when unknown), and
+/// in `w.step_commits` the commits they run there.
 fn record_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
     let Some(list) = steps else { return };
     for &t in list {
         w.step_waits.entry(t).or_default();
     }
-    note_waits(nodes, steps, w);
+    note_waits(nodes, steps, true, w);
 }
 
-/// `record_waits` below the steps' entries.
-fn note_waits(nodes: &[Node], steps: &Option<Vec<i64>>, w: &mut Writer) {
+/// `record_waits` below the steps' entries, under guards that hold at every step of `steps`
+/// when `certain`.
+fn note_waits(nodes: &[Node], steps: &Option<Vec<i64>>, certain: bool, w: &mut Writer) {
     let Some(list) = steps else { return };
     for n in nodes {
         match n {
-            Node::Wait { queue, body, .. } => {
+            Node::Wait {
+                queue, body, count, ..
+            } => {
                 let at = positions_in(n, w.stmt_position);
+                let first = at.iter().min().copied();
                 for &t in list {
+                    let count = w.at_step(count, t).filter(|_| certain);
                     let waits = w.step_waits.entry(t).or_default();
                     for &p in &at {
-                        if !waits.contains(&(p, *queue)) {
-                            waits.push((p, *queue));
+                        let count = count.filter(|_| Some(p) == first);
+                        if !waits.iter().any(|x| x.position == p && x.queue == *queue) {
+                            waits.push(StepWait {
+                                position: p,
+                                queue: *queue,
+                                count,
+                            });
                         }
                     }
                 }
-                note_waits(body, steps, w);
+                note_waits(body, steps, certain, w);
             }
             Node::If { cond, body, .. } => {
                 // A guard the step does not decide: its waits are noted as running, which
-                // can only make a pair's interval narrower (a later wait), never wider.
-                let holds = w.where_cond(cond, true, steps).or_else(|| steps.clone());
-                note_waits(body, &holds, w);
+                // can only make a pair's interval narrower (a later wait), never wider; its
+                // commits are not, which can only make a copy land later.
+                let decided = w.where_cond(cond, true, steps);
+                let certain = certain && decided.is_some();
+                let holds = decided.or_else(|| steps.clone());
+                note_waits(body, &holds, certain, w);
             }
-            Node::For { body, .. }
-            | Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Section { body, .. } => note_waits(body, steps, w),
+            Node::Commit { queue, body, .. } => {
+                let at = positions_in(n, w.stmt_position);
+                if let (true, Some(&first), Some(&last)) =
+                    (certain, at.iter().min(), at.iter().max())
+                {
+                    for &t in list {
+                        w.step_commits.entry(t).or_default().push(StepCommit {
+                            queue: *queue,
+                            first,
+                            last,
+                        });
+                    }
+                }
+                note_waits(body, steps, certain, w);
+            }
+            Node::For { body, .. } | Node::AsyncScope { body, .. } | Node::Section { body, .. } => {
+                note_waits(body, steps, certain, w)
+            }
             Node::Assign(_) | Node::Barrier { .. } => {}
         }
     }
+}
+
+/// The earliest time in `a + 1..=b` at which a wait on `queue` lands the copy committed at `a`,
+/// as the steps written run them: a wait of count `c` completes every group but the `c` latest,
+/// so it lands the copy once `c` groups of the queue are committed after the copy's and before
+/// the wait. `None` when no wait there is known to (a step not written, a count or a guard the
+/// step does not decide).
+fn first_landing(walked: &Writer, len: i64, a: Time, b: Time, queue: i64) -> Option<Time> {
+    let mut committed = 0i64;
+    for t in a + 1..=b {
+        let (step, p) = (t.div_euclid(len), t.rem_euclid(len));
+        let waits = walked.step_waits.get(&step)?;
+        let lands = waits
+            .iter()
+            .filter(|x| x.position == p && x.queue == queue)
+            .any(|x| x.count.is_some_and(|c| committed >= c));
+        if lands {
+            return Some(t);
+        }
+        // Commits whose statements all lie after the copy, the last of them at `t`: done
+        // before any wait at a later time.
+        committed += walked.step_commits.get(&step).map_or(0, |commits| {
+            commits
+                .iter()
+                .filter(|c| c.queue == queue && c.last == p && step * len + c.first > a)
+                .count() as i64
+        });
+    }
+    None
 }
 
 /// The positions of a node's statements in the step.

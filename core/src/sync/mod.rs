@@ -22,6 +22,7 @@ pub use exact::ExactNeed;
 mod eventual;
 mod explain;
 mod groups;
+mod owners;
 mod periodic;
 mod planner;
 mod regimes;
