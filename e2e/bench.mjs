@@ -8,6 +8,8 @@
 //   - the longest task of the page's main thread (wall and CPU, from a trace) while each preset
 //     loads and is edited, and while the heaviest loops within the limits are pasted and computed;
 //   - typing while the worker computes the heaviest loop: the worst keystroke → paint (Event Timing);
+//   - with PARTS=threads: the worker's verification (across the threads) and machine-level check
+//     of the cooperative presets (CUTLASS, CDNA4), as the header's timing reports them;
 //   - with PARTS=search (scripts/bench.sh --search): the schedule search of each preset in the page,
 //     from the click to its last answer, and the longest main-thread task while it runs.
 // Serve a release build (scripts/build-web.sh; `scripts/serve-dist.py 8791`) and run
@@ -108,6 +110,46 @@ for (const preset of presets) {
   row(`edit → program painted, ${preset} (median of ${painted.length})`, `${p.toFixed(1)} ms`, '16 ms', p <= 16);
   row(`edit → verification and timeline drawn, ${preset} (median)`, `${median(ran).toFixed(1)} ms`, '—');
   row(`longest main-thread task, ${preset} loaded and edited ${EDITS}× (CPU)`, `${cpu} ms`, '50 ms', cpu <= 50);
+}
+
+// ---- across threads: the worker's verification and machine-level check of cooperative presets ---
+// The worker's own milliseconds for each part, as the header's timing says them (its title).
+const workerMs = what => page.evaluate(w => {
+  const m = (document.querySelector('header .timing')?.title ?? '').match(new RegExp(`${w} (?:took )?(\\d+(?:\\.\\d+)?) ms`));
+  return m ? Number(m[1]) : undefined;
+}, what);
+const threadPresets = !PARTS.includes('threads') ? []
+  : await page.$$eval('#presets option', os => os.map(o => o.value).filter(v => /^(CUTLASS|CDNA4)/.test(v)));
+for (const preset of threadPresets) {
+  await page.click('#tab-program');
+  await page.selectOption('#presets', preset);
+  await page.waitForTimeout(1000);
+  const base = await page.inputValue('#source');
+  const verify = [];
+  for (let k = 0; k < 3; k++) {
+    await edit(`${base}\n# run ${k}\n`);
+    const ms = await workerMs('then verifying');
+    if (ms !== undefined) verify.push(ms);
+  }
+  const who = preset.startsWith('CDNA4') ? '512 threads in 8 waves' : '128 threads';
+  row(`verification in the worker, ${preset} (the interpreter, across its ${who}; median of ${verify.length})`, `${median(verify)} ms`, '—');
+  await page.click('#tab-code');
+  const targets = await page.$$eval('#target option', os => os.map(o => o.value));
+  for (const target of targets.filter(t => /^(ptx|amdgpu-gfx950)$/.test(t))) {
+    const machine = [];
+    for (let k = 0; k < 3; k++) {
+      await page.selectOption('#target', target);
+      await edit(`${base}\n# ${target} ${k}\n`);
+      // The header's timing is that of the newest exploration: the figure is this check's.
+      await page.waitForFunction(() => /checking the kernel on the machine took/.test(document.querySelector('header .timing')?.title ?? ''), null, { timeout: 60000 });
+      const ms = await workerMs('checking the kernel on the machine');
+      if (ms !== undefined) machine.push(ms);
+    }
+    const said = await page.locator('#code .machine').textContent();
+    const executed = /executed: same outputs/.test(said);
+    row(`machine-level check in the worker, ${preset}, ${target} (${executed ? 'executed, same outputs' : said.trim().slice(0, 60)}; median of ${machine.length})`, `${median(machine)} ms`, '—');
+  }
+  await page.click('#tab-program');
 }
 
 // ---- the heaviest loops: pasted, computed, typed into -----------------------------------------

@@ -12,4 +12,7 @@ pub struct Timing {
     pub round_trip: f64,
     pub verify: Option<f64>,
     pub simulate: Option<f64>,
+    /// The newest machine-level check of the emitted kernel (the Code pane's "Check on the
+    /// machine"), when one arrived for this exploration.
+    pub machine: Option<f64>,
 }

@@ -265,11 +265,12 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
                     match kind {
                         PartKind::Verification => t.verify = Some(ms),
                         PartKind::Timeline => t.simulate = Some(ms),
+                        PartKind::Machine => t.machine = Some(ms),
                         PartKind::Other => {}
                     }
                 }
             });
-            if kind != PartKind::Other && ran(ctx, id) {
+            if matches!(kind, PartKind::Verification | PartKind::Timeline) && ran(ctx, id) {
                 // Counted once the frame that draws them has been painted.
                 dom::before_drawing(Box::new(|| {
                     dom::in_a_task(Box::new(|| {
@@ -287,6 +288,7 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
 enum PartKind {
     Verification,
     Timeline,
+    Machine,
     Other,
 }
 
@@ -294,6 +296,7 @@ fn part_kind(part: &Part) -> PartKind {
     match part {
         Part::Verification { .. } => PartKind::Verification,
         Part::Timeline { .. } => PartKind::Timeline,
+        Part::Machine { .. } => PartKind::Machine,
         _ => PartKind::Other,
     }
 }

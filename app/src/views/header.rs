@@ -45,6 +45,12 @@ fn timing_parts(t: &Timing, tick: f64) -> String {
             None => s.push_str(&format!(", {what} still to come")),
         }
     }
+    if let Some(ms) = t.machine {
+        s.push_str(&format!(
+            "; checking the kernel on the machine took {}",
+            duration(ms, tick)
+        ));
+    }
     s
 }
 
