@@ -1,7 +1,8 @@
 // The built files, without a browser: the page's WebAssembly holds none of the core's engine (the
 // transform, interpreter, verifier, machine checker, emitters, TVM reproduction); the worker's
 // does. Each engine part is known by a message only its code writes. The page keeps the core's
-// types, their reading from the worker's JSON, the editor's lexer, the lessons and the pictures.
+// types, their reading from the worker's answers, the editor's lexer, the lessons, the timeline's
+// and the iteration space's pictures; the step-through's replay and picture are the worker's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const ENGINE = {
   'the PTX emitter': 'mul.wide.s32 %rdz, %rz0, 4;',
   'the AMDGPU emitter': 'division is emitted as a multiplication by v_rcp_f32 (1 ulp)',
   'the TVM reproduction': 'The body of the software pipeline should be SeqStmt',
+  'the step-through (its replay and picture)': 'Before the first step: every slot is empty and no group is in flight.',
 };
 
 for (const [part, text] of Object.entries(ENGINE)) {

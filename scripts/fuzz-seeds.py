@@ -98,7 +98,7 @@ def request_lines(k, text, cli, path):
     """An exploration asking for every part, then more parts of it, as the page posts them."""
     pasted = next(programs(cli, path, tokens=bool(k % 2)), "")
     wants = ["verification", "timeline", {"tokens": {"form": "rolled"}}, "tvm",
-             {"steps": {"options": {"model": "as_timed" if k % 2 else "latest"}}},
+             {"steps": {"options": {"model": "as_timed" if k % 2 else "latest"}, "position": 3 * k}},
              {"check": {"pipelined": pasted}}, "tvm_script",
              {"code": {"target": TARGETS[k % len(TARGETS)]}},
              {"machine": {"target": TARGETS[(k + 1) % len(TARGETS)]}}]

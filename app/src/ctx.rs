@@ -148,9 +148,9 @@ impl Ctx {
                 st.with(|state| {
                     snapshot.with(|s| {
                         let good = s.good()?;
-                        let (options, trace) = good.parts.steps.as_ref()?;
-                        (options.model == state.completion)
-                            .then(|| crate::model::focus::stepping(trace, state.step as usize))?
+                        let (options, _, frame) = good.parts.steps.as_ref()?;
+                        // The marks follow the picture drawn, which the next frame replaces.
+                        (options.model == state.completion).then(|| frame.stepping.clone())?
                     })
                 })
             }),

@@ -12,7 +12,7 @@
 use crate::emit::{Emitted, Target};
 use crate::explore::{Exploration, MachineReport, Options, PipelinedCheck};
 use crate::pipelined::Form;
-use crate::steps::{StepOptions, StepThrough};
+use crate::steps::{StepFrame, StepOptions};
 use crate::timeline::Timeline;
 use crate::tokens::TokenForm;
 use crate::tvm::TvmExploration;
@@ -71,8 +71,12 @@ pub enum Want {
     Machine { target: Target },
     /// The pipelined program in token form.
     Tokens { form: Form },
-    /// The step-through of the pipelined program.
-    Steps { options: StepOptions },
+    /// The step-through of the pipelined program at `position`, drawn (the worker keeps the
+    /// trace: moving along it asks for another position).
+    Steps {
+        options: StepOptions,
+        position: usize,
+    },
     /// The program TVM 0.27's pass makes of the text, verified (reproduced in core).
     Tvm,
     /// A pipelined program written by hand, checked against the loop.
@@ -84,6 +88,16 @@ pub enum Want {
 }
 
 impl Want {
+    /// Whether asking for `self` makes `other`, still queued, needless: the same part, or the
+    /// step-through at another position (moving along a trace asks for each position in turn,
+    /// and only the newest is shown).
+    pub fn replaces(&self, other: &Want) -> bool {
+        match (self, other) {
+            (Want::Steps { options: a, .. }, Want::Steps { options: b, .. }) => a == b,
+            _ => self == other,
+        }
+    }
+
     /// Whether the part is computed from the pipelined program (else from the text alone: TVM's
     /// program, a pasted program's check and the TVMScript export exist whether or not Stagecraft
     /// accepts the schedule).
@@ -173,7 +187,8 @@ pub enum Part {
     },
     Steps {
         options: StepOptions,
-        steps: StepThrough,
+        position: usize,
+        frame: StepFrame,
     },
     Tvm {
         tvm: TvmExploration,

@@ -68,6 +68,8 @@ struct Explored {
     text: String,
     exploration: Exploration,
     wants: VecDeque<Want>,
+    /// The step-through last traced, kept while the page moves along it.
+    steps: Option<(crate::steps::StepOptions, crate::steps::StepThrough)>,
 }
 
 impl Session {
@@ -119,12 +121,12 @@ impl Session {
             Job::More { wants } => {
                 if let Some(a) = self.asked.as_mut().filter(|a| a.id == id) {
                     for w in wants.into_iter().rev() {
-                        a.wants.retain(|x| *x != w);
+                        a.wants.retain(|x| !w.replaces(x));
                         a.wants.insert(0, w);
                     }
                 } else if let Some(e) = self.explored_mut(id) {
                     for w in wants.into_iter().rev() {
-                        e.wants.retain(|x| *x != w);
+                        e.wants.retain(|x| !w.replaces(x));
                         e.wants.push_front(w);
                     }
                 }
@@ -305,6 +307,7 @@ impl Session {
             text,
             exploration,
             wants,
+            steps: None,
         };
         if ok {
             self.good = None;
@@ -405,10 +408,19 @@ fn compute(e: &mut Explored, want: Want) -> Part {
                 tokens: explore::tokens(ex, form),
             }
         }
-        Want::Steps { options } => Part::Steps {
-            steps: explore::step_through(ex, &options),
-            options,
-        },
+        Want::Steps { options, position } => {
+            let trace = match e.steps.take() {
+                Some((o, trace)) if o == options => trace,
+                _ => explore::step_through(ex, &options),
+            };
+            let frame = trace.frame(position, explore::traced_printed(ex));
+            e.steps = Some((options.clone(), trace));
+            Part::Steps {
+                options,
+                position,
+                frame,
+            }
+        }
         Want::Tvm => {
             let options = crate::verify::VerifyOptions {
                 params,

@@ -18,7 +18,7 @@ use stagecraft::protocol::{
     Response, Want,
 };
 use stagecraft::session::Session;
-use stagecraft::steps::StepOptions;
+use stagecraft::steps::{StepFrame, StepOptions};
 use std::time::Instant;
 
 fn clock() -> f64 {
@@ -88,6 +88,7 @@ fn every_want(pipelined: &str) -> Vec<Want> {
         Want::Tokens { form: Form::Peeled },
         Want::Steps {
             options: StepOptions::default(),
+            position: 3,
         },
         Want::Tvm,
         Want::Check {
@@ -204,9 +205,11 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                         tokens: explore::tokens(&d, *form),
                     }
                 }
-                Want::Steps { options } => Part::Steps {
+                Want::Steps { options, position } => Part::Steps {
                     options: options.clone(),
-                    steps: explore::step_through(&d, options),
+                    position: *position,
+                    frame: explore::step_through(&d, options)
+                        .frame(*position, explore::traced_printed(&d)),
                 },
                 Want::Tvm => Part::Tvm {
                     tvm: stagecraft::tvm::explore_tvm(
@@ -344,6 +347,85 @@ fn a_part_asked_again_comes_before_the_others() {
         })
         .collect();
     assert_eq!(kinds, ["Tvm", "Verification", "Timeline", "Idle"]);
+}
+
+#[test]
+fn moving_along_the_step_through_answers_the_newest_position_from_the_trace_kept() {
+    let mut session = Session::new(clock);
+    let a = example("rfc_a_async_copy.py");
+    let at = |position| Want::Steps {
+        options: StepOptions::default(),
+        position,
+    };
+    send(
+        &mut session,
+        Request {
+            id: 4,
+            job: explore_job(&a, vec![at(0)]),
+        },
+    );
+    let first = answers(&mut session);
+    // Positions asked one after another while one is queued: only the newest is drawn.
+    for position in [1, 2, 5] {
+        send(
+            &mut session,
+            Request {
+                id: 4,
+                job: Job::More {
+                    wants: vec![at(position)],
+                },
+            },
+        );
+    }
+    let moved = answers(&mut session);
+    let frames: Vec<(usize, StepFrame)> = first
+        .into_iter()
+        .chain(moved)
+        .filter_map(|r| match r.answer {
+            Answer::Part { part, .. } => match *part {
+                Part::Steps {
+                    position, frame, ..
+                } => Some((position, frame)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        frames.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+        [0, 5],
+        "position 0 with the exploration, then only the newest of 1, 2, 5"
+    );
+    // Each frame is the trace's own, drawn at its position.
+    let direct = direct(&a);
+    let trace = explore::step_through(&direct, &StepOptions::default());
+    for (position, frame) in &frames {
+        assert_eq!(
+            *frame,
+            trace.frame(*position, explore::traced_printed(&direct))
+        );
+        assert_eq!(frame.len, trace.steps.len());
+    }
+    // Beyond the trace, the last position is drawn.
+    send(
+        &mut session,
+        Request {
+            id: 4,
+            job: Job::More {
+                wants: vec![at(usize::MAX)],
+            },
+        },
+    );
+    let last = answers(&mut session)
+        .into_iter()
+        .find_map(|r| match r.answer {
+            Answer::Part { part, .. } => match *part {
+                Part::Steps { frame, .. } => Some(frame),
+                _ => None,
+            },
+            _ => None,
+        });
+    assert_eq!(last.map(|f| f.position), Some(trace.steps.len()));
 }
 
 #[test]

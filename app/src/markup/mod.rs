@@ -6,5 +6,4 @@ pub mod format;
 pub mod highlight;
 pub mod html;
 pub mod search;
-pub mod steps;
 pub mod views;

@@ -134,41 +134,9 @@ pub fn focus(
     }
 }
 
-/// Where the step-through stands (`StepThrough`, at the position the state holds): what the other
-/// panes mark — the statement or wait just run, its line in the printed program, the timeline
-/// step it belongs to, and at a race stop the wait that should have covered it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stepping {
-    pub stmt: Option<u32>,
-    /// 0-based line of the printed program that was run.
-    pub line: Option<usize>,
-    /// The timeline step (from 1, as `timeline::Span::step`).
-    pub step: u64,
-    /// At a race stop: the line of the wait that should have covered it.
-    pub wait_line: Option<usize>,
-}
-
-/// Where `trace` stands at `position`; `None` before its first step.
-pub fn stepping(trace: &stagecraft::steps::StepThrough, position: usize) -> Option<Stepping> {
-    use stagecraft::steps::StepEvent;
-    let current = trace.steps.get(position.checked_sub(1)?)?;
-    let (stmt, line) = match &current.event {
-        StepEvent::Exec { stmt, line, .. } => (Some(*stmt), *line),
-        StepEvent::Wait { line, .. } => (None, *line),
-        StepEvent::Commit { .. } | StepEvent::Complete { .. } => (None, None),
-    };
-    let wait_line = trace
-        .race
-        .as_ref()
-        .filter(|r| r.position == position)
-        .and_then(|r| r.wait_line);
-    Some(Stepping {
-        stmt,
-        line,
-        step: current.step,
-        wait_line,
-    })
-}
+/// Where the step-through stands (the worker's `StepFrame::stepping`, at the position the state
+/// holds): what the other panes mark.
+pub use stagecraft::steps::Stepping;
 
 /// Where on the timeline the step-through stands: the statement's own span in its step, else the
 /// step's first span.

@@ -8,7 +8,7 @@ use stagecraft::emit::{Emitted, Target};
 use stagecraft::explore::{Exploration, MachineReport, PipelinedCheck};
 use stagecraft::pipelined::Form;
 use stagecraft::protocol::{Answer, Part, Response, Want};
-use stagecraft::steps::{StepOptions, StepThrough};
+use stagecraft::steps::{StepFrame, StepOptions};
 use stagecraft::sync::WaitWhy;
 use stagecraft::timeline::Timeline;
 use stagecraft::tokens::TokenForm;
@@ -36,7 +36,8 @@ pub struct Parts {
     pub code: Vec<(Target, Option<Arc<Emitted>>)>,
     pub machine: Vec<(Target, Option<Arc<MachineReport>>)>,
     pub tokens: Vec<(Form, Option<Arc<TokenForm>>)>,
-    pub steps: Option<(StepOptions, Arc<StepThrough>)>,
+    /// The step-through drawn at the position asked for (the newest asked).
+    pub steps: Option<(StepOptions, usize, Arc<StepFrame>)>,
     pub tvm: Option<Arc<TvmExploration>>,
     pub check: Option<(String, Arc<PipelinedCheck>)>,
     pub tvmscript: Option<Arc<Result<String, String>>>,
@@ -52,7 +53,10 @@ impl Parts {
             Want::Code { target } => self.code.iter().any(|(t, _)| t == target),
             Want::Machine { target } => self.machine.iter().any(|(t, _)| t == target),
             Want::Tokens { form } => self.tokens.iter().any(|(f, _)| f == form),
-            Want::Steps { options } => self.steps.as_ref().is_some_and(|(o, _)| o == options),
+            Want::Steps { options, position } => self
+                .steps
+                .as_ref()
+                .is_some_and(|(o, p, _)| o == options && p == position),
             Want::Tvm => self.tvm.is_some(),
             Want::Check { pipelined } => self.check.as_ref().is_some_and(|(p, _)| p == pipelined),
             Want::TvmScript => self.tvmscript.is_some(),
@@ -73,7 +77,11 @@ impl Parts {
             Part::Code { target, emitted } => keyed(&mut self.code, target, emitted),
             Part::Machine { target, report } => keyed(&mut self.machine, target, report),
             Part::Tokens { form, tokens } => keyed(&mut self.tokens, form, tokens),
-            Part::Steps { options, steps } => self.steps = Some((options, Arc::new(steps))),
+            Part::Steps {
+                options,
+                position,
+                frame,
+            } => self.steps = Some((options, position, Arc::new(frame))),
             Part::Tvm { tvm } => self.tvm = Some(Arc::new(tvm)),
             Part::Check { pipelined, check } => self.check = Some((pipelined, Arc::new(check))),
             Part::TvmScript { export } => self.tvmscript = Some(Arc::new(export)),
@@ -199,6 +207,7 @@ pub fn wants(state: &State) -> Vec<Want> {
                 model: state.completion,
                 ..StepOptions::default()
             },
+            position: usize::try_from(state.step).unwrap_or(usize::MAX),
         }),
         Pane::Program => match state.view {
             // The waits' "why", shown beside a wait line pointed at or focused.

@@ -199,9 +199,12 @@ fn ask_missing(talk: &Conversation, s: &snapshot::Snapshot, wants: &[Want]) {
         }
     }
     for (id, wants) in by_id {
-        talk.asked
-            .borrow_mut()
-            .extend(wants.iter().map(|w| (id, w.clone())));
+        let mut asked = talk.asked.borrow_mut();
+        // The worker drops a part still queued that a newer ask replaces (`Want::replaces`: the
+        // step-through at another position), so it is no longer asked: going back to it asks again.
+        asked.retain(|(i, w)| *i != id || !wants.iter().any(|n| n.replaces(w)));
+        asked.extend(wants.iter().map(|w| (id, w.clone())));
+        drop(asked);
         engine.send(
             &Request {
                 id,

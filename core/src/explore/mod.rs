@@ -381,18 +381,22 @@ pub fn step_through(
             "There is no pipelined program to step through yet.",
         );
     };
-    let printed = match p.form {
-        Form::Rolled => ex.rolled.as_ref(),
-        Form::Peeled => ex.peeled.as_ref(),
-    };
     let source = crate::steps::Source {
         program,
-        printed,
+        printed: traced_printed(ex),
         cost: ex.cost.as_ref(),
         params: &p.params,
         statements: ex.statements.iter().map(|s| s.text.clone()).collect(),
     };
     crate::steps::step_through(&source, options)
+}
+
+/// The printed form of the program `step_through` runs: the lines its steps name.
+pub fn traced_printed(ex: &Exploration) -> Option<&crate::tir::Printed> {
+    match ex.programs.as_ref()?.form {
+        Form::Rolled => ex.rolled.as_ref(),
+        Form::Peeled => ex.peeled.as_ref(),
+    }
 }
 
 /// Builds `ex`'s peeled program if exploring did not (`Options::peeled_program`, `targets`,

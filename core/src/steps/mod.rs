@@ -17,7 +17,10 @@ use crate::limits::MAX_STEP_EVENTS;
 use crate::tir::Printed;
 
 mod caption;
+mod picture;
+
 use caption::head_arithmetic;
+pub use picture::{StepFrame, Stepping};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -1,13 +1,13 @@
-//! The step-through: the machine at one position of the interpreter's trace (core's
-//! `explore::step_through`), with controls and keys to move along it. The position and the
-//! completion model live in the shared state, so a link reopens the same instant.
+//! The step-through: the machine at one position of the interpreter's trace, drawn by the worker
+//! (core's `StepFrame`: the trace stays there, and each position moved to is asked for), with
+//! controls and keys to move along it. The position and the completion model live in the shared
+//! state, so a link reopens the same instant.
 
 use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
-use crate::markup::steps::picture;
 use leptos::prelude::*;
 use crate::model::snapshot::Parts;
-use stagecraft::steps::{CompletionModel, StepThrough};
+use stagecraft::steps::{CompletionModel, StepFrame};
 use stagecraft_link::{Pane, State};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,22 +26,22 @@ pub fn view() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
     let model = Memo::new(move |_| ctx.st.with(|s| s.completion));
-    // The trace of the program shown, or until it arrives the one of the program shown before.
+    // The newest frame drawn of the program shown, or until one arrives the program shown
+    // before's; `None` while the trace is on its way.
     let part = ctx.part(|p: &Parts, s: &State| {
-        let (options, steps) = p.steps.as_ref()?;
-        (options.model == s.completion).then(|| Some(steps.clone()))
+        let (options, _, frame) = p.steps.as_ref()?;
+        (options.model == s.completion).then(|| Some(frame.clone()))
     });
-    let tracing = Arc::new(StepThrough::nothing("Tracing the pipelined program…"));
-    let placeholder = tracing.clone();
-    let trace = Memo::new_with_compare(
-        move |_| {
-            part.with(|r| r.as_ref().and_then(|r| r.value.clone()))
-                .unwrap_or_else(|| placeholder.clone())
+    let frame: Memo<Option<Arc<StepFrame>>> = Memo::new_with_compare(
+        move |_| part.with(|r| r.as_ref().and_then(|r| r.value.clone())),
+        |a, b| match (a, b) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+            (Some(None), Some(None)) => false,
+            _ => true,
         },
-        |a, b| !matches!((a, b), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
     );
     let position = move || ctx.st.with(|s| s.step) as usize;
-    let last = move || trace.with(|t| t.steps.len());
+    let last = move || frame.with(|f| f.as_ref().map_or(0, |f| f.len));
     let go = move |p: usize| {
         let p = p.min(last()) as u64;
         if ctx.st.with_untracked(|s| s.step) != p {
@@ -58,11 +58,12 @@ pub fn view() -> impl IntoView {
     // Playing stops at the end, and at a race: the race is what there is to see.
     let forward = move || {
         let p = ctx.st.with_untracked(|s| s.step) as usize;
-        if p >= trace.with_untracked(|t| t.steps.len()) {
+        let (len, race) = frame.with_untracked(|f| f.as_ref().map_or((0, None), |f| (f.len, f.race)));
+        if p >= len {
             pause();
         } else {
             go(p + 1);
-            if trace.with_untracked(|t| t.race.as_ref().is_some_and(|r| r.position == p + 1)) {
+            if race == Some(p + 1) {
                 pause();
             }
         }
@@ -75,13 +76,21 @@ pub fn view() -> impl IntoView {
         }
     };
     let back = move || go(position().saturating_sub(1));
+    // The frame drawn knows the next wait after its own position: not yet that of a position
+    // moved to since, whose frame is on its way.
     let next_wait = move || {
-        if let Some(p) = trace.with_untracked(|t| t.next_wait(position())) {
-            go(p);
+        let p = position();
+        let next = frame.with_untracked(|f| {
+            f.as_ref()
+                .filter(|f| f.position == p)
+                .and_then(|f| f.next_wait)
+        });
+        if let Some(n) = next {
+            go(n);
         }
     };
     let next_race = move || {
-        if let Some(p) = trace.with_untracked(|t| t.race.as_ref().map(|r| r.position)) {
+        if let Some(p) = frame.with_untracked(|f| f.as_ref().and_then(|f| f.race)) {
             go(p);
         }
     };
@@ -97,24 +106,9 @@ pub fn view() -> impl IntoView {
         ev.prevent_default();
     };
     contract::render_while_shown(node, PANE.pane, move || {
-        let p = position();
-        let peeled = ctx.peeled.get();
-        trace.with(|t| {
-            let view = t.view(p);
-            let mut html = picture(t, &view);
-            // The line of the pipelined program the step ran, which the program pane marks.
-            let line = crate::model::focus::stepping(t, p).and_then(|s| s.line);
-            if let Some(l) = line {
-                let text = ctx.good.with(|ex| {
-                    ex.as_deref()
-                        .and_then(|ex| crate::model::focus::printed(ex, peeled))
-                        .and_then(|printed| printed.text.lines().nth(l).map(str::to_string))
-                });
-                if let Some(text) = text {
-                    html.push_str(&crate::markup::steps::line_html(l, &text));
-                }
-            }
-            html
+        frame.with(|f| match f {
+            Some(f) => f.markup.clone(),
+            None => "<p class=\"focus-note\">Tracing the pipelined program…</p>".to_string(),
         })
     });
     view! {
@@ -131,7 +125,7 @@ pub fn view() -> impl IntoView {
                     on:input=move |ev| go(event_target_value(&ev).parse().unwrap_or(0)) />
                 <span id="position">{move || {
                     // While the trace is on its way, its length is not known.
-                    if trace.with(|t| Arc::ptr_eq(t, &tracing)) {
+                    if frame.with(Option::is_none) {
                         format!("{} / …", position())
                     } else {
                         format!("{} / {}", position(), last())

@@ -1,8 +1,114 @@
-//! The step-through's machine picture as SVG: core computes the view (`StepThrough::view`), this
-//! only draws it, so the picture and the CLI's numbers cannot disagree.
+//! One position of a step-through as the page shows it (`StepFrame`): the machine picture drawn
+//! as SVG with its caption, where the trace stands (which the other panes mark) and what the
+//! controls need. The worker draws it, so the page holds neither the replay nor the drawing, and
+//! the picture and the CLI's numbers cannot disagree.
 
-use super::html::Html;
-use stagecraft::steps::{SlotRef, SlotStatus, StepThrough, StepView};
+use super::{SlotRef, SlotStatus, StepEvent, StepThrough, StepView};
+use crate::ir::StmtId;
+use crate::tir::Printed;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+/// The step-through at one position, drawn.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepFrame {
+    /// The position drawn (the one asked for, within the trace).
+    pub position: usize,
+    /// Steps in the trace: the last position.
+    pub len: usize,
+    /// The next wait or race stop after `position` (`StepThrough::next_wait`).
+    pub next_wait: Option<usize>,
+    /// The race stop's position, if the run races.
+    pub race: Option<usize>,
+    /// Where the trace stands, for the marks in the other panes; `None` before the first step.
+    pub stepping: Option<Stepping>,
+    /// The picture, its caption, the trace's notes and the line run, as markup (text escaped).
+    pub markup: String,
+}
+
+/// Where the step-through stands: what the other panes mark.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stepping {
+    pub stmt: Option<StmtId>,
+    /// 0-based line of the printed program that was run.
+    pub line: Option<usize>,
+    /// The timeline step (from 1, as `timeline::Span::step`).
+    pub step: u64,
+    /// At a race stop: the line of the wait that should have covered it.
+    pub wait_line: Option<usize>,
+}
+
+impl StepThrough {
+    /// The frame at `position` (clamped to the trace); `printed` is the program that was run, whose
+    /// line the frame quotes.
+    pub fn frame(&self, position: usize, printed: Option<&Printed>) -> StepFrame {
+        let view = self.view(position);
+        let stepping = self.stepping(view.position);
+        let mut markup = picture(self, &view);
+        if let Some(l) = stepping.as_ref().and_then(|s| s.line) {
+            if let Some(text) = printed.and_then(|p| p.text.lines().nth(l)) {
+                line_html(&mut markup, l, text);
+            }
+        }
+        StepFrame {
+            position: view.position,
+            len: self.steps.len(),
+            next_wait: self.next_wait(view.position),
+            race: self.race.as_ref().map(|r| r.position),
+            stepping,
+            markup,
+        }
+    }
+
+    fn stepping(&self, position: usize) -> Option<Stepping> {
+        let current = self.steps.get(position.checked_sub(1)?)?;
+        let (stmt, line) = match &current.event {
+            StepEvent::Exec { stmt, line, .. } => (Some(*stmt), *line),
+            StepEvent::Wait { line, .. } => (None, *line),
+            StepEvent::Commit { .. } | StepEvent::Complete { .. } => (None, None),
+        };
+        let wait_line = self
+            .race
+            .as_ref()
+            .filter(|r| r.position == position)
+            .and_then(|r| r.wait_line);
+        Some(Stepping {
+            stmt,
+            line,
+            step: current.step,
+            wait_line,
+        })
+    }
+}
+
+/// Markup under construction: text escaped for element content and attribute values.
+struct Html(String);
+
+impl Html {
+    fn raw(&mut self, s: &str) -> &mut Self {
+        self.0.push_str(s);
+        self
+    }
+
+    fn text(&mut self, s: &str) -> &mut Self {
+        for c in s.chars() {
+            match c {
+                '<' => self.0.push_str("&lt;"),
+                '>' => self.0.push_str("&gt;"),
+                '&' => self.0.push_str("&amp;"),
+                '"' => self.0.push_str("&quot;"),
+                '\'' => self.0.push_str("&#39;"),
+                _ => self.0.push(c),
+            }
+        }
+        self
+    }
+
+    fn num(&mut self, n: impl std::fmt::Display) -> &mut Self {
+        let _ = write!(self.0, "{n}");
+        self
+    }
+}
 
 /// Fill and legend text per slot status, in legend order.
 const STATUSES: [(SlotStatus, &str, &str); 4] = [
@@ -17,8 +123,8 @@ const ROW_H: usize = 34;
 const LEFT: usize = 120;
 
 /// The picture and the caption (at a wait, core's caption is the head arithmetic).
-pub fn picture(trace: &StepThrough, v: &StepView) -> String {
-    let mut h = Html::with_capacity(4096);
+fn picture(trace: &StepThrough, v: &StepView) -> String {
+    let mut h = Html(String::with_capacity(4096));
     let widest = trace
         .rings
         .iter()
@@ -58,7 +164,7 @@ pub fn picture(trace: &StepThrough, v: &StepView) -> String {
     if let Some(l) = &trace.limit {
         h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
     }
-    h.finish()
+    h.0
 }
 
 /// The statuses' colours, above the rings.
@@ -193,12 +299,12 @@ fn queues(h: &mut Html, v: &StepView, stacks_x: usize, height: usize) {
 }
 
 /// The line of the pipelined program a step ran (`l`, 0-based), as the program pane marks it.
-pub fn line_html(l: usize, text: &str) -> String {
-    let mut h = Html::default();
+fn line_html(out: &mut String, l: usize, text: &str) {
+    let mut h = Html(std::mem::take(out));
     h.raw("<p id=\"step-line\" class=\"step-line\">Line ")
         .num(l + 1)
         .raw(" of the pipelined program (marked in its pane): <code>")
         .text(text.trim())
         .raw("</code></p>");
-    h.finish()
+    *out = h.0;
 }
