@@ -32,6 +32,25 @@ pub struct Threads {
 }
 
 impl Threads {
+    /// Whether some kernel copies this loop's async copies into a spread buffer cooperatively —
+    /// each thread (lane) a chunk of a tile, whoever owns its elements (docs/execution-model.md,
+    /// "In the kernels"): sm_80 when every thread is its own agent (no waves), gfx950 when the
+    /// loop runs on 4, 8 or 16 waves of 64. Any other loop's kernels copy per thread.
+    pub fn copied_cooperatively(self) -> bool {
+        self.sm80_cooperative() || self.gfx950_cooperative()
+    }
+
+    /// Several threads, each its own agent: waiting for its own `cp.async` groups, as on NVIDIA.
+    pub fn sm80_cooperative(self) -> bool {
+        self.threads > 1 && self.waves == self.threads
+    }
+
+    /// Waves of 64 lanes, 4, 8 or 16 of them (a power of two, so a wave's place in a chunk's
+    /// round is a shift).
+    pub fn gfx950_cooperative(self) -> bool {
+        self.threads == 64 * self.waves && matches!(self.waves, 4 | 8 | 16)
+    }
+
     /// The agent (wave, or thread when there are no waves) that thread `t` belongs to.
     pub fn wave_of(self, thread: u32) -> u32 {
         let lanes = (self.threads / self.waves.max(1)).max(1);

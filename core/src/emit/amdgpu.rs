@@ -64,8 +64,7 @@ struct Cooperative {
 /// the rotation is a mask; at least 4, so a tile is whole wave-instructions).
 pub(super) fn cooperative_waves(program: &Program) -> Option<u32> {
     let t = program.threads?;
-    let waves = t.waves;
-    (t.threads == 64 * waves && matches!(waves, 4 | 8 | 16)).then_some(waves)
+    t.gfx950_cooperative().then_some(t.waves)
 }
 
 impl Gen<'_> {

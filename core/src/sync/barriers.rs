@@ -248,11 +248,11 @@ fn needs(
         } else {
             (from, to)
         };
-        // The kernels copy an async copy's tile cooperatively, each thread a chunk whatever the
-        // owner (docs/execution-model.md, "In the kernels"): there a read of the owner's own
-        // element still reads what other threads copied, so only a synchronous writer's pairs
+        // Where a kernel copies an async copy's tile cooperatively, each thread a chunk whatever
+        // the owner (docs/execution-model.md, "In the kernels"), a read of the owner's own
+        // element still reads what other threads copied: there only a synchronous writer's pairs
         // are left out when every read is by the element's owner.
-        if !writer.is_async
+        if !(writer.is_async && threads.copied_cooperatively())
             && super::owners::reads_own_elements(
                 program,
                 &reader.node,

@@ -261,9 +261,7 @@ impl Gen<'_> {
     /// between them, so the program has none to write), spreads `b` over them, and a tile
     /// splits into 16-byte chunks (docs/execution-model.md, "Threads").
     fn cooperative(&self, b: BufId) -> bool {
-        self.program
-            .threads
-            .is_some_and(|t| t.threads > 1 && t.waves == t.threads)
+        self.program.threads.is_some_and(|t| t.sm80_cooperative())
             && self.lanes % 4 == 0
             && self
                 .program
