@@ -281,7 +281,9 @@ fn sm80_kernel(original: &Program, pipelined: &Program, params: &BTreeMap<String
     }
 }
 
-/// Each random cooperative schedule computes the loop with no race across its threads, and every
+/// Each random cooperative schedule computes the loop with no race across its threads, by both
+/// verifiers (the interpreter running the program, the machine-level verifier its sm_80 kernel),
+/// and every
 /// derived barrier, deleted, is caught: as a race by the interpreter across threads, or — the
 /// barriers the program does not need — by the machine-level verifier executing the sm_80 kernel
 /// of the program without it (docs/execution-model.md, "Threads").
@@ -294,6 +296,7 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_each_barrier_c
     let debug = std::env::var("THREADS_DEBUG").is_ok();
     let (mut accepted, mut with_barriers, mut deletions) = (0, 0, 0);
     let (mut by_ir, mut by_kernel, mut not_judged, mut by_neither) = (0, 0, 0, 0);
+    let mut kernels_correct = 0;
     let mut case = 0u64;
     while accepted < wanted {
         case += 1;
@@ -315,11 +318,21 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_each_barrier_c
             check.differences,
             printed(&pipelined)
         );
+        // The machine-level verifier too: the sm_80 kernel of the whole program, executed
+        // across its threads, computes the loop with no race.
+        let whole = sm80_kernel(&original, &pipelined, &params);
+        match &whole {
+            Kernel::Correct => kernels_correct += 1,
+            Kernel::Caught => panic!(
+                "case {case} ({form:?}): the sm_80 kernel races or differs with every \
+                 barrier\n{text}\n{}",
+                printed(&pipelined)
+            ),
+            Kernel::NotJudged(_) => {}
+        }
         let cuts = without_each_barrier(&pipelined);
         with_barriers += usize::from(!cuts.is_empty());
         let caught_before = by_ir;
-        // The kernel of the whole program, emitted only when some deletion needs it.
-        let mut whole: Option<Kernel> = None;
         for (k, cut) in cuts.iter().enumerate() {
             deletions += 1;
             let check = check_threads(&original, cut, &ThreadOptions::default());
@@ -328,15 +341,9 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_each_barrier_c
                 continue;
             }
             // A deletion counts as caught by the kernel only if the kernel with every barrier
-            // runs correctly.
-            let whole = whole.get_or_insert_with(|| sm80_kernel(&original, &pipelined, &params));
-            let verdict = match whole {
-                Kernel::Correct => sm80_kernel(&original, cut, &params),
-                Kernel::Caught => panic!(
-                    "case {case} ({form:?}): the sm_80 kernel races or differs with every \
-                     barrier\n{text}\n{}",
-                    printed(&pipelined)
-                ),
+            // runs correctly (asserted above).
+            let verdict = match &whole {
+                Kernel::Correct | Kernel::Caught => sm80_kernel(&original, cut, &params),
                 Kernel::NotJudged(why) => Kernel::NotJudged(why.clone()),
             };
             match verdict {
@@ -365,8 +372,14 @@ fn random_cooperative_schedules_compute_the_loop_with_no_race_and_each_barrier_c
             printed(&pipelined)
         );
     }
+    // Every schedule's kernel is emitted and executed (none refused, none left unjudged).
+    assert_eq!(
+        kernels_correct, accepted,
+        "schedules whose sm_80 kernel was not judged"
+    );
     eprintln!(
-        "{accepted} schedules, {with_barriers} with barriers, {deletions} barriers deleted: \
+        "{accepted} schedules ({kernels_correct} sm_80 kernels executed correctly), \
+         {with_barriers} with barriers, {deletions} barriers deleted: \
          {by_ir} caught by the interpreter across threads, {by_kernel} only by the sm_80 kernel, \
          {not_judged} with no sm_80 kernel judged, {by_neither} by neither"
     );
