@@ -22,13 +22,7 @@ pub use read_once::{Barriers, ReadLoop};
 
 /// Every phase in turn; one that finds an error ends the exploration there.
 pub(super) fn run(source: &str, options: &Options, present: bool) -> Exploration {
-    let mut explorer = Explorer {
-        source: Arc::from(source),
-        options,
-        present,
-        ex: Exploration::default(),
-        count_deltas: Vec::new(),
-    };
+    let mut explorer = Explorer::new(Arc::from(source), options, present);
     // The problems the lexer and parser found past those they keep.
     let mut unlisted = 0;
     // `None` is an exploration that ended early: what it holds so far is the answer.
@@ -78,7 +72,17 @@ pub(super) struct Pipeline {
     pub(super) rolled: Program,
 }
 
-impl Explorer<'_> {
+impl<'o> Explorer<'o> {
+    fn new(source: Arc<str>, options: &'o Options, present: bool) -> Explorer<'o> {
+        Explorer {
+            source,
+            options,
+            present,
+            ex: Exploration::default(),
+            count_deltas: Vec::new(),
+        }
+    }
+
     /// The phases that make the rolled pipelined program: read, the top loop, its inner
     /// pipelines, its own pipeline and waits (with the counts set by hand).
     fn pipeline(&mut self, unlisted: &mut usize) -> Option<Pipeline> {

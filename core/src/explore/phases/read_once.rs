@@ -2,8 +2,8 @@
 //! its own, and the barriers between threads placed only on demand (`search_inputs.rs`).
 
 use super::{Explorer, Pipeline};
-use crate::diagnostic::Diagnostic;
-use crate::explore::{Exploration, Options};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::explore::Options;
 use crate::ir::Program;
 use crate::lower::Annotation;
 use crate::schedule::STAGE_KEY;
@@ -15,13 +15,7 @@ pub(in crate::explore) fn pipeline_quietly(
     source: &str,
     options: &Options,
 ) -> Result<Pipeline, Vec<Diagnostic>> {
-    let mut explorer = Explorer {
-        source: Arc::from(source),
-        options,
-        present: false,
-        ex: Exploration::default(),
-        count_deltas: Vec::new(),
-    };
+    let mut explorer = Explorer::new(Arc::from(source), options, false);
     let mut unlisted = 0;
     explorer
         .pipeline(&mut unlisted)
@@ -41,13 +35,7 @@ pub struct ReadLoop {
 impl ReadLoop {
     /// `source` read; its errors when it has any.
     pub fn read(source: &str, options: &Options) -> Result<ReadLoop, Vec<Diagnostic>> {
-        let mut explorer = Explorer {
-            source: Arc::from(source),
-            options,
-            present: false,
-            ex: Exploration::default(),
-            count_deltas: Vec::new(),
-        };
+        let mut explorer = Explorer::new(Arc::from(source), options, false);
         let mut unlisted = 0;
         match explorer.read(&mut unlisted) {
             Some((program, annotations)) => Ok(ReadLoop {
@@ -83,25 +71,16 @@ impl ReadLoop {
                 annotations.push(x.clone());
             }
         }
-        let Some(template) =
-            template.or_else(|| self.annotations.iter().find(|x| x.var == var).cloned())
-        else {
-            // No annotation names the loop: the text written out says what that means.
-            let text = crate::annotation_text::Template::new(&self.source, var)
-                .map(|t| t.with(a))
-                .unwrap_or_default();
-            let read = ReadLoop::read(&text, options)?;
-            let mut explorer = Explorer {
-                source: read.source,
-                options,
-                present: false,
-                ex: Exploration::default(),
-                count_deltas: Vec::new(),
-            };
-            return explorer
-                .pipeline_read(read.program, read.annotations, barriers)
-                .ok_or(explorer.ex.diagnostics);
-        };
+        // A loop the text does not annotate gets annotations of its own (spans nowhere).
+        let template = template.unwrap_or_else(|| Annotation {
+            var: var.into(),
+            var_span: Span::default(),
+            key: STAGE_KEY.into(),
+            key_span: Span::default(),
+            values: None,
+            value_span: Span::default(),
+            span: Span::default(),
+        });
         let lists = [
             (STAGE_KEY, &a.stages),
             (ORDER_KEY, &a.orders),
@@ -117,13 +96,7 @@ impl ReadLoop {
                 ..template.clone()
             });
         }
-        let mut explorer = Explorer {
-            source: self.source.clone(),
-            options,
-            present: false,
-            ex: Exploration::default(),
-            count_deltas: Vec::new(),
-        };
+        let mut explorer = Explorer::new(self.source.clone(), options, false);
         explorer
             .pipeline_read(self.program.clone(), annotations, barriers)
             .ok_or(explorer.ex.diagnostics)
