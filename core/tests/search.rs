@@ -313,71 +313,106 @@ fn the_progress_counts_the_stage_vectors_the_walk_can_try() {
     assert_eq!(space.progress(&cursor), (3, 3));
 }
 
+/// An example the search can read (the loop language), read once as the search reads it.
+struct Readable {
+    path: std::path::PathBuf,
+    template: stagecraft::annotation_text::Template,
+    read: stagecraft::explore::ReadLoop,
+    var: String,
+    model: stagecraft::cost::CostModel,
+}
+
+fn transform_only() -> Options {
+    Options {
+        verify: false,
+        both_forms: false,
+        targets: Vec::new(),
+        ..Options::default()
+    }
+}
+
+/// Every `every`-th schedule of each readable example's space (stages 0–3), until `visit` has
+/// counted `cap` of an example's (it returns whether it counted one; `None` ends the example).
+/// The number of examples visited.
+fn each_sampled_schedule(
+    every: u64,
+    cap: usize,
+    mut visit: impl FnMut(&Readable, &Annotations) -> Option<bool>,
+) -> usize {
+    let opts = transform_only();
+    let mut examples = 0;
+    for e in std::fs::read_dir(root().join("examples")).unwrap() {
+        let path = e.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ex = explore(&text, &opts);
+        let (Some(info), Some(model)) = (&ex.pipeline, &ex.cost) else {
+            continue;
+        };
+        let Ok(template) = stagecraft::annotation_text::Template::new(&text, &info.loop_var) else {
+            continue;
+        };
+        examples += 1;
+        let example = Readable {
+            path,
+            template,
+            read: stagecraft::explore::ReadLoop::read(&text, &opts).unwrap(),
+            var: info.loop_var.clone(),
+            model: model.clone(),
+        };
+        let space = Space::everything(info.units.len(), 4);
+        let mut cursor = space.start();
+        let (mut k, mut counted) = (0u64, 0);
+        while let Some(a) = space.next(&mut cursor, false) {
+            k += 1;
+            if k % every != 1 {
+                continue;
+            }
+            match visit(&example, &a) {
+                None => break,
+                Some(c) => counted += usize::from(c),
+            }
+            if counted >= cap {
+                break;
+            }
+        }
+    }
+    examples
+}
+
 /// The search transforms each schedule from the text read once, with the loop's annotations
 /// replaced (`ReadLoop`), not from the text `--apply` would write: on every example the search
 /// can read, the two give the same rolled program and wait sites for every schedule of a
 /// sample of its space (or both refuse it).
 #[test]
 fn a_schedule_transformed_from_the_text_read_once_is_the_schedule_written_out() {
-    use stagecraft::annotation_text::Template;
-    use stagecraft::explore::{rolled, rolled_with, ReadLoop};
-    let opts = Options {
-        verify: false,
-        both_forms: false,
-        targets: Vec::new(),
-        ..Options::default()
-    };
-    let mut examples = 0;
+    use stagecraft::explore::{rolled, rolled_with};
+    let opts = transform_only();
     let mut compared = 0;
-    for e in std::fs::read_dir(root().join("examples")).unwrap() {
-        let path = e.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let ex = explore(&text, &opts);
-        let Some(info) = &ex.pipeline else { continue };
-        let Ok(template) = Template::new(&text, &info.loop_var) else {
-            continue;
-        };
-        examples += 1;
-        let units = info.units.len();
-        let read = ReadLoop::read(&text, &opts).unwrap();
-        let space = Space::everything(units, 4);
-        let mut cursor = space.start();
-        let mut k = 0u64;
-        let mut taken = 0;
-        while let Some(a) = space.next(&mut cursor, false) {
-            k += 1;
-            // Every 7th schedule of the walk, up to 300 the transform accepts.
-            if k % 7 != 1 {
-                continue;
+    // Every 7th schedule of the walk, up to 300 the transform accepts.
+    let examples = each_sampled_schedule(7, 300, |e, a| {
+        let written = rolled(&e.template.with(a), &opts);
+        let replaced = rolled_with(&e.read, &e.var, a, &opts).map(|u| u.placed());
+        let at = e.path.display();
+        match (written, replaced) {
+            (Ok(w), Ok(r)) => {
+                assert_eq!(
+                    stagecraft::tir::print(&w.program).text,
+                    stagecraft::tir::print(&r.program).text,
+                    "{at} with {a:?}"
+                );
+                assert_eq!(w.wait_sites, r.wait_sites, "{at} with {a:?}");
+                assert_eq!(w.shift_changes_waits_from, r.shift_changes_waits_from);
+                compared += 1;
+                Some(true)
             }
-            let written = rolled(&template.with(&a), &opts);
-            let replaced = rolled_with(&read, &info.loop_var, &a, &opts).map(|u| u.placed());
-            match (written, replaced) {
-                (Ok(w), Ok(r)) => {
-                    assert_eq!(
-                        stagecraft::tir::print(&w.program).text,
-                        stagecraft::tir::print(&r.program).text,
-                        "{} with {a:?}",
-                        path.display()
-                    );
-                    assert_eq!(w.wait_sites, r.wait_sites, "{} with {a:?}", path.display());
-                    assert_eq!(w.shift_changes_waits_from, r.shift_changes_waits_from);
-                    compared += 1;
-                    taken += 1;
-                }
-                (Err(_), Err(_)) => {}
-                (w, r) => panic!(
-                    "{} with {a:?}: written out {}, replaced {}",
-                    path.display(),
-                    if w.is_ok() { "accepted" } else { "refused" },
-                    if r.is_ok() { "accepted" } else { "refused" }
-                ),
-            }
-            if taken >= 300 {
-                break;
-            }
+            (Err(_), Err(_)) => Some(false),
+            (w, r) => panic!(
+                "{at} with {a:?}: written out {}, replaced {}",
+                if w.is_ok() { "accepted" } else { "refused" },
+                if r.is_ok() { "accepted" } else { "refused" }
+            ),
         }
-    }
+    });
     assert!(
         examples >= 10 && compared >= 1000,
         "{examples} examples, {compared} schedules"
@@ -390,58 +425,29 @@ fn a_schedule_transformed_from_the_text_read_once_is_the_schedule_written_out() 
 /// cycles of the one without.
 #[test]
 fn barriers_only_add_cycles() {
-    use stagecraft::annotation_text::Template;
-    use stagecraft::explore::{rolled_with, ReadLoop};
+    use stagecraft::explore::rolled_with;
     use stagecraft::timeline::cycles;
-    let opts = Options {
-        verify: false,
-        both_forms: false,
-        targets: Vec::new(),
-        ..Options::default()
-    };
-    let mut compared = 0;
-    let mut slower = 0;
-    for e in std::fs::read_dir(root().join("examples")).unwrap() {
-        let path = e.unwrap().path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let ex = explore(&text, &opts);
-        let (Some(info), Some(model)) = (&ex.pipeline, &ex.cost) else {
-            continue;
+    let opts = transform_only();
+    let (mut compared, mut slower) = (0, 0);
+    each_sampled_schedule(5, 300, |e, a| {
+        let Ok(unplaced) = rolled_with(&e.read, &e.var, a, &opts) else {
+            return Some(false);
         };
-        if Template::new(&text, &info.loop_var).is_err() {
-            continue;
+        if !unplaced.has_threads() {
+            return None;
         }
-        let read = ReadLoop::read(&text, &opts).unwrap();
-        let space = Space::everything(info.units.len(), 4);
-        let mut cursor = space.start();
-        let (mut k, mut taken) = (0u64, 0);
-        while let Some(a) = space.next(&mut cursor, false) {
-            k += 1;
-            if k % 5 != 1 {
-                continue;
-            }
-            let Ok(unplaced) = rolled_with(&read, &info.loop_var, &a, &opts) else {
-                continue;
-            };
-            if !unplaced.has_threads() {
-                break;
-            }
-            let params = Default::default();
-            let without = cycles(unplaced.without_barriers(), model, &params).total;
-            let with = cycles(&unplaced.placed().program, model, &params).total;
-            assert!(
-                with >= without,
-                "{} with {a:?}: {with} < {without}",
-                path.display()
-            );
-            slower += usize::from(with > without);
-            compared += 1;
-            taken += 1;
-            if taken >= 300 {
-                break;
-            }
-        }
-    }
+        let params = Default::default();
+        let without = cycles(unplaced.without_barriers(), &e.model, &params).total;
+        let with = cycles(&unplaced.placed().program, &e.model, &params).total;
+        assert!(
+            with >= without,
+            "{} with {a:?}: {with} < {without}",
+            e.path.display()
+        );
+        slower += usize::from(with > without);
+        compared += 1;
+        Some(true)
+    });
     assert!(
         compared >= 500 && slower * 2 >= compared,
         "{compared} schedules, {slower} slower"
