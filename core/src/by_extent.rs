@@ -385,7 +385,7 @@ fn body_of(n: Node) -> Option<Vec<Node>> {
 /// A count of a queue committing `g` groups a step that completes nothing at any extent up to
 /// `hi` (any extent: `None`) of a loop of `s` stages (its largest stage): more than the queue
 /// ever commits, g · (max(N, S) + S).
-fn free_count(g: i64, s: i64, n: &IExpr, hi: Option<i64>) -> IExpr {
+pub(crate) fn free_count(g: i64, s: i64, n: &IExpr, hi: Option<i64>) -> IExpr {
     let steps = match hi {
         Some(hi) => IExpr::Const(hi.max(s) + s),
         None => IExpr::bin(
@@ -432,24 +432,6 @@ pub(crate) fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut
     });
     if !merged {
         sync.without_ranges();
-    }
-}
-
-/// A rolled symbolic epilogue's count (an expression of the step offset `var`) at the steps
-/// `missing`, which run the unit but need no wait (an earlier one covers them) and take the line
-/// through their neighbours' counts: if that is negative at one (a range of N planned apart may
-/// wait at fewer steps), the count waits for every group there, sound too.
-pub(crate) fn never_negative_at(count: IExpr, var: VarId, missing: &[i64]) -> IExpr {
-    let at = |k: i64| {
-        let slot = usize::try_from(var).ok()?;
-        let mut env = vec![0; slot + 1];
-        *env.get_mut(slot)? = k;
-        count.eval(&env)
-    };
-    if missing.iter().any(|&k| at(k).is_some_and(|c| c < 0)) {
-        IExpr::bin(IOp::Max, count, IExpr::Const(0))
-    } else {
-        count
     }
 }
 

@@ -553,7 +553,8 @@ impl Builder<'_> {
     /// The epilogue of a symbolic extent as one loop over its steps `i` in [max(E, S), max(E, S) + S):
     /// a unit of stage s is kept while `i − s < E` can hold (step k = i − max(E, S) < s), its
     /// commit (if any) while statically present (`i < max(E, S) + s`), and each wait's count is
-    /// the plan's count at step k written as an expression of `i`.
+    /// the plan's count at step k written as an expression of `i` (one that completes nothing at a
+    /// step whose unit waits for nothing, `free_at`).
     fn rolled_symbolic_epilogue(&self) -> Vec<Node> {
         let plans = &self.sync.epilogue;
         let s_max = self.p.stages();
@@ -592,8 +593,6 @@ impl Builder<'_> {
                 let waits = sites
                     .into_iter()
                     .map(|(id, q)| {
-                        // A step whose need an earlier wait already covers takes any count: the
-                        // group it needs is complete whatever it is.
                         let values: Vec<(i64, i64)> = plans
                             .iter()
                             .filter_map(|pl| {
@@ -602,7 +601,7 @@ impl Builder<'_> {
                                 Some((k_of(pl), c))
                             })
                             .collect();
-                        let mut by_k = count_expr(&values, self.var);
+                        let by_k = count_expr(&values, self.var);
                         let missing: Vec<i64> = (0..s_max)
                             .filter(|&k| !values.iter().any(|v| v.0 == k))
                             .filter(|&k| {
@@ -611,7 +610,7 @@ impl Builder<'_> {
                                     .any(|pl| k_of(pl) == k && item_at(pl, order).is_some())
                             })
                             .collect();
-                        by_k = crate::by_extent::never_negative_at(by_k, self.var, &missing);
+                        let by_k = self.free_at(by_k, q, &missing);
                         let count = simplify(&substitute(&by_k, self.var, &k_expr));
                         (id, q, count)
                     })
@@ -642,6 +641,47 @@ impl Builder<'_> {
             body,
             span: self.p.sched.span,
         }]
+    }
+
+    /// `by_k`, a symbolic epilogue's count of queue `q` as a function of the step offset k,
+    /// with a count that completes nothing at the offsets `missing`, where the unit runs but
+    /// waits for nothing: its need begins later, or an earlier wait covered it. Another step's
+    /// count there would force groups of that step's needs (`O1[i] = S0[i % 2]` of a producer
+    /// writing `S0[1]` only: iteration 0 needs nothing, iteration 1 the newest group).
+    fn free_at(&self, by_k: IExpr, q: i64, missing: &[i64]) -> IExpr {
+        let Extent::Symbolic(n) = &self.p.sched.extent else {
+            return by_k;
+        };
+        let g = i64::from(self.sync.per_step.get(&q).copied().unwrap_or(1));
+        let free = crate::by_extent::free_count(g, self.p.stages(), n, None);
+        let var = IExpr::Var(self.var);
+        // The offsets without a wait are mostly the first ones (a need that begins at some
+        // iteration): one comparison for those, one per other offset.
+        let prefix = missing
+            .iter()
+            .enumerate()
+            .take_while(|&(i, &k)| i64::try_from(i).is_ok_and(|i| i == k))
+            .count();
+        let mut e = by_k;
+        for &k in missing.iter().skip(prefix).rev() {
+            e = IExpr::Select(Box::new((
+                Cond::Cmp(CmpOp::Eq, var.clone(), IExpr::Const(k)),
+                free.clone(),
+                e,
+            )));
+        }
+        if prefix > 0 {
+            e = IExpr::Select(Box::new((
+                Cond::Cmp(
+                    CmpOp::Lt,
+                    var,
+                    IExpr::Const(i64::try_from(prefix).unwrap_or(0)),
+                ),
+                free,
+                e,
+            )));
+        }
+        e
     }
 
     fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {
