@@ -12,8 +12,13 @@ use super::{planned, Need, Regime, Residue, Serves, SyncPlan};
 use crate::diagnostic::Diagnostic;
 use crate::shape::LoopShape;
 
-/// Ranges of N planned at most: each is a whole plan, and each count a choice among them.
+/// Ranges of N a program chooses among at most: each is a whole plan, and each count a choice
+/// among them.
 const MAX_REGIMES: usize = 6;
+
+/// Extents at which needs begin that are cut at, at most, before adjacent ranges that wait
+/// alike are merged (`Regimes::add_to`): each range is planned.
+const MAX_BOUNDS: usize = 24;
 
 /// The largest modulus by which the longer extents are told apart (`Regimes::tail_modulus`):
 /// one plan for each residue.
@@ -101,8 +106,8 @@ impl Regimes<'_> {
     }
 
     /// The extents where some need starts to apply in some section, ascending (empty when no
-    /// need begins late), at most `MAX_REGIMES − 1` of them, and the first one left out: past
-    /// it the plan for every N, which waits for every need everywhere, serves alone.
+    /// need begins late), at most `MAX_BOUNDS` of them, and the first one left out: past it the
+    /// plan for every N, which waits for every need everywhere, serves alone.
     fn bounds(&self) -> (Vec<i64>, Option<i64>) {
         let s_max = self.p.stages();
         let mut out = Vec::new();
@@ -143,8 +148,8 @@ impl Regimes<'_> {
         }
         out.sort_unstable();
         out.dedup();
-        let left_out = out.get(MAX_REGIMES - 1).copied();
-        out.truncate(MAX_REGIMES - 1);
+        let left_out = out.get(MAX_BOUNDS).copied();
+        out.truncate(MAX_BOUNDS);
         (out, left_out)
     }
 
@@ -152,13 +157,27 @@ impl Regimes<'_> {
     /// rest), their waits named by `main`'s sites: a wait at the same place is the same site,
     /// and a wait at a place where `main` has none (a unit whose needs another unit's wait
     /// covers at the longer extents) becomes a site of `main`'s whose summary says at which N
-    /// it waits. Leaves `main` alone if any range fails to plan: it is sound at every N by
-    /// itself.
+    /// it waits. Every range up to `MAX_BOUNDS` is planned first and adjacent ones that wait
+    /// alike are one: only where more than `MAX_REGIMES` still differ are the ranges those of
+    /// the first bounds, the plan for every N serving past them. Leaves `main` alone if any
+    /// range fails to plan: it is sound at every N by itself.
     pub(super) fn add_to(&self, main: &mut SyncPlan) {
         if self.p.sched.extent.as_const().is_some() {
             return;
         }
-        let (bounds, left_out) = self.bounds();
+        let (all, beyond) = self.bounds();
+        let modulus = self.tail_modulus();
+        let (bounds, left_out, planned) = match self.ranges(main, &all, modulus) {
+            Some(planned) if planned.0.len() <= MAX_REGIMES => (all, beyond, planned),
+            _ => {
+                let left_out = all.get(MAX_REGIMES - 1).copied().or(beyond);
+                let first: Vec<i64> = all.iter().copied().take(MAX_REGIMES - 1).collect();
+                let Some(planned) = self.ranges(main, &first, modulus) else {
+                    return;
+                };
+                (first, left_out, planned)
+            }
+        };
         if let Some(from) = left_out.filter(|_| self.explain) {
             let last = bounds.last().copied().unwrap_or(from);
             for site in &mut main.sites {
@@ -167,9 +186,24 @@ impl Regimes<'_> {
                 ));
             }
         }
+        let (regimes, added) = planned;
+        main.range_sites = added.len();
+        main.sites.extend(added);
+        main.regimes = regimes;
+    }
+
+    /// The plans of the ranges of N cut at `bounds` (ascending) and past the last, for `main`
+    /// (the plan for every N), with the sites they add; a range that waits as the next one
+    /// does (or, the last below a bound, as `main` where nothing follows it) is left to that
+    /// one. `None` where a range fails to plan.
+    fn ranges(
+        &self,
+        main: &SyncPlan,
+        bounds: &[i64],
+        modulus: Option<i64>,
+    ) -> Option<(Vec<Regime>, Vec<super::WaitSite>)> {
         let mut regimes: Vec<Regime> = Vec::with_capacity(bounds.len());
         let mut added: Vec<super::WaitSite> = Vec::new();
-        let modulus = self.tail_modulus();
         let mut from = 0;
         for below in bounds.iter().map(|&b| Some(b)).chain([None]) {
             // The range as one plan, then (where the needs differ by N's phase) one plan per
@@ -191,11 +225,8 @@ impl Regimes<'_> {
             };
             let whole = match below {
                 Some(below) => {
-                    let Some(plan) =
-                        self.range_plan(main, Some(below), whole_class, &range, &mut whole_added)
-                    else {
-                        return;
-                    };
+                    let plan =
+                        self.range_plan(main, Some(below), whole_class, &range, &mut whole_added)?;
                     Some(Regime {
                         serves: Serves::Below(below),
                         plan,
@@ -226,6 +257,22 @@ impl Regimes<'_> {
                     added = with_added;
                 }
                 None => {
+                    // A range below a bound waiting as the one before it does: that one
+                    // serves both (it serves the N below its bound from the previous one's).
+                    if let (Some(new), Some(last)) = (&whole, regimes.last_mut()) {
+                        if matches!(
+                            (last.serves, new.serves),
+                            (Serves::Below(_), Serves::Below(_))
+                        ) && same_waits(&last.plan, &new.plan)
+                        {
+                            last.serves = new.serves;
+                            added = whole_added;
+                            if let Some(below) = below {
+                                from = below;
+                            }
+                            continue;
+                        }
+                    }
                     regimes.extend(whole);
                     added = whole_added;
                 }
@@ -234,9 +281,15 @@ impl Regimes<'_> {
                 from = below;
             }
         }
-        main.range_sites = added.len();
-        main.sites.extend(added);
-        main.regimes = regimes;
+        // The last range below a bound, where `main` serves past it and they wait alike.
+        while let Some(last) = regimes.last() {
+            if matches!(last.serves, Serves::Below(_)) && same_waits(&last.plan, main) {
+                regimes.pop();
+            } else {
+                break;
+            }
+        }
+        Some((regimes, added))
     }
 
     /// The plan for the N of `class` (below its bound, or every N from its start), its waits
