@@ -103,14 +103,16 @@ impl Merger<'_> {
             return Some(None);
         };
         // Whether the wait wraps a node (else it stands alone: a drain, or a wait before its
-        // statement's commit scope).
+        // statement's commit scope, perhaps with the waits of later queues inside it, which one
+        // range may have and another not).
+        let wraps_node = |body: &[Node]| !body.is_empty() && !waits_only(body);
         let wraps = lists.iter().find_map(|l| match l.front() {
             Some(Node::Wait {
                 queue: q,
                 wait,
                 body,
                 ..
-            }) if (*q, *wait) == (queue, id) => Some(!body.is_empty()),
+            }) if (*q, *wait) == (queue, id) => Some(wraps_node(body)),
             _ => None,
         })?;
         let (mut counts, mut bodies, mut span) = (Vec::new(), Vec::new(), None);
@@ -125,7 +127,7 @@ impl Merger<'_> {
                 else {
                     return None;
                 };
-                if body.is_empty() == wraps {
+                if wraps_node(&body) != wraps {
                     return None;
                 }
                 counts.push(Some(count));
