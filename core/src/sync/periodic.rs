@@ -166,7 +166,16 @@ pub(super) fn refine(program: &crate::ir::Program, p: &LoopShape, needs: &mut [N
                         let from = fa.max(fb).max(0) + ring + 1;
                         (from + ring <= MAX_WINDOW).then_some((from, ring))
                     });
-            let window = repeats.map_or(s_max, |(from, ring)| s_max.max(from + ring));
+            // Where one index moves with the iteration (`S0[i + 1]` against `S0[(i // 2) % 16]`)
+            // nothing repeats, but the loop stays within the buffer only while the moving
+            // index does: enumerating as many iterations as the buffer is long (twice, and the
+            // stages) decides the need at every iteration of every extent that runs cleanly.
+            let moving = program
+                .buffer(n.buffer)
+                .and_then(|b| b.shape.as_ref())
+                .and_then(|shape| shape.iter().copied().max())
+                .map_or(s_max, |len| (2 * len + s_max).min(MAX_WINDOW));
+            let window = repeats.map_or(s_max.max(moving), |(from, ring)| s_max.max(from + ring));
             (window, repeats)
         })
         .collect();
