@@ -21,8 +21,9 @@ const MAX_REGIMES: usize = 6;
 const MAX_BOUNDS: usize = 24;
 
 /// The largest modulus by which the longer extents are told apart (`Regimes::tail_modulus`):
-/// one plan for each residue.
-const MAX_MODULUS: i64 = 4;
+/// one plan for each residue (8: `S[i % 8]` against a fixed element, met every eighth
+/// iteration).
+const MAX_MODULUS: i64 = 8;
 
 /// Extents past where the ranges end compared to find the modulus of the epilogue's needs.
 const MODULUS_WINDOW: i64 = 48;
@@ -168,7 +169,7 @@ impl Regimes<'_> {
         let (all, beyond) = self.bounds();
         let modulus = self.tail_modulus();
         let (bounds, left_out, planned) = match self.ranges(main, &all, modulus) {
-            Some(planned) if planned.0.len() <= MAX_REGIMES => (all, beyond, planned),
+            Some(planned) if bands(&planned.0) <= MAX_REGIMES => (all, beyond, planned),
             _ => {
                 let left_out = all.get(MAX_REGIMES - 1).copied().or(beyond);
                 let first: Vec<i64> = all.iter().copied().take(MAX_REGIMES - 1).collect();
@@ -409,6 +410,20 @@ impl Regimes<'_> {
             })
             .collect()
     }
+}
+
+/// The ranges of N below a bound (or past them) the program chooses among: a range's plans
+/// for each residue of N are one.
+fn bands(regimes: &[Regime]) -> usize {
+    let below = |r: &Regime| match r.serves {
+        Serves::Below(b) => Some(b),
+        Serves::Residue(class) => class.below,
+    };
+    regimes
+        .iter()
+        .enumerate()
+        .filter(|&(k, r)| k == 0 || regimes.get(k - 1).map(below) != Some(below(r)))
+        .count()
 }
 
 /// Whether `plan` runs the same units at the same steps as `main` (their programs then differ
