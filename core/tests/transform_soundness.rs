@@ -350,21 +350,25 @@ fn tight_at_every_n(
 /// loop has every wait tight at every trip count judged. A listed loop found tight fails the
 /// test too, so that the list only shrinks.
 ///
-/// All are symbolic extents. A need met only at some iterations (`if i % 2 == 1:`, `S[(i // 2)
-/// % 8]` written at both iterations of a pair) no longer loosens the epilogue's waits or the
-/// drains: within each range of N their counts choose by N's residue (`sync::Serves::Residue`),
-/// since the iterations the epilogue runs are fixed by N. What remains, not diagnosed loop by
-/// loop: in most ("redundant" at some N) a wait forces a group that no consumer at that N
-/// reads — a body count serves its range's longest N (the ranges are cut only where a need
-/// enumerated by `sync/periodic.rs` or clamped begins, at most `MAX_REGIMES` of them), a
-/// guarded prologue or epilogue wait at an N below the number of stages, or a need the
-/// dependence analysis could not rule out (an index moving with the iteration against one that
-/// does not, `S0[i + 1]` against `S0[(i // 2) % 16]`, not enumerated); in 2341, 2651, 2956 and
-/// 6913 a wait is loose by one at some N.
-const LOOSE_SYMBOLIC_IRREGULAR: &[u64] = &[2752, 3820, 5187, 6439, 6637, 6913, 7650, 8711, 9781];
+/// All are symbolic extents. What no longer loosens a wait: a need met only at some iterations
+/// (within each range of N the epilogue's and the drains' counts choose by N's residue, modulo
+/// up to 8, `sync::Serves::Residue`); a rolled epilogue step that waits for nothing (it takes
+/// a count that completes nothing, not another step's); more needs beginning late than
+/// `MAX_REGIMES` ranges (adjacent ranges that wait alike are one before the cap); a range's
+/// program that did not merge with the others' (a wait standing alone against one holding a
+/// later queue's); an index moving with the iteration against one that repeats (`S3[i + 2]`
+/// against `S3[i % 16]`, enumerated as far as the buffer is long); a body iteration's group
+/// the prologue already forced. What remains, not diagnosed loop by loop: mostly an epilogue
+/// wait "redundant" at some N — it forces a group that no consumer at that N reads, where the
+/// residue plans do not apply (6637: an epilogue need of period 6 in N, yet one count for
+/// every N from 5 on); in 5187, 6439, 6913, 7650 and 8711 a body wait too, whose one count
+/// serves every iteration of the body at every N of its range (the body has no count by the
+/// iteration's residue).
+const LOOSE_SYMBOLIC_IRREGULAR: &[u64] = &[2752, 5187, 6439, 6637, 6913, 7650, 8711, 9781];
 
-/// As `LOOSE_SYMBOLIC_IRREGULAR`, in the loops whose async stage writes an element twice (666,
-/// 2066 and 2280 loose by one at some N, the others redundant at some N).
+/// As `LOOSE_SYMBOLIC_IRREGULAR`, in the loops whose async stage writes an element twice (2066
+/// and 2280 loose by one at some N in an epilogue wait, 219 and 525 redundant at some N in
+/// epilogue waits).
 const LOOSE_SYMBOLIC_SAME_ELEMENT: &[u64] = &[219, 525, 2066, 2280];
 
 /// The listed loose loops of `flavor`.

@@ -431,6 +431,7 @@ fn planned(
         regime_hi,
         regime_class,
         body_distances: Vec::new(),
+        symbolic_body: Vec::new(),
     };
     // Groups already known complete carry from step to step (absolute group numbers per queue).
     let (prologue, covered) = cx.plan_prologue();

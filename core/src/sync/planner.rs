@@ -59,6 +59,11 @@ pub(super) struct Planner<'a> {
     /// needed group the prologue has not already forced (`plan_body`); empty before the body
     /// is planned, and then `ExactNeed::body` stands.
     pub(super) body_distances: Vec<Option<i64>>,
+    /// Under a symbolic extent, by need, the shortest distance over the body's iterations
+    /// (at the extents this plan serves) whose needed group the prologue has not already
+    /// forced, where enumeration decides it; empty before the body is planned, and an
+    /// undecided need keeps `symbolic_distance`.
+    pub(super) symbolic_body: Vec<Option<Option<i64>>>,
 }
 
 /// What is known complete where a symbolic epilogue begins (step E′ = max(E, S), numbered
@@ -141,6 +146,11 @@ impl Planner<'_> {
                 },
                 StepTime::Uniform { .. } => Some(n.distance),
             };
+        }
+        if time == BODY {
+            if let Some(&Some(d)) = self.symbolic_body.get(k) {
+                return d;
+            }
         }
         if let Some(known) = n
             .symbolic

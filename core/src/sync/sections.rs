@@ -36,8 +36,9 @@ impl Planner<'_> {
                 .map(|(&c, &g)| c.saturating_add(g.saturating_mul(by)))
                 .collect()
         };
-        if let Some(e) = extent {
-            self.body_distances = self.unforced_body_distances(e, &covered);
+        match extent {
+            Some(e) => self.body_distances = self.unforced_body_distances(e, &covered),
+            None => self.symbolic_body = self.unforced_symbolic_body_distances(&covered),
         }
         let mut input = shift(&covered, T_REP - s_max);
         let mut result = None;
@@ -326,6 +327,45 @@ impl Planner<'_> {
                     .filter(|&(j, d)| g * (j - d) + i64::from(n.slot) > done)
                     .map(|(_, d)| d)
                     .min()
+            })
+            .collect()
+    }
+
+    /// By need, under a symbolic extent, as `unforced_body_distances`: the shortest distance
+    /// over the body's iterations S − stage … (the last one the largest extent this plan
+    /// serves runs; every one where it serves every N) at which the needed group is not one
+    /// the prologue's waits forced (`covered`, per queue). Whenever the body runs, every
+    /// prologue wait ran: their consumers' iterations are below S. `None` where enumeration
+    /// does not decide every such iteration. Past where the distances repeat with period P, a
+    /// distance within P is to a group that advances with the iteration, not forced once the
+    /// iteration is P past the newest forced; a longer one is to the same group at every P.
+    fn unforced_symbolic_body_distances(&self, covered: &[i64]) -> Vec<Option<Option<i64>>> {
+        let s_max = self.p.stages();
+        self.needs
+            .iter()
+            .map(|n| {
+                let known = n.symbolic.as_ref()?;
+                let stage = self.p.sched.units.get(n.consumer)?.stage;
+                let qi = self.queues.iter().position(|&x| x == n.queue)?;
+                let g = self.gs.get(qi).copied().filter(|&g| g > 0)?;
+                let done = covered.get(qi).copied()?;
+                let lo = (s_max - stage).max(0);
+                let last = match (self.regime_hi, known.repeats()) {
+                    (Some(hi), _) => hi - 1 - stage,
+                    (None, Some((from, period))) => {
+                        lo.max(from).max(done.div_euclid(g) + period + 1) + 2 * period
+                    }
+                    (None, None) => return None,
+                };
+                let mut best: Option<i64> = None;
+                for j in lo..=last {
+                    if let Some(d) = known.at(j)? {
+                        if g * (j - d) + i64::from(n.slot) > done {
+                            best = Some(best.map_or(d, |b| b.min(d)));
+                        }
+                    }
+                }
+                Some(best)
             })
             .collect()
     }
