@@ -437,6 +437,34 @@ pub(crate) fn keep_mergeable_ranges(program: &Program, p: &LoopShape, sync: &mut
     }
 }
 
+/// `by_k`, a rolled symbolic epilogue's count as an expression of the step offset `var`, with
+/// `free` (a count that completes nothing) at the offsets `missing`, where the unit runs but
+/// waits for nothing: its need begins later, or an earlier wait covered it. Another step's
+/// count there would force groups of that step's needs (`O1[i] = S0[i % 2]` of a producer
+/// writing `S0[1]` only: iteration 0 needs nothing, iteration 1 the newest group).
+pub(crate) fn free_at(by_k: IExpr, var: VarId, free: IExpr, missing: &[i64]) -> IExpr {
+    let at = IExpr::Var(var);
+    // The offsets without a wait are mostly the first ones (a need that begins at some
+    // iteration): one comparison for those, one per other offset.
+    let prefix = (0i64..).zip(missing).take_while(|&(i, &k)| i == k).count();
+    let mut e = by_k;
+    for &k in missing.iter().skip(prefix).rev() {
+        e = IExpr::Select(Box::new((
+            Cond::Cmp(CmpOp::Eq, at.clone(), IExpr::Const(k)),
+            free.clone(),
+            e,
+        )));
+    }
+    if let Some(&last) = missing.get(..prefix).and_then(<[i64]>::last) {
+        e = IExpr::Select(Box::new((
+            Cond::Cmp(CmpOp::Lt, at, IExpr::Const(last + 1)),
+            free,
+            e,
+        )));
+    }
+    e
+}
+
 /// A count that varies by step (`values`: (step, count) in step order): a constant, an affine
 /// function of the step, or affine pieces chosen by comparing the step with where each begins —
 /// `2 * i - 26 if i < 78 else 0`. (A comparison per step read badly and made every execution of

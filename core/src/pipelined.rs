@@ -3,7 +3,7 @@
 //! as TVM prints them) and *peeled* (every prologue/epilogue step written out, predicates resolved).
 //! The body is a loop in both.
 
-use crate::by_extent::count_expr;
+use crate::by_extent::{count_expr, free_count};
 use crate::ir::*;
 use crate::schedule::Extent;
 use crate::shape::LoopShape;
@@ -610,7 +610,14 @@ impl Builder<'_> {
                                     .any(|pl| k_of(pl) == k && item_at(pl, order).is_some())
                             })
                             .collect();
-                        let by_k = self.free_at(by_k, q, &missing);
+                        let by_k = match &self.p.sched.extent {
+                            Extent::Symbolic(n) => {
+                                let g = self.sync.per_step.get(&q).copied().unwrap_or(1);
+                                let free = free_count(i64::from(g), s_max, n, None);
+                                crate::by_extent::free_at(by_k, self.var, free, &missing)
+                            }
+                            Extent::Const(_) => by_k,
+                        };
                         let count = simplify(&substitute(&by_k, self.var, &k_expr));
                         (id, q, count)
                     })
@@ -641,47 +648,6 @@ impl Builder<'_> {
             body,
             span: self.p.sched.span,
         }]
-    }
-
-    /// `by_k`, a symbolic epilogue's count of queue `q` as a function of the step offset k,
-    /// with a count that completes nothing at the offsets `missing`, where the unit runs but
-    /// waits for nothing: its need begins later, or an earlier wait covered it. Another step's
-    /// count there would force groups of that step's needs (`O1[i] = S0[i % 2]` of a producer
-    /// writing `S0[1]` only: iteration 0 needs nothing, iteration 1 the newest group).
-    fn free_at(&self, by_k: IExpr, q: i64, missing: &[i64]) -> IExpr {
-        let Extent::Symbolic(n) = &self.p.sched.extent else {
-            return by_k;
-        };
-        let g = i64::from(self.sync.per_step.get(&q).copied().unwrap_or(1));
-        let free = crate::by_extent::free_count(g, self.p.stages(), n, None);
-        let var = IExpr::Var(self.var);
-        // The offsets without a wait are mostly the first ones (a need that begins at some
-        // iteration): one comparison for those, one per other offset.
-        let prefix = missing
-            .iter()
-            .enumerate()
-            .take_while(|&(i, &k)| i64::try_from(i).is_ok_and(|i| i == k))
-            .count();
-        let mut e = by_k;
-        for &k in missing.iter().skip(prefix).rev() {
-            e = IExpr::Select(Box::new((
-                Cond::Cmp(CmpOp::Eq, var.clone(), IExpr::Const(k)),
-                free.clone(),
-                e,
-            )));
-        }
-        if prefix > 0 {
-            e = IExpr::Select(Box::new((
-                Cond::Cmp(
-                    CmpOp::Lt,
-                    var,
-                    IExpr::Const(i64::try_from(prefix).unwrap_or(0)),
-                ),
-                free,
-                e,
-            )));
-        }
-        e
     }
 
     fn rolled(&self, plans: &[StepPlan], lo: IExpr, hi: IExpr) -> Vec<Node> {
