@@ -2,7 +2,8 @@
 // transform, interpreter, verifier, machine checker, emitters, TVM reproduction); the worker's
 // does. Each engine part is known by a message only its code writes. The page keeps the core's
 // types, their reading from the worker's answers, the editor's lexer, the lessons, the timeline's
-// and the iteration space's pictures; the step-through's replay and picture are the worker's.
+// and the iteration space's pictures; the step-through's replay and picture, and the Search pane's
+// markup (its front, previews and the pinned schedule's comparison), are the worker's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ const ENGINE = {
   'the AMDGPU emitter': 'division is emitted as a multiplication by v_rcp_f32 (1 ulp)',
   'the TVM reproduction': 'The body of the software pipeline should be SeqStmt',
   'the step-through (its replay and picture)': 'Before the first step: every slot is empty and no group is in flight.',
+  'the Search pane (its progress, front, preview and comparison)': 'Every schedule listed was judged equivalent and race-free by the interpreter.',
+  'the comparison of a pinned schedule (both timelines on one axis)': '<svg class="compare-timelines"',
 };
 
 for (const [part, text] of Object.entries(ENGINE)) {

@@ -44,14 +44,20 @@ pub enum Job {
     Search {
         text: String,
         options: Box<crate::search::SearchOptions>,
+        /// The width the scatter plot is drawn to, in pixels.
+        scatter_px: u32,
     },
     /// Stops the search under way: its last answer says it was cancelled.
     CancelSearch,
     /// Explores `text` aside, beside the exploration shown (which it neither replaces nor
-    /// delays): its program and timeline, not its verification. What the page previews — a
-    /// schedule of the search's front, the pinned schedule it compares with — comes back as
-    /// `Answer::Previewed`, this request's id. Only the newest few previews asked are kept.
-    Preview { text: String, options: Box<Options> },
+    /// delays): its program and timeline, not its verification, drawn for the Search pane (its
+    /// timeline `width` pixels wide) as `Answer::Previewed`, this request's id. Only the newest
+    /// few previews asked are kept.
+    Preview {
+        text: String,
+        options: Box<Options>,
+        width: u32,
+    },
     /// Makes the worker stop with a trap, as a bug would: what the page's tests use to check that
     /// a trap loses nothing. The core never acts on it; the worker does.
     Trap,
@@ -85,6 +91,9 @@ pub enum Want {
     TvmScript,
     /// Why each wait of the pipelined program has its count (`sync::WaitSite::why`).
     Whys,
+    /// The `pinned` text (explored aside, with its timeline) beside this exploration, drawn
+    /// (`search_picture::Comparison`), the timelines `width` pixels wide.
+    Compare { pinned: String, width: u32 },
 }
 
 impl Want {
@@ -94,6 +103,8 @@ impl Want {
     pub fn replaces(&self, other: &Want) -> bool {
         match (self, other) {
             (Want::Steps { options: a, .. }, Want::Steps { options: b, .. }) => a == b,
+            // Only the comparison with the text pinned now, at the width now, is shown.
+            (Want::Compare { .. }, Want::Compare { .. }) => true,
             _ => self == other,
         }
     }
@@ -120,6 +131,7 @@ impl Want {
             Want::Check { .. } => "the check of the pasted program".into(),
             Want::TvmScript => "the TVMScript export".into(),
             Want::Whys => "why each wait has its count".into(),
+            Want::Compare { .. } => "the comparison with the pinned schedule".into(),
         }
     }
 }
@@ -142,17 +154,17 @@ pub enum Answer {
     },
     /// A part asked for, and the milliseconds it took.
     Part { part: Box<Part>, ms: f64 },
-    /// A search's progress: what it has found so far (its `stop` set on the last answer), or
-    /// why the text cannot be searched; the milliseconds its slice took.
+    /// A search's progress, drawn: what it has found so far (its `stop` set on the last
+    /// answer), or why the text cannot be searched; the milliseconds its slice took.
     Searching {
-        report: Result<Box<crate::search::SearchReport>, String>,
+        view: Result<Box<crate::search_picture::SearchView>, String>,
         ms: f64,
     },
-    /// A preview (`Job::Preview`): the text explored aside, with its timeline, and the
-    /// milliseconds it took.
+    /// A preview (`Job::Preview`): the text explored aside, drawn with its timeline and program
+    /// (`search_picture::preview_html`), and the milliseconds it took.
     Previewed {
         text: String,
-        exploration: Box<Exploration>,
+        markup: String,
         ms: f64,
     },
     /// Every part asked for so far has been answered.
@@ -204,6 +216,11 @@ pub enum Part {
     /// Each wait site's "why", in the order of the exploration's sites.
     Whys {
         whys: Vec<crate::sync::WaitWhy>,
+    },
+    Compare {
+        pinned: String,
+        width: u32,
+        comparison: crate::search_picture::Comparison,
     },
 }
 
@@ -258,7 +275,7 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, postcard::Error>
 /// its program could be drawn.
 pub fn for_the_page(response: &mut Response) {
     match &mut response.answer {
-        Answer::Explored { exploration, .. } | Answer::Previewed { exploration, .. } => {
+        Answer::Explored { exploration, .. } => {
             exploration.programs = None;
             exploration.tokens = Vec::new();
             exploration.needs = Vec::new();
@@ -283,7 +300,10 @@ pub fn for_the_page(response: &mut Response) {
             }
             _ => {}
         },
-        Answer::Idle | Answer::Stopped { .. } | Answer::Searching { .. } => {}
+        Answer::Idle
+        | Answer::Stopped { .. }
+        | Answer::Searching { .. }
+        | Answer::Previewed { .. } => {}
     }
 }
 

@@ -8,6 +8,7 @@
 
 use crate::explore::{self, Exploration, Options};
 use crate::protocol::{Answer, Job, Part, Request, Response, Want};
+use crate::search_picture::{Comparison, SearchView};
 use std::collections::VecDeque;
 
 /// Answers requests. `clock` gives milliseconds (the worker's `performance.now()`, natively a
@@ -28,6 +29,15 @@ pub struct Session {
     searching: Option<Searching>,
     /// Previews asked for and not made, oldest first (at most `MAX_PREVIEWS_ASKED`).
     previews: VecDeque<PreviewAsked>,
+    /// The text pinned for comparison, explored aside: kept while the page compares with it.
+    pinned: Option<Pinned>,
+}
+
+/// A pinned text explored aside, with the options it was explored with.
+struct Pinned {
+    text: String,
+    options: Options,
+    exploration: Exploration,
 }
 
 /// Previews kept waiting: one asked beyond them drops the oldest (a row the pointer has left).
@@ -37,6 +47,7 @@ struct PreviewAsked {
     id: u64,
     text: String,
     options: Box<Options>,
+    width: u32,
 }
 
 /// Milliseconds of search between two looks at the messages (a slice: `Search::step` one
@@ -47,12 +58,17 @@ struct SearchAsked {
     id: u64,
     text: String,
     options: Box<crate::search::SearchOptions>,
+    scatter_px: u32,
+    /// When it was asked for (the session's clock): the progress says the time since.
+    at: f64,
 }
 
 struct Searching {
     id: u64,
     text: String,
     search: crate::search::Search,
+    scatter_px: u32,
+    at: f64,
 }
 
 struct Asked {
@@ -66,7 +82,11 @@ struct Asked {
 struct Explored {
     id: u64,
     text: String,
+    /// What it was explored with: a pinned text compared with it is explored alike.
+    options: Box<Options>,
     exploration: Exploration,
+    /// Its timeline once simulated (a part, or for a comparison).
+    timeline: Option<Option<crate::timeline::Timeline>>,
     wants: VecDeque<Want>,
     /// The step-through last traced, kept while the page moves along it.
     steps: Option<(crate::steps::StepOptions, crate::steps::StepThrough)>,
@@ -83,6 +103,7 @@ impl Session {
             search_asked: None,
             searching: None,
             previews: VecDeque::new(),
+            pinned: None,
         }
     }
 
@@ -106,11 +127,21 @@ impl Session {
                     wants,
                 });
             }
-            Job::Search { text, options } => {
+            Job::Search {
+                text,
+                options,
+                scatter_px,
+            } => {
                 if let Some(s) = self.searching.as_mut() {
                     s.search.cancel();
                 }
-                self.search_asked = Some(SearchAsked { id, text, options });
+                self.search_asked = Some(SearchAsked {
+                    id,
+                    text,
+                    options,
+                    scatter_px,
+                    at: (self.clock)(),
+                });
             }
             Job::CancelSearch => {
                 self.search_asked = None;
@@ -132,12 +163,21 @@ impl Session {
                 }
                 // Any other id is an exploration the page has moved on from.
             }
-            Job::Preview { text, options } => {
+            Job::Preview {
+                text,
+                options,
+                width,
+            } => {
                 self.previews.retain(|p| p.text != text);
                 if self.previews.len() >= MAX_PREVIEWS_ASKED {
                     self.previews.pop_front();
                 }
-                self.previews.push_back(PreviewAsked { id, text, options });
+                self.previews.push_back(PreviewAsked {
+                    id,
+                    text,
+                    options,
+                    width,
+                });
             }
             Job::Trap => {}
         }
@@ -177,14 +217,19 @@ impl Session {
         }
         for which in [Which::Current, Which::Good] {
             let clock = self.clock;
-            let Some(e) = self.explored_by(which) else {
+            // The fields apart: a comparison also reads the pinned text's exploration.
+            let explored = match which {
+                Which::Current => self.current.as_mut(),
+                Which::Good => self.good.as_mut(),
+            };
+            let Some(e) = explored else {
                 continue;
             };
             let Some(want) = e.wants.pop_front() else {
                 continue;
             };
             let t0 = clock();
-            let part = compute(e, want);
+            let part = compute(e, &mut self.pinned, want);
             let ms = clock() - t0;
             let mut response = Response {
                 id: e.id,
@@ -220,22 +265,28 @@ impl Session {
         let t0 = clock();
         if let Some(asked) = self.search_asked.take() {
             self.searching = None;
-            let report = match crate::search::Search::new(&asked.text, &asked.options) {
+            let view = match crate::search::Search::new(&asked.text, &asked.options) {
                 Ok(search) => {
-                    let report = search.report();
+                    let view = SearchView::of(
+                        &search.report(),
+                        clock() - asked.at,
+                        f64::from(asked.scatter_px),
+                    );
                     self.searching = Some(Searching {
                         id: asked.id,
                         text: asked.text,
                         search,
+                        scatter_px: asked.scatter_px,
+                        at: asked.at,
                     });
-                    Ok(Box::new(report))
+                    Ok(Box::new(view))
                 }
                 Err(why) => Err(why),
             };
             return Some(Response {
                 id: asked.id,
                 answer: Answer::Searching {
-                    report,
+                    view,
                     ms: clock() - t0,
                 },
             });
@@ -244,10 +295,11 @@ impl Session {
         while s.search.stop_reason().is_none() && clock() - t0 < SEARCH_SLICE_MS {
             s.search.step(1);
         }
+        let view = SearchView::of(&s.search.report(), clock() - s.at, f64::from(s.scatter_px));
         let response = Response {
             id: s.id,
             answer: Answer::Searching {
-                report: Ok(Box::new(s.search.report())),
+                view: Ok(Box::new(view)),
                 ms: clock() - t0,
             },
         };
@@ -269,7 +321,7 @@ impl Session {
             &text,
             &Options {
                 defer_runs: true,
-                ..*options
+                ..(*options).clone()
             },
         );
         let ms = (self.clock)() - t0;
@@ -305,7 +357,9 @@ impl Session {
         let made = Explored {
             id,
             text,
+            options,
             exploration,
+            timeline: None,
             wants,
             steps: None,
         };
@@ -326,36 +380,24 @@ impl Session {
         response
     }
 
-    /// A text explored aside, with its timeline and without the interpreter's runs.
+    /// A text explored aside, drawn with its timeline and program.
     fn preview(&mut self, asked: PreviewAsked) -> Response {
-        let PreviewAsked { id, text, options } = asked;
+        let PreviewAsked {
+            id,
+            text,
+            options,
+            width,
+        } = asked;
         let t0 = (self.clock)();
-        let exploration = explore::explore(
-            &text,
-            &Options {
-                verify: false,
-                timeline: true,
-                defer_runs: false,
-                targets: Vec::new(),
-                ..*options
-            },
-        );
-        let mut response = Response {
+        let exploration = explore_aside(&text, &options);
+        let markup = crate::search_picture::preview_html(&exploration, f64::from(width));
+        Response {
             id,
             answer: Answer::Previewed {
                 text,
-                exploration: Box::new(exploration),
+                markup,
                 ms: (self.clock)() - t0,
             },
-        };
-        crate::protocol::for_the_page(&mut response);
-        response
-    }
-
-    fn explored_by(&mut self, which: Which) -> Option<&mut Explored> {
-        match which {
-            Which::Current => self.current.as_mut(),
-            Which::Good => self.good.as_mut(),
         }
     }
 
@@ -373,8 +415,24 @@ enum Which {
     Good,
 }
 
-/// One part of `e`'s exploration.
-fn compute(e: &mut Explored, want: Want) -> Part {
+/// `text` explored aside with its timeline and without the interpreter's runs, as `options` ask
+/// otherwise (a preview, a pinned text).
+fn explore_aside(text: &str, options: &Options) -> Exploration {
+    explore::explore(
+        text,
+        &Options {
+            verify: false,
+            timeline: true,
+            defer_runs: false,
+            targets: Vec::new(),
+            ..options.clone()
+        },
+    )
+}
+
+/// One part of `e`'s exploration; `pinned` is the pinned text explored aside, kept across
+/// explorations for the comparisons.
+fn compute(e: &mut Explored, pinned: &mut Option<Pinned>, want: Want) -> Part {
     let ex = &mut e.exploration;
     let params = ex
         .programs
@@ -385,9 +443,14 @@ fn compute(e: &mut Explored, want: Want) -> Part {
         Want::Verification => Part::Verification {
             verification: explore::verification(ex),
         },
-        Want::Timeline => Part::Timeline {
-            timeline: explore::timeline(ex),
-        },
+        Want::Timeline => {
+            // Simulated already for a comparison asked first, or simulated now and kept for one.
+            let timeline = e
+                .timeline
+                .get_or_insert_with(|| explore::timeline(ex))
+                .clone();
+            Part::Timeline { timeline }
+        }
         Want::Code { target } => Part::Code {
             target,
             emitted: emitted(ex, target),
@@ -437,6 +500,41 @@ fn compute(e: &mut Explored, want: Want) -> Part {
         Want::TvmScript => Part::TvmScript {
             export: crate::tvmscript::export(&e.text),
         },
+        Want::Compare {
+            pinned: text,
+            width,
+        } => {
+            // The pinned text explored as this exploration was, but for the wait counts moved
+            // by hand, which are of this text's own schedule.
+            let options = Options {
+                count_overrides: Vec::new(),
+                ..(*e.options).clone()
+            };
+            let kept = pinned
+                .as_ref()
+                .is_some_and(|p| p.text == text && p.options == options);
+            if !kept {
+                *pinned = Some(Pinned {
+                    exploration: explore_aside(&text, &options),
+                    text: text.clone(),
+                    options,
+                });
+            }
+            let timeline = e.timeline.get_or_insert_with(|| explore::timeline(ex));
+            let comparison = match (pinned.as_ref(), timeline.as_ref()) {
+                (Some(p), Some(t)) => Comparison::of(&p.exploration, ex, t, f64::from(width)),
+                _ => Comparison {
+                    metrics: "<p class=\"error\">This schedule has no timeline to compare.</p>"
+                        .into(),
+                    ..Comparison::default()
+                },
+            };
+            Part::Compare {
+                pinned: text,
+                width,
+                comparison,
+            }
+        }
         Want::Whys => Part::Whys {
             whys: ex
                 .waits

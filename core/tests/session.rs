@@ -17,6 +17,7 @@ use stagecraft::protocol::{
     decode_request, decode_response, encode_request, encode_response, Answer, Job, Part, Request,
     Response, Want,
 };
+use stagecraft::search_picture::{Comparison, SearchView};
 use stagecraft::session::Session;
 use stagecraft::steps::{StepFrame, StepOptions};
 use std::time::Instant;
@@ -75,7 +76,7 @@ fn example(name: &str) -> String {
     std::fs::read_to_string(format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
-fn every_want(pipelined: &str) -> Vec<Want> {
+fn every_want(pipelined: &str, pinned: &str) -> Vec<Want> {
     let mut wants = vec![Want::Verification, Want::Timeline];
     for target in Target::ALL {
         wants.push(Want::Code { target });
@@ -96,8 +97,26 @@ fn every_want(pipelined: &str) -> Vec<Want> {
         },
         Want::TvmScript,
         Want::Whys,
+        Want::Compare {
+            pinned: pinned.to_string(),
+            width: 700,
+        },
     ]);
     wants
+}
+
+/// `text` explored aside as the worker explores a preview or a pinned text (`explore_job`'s
+/// options, with its timeline and without the interpreter's runs).
+fn aside(text: &str) -> Exploration {
+    explore::explore(
+        text,
+        &Options {
+            both_forms: false,
+            verify: false,
+            targets: Vec::new(),
+            ..Options::default()
+        },
+    )
 }
 
 /// What exploring directly gives, with everything the parts are computed from.
@@ -128,7 +147,7 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
         let mut d = direct(&text);
         let ours = d.rolled.as_ref().unwrap().text.clone();
         let mut session = Session::new(clock);
-        let wants = every_want(&ours);
+        let wants = every_want(&ours, &text);
         send(
             &mut session,
             Request {
@@ -227,6 +246,16 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                 },
                 Want::TvmScript => Part::TvmScript {
                     export: stagecraft::tvmscript::export(&text),
+                },
+                Want::Compare { pinned, width } => Part::Compare {
+                    pinned: pinned.clone(),
+                    width: *width,
+                    comparison: Comparison::of(
+                        &aside(pinned),
+                        &d,
+                        &explore::timeline(&d).unwrap(),
+                        f64::from(*width),
+                    ),
                 },
                 Want::Whys => Part::Whys {
                     whys: d
@@ -508,19 +537,30 @@ fn search_job(text: &str) -> Job {
     Job::Search {
         text: text.to_string(),
         options: Box::default(),
+        scatter_px: 560,
     }
 }
 
-/// The search's answers among `answers`: its reports in order.
-fn search_reports(answers: &[Response], id: u64) -> Vec<stagecraft::search::SearchReport> {
+/// The search's answers among `answers`: its views in order.
+fn search_views(answers: &[Response], id: u64) -> Vec<SearchView> {
     answers
         .iter()
         .filter(|r| r.id == id)
         .filter_map(|r| match &r.answer {
-            Answer::Searching { report, .. } => Some(*report.clone().unwrap()),
+            Answer::Searching { view, .. } => Some(*view.clone().unwrap()),
             _ => None,
         })
         .collect()
+}
+
+/// The number in `markup` after the first `attribute="`.
+fn attribute(markup: &str, attribute: &str) -> Option<u64> {
+    let from = markup.find(&format!("{attribute}=\""))? + attribute.len() + 2;
+    let digits: String = markup[from..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
 #[test]
@@ -535,7 +575,7 @@ fn a_search_streams_its_front_in_slices_to_the_same_end_as_a_search_run_at_once(
         },
     );
     let all = answers(&mut session);
-    let reports = search_reports(&all, 7);
+    let reports = search_views(&all, 7);
     assert!(reports.len() > 2, "{} answers", reports.len());
     assert!(reports[..reports.len() - 1]
         .iter()
@@ -544,8 +584,16 @@ fn a_search_streams_its_front_in_slices_to_the_same_end_as_a_search_run_at_once(
     assert!(tried.windows(2).all(|w| w[0] <= w[1]), "{tried:?}");
     let last = reports.last().unwrap();
     assert_eq!(last.stop, Some(stagecraft::search::StopReason::Exhausted));
-    // The progress the page's bar shows: stage vectors walked, never back, all at the end.
-    let progress: Vec<(u64, u64)> = reports.iter().map(|r| r.progress.unwrap()).collect();
+    // The page's bar: stage vectors walked, never back, all at the end.
+    let progress: Vec<(u64, u64)> = reports
+        .iter()
+        .map(|r| {
+            (
+                attribute(&r.progress, "value").unwrap(),
+                attribute(&r.progress, "max").unwrap(),
+            )
+        })
+        .collect();
     assert!(
         progress
             .windows(2)
@@ -553,10 +601,35 @@ fn a_search_streams_its_front_in_slices_to_the_same_end_as_a_search_run_at_once(
         "{progress:?}"
     );
     assert!(progress[0].0 < progress[0].1, "{progress:?}");
-    assert_eq!(last.progress.unwrap().0, last.progress.unwrap().1);
+    assert_eq!(progress.last().unwrap().0, progress.last().unwrap().1);
     let mut direct = stagecraft::search::Search::new(&text, &Default::default()).unwrap();
     direct.run();
-    assert_eq!(last.front, direct.report().front);
+    let front = direct.report().front;
+    let schedules: Vec<_> = front.iter().map(|s| s.annotations.clone()).collect();
+    assert_eq!(last.front, schedules);
+    // A point and a row per schedule of the front, each with its cycles, and the loop's own.
+    assert_eq!(
+        last.scatter
+            .matches("<circle class=\"front-point\"")
+            .count(),
+        front.len()
+    );
+    assert_eq!(last.scatter.matches("class=\"own-point\"").count(), 1);
+    assert_eq!(
+        last.table.matches("<tr class=\"front-row\"").count(),
+        front.len()
+    );
+    for (k, s) in front.iter().enumerate() {
+        let row = format!("id=\"front-row-{k}\" tabindex=\"");
+        let at = last.table.find(&row).unwrap();
+        assert!(
+            last.table[at..].contains(&format!("<td>{}</td><td>{}</td>", k + 1, s.total_cycles)),
+            "row {k}"
+        );
+    }
+    assert!(last
+        .progress
+        .contains("every schedule of the space was tried"));
     assert!(matches!(all.last().unwrap().answer, Answer::Idle));
 }
 
@@ -582,7 +655,7 @@ fn an_edit_or_a_cancel_stops_the_search() {
         };
         send(&mut session, Request { id: 2, job });
         let all = answers(&mut session);
-        let reports = search_reports(&all, 1);
+        let reports = search_views(&all, 1);
         assert_eq!(reports.len(), 1, "{stop}: one last answer");
         assert_eq!(
             reports[0].stop,
@@ -607,9 +680,7 @@ fn a_text_that_cannot_be_searched_says_why() {
     let why = all
         .iter()
         .find_map(|r| match &r.answer {
-            Answer::Searching {
-                report: Err(why), ..
-            } => Some(why.clone()),
+            Answer::Searching { view: Err(why), .. } => Some(why.clone()),
             _ => None,
         })
         .unwrap();
@@ -623,6 +694,7 @@ fn preview_job(text: &str) -> Job {
             both_forms: false,
             ..Options::default()
         }),
+        width: 700,
     }
 }
 
@@ -670,9 +742,9 @@ fn a_preview_is_explored_aside_while_the_search_and_the_exploration_go_on() {
     let previewed = all
         .iter()
         .find_map(|r| match &r.answer {
-            Answer::Previewed {
-                text, exploration, ..
-            } if r.id == 3 => Some((text.clone(), exploration.clone())),
+            Answer::Previewed { text, markup, .. } if r.id == 3 => {
+                Some((text.clone(), markup.clone()))
+            }
             _ => None,
         })
         .expect("the preview's answer");
@@ -687,20 +759,24 @@ fn a_preview_is_explored_aside_while_the_search_and_the_exploration_go_on() {
         },
     );
     assert_eq!(
-        previewed.1.timeline.as_ref().unwrap().metrics.total_cycles,
-        direct.timeline.as_ref().unwrap().metrics.total_cycles
+        previewed.1,
+        stagecraft::search_picture::preview_html(&direct, 700.0)
     );
+    let cycles = direct.timeline.as_ref().unwrap().metrics.total_cycles;
     assert_eq!(
-        previewed.1.timeline.as_ref().unwrap().metrics.total_cycles,
+        cycles,
         search.report().front[0].total_cycles,
         "the preview's cycles are those the search reported"
     );
-    assert_eq!(previewed.1.rolled, direct.rolled);
-    assert!(previewed.1.verification.is_none());
+    assert!(previewed.1.contains(&format!("<p>{cycles} cycles, ")));
+    // Its program, escaped (a guard's `<` is text).
+    let mut program = String::new();
+    stagecraft::html::escape_into(&mut program, &direct.rolled.as_ref().unwrap().text);
+    assert!(previewed.1.contains(&program));
     assert!(all
         .iter()
         .any(|r| r.id == 1 && matches!(&r.answer, Answer::Part { part, .. } if matches!(**part, Part::Verification { .. }))));
-    let reports = search_reports(&all, 2);
+    let reports = search_views(&all, 2);
     assert_eq!(
         reports.last().unwrap().stop,
         Some(stagecraft::search::StopReason::Exhausted)
@@ -729,4 +805,77 @@ fn only_the_newest_previews_are_kept() {
         .collect();
     let newest = stagecraft::session::MAX_PREVIEWS_ASKED as u64;
     assert_eq!(previewed, ((6 - newest)..=5).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_pinned_schedule_is_compared_with_the_exploration_shown() {
+    let pinned = example("rfc_c_interleaved.py");
+    let text = pinned.replace(
+        "\"software_pipeline_stage\", [0, 0, 3]",
+        "\"software_pipeline_stage\", [0, 0, 2]",
+    );
+    assert_ne!(text, pinned);
+    let mut session = Session::new(clock);
+    let compare = Want::Compare {
+        pinned: pinned.clone(),
+        width: 640,
+    };
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: explore_job(&text, vec![compare, Want::Timeline]),
+        },
+    );
+    let all = answers(&mut session);
+    let parts: Vec<&Part> = all
+        .iter()
+        .filter_map(|r| match &r.answer {
+            Answer::Part { part, .. } => Some(&**part),
+            _ => None,
+        })
+        .collect();
+    let Part::Compare {
+        comparison: c,
+        width: 640,
+        ..
+    } = parts[0]
+    else {
+        panic!("the comparison first: {:?}", parts[0]);
+    };
+    // The timeline simulated for the comparison is the part's too.
+    let current = direct(&text);
+    let timeline = explore::timeline(&current).unwrap();
+    assert_eq!(
+        parts[1],
+        &Part::Timeline {
+            timeline: Some(timeline.clone())
+        }
+    );
+    let p = aside(&pinned).timeline.unwrap().metrics.total_cycles;
+    let q = timeline.metrics.total_cycles;
+    assert_ne!(p, q);
+    assert!(
+        c.metrics.contains("<code>stages [0, 0, 3]"),
+        "{}",
+        c.metrics
+    );
+    assert!(
+        c.metrics.contains("<code>stages [0, 0, 2]"),
+        "{}",
+        c.metrics
+    );
+    let delta = q as i64 - p as i64;
+    let sign = if delta > 0 { "+" } else { "" };
+    assert!(
+        c.metrics.contains(&format!(
+            "<tr><td>total cycles</td><td>{p}</td><td>{q}</td><td class=\"delta\">{sign}{delta} ("
+        )),
+        "{}",
+        c.metrics
+    );
+    assert!(c.timelines.contains("data-of=\"pinned\""));
+    assert!(c.timelines.contains("data-of=\"current\""));
+    assert!(c.diff.contains("<span class=\"added\">"));
+    assert!(c.diff.contains("<span class=\"removed\">"));
 }

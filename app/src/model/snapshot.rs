@@ -8,6 +8,7 @@ use stagecraft::emit::{Emitted, Target};
 use stagecraft::explore::{Exploration, MachineReport, PipelinedCheck};
 use stagecraft::pipelined::Form;
 use stagecraft::protocol::{Answer, Part, Response, Want};
+use stagecraft::search_picture::Comparison;
 use stagecraft::steps::{StepFrame, StepOptions};
 use stagecraft::sync::WaitWhy;
 use stagecraft::timeline::Timeline;
@@ -42,6 +43,8 @@ pub struct Parts {
     pub check: Option<(String, Arc<PipelinedCheck>)>,
     pub tvmscript: Option<Arc<Result<String, String>>>,
     pub whys: Option<Arc<Vec<WaitWhy>>>,
+    /// The pinned text beside this exploration, drawn: the text pinned, the width asked for.
+    pub compare: Option<(String, u32, Arc<Comparison>)>,
 }
 
 impl Parts {
@@ -61,6 +64,10 @@ impl Parts {
             Want::Check { pipelined } => self.check.as_ref().is_some_and(|(p, _)| p == pipelined),
             Want::TvmScript => self.tvmscript.is_some(),
             Want::Whys => self.whys.is_some(),
+            // Drawn at another width, it is still the comparison: a resize alone does not ask.
+            Want::Compare { pinned, .. } => {
+                self.compare.as_ref().is_some_and(|(p, _, _)| p == pinned)
+            }
         }
     }
 
@@ -86,6 +93,11 @@ impl Parts {
             Part::Check { pipelined, check } => self.check = Some((pipelined, Arc::new(check))),
             Part::TvmScript { export } => self.tvmscript = Some(Arc::new(export)),
             Part::Whys { whys } => self.whys = Some(Arc::new(whys)),
+            Part::Compare {
+                pinned,
+                width,
+                comparison,
+            } => self.compare = Some((pinned, width, Arc::new(comparison))),
         }
     }
 }
@@ -188,8 +200,9 @@ impl Snapshot {
     }
 }
 
-/// The parts the page needs for `state`, in the order it needs them: the shown pane's first.
-pub fn wants(state: &State) -> Vec<Want> {
+/// The parts the page needs for `state`, in the order it needs them: the shown pane's first;
+/// `chart_px` is the width the panes draw their charts to.
+pub fn wants(state: &State, chart_px: u32) -> Vec<Want> {
     let mut first = Vec::new();
     match state.pane {
         Pane::Timeline => first.push(Want::Timeline),
@@ -220,6 +233,15 @@ pub fn wants(state: &State) -> Vec<Want> {
             ProgramView::Check => {}
         },
         Pane::Space | Pane::Search => {}
+    }
+    // A pinned schedule is compared with the current one in these panes.
+    if let Some(pinned) = &state.pinned {
+        if matches!(state.pane, Pane::Search | Pane::Program | Pane::Timeline) {
+            first.push(Want::Compare {
+                pinned: pinned.clone(),
+                width: chart_px,
+            });
+        }
     }
     // The verification and the timeline are always wanted: the header, the lessons and the
     // notices read them whatever pane is shown.

@@ -122,7 +122,7 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         if !mounted.get() {
             return;
         }
-        let wants = ctx.st.with(snapshot::wants);
+        let wants = ctx.st.with(|s| snapshot::wants(s, searching::chart_px()));
         ctx.snapshot.with(|s| ask_missing(&more, s, &wants));
     });
 }
@@ -150,7 +150,9 @@ fn ask_if_new(ctx: Ctx, talk: &Conversation, last: &RefCell<Option<Inputs>>, inp
         return;
     }
     *last.borrow_mut() = Some(inputs.clone());
-    let wants = ctx.st.with_untracked(snapshot::wants);
+    let wants = ctx
+        .st
+        .with_untracked(|s| snapshot::wants(s, searching::chart_px()));
     ask_exploration(ctx, talk, inputs, wants);
 }
 
@@ -370,7 +372,9 @@ fn on_restart(ctx: Ctx, talk: &Rc<Conversation>, why: Restart) {
         }
         Restart::Stale { .. } => {
             let inputs = ctx.st.with_untracked(Inputs::of);
-            let wants = ctx.st.with_untracked(snapshot::wants);
+            let wants = ctx
+                .st
+                .with_untracked(|s| snapshot::wants(s, searching::chart_px()));
             ask_exploration(ctx, talk, inputs, wants);
         }
     }

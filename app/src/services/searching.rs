@@ -1,17 +1,19 @@
 //! The schedule search and the previews, beside the exploration: the search of the text (core's
-//! `search`, run by the worker in slices, `Job::Search`) streams its front into `Searching::search`;
-//! a preview (`Job::Preview`) is a text explored aside — a schedule of the front, or the pinned
-//! one — with its program and timeline, kept by its text in `Searching::previews`. Both go to the
-//! same worker as the exploration, with ids from the same count (`exploring` sends them and hands
-//! their answers here); neither replaces the exploration shown. An edit of the text stops the
-//! search in the worker, whose last answer says it was cancelled.
+//! `search`, run by the worker in slices, `Job::Search`) streams its front, drawn by the worker
+//! (`search_picture::SearchView`), into `Searching::search`; a preview (`Job::Preview`) is a
+//! schedule of the front explored aside and drawn with its program and timeline, kept by its text
+//! in `Searching::previews`. Both go to the same worker as the exploration, with ids from the same
+//! count (`exploring` sends them and hands their answers here); neither replaces the exploration
+//! shown. An edit of the text stops the search in the worker, whose last answer says it was
+//! cancelled. (The pinned schedule's comparison is a part of the exploration: `Want::Compare`.)
 
 use crate::ctx::Ctx;
 use crate::dom;
 use leptos::prelude::*;
-use stagecraft::explore::{Exploration, Options};
+use stagecraft::explore::Options;
 use stagecraft::protocol::{Answer, Job, Response};
-use stagecraft::search::{SearchOptions, SearchReport};
+use stagecraft::search::SearchOptions;
+use stagecraft::search_picture::SearchView;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -24,12 +26,9 @@ pub struct Searched {
     pub id: u64,
     /// The text searched: the front's annotations are of its loop.
     pub text: String,
-    /// The newest answer: the front so far (its `stop` set on the last), or why the text cannot
-    /// be searched. `None` until the first arrives.
-    pub report: Option<Result<Arc<SearchReport>, String>>,
-    /// When it was asked and when its newest answer came (ms on the page's clock).
-    pub asked_at: f64,
-    pub answered_at: f64,
+    /// The newest answer: the front so far, drawn (its `stop` set on the last), or why the text
+    /// cannot be searched. `None` until the first arrives.
+    pub view: Option<Result<Arc<SearchView>, String>>,
     /// The worker was started again before the search ended: it is lost.
     pub lost: bool,
 }
@@ -38,9 +37,9 @@ impl Searched {
     /// Whether the worker is still searching.
     pub fn running(&self) -> bool {
         !self.lost
-            && match &self.report {
+            && match &self.view {
                 None => true,
-                Some(Ok(r)) => r.stop.is_none(),
+                Some(Ok(v)) => v.stop.is_none(),
                 Some(Err(_)) => false,
             }
     }
@@ -50,8 +49,8 @@ impl Searched {
 #[derive(Clone, Copy)]
 pub struct Searching {
     pub search: RwSignal<Option<Searched>>,
-    /// Texts explored aside, with their exploration (timeline included), newest last.
-    pub previews: RwSignal<Vec<(String, Arc<Exploration>)>>,
+    /// Schedules explored aside, each text with its preview's markup, newest last.
+    pub previews: RwSignal<Vec<(String, Arc<str>)>>,
 }
 
 /// What the page's side of the conversation gives this one: a job sent, its id returned.
@@ -102,11 +101,10 @@ pub fn take(response: Response) -> Option<Response> {
         return Some(response);
     };
     match response.answer {
-        Answer::Searching { report, .. } => {
+        Answer::Searching { view, .. } => {
             s.search.update(|x| {
                 if let Some(x) = x.as_mut().filter(|x| x.id == response.id) {
-                    x.report = Some(report.map(|r| Arc::new(*r)));
-                    x.answered_at = dom::now_ms();
+                    x.view = Some(view.map(|v| Arc::new(*v)));
                 }
             });
             if s.search
@@ -120,13 +118,11 @@ pub fn take(response: Response) -> Option<Response> {
             }
             None
         }
-        Answer::Previewed {
-            text, exploration, ..
-        } => {
+        Answer::Previewed { text, markup, .. } => {
             PENDING.with(|p| p.borrow_mut().retain(|(id, _)| *id != response.id));
             s.previews.update(|v| {
                 v.retain(|(t, _)| *t != text);
-                v.push((text, Arc::new(*exploration)));
+                v.push((text, Arc::from(markup)));
                 if v.len() > PREVIEWS_KEPT {
                     v.remove(0);
                 }
@@ -163,18 +159,27 @@ pub fn start(ctx: Ctx) {
     let Some(id) = send(Job::Search {
         text: text.clone(),
         options: Box::new(options),
+        scatter_px: chart_px().min(560),
     }) else {
         return;
     };
-    let now = dom::now_ms();
     s.search.set(Some(Searched {
         id,
         text,
-        report: None,
-        asked_at: now,
-        answered_at: now,
+        view: None,
         lost: false,
     }));
+}
+
+/// The width the panes draw their charts to: a pane's, less its padding (every pane has the same
+/// box, and the one shown is measured).
+pub fn chart_px() -> u32 {
+    dom::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".pane:not(.hidden)").ok().flatten())
+        .and_then(|e| u32::try_from(e.client_width() - 40).ok())
+        .filter(|w| *w > 0)
+        .unwrap_or(900)
 }
 
 /// Stops the search under way: its last answer says it was cancelled.
@@ -182,7 +187,7 @@ pub fn cancel() {
     send(Job::CancelSearch);
 }
 
-/// Asks for `text` explored aside, unless it is kept or on its way.
+/// Asks for `text` explored aside and drawn, unless it is kept or on its way.
 pub fn preview(ctx: Ctx, text: &str) {
     let Some(s) = signals() else { return };
     let kept = s
@@ -196,6 +201,7 @@ pub fn preview(ctx: Ctx, text: &str) {
     if let Some(id) = send(Job::Preview {
         text: text.to_string(),
         options: Box::new(options),
+        width: chart_px(),
     }) {
         PENDING.with(|p| {
             let mut p = p.borrow_mut();
@@ -210,8 +216,8 @@ pub fn preview(ctx: Ctx, text: &str) {
     }
 }
 
-/// The exploration of `text` explored aside, once it has arrived (tracked).
-pub fn previewed(s: Searching, text: &str) -> Option<Arc<Exploration>> {
+/// The preview of `text`, once it has arrived (tracked).
+pub fn previewed(s: Searching, text: &str) -> Option<Arc<str>> {
     s.previews
         .with(|v| v.iter().find(|(t, _)| t == text).map(|(_, e)| e.clone()))
 }

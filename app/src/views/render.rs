@@ -28,6 +28,30 @@ pub fn while_visible(
     while_visible_in_parts(node, visible, render, None);
 }
 
+/// `while_visible`, and `then()` after each new markup is written (what the page sets on markup
+/// it does not write itself).
+pub fn while_visible_then(
+    node: NodeRef<leptos::html::Div>,
+    visible: impl Fn() -> bool + 'static,
+    render: impl Fn() -> String + 'static,
+    then: impl Fn() + 'static,
+) {
+    let written = written();
+    dom::keep_rendered(
+        node,
+        Rendering {
+            visible: Box::new(visible),
+            render: Box::new(render),
+            chunks: None,
+            written: Box::new(move || {
+                written();
+                then();
+            }),
+            parts: None,
+        },
+    );
+}
+
 /// `while_visible`, long markup written in the parts `parts` splits it into.
 pub fn while_visible_in_parts(
     node: NodeRef<leptos::html::Div>,

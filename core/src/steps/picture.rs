@@ -4,10 +4,10 @@
 //! the picture and the CLI's numbers cannot disagree.
 
 use super::{SlotRef, SlotStatus, StepEvent, StepThrough, StepView};
+use crate::html::Html;
 use crate::ir::StmtId;
 use crate::tir::Printed;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write;
 
 /// The step-through at one position, drawn.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -81,35 +81,6 @@ impl StepThrough {
     }
 }
 
-/// Markup under construction: text escaped for element content and attribute values.
-struct Html(String);
-
-impl Html {
-    fn raw(&mut self, s: &str) -> &mut Self {
-        self.0.push_str(s);
-        self
-    }
-
-    fn text(&mut self, s: &str) -> &mut Self {
-        for c in s.chars() {
-            match c {
-                '<' => self.0.push_str("&lt;"),
-                '>' => self.0.push_str("&gt;"),
-                '&' => self.0.push_str("&amp;"),
-                '"' => self.0.push_str("&quot;"),
-                '\'' => self.0.push_str("&#39;"),
-                _ => self.0.push(c),
-            }
-        }
-        self
-    }
-
-    fn num(&mut self, n: impl std::fmt::Display) -> &mut Self {
-        let _ = write!(self.0, "{n}");
-        self
-    }
-}
-
 /// Fill and legend text per slot status, in legend order.
 const STATUSES: [(SlotStatus, &str, &str); 4] = [
     (SlotStatus::Empty, "#eeeeee", "empty"),
@@ -124,7 +95,7 @@ const LEFT: usize = 120;
 
 /// The picture and the caption (at a wait, core's caption is the head arithmetic).
 fn picture(trace: &StepThrough, v: &StepView) -> String {
-    let mut h = Html(String::with_capacity(4096));
+    let mut h = Html::with_capacity(4096);
     let widest = trace
         .rings
         .iter()
@@ -164,7 +135,7 @@ fn picture(trace: &StepThrough, v: &StepView) -> String {
     if let Some(l) = &trace.limit {
         h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
     }
-    h.0
+    h.finish()
 }
 
 /// The statuses' colours, above the rings.

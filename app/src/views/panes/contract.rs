@@ -38,6 +38,17 @@ pub fn render_while_shown(
     render::while_visible(node, move || ctx.shown(pane), render);
 }
 
+/// `render_while_shown`, and `then()` after each new markup is written.
+pub fn render_while_shown_then(
+    node: NodeRef<leptos::html::Div>,
+    pane: Pane,
+    render: impl Fn() -> String + 'static,
+    then: impl Fn() + 'static,
+) {
+    let ctx = ctx();
+    render::while_visible_then(node, move || ctx.shown(pane), render, then);
+}
+
 /// `render_while_shown`, long markup written in the parts `parts` splits it into
 /// (`dom::Parts`).
 pub fn render_in_parts_while_shown(

@@ -2,16 +2,19 @@
 //! streamed in: `services::searching`), its front as a scatter plot and a table whose rows preview
 //! their schedule (its program and timeline, explored aside by the worker) and whose Apply writes
 //! it into the text's annotation lines (one step of "Undo load"); and the comparison of a pinned
-//! schedule with the current one. Everything shown is an answer of the worker's.
+//! schedule with the current one. The worker draws all of it (core's `search_picture`): the page
+//! puts it in place, marks the schedule selected and handles the clicks.
 
 use super::contract::{self, PaneSpec};
+use super::pinned;
 use crate::ctx::{ctx, Ctx};
 use crate::dom;
-use crate::markup::search as markup;
 use crate::model::annotations;
 use crate::model::roving::Axis;
 use crate::services::searching::{self, Searched, Searching};
 use leptos::prelude::*;
+use stagecraft::search_picture::SearchView;
+use wasm_bindgen::JsCast;
 use stagecraft_link::Pane;
 
 pub const PANE: PaneSpec = PaneSpec {
@@ -19,14 +22,6 @@ pub const PANE: PaneSpec = PaneSpec {
     label: "Search",
     pending: contract::never_pending,
 };
-
-/// The width the charts are drawn to: the pane's, less its padding.
-fn chart_width() -> f64 {
-    dom::by_id("pane-search")
-        .map(|e| f64::from(e.client_width()) - 40.0)
-        .filter(|w| *w > 0.0)
-        .unwrap_or(900.0)
-}
 
 /// The text with the front's `k`-th schedule written into its annotation lines, where and as the
 /// text has them (the grid's rewriting): `None` unless the text is still the one searched and
@@ -37,12 +32,12 @@ fn text_with(ctx: Ctx, searched: &Searched, k: usize) -> Option<String> {
     if text != searched.text {
         return None;
     }
-    let report = searched.report.as_ref()?.as_ref().ok()?;
-    let a = &report.front.get(k)?.annotations;
+    let view = searched.view.as_ref()?.as_ref().ok()?;
+    let a = view.front.get(k)?;
     Some(annotations::rewrite(
         &text,
         &ex.annotations,
-        &report.loop_var,
+        &view.loop_var,
         &a.stages,
         &a.orders,
         &a.async_stages,
@@ -61,7 +56,7 @@ fn status_html(x: Option<&Searched>, outdated: bool) -> String {
     if outdated {
         out.push_str("<p class=\"stale\" id=\"search-outdated\">These schedules are of the text as it was searched; it has changed since. Search again to apply one.</p>");
     }
-    match &x.report {
+    match &x.view {
         None => out.push_str("<p role=\"status\" id=\"search-status\">Starting the search…</p>"),
         Some(Err(why)) => {
             let mut h = crate::markup::html::Html::default();
@@ -70,13 +65,50 @@ fn status_html(x: Option<&Searched>, outdated: bool) -> String {
                 .raw("</p>");
             out.push_str(&h.finish());
         }
-        Some(Ok(r)) => out.push_str(&markup::progress_html(
-            r,
-            x.running(),
-            x.answered_at - x.asked_at,
-        )),
+        Some(Ok(v)) => out.push_str(&v.progress),
     }
     out
+}
+
+/// Marks the front's `selected` schedule in the scatter plot and the table (its row the table's
+/// tab stop) and enables Apply only while `applicable`, in the markup under `root`: the worker
+/// draws the front with nothing selected and every Apply enabled.
+fn mark(root: &web_sys::Element, selected: Option<usize>, applicable: bool) {
+    let Ok(list) = root.query_selector_all("[data-k], button[data-apply]") else {
+        return;
+    };
+    let k = selected.map(|k| k.to_string());
+    let row_selected = k.as_ref().is_some_and(|k| {
+        root.query_selector(&format!("tr[data-k=\"{k}\"]"))
+            .ok()
+            .flatten()
+            .is_some()
+    });
+    for e in (0..list.length()).filter_map(|n| list.item(n)) {
+        let Ok(e) = e.dyn_into::<web_sys::Element>() else {
+            continue;
+        };
+        if e.has_attribute("data-apply") {
+            let _ = if applicable {
+                e.remove_attribute("disabled")
+            } else {
+                e.set_attribute("disabled", "")
+            };
+        } else if let Some(v) = e.get_attribute("data-k") {
+            let on = k.as_deref() == Some(v.as_str());
+            let class = e.get_attribute("class").unwrap_or_default();
+            let base = class.trim_end_matches(" selected");
+            let class = if on {
+                format!("{base} selected")
+            } else {
+                base.to_string()
+            };
+            let _ = e.set_attribute("class", &class);
+            if row_selected && e.tag_name().eq_ignore_ascii_case("tr") {
+                let _ = e.set_attribute("tabindex", if on { "0" } else { "-1" });
+            }
+        }
+    }
 }
 
 /// The pane's content, made once by the registry.
@@ -147,38 +179,44 @@ pub fn view() -> impl IntoView {
         let outdated = outdated();
         s.search.with(|x| status_html(x.as_ref(), outdated))
     });
+    // Apply writes into the text searched, once its exploration (the annotations' spans) is here.
+    let applicable = move || !outdated() && explored_now(ctx);
+    let results = NodeRef::<leptos::html::Div>::new();
+    let marked = move || {
+        if let Some(root) = results.get_untracked() {
+            let (k, applicable) = untrack(|| (selected.get(), applicable()));
+            mark(&root, k, applicable);
+        }
+    };
+    Effect::new(move |_| {
+        selected.track();
+        applicable();
+        marked();
+    });
+    let drawn = move |pick: fn(&SearchView) -> &String| {
+        move || {
+            s.search.with(|x| {
+                x.as_ref()
+                    .and_then(|x| x.view.as_ref()?.as_ref().ok())
+                    .map(|v| pick(v).clone())
+                    .unwrap_or_default()
+            })
+        }
+    };
     let scatter = NodeRef::<leptos::html::Div>::new();
-    contract::render_while_shown(scatter, PANE.pane, move || {
-        let k = selected.get();
-        s.search.with(|x| {
-            x.as_ref()
-                .and_then(|x| x.report.as_ref()?.as_ref().ok().cloned())
-                .map(|r| markup::scatter_svg(&r, chart_width().min(560.0), k))
-                .unwrap_or_default()
-        })
-    });
-    contract::render_while_shown(table, PANE.pane, move || {
-        let k = selected.get();
-        let applicable = !outdated() && explored_now(ctx);
-        s.search.with(|x| {
-            x.as_ref()
-                .and_then(|x| x.report.as_ref()?.as_ref().ok().cloned())
-                .map(|r| markup::table_html(&r, applicable, k))
-                .unwrap_or_default()
-        })
-    });
+    contract::render_while_shown_then(scatter, PANE.pane, drawn(|v| &v.scatter), marked);
+    contract::render_while_shown_then(table, PANE.pane, drawn(|v| &v.table), marked);
     let preview = NodeRef::<leptos::html::Div>::new();
     contract::render_while_shown(preview, PANE.pane, move || {
         let Some(text) = preview_text.get() else {
             return String::new();
         };
-        let peeled = ctx.peeled.get();
         match searching::previewed(s, &text) {
-            Some(ex) => markup::preview_html(&ex, peeled, chart_width()),
+            Some(markup) => markup.to_string(),
             None => "<p class=\"hint\" id=\"search-preview\">Exploring this schedule…</p>".into(),
         }
     });
-    let compare = compare_view(ctx, s);
+    let compare = compare_view(ctx);
     let pinned = move || ctx.st.with(|st| st.pinned.is_some());
     view! {
         <div id="search">
@@ -196,7 +234,7 @@ pub fn view() -> impl IntoView {
                     on:click=move |_| ctx.st.update(|st| st.pinned = None)>"Unpin"</button>
             </div>
             <div node_ref=status></div>
-            <div class="search-results">
+            <div class="search-results" node_ref=results>
                 <div node_ref=scatter on:mouseover=move |ev| on_point(ev.as_ref())></div>
                 <div node_ref=table class="search-table" on:click=on_click
                     on:mouseover=move |ev| on_point(ev.as_ref())
@@ -215,17 +253,9 @@ fn explored_now(ctx: Ctx) -> bool {
 }
 
 /// The comparison of the pinned text's schedule with the current one, while one is pinned.
-fn compare_view(ctx: Ctx, s: Searching) -> impl IntoView {
+fn compare_view(ctx: Ctx) -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let pinned = Memo::new(move |_| ctx.st.with(|st| st.pinned.clone()));
-    // The pinned text explored aside, asked for while the pane is shown.
-    Effect::new(move |_| {
-        if let Some(text) = pinned.get().filter(|_| ctx.shown(Pane::Search)) {
-            if searching::previewed(s, &text).is_none() {
-                searching::preview(ctx, &text);
-            }
-        }
-    });
     contract::render_while_shown(node, PANE.pane, move || {
         let Some(text) = pinned.get() else {
             return String::new();
@@ -234,30 +264,15 @@ fn compare_view(ctx: Ctx, s: Searching) -> impl IntoView {
         if ctx.text.with(|t| *t == text) {
             h.push_str("<p class=\"hint\">The pinned schedule is the text as it is now: change the annotations (or apply a schedule of the search) to compare.</p>");
         }
-        let peeled = ctx.peeled.get();
-        let current = ctx.good.get();
-        let timeline = ctx
-            .timeline
-            .with(|t| t.as_ref().and_then(|r| r.value.clone()));
-        match (searching::previewed(s, &text), current, timeline) {
-            (Some(p), Some(c), Some(ct)) => match p.timeline.as_ref() {
-                Some(pt) => h.push_str(&markup::compare_html(
-                    (&*p, pt),
-                    (&*c, &*ct),
-                    peeled,
-                    chart_width(),
-                )),
-                None => {
-                    let mut m = crate::markup::html::Html::default();
-                    m.raw("<p class=\"error\">The pinned text has no timeline");
-                    if let Some(d) = p.diagnostics.iter().find(|d| d.is_error()) {
-                        m.raw(": ").prose(&d.message);
-                    }
-                    m.raw("</p>");
-                    h.push_str(&m.finish());
-                }
-            },
-            _ => h.push_str("<p class=\"hint\">Exploring the pinned schedule…</p>"),
+        match pinned::comparison(ctx, &text) {
+            Some(c) => {
+                h.push_str("<div id=\"compare-metrics\">");
+                h.push_str(&c.metrics);
+                h.push_str("</div>");
+                h.push_str(&c.timelines);
+                h.push_str(&c.diff);
+            }
+            None => h.push_str("<p class=\"hint\">Exploring the pinned schedule…</p>"),
         }
         h.push_str("</section>");
         h

@@ -1,14 +1,55 @@
-//! The Search pane's markup, drawn from what core answered: the search's progress, the front as
-//! a scatter plot (shared bytes across, cycles up, the loop's own schedule marked) and as a table,
-//! a schedule explored aside (its program and timeline), and the comparison of the pinned
-//! schedule with the current one (metric deltas, both timelines on one cycle axis, the programs'
-//! lines that differ). Nothing here computes a cost: every number is one of the reports'.
+//! The Search pane as the page shows it, drawn by the worker: the search's progress, its front as
+//! a scatter plot (shared bytes across, cycles up, the loop's own schedule marked) and as a table
+//! (`SearchView`), a schedule explored aside with its program and timeline (`preview_html`), and
+//! the pinned schedule beside the current one (`Comparison`: the metrics' differences, both
+//! timelines on one cycle axis, the programs' lines that differ). The page puts the markup in place
+//! and handles the clicks; it decodes neither the search's report nor the explorations compared.
+//! Nothing here computes a cost: every number is one of the reports'.
 
-use super::format::fixed;
-use super::html::Html;
-use stagecraft::explore::Exploration;
-use stagecraft::search::{Scored, SearchReport, Strategy};
-use stagecraft::timeline::Timeline;
+use crate::annotation_text::Annotations;
+use crate::explore::Exploration;
+use crate::gantt::fixed;
+use crate::html::Html;
+use crate::search::{Scored, SearchReport, StopReason, Strategy};
+use crate::timeline::{Metrics, Timeline};
+use serde::{Deserialize, Serialize};
+
+/// A search's answer as the page shows it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchView {
+    /// Why it stopped, on its last answer.
+    pub stop: Option<StopReason>,
+    /// Schedules tried so far.
+    pub tried: u64,
+    /// The variable of the loop searched, and the front's schedules in the table's order: what
+    /// Apply writes into the text's annotation lines (`data-apply` is an index into `front`).
+    pub loop_var: String,
+    pub front: Vec<Annotations>,
+    /// The bar, the counts and how it ended; the loop, its bound and the budget.
+    pub progress: String,
+    /// The front as a scatter plot (`svg#search-scatter`, each point `circle.front-point` with its
+    /// index in `data-k`).
+    pub scatter: String,
+    /// The front as a table (`table#search-front`, each row `tr.front-row` with `data-k`, the
+    /// first the tab stop, Apply buttons enabled).
+    pub table: String,
+}
+
+impl SearchView {
+    /// `r` drawn: `elapsed_ms` since the search was asked for, the scatter plot `scatter_px` wide
+    /// (kept within 260–640).
+    pub fn of(r: &SearchReport, elapsed_ms: f64, scatter_px: f64) -> SearchView {
+        SearchView {
+            stop: r.stop.clone(),
+            tried: r.tried,
+            loop_var: r.loop_var.clone(),
+            front: r.front.iter().map(|s| s.annotations.clone()).collect(),
+            progress: progress_html(r, elapsed_ms),
+            scatter: scatter_svg(r, scatter_px),
+            table: table_html(r),
+        }
+    }
+}
 
 /// `bytes` as the table says them: bytes below a kilobyte, else KB with one decimal.
 pub fn bytes(n: u64) -> String {
@@ -26,10 +67,10 @@ fn list(values: &[i64]) -> String {
 
 /// Where the search is: a bar (stage vectors walked, for an exhaustive search; moving without a
 /// value for a local one while it runs), the counts, and how it ended.
-pub fn progress_html(r: &SearchReport, running: bool, elapsed_ms: f64) -> String {
+fn progress_html(r: &SearchReport, elapsed_ms: f64) -> String {
     let mut h = Html::default();
     h.raw("<div class=\"search-progress\"><progress id=\"search-progress\" aria-label=\"Search progress\"");
-    match (r.progress, running) {
+    match (r.progress, &r.stop) {
         (Some((walked, total)), _) => {
             h.raw(" max=\"")
                 .num(total.max(1))
@@ -37,10 +78,10 @@ pub fn progress_html(r: &SearchReport, running: bool, elapsed_ms: f64) -> String
                 .num(walked)
                 .raw("\"");
         }
-        (None, false) => {
+        (None, Some(_)) => {
             h.raw(" max=\"1\" value=\"1\"");
         }
-        (None, true) => {}
+        (None, None) => {}
     }
     h.raw("></progress> <span id=\"search-status\" role=\"status\">");
     h.num(r.tried).raw(" schedules tried, ");
@@ -77,7 +118,7 @@ pub fn progress_html(r: &SearchReport, running: bool, elapsed_ms: f64) -> String
     h.finish()
 }
 
-/// `ratio` of a schedule's steady state over the bound, as the table says it.
+/// A schedule's steady state over the bound, as the table says it.
 fn against_bound(s: &Scored) -> String {
     match s.bound_ratio {
         _ if s.at_bound => "at the bound (optimal)".into(),
@@ -88,9 +129,22 @@ fn against_bound(s: &Scored) -> String {
     }
 }
 
+/// `<text>` at (`x`, `y`), anchored at `anchor`.
+fn label(h: &mut Html, x: f64, y: f64, anchor: &str, text: &str) {
+    h.raw("<text x=\"")
+        .text(&fixed(x, 1))
+        .raw("\" y=\"")
+        .text(&fixed(y, 1))
+        .raw("\" text-anchor=\"")
+        .raw(anchor)
+        .raw("\">")
+        .text(text)
+        .raw("</text>");
+}
+
 /// The front as a scatter plot: shared bytes across, total cycles up, each point the front's
 /// `k`-th schedule (`data-k`), the loop's own schedule a ring, the budget a dashed line.
-pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> String {
+fn scatter_svg(r: &SearchReport, width: f64) -> String {
     let (w, hgt) = (width.clamp(260.0, 640.0), 220.0);
     let (left, right, top, bottom) = (64.0, 16.0, 12.0, 38.0);
     let points = r.front.iter().chain(r.own.as_ref());
@@ -129,25 +183,9 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
         .raw("\" y2=\"")
         .raw(&y0)
         .raw("\"/></g><g fill=\"#555\">");
-    let label = |h: &mut Html, x: f64, y: f64, anchor: &str, text: &str| {
-        h.raw("<text x=\"")
-            .text(&fixed(x, 1))
-            .raw("\" y=\"")
-            .text(&fixed(y, 1))
-            .raw("\" text-anchor=\"")
-            .raw(anchor)
-            .raw("\">")
-            .text(text)
-            .raw("</text>");
-    };
-    label(&mut h, left, hgt - bottom + 14.0, "middle", "0");
-    label(
-        &mut h,
-        x(max_bytes),
-        hgt - bottom + 14.0,
-        "middle",
-        &bytes(max_bytes),
-    );
+    let under = hgt - bottom + 14.0;
+    label(&mut h, left, under, "middle", "0");
+    label(&mut h, x(max_bytes), under, "middle", &bytes(max_bytes));
     label(
         &mut h,
         (left + w - right) / 2.0,
@@ -155,13 +193,8 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
         "middle",
         "shared memory",
     );
-    label(
-        &mut h,
-        left - 4.0,
-        y(max_cycles) + 4.0,
-        "end",
-        max_cycles.to_string().as_str(),
-    );
+    let cycles = max_cycles.to_string();
+    label(&mut h, left - 4.0, y(max_cycles) + 4.0, "end", &cycles);
     label(&mut h, left - 4.0, hgt - bottom, "end", "0");
     label(&mut h, 4.0, top + 2.0, "start", "cycles");
     h.raw("</g>");
@@ -182,8 +215,9 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
     by_bytes.sort_by_key(|s| (s.smem_bytes, s.total_cycles));
     if !by_bytes.is_empty() {
         h.raw("<polyline class=\"front-line\" fill=\"none\" stroke=\"#7a9\" points=\"");
-        for (k, s) in by_bytes.iter().enumerate() {
-            if let Some(prev) = k.checked_sub(1).and_then(|p| by_bytes.get(p)) {
+        let mut previous: Option<&Scored> = None;
+        for s in &by_bytes {
+            if let Some(prev) = previous {
                 h.text(&fixed(x(s.smem_bytes), 1))
                     .raw(",")
                     .text(&fixed(y(prev.total_cycles), 1))
@@ -193,6 +227,7 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
                 .raw(",")
                 .text(&fixed(y(s.total_cycles), 1))
                 .raw(" ");
+            previous = Some(s);
         }
         h.raw("\"/>");
     }
@@ -216,9 +251,7 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
         h.raw("</g>");
     }
     for (k, s) in r.front.iter().enumerate() {
-        h.raw("<circle class=\"front-point")
-            .raw(if selected == Some(k) { " selected" } else { "" })
-            .raw("\" data-k=\"")
+        h.raw("<circle class=\"front-point\" data-k=\"")
             .num(k)
             .raw("\" cx=\"")
             .text(&fixed(x(s.smem_bytes), 1))
@@ -238,24 +271,15 @@ pub fn scatter_svg(r: &SearchReport, width: f64, selected: Option<usize>) -> Str
     h.finish()
 }
 
-/// One row of the table: `key` is the front's index (`None`: the loop's own schedule).
-/// The row focusable by Tab (`tab_stop`) is the selected one, else the first.
-fn row(
-    h: &mut Html,
-    key: Option<usize>,
-    s: &Scored,
-    applicable: bool,
-    selected: bool,
-    tab_stop: bool,
-) {
+/// One row of the table: `key` is the front's index (`None`: the loop's own schedule). The
+/// front's first row is the table's tab stop until the page moves it to the row selected.
+fn row(h: &mut Html, key: Option<usize>, s: &Scored) {
     match key {
         Some(k) => {
-            h.raw("<tr class=\"front-row")
-                .raw(if selected { " selected" } else { "" })
-                .raw("\" id=\"front-row-")
+            h.raw("<tr class=\"front-row\" id=\"front-row-")
                 .num(k)
                 .raw("\" tabindex=\"")
-                .raw(if tab_stop { "0" } else { "-1" })
+                .raw(if k == 0 { "0" } else { "-1" })
                 .raw("\" data-k=\"")
                 .num(k)
                 .raw("\"><td>")
@@ -284,32 +308,21 @@ fn row(
     if let Some(k) = key {
         h.raw("<button class=\"apply\" data-apply=\"")
             .num(k)
-            .raw("\"")
-            .raw(if applicable { "" } else { " disabled" })
-            .raw(">Apply</button>");
+            .raw("\">Apply</button>");
     }
     h.raw("</td></tr>");
 }
 
 /// The front as a table, fastest first, the loop's own schedule above it; a row is focusable
-/// (the arrows move along them: `dom::rove`) and says its schedule; Apply writes it into the text
-/// (`applicable`: the text is still the one searched).
-pub fn table_html(r: &SearchReport, applicable: bool, selected: Option<usize>) -> String {
+/// (the page's arrows move along them) and says its schedule; Apply writes it into the text.
+fn table_html(r: &SearchReport) -> String {
     let mut h = Html::default();
     h.raw("<table id=\"search-front\" class=\"search-front\"><thead><tr><th>#</th><th>cycles</th><th>speedup</th><th>shared memory</th><th>II vs bound</th><th>stages</th><th>order</th><th>async stages</th><th></th></tr></thead><tbody>");
     if let Some(own) = &r.own {
-        row(&mut h, None, own, false, false, false);
+        row(&mut h, None, own);
     }
-    let tab_stop = selected.filter(|k| *k < r.front.len()).unwrap_or(0);
     for (k, s) in r.front.iter().enumerate() {
-        row(
-            &mut h,
-            Some(k),
-            s,
-            applicable,
-            selected == Some(k),
-            k == tab_stop,
-        );
+        row(&mut h, Some(k), s);
     }
     h.raw("</tbody></table>");
     if r.front.is_empty() {
@@ -325,7 +338,7 @@ pub fn table_html(r: &SearchReport, applicable: bool, selected: Option<usize>) -
 }
 
 /// The schedule an exploration has, as one line.
-pub fn schedule_line(ex: &Exploration) -> String {
+fn schedule_line(ex: &Exploration) -> String {
     match &ex.pipeline {
         Some(p) => {
             let stages: Vec<i64> = p.units.iter().map(|u| u.stage).collect();
@@ -341,8 +354,9 @@ pub fn schedule_line(ex: &Exploration) -> String {
     }
 }
 
-/// The printed program of `ex` in the form shown.
-pub fn program_text(ex: &Exploration, peeled: bool) -> &str {
+/// The printed program of `ex` in the form it was explored in.
+fn program_text(ex: &Exploration) -> &str {
+    let peeled = ex.programs.as_ref().map(|p| p.form) == Some(crate::pipelined::Form::Peeled);
     let printed = if peeled { &ex.peeled } else { &ex.rolled };
     printed
         .as_ref()
@@ -350,8 +364,9 @@ pub fn program_text(ex: &Exploration, peeled: bool) -> &str {
         .map_or("", |p| p.text.as_str())
 }
 
-/// A schedule explored aside: its metrics, its timeline and its program.
-pub fn preview_html(ex: &Exploration, peeled: bool, width: f64) -> String {
+/// A schedule explored aside (with its timeline): its metrics, its timeline `width` pixels wide
+/// and its program.
+pub fn preview_html(ex: &Exploration, width: f64) -> String {
     let mut h = Html::default();
     h.raw("<div class=\"search-preview\" id=\"search-preview\"><h3>")
         .text(&schedule_line(ex))
@@ -368,7 +383,7 @@ pub fn preview_html(ex: &Exploration, peeled: bool, width: f64) -> String {
             .raw("× over the loop unpipelined, ")
             .num(m.stall_cycles)
             .raw(" stall cycles</p>");
-        h.raw(&stagecraft::gantt::compare_svg(
+        h.raw(&crate::gantt::compare_svg(
             &[("this", t)],
             &ex.statement_texts(),
             width,
@@ -378,9 +393,72 @@ pub fn preview_html(ex: &Exploration, peeled: bool, width: f64) -> String {
         }
     }
     h.raw("<pre class=\"search-program\">")
-        .text(program_text(ex, peeled))
+        .text(program_text(ex))
         .raw("</pre></div>");
     h.finish()
+}
+
+/// The pinned schedule beside the current one, as the page shows it: in the Search pane all
+/// three parts, in the Timeline pane the metrics and the timelines, in the Program pane the diff.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Each side's schedule and the metrics with their differences (current − pinned): a
+    /// `table.compare-metrics`, whose id the page's wrapper gives. When the pinned text has no
+    /// timeline, the error saying why, and the other two parts empty.
+    pub metrics: String,
+    /// Both timelines on one cycle axis, and what each covers when a limit cut it short.
+    pub timelines: String,
+    /// The printed programs' lines that differ (`details.program-diff`).
+    pub diff: String,
+}
+
+impl Comparison {
+    /// `pinned` (explored aside with its timeline) beside `current` (the exploration shown, whose
+    /// timeline is `current_timeline`), the timelines `width` pixels wide.
+    pub fn of(
+        pinned: &Exploration,
+        current: &Exploration,
+        current_timeline: &Timeline,
+        width: f64,
+    ) -> Comparison {
+        let Some(pinned_timeline) = pinned.timeline.as_ref() else {
+            let mut h = Html::default();
+            h.raw("<p class=\"error\">The pinned text has no timeline");
+            if let Some(d) = pinned.diagnostics.iter().find(|d| d.is_error()) {
+                h.raw(": ").prose(&d.message);
+            }
+            h.raw("</p>");
+            return Comparison {
+                metrics: h.finish(),
+                ..Comparison::default()
+            };
+        };
+        let sides = [("pinned", pinned_timeline), ("current", current_timeline)];
+        let mut timelines = Html::default();
+        timelines.raw(&crate::gantt::compare_svg(
+            &sides,
+            &current.statement_texts(),
+            width,
+        ));
+        for (name, t) in sides {
+            if let Some(c) = t.coverage() {
+                timelines
+                    .raw("<p class=\"hint\">")
+                    .text(name)
+                    .raw(": ")
+                    .prose(&c)
+                    .raw("</p>");
+            }
+        }
+        Comparison {
+            metrics: metrics_html(
+                (pinned, &pinned_timeline.metrics),
+                (current, &current_timeline.metrics),
+            ),
+            timelines: timelines.finish(),
+            diff: diff_html(program_text(pinned), program_text(current)),
+        }
+    }
 }
 
 /// One metric of the comparison: its name and each side's value, as numbers to subtract.
@@ -395,93 +473,31 @@ fn delta_row(h: &mut Html, name: &str, pinned: Option<f64>, current: Option<f64>
         .raw("</td><td class=\"delta\">");
     if let (Some(p), Some(c)) = (pinned, current) {
         let d = c - p;
-        h.text(&format!(
-            "{}{}",
-            if d > 0.0 { "+" } else { "" },
-            fixed(d, decimals)
-        ));
+        let sign = if d > 0.0 { "+" } else { "" };
+        h.raw(sign).text(&fixed(d, decimals));
         if p != 0.0 {
             h.raw(" (")
-                .text(&format!(
-                    "{}{}",
-                    if d > 0.0 { "+" } else { "" },
-                    fixed(d / p * 100.0, 1)
-                ))
+                .raw(sign)
+                .text(&fixed(d / p * 100.0, 1))
                 .raw("%)");
         }
     }
     h.raw("</td></tr>");
 }
 
-/// The pinned schedule beside the current one: each side's schedule, the metrics with their
-/// differences, both timelines on one axis, and the printed programs' lines that differ.
-pub fn compare_html(
-    pinned: (&Exploration, &Timeline),
-    current: (&Exploration, &Timeline),
-    peeled: bool,
-    width: f64,
-) -> String {
-    let mut h = compare_metrics_html(pinned, current, "compare-metrics");
-    h.push_str(&compare_timelines_html(pinned, current, width));
-    h.push_str(&diff_html(
-        program_text(pinned.0, peeled),
-        program_text(current.0, peeled),
-    ));
-    h
-}
-
-/// Both timelines on one cycle axis (core's `gantt::compare_svg`), and what each covers when a
-/// limit cut it short.
-pub fn compare_timelines_html(
-    pinned: (&Exploration, &Timeline),
-    current: (&Exploration, &Timeline),
-    width: f64,
-) -> String {
-    let (pt, ct) = (pinned.1, current.1);
+/// Each side's schedule and the metrics with their differences (current − pinned).
+fn metrics_html(pinned: (&Exploration, &Metrics), current: (&Exploration, &Metrics)) -> String {
+    let ((pe, pm), (ce, cm)) = (pinned, current);
     let mut h = Html::default();
-    h.raw(&stagecraft::gantt::compare_svg(
-        &[("pinned", pt), ("current", ct)],
-        &current.0.statement_texts(),
-        width,
-    ));
-    for (name, t) in [("pinned", pt), ("current", ct)] {
-        if let Some(c) = t.coverage() {
-            h.raw("<p class=\"hint\">")
-                .text(name)
-                .raw(": ")
-                .prose(&c)
-                .raw("</p>");
-        }
-    }
-    h.finish()
-}
-
-/// Each side's schedule and the metrics with their differences (current − pinned), as a table
-/// of id `id`.
-pub fn compare_metrics_html(
-    pinned: (&Exploration, &Timeline),
-    current: (&Exploration, &Timeline),
-    id: &str,
-) -> String {
-    let (pe, pt) = pinned;
-    let (ce, ct) = current;
-    let mut h = Html::default();
-    h.raw("<table class=\"compare-metrics\" id=\"")
-        .text(id)
-        .raw("\"><thead><tr><th></th><th>pinned</th><th>current</th><th>current − pinned</th></tr></thead><tbody>");
+    h.raw("<table class=\"compare-metrics\"><thead><tr><th></th><th>pinned</th><th>current</th><th>current − pinned</th></tr></thead><tbody>");
     h.raw("<tr><td>schedule</td><td><code>")
         .text(&schedule_line(pe))
         .raw("</code></td><td><code>")
         .text(&schedule_line(ce))
         .raw("</code></td><td></td></tr>");
-    let (pm, cm) = (&pt.metrics, &ct.metrics);
-    delta_row(
-        &mut h,
-        "total cycles",
-        Some(pm.total_cycles as f64),
-        Some(cm.total_cycles as f64),
-        0,
-    );
+    let both = |f: fn(&Metrics) -> f64| (Some(f(pm)), Some(f(cm)));
+    let (p, c) = both(|m| m.total_cycles as f64);
+    delta_row(&mut h, "total cycles", p, c, 0);
     delta_row(
         &mut h,
         "steady cycles / iteration",
@@ -489,19 +505,15 @@ pub fn compare_metrics_html(
         cm.steady_cycles_per_iteration,
         1,
     );
-    delta_row(&mut h, "speedup", Some(pm.speedup), Some(cm.speedup), 2);
-    delta_row(
-        &mut h,
-        "stall cycles",
-        Some(pm.stall_cycles as f64),
-        Some(cm.stall_cycles as f64),
-        0,
-    );
+    let (p, c) = both(|m| m.speedup);
+    delta_row(&mut h, "speedup", p, c, 2);
+    let (p, c) = both(|m| m.stall_cycles as f64);
+    delta_row(&mut h, "stall cycles", p, c, 0);
     let mut scopes: Vec<&String> = pm.ring_bytes.keys().chain(cm.ring_bytes.keys()).collect();
     scopes.sort();
     scopes.dedup();
     for scope in scopes {
-        let bytes = |m: &stagecraft::timeline::Metrics| m.ring_bytes.get(scope).map(|b| *b as f64);
+        let bytes = |m: &Metrics| m.ring_bytes.get(scope).map(|b| *b as f64);
         delta_row(
             &mut h,
             &format!("ring buffers, {scope} (bytes)"),
@@ -526,7 +538,7 @@ const MAX_DIFF_LINES: usize = 600;
 
 /// The two programs' lines as a unified diff: a longest common subsequence of lines, the pinned
 /// program's other lines marked `−`, the current one's `+`.
-pub fn diff_html(pinned: &str, current: &str) -> String {
+fn diff_html(pinned: &str, current: &str) -> String {
     let a: Vec<&str> = pinned.lines().collect();
     let b: Vec<&str> = current.lines().collect();
     let mut h = Html::default();
@@ -596,10 +608,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_diff_marks_the_lines_either_side_lacks() {
-        let out = diff_html("a\nb\nc\n", "a\nc\nd\n");
+    fn the_diff_marks_the_lines_either_side_lacks_and_escapes_them() {
+        let out = diff_html("a\nb < c\nc\n", "a\nc\nd\n");
         assert!(out.contains("<span class=\"same\">  a"));
-        assert!(out.contains("<span class=\"removed\">− b"));
+        assert!(out.contains("<span class=\"removed\">− b &lt; c"));
         assert!(out.contains("<span class=\"same\">  c"));
         assert!(out.contains("<span class=\"added\">+ d"));
         assert_eq!(out.matches("class=\"same\"").count(), 2);
