@@ -2,8 +2,9 @@
 // transform, interpreter, verifier, machine checker, emitters, TVM reproduction); the worker's
 // does. Each engine part is known by a message only its code writes. The page keeps the core's
 // types, their reading from the worker's answers, the editor's lexer, the lessons, the timeline's
-// and the iteration space's pictures; the step-through's replay and picture, and the Search pane's
-// markup (its front, previews and the pinned schedule's comparison), are the worker's.
+// and the iteration space's pictures; the step-through's replay and picture, the Search pane's
+// markup (its front, previews and the pinned schedule's comparison) and the Pipelined program
+// pane's token, TVM and check views are drawn by the worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -29,6 +30,9 @@ const ENGINE = {
   'the step-through (its replay and picture)': 'Before the first step: every slot is empty and no group is in flight.',
   'the Search pane (its progress, front, preview and comparison)': 'Every schedule listed was judged equivalent and race-free by the interpreter.',
   'the comparison of a pinned schedule (both timelines on one axis)': '<svg class="compare-timelines"',
+  'the token view': 'a wait is the <code>async_done</code> of the newest token it needs',
+  'the TVM view': ' makes no program of this loop (above: why)',
+  'the races\' fixes (TVM and check views)': 'should have covered them; no lower count alone removes its races',
 };
 
 for (const [part, text] of Object.entries(ENGINE)) {

@@ -50,6 +50,7 @@ pub mod tir;
 pub mod tokens;
 pub mod tvm;
 pub mod tvmscript;
+pub mod verification_html;
 pub mod verification_text;
 pub mod verify;
 pub mod verify_extents;

@@ -10,12 +10,11 @@
 //! copy.
 
 use crate::emit::{Emitted, Target};
-use crate::explore::{Exploration, MachineReport, Options, PipelinedCheck};
+use crate::explore::{Exploration, MachineReport, Options};
 use crate::pipelined::Form;
 use crate::steps::{StepFrame, StepOptions};
 use crate::timeline::Timeline;
-use crate::tokens::TokenForm;
-use crate::tvm::TvmExploration;
+use crate::tvm::TvmView;
 use crate::verify::Verification;
 use serde::{Deserialize, Serialize};
 
@@ -75,7 +74,7 @@ pub enum Want {
     Code { target: Target },
     /// The machine-level check of that kernel (emitted first if it was not).
     Machine { target: Target },
-    /// The pipelined program in token form.
+    /// The pipelined program in token form, drawn (`tokens::tokens_html`).
     Tokens { form: Form },
     /// The step-through of the pipelined program at `position`, drawn (the worker keeps the
     /// trace: moving along it asks for another position).
@@ -83,9 +82,11 @@ pub enum Want {
         options: StepOptions,
         position: usize,
     },
-    /// The program TVM 0.27's pass makes of the text, verified (reproduced in core).
+    /// The program TVM 0.27's pass makes of the text, verified (reproduced in core), drawn
+    /// (`tvm::tvm_view`).
     Tvm,
-    /// A pipelined program written by hand, checked against the loop.
+    /// A pipelined program written by hand, checked against the loop, drawn
+    /// (`explore::check_html`).
     Check { pipelined: String },
     /// The loop as a TVMScript PrimFunc.
     TvmScript,
@@ -193,9 +194,10 @@ pub enum Part {
         target: Target,
         report: Option<MachineReport>,
     },
+    /// The token view's markup; `None`: no program to write in token form.
     Tokens {
         form: Form,
-        tokens: Option<TokenForm>,
+        view: Option<String>,
     },
     Steps {
         options: StepOptions,
@@ -203,11 +205,12 @@ pub enum Part {
         frame: StepFrame,
     },
     Tvm {
-        tvm: TvmExploration,
+        view: TvmView,
     },
+    /// The check view's markup.
     Check {
         pipelined: String,
-        check: PipelinedCheck,
+        view: String,
     },
     /// The PrimFunc, or why the loop has none.
     TvmScript {
@@ -266,8 +269,7 @@ fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, postcard::Error>
 }
 
 /// What the page is sent of an exploration and its parts: what it shows. The programs stay in
-/// the worker, the page lexes its text itself, and neither the interpreter's events nor TVM's
-/// program as the pass built it are shown (their printed forms are). Of the derivation of the
+/// the worker, the page lexes its text itself, and the interpreter's events are not shown. Of the derivation of the
 /// waits the page is sent each site alone, not its instances: what it shows of them, each site's
 /// "why", comes as a part of its own (`Want::Whys`) — a long prologue repeats a site once per step,
 /// and the instances with their explanations and the needs they cover made a large loop's
@@ -283,23 +285,14 @@ pub fn for_the_page(response: &mut Response) {
                 *site = site_for_the_page(site);
             }
         }
-        Answer::Part { part, .. } => match &mut **part {
-            Part::Verification {
+        Answer::Part { part, .. } => {
+            if let Part::Verification {
                 verification: Some(v),
-            } => v.trace = Vec::new(),
-            Part::Tvm { tvm } => {
-                tvm.outcome = None;
-                if let Some(v) = tvm.verification.as_mut() {
-                    v.trace = Vec::new();
-                }
+            } = &mut **part
+            {
+                v.trace = Vec::new();
             }
-            Part::Check { check, .. } => {
-                if let Some(v) = check.verification.as_mut() {
-                    v.trace = Vec::new();
-                }
-            }
-            _ => {}
-        },
+        }
         Answer::Idle
         | Answer::Stopped { .. }
         | Answer::Searching { .. }

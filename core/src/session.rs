@@ -468,7 +468,7 @@ fn compute(e: &mut Explored, pinned: &mut Option<Pinned>, want: Want) -> Part {
             }
             Part::Tokens {
                 form,
-                tokens: explore::tokens(ex, form),
+                view: explore::tokens(ex, form).map(|t| crate::tokens::tokens_html(&t)),
             }
         }
         Want::Steps { options, position } => {
@@ -489,14 +489,18 @@ fn compute(e: &mut Explored, pinned: &mut Option<Pinned>, want: Want) -> Part {
                 params,
                 ..Default::default()
             };
+            let tvm = crate::tvm::explore_tvm(&e.text, true, &options);
             Part::Tvm {
-                tvm: crate::tvm::explore_tvm(&e.text, true, &options),
+                view: crate::tvm::tvm_view(&tvm, &e.text),
             }
         }
-        Want::Check { pipelined } => Part::Check {
-            check: explore::check_pipelined(&e.text, &pipelined, &params),
-            pipelined,
-        },
+        Want::Check { pipelined } => {
+            let check = explore::check_pipelined(&e.text, &pipelined, &params);
+            Part::Check {
+                view: explore::check_html(&check, &e.text, &pipelined),
+                pipelined,
+            }
+        }
         Want::TvmScript => Part::TvmScript {
             export: crate::tvmscript::export(&e.text),
         },

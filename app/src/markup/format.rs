@@ -1,6 +1,6 @@
 //! Small text formatting shared by the panes, kept out of the views.
 
-use stagecraft::verify::{Judgement, Verdict};
+use stagecraft::verify::Judgement;
 
 /// `x` with `decimals` digits after the point, without the float formatting machinery (which alone
 /// costs kilobytes of the bundle).
@@ -33,17 +33,8 @@ pub fn duration(ms: f64, tick: f64) -> String {
     }
 }
 
-/// The verdict's class, as the Verification pane colours it.
-pub fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Invalid => "verdict invalid",
-        Verdict::Equivalent => "verdict equivalent",
-        Verdict::SafeButLoose => "verdict safebutloose",
-        Verdict::Racy => "verdict racy",
-        Verdict::Different => "verdict different",
-        Verdict::NotRun => "verdict notrun",
-    }
-}
+/// The verdict's class, as the panes colour it: the worker's drawings and the page's alike.
+pub use stagecraft::verification_html::verdict_class;
 
 /// A wait's judgement, with the fix of a racy one (`WaitVerdict::lower_by`).
 pub fn judgement_with_fix(j: Judgement, lower_by: Option<i64>) -> String {

@@ -5,15 +5,14 @@
 
 use crate::model::deferred::Ran;
 use stagecraft::emit::{Emitted, Target};
-use stagecraft::explore::{Exploration, MachineReport, PipelinedCheck};
+use stagecraft::explore::{Exploration, MachineReport};
 use stagecraft::pipelined::Form;
 use stagecraft::protocol::{Answer, Part, Response, Want};
 use stagecraft::search_picture::Comparison;
 use stagecraft::steps::{StepFrame, StepOptions};
 use stagecraft::sync::WaitWhy;
 use stagecraft::timeline::Timeline;
-use stagecraft::tokens::TokenForm;
-use stagecraft::tvm::TvmExploration;
+use stagecraft::tvm::TvmView;
 use stagecraft::verify::Verification;
 use stagecraft_link::{CodeTarget, Pane, ProgramView, State};
 use std::sync::Arc;
@@ -36,11 +35,13 @@ pub struct Parts {
     pub timeline: Option<Option<Arc<Timeline>>>,
     pub code: Vec<(Target, Option<Arc<Emitted>>)>,
     pub machine: Vec<(Target, Option<Arc<MachineReport>>)>,
-    pub tokens: Vec<(Form, Option<Arc<TokenForm>>)>,
+    /// The Pipelined program pane's views, drawn by the worker: the token form, TVM's program
+    /// and a pasted program's check.
+    pub tokens: Vec<(Form, Option<Arc<String>>)>,
     /// The step-through drawn at the position asked for (the newest asked).
     pub steps: Option<(StepOptions, usize, Arc<StepFrame>)>,
-    pub tvm: Option<Arc<TvmExploration>>,
-    pub check: Option<(String, Arc<PipelinedCheck>)>,
+    pub tvm: Option<Arc<TvmView>>,
+    pub check: Option<(String, Arc<String>)>,
     pub tvmscript: Option<Arc<Result<String, String>>>,
     pub whys: Option<Arc<Vec<WaitWhy>>>,
     /// The pinned text beside this exploration, drawn: the text pinned, the width asked for.
@@ -83,14 +84,14 @@ impl Parts {
             Part::Timeline { timeline } => self.timeline = Some(timeline.map(Arc::new)),
             Part::Code { target, emitted } => keyed(&mut self.code, target, emitted),
             Part::Machine { target, report } => keyed(&mut self.machine, target, report),
-            Part::Tokens { form, tokens } => keyed(&mut self.tokens, form, tokens),
+            Part::Tokens { form, view } => keyed(&mut self.tokens, form, view),
             Part::Steps {
                 options,
                 position,
                 frame,
             } => self.steps = Some((options, position, Arc::new(frame))),
-            Part::Tvm { tvm } => self.tvm = Some(Arc::new(tvm)),
-            Part::Check { pipelined, check } => self.check = Some((pipelined, Arc::new(check))),
+            Part::Tvm { view } => self.tvm = Some(Arc::new(view)),
+            Part::Check { pipelined, view } => self.check = Some((pipelined, Arc::new(view))),
             Part::TvmScript { export } => self.tvmscript = Some(Arc::new(export)),
             Part::Whys { whys } => self.whys = Some(Arc::new(whys)),
             Part::Compare {

@@ -4,6 +4,7 @@
 //! from the exploration later (the worker answers with the program first). JSON shape:
 //! docs/json.md. The phases that make an exploration are in `phases.rs`.
 
+mod check_view;
 mod counts;
 mod phases;
 mod search_inputs;
@@ -494,6 +495,7 @@ pub struct MachineReport {
     pub covering: Vec<Option<usize>>,
 }
 
+pub use check_view::{check_html, CHECK_INVITATION};
 pub use phases::ReadLoop;
 pub use search_inputs::{rolled, rolled_with, scheduled_loop, Rolled, ScheduledLoop, Unplaced};
 

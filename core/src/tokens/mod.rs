@@ -30,9 +30,11 @@ mod fit;
 mod notation;
 mod read;
 mod sites;
+mod view;
 mod write;
 
 pub use read::{from_tokens, is_token_form, FromTokens};
+pub use view::tokens_html;
 pub use write::to_tokens;
 
 /// The token form of a program, with the translation of each wait.

@@ -41,9 +41,11 @@ mod sections;
 mod threads;
 mod trace;
 mod versions;
+mod view;
 
 pub use crate::tvmscript::ThreadBinding;
 pub use trace::{trace, trace_threads};
+pub use view::{tvm_view, TvmView};
 
 /// The TVM release whose pass this module reproduces (what `--as tvm-0.27` names).
 pub const TVM_VERSION: &str = "0.27";

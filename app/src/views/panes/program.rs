@@ -1,21 +1,22 @@
 //! The pipelined program: sections set apart, each statement line tied to its source statement, each
-//! wait line explained on hover and marked by its node index (`w{index}`) for the selection. Two
-//! other views of the same schedule beside it (`ProgramView`): the program in token form, and the
-//! program TVM 0.27 makes of it, verified (`markup::views`).
+//! wait line explained on hover and marked by its node index (`w{index}`) for the selection. Other
+//! views of the same schedule beside it (`ProgramView`), drawn by the worker: the program in token
+//! form, the program TVM 0.27 makes of it, verified, set beside Stagecraft's own, and a pasted
+//! program checked against the loop.
 
 use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
-use crate::markup::{self, html::Html};
+use crate::markup::{format, html::Html};
 use crate::model::focus;
 use crate::model::roving::Axis;
 use leptos::prelude::*;
 use crate::model::deferred::ran_for;
 use crate::model::snapshot::Parts;
-use stagecraft::explore::{BufferInfo, CountOverride, Exploration, PipelinedCheck, WaitCount};
-use stagecraft::tokens::TokenForm;
-use stagecraft::tvm::TvmExploration;
+use stagecraft::explore::{BufferInfo, CountOverride, Exploration, WaitCount};
+use stagecraft::tvm::TvmView;
 use stagecraft::sync::{WaitSite, WaitWhy};
+use stagecraft::verify::Verification;
 use stagecraft::tir::Printed;
 use stagecraft_link::{Pane, ProgramView, State};
 
@@ -241,39 +242,63 @@ pub fn buffers_html(buffers: &[BufferInfo]) -> String {
     h.finish()
 }
 
-/// The parts the other views show, as they have arrived (`None`: on its way).
+/// The parts the other views show, drawn by the worker, as they have arrived (`None`: on its way).
 struct Views<'a> {
-    tokens: Option<&'a TokenForm>,
-    tvm: Option<&'a TvmExploration>,
-    check: Option<&'a PipelinedCheck>,
+    tokens: Option<&'a str>,
+    tvm: Option<&'a TvmView>,
+    check: Option<&'a str>,
 }
 
-/// The pane's content in `view`: TVM's program is made from the text explored (`source`), and set
-/// beside `ours`, Stagecraft's program and its verification when it has arrived; `pipelined` is
-/// the program pasted to be checked against that loop.
-fn view_html(
-    view: ProgramView,
-    source: &str,
-    pipelined: &str,
-    parts: &Views,
-    ours: &markup::views::Ours,
-) -> String {
+/// Stagecraft's own program for the schedule, set beside TVM's: its printed form and the
+/// verifier's verdict on it (`None`: on its way).
+fn ours_html(printed: Option<&Printed>, verification: Option<&Verification>) -> String {
+    let mut h = Html::default();
+    h.raw("<section class=\"column\" aria-label=\"Stagecraft's program\">");
+    match verification {
+        Some(v) => h
+            .raw("<div id=\"ours-verdict\" class=\"")
+            .raw(format::verdict_class(v.verdict))
+            .raw("\">Stagecraft's program: ")
+            .prose(&v.summary)
+            .raw("</div>"),
+        None => h.raw("<div id=\"ours-verdict\" class=\"verdict notrun\">Stagecraft's program: verifying…</div>"),
+    };
+    if let Some(p) = printed {
+        h.raw("<pre id=\"ours-program\" class=\"program\">");
+        for line in p.text.lines() {
+            h.raw("<div class=\"line\">").text(line).raw("</div>");
+        }
+        h.raw("</pre>");
+    }
+    h.raw("</section>");
+    h.finish()
+}
+
+/// The pane's content in `view`: TVM's program is set beside Stagecraft's (`ours`, drawn when
+/// asked); `pipelined` is the program pasted to be checked against the loop.
+fn view_html(view: ProgramView, pipelined: &str, parts: &Views, ours: impl Fn() -> String) -> String {
     let waiting = |what: &str| format!("<p class=\"view-note\">{what}…</p>");
     match view {
         ProgramView::Stagecraft => String::new(),
         ProgramView::Tokens => parts
             .tokens
-            .map_or_else(|| waiting("Writing the program in token form"), markup::views::tokens_html),
+            .map_or_else(|| waiting("Writing the program in token form"), str::to_string),
         ProgramView::Check if pipelined.trim().is_empty() => {
-            markup::views::check_html(&PipelinedCheck::default(), source, pipelined)
+            stagecraft::explore::CHECK_INVITATION.to_string()
         }
-        ProgramView::Check => parts.check.map_or_else(
-            || waiting("Checking the pasted program"),
-            |c| markup::views::check_html(c, source, pipelined),
-        ),
+        ProgramView::Check => parts
+            .check
+            .map_or_else(|| waiting("Checking the pasted program"), str::to_string),
         ProgramView::Tvm => parts.tvm.map_or_else(
             || waiting("Pipelining the loop as TVM 0.27 does"),
-            |t| markup::views::tvm_html(t, source, ours),
+            |t| {
+                format!(
+                    "{}<div class=\"side-by-side\">{}{}</div>",
+                    t.above,
+                    t.column,
+                    ours()
+                )
+            },
         ),
     }
 }
@@ -350,27 +375,22 @@ fn render_views(ctx: crate::ctx::Ctx, node: NodeRef<leptos::html::Div>) {
                 .with(|ex| ex.as_deref().map(|ex| pane_html(ex, peeled)))
                 .unwrap_or_default();
         }
-        // TVM's program is made from the text explored last, so that its spans meet it.
-        let source = ctx.explored_text.get();
         let pipelined = ctx.st.with(|s| s.pipelined.clone());
         ctx.verification.with(|verified| {
             ctx.good.with(|ex| {
                 let Some(ex) = ex.as_ref() else {
                     return String::new();
                 };
-                let ours = markup::views::Ours {
-                    printed: focus::printed(ex, peeled),
-                    verification: ran_for(verified, ex),
-                };
+                let ours = || ours_html(focus::printed(ex, peeled), ran_for(verified, ex));
                 tokens.with(|t| {
                     tvm.with(|tvm| {
                         check.with(|check| {
                             let parts = Views {
-                                tokens: ran_for(t, ex),
+                                tokens: ran_for(t, ex).map(String::as_str),
                                 tvm: tvm.as_deref(),
-                                check: check.as_deref(),
+                                check: check.as_deref().map(String::as_str),
                             };
-                            view_html(view, &source, &pipelined, &parts, &ours)
+                            view_html(view, &pipelined, &parts, ours)
                         })
                     })
                 })

@@ -1,0 +1,121 @@
+//! The Pipelined program pane's check view, drawn by the worker: a program pasted beside the loop,
+//! checked against it (`check_pipelined`), with what keeps it from being checked or the verdict,
+//! its races and fixes at their lines of the pasted program.
+
+use super::PipelinedCheck;
+use crate::diagnostic::line_col;
+use crate::html::Html;
+use crate::verification_html::{
+    hint_html, races_html, thread_races_html, verdict_class, MAX_LISTED,
+};
+
+/// What the check view says while nothing is pasted: the page shows it without asking.
+pub const CHECK_INVITATION: &str = "<p class=\"view-note\" id=\"check-verdict\">Paste a pipelined program above — Stagecraft's form, the token form, or TVM's output as the TVM 0.27 view prints it — to check it against the loop in the editor.</p>";
+
+/// The verdict on a pipelined program checked against the loop (`loop_source`): what keeps it from
+/// being checked (the loop's errors, the program's own, misused tokens), else the verifier's
+/// verdict with each race at its line of the program (`pipelined`) and each racy wait with the
+/// count that would be right.
+pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) -> String {
+    if pipelined.trim().is_empty() {
+        return CHECK_INVITATION.to_string();
+    }
+    let mut h = Html::default();
+    if let Some(d) = check.loop_diagnostics.iter().find(|d| d.is_error()) {
+        let (line, _) = line_col(loop_source, d.span.start as usize);
+        h.raw("<div id=\"check-verdict\" class=\"verdict notrun\">Not checked: fix line ")
+            .num(line)
+            .raw(" of the loop first: ")
+            .text(&d.message)
+            .raw("</div>");
+        return h.finish();
+    }
+    if check.token_form {
+        h.raw("<p class=\"view-note\">Read in token form: each <code>async_done</code> was translated to the count it means.</p>");
+    }
+    match &check.verification {
+        Some(v) => {
+            h.raw("<div id=\"check-verdict\" class=\"")
+                .raw(verdict_class(v.verdict))
+                .raw("\">")
+                .text(&v.summary)
+                .raw("</div>");
+            races_html(&mut h, v, pipelined);
+            if let Some(a) = &v.across {
+                thread_races_html(&mut h, a, pipelined);
+            }
+        }
+        None => {
+            h.raw("<div id=\"check-verdict\" class=\"verdict invalid\">Not checked: the program has errors</div>");
+        }
+    }
+    if !check.diagnostics.is_empty() {
+        h.raw("<ul class=\"tvm-problems\">");
+        for d in check.diagnostics.iter().take(MAX_LISTED) {
+            let (line, _) = line_col(pipelined, d.span.start as usize);
+            h.raw("<li class=\"check-problem\">line ")
+                .num(line)
+                .raw(": ")
+                .text(&d.message);
+            hint_html(&mut h, d);
+            h.raw("</li>");
+        }
+        h.raw("</ul>");
+    }
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::explore::check_pipelined;
+
+    fn example(name: &str) -> String {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+        std::fs::read_to_string(format!("{dir}/{name}")).unwrap()
+    }
+
+    #[test]
+    fn a_pasted_program_is_checked_against_the_loop_with_its_fix() {
+        let text = example("rfc_c_interleaved.py");
+        let tvm = crate::tvm::explore_tvm(&text, false, &Default::default());
+        let printed = tvm.printed.map(|p| p.text).unwrap_or_default();
+        let params = Default::default();
+        let html = check_html(&check_pipelined(&text, &printed, &params), &text, &printed);
+        assert!(
+            html.contains("id=\"check-verdict\" class=\"verdict racy\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("its count 2 lower leaves no race on it"),
+            "{html}"
+        );
+        let fixed = printed.replace("async_wait_queue(0, 5)", "async_wait_queue(0, 3)");
+        let html = check_html(&check_pipelined(&text, &fixed, &params), &text, &fixed);
+        assert!(html.contains("verdict equivalent"), "{html}");
+        // A token awaited twice is a located error of the program, not a verdict.
+        let tokens = "for i in range(16):\n    with async_start(0) as q0[i]:\n        with async_scope():\n            A_sh[0] = A[i]\n            B_sh[0] = B[i]\n    with async_done(q0[i]):\n        C[i] = A_sh[0] + B_sh[0]\n    with async_done(q0[i]):\n        C[i] = A_sh[0] + B_sh[0]\n";
+        let html = check_html(&check_pipelined(&text, tokens, &params), &text, tokens);
+        assert!(html.contains("Read in token form"), "{html}");
+        assert!(
+            html.contains("<li class=\"check-problem\">line 8:"),
+            "{html}"
+        );
+        let blank = check_pipelined(&text, " ", &params);
+        assert_eq!(check_html(&blank, &text, " "), CHECK_INVITATION);
+    }
+
+    #[test]
+    fn markup_in_a_pasted_program_is_text() {
+        let text = example("rfc_c_interleaved.py");
+        let pasted =
+            "with async_wait_queue(0, 1):  # <img src=x onerror=alert(1)>\n    B[0] = \"<b>\"\n";
+        let html = check_html(
+            &check_pipelined(&text, pasted, &Default::default()),
+            &text,
+            pasted,
+        );
+        assert!(!html.contains("<img") && !html.contains("<b>"), "{html}");
+    }
+}

@@ -1,0 +1,147 @@
+//! A verification as the worker draws it for the page, located in the program verified: the
+//! verdict's class, each racy wait with the count that would be right, the races at their lines,
+//! the races between waves grouped by the barrier that would cover them — what the TVM view
+//! (`tvm::view`) and the check view (`explore::check_html`) show of a program's verification.
+//! `verification_text.rs` is the same for the terminal.
+
+use crate::diagnostic::{line_col, Diagnostic, Span};
+use crate::html::Html;
+use crate::verify::{Across, Judgement, Verdict, Verification};
+
+/// Races listed before the rest are folded away.
+const SHOWN_RACES: usize = 2;
+
+/// Places a barrier is missing at, listed before the rest are folded away.
+const SHOWN_PLACES: usize = 4;
+
+/// Problems listed in a view; the rest are counted.
+pub(crate) const MAX_LISTED: usize = 20;
+
+/// The verdict's class, as the page colours it.
+pub fn verdict_class(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Invalid => "verdict invalid",
+        Verdict::Equivalent => "verdict equivalent",
+        Verdict::SafeButLoose => "verdict safebutloose",
+        Verdict::Racy => "verdict racy",
+        Verdict::Different => "verdict different",
+        Verdict::NotRun => "verdict notrun",
+    }
+}
+
+/// A diagnostic's hint, after its message.
+pub(crate) fn hint_html(h: &mut Html, d: &Diagnostic) {
+    if let Some(hint) = &d.hint {
+        h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+    }
+}
+
+/// The races of a program (`text`, the one verified): first each racy wait with the count that
+/// would be right, then the races at their lines — the first few, the rest (often the same race in
+/// later slots) folded away so that they do not push the program off the screen.
+pub(crate) fn races_html(h: &mut Html, v: &Verification, text: &str) {
+    if v.races.is_empty() {
+        return;
+    }
+    fixes_html(h, v, text);
+    h.raw("<h3>Races</h3><ul class=\"races tvm-races\">");
+    for (k, r) in v.races.iter().enumerate() {
+        if k == SHOWN_RACES {
+            h.raw("</ul><details><summary>")
+                .num(v.races.len() - SHOWN_RACES)
+                .raw(" more</summary><ul class=\"races tvm-races\">");
+        }
+        let (line, _) = line_col(text, r.span.start as usize);
+        h.raw("<li>line ")
+            .num(line)
+            .raw(": ")
+            .prose(&r.message)
+            .raw("</li>");
+    }
+    h.raw("</ul>");
+    if v.races.len() > SHOWN_RACES {
+        h.raw("</details>");
+    }
+}
+
+/// The races between waves (threads) of a program that declares its threads, one per barrier that
+/// would cover them (`Across::by_barrier`): at its line, the wave that reads (writes) and the wave
+/// whose access it meets, the element, its slot, the iteration; then where that barrier goes and
+/// how many more races, between which waves, it covers.
+pub(crate) fn thread_races_html(h: &mut Html, a: &Across, text: &str) {
+    if a.races.is_empty() {
+        return;
+    }
+    let line = |span: Span| line_col(text, span.start as usize).0;
+    let word = a.agent_word();
+    h.raw("<h3>Races between ")
+        .text(word)
+        .raw("s</h3><p class=\"view-note\">Run across its ")
+        .text(&a.who())
+        .raw(": each ")
+        .text(word)
+        .raw("'s wait completes only its own copies; a <code>barrier()</code> publishes them to the other ")
+        .text(word)
+        .raw("s. One race for each wait and read (read and refill) with no barrier between them:</p><ul class=\"races tvm-races thread-races\">");
+    let groups = a.by_barrier();
+    for (k, g) in groups.iter().enumerate() {
+        if k == SHOWN_PLACES {
+            h.raw("</ul><details><summary>")
+                .num(groups.len() - SHOWN_PLACES)
+                .raw(" more places</summary><ul class=\"races tvm-races thread-races\">");
+        }
+        let r = g.first;
+        h.raw("<li>line ")
+            .num(line(r.access.span))
+            .raw(": ")
+            .text(&r.message())
+            .raw(" (")
+            .text(r.other_access())
+            .raw(": line ")
+            .num(line(r.other.span))
+            .raw(").");
+        if let Some(cover) = r.covering_barrier(line) {
+            h.raw("<br><span class=\"cover\">Fix: ").text(&cover);
+            if g.more > 0 {
+                h.raw(" — it also covers ")
+                    .text(&crate::english::count(g.more, "more race"))
+                    .raw(" like this one, between ")
+                    .text(&g.between());
+            }
+            h.raw(".</span>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+    if groups.len() > SHOWN_PLACES {
+        h.raw("</details>");
+    }
+}
+
+/// Each racy wait with the count that would be right, found by the verifier (`lower_by`).
+fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
+    let racy = v.waits.iter().filter(|w| w.judgement == Judgement::Racy);
+    h.raw("<ul class=\"tvm-fixes\">");
+    for w in racy {
+        let (line, _) = line_col(text, w.span.start as usize);
+        let wait = text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or("")
+            .trim();
+        h.raw("<li>line ")
+            .num(line)
+            .raw(": <code>")
+            .text(wait)
+            .raw("</code> ");
+        match w.lower_by {
+            Some(k) => h
+                .raw("should have covered them: its count ")
+                .num(k)
+                .raw(" lower leaves no race on it"),
+            None => h.raw("should have covered them; no lower count alone removes its races"),
+        };
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
