@@ -3,8 +3,9 @@
 // does. Each engine part is known by a message only its code writes. The page keeps the core's
 // types, their reading from the worker's answers, the editor's lexer, the lessons, the timeline's
 // and the iteration space's pictures; the step-through's replay and picture, the Search pane's
-// markup (its front, previews and the pinned schedule's comparison) and the Pipelined program
-// pane's token, TVM and check views are drawn by the worker.
+// markup (its front, previews and the pinned schedule's comparison), the Pipelined program pane's
+// token, TVM and check views and the Code pane's kernels with their machine-level report are drawn
+// by the worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ const ENGINE = {
   'the token view': 'a wait is the <code>async_done</code> of the newest token it needs',
   'the TVM view': ' makes no program of this loop (above: why)',
   'the races\' fixes (TVM and check views)': 'should have covered them; no lower count alone removes its races',
+  'the Code pane\'s machine-level report': ', which implements the pipelined program\'s ',
+  'the Code pane\'s TVMScript export': 'The loop and its annotations as a PrimFunc: paste it into TVM 0.27',
 };
 
 for (const [part, text] of Object.entries(ENGINE)) {

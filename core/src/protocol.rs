@@ -9,8 +9,8 @@
 //! reader, which keeps the page's wasm small, and an answer's bytes move to the page without a
 //! copy.
 
-use crate::emit::{Emitted, Target};
-use crate::explore::{Exploration, MachineReport, Options};
+use crate::emit::Target;
+use crate::explore::{Exploration, Listing, Options};
 use crate::pipelined::Form;
 use crate::steps::{StepFrame, StepOptions};
 use crate::timeline::Timeline;
@@ -70,9 +70,12 @@ pub enum Want {
     Verification,
     /// The cost model's simulation.
     Timeline,
-    /// The kernel emitted for a target.
+    /// The kernel emitted for a target, drawn for the Code pane with its text to copy
+    /// (`explore::kernel_listing`).
     Code { target: Target },
-    /// The machine-level check of that kernel (emitted first if it was not).
+    /// The machine-level check of that kernel (emitted first if it was not): the kernel drawn
+    /// again with the check's report above it and the lines it points at marked
+    /// (`explore::kernel_html`).
     Machine { target: Target },
     /// The pipelined program in token form, drawn (`tokens::tokens_html`).
     Tokens { form: Form },
@@ -88,7 +91,7 @@ pub enum Want {
     /// A pipelined program written by hand, checked against the loop, drawn
     /// (`explore::check_html`).
     Check { pipelined: String },
-    /// The loop as a TVMScript PrimFunc.
+    /// The loop as a TVMScript PrimFunc, drawn with its text to copy (`explore::tvmscript_listing`).
     TvmScript,
     /// Why each wait of the pipelined program has its count (`sync::WaitSite::why`).
     Whys,
@@ -186,13 +189,15 @@ pub enum Part {
     Timeline {
         timeline: Option<Timeline>,
     },
+    /// `None`: no kernel for the target (no program).
     Code {
         target: Target,
-        emitted: Option<Emitted>,
+        listing: Option<Listing>,
     },
+    /// `None`: the kernel could not be checked (no kernel, or one that says why it is not).
     Machine {
         target: Target,
-        report: Option<MachineReport>,
+        markup: Option<String>,
     },
     /// The token view's markup; `None`: no program to write in token form.
     Tokens {
@@ -212,9 +217,9 @@ pub enum Part {
         pipelined: String,
         view: String,
     },
-    /// The PrimFunc, or why the loop has none.
+    /// The PrimFunc, or why the loop has none (then nothing to copy).
     TvmScript {
-        export: Result<String, String>,
+        listing: Listing,
     },
     /// Each wait site's "why", in the order of the exploration's sites.
     Whys {

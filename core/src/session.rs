@@ -453,13 +453,17 @@ fn compute(e: &mut Explored, pinned: &mut Option<Pinned>, want: Want) -> Part {
         }
         Want::Code { target } => Part::Code {
             target,
-            emitted: emitted(ex, target),
+            listing: emitted(ex, target).map(|c| explore::kernel_listing(&c)),
         },
         Want::Machine { target } => {
-            emitted(ex, target);
+            let kernel = emitted(ex, target);
+            let report =
+                explore::machine_check(ex, target, crate::limits::MAX_MACHINE_INSTRUCTIONS);
             Part::Machine {
                 target,
-                report: explore::machine_check(ex, target, crate::limits::MAX_MACHINE_INSTRUCTIONS),
+                markup: kernel
+                    .zip(report)
+                    .map(|(c, r)| explore::kernel_html(&c, Some(&r))),
             }
         }
         Want::Tokens { form } => {
@@ -502,7 +506,7 @@ fn compute(e: &mut Explored, pinned: &mut Option<Pinned>, want: Want) -> Part {
             }
         }
         Want::TvmScript => Part::TvmScript {
-            export: crate::tvmscript::export(&e.text),
+            listing: explore::tvmscript_listing(&crate::tvmscript::export(&e.text)),
         },
         Want::Compare {
             pinned: text,

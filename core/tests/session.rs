@@ -202,19 +202,20 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                 },
                 Want::Code { target } => Part::Code {
                     target: *target,
-                    emitted: explore::code(&mut d, *target),
+                    listing: explore::code(&mut d, *target).map(|c| explore::kernel_listing(&c)),
                 },
                 Want::Machine { target } => {
                     let mut emitting = direct(&text);
                     let emitted = explore::code(&mut emitting, *target).unwrap();
-                    emitting.code.push(emitted);
+                    emitting.code.push(emitted.clone());
+                    let report = explore::machine_check(
+                        &emitting,
+                        *target,
+                        stagecraft::limits::MAX_MACHINE_INSTRUCTIONS,
+                    );
                     Part::Machine {
                         target: *target,
-                        report: explore::machine_check(
-                            &emitting,
-                            *target,
-                            stagecraft::limits::MAX_MACHINE_INSTRUCTIONS,
-                        ),
+                        markup: report.map(|r| explore::kernel_html(&emitted, Some(&r))),
                     }
                 }
                 Want::Tokens { form } => {
@@ -253,7 +254,7 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
                     ),
                 },
                 Want::TvmScript => Part::TvmScript {
-                    export: stagecraft::tvmscript::export(&text),
+                    listing: explore::tvmscript_listing(&stagecraft::tvmscript::export(&text)),
                 },
                 Want::Compare { pinned, width } => Part::Compare {
                     pinned: pinned.clone(),
@@ -496,7 +497,7 @@ fn while_the_text_has_errors_the_last_program_keeps_its_parts() {
     // Only what the text alone gives: the export says why there is none.
     assert!(matches!(
         &got[1].answer,
-        Answer::Part { part, .. } if matches!(&**part, Part::TvmScript { export: Err(why) } if why.contains("fix line"))
+        Answer::Part { part, .. } if matches!(&**part, Part::TvmScript { listing } if listing.text.is_none() && listing.markup.contains("fix line"))
     ));
     assert_eq!(got.len(), 3);
     // The program shown meanwhile (request 1's) still gets its parts.

@@ -4,8 +4,8 @@
 //! program with another. `wants` says which parts the page needs for what it shows.
 
 use crate::model::deferred::Ran;
-use stagecraft::emit::{Emitted, Target};
-use stagecraft::explore::{Exploration, MachineReport};
+use stagecraft::emit::Target;
+use stagecraft::explore::{Exploration, Listing};
 use stagecraft::pipelined::Form;
 use stagecraft::protocol::{Answer, Part, Response, Want};
 use stagecraft::search_picture::Comparison;
@@ -33,8 +33,9 @@ pub struct Shown {
 pub struct Parts {
     pub verification: Option<Option<Arc<Verification>>>,
     pub timeline: Option<Option<Arc<Timeline>>>,
-    pub code: Vec<(Target, Option<Arc<Emitted>>)>,
-    pub machine: Vec<(Target, Option<Arc<MachineReport>>)>,
+    /// The Code pane's kernels, drawn by the worker; each again once checked on the machine.
+    pub code: Vec<(Target, Option<Arc<Listing>>)>,
+    pub machine: Vec<(Target, Option<Arc<String>>)>,
     /// The Pipelined program pane's views, drawn by the worker: the token form, TVM's program
     /// and a pasted program's check.
     pub tokens: Vec<(Form, Option<Arc<String>>)>,
@@ -42,7 +43,7 @@ pub struct Parts {
     pub steps: Option<(StepOptions, usize, Arc<StepFrame>)>,
     pub tvm: Option<Arc<TvmView>>,
     pub check: Option<(String, Arc<String>)>,
-    pub tvmscript: Option<Arc<Result<String, String>>>,
+    pub tvmscript: Option<Arc<Listing>>,
     pub whys: Option<Arc<Vec<WaitWhy>>>,
     /// The pinned text beside this exploration, drawn: the text pinned, the width asked for.
     pub compare: Option<(String, u32, Arc<Comparison>)>,
@@ -82,8 +83,8 @@ impl Parts {
                 self.verification = Some(verification.map(Arc::new))
             }
             Part::Timeline { timeline } => self.timeline = Some(timeline.map(Arc::new)),
-            Part::Code { target, emitted } => keyed(&mut self.code, target, emitted),
-            Part::Machine { target, report } => keyed(&mut self.machine, target, report),
+            Part::Code { target, listing } => keyed(&mut self.code, target, listing),
+            Part::Machine { target, markup } => keyed(&mut self.machine, target, markup),
             Part::Tokens { form, view } => keyed(&mut self.tokens, form, view),
             Part::Steps {
                 options,
@@ -92,7 +93,7 @@ impl Parts {
             } => self.steps = Some((options, position, Arc::new(frame))),
             Part::Tvm { view } => self.tvm = Some(Arc::new(view)),
             Part::Check { pipelined, view } => self.check = Some((pipelined, Arc::new(view))),
-            Part::TvmScript { export } => self.tvmscript = Some(Arc::new(export)),
+            Part::TvmScript { listing } => self.tvmscript = Some(Arc::new(listing)),
             Part::Whys { whys } => self.whys = Some(Arc::new(whys)),
             Part::Compare {
                 pinned,

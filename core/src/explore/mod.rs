@@ -6,6 +6,7 @@
 
 mod check_view;
 mod counts;
+mod listing;
 mod phases;
 mod search_inputs;
 
@@ -152,7 +153,9 @@ pub struct Exploration {
     pub verification: Option<crate::verify::Verification>,
     /// Absent under `Options::defer_runs` until [`timeline`] computes it.
     pub timeline: Option<crate::timeline::Timeline>,
-    /// Machine code per target, from the peeled program.
+    /// Machine code per target, from the peeled program. The page is sent each kernel drawn
+    /// instead (`protocol::Part::Code`), never this.
+    #[serde(skip_deserializing, skip_serializing_if = "crate::wire::json_only")]
     pub code: Vec<crate::emit::Emitted>,
     /// The cost model in effect (defaults, options and source annotations combined).
     pub cost: Option<crate::cost::CostModel>,
@@ -496,6 +499,9 @@ pub struct MachineReport {
 }
 
 pub use check_view::{check_html, CHECK_INVITATION};
+pub use listing::{
+    kernel_html, kernel_listing, lines_html, tvmscript_listing, Listing, CHUNK_LINES,
+};
 pub use phases::ReadLoop;
 pub use search_inputs::{rolled, rolled_with, scheduled_loop, Rolled, ScheduledLoop, Unplaced};
 

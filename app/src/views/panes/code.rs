@@ -1,5 +1,7 @@
-//! Machine code per target, and the printed TIR. Lines are tinted by the source statement they come
-//! from (as Compiler Explorer does); hovering a line highlights that statement everywhere, and
+//! Machine code per target, the loop as TVMScript, and the printed TIR. The worker draws the
+//! kernels with their machine-level check and the TVMScript export (`stagecraft::explore::Listing`);
+//! this keeps the target picker, Copy and the clicks. Lines are tinted by the source statement they
+//! come from (as Compiler Explorer does); hovering a line highlights that statement everywhere, and
 //! hovering a statement elsewhere highlights its lines here, through the focus style sheet.
 
 use super::contract::{self, PaneSpec};
@@ -10,9 +12,7 @@ use crate::model::focus;
 use crate::views::copy::copy_button;
 use leptos::prelude::*;
 use crate::model::deferred::ran_for;
-use stagecraft::emit::Emitted;
-use stagecraft::explore::{Exploration, MachineReport};
-use stagecraft::machine::MachineVerdict;
+use stagecraft::explore::{lines_html, Exploration, Listing};
 use crate::model::snapshot::Parts;
 use stagecraft_link::{CodeTarget, Pane, State};
 use std::sync::Arc;
@@ -34,9 +34,6 @@ fn options_html(chosen: &CodeTarget) -> String {
     html::options(&options, chosen.name())
 }
 
-/// Lines per chunk of the code pane; style.css gives a chunk this many lines of height.
-const CHUNK_LINES: usize = 64;
-
 /// The pane's markup in parts when its code has more than `dom::FIRST_CHUNKS` chunks of lines: a
 /// kernel of thousands of lines written at once is one long task (and again when its machine
 /// check arrives). A chunk begins with the one `<div class="chunk"` of its lines' markup (their
@@ -44,213 +41,71 @@ const CHUNK_LINES: usize = 64;
 static CODE_PARTS: crate::dom::Splitting =
     crate::dom::Splitting::chunks_of_lines("<pre class=\"code\"", "pre.code");
 
-/// Lines of code, each with its statement's palette and identity classes, in chunks that the
-/// browser does not style, lay out or paint while they are off screen: a large loop's printed
-/// program is thousands of lines, and laying them all out made the task that wrote them long.
-/// `marked` are 1-based lines the machine-level check points at (racing instructions and the
-/// waits they got past): they get the class `marked` and a `data-kline` to be scrolled to.
-fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32]) {
-    h.raw("<pre class=\"code\">");
-    let n = text.lines().count();
-    for (k, line) in text.lines().enumerate() {
-        h.chunk(k, n, CHUNK_LINES, "chunk");
-        let number = k as u32 + 1;
-        h.raw("<div class=\"cl");
-        if let Some(s) = stmts.get(k).copied().flatten() {
-            h.raw(" s").num(s % 10).raw(" st").num(s);
-        }
-        if marked.contains(&number) {
-            h.raw(" marked\" data-kline=\"").num(number);
-        }
-        h.raw("\"");
-        if let Some(s) = stmts.get(k).copied().flatten() {
-            h.raw(" data-st=\"").num(s).raw("\"");
-        }
-        h.raw(">");
-        h.linked(line).raw("</div>");
-    }
-    h.end_chunks(n);
-    h.raw("</pre>");
-}
-
-/// The kernel for the target chosen (`Parts::code`), with the machine-level check of it.
-fn code_part(p: &Parts, s: &State) -> Option<Option<Arc<Emitted>>> {
+/// The kernel for the target chosen (`Parts::code`), and the same with the machine-level check of
+/// it once that ran (`Parts::machine`).
+fn code_part(p: &Parts, s: &State) -> Option<Option<Arc<Listing>>> {
     let t = s.target.machine()?;
     p.code.iter().find(|(x, _)| *x == t).map(|(_, e)| e.clone())
 }
 
-fn machine_part(p: &Parts, s: &State) -> Option<Option<Arc<MachineReport>>> {
+fn machine_part(p: &Parts, s: &State) -> Option<Option<Arc<String>>> {
     let t = s.target.machine()?;
     p.machine.iter().find(|(x, _)| *x == t).map(|(_, m)| m.clone())
 }
 
-/// The text of `target` for copying, if this build produces it (`emitted`: its kernel).
-fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool, emitted: Option<&Emitted>) -> Option<String> {
+/// The text of `target` for copying, if this build produces it (`kernel`: its listing).
+fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool, kernel: Option<&Listing>) -> Option<String> {
     match target {
         CodeTarget::Tir => focus::printed(ex, peeled).map(|p| p.text.clone()),
-        _ => emitted.map(|c| c.text.clone()),
+        _ => kernel.and_then(|c| c.text.clone()),
     }
 }
 
-/// The export of the loop as TVMScript (`None`: still on its way), or why it cannot be exported.
-fn tvmscript_html(export: Option<&Result<String, String>>) -> String {
-    let mut h = Html::default();
+/// The export of the loop as TVMScript, drawn (`None`: still on its way).
+fn tvmscript_html(export: Option<&Listing>) -> String {
     match export {
-        None => {
-            h.raw("<p class=\"unavailable\">Writing the loop as TVMScript…</p>");
-        }
-        Some(Ok(text)) => {
-            h.raw("<p class=\"view-note\">The loop and its annotations as a PrimFunc: paste it into TVM 0.27 and run <code>tvm.s_tir.transform.InjectSoftwarePipeline</code>; <code>stagecraft explore FILE --as tvm-0.27</code> prints what it makes of it, reproduced.</p>");
-            lines_html(&mut h, text, &[], &[]);
-        }
-        Some(Err(why)) => {
-            h.raw("<p class=\"unavailable\">This loop has no TVMScript form: ")
-                .text(why)
-                .raw("</p>");
-        }
+        Some(e) => e.markup.clone(),
+        None => "<p class=\"unavailable\">Writing the loop as TVMScript…</p>".to_string(),
     }
-    h.finish()
 }
 
-/// The machine-level verdict above a kernel: executed or not, and each race, copy never awaited,
-/// invalid instruction and wrong output with its line; a race also names the kernel wait it got
-/// past and the pipelined program's waits that wait implements. `None`: still executing.
-fn machine_html(h: &mut Html, report: Option<&MachineReport>, c: &Emitted) {
-    let Some(r) = report else {
-        h.raw("<p class=\"machine pending\">Executing the kernel on the machine model…</p>");
-        return;
-    };
-    let m = &r.check;
-    let class = match m.verdict {
-        MachineVerdict::Correct => "ok",
-        MachineVerdict::Racy | MachineVerdict::Different | MachineVerdict::Invalid => "bad",
-        MachineVerdict::NotSupported | MachineVerdict::NotExecuted => "na",
-    };
-    h.raw("<div class=\"machine ")
-        .raw(class)
-        .raw("\" role=\"status\"><p><strong>Machine-level check:</strong> ")
-        .prose(&m.summary)
-        .raw("</p>");
-    let mut items = Html::default();
-    for (race, covering) in m.races.iter().zip(&r.covering) {
-        items
-            .raw("<li tabindex=\"0\" data-kline=\"")
-            .num(race.line)
-            .raw("\">line ")
-            .num(race.line)
-            .raw(": ")
-            .text(&race.message);
-        if let Some(w) = covering.and_then(|k| c.waits.get(k)) {
-            items.raw(" — past the wait at line ").num(w.line);
-            let ids: Vec<String> = w
-                .ir
-                .iter()
-                .map(|i| match i.id {
-                    Some(id) => format!("wait #{id} (queue {}, {} in flight)", i.queue, i.count),
-                    None => format!("a wait on queue {} ({} in flight)", i.queue, i.count),
-                })
-                .collect();
-            if !ids.is_empty() {
-                items.raw(", which implements the pipelined program's ").text(&ids.join(" and "));
-            }
-        }
-        items.raw("</li>");
-    }
-    for u in &m.unawaited {
-        items.raw("<li tabindex=\"0\" data-kline=\"").num(u.line).raw("\">line ").num(u.line).raw(": ").text(&u.message).raw("</li>");
-    }
-    for p in &m.problems {
-        items.raw("<li tabindex=\"0\" data-kline=\"").num(p.line).raw("\">line ").num(p.line).raw(": ").text(&p.message).raw("</li>");
-    }
-    for d in &m.differences {
-        let index: Vec<String> = d.index.iter().map(i64::to_string).collect();
-        items
-            .raw("<li>")
-            .text(&format!(
-                "{}[{}], thread {}: the loop computes {}, the kernel {}",
-                d.buffer,
-                index.join(", "),
-                d.thread,
-                d.expected,
-                d.got
-            ))
-            .raw("</li>");
-    }
-    let items = items.finish();
-    if !items.is_empty() {
-        h.raw("<ul class=\"races\">").raw(&items).raw("</ul>");
-    }
-    h.raw("</div>");
-}
-
-/// The kernel lines the machine-level check points at.
-fn marked_lines(report: Option<&MachineReport>, c: &Emitted) -> Vec<u32> {
-    let Some(r) = report else {
-        return Vec::new();
-    };
-    let m = &r.check;
-    let mut lines: Vec<u32> = m.races.iter().map(|x| x.line).collect();
-    lines.extend(r.covering.iter().flatten().filter_map(|&k| c.waits.get(k)).map(|w| w.line));
-    lines.extend(m.unawaited.iter().map(|u| u.line));
-    lines.extend(m.problems.iter().map(|p| p.line));
-    lines.sort_unstable();
-    lines.dedup();
-    lines
-}
-
-/// The Code pane's content for `target`: the printed program, or the kernel (`emitted`, once it
-/// arrived for this exploration) with its notes and the machine-level check (`machine`, once it
-/// ran on it).
+/// The Code pane's content for `target`: the printed program, or the kernel (`kernel`, once it
+/// arrived for this exploration) with its notes, and with the machine-level check once it ran on
+/// it (`machine`: the same listing with the check's report).
 pub fn code_html(
     ex: &Exploration,
     target: &CodeTarget,
     peeled: bool,
-    emitted: Option<&Emitted>,
-    machine: Option<&MachineReport>,
+    kernel: Option<&Listing>,
+    machine: Option<&String>,
 ) -> String {
-    let mut h = Html::default();
     if *target == CodeTarget::Tir {
+        let mut h = Html::default();
         if let Some(p) = focus::printed(ex, peeled) {
             let stmts: Vec<Option<u32>> = p.lines.iter().map(|l| l.stmt).collect();
             lines_html(&mut h, &p.text, &stmts, &[]);
         }
         return h.finish();
     }
-    let Some(c) = emitted else {
-        match target {
-            // Asked for when the pane shows it: the engine is writing it.
-            CodeTarget::Machine(t) => h
-                .raw("<p class=\"unavailable\">")
-                .text(t.label())
-                .raw(": generating (from a text without errors)…</p>"),
-            // A target named by a link of a later version.
-            _ => h
-                .raw("<p class=\"unavailable\">")
-                .text(target.name())
-                .raw(" is not available in this build of Stagecraft.</p>"),
-        };
-        return h.finish();
+    if let Some(m) = machine {
+        return m.clone();
+    }
+    if let Some(c) = kernel {
+        return c.markup.clone();
+    }
+    let mut h = Html::default();
+    match target {
+        // Asked for when the pane shows it: the engine is writing it.
+        CodeTarget::Machine(t) => h
+            .raw("<p class=\"unavailable\">")
+            .text(t.label())
+            .raw(": generating (from a text without errors)…</p>"),
+        // A target named by a link of a later version.
+        _ => h
+            .raw("<p class=\"unavailable\">")
+            .text(target.name())
+            .raw(" is not available in this build of Stagecraft.</p>"),
     };
-    if let Some(e) = &c.error {
-        h.raw("<div class=\"banner warn\">").text(e).raw("</div>");
-    }
-    if !c.notes.is_empty() {
-        h.raw("<ul class=\"notes\">");
-        for n in &c.notes {
-            h.raw("<li>").linked(n).raw("</li>");
-        }
-        h.raw("</ul>");
-    }
-    if c.error.is_none() {
-        machine_html(&mut h, machine, c);
-        if let CodeTarget::Machine(_) = target {
-            // The kernel's buffers beside the Timeline's ring bytes, which count the loop's elements.
-            h.raw("<p class=\"view-note\" id=\"tile-note\">Each element of the loop is a tile of ")
-                .num(c.lanes)
-                .raw(" values here, one per thread: a buffer's declared bytes are that many times the bytes the Timeline's ring buffers count for it.</p>");
-        }
-    }
-    lines_html(&mut h, &c.text, &c.line_stmts, &marked_lines(machine, c));
     h.finish()
 }
 
@@ -308,7 +163,7 @@ pub fn view() -> impl IntoView {
     );
     let copy = move || {
         if target.get_untracked() == CodeTarget::TvmScript {
-            return export.with_untracked(|e| e.as_deref().and_then(|e| e.clone().ok()));
+            return export.with_untracked(|e| e.as_deref().and_then(|e| e.text.clone()));
         }
         ctx.good.with_untracked(|ex| {
             let ex = ex.as_ref()?;
@@ -353,92 +208,52 @@ pub fn view() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::dom::{CHUNKS_PER_TASK, FIRST_CHUNKS};
+    use stagecraft::explore::CHUNK_LINES;
     use stagecraft_link::Target;
 
-    /// The kernel `ex` emitted for `target`, as the engine sends it.
-    fn emitted_in<'a>(ex: &'a Exploration, target: &CodeTarget) -> Option<&'a Emitted> {
+    /// The kernel `ex` emitted for `target`, as the worker draws it.
+    fn kernel_in(ex: &Exploration, target: &CodeTarget) -> Option<Listing> {
         let t = target.machine()?;
-        ex.code.iter().find(|c| c.target == t.name())
+        let c = ex.code.iter().find(|c| c.target == t.name())?;
+        Some(stagecraft::explore::kernel_listing(c))
     }
 
     #[test]
     fn code_lines_are_tied_to_statements_and_missing_targets_say_so() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        let ptx = code_html(&ex, &CodeTarget::Machine(Target::Ptx), false, emitted_in(&ex, &CodeTarget::Machine(Target::Ptx)), None);
+        let target = CodeTarget::Machine(Target::Ptx);
+        let kernel = kernel_in(&ex, &target);
+        let ptx = code_html(&ex, &target, false, kernel.as_ref(), None);
         assert!(
             ptx.contains("<div class=\"cl s0 st0\" data-st=\"0\">"),
             "{ptx}"
         );
+        assert!(ptx.contains("Executing the kernel"), "{ptx}");
         let lines = ex
             .code
             .iter()
             .find(|c| c.target == "ptx")
             .map_or(0, |c| c.text.lines().count());
         assert_eq!(ptx.matches("<div class=\"cl").count(), lines);
+        // Once the machine-level check ran, its listing is shown.
+        let checked = "<div class=\"machine ok\">".to_string();
+        assert_eq!(code_html(&ex, &target, false, kernel.as_ref(), Some(&checked)), checked);
         let later = CodeTarget::parse("ptx-sm91");
-        assert!(code_html(&ex, &later, false, emitted_in(&ex, &later), None).contains("not available in this build"));
-        let only_ptx = stagecraft::explore::explore(
-            stagecraft_link::presets::DEFAULT,
-            &stagecraft::explore::Options {
-                targets: vec![Target::Ptx],
-                ..Default::default()
-            },
-        );
+        assert!(code_html(&ex, &later, false, None, None).contains("not available in this build"));
         let amdgpu = CodeTarget::Machine(Target::Amdgpu);
-        assert!(code_html(&only_ptx, &amdgpu, false, emitted_in(&only_ptx, &amdgpu), None).contains("generating"));
-        assert!(code_html(&ex, &CodeTarget::Tir, true, emitted_in(&ex, &CodeTarget::Tir), None).contains("async_commit_queue"));
-    }
-
-    /// The machine-level verdict is shown above the kernel; a race (here: the CUTLASS preset's
-    /// waits raised by one, one at a time, until one races) lists its line and the wait it got
-    /// past, and marks both lines of the code.
-    #[test]
-    fn the_machine_check_is_shown_with_its_races_lines_and_waits() {
-        let options = stagecraft::explore::Options {
-            targets: vec![Target::Amdgpu],
-            ..Default::default()
-        };
-        let cutlass = stagecraft_link::presets::PRESETS
-            .iter()
-            .find(|(name, _)| name.starts_with("CUTLASS"))
-            .map(|(_, text)| *text)
-            .unwrap_or_default();
-        let ex = stagecraft::explore::explore(cutlass, &options);
-        let target = CodeTarget::Machine(Target::Amdgpu);
-        let pending = code_html(&ex, &target, true, emitted_in(&ex, &target), None);
-        assert!(pending.contains("Executing the kernel"), "{pending}");
-        let report = stagecraft::explore::machine_check(&ex, Target::Amdgpu, u64::MAX);
-        let html = code_html(&ex, &target, true, emitted_in(&ex, &target), report.as_ref());
-        assert!(html.contains("machine ok"), "{html}");
-        assert!(html.contains("executed: same outputs, 0 races"));
-        let code = &ex.code[0];
-        let racy = code.waits.iter().filter(|w| w.immediate.is_some()).find_map(|w| {
-            let k = w.immediate.unwrap_or(0);
-            let mut mutated = ex.clone();
-            let mut lines: Vec<String> = code.text.lines().map(str::to_string).collect();
-            let line = lines.get_mut(w.line as usize - 1)?;
-            *line = line.replace(&format!("vmcnt({k})"), &format!("vmcnt({})", k + 1));
-            mutated.code[0].text = lines.join("\n") + "\n";
-            let r = stagecraft::explore::machine_check(&mutated, Target::Amdgpu, u64::MAX)?;
-            (r.check.verdict == MachineVerdict::Racy).then_some((mutated, r, w.line))
-        });
-        let (mutated, r, wait_line) = racy.expect("a wait raised by one races");
-        let html = code_html(&mutated, &target, true, emitted_in(&mutated, &target), Some(&r));
-        assert!(html.contains("machine bad"), "{html}");
-        let race_line = r.check.races[0].line;
-        assert!(html.contains(&format!("line {race_line}: ")), "{html}");
-        assert!(html.contains(&format!("past the wait at line {wait_line}")), "{html}");
-        assert!(html.contains("which implements the pipelined program's wait #"), "{html}");
-        for line in [race_line, wait_line] {
-            assert!(html.contains(&format!("marked\" data-kline=\"{line}\"")), "{line}");
-        }
+        assert!(code_html(&ex, &amdgpu, false, None, None).contains("generating"));
+        assert!(code_html(&ex, &CodeTarget::Tir, true, None, None).contains("async_commit_queue"));
+        assert_eq!(
+            code_text(&ex, &target, false, kernel.as_ref()),
+            kernel.and_then(|k| k.text)
+        );
     }
 
     #[test]
     fn long_code_comes_in_chunks_of_its_lines() {
         let ex = stagecraft::explore::explore(&crate::model::long_loop(100), &Default::default());
-        let html = code_html(&ex, &CodeTarget::Tir, false, emitted_in(&ex, &CodeTarget::Tir), None);
+        let html = code_html(&ex, &CodeTarget::Tir, false, None, None);
         let lines = html.matches("<div class=\"cl").count();
         assert_eq!(
             lines,
@@ -458,7 +273,7 @@ mod tests {
             &stagecraft::workloads::heavy_chain(64, 8, 64),
             &Default::default(),
         );
-        let html = code_html(&ex, &CodeTarget::Tir, true, emitted_in(&ex, &CodeTarget::Tir), None);
+        let html = code_html(&ex, &CodeTarget::Tir, true, None, None);
         let chunks = html.matches("<div class=\"chunk\"").count();
         assert!(chunks > FIRST_CHUNKS + CHUNKS_PER_TASK, "{chunks} chunks");
         let parts = CODE_PARTS.split(&html).expect("in parts");
