@@ -37,18 +37,15 @@ pub fn while_visible_then(
     then: impl Fn() + 'static,
 ) {
     let written = written();
-    dom::keep_rendered(
+    keep(
         node,
-        Rendering {
-            visible: Box::new(visible),
-            render: Box::new(render),
-            chunks: None,
-            written: Box::new(move || {
-                written();
-                then();
-            }),
-            parts: None,
-        },
+        visible,
+        render,
+        Box::new(move || {
+            written();
+            then();
+        }),
+        None,
     );
 }
 
@@ -59,13 +56,23 @@ pub fn while_visible_in_parts(
     render: impl Fn() -> String + 'static,
     parts: Option<&'static dom::Splitting>,
 ) {
+    keep(node, visible, render, written(), parts);
+}
+
+fn keep(
+    node: NodeRef<leptos::html::Div>,
+    visible: impl Fn() -> bool + 'static,
+    render: impl Fn() -> String + 'static,
+    written: Box<dyn Fn()>,
+    parts: Option<&'static dom::Splitting>,
+) {
     dom::keep_rendered(
         node,
         Rendering {
             visible: Box::new(visible),
             render: Box::new(render),
             chunks: None,
-            written: written(),
+            written,
             parts,
         },
     );
