@@ -15,7 +15,8 @@ pub struct Annotations {
     pub async_stages: Vec<i64>,
 }
 
-fn list(values: &[i64]) -> String {
+/// `[0, 0, 2]`: an annotation's list as the text writes it.
+pub(crate) fn list(values: &[i64]) -> String {
     let items: Vec<String> = values.iter().map(i64::to_string).collect();
     format!("[{}]", items.join(", "))
 }

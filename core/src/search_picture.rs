@@ -6,6 +6,7 @@
 //! and handles the clicks; it decodes neither the search's report nor the explorations compared.
 //! Nothing here computes a cost: every number is one of the reports'.
 
+use crate::annotation_text::list;
 use crate::annotation_text::Annotations;
 use crate::explore::Exploration;
 use crate::gantt::fixed;
@@ -58,11 +59,6 @@ pub fn bytes(n: u64) -> String {
     } else {
         format!("{} KB", fixed(n as f64 / 1024.0, 1))
     }
-}
-
-fn list(values: &[i64]) -> String {
-    let items: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("[{}]", items.join(", "))
 }
 
 /// Where the search is: a bar (stage vectors walked, for an exhaustive search; moving without a
