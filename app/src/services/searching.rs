@@ -14,7 +14,7 @@ use stagecraft::explore::Options;
 use stagecraft::protocol::{Answer, Job, Response};
 use stagecraft::search::SearchOptions;
 use stagecraft::search_picture::SearchView;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 /// Previews kept on the page, newest last: a row hovered again is shown at once.
@@ -61,6 +61,8 @@ thread_local! {
     /// Previews asked and not answered: their ids and texts.
     static PENDING: RefCell<Vec<(u64, String)>> = const { RefCell::new(Vec::new()) };
     static SIGNALS: RefCell<Option<Searching>> = const { RefCell::new(None) };
+    /// `chart_px` as the panes were last laid out; 0 until they were.
+    static CHART_PX: Cell<u32> = const { Cell::new(0) };
 }
 
 /// The signals, made once and put in the context (`app::App`).
@@ -172,14 +174,45 @@ pub fn start(ctx: Ctx) {
 }
 
 /// The width the panes draw their charts to: a pane's, less its padding (every pane has the same
-/// box, and the one shown is measured).
+/// box). Read from what `watch_chart_width` last saw, so that asking for a part on a keystroke
+/// does not lay the page out before its frame; measured once if nothing was seen yet.
 pub fn chart_px() -> u32 {
+    let seen = CHART_PX.with(Cell::get);
+    if seen > 0 {
+        return seen;
+    }
+    let measured = measure_chart_px();
+    if let Some(px) = measured {
+        CHART_PX.with(|c| c.set(px));
+    }
+    measured.unwrap_or(900)
+}
+
+/// The shown pane's width less its padding, if the page is laid out.
+fn measure_chart_px() -> Option<u32> {
     dom::window()
         .and_then(|w| w.document())
         .and_then(|d| d.query_selector(".pane:not(.hidden)").ok().flatten())
         .and_then(|e| u32::try_from(e.client_width() - 40).ok())
         .filter(|w| *w > 0)
-        .unwrap_or(900)
+}
+
+/// Keeps `chart_px` up to date as the panes' box `panes` is resized (the window, the editor's
+/// width dragged, the layout stacked): a resize observer reports after the browser's layout, so
+/// measuring there lays nothing out.
+pub fn watch_chart_width(panes: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let on_resize =
+        wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(move |_: js_sys::Array| {
+            if let Some(px) = measure_chart_px() {
+                CHART_PX.with(|c| c.set(px));
+            }
+        });
+    if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
+        observer.observe(panes);
+    }
+    // Kept for the page's life, as the panes are.
+    on_resize.forget();
 }
 
 /// Stops the search under way: its last answer says it was cancelled.

@@ -12,6 +12,7 @@ use crate::dom;
 use crate::markup::html::Html;
 use crate::model::deferred::Ran;
 use crate::model::roving::Axis;
+use crate::services::searching;
 use crate::views::render;
 use crate::views::scroll::ScrollMemory;
 use contract::PaneSpec;
@@ -180,6 +181,8 @@ pub fn Panes() -> impl IntoView {
         }
     };
     let tabs = NodeRef::<leptos::html::Nav>::new();
+    let panes_box = NodeRef::<leptos::html::Div>::new();
+    panes_box.on_load(|panes| searching::watch_chart_width(&panes));
     let on_tab_key = move |ev: web_sys::KeyboardEvent| {
         let Some(nav) = tabs.get_untracked() else {
             return;
@@ -206,7 +209,7 @@ pub fn Panes() -> impl IntoView {
         <nav class="tabs" role="tablist" aria-label="Panes" node_ref=tabs on:keydown=on_tab_key>
             {PANES.iter().map(tab).collect_view()}
         </nav>
-        <div class="panes" class:dim=stale>
+        <div class="panes" class:dim=stale node_ref=panes_box>
             <div class="pending" class:hidden=move || pending_note().is_none()>
                 <span role="status">{move || pending_note().unwrap_or_default()}</span>
             </div>
