@@ -54,7 +54,14 @@ pub fn start() {
                         .with(|d| *d.borrow_mut() = (request.id, "a trap a test asked for".into()));
                     panic!("the page asked this worker to trap (a test of what a trap loses)");
                 }
+                let explore = matches!(request.job, Job::Explore { .. });
                 SESSION.with(|s| s.borrow_mut().receive(request));
+                // An idle worker explores at once: the page paints nothing new until this answer,
+                // and a turn through the message queue would only delay it. A busy one takes it
+                // at its next turn, where a still newer request may have replaced it.
+                if explore && !SCHEDULED.with(Cell::get) {
+                    work_once();
+                }
                 schedule();
             }
             Err(why) => post(&Response {
