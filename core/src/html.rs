@@ -87,10 +87,12 @@ impl Html {
     /// `per` items, which the browser skips styling, laying out and painting while off screen
     /// (`content-visibility` in style.css): closes the previous chunk and opens the next where one
     /// begins. A chunk says how many items it holds (`--items`), so that style.css can size it
-    /// exactly before it is laid out. `end_chunks` closes the last.
+    /// exactly before it is laid out. A list of one chunk or less is written without one: on
+    /// screen, a `content-visibility: auto` box is laid out twice in the frame that first draws
+    /// it (once skipped, then again once found on screen). `end_chunks` closes the last.
     pub fn chunk(&mut self, k: usize, n: usize, per: usize, class: &str) -> &mut Self {
         let per = per.max(1);
-        if k.is_multiple_of(per) {
+        if n > per && k.is_multiple_of(per) {
             if k > 0 {
                 self.raw("</div>");
             }
@@ -103,9 +105,9 @@ impl Html {
         self
     }
 
-    /// After `n` items written with `chunk`.
-    pub fn end_chunks(&mut self, n: usize) -> &mut Self {
-        if n > 0 {
+    /// After the `n` items written with `chunk` in chunks of `per`.
+    pub fn end_chunks(&mut self, n: usize, per: usize) -> &mut Self {
+        if n > per.max(1) {
             self.raw("</div>");
         }
         self
@@ -188,6 +190,26 @@ mod tests {
         assert_eq!(
             h.finish(),
             "a tile (<a href=\"docs/execution-model.md\" target=\"_blank\" rel=\"noopener\">docs/execution-model.md</a>). &lt;docs/x.rs&gt; <a href=\"docs/limits.md\" target=\"_blank\" rel=\"noopener\">docs/limits.md</a>"
+        );
+    }
+
+    /// Items written with `chunk` and `end_chunks`: `n` items of `per` a chunk.
+    fn chunked(n: usize, per: usize) -> String {
+        let mut h = Html::default();
+        for k in 0..n {
+            h.chunk(k, n, per, "c").num(k);
+        }
+        h.end_chunks(n, per);
+        h.finish()
+    }
+
+    #[test]
+    fn a_list_is_chunked_only_when_it_is_more_than_one_chunk() {
+        assert_eq!(chunked(0, 2), "");
+        assert_eq!(chunked(2, 2), "01");
+        assert_eq!(
+            chunked(5, 2),
+            "<div class=\"c\" style=\"--items:2\">01</div><div class=\"c\" style=\"--items:2\">23</div><div class=\"c\" style=\"--items:1\">4</div>"
         );
     }
 

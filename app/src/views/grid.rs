@@ -151,7 +151,7 @@ pub fn grid_html(
             .raw("<button data-move=\"-1\" title=\"earlier in the step\" aria-label=\"earlier in the step\">↑</button>")
             .raw("<button data-move=\"1\" title=\"later in the step\" aria-label=\"later in the step\">↓</button></span></div>");
     }
-    h.end_chunks(p.units.len());
+    h.end_chunks(p.units.len(), GRID_CHUNK);
     h.raw("</div><div class=\"asyncs\">async stages: ");
     // A stage no statement is in has nothing to make asynchronous: offered only while the text
     // still names it (to take it back out).

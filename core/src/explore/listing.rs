@@ -44,7 +44,7 @@ pub fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32
         }
         h.raw(">").linked(line).raw("</div>");
     }
-    h.end_chunks(n);
+    h.end_chunks(n, CHUNK_LINES);
     h.raw("</pre>");
 }
 

@@ -66,7 +66,7 @@ pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount])
         }
         h.raw("</div>");
     }
-    h.end_chunks(n);
+    h.end_chunks(n, CHUNK_LINES);
     h.raw("</pre>");
     h.finish()
 }
@@ -217,15 +217,21 @@ fn show_why(why: &web_sys::HtmlElement, frame: &web_sys::Element, line: &web_sys
 }
 
 
-/// Ring buffers and why each got its versions.
-pub fn buffers_html(buffers: &[BufferInfo]) -> String {
+/// Ring buffers and why each got its versions; `below_long` when they come after a program too
+/// long to fit on screen.
+pub fn buffers_html(buffers: &[BufferInfo], below_long: bool) -> String {
     let declared = buffers.iter().filter(|b| b.declared);
     let mut h = Html::default();
-    // Below the program, hence off screen when a long program is drawn: a 160-buffer table was
-    // most of the objects the browser styled and laid out before it knew what is on screen.
-    h.raw("<div class=\"buffers-wrap\" style=\"--rows:")
-        .num(declared.clone().count() + 1)
-        .raw("\">");
+    // Off screen below a long program: a 160-buffer table was most of the objects the browser
+    // styled and laid out before it knew what is on screen. Below a short one it is on screen,
+    // where skipping it would only lay it out twice (`Html::chunk`).
+    h.raw("<div");
+    if below_long {
+        h.raw(" class=\"buffers-wrap\" style=\"--rows:")
+            .num(declared.clone().count() + 1)
+            .raw("\"");
+    }
+    h.raw(">");
     h.raw("<table class=\"buffers\"><tr><th>buffer</th><th>scope</th><th>versions</th><th>why</th></tr>");
     for b in declared {
         h.raw("<tr><td><code>")
@@ -324,7 +330,8 @@ fn pane_html(ex: &Exploration, peeled: bool) -> String {
     };
     let mut out = by_hand_html(ex);
     out.push_str(&program_html(printed, &ex.waits, &ex.counts));
-    out.push_str(&buffers_html(&ex.buffers));
+    let long = printed.text.lines().count() > CHUNK_LINES;
+    out.push_str(&buffers_html(&ex.buffers, long));
     out
 }
 
