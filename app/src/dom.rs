@@ -21,9 +21,13 @@ pub fn storage() -> Option<web_sys::Storage> {
 }
 
 pub fn now_ms() -> f64 {
-    window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
+}
+
+thread_local! {
+    /// The page's `performance`, looked up once: finding the window and its `performance` again
+    /// on every reading and mark costs more than the reading.
+    static PERFORMANCE: Option<web_sys::Performance> = window().and_then(|w| w.performance());
 }
 
 /// How often `now_ms` ticks, in ms: browsers coarsen it (Chromium to 0.1 ms or finer, Firefox to
@@ -63,22 +67,28 @@ fn next_tick(after: f64) -> f64 {
 
 /// A performance mark, for the browser tests' timing of edits (and the browser's profiler).
 pub fn mark(name: &str) {
-    if let Some(p) = window().and_then(|w| w.performance()) {
-        let _ = p.mark(name);
-    }
+    PERFORMANCE.with(|p| {
+        if let Some(p) = p {
+            let _ = p.mark(name);
+        }
+    });
 }
 
 /// A performance measure between two marks.
 pub fn measure(name: &str, from: &str, to: &str) {
-    if let Some(p) = window().and_then(|w| w.performance()) {
-        let _ = p.measure_with_start_mark_and_end_mark(name, from, to);
-    }
+    PERFORMANCE.with(|p| {
+        if let Some(p) = p {
+            let _ = p.measure_with_start_mark_and_end_mark(name, from, to);
+        }
+    });
 }
 
 pub fn clear_mark(name: &str) {
-    if let Some(p) = window().and_then(|w| w.performance()) {
-        p.clear_marks_with_mark_name(name);
-    }
+    PERFORMANCE.with(|p| {
+        if let Some(p) = p {
+            p.clear_marks_with_mark_name(name);
+        }
+    });
 }
 
 /// Counts events in an attribute of `<body>` that the browser tests wait on (a hidden pane is not

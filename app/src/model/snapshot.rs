@@ -137,8 +137,16 @@ impl Snapshot {
 
     /// Takes the worker's answer to request `response.id`, whose text was `text` (the page's
     /// newest request is `latest`; an exploration for any other is dropped, and a part is kept
-    /// only for an exploration shown).
-    pub fn apply(&mut self, response: Response, latest: u64, text: &str) -> Applied {
+    /// only for an exploration shown). The explorations no longer shown go into `retired`, for
+    /// the caller to free once the frame that shows the new one is drawn: freeing an
+    /// exploration, its verification and its timeline is thousands of deallocations.
+    pub fn apply(
+        &mut self,
+        response: Response,
+        latest: u64,
+        text: &str,
+        retired: &mut Vec<Shown>,
+    ) -> Applied {
         let Response { id, answer } = response;
         match answer {
             Answer::Explored { exploration, .. } if id == latest => {
@@ -149,15 +157,17 @@ impl Snapshot {
                     parts: Parts::default(),
                 };
                 let previous_good = self.good().cloned();
+                let mut replaced = Vec::new();
                 if shown.exploration.ok {
                     if let Some(p) = previous_good {
-                        self.previous = Some(p);
+                        replaced.push(self.previous.replace(p));
                     }
-                    self.good = None;
+                    replaced.push(self.good.take());
                 } else if let Some(p) = previous_good {
-                    self.good = Some(p);
+                    replaced.push(self.good.replace(p));
                 }
-                self.current = Some(shown);
+                replaced.push(self.current.replace(shown));
+                retired.extend(replaced.into_iter().flatten());
                 Applied::Explored
             }
             Answer::Part { part, .. } => {

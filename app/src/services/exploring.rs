@@ -249,8 +249,12 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
         Answer::Stopped { .. } | Answer::Searching { .. } | Answer::Previewed { .. } => None,
     };
     let mut applied = Applied::Dropped;
+    let mut retired = Vec::new();
     ctx.snapshot
-        .update(|s| applied = s.apply(response, latest, &text));
+        .update(|s| applied = s.apply(response, latest, &text, &mut retired));
+    if !retired.is_empty() {
+        dom::after_drawing(Box::new(move || drop(retired)));
+    }
     match (applied, timing) {
         (Applied::Explored, Some((_, ms))) => {
             ctx.timing.set(Timing {
