@@ -109,7 +109,7 @@ fn machine_html(h: &mut Html, report: Option<&MachineReport>, c: &Emitted) {
             .raw("\">line ")
             .num(line)
             .raw(": ")
-            .text(message);
+            .prose(message);
     };
     for (race, covering) in m.races.iter().zip(&r.covering) {
         item(&mut items, race.line, &race.message);
@@ -260,6 +260,14 @@ mod tests {
         assert!(!html.contains("Executing the kernel"), "{html}");
         let race_line = r.check.races[0].line;
         assert!(html.contains(&format!("line {race_line}: ")), "{html}");
+        // The instructions the message quotes are set as code, not shown with their backticks.
+        assert!(r.check.races[0].message.contains('`'));
+        let item = html
+            .split(&format!("data-kline=\"{race_line}\">"))
+            .nth(1)
+            .unwrap_or("");
+        let item = item.split("</li>").next().unwrap_or("");
+        assert!(item.contains("<code>") && !item.contains('`'), "{item}");
         assert!(
             html.contains(&format!("past the wait at line {wait_line}")),
             "{html}"
