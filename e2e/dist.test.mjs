@@ -36,6 +36,7 @@ const ENGINE = {
   'the races\' fixes (TVM and check views)': 'should have covered them; no lower count alone removes its races',
   'the Code pane\'s machine-level report': ', which implements the pipelined program\'s ',
   'the Code pane\'s TVMScript export': 'The loop and its annotations as a PrimFunc: paste it into TVM 0.27',
+  'the Pipelined program pane\'s own view': 'Counts set by you: not the derived program.',
 };
 
 for (const [part, text] of Object.entries(ENGINE)) {

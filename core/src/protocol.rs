@@ -151,9 +151,11 @@ pub struct Response {
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
     /// The exploration (made with `Options::defer_runs`: its verification and timeline come as
-    /// parts) and the milliseconds it took.
+    /// parts), the Pipelined program pane's view of its program in the form asked
+    /// (`explore::program_pane_html`), and the milliseconds exploring took.
     Explored {
         exploration: Box<Exploration>,
+        program: String,
         ms: f64,
     },
     /// A part asked for, and the milliseconds it took.

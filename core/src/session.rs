@@ -325,6 +325,10 @@ impl Session {
             },
         );
         let ms = (self.clock)() - t0;
+        let program = explore::program_pane_html(
+            &exploration,
+            options.form == crate::pipelined::Form::Peeled,
+        );
         // What the page sees (`protocol::for_the_page`): the programs the parts are computed from
         // and the waits' derivation stay here, and the page lexes the text itself. What is not
         // sent is set aside before the rest is copied: for a large loop it is most of the copy.
@@ -372,6 +376,7 @@ impl Session {
             id,
             answer: Answer::Explored {
                 exploration: Box::new(shown),
+                program,
                 ms,
             },
         };

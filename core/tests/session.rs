@@ -162,14 +162,26 @@ fn every_part_of_every_example_is_what_the_core_computes_directly() {
             1 + wants.len() + 1,
             "{name}: explored, every part, idle"
         );
-        let Answer::Explored { exploration, .. } = &got[0].answer else {
+        let Answer::Explored {
+            exploration,
+            program,
+            ..
+        } = &got[0].answer
+        else {
             panic!("{name}: the exploration comes first");
         };
+        // The program pane's view comes drawn, of the program in the form asked.
+        assert_eq!(
+            *program,
+            stagecraft::explore::program_pane_html(&d, false),
+            "{name}"
+        );
         // As the page is sent it: the waits' derivation stays in the worker.
         let mut expected = Response {
             id: 7,
             answer: Answer::Explored {
                 exploration: Box::new(d.clone()),
+                program: String::new(),
                 ms: 0.0,
             },
         };

@@ -4,9 +4,7 @@
 //! that the panes write once per exploration (`st{stmt}`, `w{wait index}`, `wi{wait index}`), so a
 //! hover or a click never rebuilds a pane.
 
-use stagecraft::explore::Exploration;
 use stagecraft::timeline::{Lane, Timeline};
-use stagecraft::tir::Printed;
 use stagecraft::verify::Verification;
 use std::fmt::Write;
 
@@ -51,18 +49,6 @@ impl Focus {
         wait_index: None,
         point: Point::Nothing,
     };
-}
-
-/// The printed program of the form shown. The app asks for that form alone, so right after the
-/// form is switched the exploration has only the other one: it stays shown until the exploration
-/// that prints the new form arrives (as the code of a target does), instead of a blank pane.
-pub fn printed(ex: &Exploration, peeled: bool) -> Option<&Printed> {
-    let (shown, other) = if peeled {
-        (&ex.peeled, &ex.rolled)
-    } else {
-        (&ex.rolled, &ex.peeled)
-    };
-    shown.as_ref().or(other.as_ref())
 }
 
 /// What `selection` points at, in the verification and the timeline of one program (either may be
@@ -242,7 +228,7 @@ pub fn css(hovered: Option<u32>, focus: &Focus, selection: Option<Selection>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stagecraft::explore::{explore, Options};
+    use stagecraft::explore::{explore, Exploration, Options};
     use stagecraft::pipelined::Form;
     use std::path::Path;
 
@@ -258,11 +244,11 @@ mod tests {
             rolled.peeled.is_none(),
             "only the form asked for is printed"
         );
-        assert_eq!(printed(&rolled, false), rolled.rolled.as_ref());
+        assert_eq!(rolled.printed(false), rolled.rolled.as_ref());
         // Just switched to peeled: the rolled form stays until the peeled exploration arrives.
-        assert_eq!(printed(&rolled, true), rolled.rolled.as_ref());
+        assert_eq!(rolled.printed(true), rolled.rolled.as_ref());
         let peeled = explore(stagecraft_link::presets::DEFAULT, &one_form(Form::Peeled));
-        assert_eq!(printed(&peeled, true), peeled.peeled.as_ref());
+        assert_eq!(peeled.printed(true), peeled.peeled.as_ref());
         assert!(peeled.peeled.is_some());
     }
 
@@ -311,7 +297,7 @@ mod tests {
         let race = &races[k];
         assert_eq!(f.stmt, Some(race.stmt));
         let index = f.wait_index.expect("a wait should have covered it");
-        let printed = printed(&ex, false).expect("printed");
+        let printed = ex.printed(false).expect("printed");
         let line = printed
             .lines
             .iter()

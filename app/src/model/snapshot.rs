@@ -23,6 +23,8 @@ pub struct Shown {
     pub id: u64,
     pub text: Arc<str>,
     pub exploration: Arc<Exploration>,
+    /// The Pipelined program pane's view of its program, drawn by the worker.
+    pub program: Arc<str>,
     pub parts: Parts,
 }
 
@@ -149,11 +151,16 @@ impl Snapshot {
     ) -> Applied {
         let Response { id, answer } = response;
         match answer {
-            Answer::Explored { exploration, .. } if id == latest => {
+            Answer::Explored {
+                exploration,
+                program,
+                ..
+            } if id == latest => {
                 let shown = Shown {
                     id,
                     text: Arc::from(text),
                     exploration: Arc::new(*exploration),
+                    program: Arc::from(program),
                     parts: Parts::default(),
                 };
                 let previous_good = self.good().cloned();

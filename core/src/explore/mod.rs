@@ -8,6 +8,7 @@ mod check_view;
 mod counts;
 mod listing;
 mod phases;
+mod program_view;
 mod search_inputs;
 
 use crate::diagnostic::{Diagnostic, Severity, Span};
@@ -337,6 +338,21 @@ pub struct BufferInfo {
     pub declared: bool,
 }
 
+impl Exploration {
+    /// The pipelined program in the form asked (`peeled`). The page asks for the form it shows
+    /// alone, so right after the form is switched the exploration has only the other one: that
+    /// one stays shown until the exploration that prints the new form arrives, instead of a
+    /// blank pane.
+    pub fn printed(&self, peeled: bool) -> Option<&Printed> {
+        let (shown, other) = if peeled {
+            (&self.peeled, &self.rolled)
+        } else {
+            (&self.rolled, &self.peeled)
+        };
+        shown.as_ref().or(other.as_ref())
+    }
+}
+
 pub fn explore(source: &str, options: &Options) -> Exploration {
     run(source, options, true)
 }
@@ -503,6 +519,7 @@ pub use listing::{
     kernel_html, kernel_listing, lines_html, tvmscript_listing, Listing, CHUNK_LINES,
 };
 pub use phases::ReadLoop;
+pub use program_view::program_pane_html;
 pub use search_inputs::{rolled, rolled_with, scheduled_loop, Rolled, ScheduledLoop, Unplaced};
 
 /// Parse + transform + waits only: the pipelined program is built (rolled form) but not printed,

@@ -8,7 +8,6 @@ use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::html::{self, Html};
-use crate::model::focus;
 use crate::views::copy::copy_button;
 use leptos::prelude::*;
 use crate::model::deferred::ran_for;
@@ -56,7 +55,7 @@ fn machine_part(p: &Parts, s: &State) -> Option<Option<Arc<String>>> {
 /// The text of `target` for copying, if this build produces it (`kernel`: its listing).
 fn code_text(ex: &Exploration, target: &CodeTarget, peeled: bool, kernel: Option<&Listing>) -> Option<String> {
     match target {
-        CodeTarget::Tir => focus::printed(ex, peeled).map(|p| p.text.clone()),
+        CodeTarget::Tir => ex.printed(peeled).map(|p| p.text.clone()),
         _ => kernel.and_then(|c| c.text.clone()),
     }
 }
@@ -81,7 +80,7 @@ pub fn code_html(
 ) -> String {
     if *target == CodeTarget::Tir {
         let mut h = Html::default();
-        if let Some(p) = focus::printed(ex, peeled) {
+        if let Some(p) = ex.printed(peeled) {
             let stmts: Vec<Option<u32>> = p.lines.iter().map(|l| l.stmt).collect();
             lines_html(&mut h, &p.text, &stmts, &[]);
         }

@@ -8,109 +8,22 @@ use super::contract::{self, PaneSpec};
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::{format, html::Html};
-use crate::model::focus;
 use crate::model::roving::Axis;
 use leptos::prelude::*;
 use crate::model::deferred::ran_for;
 use crate::model::snapshot::Parts;
-use stagecraft::explore::{BufferInfo, CountOverride, Exploration, WaitCount};
+use stagecraft::explore::CountOverride;
 use stagecraft::tvm::TvmView;
-use stagecraft::sync::{WaitSite, WaitWhy};
+use stagecraft::sync::WaitWhy;
 use stagecraft::verify::Verification;
 use stagecraft::tir::Printed;
 use stagecraft_link::{Pane, ProgramView, State};
-
-/// Lines per chunk of the program pane; style.css gives a chunk this many lines of height.
-const CHUNK_LINES: usize = 64;
-
-/// Lines of a printed program; `waits` explain the wait lines, `counts` give each its count
-/// control (− / +) and say when its count was set by hand.
-pub fn program_html(printed: &Printed, waits: &[WaitSite], counts: &[WaitCount]) -> String {
-    let mut h = Html::with_capacity(printed.text.len() * 3);
-    h.raw("<pre id=\"program\" class=\"program\">");
-    let n = printed.text.lines().count().min(printed.lines.len());
-    // The wait lines are one tab stop, moved through with the arrows: focused, one shows why it
-    // waits for what it does (its title, which a pointer shows on hover).
-    let mut first_wait = true;
-    for (k, (line, info)) in printed.text.lines().zip(&printed.lines).enumerate() {
-        // In chunks: a 160-statement program is thousands of lines.
-        h.chunk(k, n, CHUNK_LINES, "chunk");
-        h.raw("<div class=\"line");
-        if let Some(s) = info.section {
-            h.raw(" sec-").raw(s.name());
-        }
-        if let Some(id) = info.stmt {
-            h.raw(" st").num(id);
-        }
-        if let Some(w) = info.wait_index {
-            h.raw(" wait w").num(w);
-        }
-        // Its line, which the step-through marks (`focus::stepping_css`).
-        h.raw("\" data-l=\"").num(k).raw("\"");
-        if let Some(id) = info.stmt {
-            h.raw(" data-st=\"").num(id).raw("\"");
-        }
-        // Its "why" is written when the line is pointed at or focused (`explain_line`): written
-        // for every wait line of a large loop it would be most of the pane's HTML.
-        if let Some(site) = info.wait.filter(|w| waits.iter().any(|x| x.id == *w)) {
-            h.raw(" data-site=\"")
-                .num(site)
-                .raw("\" tabindex=\"")
-                .raw(if first_wait { "0" } else { "-1" })
-                .raw("\"");
-            first_wait = false;
-        }
-        h.raw(">").text(line);
-        if let Some(count) = info.wait.and_then(|w| counts.iter().find(|c| c.wait == w)) {
-            count_control(&mut h, count);
-        }
-        h.raw("</div>");
-    }
-    h.end_chunks(n, CHUNK_LINES);
-    h.raw("</pre>");
-    h.finish()
-}
+use std::sync::Arc;
 
 /// The pane's markup in parts when its program has more than `dom::FIRST_CHUNKS` chunks of lines.
 /// A chunk begins with the one `<div class="chunk"` of its lines' markup (their text is escaped),
 /// and every chunk is a child of `#program`.
 static PROGRAM_PARTS: dom::Splitting = dom::Splitting::chunks_of_lines("<pre id=\"program\"", "#program");
-
-/// The − / + of a wait line (`data-wait` the site, `data-delta` the step), and the mark of a count
-/// set by hand.
-fn count_control(h: &mut Html, count: &WaitCount) {
-    let what = count.key.describe();
-    for (delta, sign, verb) in [(-1, "−", "Lower"), (1, "+", "Raise")] {
-        h.raw("<button class=\"count-step\" data-wait=\"")
-            .num(count.wait)
-            .raw("\" data-delta=\"")
-            .num(delta)
-            .raw("\" aria-label=\"")
-            .text(&format!("{verb} the count of {what} by one"))
-            .raw("\"");
-        if delta < 0 && count.in_effect <= 0 {
-            h.raw(" disabled");
-        }
-        h.raw(">").raw(sign).raw("</button>");
-    }
-    if count.in_effect != count.derived {
-        h.raw("<span class=\"by-hand\">count ")
-            .num(count.derived)
-            .raw(" → ")
-            .num(count.in_effect)
-            .raw(", set by you</span>");
-    }
-}
-
-/// Above a program whose counts were changed by hand: what that means, and the way back.
-fn by_hand_html(ex: &Exploration) -> String {
-    if !ex.counts_by_hand {
-        return String::new();
-    }
-    let mut h = Html::default();
-    h.raw("<div class=\"by-hand-bar\" role=\"status\">Counts set by you: not the derived program. <button id=\"reset-counts\">Reset</button></div>");
-    h.finish()
-}
 
 /// The "why" of the wait line `line` (one with `data-site`), written into its `data-why` once:
 /// what the popover beside it shows while it is pointed at or focused. `None` until the whys of
@@ -217,37 +130,6 @@ fn show_why(why: &web_sys::HtmlElement, frame: &web_sys::Element, line: &web_sys
 }
 
 
-/// Ring buffers and why each got its versions; `below_long` when they come after a program too
-/// long to fit on screen.
-pub fn buffers_html(buffers: &[BufferInfo], below_long: bool) -> String {
-    let declared = buffers.iter().filter(|b| b.declared);
-    let mut h = Html::default();
-    // Off screen below a long program: a 160-buffer table was most of the objects the browser
-    // styled and laid out before it knew what is on screen. Below a short one it is on screen,
-    // where skipping it would only lay it out twice (`Html::chunk`).
-    h.raw("<div");
-    if below_long {
-        h.raw(" class=\"buffers-wrap\" style=\"--rows:")
-            .num(declared.clone().count() + 1)
-            .raw("\"");
-    }
-    h.raw(">");
-    h.raw("<table class=\"buffers\"><tr><th>buffer</th><th>scope</th><th>versions</th><th>why</th></tr>");
-    for b in declared {
-        h.raw("<tr><td><code>")
-            .text(&b.name)
-            .raw("</code></td>")
-            .elem("td", b.scope.name())
-            .raw("<td>")
-            .num(b.versions)
-            .raw("</td>")
-            .elem("td", b.reason.as_deref().unwrap_or(""))
-            .raw("</tr>");
-    }
-    h.raw("</table></div>");
-    h.finish()
-}
-
 /// The parts the other views show, drawn by the worker, as they have arrived (`None`: on its way).
 struct Views<'a> {
     tokens: Option<&'a str>,
@@ -324,17 +206,6 @@ fn view_buttons(current: ProgramView) -> String {
     h.finish()
 }
 
-fn pane_html(ex: &Exploration, peeled: bool) -> String {
-    let Some(printed) = focus::printed(ex, peeled) else {
-        return String::new();
-    };
-    let mut out = by_hand_html(ex);
-    out.push_str(&program_html(printed, &ex.waits, &ex.counts));
-    let long = printed.text.lines().count() > CHUNK_LINES;
-    out.push_str(&buffers_html(&ex.buffers, long));
-    out
-}
-
 /// Moves the count of the wait `key` by `delta` among those set by hand; back at the derived count,
 /// it is no longer one of them.
 fn step_count(counts: &mut Vec<CountOverride>, key: stagecraft::explore::WaitKey, delta: i64) {
@@ -374,13 +245,21 @@ fn render_views(ctx: crate::ctx::Ctx, node: NodeRef<leptos::html::Div>) {
                 .map(|(_, c)| c)
         })
     });
+    // Drawn by the worker; another answer is another value (comparing the markup would cost as
+    // much as writing it).
+    let program = Memo::new_with_compare(
+        move |_| ctx.snapshot.with(|s| s.good().map(|g| g.program.clone())),
+        |a: Option<&Option<Arc<str>>>, b: Option<&Option<Arc<str>>>| {
+            !matches!(
+                (a.and_then(Option::as_ref), b.and_then(Option::as_ref)),
+                (Some(x), Some(y)) if Arc::ptr_eq(x, y)
+            )
+        },
+    );
     contract::render_in_parts_while_shown(node, PANE.pane, move || {
         let (peeled, view) = (peeled.get(), ctx.view.get());
         if view == ProgramView::Stagecraft {
-            return ctx
-                .good
-                .with(|ex| ex.as_deref().map(|ex| pane_html(ex, peeled)))
-                .unwrap_or_default();
+            return program.with(|p| p.as_deref().map(str::to_owned).unwrap_or_default());
         }
         let pipelined = ctx.st.with(|s| s.pipelined.clone());
         ctx.verification.with(|verified| {
@@ -388,7 +267,7 @@ fn render_views(ctx: crate::ctx::Ctx, node: NodeRef<leptos::html::Div>) {
                 let Some(ex) = ex.as_ref() else {
                     return String::new();
                 };
-                let ours = || ours_html(focus::printed(ex, peeled), ran_for(verified, ex));
+                let ours = || ours_html(ex.printed(peeled), ran_for(verified, ex));
                 tokens.with(|t| {
                     tvm.with(|tvm| {
                         check.with(|check| {
@@ -515,7 +394,7 @@ pub fn view() -> impl IntoView {
     let start_from_ours = move |_| {
         let ours = ctx.good.with_untracked(|ex| {
             ex.as_deref()
-                .and_then(|ex| focus::printed(ex, false))
+                .and_then(|ex| ex.printed(false))
                 .map(|p| p.text.clone())
         });
         if let Some(text) = ours {
@@ -547,45 +426,17 @@ pub fn view() -> impl IntoView {
 mod tests {
     use super::*;
     use crate::dom::{CHUNKS_PER_TASK, FIRST_CHUNKS};
+    use stagecraft::explore::program_pane_html;
 
     #[test]
-    fn lines_carry_statements_sections_and_wait_nodes() {
+    fn a_count_stepped_back_to_the_derived_one_is_no_longer_set_by_hand() {
         let ex =
             stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default());
-        let html = pane_html(&ex, false);
-        assert!(html.contains("<div class=\"line sec-body wait w"), "{html}");
-        assert!(html.contains("data-st=\"1\""));
-        // Wait lines name their site, whose "why" the line gets when pointed at or focused.
-        let site = html
-            .split("data-site=\"")
-            .nth(1)
-            .and_then(|s| s.split('"').next()?.parse::<u32>().ok())
-            .expect("a wait line names its site");
-        let why = ex.waits.iter().find(|w| w.id == site).unwrap().why();
-        assert!(why.contains("N = "), "{why}");
-        assert!(!html.contains("title=\""), "no line carries its why before it is asked for");
-        assert!(html.contains("<table class=\"buffers\">"));
-        assert_eq!(
-            html.matches("<div class=\"line").count(),
-            ex.rolled.as_ref().map_or(0, |p| p.lines.len())
-        );
-    }
-
-    #[test]
-    fn wait_lines_have_count_controls_and_a_count_set_by_hand_is_marked() {
-        let text = stagecraft_link::presets::DEFAULT;
-        let ex = stagecraft::explore::explore(text, &Default::default());
-        let html = pane_html(&ex, false);
-        assert!(html.contains("data-delta=\"1\" aria-label=\"Raise the count of the wait on queue"), "{html}");
-        assert!(!html.contains("set by you") && !html.contains("reset-counts"));
         let body = ex.counts.iter().find(|c| c.key.section == stagecraft::ir::SectionKind::Body).unwrap();
         let mut counts = Vec::new();
         step_count(&mut counts, body.key.clone(), 1);
-        let options = stagecraft::explore::Options { count_overrides: counts.clone(), ..Default::default() };
-        let raised = pane_html(&stagecraft::explore::explore(text, &options), false);
-        let mark = format!("count {} → {}, set by you", body.derived, body.derived + 1);
-        assert!(raised.contains(&mark), "{raised}");
-        assert!(raised.contains("id=\"reset-counts\""));
+        assert_eq!(counts.len(), 1);
+        assert_eq!(counts[0].delta, 1);
         step_count(&mut counts, body.key.clone(), -1);
         assert!(counts.is_empty(), "back at the derived count nothing is set by hand");
     }
@@ -606,7 +457,7 @@ mod tests {
         );
         let ex = stagecraft::explore::explore(&text, &Default::default());
         // The peeled form prints every step of the prologue and the epilogue.
-        let html = pane_html(&ex, true);
+        let html = program_pane_html(&ex, true);
         let chunks = html.matches("<div class=\"chunk\"").count();
         assert!(
             chunks > FIRST_CHUNKS + CHUNKS_PER_TASK,
@@ -623,36 +474,10 @@ mod tests {
         assert_eq!(format!("{before}{}</pre>{after}", parts.later.concat()), html);
         assert!(parts.now.contains("<table class=\"buffers\">"));
         // A short program is written at once.
-        let short = pane_html(
+        let short = program_pane_html(
             &stagecraft::explore::explore(stagecraft_link::presets::DEFAULT, &Default::default()),
             false,
         );
         assert!(PROGRAM_PARTS.split(&short).is_none());
-    }
-
-    #[test]
-    fn long_programs_come_in_balanced_chunks() {
-        let text = crate::model::long_loop(100);
-        let ex = stagecraft::explore::explore(&text, &Default::default());
-        let printed = ex.rolled.as_ref().map(|p| program_html(p, &ex.waits, &ex.counts));
-        let html = printed.unwrap_or_default();
-        let lines = html.matches("<div class=\"line").count();
-        assert!(lines > CHUNK_LINES, "{lines} lines");
-        assert_eq!(
-            html.matches("<div class=\"chunk\"").count(),
-            lines.div_ceil(CHUNK_LINES)
-        );
-        assert_eq!(html.matches("<div").count(), html.matches("</div>").count());
-        // Each chunk is sized by its own number of lines, the last one by what is left.
-        let sizes: Vec<usize> = html
-            .split("--items:")
-            .skip(1)
-            .filter_map(|s| s.split('"').next()?.parse().ok())
-            .collect();
-        assert_eq!(sizes.iter().sum::<usize>(), lines);
-        assert_eq!(
-            sizes.last(),
-            Some(&(lines - (sizes.len() - 1) * CHUNK_LINES))
-        );
     }
 }

@@ -23,7 +23,7 @@ use stagecraft_link::Pane;
 
 /// 1-based line of the wait node `index` in the printed program shown, and its text.
 fn wait_line(ex: &Exploration, peeled: bool, index: usize) -> Option<(usize, &str)> {
-    let printed = focus::printed(ex, peeled)?;
+    let printed = ex.printed(peeled)?;
     let k = printed
         .lines
         .iter()
