@@ -22,6 +22,15 @@ use crate::shape::LoopShape;
 /// Iterations enumerated at most for one need: those before its units repeat and two periods.
 const MAX_WINDOW: i64 = 512;
 
+/// What a consumer iteration meets of its producer (`SymbolicNeed::meeting_at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meeting {
+    /// The producer instance this many iterations back.
+    Distance(i64),
+    /// The producer instance of this iteration, from before the units repeat.
+    Before(i64),
+}
+
 /// A need's distance at each consumer iteration as enumeration found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SymbolicNeed {
@@ -50,6 +59,18 @@ impl SymbolicNeed {
         // A distance within the period is to a producer instance that repeats too; a longer
         // one is to an instance before the units repeat, the same one for every period.
         Some(d.map(|d| if d <= period { d } else { d + (j - same) }))
+    }
+
+    /// What consumer iteration `j` meets, in a form that repeats with the need's period: a
+    /// distance within the period as itself, a producer instance from before the units repeat
+    /// (met at a distance growing with `j`) as that instance's iteration. `None` where not
+    /// known, `Some(None)` where it meets none.
+    pub fn meeting_at(&self, j: i64) -> Option<Option<Meeting>> {
+        let d = self.at(j)?;
+        Some(d.map(|d| match self.repeats {
+            Some((from, period)) if j >= from + period && d > period => Meeting::Before(j - d),
+            _ => Meeting::Distance(d),
+        }))
     }
 
     /// The shortest distance over the consumer iterations `lo ..= hi` (`hi` `None`: every

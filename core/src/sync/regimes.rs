@@ -8,6 +8,7 @@
 //! apply in it, and the pipelined program's counts choose by N (`pipelined::build`).
 
 use super::groups::Grouping;
+use super::periodic::Meeting;
 use super::{planned, Need, Regime, Residue, Serves, SyncPlan};
 use crate::diagnostic::Diagnostic;
 use crate::shape::LoopShape;
@@ -63,15 +64,20 @@ impl Regimes<'_> {
     /// no such period).
     fn tail_modulus(&self) -> Option<i64> {
         let s_max = self.p.stages();
-        let signature = |n: i64| -> Vec<Option<Option<i64>>> {
-            let mut out = Vec::new();
+        // A meeting with a producer instance from before the units repeat is met at a
+        // distance growing with N (`S[1]` written only at iteration 1): it is compared as that
+        // instance, which every N of a residue meets alike.
+        let signature = |n: i64| -> (Vec<Option<Option<Meeting>>>, Vec<Option<i64>>) {
+            let (mut out, mut empties) = (Vec::new(), Vec::new());
             for need in self.needs {
                 let (Some(known), Some(u)) =
                     (&need.symbolic, self.p.sched.units.get(need.consumer))
                 else {
                     continue;
                 };
-                out.extend((0..u.stage.min(s_max)).map(|k| known.at(n.max(s_max) + k - u.stage)));
+                out.extend(
+                    (0..u.stage.min(s_max)).map(|k| known.meeting_at(n.max(s_max) + k - u.stage)),
+                );
             }
             // And how many of each queue's last groups hold nothing (the drain lets them stay).
             for (&q, &g) in &self.grouping.per_step {
@@ -82,9 +88,9 @@ impl Regimes<'_> {
                     i64::from(g),
                     n,
                 );
-                out.push(Some(empty));
+                empties.push(empty);
             }
-            out
+            (out, empties)
         };
         // Compared where every need repeats (`SymbolicNeed::at`): before, a distance may
         // change once (`S[(i // 2) % 8]` first meets an earlier instance at i = 16).
