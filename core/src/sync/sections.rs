@@ -45,10 +45,11 @@ impl Planner<'_> {
         // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
         // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
         // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
-        // Under a constant extent, first the steady state alone: where it also serves the first
-        // body step, from what the prologue left complete, a wait that only that step would
-        // need of the prologue's groups is not waited for at every step.
-        if let Some(steady) = extent.and_then(|_| body_fixpoint(self, None)) {
+        // First the steady state alone: where it also serves the first body step, from what the
+        // prologue left complete, a wait that only that step would need of the prologue's
+        // groups is not waited for at every step. Under a symbolic extent too: whenever the
+        // body runs, every prologue step ran, and the first body step is step S.
+        if let Some(steady) = body_fixpoint(self, None) {
             let mark = self.mark();
             let (plan, out) = self.plan(BODY, SectionKind::Body, steady.clone());
             let stable = steady
