@@ -14,17 +14,18 @@ use crate::diagnostic::Diagnostic;
 use crate::shape::LoopShape;
 
 /// Ranges of N a program chooses among at most: each is a whole plan, and each count a choice
-/// among them.
-const MAX_REGIMES: usize = 6;
+/// among them (9 in random loop 6439, `S0[min(i + 1, 7)]` against `S0[(2 * i + 3) % 8]`: its
+/// needs begin at eight extents, and past them they differ by N's residue).
+const MAX_REGIMES: usize = 12;
 
 /// Extents at which needs begin that are cut at, at most, before adjacent ranges that wait
 /// alike are merged (`Regimes::add_to`): each range is planned.
 const MAX_BOUNDS: usize = 24;
 
 /// The largest modulus by which the longer extents are told apart (`Regimes::tail_modulus`):
-/// one plan for each residue (8: `S[i % 8]` against a fixed element, met every eighth
-/// iteration).
-const MAX_MODULUS: i64 = 8;
+/// one plan for each residue (16: `S[(i // 2) % 8]` against a fixed element, met at two
+/// iterations of every sixteen; the modulus is common to every need of the loop).
+const MAX_MODULUS: i64 = 16;
 
 /// Extents past where the ranges end compared to find the modulus of the epilogue's needs.
 const MODULUS_WINDOW: i64 = 48;
