@@ -140,7 +140,7 @@ fn buffers_html(buffers: &[BufferInfo], below_long: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
     use super::*;
     use crate::explore::{explore, CountOverride, Options};
 
