@@ -20,14 +20,14 @@ pub enum Kind {
 
 /// A change as the text shows it: `text[at..at + removed]` became `inserted` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Change {
-    at: usize,
-    removed: usize,
-    inserted: usize,
+pub struct Change {
+    pub at: usize,
+    pub removed: usize,
+    pub inserted: usize,
 }
 
 /// The change from `before` to `after`, at whole characters.
-fn change(before: &str, after: &str) -> Change {
+pub fn change(before: &str, after: &str) -> Change {
     let mut prefix = before
         .bytes()
         .zip(after.bytes())

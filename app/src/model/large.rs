@@ -10,3 +10,15 @@ pub const LARGE_TEXT_LINES: usize = 1024;
 pub fn large_text(text: &str) -> bool {
     text.len() > LARGE_TEXT_BYTES || text.bytes().filter(|&b| b == b'\n').count() > LARGE_TEXT_LINES
 }
+
+/// A text of at most these many bytes and lines is coloured as typed, in the keystroke's own
+/// frame (`views::editor`); a longer one as each exploration arrives, drawn plain meanwhile:
+/// colouring it again on every keystroke made each keystroke a long task.
+pub const TYPED_TEXT_BYTES: usize = 6 * 1024;
+pub const TYPED_TEXT_LINES: usize = 128;
+
+/// Whether `text` is coloured as typed (`TYPED_TEXT_BYTES`, `TYPED_TEXT_LINES`).
+pub fn coloured_as_typed(text: &str) -> bool {
+    text.len() <= TYPED_TEXT_BYTES
+        && text.bytes().filter(|&b| b == b'\n').count() <= TYPED_TEXT_LINES
+}

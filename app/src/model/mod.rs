@@ -10,6 +10,7 @@ pub mod focus;
 pub mod history;
 pub mod indent;
 pub mod large;
+pub mod moved;
 pub mod roving;
 pub mod snapshot;
 pub mod timing;

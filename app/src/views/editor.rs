@@ -5,7 +5,8 @@ use crate::dom;
 use crate::markup::highlight::{self, OverlayView};
 use crate::model::history::Kind;
 use crate::model::indent;
-use crate::model::large::large_text;
+use crate::model::large::{coloured_as_typed, large_text};
+use crate::model::moved::moved;
 use crate::services::exploring;
 use leptos::prelude::*;
 use std::ops::Range;
@@ -385,11 +386,25 @@ fn write_overlays(
     // in a task of its own, and an exploration that comes before that task replaces it.
     let written = StoredValue::new(Vec::<String>::new());
     let newest = StoredValue::new(0u64);
-    // Rebuilt with each exploration, never on hover (the focus style sheet tints statements
-    // through their classes). Another exploration of the same text (another form, parameter or
-    // code target) leaves the overlay as it is.
+    // What the overlay draws: a short text as typed, once there is an exploration to mark it
+    // (its tokens are the page's own, the exploration's underlines and statement marks moved by
+    // the edit since, `moved`), so that a keystroke is drawn coloured in its own frame rather
+    // than plain until the worker answers; a longer text as explored (`coloured_as_typed`: the
+    // textarea draws what is typed meanwhile).
+    let source = Memo::new(move |_| {
+        let typed = ctx.text.get();
+        if !coloured_as_typed(&typed) || ctx.current.with(Option::is_none) {
+            ctx.explored_text.get()
+        } else {
+            typed
+        }
+    });
+    // Rebuilt with each exploration and each keystroke of a small text, never on hover (the
+    // focus style sheet tints statements through their classes). Another exploration of the same
+    // text (another form, parameter or code target) leaves the overlay as it is.
     Effect::new(move |_| {
-        let text = ctx.explored_text.get();
+        let text = source.get();
+        let explored = ctx.explored_text.get_untracked();
         let ex = ctx.current.get();
         let first = ex.is_none();
         let large = large_text(&text);
@@ -411,7 +426,13 @@ fn write_overlays(
                     } else {
                         stagecraft::lexer::highlight_tokens(&text)
                     };
-                    highlight::editor_chunks(&text, &tokens, &ex.diagnostics, &ex.statements)
+                    if text == explored {
+                        highlight::editor_chunks(&text, &tokens, &ex.diagnostics, &ex.statements)
+                    } else {
+                        let (diagnostics, statements) =
+                            moved(&explored, &text, &ex.diagnostics, &ex.statements);
+                        highlight::editor_chunks(&text, &tokens, &diagnostics, &statements)
+                    }
                 }
                 None => highlight::editor_chunks(&text, &[], &[], &[]),
             };
