@@ -148,6 +148,18 @@ const lines = 4095;
 
 /** Texts of nearly the largest size Stagecraft reads (64 KiB, 4 096 lines), each bad in its own
  * way, and two beyond it, which a paste must not bring in. */
+/** Replaces the editor's text with `text` in one input event, as a keystroke makes (Playwright's
+ * fill makes many); resolves once the count `counted` on `<body>` (`data-explored`: explorations
+ * published; `data-ran`: with their verification and timeline) has grown past what it was. */
+export async function keystroke(page, text, counted = 'data-explored') {
+  const before = await page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), counted);
+  await page.$eval('#source', (el, v) => {
+    el.value = v;
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
+  }, text);
+  await page.waitForFunction(([a, n]) => Number(document.body.getAttribute(a) ?? 0) > n, [counted, before]);
+}
+
 export const hostileTexts = {
   'unknown-run': '@'.repeat(max),
   'unknown-spaced': '@ '.repeat(max / 2),

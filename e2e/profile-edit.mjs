@@ -5,7 +5,7 @@
 // dist/ with the page's wasm replaced by target/wasm-bindgen/release/stagecraft-app_bg.wasm
 // (the same module before wasm-opt). Run:
 //   STAGECRAFT_URL=… node e2e/profile-edit.mjs "RFC (a): async copy" [PANE]
-import { openPreset } from './fresh.mjs';
+import { keystroke, openPreset } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 10);
@@ -17,12 +17,7 @@ await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
 await cdp.send('Profiler.start');
 for (let k = 0; k < edits; k++) {
-  const before = await page.evaluate(() => Number(document.body.getAttribute('data-explored') ?? 0));
-  await page.$eval('#source', (el, v) => {
-    el.value = v;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
-  }, `${base}\n# edit ${k}\n`);
-  await page.waitForFunction(n => Number(document.body.getAttribute('data-explored') ?? 0) > n, before);
+  await keystroke(page, `${base}\n# edit ${k}\n`);
   await page.waitForTimeout(300);
 }
 const { profile } = await cdp.send('Profiler.stop');

@@ -5,7 +5,7 @@
 // (BeginMainThreadFrame, Paint) and the page's marks, up to `stagecraft:painted`. Serve a release
 // build and run:
 //   node e2e/trace-frames.mjs "RFC (a): async copy" [PANE]
-import { openPreset } from './fresh.mjs';
+import { keystroke, openPreset } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 5);
@@ -15,12 +15,7 @@ await browser.startTracing(page, {
     'toplevel', 'blink.user_timing', 'v8.execute', 'benchmark', 'cc'],
 });
 for (let k = 0; k < edits; k++) {
-  const before = await page.evaluate(() => Number(document.body.getAttribute('data-ran') ?? 0));
-  await page.$eval('#source', (el, v) => {
-    el.value = v;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
-  }, `${base}\n# edit ${k}\n`);
-  await page.waitForFunction(n => Number(document.body.getAttribute('data-ran') ?? 0) > n, before);
+  await keystroke(page, `${base}\n# edit ${k}\n`, 'data-ran');
   await page.waitForTimeout(200);
 }
 const raw = (await browser.stopTracing()).toString();
