@@ -8,7 +8,12 @@ pub const LARGE_TEXT_LINES: usize = 1024;
 
 /// Whether `text` is large (`LARGE_TEXT_BYTES`, `LARGE_TEXT_LINES`).
 pub fn large_text(text: &str) -> bool {
-    text.len() > LARGE_TEXT_BYTES || text.bytes().filter(|&b| b == b'\n').count() > LARGE_TEXT_LINES
+    !within(text, LARGE_TEXT_BYTES, LARGE_TEXT_LINES)
+}
+
+/// Whether `text` has at most `bytes` bytes and `lines` line breaks.
+fn within(text: &str, bytes: usize, lines: usize) -> bool {
+    text.len() <= bytes && text.bytes().filter(|&b| b == b'\n').count() <= lines
 }
 
 /// A text of at most these many bytes and lines is coloured as typed, in the keystroke's own
@@ -19,6 +24,5 @@ pub const TYPED_TEXT_LINES: usize = 128;
 
 /// Whether `text` is coloured as typed (`TYPED_TEXT_BYTES`, `TYPED_TEXT_LINES`).
 pub fn coloured_as_typed(text: &str) -> bool {
-    text.len() <= TYPED_TEXT_BYTES
-        && text.bytes().filter(|&b| b == b'\n').count() <= TYPED_TEXT_LINES
+    within(text, TYPED_TEXT_BYTES, TYPED_TEXT_LINES)
 }
