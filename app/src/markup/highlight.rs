@@ -169,6 +169,16 @@ pub fn editor_chunks(
         .collect()
 }
 
+/// A chunk of `editor_chunks` as its `style` attribute and its content: what changes when the
+/// chunk's element is kept and only written into.
+pub fn chunk_style_and_content(chunk: &str) -> Option<(&str, &str)> {
+    let rest = chunk
+        .strip_prefix("<div class=\"")?
+        .strip_prefix(CHUNK_CLASS)?;
+    let (style, rest) = rest.strip_prefix("\" style=\"")?.split_once("\">")?;
+    Some((style, rest.strip_suffix("</div>")?))
+}
+
 /// A chunk of `editor_chunks`, written hidden (`CHUNK_HIDDEN`).
 pub fn hidden_chunk(chunk: &str) -> String {
     let rest = chunk.strip_prefix("<div").unwrap_or(chunk);
@@ -405,6 +415,21 @@ mod tests {
         let ex = stagecraft::explore::explore(text, &Default::default());
         let html = editor_html(text, &ex.tokens, &ex.diagnostics, &ex.statements, 0..1);
         assert!(html.contains("<span class=\"st0\">C["), "{html}");
+    }
+
+    #[test]
+    fn every_chunk_is_its_style_and_content() {
+        let text = crate::model::long_loop(40);
+        let ex = stagecraft::explore::explore(&text, &Default::default());
+        let chunks = editor_chunks(&text, &ex.tokens, &ex.diagnostics, &ex.statements);
+        assert!(chunks.len() > 1);
+        for chunk in &chunks {
+            let (style, content) = chunk_style_and_content(chunk).expect(chunk);
+            assert!(style.starts_with("--lines:"), "{style}");
+            let again = format!("<div class=\"{CHUNK_CLASS}\" style=\"{style}\">{content}</div>");
+            assert_eq!(&again, chunk);
+        }
+        assert_eq!(chunk_style_and_content(&hidden_chunk(&chunks[0])), None);
     }
 
     /// The chunks of `html`, each as the markup inside its `<div>`, with its `--lines`.

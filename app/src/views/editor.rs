@@ -39,7 +39,15 @@ pub fn Editor() -> impl IntoView {
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
     let overlaid = write_overlays(ctx, overlay, shown);
-    let plain = move || ctx.text.with(|t| overlaid.with(|o| o != t));
+    // A short text's overlay is written as typed, in the same task (`write_overlays`): it is never
+    // drawn plain once there is an exploration, and the class is not set and unset meanwhile
+    // (which styles the overlay and the textarea again).
+    let plain = move || {
+        ctx.text.with(|t| {
+            !(coloured_as_typed(t) && ctx.current.with(Option::is_some))
+                && overlaid.with(|o| o != t)
+        })
+    };
     // A large text is drawn by the textarea itself, the overlay only underlines its problems and
     // tints its statements: colouring the textarea's text again after each exploration made the
     // browser lay all of it out again (`model::large`, docs/limits.md).
@@ -337,7 +345,9 @@ fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
 
 /// Makes the overlay `pre`, whose chunks are `old`, show `new`: only the chunks that differ are
 /// written (an edit changes a chunk or a few; the browser styles and lays out only what is
-/// written), each as `as_shown` writes chunk k, and `old` becomes `new`.
+/// written), new ones as `as_shown` writes chunk k, and `old` becomes `new`. A chunk that changed
+/// keeps its element and gets the new content: a new element is laid out as skipped until the
+/// browser finds it on screen (`content-visibility: auto`), then again in the same frame.
 fn write_chunks(
     pre: &web_sys::Element,
     old: &mut Vec<String>,
@@ -356,9 +366,20 @@ fn write_chunks(
         for (k, chunk) in new.iter().enumerate() {
             match old.get(k) {
                 Some(was) if was == chunk => {}
-                Some(_) => {
+                Some(was) => {
                     if let Some(el) = children.item(k as u32) {
-                        el.set_outer_html(&as_shown(k, chunk));
+                        match (
+                            highlight::chunk_style_and_content(was),
+                            highlight::chunk_style_and_content(chunk),
+                        ) {
+                            (Some((old_style, _)), Some((style, content))) => {
+                                if old_style != style {
+                                    let _ = el.set_attribute("style", style);
+                                }
+                                el.set_inner_html(content);
+                            }
+                            _ => el.set_outer_html(&as_shown(k, chunk)),
+                        }
                     }
                 }
                 None => {
