@@ -148,16 +148,42 @@ const lines = 4095;
 
 /** Texts of nearly the largest size Stagecraft reads (64 KiB, 4 096 lines), each bad in its own
  * way, and two beyond it, which a paste must not bring in. */
-/** Replaces the editor's text with `text` in one input event, as a keystroke makes (Playwright's
- * fill makes many); resolves once the count `counted` on `<body>` (`data-explored`: explorations
- * published; `data-ran`: with their verification and timeline) has grown past what it was. */
-export async function keystroke(page, text, counted = 'data-explored') {
+/** Replaces the editor's text with `text` in one input event, as a paste of the whole text makes
+ * (Playwright's fill makes many); resolves once the count `counted` on `<body>` (`data-explored`:
+ * explorations published; `data-ran`: with their verification and timeline) has grown past what
+ * it was. */
+export async function replaceText(page, text, counted = 'data-explored') {
   const before = await page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), counted);
   await page.$eval('#source', (el, v) => {
     el.value = v;
     el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
   }, text);
   await page.waitForFunction(([a, n]) => Number(document.body.getAttribute(a) ?? 0) > n, [counted, before]);
+}
+
+/** Puts the editor's caret at the end of its text, with the keyboard's focus, for `keystroke`. */
+export async function caretAtEnd(page) {
+  await page.$eval('#source', el => {
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  });
+}
+
+/** Types `key` (one character) where the editor's caret is, as a person does: a key press through
+ * the browser's input pipeline, which edits the textarea's text in place (a replacement of the
+ * whole text, `replaceText`, makes the browser rebuild and lay out all of it); resolves as
+ * `replaceText` does. */
+export async function keystroke(page, key, counted = 'data-explored') {
+  const before = await page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), counted);
+  await page.keyboard.press(key);
+  await page.waitForFunction(([a, n]) => Number(document.body.getAttribute(a) ?? 0) > n, [counted, before]);
+}
+
+/** Makes the editor hold `base` and a comment line after it, caret at its end, so that each
+ * `keystroke` after it types a character into the comment: an edit that every preset takes. */
+export async function startComment(page, base) {
+  await replaceText(page, `${base}\n# edit `, 'data-ran');
+  await caretAtEnd(page);
 }
 
 export const hostileTexts = {

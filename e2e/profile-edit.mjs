@@ -1,11 +1,11 @@
 // Where the page's main thread spends one edit's CPU, by function: a V8 CPU profile of EDITS (10)
-// edits of PRESET (its value in the presets menu), each one input event as a keystroke makes,
-// up to its exploration painted, summed by function (self time) and listed, the heaviest first.
+// edits of PRESET (its value in the presets menu), each a key typed into a comment after the
+// loop (REPLACE=1: the whole text replaced in one input event), up to its exploration painted, summed by function (self time) and listed, the heaviest first.
 // Wasm functions are named only in a build whose wasm keeps its name section: serve a copy of
 // dist/ with the page's wasm replaced by target/wasm-bindgen/release/stagecraft-app_bg.wasm
 // (the same module before wasm-opt). Run:
 //   STAGECRAFT_URL=… node e2e/profile-edit.mjs "RFC (a): async copy" [PANE]
-import { keystroke, openPreset } from './fresh.mjs';
+import { keystroke, openPreset, replaceText, startComment } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 10);
@@ -16,8 +16,10 @@ const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
 await cdp.send('Profiler.start');
+if (!process.env.REPLACE) await startComment(page, base);
 for (let k = 0; k < edits; k++) {
-  await keystroke(page, `${base}\n# edit ${k}\n`);
+  if (process.env.REPLACE) await replaceText(page, `${base}\n# edit ${k}\n`);
+  else await keystroke(page, String(k % 10));
   await page.waitForTimeout(300);
 }
 const { profile } = await cdp.send('Profiler.stop');

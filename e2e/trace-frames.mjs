@@ -1,21 +1,24 @@
 // Where the time of one edit goes, frame by frame (docs/benchmarks.md, edit → painted): a Chromium
-// trace of EDITS (5) edits of PRESET (its value in the presets menu), each one input event as a
-// keystroke makes, and for each, from its `stagecraft:edit` mark: the page's main-thread tasks
+// trace of EDITS (5) edits of PRESET (its value in the presets menu), each a key typed into a
+// comment after the loop (REPLACE=1: the whole text replaced in one input event), and for each, from its `stagecraft:edit` mark: the page's main-thread tasks
 // (what ran in them: input, timers, animation frames, messages), the worker's, the frames drawn
 // (BeginMainThreadFrame, Paint) and the page's marks, up to `stagecraft:painted`. Serve a release
-// build and run:
+// build and run (INVALIDATIONS=1 adds what invalidated style and layout; MORE=categories adds
+// trace categories):
 //   node e2e/trace-frames.mjs "RFC (a): async copy" [PANE]
-import { keystroke, openPreset } from './fresh.mjs';
+import { keystroke, openPreset, replaceText, startComment } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 5);
 const { browser, page, base } = await openPreset(preset, pane);
 await browser.startTracing(page, {
   categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
-    'toplevel', 'blink.user_timing', 'v8.execute', 'benchmark', 'cc'],
+    'toplevel', 'blink.user_timing', ...(process.env.INVALIDATIONS ? ['disabled-by-default-devtools.timeline.invalidationTracking'] : []), ...(process.env.MORE ? process.env.MORE.split(',') : []), 'v8.execute', 'benchmark', 'cc'],
 });
+if (!process.env.REPLACE) await startComment(page, base);
 for (let k = 0; k < edits; k++) {
-  await keystroke(page, `${base}\n# edit ${k}\n`, 'data-ran');
+  if (process.env.REPLACE) await replaceText(page, `${base}\n# edit ${k}\n`, 'data-ran');
+  else await keystroke(page, String(k % 10), 'data-ran');
   await page.waitForTimeout(200);
 }
 const raw = (await browser.stopTracing()).toString();

@@ -9,6 +9,8 @@ use crate::model::large::{coloured_as_typed, large_text};
 use crate::model::moved::moved;
 use crate::services::exploring;
 use leptos::prelude::*;
+use stagecraft::diagnostic::Diagnostic;
+use stagecraft::explore::StatementInfo;
 use std::ops::Range;
 use wasm_bindgen::JsCast;
 
@@ -407,6 +409,9 @@ fn write_overlays(
     // in a task of its own, and an exploration that comes before that task replaces it.
     let written = StoredValue::new(Vec::<String>::new());
     let newest = StoredValue::new(0u64);
+    // What the overlay last drew: the text, whether it was explored, and its marks.
+    type Drawn = (String, bool, (Vec<Diagnostic>, Vec<StatementInfo>));
+    let last_drawn = StoredValue::new(None::<Drawn>);
     // What the overlay draws: a short text as typed, once there is an exploration to mark it
     // (its tokens are the page's own, the exploration's underlines and statement marks moved by
     // the edit since, `moved`), so that a keystroke is drawn coloured in its own frame rather
@@ -438,25 +443,29 @@ fn write_overlays(
             let Some(pre) = overlay.get_untracked() else {
                 return;
             };
-            // A large text's tokens are not coloured: its textarea shows the text (`large`).
-            let chunks = match &ex {
-                Some(ex) => {
-                    // The page lexes the text it shows: the worker does not send its tokens.
-                    let tokens = if large {
-                        Vec::new()
-                    } else {
-                        stagecraft::lexer::highlight_tokens(&text)
-                    };
-                    if text == explored {
-                        highlight::editor_chunks(&text, &tokens, &ex.diagnostics, &ex.statements)
-                    } else {
-                        let (diagnostics, statements) =
-                            moved(&explored, &text, &ex.diagnostics, &ex.statements);
-                        highlight::editor_chunks(&text, &tokens, &diagnostics, &statements)
-                    }
-                }
-                None => highlight::editor_chunks(&text, &[], &[], &[]),
+            // The underlines and statement marks for this text: the exploration's, or those moved
+            // by the edit since (`moved`).
+            let marks = match &ex {
+                Some(ex) if text == explored => (ex.diagnostics.clone(), ex.statements.clone()),
+                Some(ex) => moved(&explored, &text, &ex.diagnostics, &ex.statements),
+                None => Default::default(),
             };
+            // The exploration of a text typed is drawn as typed already when its marks are those
+            // moved: the answer to a keystroke in a comment, or in a name, usually.
+            let drawn = (text.clone(), ex.is_some(), marks);
+            if last_drawn.with_value(|d| d.as_ref() == Some(&drawn)) {
+                return;
+            }
+            let (_, _, (diagnostics, statements)) = &drawn;
+            // The page lexes the text it shows: the worker does not send its tokens. A large
+            // text's are not coloured: its textarea shows the text (`large`).
+            let tokens = if large || ex.is_none() {
+                Vec::new()
+            } else {
+                stagecraft::lexer::highlight_tokens(&text)
+            };
+            let chunks = highlight::editor_chunks(&text, &tokens, diagnostics, statements);
+            last_drawn.set_value(Some(drawn));
             // Chunks are written as shown or hidden as they are now, then those near the view
             // for the new text shown (`show_chunks_near`).
             let was_shown = shown.with_value(|s| s.chunks.clone());

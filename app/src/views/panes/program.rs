@@ -313,9 +313,10 @@ pub fn view() -> impl IntoView {
         let line = pointed.get_value().or_else(|| focused.get_value());
         match line.and_then(|l| explained(&l).map(|t| (l, t))) {
             Some((line, text)) => show_why(&why, &frame, &line, &text),
-            None => {
+            None if !why.has_attribute("hidden") => {
                 let _ = why.set_attribute("hidden", "");
             }
+            None => {}
         }
     };
     // A line pointed at or focused before the whys arrived is explained when they do.
