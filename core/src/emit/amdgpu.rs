@@ -255,16 +255,8 @@ impl Gen<'_> {
             self.cooperative_copy(src, &s.assign.target, s.queue);
         } else if let Some(src) = copy {
             let tile = self.tile_offset(&s.assign.target);
-            match tile {
-                S::Imm(v) => {
-                    self.settle_lds_writes();
-                    emit!(self, "s_add_u32 m0, s{S_WAVE}, {v}")
-                }
-                S::Reg(r) => {
-                    self.settle_lds_writes();
-                    emit!(self, "s_add_u32 m0, s{S_WAVE}, s{r}")
-                }
-            }
+            self.settle_lds_writes();
+            self.set_m0(S_WAVE, tile);
             let p = self.global_address(&src);
             emit!(
                 self,
@@ -340,6 +332,15 @@ impl Gen<'_> {
                 .is_some_and(|x| x.threads != Distribution::Each)
     }
 
+    /// M0 = scalar register `base` + `tile`, the LDS address an LDS DMA writes at.
+    fn set_m0(&mut self, base: u32, tile: S) {
+        match tile {
+            S::Imm(0) => emit!(self, "s_mov_b32 m0, s{base}"),
+            S::Imm(v) => emit!(self, "s_add_u32 m0, s{base}, {v}"),
+            S::Reg(r) => emit!(self, "s_add_u32 m0, s{base}, s{r}"),
+        }
+    }
+
     /// One element tile copied by the waves together, 16 bytes a lane. Chunk `c` of the buffer's
     /// 1 024-byte wave-chunks is copied by wave `c mod W`; tile `e` holds chunks `e · W/4 …`, so
     /// wave `w` copies chunk `r = (w − e · W/4) mod W` of it when `r < W/4`: M0 = the tile +
@@ -355,17 +356,21 @@ impl Gen<'_> {
         let e = element(&self.flat.shapes, dst);
         let (wave, place) = (self.s(), self.s());
         emit!(self, "s_lshr_b32 s{wave}, s{S_WAVE}, 8");
-        match walk::int(self, &e) {
-            S::Imm(v) => {
-                let first = (v * quarter).rem_euclid(waves);
-                emit!(self, "s_sub_i32 s{place}, s{wave}, {first}");
-            }
+        let from = match walk::int(self, &e) {
+            S::Imm(v) => match (v * quarter).rem_euclid(waves) {
+                0 => wave,
+                first => {
+                    emit!(self, "s_sub_i32 s{place}, s{wave}, {first}");
+                    place
+                }
+            },
             S::Reg(r) => {
                 emit!(self, "s_mul_i32 s{place}, s{r}, {quarter}");
                 emit!(self, "s_sub_i32 s{place}, s{wave}, s{place}");
+                place
             }
-        }
-        emit!(self, "s_and_b32 s{place}, s{place}, {}", waves - 1);
+        };
+        emit!(self, "s_and_b32 s{place}, s{from}, {}", waves - 1);
         let bytes = self.s();
         emit!(self, "s_lshl_b32 s{bytes}, s{place}, 10");
         // Global: this lane's 16 bytes of the source tile.
@@ -387,10 +392,8 @@ impl Gen<'_> {
         emit!(self, "v_addc_co_u32 v{}, vcc, 0, v{}, vcc", p + 1, p + 1);
         // LDS: M0 = the tile + this wave's chunk of it.
         self.settle_lds_writes();
-        match self.tile_offset(dst) {
-            S::Imm(v) => emit!(self, "s_add_u32 m0, s{bytes}, {v}"),
-            S::Reg(r) => emit!(self, "s_add_u32 m0, s{bytes}, s{r}"),
-        }
+        let tile = self.tile_offset(dst);
+        self.set_m0(bytes, tile);
         emit!(self, "s_cmp_lt_u32 s{place}, {quarter}");
         emit!(
             self,
