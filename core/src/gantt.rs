@@ -564,10 +564,15 @@ pub fn text(t: &Timeline, columns: usize) -> String {
         }
     }
     let (from, to) = t.shown_steps();
+    let steps = if to < from {
+        "no step whole".to_string()
+    } else {
+        format!("steps {from}–{to} of {}", t.metrics.steps)
+    };
     let _ = writeln!(
         out,
-        "{:<10} 0 … {end} cycles; steps {from}–{to} of {}; a digit is a statement's id (mod 10)",
-        "", t.metrics.steps
+        "{:<10} 0 … {end} cycles; {steps}; a digit is a statement's id (mod 10)",
+        ""
     );
     out
 }

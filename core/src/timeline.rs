@@ -149,6 +149,11 @@ impl Timeline {
             String::new()
         };
         Some(match self.step_limit {
+            Some(0) => format!(
+                "The timeline stops within the loop's first step: that step alone runs more than {} statement instances (Stagecraft simulates at most {} per run), so no step is drawn and the metrics cover only what ran of it.",
+                2 * crate::limits::MAX_TIMELINE_INSTANCES,
+                crate::limits::MAX_TIMELINE_INSTANCES
+            ),
             Some(limit) => format!(
                 "The timeline simulates the first {limit} steps only (Stagecraft simulates at most {} statement instances, or {} steps, per run); it draws steps {from}–{to}{drawn}, and the metrics cover the {limit}.",
                 crate::limits::MAX_TIMELINE_INSTANCES,
@@ -633,6 +638,14 @@ impl Sim<'_> {
 
     fn assign(&mut self, a: &Assign) {
         self.instances += 1;
+        // Limits stop a run between steps (`begin_step`); a single step of more instances than
+        // twice the limit (a loop nested in it of an enormous extent, iterated for the chart)
+        // is stopped within, before what it records outgrows memory.
+        if self.instances > 2 * crate::limits::MAX_TIMELINE_INSTANCES as u64 {
+            self.stop = true;
+            self.out.truncated = true;
+            return;
+        }
         self.in_sequence_record(|r| r.statement());
         let id = a.stmt as usize;
         let cost = match self.costs.get(id) {

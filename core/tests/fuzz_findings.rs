@@ -89,3 +89,30 @@ fn a_negative_coefficient_is_linear_in_every_spelling() {
         );
     }
 }
+
+/// `explore`: a loop nested in the first step with an extent of 55 555 555 555 554 made the
+/// timeline, which iterates the steps it draws statement by statement, record a bar per instance
+/// within that one step: the limit of simulated instances was checked only between steps, and
+/// the run grew past 2 GB. A step now stops within once it passes twice the limit, and the
+/// timeline says so.
+#[test]
+fn a_step_of_enormous_inner_loops_stops_the_timeline_within_it() {
+    let text = "for k0 in range(8):
+    for a in range(55555555555554):
+        for x in range(8):
+            C[x] = C[x] + A[x]
+";
+    let ex = stagecraft::explore::explore(text, &Default::default());
+    let t = ex.timeline.as_ref().expect("a timeline");
+    assert_eq!(t.step_limit, Some(0), "stopped within the first step");
+    let said = t.coverage().expect("the limit said");
+    assert!(
+        said.contains("stops within the loop's first step"),
+        "{said}"
+    );
+    let bars = t.spans.len() + t.stalls.len() + t.markers.len();
+    assert!(
+        bars <= 3 * stagecraft::limits::MAX_TIMELINE_INSTANCES as usize,
+        "{bars} bars"
+    );
+}
