@@ -23,6 +23,12 @@ pub const STALE_WORK_MS: u64 = 2000;
 /// An answer of more bytes than this is decoded in a task before the one that shows it.
 const LARGE_ANSWER_BYTES: usize = 256 * 1024;
 
+/// A large answer is shown only once this long has passed since the newest exploration was asked
+/// for: while the user types, another keystroke (and with it a newer answer) usually comes
+/// first, and showing one — a task and a frame of tens of milliseconds each, for a loop at the
+/// limits — would hold up the keystrokes that follow (docs/limits.md).
+const TYPING_PAUSE_MS: f64 = 250.0;
+
 /// Why the worker was started again.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Restart {
@@ -59,6 +65,8 @@ pub struct Engine {
     /// answer has carried: what the stale-work watch compares.
     expecting: Cell<u64>,
     answered: Cell<u64>,
+    /// When `expecting` was sent (`dom::now_ms`).
+    expecting_since: Cell<f64>,
     /// What the worker said before it trapped (`Answer::Stopped`), for the report.
     last_words: RefCell<Option<(u64, String, String)>>,
     handlers: Handlers,
@@ -89,6 +97,8 @@ enum Pending {
 enum Hold {
     ATask,
     ItsFrame,
+    /// For this many milliseconds: typing is going on (`TYPING_PAUSE_MS`).
+    Ms(u64),
 }
 
 /// A hold for a frame is released after this long even if the browser draws no frame (a page
@@ -134,6 +144,7 @@ impl Engine {
             outbox: RefCell::new(Vec::new()),
             expecting: Cell::new(0),
             answered: Cell::new(0),
+            expecting_since: Cell::new(0.0),
             last_words: RefCell::new(None),
             handlers,
             listeners: RefCell::new(None),
@@ -156,6 +167,7 @@ impl Engine {
         }
         if expect_answer {
             self.expecting.set(request.id);
+            self.expecting_since.set(dom::now_ms());
             self.watch(request.id);
         }
     }
@@ -299,8 +311,17 @@ impl Engine {
                     if id.is_some_and(|id| !(self.handlers.wanted)(id)) {
                         continue;
                     }
+                    let large = bytes.len() > LARGE_ANSWER_BYTES;
+                    let typing = TYPING_PAUSE_MS - (dom::now_ms() - self.expecting_since.get());
+                    if large && typing > 0.0 {
+                        self.queued
+                            .borrow_mut()
+                            .push_front(Pending::Bytes { id, bytes });
+                        self.hold(Hold::Ms(typing.ceil() as u64));
+                        continue;
+                    }
                     let decoded = self.decode(&bytes);
-                    if bytes.len() > LARGE_ANSWER_BYTES {
+                    if large {
                         // Decoded in this task, shown in the next: each within a task's budget.
                         self.queued
                             .borrow_mut()
@@ -332,6 +353,7 @@ impl Engine {
         };
         match why {
             Hold::ATask => dom::in_a_task(release(Rc::downgrade(self))),
+            Hold::Ms(ms) => dom::after_ms(ms, release(Rc::downgrade(self))),
             Hold::ItsFrame => {
                 // After the page's own after-the-frame work (its marks), which was asked first.
                 dom::after_drawing(release(Rc::downgrade(self)));
