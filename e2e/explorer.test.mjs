@@ -409,6 +409,49 @@ test('edit → updated DOM, per preset (printed, not asserted; budget 16 ms)', a
   await page.close();
 });
 
+test('typing across the overlay\'s chunks keeps it the text, coloured, line for line', async () => {
+  const page = await open();
+  // The CUTLASS preset: 34 lines, two chunks of the overlay; keys typed as a person types at the
+  // end of line 30 (in the second chunk), then line breaks that move lines from one chunk into
+  // the next, then deletions that move them back. Each edited chunk keeps its element.
+  await andExplored(page, () => page.selectOption('#presets', 'CUTLASS-style multistage GEMM'));
+  const overlay = () => page.evaluate(() => {
+    const pre = document.querySelector('.editor pre');
+    const chunks = [...pre.children];
+    return {
+      text: pre.textContent,
+      chunks: chunks.length,
+      lines: chunks.map(c => Number(getComputedStyle(c).getPropertyValue('--lines'))),
+      uncoloured: chunks.filter(c => !c.hasAttribute('hidden') && !c.querySelector('[class^="tk-"]')).length,
+    };
+  });
+  const typed = async (keys) => {
+    for (const k of keys) {
+      if (/^(Home|End|Arrow)/.test(k)) await page.keyboard.press(k);
+      else await andExplored(page, () => page.keyboard.press(k));
+    }
+    const o = await overlay();
+    const text = await page.inputValue('#source');
+    assert.equal(o.text, text + ' ', `the overlay is the text after ${keys.join(' ')}`);
+    const lines = text.split('\n').length;
+    assert.equal(o.lines.reduce((a, b) => a + b, 0), lines, `the chunks' line counts add up to the text's (${o.lines})`);
+    assert.equal(o.uncoloured, 0, 'every chunk shown is coloured');
+    return o;
+  };
+  await page.locator('#source').focus();
+  await page.evaluate(() => {
+    const el = document.getElementById('source');
+    const at = el.value.split('\n').slice(0, 30).join('\n').length;
+    el.setSelectionRange(at, at);
+  });
+  const first = await typed(['Space', '#', 'Space', 'x']);
+  assert.equal(first.chunks, 2);
+  await typed(['Home', 'Enter', 'Enter', 'Enter', 'ArrowUp', 'Enter']);
+  const back = await typed(['Backspace', 'Backspace', 'Backspace', 'Backspace']);
+  assert.equal(back.chunks, 2);
+  await page.close();
+});
+
 test('a long text: the overlay follows the textarea and is drawn wherever it is scrolled to, as are the grid rows', async () => {
   const page = await open();
   await andExplored(page, () => paste(page, workload('synthetic', 159)));
