@@ -361,6 +361,23 @@ pub fn show_near_before_drawing(scroller: &web_sys::Element, chunks: Chunks) {
     before_drawing(Box::new(move || show_near(&scroller, chunks)));
 }
 
+/// Calls `on_resize` with the new content box of `el` whenever its size changes (and once when it
+/// is first laid out), for the page's life, as the elements observed are kept.
+pub fn on_resize(el: &web_sys::Element, on_resize: impl Fn(web_sys::DomRectReadOnly) + 'static) {
+    use wasm_bindgen::JsCast;
+    let callback = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+        move |entries: js_sys::Array| {
+            if let Ok(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
+                on_resize(entry.content_rect());
+            }
+        },
+    );
+    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        observer.observe(el);
+    }
+    callback.forget();
+}
+
 /// `show_near` whenever the window is resized: a taller box shows more of its list.
 pub fn show_near_on_resize(
     scroller: impl Fn() -> Option<web_sys::Element> + 'static,

@@ -201,18 +201,11 @@ fn measure_chart_px() -> Option<u32> {
 /// width dragged, the layout stacked): a resize observer reports after the browser's layout, so
 /// measuring there lays nothing out.
 pub fn watch_chart_width(panes: &web_sys::Element) {
-    use wasm_bindgen::JsCast;
-    let on_resize =
-        wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(move |_: js_sys::Array| {
-            if let Some(px) = measure_chart_px() {
-                CHART_PX.with(|c| c.set(px));
-            }
-        });
-    if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
-        observer.observe(panes);
-    }
-    // Kept for the page's life, as the panes are.
-    on_resize.forget();
+    dom::on_resize(panes, |_| {
+        if let Some(px) = measure_chart_px() {
+            CHART_PX.with(|c| c.set(px));
+        }
+    });
 }
 
 /// Stops the search under way: its last answer says it was cancelled.

@@ -305,44 +305,29 @@ fn show_chunks_near(pre: &web_sys::Element, shown: StoredValue<Shown>) {
 /// height and the padding are read from its style once (a style read, not a layout).
 fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
     let observed = pre.clone();
-    let on_resize = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
-        move |entries: js_sys::Array| {
-            let Some(entry) = entries
-                .get(0)
-                .dyn_into::<web_sys::ResizeObserverEntry>()
-                .ok()
-            else {
-                return;
-            };
-            let content = entry.content_rect().height();
-            let known = shown.with_value(|s| s.view.line > 0.0);
-            let style = (!known)
-                .then(|| dom::window()?.get_computed_style(&observed).ok().flatten())
-                .flatten();
-            let px = |name: &str| {
-                style
-                    .as_ref()
-                    .and_then(|st| st.get_property_value(name).ok())
-                    // The browser's number reader: Rust's float parser is kilobytes of the page.
-                    .map(|v| js_sys::Number::parse_float(&v))
-                    .filter(|v| v.is_finite())
-                    .unwrap_or(0.0)
-            };
-            shown.update_value(|s| {
-                if style.is_some() {
-                    s.view.line = px("line-height");
-                    s.view.pad = px("padding-top");
-                }
-                s.view.height = content + 2.0 * s.view.pad;
-            });
-            show_chunks_near(&observed, shown);
-        },
-    );
-    if let Ok(observer) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
-        observer.observe(&pre);
-    }
-    // Kept for the page's life, as the editor is.
-    on_resize.forget();
+    dom::on_resize(&pre, move |content| {
+        let known = shown.with_value(|s| s.view.line > 0.0);
+        let style = (!known)
+            .then(|| dom::window()?.get_computed_style(&observed).ok().flatten())
+            .flatten();
+        let px = |name: &str| {
+            style
+                .as_ref()
+                .and_then(|st| st.get_property_value(name).ok())
+                // The browser's number reader: Rust's float parser is kilobytes of the page.
+                .map(|v| js_sys::Number::parse_float(&v))
+                .filter(|v| v.is_finite())
+                .unwrap_or(0.0)
+        };
+        shown.update_value(|s| {
+            if style.is_some() {
+                s.view.line = px("line-height");
+                s.view.pad = px("padding-top");
+            }
+            s.view.height = content.height() + 2.0 * s.view.pad;
+        });
+        show_chunks_near(&observed, shown);
+    });
 }
 
 /// Makes the overlay `pre`, whose chunks are `old`, show `new`: only the chunks that differ are
