@@ -3,8 +3,9 @@
 //! completion; a wait stalls the compute lane until the groups it forces have completed.
 //! docs/cost-model.md gives the model and the closed form the tests check. `sequence` records the
 //! one sequence of groups sm_80 and asyncmarks keep instead, and what its waits force; `runs`
-//! the simulations a timeline is made of.
+//! the simulations a timeline is made of; `notes` what a timeline says of itself in words.
 
+mod notes;
 mod runs;
 mod sequence;
 
@@ -131,56 +132,6 @@ impl Timeline {
     /// Steps whose bars are drawn, counted from 1: [first, last].
     pub fn shown_steps(&self) -> (u64, u64) {
         (self.window.0 + 1, self.window.1.min(self.metrics.steps))
-    }
-
-    /// What the chart leaves out, said plainly, when it draws fewer steps than the loop runs.
-    pub fn coverage(&self) -> Option<String> {
-        let steps = self.metrics.steps;
-        if self.step_limit.is_none() && steps <= self.window.1 && self.window.0 == 0 {
-            return None;
-        }
-        let (from, to) = self.shown_steps();
-        let drawn = if self.bars_limited {
-            format!(
-                " (at most {} bars are drawn)",
-                crate::limits::MAX_TIMELINE_BARS
-            )
-        } else {
-            String::new()
-        };
-        Some(match self.step_limit {
-            Some(0) => format!(
-                "The timeline stops within the loop's first step: that step alone runs more than {} statement instances (Stagecraft simulates at most {} per run), so no step is drawn and the metrics cover only what ran of it.",
-                2 * crate::limits::MAX_TIMELINE_INSTANCES,
-                crate::limits::MAX_TIMELINE_INSTANCES
-            ),
-            Some(limit) => format!(
-                "The timeline simulates the first {limit} steps only (Stagecraft simulates at most {} statement instances, or {} steps, per run); it draws steps {from}–{to}{drawn}, and the metrics cover the {limit}.",
-                crate::limits::MAX_TIMELINE_INSTANCES,
-                crate::limits::MAX_TIMELINE_STEPS
-            ),
-            None => format!(
-                "The timeline draws steps {from}–{to} of {steps}{drawn}; the metrics cover all of them."
-            ),
-        })
-    }
-
-    /// What the single sequence of sm_80 and asyncmarks changes, said plainly, when it forces
-    /// anything.
-    pub fn sequence_note(&self) -> Option<String> {
-        if let Some(n) = self.sequence_events {
-            return Some(format!(
-                "On sm_80 and AMDGPU IR a thread's groups are one sequence; with {n} commits and waits it is beyond the {} the timeline follows, so what its waits complete beyond the IR's is not shown.",
-                crate::limits::MAX_SEQUENCE_EVENTS
-            ));
-        }
-        let cycles = self.metrics.sequence_cycles?;
-        let waits: Vec<String> = self.sequence.iter().map(SequenceForced::describe).collect();
-        Some(format!(
-            "On sm_80 and AMDGPU IR a thread's groups are one sequence: these waits also complete groups the IR lets stay in flight — {}. Run so, the loop takes {cycles} cycles ({:+} on the IR's per-queue waits, which the chart shows).",
-            waits.join("; "),
-            cycles as i64 - self.metrics.total_cycles as i64
-        ))
     }
 }
 

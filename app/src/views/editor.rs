@@ -41,15 +41,7 @@ pub fn Editor() -> impl IntoView {
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
     let overlaid = write_overlays(ctx, overlay, shown);
-    // A short text's overlay is written as typed, in the same task (`write_overlays`): it is never
-    // drawn plain once there is an exploration, and the class is not set and unset meanwhile
-    // (which styles the overlay and the textarea again).
-    let plain = move || {
-        ctx.text.with(|t| {
-            !(coloured_as_typed(t) && ctx.current.with(Option::is_some))
-                && overlaid.with(|o| o != t)
-        })
-    };
+    let plain = move || drawn_plain(ctx, overlaid);
     // A large text is drawn by the textarea itself, the overlay only underlines its problems and
     // tints its statements: colouring the textarea's text again after each exploration made the
     // browser lay all of it out again (`model::large`, docs/limits.md).
@@ -178,6 +170,16 @@ pub fn Editor() -> impl IntoView {
                 on:scroll=sync_scroll></textarea>
         </div>
     }
+}
+
+/// Whether the textarea draws the text while the overlay shows another (`overlaid`). A short
+/// text's overlay is written as typed, in the same task (`write_overlays`): it is never drawn
+/// plain once there is an exploration, and the class is not set and unset meanwhile (which styles
+/// the overlay and the textarea again).
+fn drawn_plain(ctx: Ctx, overlaid: RwSignal<String>) -> bool {
+    ctx.text.with(|t| {
+        !(coloured_as_typed(t) && ctx.current.with(Option::is_some)) && overlaid.with(|o| o != t)
+    })
 }
 
 /// Takes over index.html's editor (`#early`, the default example shown before the page's
