@@ -7,12 +7,15 @@ use crate::ir::{floor_div, floor_mod, CmpOp, Cond, IExpr, IOp, VarId};
 /// subexpression (such as `max(N, 2)`), compared structurally.
 type Terms = Vec<(IExpr, i64)>;
 
-fn add_term(terms: &mut Terms, atom: IExpr, k: i64) {
+/// Adds `k`·`atom` to `terms`; `None` when a coefficient would overflow (the expression is then
+/// not taken as linear, and is left as written).
+fn add_term(terms: &mut Terms, atom: IExpr, k: i64) -> Option<()> {
     match terms.iter_mut().find(|(a, _)| *a == atom) {
-        Some((_, c)) => *c += k,
+        Some((_, c)) => *c = c.checked_add(k)?,
         None => terms.push((atom, k)),
     }
     terms.retain(|(_, c)| *c != 0);
+    Some(())
 }
 
 fn linear(e: &IExpr) -> Option<(i64, Terms)> {
@@ -23,9 +26,9 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
             let [a, b] = &**ab;
             let (ca, mut ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
-            let sign = if *op == IOp::Add { 1 } else { -1 };
+            let sign: i64 = if *op == IOp::Add { 1 } else { -1 };
             for (v, k) in tb {
-                add_term(&mut ta, v, sign * k);
+                add_term(&mut ta, v, sign.checked_mul(k)?)?;
             }
             Some((ca.checked_add(sign.checked_mul(cb)?)?, ta))
         }
@@ -33,16 +36,16 @@ fn linear(e: &IExpr) -> Option<(i64, Terms)> {
             let [a, b] = &**ab;
             let (ca, ta) = linear(a)?;
             let (cb, tb) = linear(b)?;
-            let scale = |t: Terms, k: i64| -> Terms {
+            let scale = |t: Terms, k: i64| -> Option<Terms> {
                 t.into_iter()
-                    .map(|(v, c)| (v, c * k))
-                    .filter(|(_, c)| *c != 0)
+                    .map(|(v, c)| Some((v, c.checked_mul(k)?)))
+                    .filter(|t| t.as_ref().is_none_or(|(_, c)| *c != 0))
                     .collect()
             };
             if ta.is_empty() {
-                Some((ca.checked_mul(cb)?, scale(tb, ca)))
+                Some((ca.checked_mul(cb)?, scale(tb, ca)?))
             } else if tb.is_empty() {
-                Some((ca.checked_mul(cb)?, scale(ta, cb)))
+                Some((ca.checked_mul(cb)?, scale(ta, cb)?))
             } else {
                 None
             }
@@ -426,6 +429,24 @@ mod tests {
             )
                 .prop_map(|(op, a, b)| IExpr::bin(op, a, b))
         })
+    }
+
+    /// Found by the `explore` fuzz target (a debug-assertion overflow): a coefficient that
+    /// overflows when scaled or summed leaves the expression as written. Wrapped, `(x0·2⁶² + x1)·4`
+    /// lost its `x0` (2⁶⁴ wraps to 0) and became `x1·4`.
+    #[test]
+    fn a_coefficient_that_overflows_keeps_the_expression_as_written() {
+        let (x0, x1) = (IExpr::Var(0), IExpr::Var(1));
+        let big = IExpr::bin(IOp::Mul, x0.clone(), IExpr::Const(1 << 62));
+        let scaled = IExpr::bin(
+            IOp::Mul,
+            IExpr::bin(IOp::Add, big.clone(), x1.clone()),
+            IExpr::Const(4),
+        );
+        assert!(simplify(&scaled).mentions(0), "{:?}", simplify(&scaled));
+        let min = IExpr::bin(IOp::Mul, x0.clone(), IExpr::Const(i64::MIN));
+        let negated = IExpr::bin(IOp::Sub, x1, IExpr::bin(IOp::Add, min, big));
+        assert!(simplify(&negated).mentions(0), "{:?}", simplify(&negated));
     }
 
     proptest! {
