@@ -46,7 +46,7 @@ mkdir -p "$corpus" "fuzz/artifacts/$target" "$work/new" "$work/seeds" "$work/mer
 # one input that runs for longer than this.
 options=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=20 -print_final_stats=1
     -artifact_prefix="$PWD/fuzz/artifacts/$target/")
-before="$(find "fuzz/artifacts/$target" -type f | wc -l)"
+before="$(find "fuzz/artifacts/$target" -type f ! -name 'slow-unit-*' | wc -l)"
 start="$(date +%s)"
 # New finds go to the first directory (a scratch one); the corpus and the seeds are read.
 (cd fuzz && "${fuzz[@]}" "$work/new" "$PWD/../$corpus" "$work/seeds" -- "${limit[@]}" "${options[@]}" 2>&1) \
@@ -57,7 +57,7 @@ runs="$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$work/log" | grep -E
 # A run that stopped on a crash prints no final statistics: take the last status line's count.
 [ -n "$runs" ] || runs="$(grep -Eo '^#[0-9]+' "$work/log" | tail -1 | tr -d '#' || true)"
 runs="${runs:-0}"
-crashes=$(($(find "fuzz/artifacts/$target" -type f | wc -l) - before))
+crashes=$(($(find "fuzz/artifacts/$target" -type f ! -name 'slow-unit-*' | wc -l) - before))
 if [ "$crashes" -gt 0 ]; then
     grep -B2 -A30 -E "panicked|ERROR: libFuzzer" "$work/log" | head -60 || true
 fi
