@@ -60,8 +60,6 @@ struct Conversation {
     latest: RefCell<(u64, String)>,
     /// The parts asked for, by the id of the exploration they are asked of.
     asked: RefCell<Vec<(u64, Want)>>,
-    /// When the newest exploration was asked for (ms on the page's clock).
-    asked_at: Cell<f64>,
 }
 
 /// Starts the worker and keeps the snapshot answering the state. Nothing is asked before
@@ -72,7 +70,6 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         last_id: Cell::new(0),
         latest: RefCell::new((0, String::new())),
         asked: RefCell::new(Vec::new()),
-        asked_at: Cell::new(0.0),
     });
     let answered = talk.clone();
     let restarted = talk.clone();
@@ -166,7 +163,6 @@ fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Wan
     talk.last_id.set(id);
     *talk.latest.borrow_mut() = (id, inputs.text.clone());
     *talk.asked.borrow_mut() = wants.iter().map(|w| (id, w.clone())).collect();
-    talk.asked_at.set(dom::now_ms());
     dom::mark("stagecraft:recompute");
     let request = Request {
         id,
@@ -260,7 +256,7 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
             ctx.timing.set(Timing {
                 serial: id,
                 explore: ms,
-                round_trip: dom::now_ms() - talk.asked_at.get(),
+                round_trip: engine(talk).map_or(0.0, |e| dom::now_ms() - e.asked_at()),
                 ..Timing::default()
             });
             if ctx.job.get_untracked() == Job::Starting {
