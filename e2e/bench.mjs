@@ -14,7 +14,7 @@
 //     from the click to its last answer, and the longest main-thread task while it runs.
 // Serve a release build (scripts/build-web.sh; `scripts/serve-dist.py 8791`) and run
 //   node e2e/bench.mjs            (STAGECRAFT_URL, LOAD_RUNS=3, EDITS=15, PARTS=load,presets,heavy)
-import { url as BASE, launchFresh, workload, paste, traceTasks, caretAtEnd } from './fresh.mjs';
+import { url as BASE, launchFresh, workload, paste, traceTasks, replaceText, commentEdits } from './fresh.mjs';
 
 const LOAD_RUNS = Number(process.env.LOAD_RUNS ?? 3);
 const EDITS = Number(process.env.EDITS ?? 15);
@@ -76,25 +76,8 @@ await page.waitForSelector('body[data-ran]', { state: 'attached', timeout: 60000
 const presets = !PARTS.includes('presets') ? []
   : await page.$$eval('#presets option', os => os.map(o => o.value).filter(Boolean));
 const count = a => page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), a);
-/** Resolves once the explorations painted and run have grown past `explored` and `ran`. */
-const landed = ([explored, ran]) => page.waitForFunction(([e, r]) => Number(document.body.getAttribute('data-explored')) > e
-  && Number(document.body.getAttribute('data-ran')) > r, [explored, ran], { timeout: 60000 });
-/** Replaces the editor's text in one input event; resolves once its exploration is painted and run. */
-async function edit(text) {
-  const before = [await count('data-explored'), await count('data-ran')];
-  await page.$eval('#source', (el, v) => {
-    el.value = v;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
-  }, text);
-  await landed(before);
-}
-/** Types `key` where the editor's caret is, as a person does (the browser edits the text in place);
- * resolves once its exploration is painted and run. */
-async function type(key) {
-  const before = [await count('data-explored'), await count('data-ran')];
-  await page.keyboard.press(key);
-  await landed(before);
-}
+/** Replaces the editor's text; resolves once its exploration is painted and run. */
+const edit = text => replaceText(page, text, ['data-explored', 'data-ran']);
 for (const preset of presets) {
   const trace = await traceTasks(page, 0);
   await page.selectOption('#presets', preset);
@@ -102,17 +85,12 @@ for (const preset of presets) {
   const base = await page.inputValue('#source');
   // Each edit is a key typed into a comment after the loop, as a person types: every preset takes
   // it, and the panes redraw what it changes (EDIT_BY=replace: the whole text replaced instead).
-  const byReplacing = process.env.EDIT_BY === 'replace';
-  if (!byReplacing) {
-    await edit(`${base}\n# edit `);
-    await caretAtEnd(page);
-  }
+  const typed = await commentEdits(page, base, ['data-explored', 'data-ran']);
   const painted = [], ran = [];
   for (let k = 0; k < EDITS; k++) {
     await page.evaluate(() => performance.clearMeasures());
     const t0 = await page.evaluate(() => performance.now());
-    if (byReplacing) await edit(`${base}\n# edit ${k}\n`);
-    else await type(String(k % 10));
+    await typed(k);
     const m = await page.evaluate(t0 => ({
       painted: performance.getEntriesByName('stagecraft:edit-to-painted').at(-1)?.duration,
       ran: performance.getEntriesByName('stagecraft:ran').filter(e => e.startTime > t0).at(-1)?.startTime - t0,

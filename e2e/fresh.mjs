@@ -148,17 +148,22 @@ const lines = 4095;
 
 /** Texts of nearly the largest size Stagecraft reads (64 KiB, 4 096 lines), each bad in its own
  * way, and two beyond it, which a paste must not bring in. */
+/** The counts `counted` on `<body>` (`data-explored`: explorations published; `data-ran`: with
+ * their verification and timeline), and a wait until every one has grown past what it was. */
+const counts = (page, counted) => page.evaluate(as => as.map(a => Number(document.body.getAttribute(a) ?? 0)), counted);
+const grown = (page, counted, before) => page.waitForFunction(([as, ns]) =>
+  as.every((a, k) => Number(document.body.getAttribute(a) ?? 0) > ns[k]), [counted, before], { timeout: 60000 });
+const list = counted => Array.isArray(counted) ? counted : [counted];
+
 /** Replaces the editor's text with `text` in one input event, as a paste of the whole text makes
- * (Playwright's fill makes many); resolves once the count `counted` on `<body>` (`data-explored`:
- * explorations published; `data-ran`: with their verification and timeline) has grown past what
- * it was. */
+ * (Playwright's fill makes many); resolves once the count or counts `counted` have grown. */
 export async function replaceText(page, text, counted = 'data-explored') {
-  const before = await page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), counted);
+  const before = await counts(page, list(counted));
   await page.$eval('#source', (el, v) => {
     el.value = v;
     el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
   }, text);
-  await page.waitForFunction(([a, n]) => Number(document.body.getAttribute(a) ?? 0) > n, [counted, before]);
+  await grown(page, list(counted), before);
 }
 
 /** Puts the editor's caret at the end of its text, with the keyboard's focus, for `keystroke`. */
@@ -174,16 +179,20 @@ export async function caretAtEnd(page) {
  * whole text, `replaceText`, makes the browser rebuild and lay out all of it); resolves as
  * `replaceText` does. */
 export async function keystroke(page, key, counted = 'data-explored') {
-  const before = await page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), counted);
+  const before = await counts(page, list(counted));
   await page.keyboard.press(key);
-  await page.waitForFunction(([a, n]) => Number(document.body.getAttribute(a) ?? 0) > n, [counted, before]);
+  await grown(page, list(counted), before);
 }
 
-/** Makes the editor hold `base` and a comment line after it, caret at its end, so that each
- * `keystroke` after it types a character into the comment: an edit that every preset takes. */
-export async function startComment(page, base) {
+/** The edits of the benchmarks on a text `base`: edit `k` types a key into a comment after it, as
+ * a person types (the caret put there first), or with REPLACE=1 (EDIT_BY=replace) replaces the
+ * whole text in one input event; each resolves once `counted` has grown. */
+export async function commentEdits(page, base, counted = 'data-explored') {
+  const replacing = process.env.REPLACE || process.env.EDIT_BY === 'replace';
+  if (replacing) return k => replaceText(page, `${base}\n# edit ${k}\n`, counted);
   await replaceText(page, `${base}\n# edit `, 'data-ran');
   await caretAtEnd(page);
+  return k => keystroke(page, String(k % 10), counted);
 }
 
 export const hostileTexts = {

@@ -5,7 +5,7 @@
 // dist/ with the page's wasm replaced by target/wasm-bindgen/release/stagecraft-app_bg.wasm
 // (the same module before wasm-opt). Run:
 //   STAGECRAFT_URL=… node e2e/profile-edit.mjs "RFC (a): async copy" [PANE]
-import { keystroke, openPreset, replaceText, startComment } from './fresh.mjs';
+import { commentEdits, openPreset } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 10);
@@ -16,10 +16,9 @@ const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
 await cdp.send('Profiler.start');
-if (!process.env.REPLACE) await startComment(page, base);
+const edit = await commentEdits(page, base);
 for (let k = 0; k < edits; k++) {
-  if (process.env.REPLACE) await replaceText(page, `${base}\n# edit ${k}\n`);
-  else await keystroke(page, String(k % 10));
+  await edit(k);
   await page.waitForTimeout(300);
 }
 const { profile } = await cdp.send('Profiler.stop');

@@ -6,7 +6,7 @@
 // build and run (INVALIDATIONS=1 adds what invalidated style and layout; MORE=categories adds
 // trace categories):
 //   node e2e/trace-frames.mjs "RFC (a): async copy" [PANE]
-import { keystroke, openPreset, replaceText, startComment } from './fresh.mjs';
+import { commentEdits, openPreset } from './fresh.mjs';
 
 const [preset = 'RFC (a): async copy', pane = 'program'] = process.argv.slice(2);
 const edits = Number(process.env.EDITS || 5);
@@ -15,10 +15,9 @@ await browser.startTracing(page, {
   categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
     'toplevel', 'blink.user_timing', ...(process.env.INVALIDATIONS ? ['disabled-by-default-devtools.timeline.invalidationTracking'] : []), ...(process.env.MORE ? process.env.MORE.split(',') : []), 'v8.execute', 'benchmark', 'cc'],
 });
-if (!process.env.REPLACE) await startComment(page, base);
+const edit = await commentEdits(page, base, 'data-ran');
 for (let k = 0; k < edits; k++) {
-  if (process.env.REPLACE) await replaceText(page, `${base}\n# edit ${k}\n`, 'data-ran');
-  else await keystroke(page, String(k % 10), 'data-ran');
+  await edit(k);
   await page.waitForTimeout(200);
 }
 const raw = (await browser.stopTracing()).toString();
