@@ -73,6 +73,10 @@ pub const MAX_TIMELINE_STEPS: i64 = 200_000;
 /// Statement instances the timeline simulates in one run: a loop of many statements simulates
 /// fewer steps, so that a large loop's timeline stays cheap.
 pub const MAX_TIMELINE_INSTANCES: i64 = 50_000;
+/// Statement instances of one step after which the timeline stops within it: the limits above
+/// stop a run between steps, and a step with a loop of an enormous extent nested in it, iterated
+/// for the chart instance by instance, would otherwise record past any memory.
+pub const MAX_TIMELINE_STEP_INSTANCES: i64 = 2 * MAX_TIMELINE_INSTANCES;
 /// Commits and waits of the single sequence of sm_80 and asyncmarks that the timeline works out
 /// what its waits force from: the translation looks back along the sequence from every wait, so
 /// its cost grows faster than the sequence (the presets' sequences are far shorter).

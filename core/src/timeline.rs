@@ -589,10 +589,8 @@ impl Sim<'_> {
 
     fn assign(&mut self, a: &Assign) {
         self.instances += 1;
-        // Limits stop a run between steps (`begin_step`); a single step of more instances than
-        // twice the limit (a loop nested in it of an enormous extent, iterated for the chart)
-        // is stopped within, before what it records outgrows memory.
-        if self.instances > 2 * crate::limits::MAX_TIMELINE_INSTANCES as u64 {
+        // Limits stop a run between steps (`begin_step`), except this one.
+        if self.instances > crate::limits::MAX_TIMELINE_STEP_INSTANCES as u64 {
             self.stop = true;
             self.out.truncated = true;
             return;
