@@ -18,46 +18,74 @@ fn add_term(terms: &mut Terms, atom: IExpr, k: i64) -> Option<()> {
     Some(())
 }
 
-fn linear(e: &IExpr) -> Option<(i64, Terms)> {
-    match e {
-        IExpr::Const(c) => Some((*c, Vec::new())),
-        IExpr::Var(_) => Some((0, vec![(e.clone(), 1)])),
-        IExpr::Bin(op @ (IOp::Add | IOp::Sub), ab) => {
-            let [a, b] = &**ab;
-            let (ca, mut ta) = linear(a)?;
-            let (cb, tb) = linear(b)?;
-            let sign: i64 = if *op == IOp::Add { 1 } else { -1 };
-            for (v, k) in tb {
-                add_term(&mut ta, v, sign.checked_mul(k)?)?;
-            }
-            Some((ca.checked_add(sign.checked_mul(cb)?)?, ta))
+/// A subexpression simplified once, bottom-up: its linear form when it has one (`simplify` writes
+/// it with `from_linear`), else the expression as simplified. Each node is simplified once, so a
+/// product of names nested in remainders costs its size, not twice per nesting level.
+enum Simplified {
+    Linear(i64, Terms),
+    Other(IExpr),
+}
+
+impl Simplified {
+    fn written(self) -> IExpr {
+        match self {
+            Simplified::Linear(c, terms) => from_linear(c, &terms),
+            Simplified::Other(e) => e,
         }
-        IExpr::Bin(IOp::Mul, ab) => {
+    }
+}
+
+fn simplified(e: &IExpr) -> Simplified {
+    match e {
+        IExpr::Const(c) => Simplified::Linear(*c, Vec::new()),
+        IExpr::Var(_) => Simplified::Linear(0, vec![(e.clone(), 1)]),
+        IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), ab) => {
             let [a, b] = &**ab;
-            let (ca, ta) = linear(a)?;
-            let (cb, tb) = linear(b)?;
-            let scale = |t: Terms, k: i64| -> Option<Terms> {
-                t.into_iter()
-                    .map(|(v, c)| Some((v, c.checked_mul(k)?)))
-                    .filter(|t| t.as_ref().is_none_or(|(_, c)| *c != 0))
-                    .collect()
-            };
-            if ta.is_empty() {
-                Some((ca.checked_mul(cb)?, scale(tb, ca)?))
-            } else if tb.is_empty() {
-                Some((ca.checked_mul(cb)?, scale(ta, cb)?))
-            } else {
-                None
+            let (a, b) = (simplified(a), simplified(b));
+            if let (Simplified::Linear(ca, ta), Simplified::Linear(cb, tb)) = (&a, &b) {
+                if let Some((c, terms)) = combine_linear(*op, (*ca, ta), (*cb, tb)) {
+                    return Simplified::Linear(c, terms);
+                }
             }
+            Simplified::Other(IExpr::bin(*op, a.written(), b.written()))
         }
         other => {
-            // A non-linear node: simplify inside, then treat it as one atom.
+            // A non-linear node: simplified inside, then one atom of the linear form.
             let inner = simplify_nonlinear(other);
             match inner.as_const() {
-                Some(c) => Some((c, Vec::new())),
-                None => Some((0, vec![(inner, 1)])),
+                Some(c) => Simplified::Linear(c, Vec::new()),
+                None => Simplified::Linear(0, vec![(inner, 1)]),
             }
         }
+    }
+}
+
+/// The linear form of `a op b` (`op` is `+`, `−` or `·`) from those of `a` and `b`; `None` for a
+/// product of two non-constant forms, or where a coefficient would overflow (the expression is
+/// then not taken as linear, and is left as written).
+fn combine_linear(
+    op: IOp,
+    (ca, ta): (i64, &Terms),
+    (cb, tb): (i64, &Terms),
+) -> Option<(i64, Terms)> {
+    let scale = |t: &Terms, k: i64| -> Option<Terms> {
+        t.iter()
+            .map(|(v, c)| Some((v.clone(), c.checked_mul(k)?)))
+            .filter(|t| t.as_ref().is_none_or(|(_, c)| *c != 0))
+            .collect()
+    };
+    match op {
+        IOp::Add | IOp::Sub => {
+            let sign: i64 = if op == IOp::Add { 1 } else { -1 };
+            let mut terms = ta.clone();
+            for (v, k) in tb {
+                add_term(&mut terms, v.clone(), sign.checked_mul(*k)?)?;
+            }
+            Some((ca.checked_add(sign.checked_mul(cb)?)?, terms))
+        }
+        IOp::Mul if ta.is_empty() => Some((ca.checked_mul(cb)?, scale(tb, ca)?)),
+        IOp::Mul if tb.is_empty() => Some((ca.checked_mul(cb)?, scale(ta, cb)?)),
+        _ => None,
     }
 }
 
@@ -276,12 +304,10 @@ pub fn simplify(e: &IExpr) -> IExpr {
 
 /// `simplify` without the one-variable shortcut (the shortcut must agree with it: see the tests).
 fn simplify_general(e: &IExpr) -> IExpr {
-    match linear(e) {
-        Some((c, terms)) => from_linear(c, &terms),
-        None => simplify_nonlinear(e),
-    }
+    simplified(e).written()
 }
 
+/// A node other than `+`, `−` and `·`, simplified inside and folded where its operands are constant.
 fn simplify_nonlinear(e: &IExpr) -> IExpr {
     match e {
         IExpr::Bin(op, ab) => {
@@ -449,6 +475,59 @@ mod tests {
         assert!(simplify(&negated).mentions(0), "{:?}", simplify(&negated));
     }
 
+    /// Found by the `explore` fuzz target (a timeout): a loop extent of about a hundred names
+    /// multiplied, with remainders among them. Simplifying a node once as a linear form and again,
+    /// when its parent was not linear, as written, doubled the work at every remainder nested in a
+    /// product: this nest of forty would not finish.
+    #[test]
+    fn a_product_nested_in_remainders_is_simplified_once() {
+        let mut e = IExpr::Var(0);
+        for level in 0..40 {
+            let product = IExpr::bin(IOp::Mul, e, IExpr::Var(1 + level % 3));
+            e = IExpr::bin(IOp::Mod, product, IExpr::Const(7 + i64::from(level)));
+        }
+        let simplified = simplify(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(0)));
+        assert_eq!(simplified, e);
+    }
+
+    /// What `simplify_general` wrote before it simplified each node once: the linear form of the
+    /// whole expression, or else each operand simplified anew. Slow (exponential in nested
+    /// remainders) but plainly right, so the one-pass version is checked against it.
+    fn simplified_twice_over(e: &IExpr) -> IExpr {
+        fn linear(e: &IExpr) -> Option<(i64, Terms)> {
+            match e {
+                IExpr::Const(c) => Some((*c, Vec::new())),
+                IExpr::Var(_) => Some((0, vec![(e.clone(), 1)])),
+                IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), ab) => {
+                    let [a, b] = &**ab;
+                    let (ca, ta) = linear(a)?;
+                    let (cb, tb) = linear(b)?;
+                    combine_linear(*op, (ca, &ta), (cb, &tb))
+                }
+                other => {
+                    let inner = nonlinear(other);
+                    match inner.as_const() {
+                        Some(c) => Some((c, Vec::new())),
+                        None => Some((0, vec![(inner, 1)])),
+                    }
+                }
+            }
+        }
+        fn nonlinear(e: &IExpr) -> IExpr {
+            match e {
+                IExpr::Bin(op @ (IOp::Add | IOp::Sub | IOp::Mul), ab) => {
+                    let [a, b] = &**ab;
+                    IExpr::bin(*op, simplified_twice_over(a), simplified_twice_over(b))
+                }
+                other => simplify_nonlinear(other),
+            }
+        }
+        match linear(e) {
+            Some((c, terms)) => from_linear(c, &terms),
+            None => nonlinear(e),
+        }
+    }
+
     proptest! {
         /// The allocation-free shortcut writes exactly what the general linear form writes.
         #[test]
@@ -456,6 +535,12 @@ mod tests {
             prop_assert_eq!(simplify(&e), simplify_general(&e));
             let k = 3;
             prop_assert_eq!(offset(&e, k), simplify_general(&IExpr::bin(IOp::Add, e.clone(), IExpr::Const(k))));
+        }
+
+        /// Simplifying each node once writes what simplifying the whole, then each operand, wrote.
+        #[test]
+        fn one_pass_agrees_with_simplifying_twice_over(e in expr()) {
+            prop_assert_eq!(simplify_general(&e), simplified_twice_over(&e));
         }
 
         /// The helpers that skip building a tree write what simplifying the tree writes.

@@ -156,14 +156,14 @@ impl Engine {
         engine
     }
 
-    /// Sends `request`; one that begins new work (`expect_answer`) is watched: the worker must
-    /// begin answering it within `STALE_WORK_MS`.
     /// When the newest request that must be answered (an exploration) was sent, on the page's
     /// clock (`dom::now_ms`).
     pub fn asked_at(&self) -> f64 {
         self.expecting_since.get()
     }
 
+    /// Sends `request`; one that begins new work (`expect_answer`) is watched: the worker must
+    /// begin answering it within `STALE_WORK_MS`.
     pub fn send(self: &Rc<Engine>, request: &Request, expect_answer: bool) {
         let bytes = encode_request(request);
         if self.ready.get() {
