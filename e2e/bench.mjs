@@ -4,7 +4,8 @@
 //     results drawn — at 10 Mbit/s with a 40 ms round trip, the same with the CPU 4× slower, and on
 //     loopback;
 //   - edit → painted (the program pane, the worker's round trip included), median of EDITS edits,
-//     on every preset; and edit → the verification and timeline drawn;
+//     on every preset; and edit → the verification and timeline drawn; and the floor under it, the
+//     same keys and measure on a bare textarea whose text a worker echoes (floor.mjs);
 //   - the longest task of the page's main thread (wall and CPU, from a trace) while each preset
 //     loads and is edited, and while the heaviest loops within the limits are pasted and computed;
 //   - typing while the worker computes the heaviest loop: the worst keystroke → paint (Event Timing);
@@ -14,7 +15,9 @@
 //     from the click to its last answer, and the longest main-thread task while it runs.
 // Serve a release build (scripts/build-web.sh; `scripts/serve-dist.py 8791`) and run
 //   node e2e/bench.mjs            (STAGECRAFT_URL, LOAD_RUNS=3, EDITS=15, PARTS=load,presets,heavy)
+import { readFileSync } from 'node:fs';
 import { url as BASE, launchFresh, workload, paste, traceTasks, replaceText, commentEdits } from './fresh.mjs';
+import { floor } from './floor.mjs';
 
 const LOAD_RUNS = Number(process.env.LOAD_RUNS ?? 3);
 const EDITS = Number(process.env.EDITS ?? 15);
@@ -78,6 +81,11 @@ const presets = !PARTS.includes('presets') ? []
 const count = a => page.evaluate(a => Number(document.body.getAttribute(a) ?? 0), a);
 /** Replaces the editor's text; resolves once its exploration is painted and run. */
 const edit = text => replaceText(page, text, ['data-explored', 'data-ran']);
+if (presets.length) {
+  // What the browser alone takes, typed between the app's runs so the machine's load is alike.
+  const bare = median(await floor(readFileSync(new URL('../examples/rfc_a_async_copy.py', import.meta.url), 'utf8'), EDITS));
+  row(`edit → painted on a bare textarea whose text a worker echoes, RFC (a)'s text: the floor (median of ${EDITS})`, `${bare.toFixed(1)} ms`, '—');
+}
 for (const preset of presets) {
   const trace = await traceTasks(page, 0);
   await page.selectOption('#presets', preset);
