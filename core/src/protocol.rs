@@ -60,6 +60,11 @@ pub enum Job {
     /// Makes the worker stop with a trap, as a bug would: what the page's tests use to check that
     /// a trap loses nothing. The core never acts on it; the worker does.
     Trap,
+    /// Drops the exploration asked and the parts still to compute, at the next boundary between
+    /// units of work, and answers nothing: the page sends it for a keystroke into a text whose
+    /// exploration is slow, and asks for the exploration once typing pauses, so that the worker
+    /// does not hold a core on texts already typed over. A search and previews go on.
+    Pause,
 }
 
 /// A part of an exploration computed after it, on its own.

@@ -179,6 +179,15 @@ impl Session {
                     width,
                 });
             }
+            Job::Pause => {
+                self.asked = None;
+                for e in [self.current.as_mut(), self.good.as_mut()]
+                    .into_iter()
+                    .flatten()
+                {
+                    e.wants.clear();
+                }
+            }
             Job::Trap => {}
         }
         self.idle_said = false;

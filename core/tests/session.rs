@@ -903,3 +903,75 @@ fn a_pinned_schedule_is_compared_with_the_exploration_shown() {
     assert!(c.diff.contains("<span class=\"added\">"));
     assert!(c.diff.contains("<span class=\"removed\">"));
 }
+
+#[test]
+fn a_pause_drops_the_exploration_asked_and_the_parts_left_and_answers_nothing() {
+    let text = example("rfc_a_async_copy.py");
+    let wants = vec![Want::Verification, Want::Timeline];
+    // Paused before the worker took the exploration: it is never computed.
+    let mut session = Session::new(clock);
+    send(
+        &mut session,
+        Request {
+            id: 1,
+            job: explore_job(&text, wants.clone()),
+        },
+    );
+    send(
+        &mut session,
+        Request {
+            id: 2,
+            job: Job::Pause,
+        },
+    );
+    let all = answers(&mut session);
+    assert!(
+        all.iter().all(|r| matches!(r.answer, Answer::Idle)),
+        "{all:?}"
+    );
+    assert!(!session.busy());
+    // Paused after the exploration, between its parts: the part under way was answered, the rest
+    // is not computed; the exploration's parts are computed again when asked for again.
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: explore_job(&text, wants.clone()),
+        },
+    );
+    assert!(matches!(
+        session.work().unwrap().answer,
+        Answer::Explored { .. }
+    ));
+    assert!(matches!(
+        session.work().unwrap().answer,
+        Answer::Part { .. }
+    ));
+    send(
+        &mut session,
+        Request {
+            id: 4,
+            job: Job::Pause,
+        },
+    );
+    let all = answers(&mut session);
+    assert!(
+        all.iter().all(|r| matches!(r.answer, Answer::Idle)),
+        "{all:?}"
+    );
+    send(
+        &mut session,
+        Request {
+            id: 3,
+            job: Job::More {
+                wants: vec![Want::Timeline],
+            },
+        },
+    );
+    let all = answers(&mut session);
+    assert!(
+        all.iter().any(|r| r.id == 3
+            && matches!(&r.answer, Answer::Part { part, .. } if matches!(**part, Part::Timeline { .. }))),
+        "{all:?}"
+    );
+}
