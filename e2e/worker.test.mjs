@@ -92,6 +92,28 @@ test('typing while the worker computes the heaviest loop: every keystroke lands 
   await page.close();
 });
 
+test('a slow text is explored once typing pauses: keystrokes into the heaviest loop ask for no exploration each, and the text explored is the one typed', async () => {
+  const page = await open();
+  const text = workload('heavy', 159, 64, 64);
+  const ran = await count(page, 'data-ran');
+  await paste(page, text);
+  await page.waitForFunction(k => Number(document.body.getAttribute('data-ran') ?? 0) > k, ran, { timeout: 60000 });
+  await page.locator('#source').focus();
+  await page.keyboard.press('Control+End');
+  const asked = () => page.evaluate(() => performance.getEntriesByName('stagecraft:recompute').length);
+  const before = await asked();
+  // An annotation with a misspelt key, a key every 30 ms: its warning is the last text's.
+  const typed = '\nsch.annotate(i, "software_pipeline_oops", [1])';
+  await page.keyboard.type(typed, { delay: 30 });
+  assert.equal(await page.inputValue('#source'), text + typed, 'every keystroke landed, in order');
+  // One exploration per keystroke would be 48; a machine that stalls for a typing pause may ask
+  // one or two more than the one at the end.
+  assert.ok(await asked() - before < 4, `${await asked() - before} explorations asked while typing`);
+  await page.waitForFunction(() => /software_pipeline_oops/.test(document.querySelector('#problems')?.textContent ?? ''), null, { timeout: 30000 });
+  assert.ok(await asked() - before < 5);
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   assert.deepEqual(errors, []);
 });

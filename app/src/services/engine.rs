@@ -23,11 +23,13 @@ pub const STALE_WORK_MS: u64 = 2000;
 /// An answer of more bytes than this is decoded in a task before the one that shows it.
 const LARGE_ANSWER_BYTES: usize = 256 * 1024;
 
-/// A large answer is shown only once this long has passed since the newest exploration was asked
-/// for: while the user types, another keystroke (and with it a newer answer) usually comes
-/// first, and showing one — a task and a frame of tens of milliseconds each, for a loop at the
-/// limits — would hold up the keystrokes that follow (docs/limits.md).
-const TYPING_PAUSE_MS: f64 = 250.0;
+/// How long without a keystroke is a pause in typing. A large answer is shown only once this long
+/// has passed since the newest exploration was asked for: while the user types, another
+/// keystroke (and with it a newer answer) usually comes first, and showing one — a task and a
+/// frame of tens of milliseconds each, for a loop at the limits — would hold up the keystrokes
+/// that follow (docs/limits.md). A slow text is explored only after such a pause
+/// (`exploring::pause`).
+pub const TYPING_PAUSE_MS: u64 = 250;
 
 /// Why the worker was started again.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,6 +180,14 @@ impl Engine {
         }
     }
 
+    /// A keystroke paused on (`exploring::pause`): no answer is owed (the worker was asked to drop
+    /// the exploration it was asked, which is then never answered and is not stale work), and
+    /// typing goes on, so a large answer still on its way waits for a pause.
+    pub fn paused(&self) {
+        self.expecting.set(0);
+        self.expecting_since.set(dom::now_ms());
+    }
+
     /// Forgets what is waiting to be sent (after a trap, the request that caused it is not sent
     /// again).
     pub fn clear_outbox(&self) {
@@ -318,7 +328,8 @@ impl Engine {
                         continue;
                     }
                     let large = bytes.len() > LARGE_ANSWER_BYTES;
-                    let typing = TYPING_PAUSE_MS - (dom::now_ms() - self.expecting_since.get());
+                    let typing =
+                        TYPING_PAUSE_MS as f64 - (dom::now_ms() - self.expecting_since.get());
                     if large && typing > 0.0 {
                         self.queued
                             .borrow_mut()

@@ -8,7 +8,7 @@ use crate::ctx::{Ctx, Job};
 use crate::dom;
 use crate::model::snapshot::{self, Applied};
 use crate::model::timing::Timing;
-use crate::services::engine::{Engine, Handlers, Restart};
+use crate::services::engine::{Engine, Handlers, Restart, TYPING_PAUSE_MS};
 use crate::services::searching;
 use leptos::prelude::*;
 use stagecraft::explore::{CountOverride, Options};
@@ -60,7 +60,21 @@ struct Conversation {
     latest: RefCell<(u64, String)>,
     /// The parts asked for, by the id of the exploration they are asked of.
     asked: RefCell<Vec<(u64, Want)>>,
+    /// The worker's time to explore the newest exploration answered, in milliseconds.
+    explored_ms: Cell<f64>,
+    /// When the oldest exploration not yet answered was asked for (`dom::now_ms`).
+    unanswered_since: Cell<Option<f64>>,
+    /// The newest request is a pause (`pause`): an exploration of the state as it now is is owed,
+    /// once typing pauses.
+    owed: Cell<bool>,
+    /// Counts the keystrokes paused on: the exploration owed is asked by the timer of the last.
+    keystrokes_paused: Cell<u64>,
 }
+
+/// A text whose exploration takes the worker longer than this is not explored per keystroke:
+/// its answer could not be painted with the keystroke anyway, and a worker exploring each
+/// keystroke holds a core the page's own thread needs for the keystrokes (docs/limits.md).
+const SLOW_EXPLORATION_MS: f64 = 50.0;
 
 /// Starts the worker and keeps the snapshot answering the state. Nothing is asked before
 /// `mounted`: the panes that show an exploration are the page's last part mounted (`app::App`).
@@ -70,6 +84,10 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         last_id: Cell::new(0),
         latest: RefCell::new((0, String::new())),
         asked: RefCell::new(Vec::new()),
+        explored_ms: Cell::new(0.0),
+        unanswered_since: Cell::new(None),
+        owed: Cell::new(false),
+        keystrokes_paused: Cell::new(0),
     });
     let answered = talk.clone();
     let restarted = talk.clone();
@@ -101,7 +119,11 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         *now.borrow_mut() = Some(Box::new(move || {
             if mounted.get_untracked() {
                 let inputs = ctx.st.with_untracked(Inputs::of);
-                ask_if_new(ctx, &explore_now, &asked_now, inputs);
+                if slow(&explore_now) {
+                    pause(ctx, &explore_now, &asked_now, inputs);
+                } else {
+                    ask_if_new(ctx, &explore_now, &asked_now, inputs);
+                }
             }
         }))
     });
@@ -157,12 +179,71 @@ fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
     talk.engine.borrow().clone()
 }
 
+/// Whether the worker would not answer a keystroke in time to be painted with it: the newest
+/// exploration answered took it longer than `SLOW_EXPLORATION_MS`, or the oldest one not yet
+/// answered was asked for longer ago than that.
+fn slow(talk: &Conversation) -> bool {
+    talk.explored_ms.get() >= SLOW_EXPLORATION_MS
+        || talk
+            .unanswered_since
+            .get()
+            .is_some_and(|t| dom::now_ms() - t >= SLOW_EXPLORATION_MS)
+}
+
+/// A keystroke into a slow text: the worker drops the exploration it was asked and the parts
+/// left (`Job::Pause`, sent once while keystrokes keep coming), the page drops their answers,
+/// and the text is explored once no keystroke has come for `TYPING_PAUSE_MS`.
+fn pause(ctx: Ctx, talk: &Rc<Conversation>, last: &Rc<RefCell<Option<Inputs>>>, inputs: Inputs) {
+    let Some(engine) = engine(talk) else { return };
+    if !talk.owed.replace(true) {
+        let id = talk.last_id.get() + 1;
+        talk.last_id.set(id);
+        *talk.latest.borrow_mut() = (id, inputs.text.clone());
+        talk.asked.borrow_mut().clear();
+        engine.send(
+            &Request {
+                id,
+                job: Asked::Pause,
+            },
+            false,
+        );
+        if ctx.job.get_untracked() != Job::Starting {
+            ctx.job.set(Job::Working { id });
+        }
+    }
+    engine.paused();
+    // The effect that follows the input handler sees these inputs as asked.
+    *last.borrow_mut() = Some(inputs);
+    let n = talk.keystrokes_paused.get() + 1;
+    talk.keystrokes_paused.set(n);
+    let talk = talk.clone();
+    let last = last.clone();
+    dom::after_ms(
+        TYPING_PAUSE_MS,
+        Box::new(move || {
+            if talk.keystrokes_paused.get() != n || !talk.owed.get() {
+                return;
+            }
+            let inputs = ctx.st.with_untracked(Inputs::of);
+            *last.borrow_mut() = Some(inputs.clone());
+            let wants = ctx
+                .st
+                .with_untracked(|s| snapshot::wants(s, searching::chart_px()));
+            ask_exploration(ctx, &talk, inputs, wants);
+        }),
+    );
+}
+
 fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Want>) {
     let Some(engine) = engine(talk) else { return };
     let id = talk.last_id.get() + 1;
     talk.last_id.set(id);
     *talk.latest.borrow_mut() = (id, inputs.text.clone());
     *talk.asked.borrow_mut() = wants.iter().map(|w| (id, w.clone())).collect();
+    talk.owed.set(false);
+    if talk.unanswered_since.get().is_none() {
+        talk.unanswered_since.set(Some(dom::now_ms()));
+    }
     dom::mark("stagecraft:recompute");
     let request = Request {
         id,
@@ -181,6 +262,11 @@ fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Wan
 /// Asks for each part of `wants` that the exploration it belongs to has not got and has not
 /// been asked for.
 fn ask_missing(talk: &Conversation, s: &snapshot::Snapshot, wants: &[Want]) {
+    if talk.owed.get() {
+        // Paused: what is shown is of a text already typed over, and the exploration owed asks
+        // for the parts the page then needs.
+        return;
+    }
     let Some(engine) = engine(talk) else { return };
     let mut by_id: Vec<(u64, Vec<Want>)> = Vec::new();
     {
@@ -253,6 +339,10 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
     }
     match (applied, timing) {
         (Applied::Explored, Some((_, ms))) => {
+            talk.explored_ms.set(ms);
+            if id == latest {
+                talk.unanswered_since.set(None);
+            }
             ctx.timing.set(Timing {
                 serial: id,
                 explore: ms,
@@ -359,6 +449,8 @@ fn published() {
 /// again.
 fn on_restart(ctx: Ctx, talk: &Rc<Conversation>, why: Restart) {
     talk.asked.borrow_mut().clear();
+    // What the stopped worker was asked is never answered: it says nothing of the next text.
+    talk.unanswered_since.set(None);
     searching::restarted();
     let Some(engine) = engine(talk) else { return };
     ctx.job.set(Job::Starting);
