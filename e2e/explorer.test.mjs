@@ -72,6 +72,43 @@ test('errors keep the last good result and are listed with their place', async (
   await page.close();
 });
 
+test('the caret\'s line stays in view: after Enter at the bottom of the editor, and when a problem listed under it shrinks it', async () => {
+  const page = await open();
+  await paste(page, workload('synthetic', 32));
+  await page.waitForTimeout(300);
+  const caret = () => page.$eval('#source', a => {
+    const style = getComputedStyle(a);
+    const line = a.value.slice(0, a.selectionStart).split('\n').length - 1;
+    const bottom = parseFloat(style.paddingTop) + (line + 1) * parseFloat(style.lineHeight);
+    return { line, bottom, shown: a.scrollTop + a.clientHeight };
+  });
+  const inView = async what => {
+    const at = await caret();
+    assert.ok(at.bottom <= at.shown, `${what}: line ${at.line} ends at ${at.bottom} px, below the ${at.shown} px shown`);
+  };
+  // Enter is the page's (it indents): the browser does not scroll to the caret after it.
+  const box = await page.locator('#source').boundingBox();
+  await page.mouse.click(box.x + 100, box.y + box.height - 30);
+  for (let k = 0; k < 3; k++) {
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(50);
+    await inView(`Enter ${k + 1}`);
+  }
+  await page.keyboard.press('Control+Z');
+  await page.keyboard.press('Control+End');
+  // A comment, then its `#` deleted: the problem comes with the exploration after the last key,
+  // and the list that grows under the editor shrinks it from below.
+  await page.keyboard.type('\n#x = (', { delay: 10 });
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Delete');
+  await page.waitForSelector('#problems li.error');
+  await page.waitForTimeout(200);
+  await inView('a problem listed');
+  await page.close();
+});
+
 test('verification says equivalent and lists tight waits; TVM-like schedules race', async () => {
   const page = await open();
   await page.click('#tab-verification');

@@ -365,9 +365,64 @@ fn columns(line: &str) -> usize {
     })
 }
 
+/// Whether line `line` (from 0) is shown by `view`, at least its upper half (a browser that
+/// scrolls to the caret may leave its line's last pixels below the box).
+pub fn line_in_view(view: &OverlayView, line: usize) -> bool {
+    let middle = view.pad + (line as f64 + 0.5) * view.line;
+    middle >= view.scroll_top && middle <= view.scroll_top + view.height
+}
+
+/// The scroll top that shows line `line` (from 0) whole, its padding beside it, when `view` does
+/// not: at the box's bottom for a line below it, at its top for a line above; `None` when it is
+/// shown whole, or the line's height is not known yet.
+pub fn scroll_to_show(view: &OverlayView, line: usize) -> Option<f64> {
+    if view.line <= 0.0 {
+        return None;
+    }
+    let top = view.pad + line as f64 * view.line;
+    let bottom = top + view.line;
+    if bottom > view.scroll_top + view.height - view.pad {
+        Some(bottom + view.pad - view.height)
+    } else if top < view.scroll_top + view.pad {
+        Some(top - view.pad)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_outside_the_box_is_scrolled_to_its_nearer_edge() {
+        // Ten lines of 20 px in a 200 px box with 10 px of padding: lines 0 to 8 whole, then
+        // line 9 cut at its middle.
+        let view = OverlayView {
+            scroll_top: 0.0,
+            height: 200.0,
+            line: 20.0,
+            pad: 10.0,
+        };
+        assert!(line_in_view(&view, 0) && line_in_view(&view, 8) && line_in_view(&view, 9));
+        assert!(!line_in_view(&view, 10));
+        assert_eq!(scroll_to_show(&view, 0), None);
+        assert_eq!(scroll_to_show(&view, 8), None);
+        // Line 9 ends at 210: shown with the padding below it once scrolled by 20.
+        assert_eq!(scroll_to_show(&view, 9), Some(20.0));
+        let scrolled = OverlayView {
+            scroll_top: 20.0,
+            ..view
+        };
+        assert_eq!(scroll_to_show(&scrolled, 9), None);
+        // A line above the box: at its top, the padding above it.
+        let further = OverlayView {
+            scroll_top: 400.0,
+            ..view
+        };
+        assert_eq!(scroll_to_show(&further, 3), Some(60.0));
+        assert_eq!(scroll_to_show(&OverlayView::default(), 3), None);
+    }
 
     #[test]
     fn lines_too_long_to_colour_are_drawn_plain() {

@@ -36,7 +36,7 @@ pub fn Editor() -> impl IntoView {
         chunks: 0..1,
         ..Shown::default()
     });
-    overlay.on_load(move |pre| observe_size(pre.into(), shown));
+    overlay.on_load(move |pre| observe_size(pre.into(), area, shown));
     // The text the overlay shows. Between an edit and the overlay of its exploration the textarea
     // shows its own text: rebuilding the overlay per keystroke would pair the new text with the old
     // tokens, and is a long task on a large text.
@@ -106,6 +106,7 @@ pub fn Editor() -> impl IntoView {
             ev.prevent_default();
             if let Some(area) = area_of(&ev) {
                 undo(ctx, &area, redo);
+                reveal_caret(&area, shown.with_value(|s| s.view));
             }
             return;
         }
@@ -120,6 +121,7 @@ pub fn Editor() -> impl IntoView {
             let e = f(&text, utf16_to_byte(&text, from), utf16_to_byte(&text, to));
             ev.prevent_default();
             replace(&area, &text, &e);
+            reveal_caret(&area, shown.with_value(|s| s.view));
         };
         match key.as_str() {
             "Tab" if after_escape => {}
@@ -150,6 +152,7 @@ pub fn Editor() -> impl IntoView {
         ev.prevent_default();
         if let Some(area) = area_of(&ev) {
             undo(ctx, &area, redo);
+            reveal_caret(&area, shown.with_value(|s| s.view));
         }
     };
     view! {
@@ -305,9 +308,17 @@ fn show_chunks_near(pre: &web_sys::Element, shown: StoredValue<Shown>) {
 /// Keeps `shown`'s view the size of the overlay `pre`, from a resize observer: it reports the size
 /// the browser's layout found, after that layout, so nothing is laid out to know it. The line
 /// height and the padding are read from its style once (a style read, not a layout).
-fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
+/// Keeps `shown` told of the overlay's size; and when the box shrinks under the line the caret
+/// is on (the problems listed below the editor grew while the user typed at its end), scrolls
+/// that line back into view, as it was.
+fn observe_size(
+    pre: web_sys::Element,
+    area: NodeRef<leptos::html::Textarea>,
+    shown: StoredValue<Shown>,
+) {
     let observed = pre.clone();
     dom::on_resize(&pre, move |content| {
+        let before = shown.with_value(|s| s.view);
         let known = shown.with_value(|s| s.view.line > 0.0);
         let style = (!known)
             .then(|| dom::window()?.get_computed_style(&observed).ok().flatten())
@@ -328,8 +339,43 @@ fn observe_size(pre: web_sys::Element, shown: StoredValue<Shown>) {
             }
             s.view.height = content.height() + 2.0 * s.view.pad;
         });
+        let after = shown.with_value(|s| s.view);
+        if let Some(area) = area
+            .get_untracked()
+            .filter(|_| after.height < before.height)
+        {
+            if caret_line(&area).is_some_and(|line| highlight::line_in_view(&before, line)) {
+                reveal_caret(&area, after);
+            }
+        }
         show_chunks_near(&observed, shown);
     });
+}
+
+/// The line (from 0) the caret is on, while the editor has the focus.
+fn caret_line(area: &web_sys::HtmlTextAreaElement) -> Option<usize> {
+    let focused = dom::window()?.document()?.active_element()?;
+    if !focused.is_same_node(Some(area)) {
+        return None;
+    }
+    let text = area.value();
+    let at = utf16_to_byte(&text, area.selection_start().ok()??);
+    Some(text.get(..at)?.matches('\n').count())
+}
+
+/// Scrolls the editor to the caret's line if it is not shown, as the browser does after a key
+/// it handles itself: after an edit the page makes (Enter's indentation, Tab), and when the box
+/// shrinks under the line. `view` gives the lines' geometry; the scroll is read anew. Its scroll
+/// event moves the overlay with it.
+fn reveal_caret(area: &web_sys::HtmlTextAreaElement, view: OverlayView) {
+    let Some(line) = caret_line(area) else { return };
+    let view = OverlayView {
+        scroll_top: f64::from(area.scroll_top()),
+        ..view
+    };
+    if let Some(to) = highlight::scroll_to_show(&view, line) {
+        area.set_scroll_top(to.round() as i32);
+    }
 }
 
 /// Makes the overlay `pre`, whose chunks are `old`, show `new`: only the chunks that differ are
