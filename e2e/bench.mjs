@@ -173,8 +173,9 @@ for (const [n, stages, extent] of !PARTS.includes('heavy') ? [] : [[159, 64, 64]
   // On a line of its own: the generated text ends without a newline.
   const typed = '\n# typed while it computes';
   await page.keyboard.type(typed, { delay: 30 });
-  // Each keystroke pre-empts the exploration before it: the one shown is the last text's, whose
-  // verification and timeline are drawn after the last keystroke.
+  // The heavy loop is a slow text: once its exploration is known to be slow, keystrokes pause the
+  // worker, and the last text is explored once typing pauses; its verification and timeline are
+  // drawn after that.
   const last = await page.evaluate(() => performance.now());
   await page.waitForFunction(t => performance.getEntriesByName('stagecraft:ran').some(e => e.startTime > t), last, { timeout: 120000 });
   await page.waitForTimeout(500);

@@ -71,9 +71,10 @@ struct Conversation {
     keystrokes_paused: Cell<u64>,
 }
 
-/// A text whose exploration takes the worker longer than this is not explored per keystroke:
-/// its answer could not be painted with the keystroke anyway, and a worker exploring each
-/// keystroke holds a core the page's own thread needs for the keystrokes (docs/limits.md).
+/// A text whose exploration takes the worker longer than this is not explored per keystroke
+/// while the user types (`slow`): its answer could not be painted with the keystroke anyway, and
+/// a worker exploring each keystroke holds a core the page's own thread needs for the keystrokes
+/// (docs/limits.md).
 const SLOW_EXPLORATION_MS: f64 = 50.0;
 
 /// Starts the worker and keeps the snapshot answering the state. Nothing is asked before
@@ -179,15 +180,14 @@ fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
     talk.engine.borrow().clone()
 }
 
-/// Whether the worker would not answer a keystroke in time to be painted with it: the newest
-/// exploration answered took it longer than `SLOW_EXPLORATION_MS`, or the oldest one not yet
-/// answered was asked for longer ago than that.
+/// Whether a keystroke comes while the worker is on a slow exploration: one is awaited, and the
+/// newest answered took the worker longer than `SLOW_EXPLORATION_MS`, or the oldest awaited was
+/// asked for longer ago than that. A keystroke that finds the worker idle is explored at once,
+/// however slow the text: only those typed over an exploration under way wait for a pause.
 fn slow(talk: &Conversation) -> bool {
-    talk.explored_ms.get() >= SLOW_EXPLORATION_MS
-        || talk
-            .unanswered_since
-            .get()
-            .is_some_and(|t| dom::now_ms() - t >= SLOW_EXPLORATION_MS)
+    talk.unanswered_since.get().is_some_and(|t| {
+        talk.explored_ms.get() >= SLOW_EXPLORATION_MS || dom::now_ms() - t >= SLOW_EXPLORATION_MS
+    })
 }
 
 /// A keystroke into a slow text: the worker drops the exploration it was asked and the parts
