@@ -116,6 +116,10 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
     let explore = talk.clone();
     let asked_now = last_asked.clone();
     let explore_now = talk.clone();
+    let (owed_talk, owed_last) = (talk.clone(), last_asked.clone());
+    OWED.with(|owed| {
+        *owed.borrow_mut() = Some(Box::new(move || ask_owed(ctx, &owed_talk, &owed_last)));
+    });
     NOW.with(|now| {
         *now.borrow_mut() = Some(Box::new(move || {
             if mounted.get_untracked() {
@@ -150,6 +154,19 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
 thread_local! {
     /// What `ask_now` does, once the worker is started.
     static NOW: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
+    /// What `ask_owed_now` does, once the worker is started.
+    static OWED: RefCell<Option<Box<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// Asks at once for the exploration owed since keystrokes paused the worker, if one is: the
+/// editor calls it when it loses the focus, as the grid and the panes act on the text explored
+/// (a grid edit of a text not yet explored is not applied).
+pub fn ask_owed_now() {
+    OWED.with(|owed| {
+        if let Some(ask) = owed.borrow().as_ref() {
+            ask();
+        }
+    });
 }
 
 /// Asks the worker at once for the state as it now is, if that is not what was last asked: the
@@ -181,12 +198,13 @@ fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
 }
 
 /// Whether a keystroke comes while the worker is on a slow exploration: one is awaited, and the
-/// newest answered took the worker longer than `SLOW_EXPLORATION_MS`, or the oldest awaited was
-/// asked for longer ago than that. A keystroke that finds the worker idle is explored at once,
-/// however slow the text: only those typed over an exploration under way wait for a pause.
+/// newest answered took the worker longer than `SLOW_EXPLORATION_MS`, or (a text pasted, not yet
+/// answered once) the oldest awaited was asked for a typing pause ago. A keystroke that finds the
+/// worker idle is explored at once, however slow the text: only those typed over an exploration
+/// under way wait for a pause.
 fn slow(talk: &Conversation) -> bool {
     talk.unanswered_since.get().is_some_and(|t| {
-        talk.explored_ms.get() >= SLOW_EXPLORATION_MS || dom::now_ms() - t >= SLOW_EXPLORATION_MS
+        talk.explored_ms.get() >= SLOW_EXPLORATION_MS || dom::now_ms() - t >= TYPING_PAUSE_MS as f64
     })
 }
 
@@ -221,17 +239,24 @@ fn pause(ctx: Ctx, talk: &Rc<Conversation>, last: &Rc<RefCell<Option<Inputs>>>, 
     dom::after_ms(
         TYPING_PAUSE_MS,
         Box::new(move || {
-            if talk.keystrokes_paused.get() != n || !talk.owed.get() {
-                return;
+            if talk.keystrokes_paused.get() == n {
+                ask_owed(ctx, &talk, &last);
             }
-            let inputs = ctx.st.with_untracked(Inputs::of);
-            *last.borrow_mut() = Some(inputs.clone());
-            let wants = ctx
-                .st
-                .with_untracked(|s| snapshot::wants(s, searching::chart_px()));
-            ask_exploration(ctx, &talk, inputs, wants);
         }),
     );
+}
+
+/// Asks for the exploration of the state as it now is, if a pause owes one.
+fn ask_owed(ctx: Ctx, talk: &Conversation, last: &RefCell<Option<Inputs>>) {
+    if !talk.owed.get() {
+        return;
+    }
+    let inputs = ctx.st.with_untracked(Inputs::of);
+    *last.borrow_mut() = Some(inputs.clone());
+    let wants = ctx
+        .st
+        .with_untracked(|s| snapshot::wants(s, searching::chart_px()));
+    ask_exploration(ctx, talk, inputs, wants);
 }
 
 fn ask_exploration(ctx: Ctx, talk: &Conversation, inputs: Inputs, wants: Vec<Want>) {

@@ -165,7 +165,10 @@ pub fn Editor() -> impl IntoView {
                 on:input=on_input
                 on:beforeinput=on_beforeinput
                 on:keydown=on_keydown
-                on:blur=move |_| escaped.set_value(false)
+                on:blur=move |_| {
+                    escaped.set_value(false);
+                    exploring::ask_owed_now();
+                }
                 on:paste=on_paste
                 on:drop=on_drop
                 on:dragstart=move |_| dragging_own.set_value(true)
