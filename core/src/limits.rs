@@ -47,6 +47,10 @@ pub const MAX_UNROLLED_INNER: i64 = 4096;
 pub const MAX_EMITTED_INSTANCES: usize = 4096;
 /// Statement instances the interpreter executes per program before it stops and says so.
 pub const MAX_INTERPRETED_INSTANCES: u64 = 100_000;
+/// Loop iterations the interpreter and the timeline step through per run, statements run or not:
+/// a huge loop whose body runs nothing (an inner loop of extent 0, a guard never true) never
+/// meets their instance limits.
+pub const MAX_LOOP_ITERATIONS: u64 = 10 * MAX_INTERPRETED_INSTANCES;
 /// Steps through producers' iterations when a constant extent's needs are decided iteration by
 /// iteration (`sync/exact.rs`), over all the needs of one loop: beyond it a need keeps the
 /// dependence analysis' distance.

@@ -162,6 +162,8 @@ struct Sim<'a> {
     reached_cycle_limit: bool,
     /// Statement instances simulated, against `limits::MAX_TIMELINE_INSTANCES`.
     instances: u64,
+    /// Loop iterations stepped through (`limits::MAX_LOOP_ITERATIONS`).
+    iterations: u64,
     stop: bool,
     out: Timeline,
     /// Static pre-order index of every wait node (by address), as the interpreter numbers them.
@@ -426,6 +428,12 @@ impl Sim<'_> {
         self.depth += 1;
         let mut v = l;
         while v < h && !self.stop {
+            self.iterations += 1;
+            if self.iterations > crate::limits::MAX_LOOP_ITERATIONS {
+                self.stop = true;
+                self.out.truncated = true;
+                break;
+            }
             if let Some(x) = self.env.get_mut(var as usize) {
                 *x = v;
             }
@@ -753,6 +761,7 @@ fn new_sim(run: SimRun<'_>) -> Sim<'_> {
         cycle_limit: u64::MAX,
         reached_cycle_limit: false,
         instances: 0,
+        iterations: 0,
         stop: false,
         out: Timeline::default(),
         wait_ids,

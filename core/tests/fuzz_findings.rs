@@ -116,3 +116,26 @@ fn a_step_of_enormous_inner_loops_stops_the_timeline_within_it() {
         "{bars} bars"
     );
 }
+
+/// Found by the `explore` fuzz target (a timeout): a loop of 5.6·10¹³ iterations whose body runs
+/// no statement (its inner loop is empty). The interpreter and the timeline counted statement
+/// instances against their limits, and stepped through the empty iterations without end; loop
+/// iterations now count too (`limits::MAX_LOOP_ITERATIONS`), and the verification says why it
+/// did not run.
+#[test]
+fn a_huge_loop_that_runs_no_statement_stops_at_the_iteration_limit() {
+    let text = "for k in range(8):
+    for a in range(55555555555554):
+        for b in range(0):
+            C[b] = C[b] + 1
+";
+    let ex = stagecraft::explore::explore(text, &Default::default());
+    let v = ex.verification.as_ref().expect("a verification");
+    assert!(
+        v.summary.contains("iterations, the interpreter's limit"),
+        "{}",
+        v.summary
+    );
+    let t = ex.timeline.as_ref().expect("a timeline");
+    assert!(t.truncated || t.step_limit.is_some(), "{:?}", t.step_limit);
+}

@@ -21,8 +21,9 @@ impl Timeline {
         };
         Some(match self.step_limit {
             Some(0) => format!(
-                "The timeline stops within the loop's first step: that step alone runs more than {} statement instances (Stagecraft simulates at most {} per run), so no step is drawn and the metrics cover only what ran of it.",
+                "The timeline stops within the loop's first step: that step alone runs more than {} statement instances or steps through more than {} loop iterations (Stagecraft simulates at most {} instances per run), so no step is drawn and the metrics cover only what ran of it.",
                 crate::limits::MAX_TIMELINE_STEP_INSTANCES,
+                crate::limits::MAX_LOOP_ITERATIONS,
                 crate::limits::MAX_TIMELINE_INSTANCES
             ),
             Some(limit) => format!(

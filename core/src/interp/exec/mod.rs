@@ -72,6 +72,8 @@ struct Machine<'a> {
     async_depth: usize,
     rng: u64,
     stopped: bool,
+    /// Loop iterations stepped through (`limits::MAX_LOOP_ITERATIONS`).
+    iterations: u64,
     scratch_offsets: Vec<(u32, usize)>,
     free_groups: Vec<usize>,
     scratch_values: Vec<f64>,
@@ -258,6 +260,7 @@ pub(super) fn run_prepared(prepared: &Prepared, opts: &RunOptions) -> Run {
         async_depth: 0,
         rng: seed,
         stopped: false,
+        iterations: 0,
         scratch_offsets: Vec::new(),
         free_groups: Vec::new(),
         scratch_values: Vec::new(),

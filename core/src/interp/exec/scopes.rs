@@ -139,6 +139,16 @@ impl Machine<'_> {
         let saved = self.env.get(var as usize).copied();
         let mut v = l;
         while v < h {
+            self.iterations += 1;
+            if self.iterations > crate::limits::MAX_LOOP_ITERATIONS {
+                self.run.aborted = Some(format!(
+                    "its loops step through more than {} iterations, the interpreter's limit, most of them running no statement",
+                    crate::limits::MAX_LOOP_ITERATIONS
+                ));
+                self.run.truncated = true;
+                self.stopped = true;
+                return Err(Stop::Cap);
+            }
             if let Some(slot) = self.env.get_mut(var as usize) {
                 *slot = v;
             }
