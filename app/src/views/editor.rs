@@ -310,10 +310,9 @@ fn show_chunks_near(pre: &web_sys::Element, shown: StoredValue<Shown>) {
 
 /// Keeps `shown`'s view the size of the overlay `pre`, from a resize observer: it reports the size
 /// the browser's layout found, after that layout, so nothing is laid out to know it. The line
-/// height and the padding are read from its style once (a style read, not a layout).
-/// Keeps `shown` told of the overlay's size; and when the box shrinks under the line the caret
-/// is on (the problems listed below the editor grew while the user typed at its end), scrolls
-/// that line back into view, as it was.
+/// height and the padding are read from its style once (a style read, not a layout). When the
+/// box shrinks under the caret's line (the problems listed below the editor grew after the last
+/// key), that line is scrolled back into view.
 fn observe_size(
     pre: web_sys::Element,
     area: NodeRef<leptos::html::Textarea>,
@@ -363,7 +362,7 @@ fn caret_line(area: &web_sys::HtmlTextAreaElement) -> Option<usize> {
     }
     let text = area.value();
     let at = utf16_to_byte(&text, area.selection_start().ok()??);
-    Some(text.get(..at)?.matches('\n').count())
+    Some(stagecraft::diagnostic::line_col(&text, at).0 - 1)
 }
 
 /// Scrolls the editor to the caret's line if it is not shown, as the browser does after a key
