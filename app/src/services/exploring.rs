@@ -60,8 +60,6 @@ struct Conversation {
     latest: RefCell<(u64, String)>,
     /// The parts asked for, by the id of the exploration they are asked of.
     asked: RefCell<Vec<(u64, Want)>>,
-    /// The worker's time to explore the newest exploration answered, in milliseconds.
-    explored_ms: Cell<f64>,
     /// When the oldest exploration not yet answered was asked for (`dom::now_ms`).
     unanswered_since: Cell<Option<f64>>,
     /// The newest request is a pause (`pause`): an exploration of the state as it now is is owed,
@@ -85,7 +83,6 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         last_id: Cell::new(0),
         latest: RefCell::new((0, String::new())),
         asked: RefCell::new(Vec::new()),
-        explored_ms: Cell::new(0.0),
         unanswered_since: Cell::new(None),
         owed: Cell::new(false),
         keystrokes_paused: Cell::new(0),
@@ -124,7 +121,7 @@ pub fn start(ctx: Ctx, mounted: Memo<bool>) {
         *now.borrow_mut() = Some(Box::new(move || {
             if mounted.get_untracked() {
                 let inputs = ctx.st.with_untracked(Inputs::of);
-                if slow(&explore_now) {
+                if slow(ctx, &explore_now) {
                     pause(ctx, &explore_now, &asked_now, inputs);
                 } else {
                     ask_if_new(ctx, &explore_now, &asked_now, inputs);
@@ -202,9 +199,10 @@ fn engine(talk: &Conversation) -> Option<Rc<Engine>> {
 /// answered once) the oldest awaited was asked for a typing pause ago. A keystroke that finds the
 /// worker idle is explored at once, however slow the text: only those typed over an exploration
 /// under way wait for a pause.
-fn slow(talk: &Conversation) -> bool {
+fn slow(ctx: Ctx, talk: &Conversation) -> bool {
     talk.unanswered_since.get().is_some_and(|t| {
-        talk.explored_ms.get() >= SLOW_EXPLORATION_MS || dom::now_ms() - t >= TYPING_PAUSE_MS as f64
+        ctx.timing.with_untracked(|t| t.explore) >= SLOW_EXPLORATION_MS
+            || dom::now_ms() - t >= TYPING_PAUSE_MS as f64
     })
 }
 
@@ -364,7 +362,6 @@ fn receive(ctx: Ctx, talk: &Conversation, response: Response) {
     }
     match (applied, timing) {
         (Applied::Explored, Some((_, ms))) => {
-            talk.explored_ms.set(ms);
             if id == latest {
                 talk.unanswered_since.set(None);
             }
