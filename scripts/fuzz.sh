@@ -47,6 +47,9 @@ mkdir -p "$corpus" "fuzz/artifacts/$target" "$work/new" "$work/seeds" "$work/mer
 options=(-rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=20 -print_final_stats=1
     -artifact_prefix="$PWD/fuzz/artifacts/$target/")
 before="$(find "fuzz/artifacts/$target" -type f ! -name 'slow-unit-*' | wc -l)"
+# Built first, so that the time written to runs.tsv is the fuzzing's alone (`run` then finds
+# nothing to rebuild).
+(cd fuzz && cargo +nightly fuzz build --sanitizer none --debug-assertions "$target" 2>&1 | tail -1)
 start="$(date +%s)"
 # New finds go to the first directory (a scratch one); the corpus and the seeds are read.
 (cd fuzz && "${fuzz[@]}" "$work/new" "$PWD/../$corpus" "$work/seeds" -- "${limit[@]}" "${options[@]}" 2>&1) \
