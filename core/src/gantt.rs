@@ -473,6 +473,15 @@ pub fn compare_svg(charts: &[(&str, &Timeline)], names: &[&str], fit_px: f64) ->
     h
 }
 
+/// A speedup with two decimals and its "×", or "—" where the runs it divides did not all reach
+/// the loop's end (`Metrics::speedup`).
+pub fn ratio(speedup: Option<f64>) -> String {
+    speedup.map_or_else(|| "—".to_string(), |s| format!("{}×", fixed(s, 2)))
+}
+
+/// Why a speedup is "—", said once under the metrics.
+pub const NO_RATIO: &str = "A limit stopped the simulation before the loop's end: the runs cover different parts of it, so no speedup is given.";
+
 /// The metrics, one per line, for a terminal.
 pub fn metrics_text(t: &Timeline) -> String {
     let m = &t.metrics;
@@ -480,15 +489,15 @@ pub fn metrics_text(t: &Timeline) -> String {
     let _ = writeln!(out, "total cycles          {}", m.total_cycles);
     let _ = writeln!(
         out,
-        "speedup               {}× over the program with every copy awaited at once ({} cycles, every wait count 0)",
-        fixed(m.speedup_over_awaited, 2),
+        "speedup               {} over the program with every copy awaited at once ({} cycles, every wait count 0)",
+        ratio(m.speedup_over_awaited),
         m.awaited_cycles
     );
     let _ = writeln!(
         out,
-        "unpipelined cycles    {} ({}×: the loop in order, each copy's latency waited out)",
+        "unpipelined cycles    {} ({}: the loop in order, each copy's latency waited out)",
         m.unpipelined_cycles,
-        fixed(m.speedup, 2)
+        ratio(m.speedup)
     );
     let _ = writeln!(
         out,
@@ -497,6 +506,9 @@ pub fn metrics_text(t: &Timeline) -> String {
             .map_or("—".to_string(), |v| fixed(v, 1))
     );
     let _ = writeln!(out, "stall cycles          {}", m.stall_cycles);
+    if m.speedup.is_none() {
+        let _ = writeln!(out, "                      {NO_RATIO}");
+    }
     let rings: Vec<String> = m
         .ring_bytes
         .iter()

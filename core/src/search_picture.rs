@@ -375,8 +375,8 @@ pub fn preview_html(ex: &Exploration, width: f64) -> String {
         h.raw("<p>")
             .num(m.total_cycles)
             .raw(" cycles, ")
-            .text(&fixed(m.speedup, 2))
-            .raw("× over the loop unpipelined, ")
+            .text(&crate::gantt::ratio(m.speedup))
+            .raw(" over the loop unpipelined, ")
             .num(m.stall_cycles)
             .raw(" stall cycles</p>");
         h.raw(&crate::gantt::compare_svg(
@@ -501,8 +501,7 @@ fn metrics_html(pinned: (&Exploration, &Metrics), current: (&Exploration, &Metri
         cm.steady_cycles_per_iteration,
         1,
     );
-    let (p, c) = both(|m| m.speedup);
-    delta_row(&mut h, "speedup", p, c, 2);
+    delta_row(&mut h, "speedup", pm.speedup, cm.speedup, 2);
     let (p, c) = both(|m| m.stall_cycles as f64);
     delta_row(&mut h, "stall cycles", p, c, 0);
     let mut scopes: Vec<&String> = pm.ring_bytes.keys().chain(cm.ring_bytes.keys()).collect();

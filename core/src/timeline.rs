@@ -70,15 +70,17 @@ pub struct Metrics {
     /// Average cycles per body step in the steady state (middle of the body), if there is a body.
     pub steady_cycles_per_iteration: Option<f64>,
     pub unpipelined_cycles: u64,
-    pub speedup: f64,
+    /// `unpipelined_cycles / total_cycles`; `None` when a limit stopped any of the runs before
+    /// the loop's end (they then cover different parts of it).
+    pub speedup: Option<f64>,
     /// The pipelined program with every wait count 0 — each async copy awaited at the first wait
     /// after it, nothing left in flight — simulated under the same model: what overlapping
     /// groups across steps buys, apart from what reordering the statements does.
     #[serde(default)]
     pub awaited_cycles: u64,
-    /// `awaited_cycles / total_cycles`.
+    /// `awaited_cycles / total_cycles`; `None` as `speedup`.
     #[serde(default)]
-    pub speedup_over_awaited: f64,
+    pub speedup_over_awaited: Option<f64>,
     pub stall_cycles: u64,
     /// Stall cycles per wait (by pre-order index).
     pub stall_by_wait: BTreeMap<usize, u64>,

@@ -115,6 +115,14 @@ fn a_step_of_enormous_inner_loops_stops_the_timeline_within_it() {
         bars <= 3 * stagecraft::limits::MAX_TIMELINE_INSTANCES as usize,
         "{bars} bars"
     );
+    // Part of one step against thousands of the original loop's iterations: no ratio of the two.
+    assert_eq!(
+        (t.metrics.speedup, t.metrics.speedup_over_awaited),
+        (None, None),
+        "{:?}",
+        t.metrics
+    );
+    assert!(stagecraft::gantt::metrics_text(t).contains(stagecraft::gantt::NO_RATIO));
 }
 
 /// Found by the `explore` fuzz target (a timeout): a loop of 5.6·10¹³ iterations whose body runs

@@ -188,6 +188,10 @@ fn a_loop_of_many_statements_simulates_fewer_steps() {
     let limit = (limits::MAX_TIMELINE_INSTANCES / 100) as u64;
     assert_eq!(t.step_limit, Some(limit));
     assert_eq!(t.metrics.steps, limit);
+    assert_eq!(
+        t.metrics.speedup, None,
+        "the runs stopped at different points"
+    );
     // A short loop is simulated whole.
     let short = explore(
         "for i in range(64):\n    C[i] = A[i] + 1\n",
@@ -195,6 +199,7 @@ fn a_loop_of_many_statements_simulates_fewer_steps() {
     );
     let t = short.timeline.unwrap();
     assert_eq!((t.step_limit, t.metrics.steps), (None, 64));
+    assert!(t.metrics.speedup.is_some() && t.metrics.speedup_over_awaited.is_some());
 }
 
 #[test]

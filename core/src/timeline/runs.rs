@@ -35,9 +35,18 @@ pub fn simulate(
     );
     // The original loop: the unpipelined cycles; the pipelined program with every wait count 0:
     // the awaited cycles.
-    let unpipelined_cycles = whole(original, Mode::Baseline).out.metrics.total_cycles;
+    let unpipelined = whole(original, Mode::Baseline);
     let zero = every_count_zero(pipelined);
-    let awaited_cycles = whole(&zero, Mode::Baseline).out.metrics.total_cycles;
+    let awaited = whole(&zero, Mode::Baseline);
+    // A ratio of two runs means something only when both reached the loop's end: a limit stops
+    // each at a different point of the work (the pipelined program within its first step, the
+    // original loop after thousands of iterations), and cycles over different work divide into
+    // nonsense.
+    let baselines_whole = !unpipelined.stop && !awaited.stop;
+    let (unpipelined_cycles, awaited_cycles) = (
+        unpipelined.out.metrics.total_cycles,
+        awaited.out.metrics.total_cycles,
+    );
     // Metrics need every step; spans only the window's. The pipelined program again, every step
     // without bars, when the window cut the first run short (the step limit still bounds it).
     let mut t = windowed.out;
@@ -79,12 +88,15 @@ pub fn simulate(
     m.unpipelined_cycles = unpipelined_cycles;
     m.awaited_cycles = awaited_cycles;
     let total = m.total_cycles;
+    let whole_runs = baselines_whole && !capped;
     let over = |cycles: u64| {
-        if total > 0 {
-            cycles as f64 / total as f64
-        } else {
-            1.0
-        }
+        whole_runs.then(|| {
+            if total > 0 {
+                cycles as f64 / total as f64
+            } else {
+                1.0
+            }
+        })
     };
     m.speedup = over(unpipelined_cycles);
     m.speedup_over_awaited = over(awaited_cycles);

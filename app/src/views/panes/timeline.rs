@@ -6,6 +6,7 @@ use super::costs;
 use crate::ctx::ctx;
 use crate::dom;
 use crate::markup::format::fixed;
+use stagecraft::gantt::{ratio, NO_RATIO};
 use crate::markup::html::Html;
 use crate::model::deferred::ran_for;
 use crate::model::focus::{self, Point};
@@ -25,8 +26,8 @@ pub fn metrics_html(t: &Timeline, asynchronous: bool) -> String {
     h.raw("<table class=\"metrics\"><tr><td>total cycles</td><td id=\"total-cycles\">")
         .num(m.total_cycles)
         .raw("</td><td title=\"against this program with every wait count 0\">speedup</td><td id=\"speedup\">")
-        .text(&fixed(m.speedup_over_awaited, 2))
-        .raw("×</td><td>steady cycles / iteration</td><td>")
+        .text(&ratio(m.speedup_over_awaited))
+        .raw("</td><td>steady cycles / iteration</td><td>")
         .text(
             &m.steady_cycles_per_iteration
                 .map_or("—".into(), |v| fixed(v, 1)),
@@ -52,10 +53,13 @@ pub fn metrics_html(t: &Timeline, asynchronous: bool) -> String {
         h.raw("Speedup 1.00×: no stage is asynchronous, so nothing stays in flight and each statement waits for the one before; pipelining reorders the statements, which the cost model does not make faster. ");
     }
     h.raw("Against the loop unpipelined, every statement after the one before and each copy's whole latency waited out one after another: ")
-        .text(&fixed(m.speedup, 2))
-        .raw("× (")
+        .text(&ratio(m.speedup))
+        .raw(" (")
         .num(m.unpipelined_cycles)
         .raw(" cycles).");
+    if m.speedup.is_none() {
+        h.raw(" ").text(NO_RATIO);
+    }
     if !m.ring_bytes.is_empty() {
         let lanes = stagecraft::emit::EmitOptions::default();
         h.raw(" Ring bytes count the loop's elements; the kernels in the Code pane make each element a tile of one value per thread (")
