@@ -114,6 +114,34 @@ test('a slow text is explored once typing pauses: keystrokes into the heaviest l
   await page.close();
 });
 
+test('a grid edit made before the text is explored waits for its exploration, and is applied', async () => {
+  const page = await open();
+  const text = workload('heavy', 159, 64, 64);
+  const ran = await count(page, 'data-ran');
+  await paste(page, text);
+  await page.waitForFunction(k => Number(document.body.getAttribute('data-ran') ?? 0) > k, ran, { timeout: 60000 });
+  // A comment typed at the end: the text is explored only once typing pauses (the test above).
+  await page.locator('#source').focus();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n# moved', { delay: 10 });
+  // At once, before that pause: the second row's stage, typed into the grid.
+  const stage = page.locator('#grid input.stage').nth(1);
+  const was = await stage.inputValue();
+  const want = String((Number(was) + 1) % 4);
+  await stage.fill(want);
+  await stage.dispatchEvent('change');
+  const written = () => page.evaluate(() => /software_pipeline_stage", \[([^\]]*)\]/
+    .exec(document.querySelector('#source').value)?.[1].split(',').map(s => s.trim())[1]);
+  await page.waitForFunction(w => /software_pipeline_stage", \[([^\]]*)\]/
+    .exec(document.querySelector('#source').value)?.[1].split(',').map(s => s.trim())[1] === w,
+    want, { timeout: 30000 }).catch(() => {});
+  assert.equal(await written(), want, "the grid's stage is written into the text");
+  assert.ok((await page.inputValue('#source')).includes('\n# moved'), 'the comment typed is kept');
+  await page.waitForFunction(() => document.querySelector('#grid fieldset.readonly') === null);
+  await page.screenshot({ path: SHOTS + 'grid-edit-before-explored.png' });
+  await page.close();
+});
+
 test('no script errors on any page', () => {
   assert.deepEqual(errors, []);
 });

@@ -156,8 +156,8 @@ thread_local! {
 }
 
 /// Asks at once for the exploration owed since keystrokes paused the worker, if one is: the
-/// editor calls it when it loses the focus, as the grid and the panes act on the text explored
-/// (a grid edit of a text not yet explored is not applied).
+/// editor calls it when it loses the focus, and the grid when it is edited before the text is
+/// explored, as the grid and the panes act on the text explored (a grid edit waits for it).
 pub fn ask_owed_now() {
     OWED.with(|owed| {
         if let Some(ask) = owed.borrow().as_ref() {

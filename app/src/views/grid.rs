@@ -6,10 +6,12 @@ use crate::ctx::{ctx, Ctx};
 use crate::dom;
 use crate::markup::html::Html;
 use crate::model::annotations;
+use crate::services::exploring;
 use crate::views::render;
 use leptos::prelude::*;
-use stagecraft::explore::{PipelineInfo, StatementInfo, UnitInfo};
+use stagecraft::explore::{Exploration, PipelineInfo, StatementInfo, UnitInfo};
 use stagecraft::tvmscript::Dialect;
+use std::rc::Rc;
 
 /// Rows per chunk of the grid: only chunks near the rows in view are rendered (`dom::show_near`),
 /// and the grid shows about eight.
@@ -184,21 +186,84 @@ pub fn grid_html(
 }
 
 /// Changes (stages, orders, async stages) of the loop being edited.
-type GridEdit<'a> = &'a dyn Fn(&mut [i64], &mut [i64], &mut Vec<i64>);
+type GridEdit = Rc<dyn Fn(&mut [i64], &mut [i64], &mut Vec<i64>)>;
+
+/// Grid edits made while the text shown in the grid was not yet explored (typed just before, or
+/// held back by a typing pause): applied, in order, once its exploration arrives.
+#[derive(Default)]
+struct Queued {
+    /// The text the edits were made on.
+    text: String,
+    /// How many rows the grid the user edited had: its rows are the new exploration's only if
+    /// the count is the same (the edits name rows by index).
+    rows: usize,
+    edits: Vec<GridEdit>,
+}
 
 /// Applies a change to the schedule and writes it back into the text. The exploration of the text
-/// as it is now is used: its annotation spans are those of this text.
-fn edit(ctx: Ctx, f: GridEdit) {
+/// as it is now is used: its annotation spans are those of this text. When the text has changed
+/// since its last exploration, the change waits for the exploration of the text as it is (asked
+/// at once), as `apply_queued` does.
+fn edit(ctx: Ctx, queued: StoredValue<Queued, LocalStorage>, f: GridEdit) {
+    if let Some(ex) = ctx.explored_now() {
+        rewrite(ctx, &ex, &[f]);
+        return;
+    }
+    let text = ctx.st.with_untracked(|s| s.text.clone());
+    let rows = ctx.current.with_untracked(|ex| {
+        ex.as_deref()
+            .and_then(|ex| ex.pipeline.as_ref())
+            .map_or(0, |p| p.units.len())
+    });
+    queued.update_value(|q| {
+        if q.text != text {
+            *q = Queued {
+                text,
+                rows,
+                edits: Vec::new(),
+            };
+        }
+        q.edits.push(f);
+    });
+    exploring::ask_owed_now();
+}
+
+/// The grid edits queued (`edit`), once the text they were made on is explored: applied together
+/// as one rewrite when the rows are the grid's the user saw, else dropped with a word why.
+fn apply_queued(ctx: Ctx, queued: StoredValue<Queued, LocalStorage>) {
+    if queued.with_value(|q| q.edits.is_empty()) {
+        return;
+    }
     let Some(ex) = ctx.explored_now() else {
         return;
     };
+    let Queued { text, rows, edits } = queued.try_update_value(std::mem::take).unwrap_or_default();
+    let Some(p) = ex.pipeline.as_ref() else {
+        return;
+    };
+    let now = ctx.st.with_untracked(|s| s.text.clone());
+    if text == now && rows == p.units.len() {
+        rewrite(ctx, &ex, &edits);
+    } else {
+        ctx.banner.set(Some(
+            "The grid's change was not applied: the loop's statements changed before it was explored. Make it again in the grid as it is now."
+                .into(),
+        ));
+    }
+}
+
+/// `edits` applied in turn to the schedule of `ex` (the text's exploration), written back into the
+/// text as one step of its undo.
+fn rewrite(ctx: Ctx, ex: &Exploration, edits: &[GridEdit]) {
     let Some(p) = ex.pipeline.as_ref() else {
         return;
     };
     let mut stages: Vec<i64> = p.units.iter().map(|u| u.stage).collect();
     let mut orders: Vec<i64> = p.units.iter().map(|u| u.order).collect();
     let mut asyncs = p.async_stages.clone();
-    f(&mut stages, &mut orders, &mut asyncs);
+    for f in edits {
+        f(&mut stages, &mut orders, &mut asyncs);
+    }
     asyncs.sort_unstable();
     asyncs.dedup();
     let text = ctx.st.with_untracked(|s| s.text.clone());
@@ -237,6 +302,11 @@ fn data_num<T: std::str::FromStr>(ev: &web_sys::Event, attr: &str) -> Option<T> 
 pub fn Grid() -> impl IntoView {
     let ctx = ctx();
     let node = NodeRef::<leptos::html::Div>::new();
+    let queued = StoredValue::new_local(Queued::default());
+    Effect::new(move |_| {
+        ctx.current.track();
+        apply_queued(ctx, queued);
+    });
     render::near(
         node,
         move || {
@@ -274,22 +344,30 @@ pub fn Grid() -> impl IntoView {
             return;
         };
         let v = v.clamp(0, 64);
-        edit(ctx, &|s, _, _| {
-            if let Some(x) = s.get_mut(k) {
-                *x = v
-            }
-        });
+        edit(
+            ctx,
+            queued,
+            Rc::new(move |s, _, _| {
+                if let Some(x) = s.get_mut(k) {
+                    *x = v
+                }
+            }),
+        );
     };
     let on_change = move |ev: leptos::ev::Event| {
         if let Some(stage) = data_num::<i64>(&ev, "data-stage") {
             let on = event_target_checked(&ev);
-            edit(ctx, &|_, _, a| {
-                if on {
-                    a.push(stage)
-                } else {
-                    a.retain(|x| *x != stage)
-                }
-            });
+            edit(
+                ctx,
+                queued,
+                Rc::new(move |_, _, a| {
+                    if on {
+                        a.push(stage)
+                    } else {
+                        a.retain(|x| *x != stage)
+                    }
+                }),
+            );
         } else {
             set_stage(&ev);
         }
@@ -300,7 +378,7 @@ pub fn Grid() -> impl IntoView {
             data_num::<i64>(&ev, "data-move"),
             data_num::<usize>(&ev, "data-unit"),
         ) {
-            edit(ctx, &|_, o, _| move_order(o, k, dir));
+            edit(ctx, queued, Rc::new(move |_, o, _| move_order(o, k, dir)));
         }
     };
     // Ctrl+Z in the grid undoes the text's last step, as in the editor (a grid edit is one).
