@@ -473,6 +473,31 @@ test('8: the small things: the stale note, the legend, the dialect, async boxes,
   await page.close();
 });
 
+test('the program copied from its pane, a count raised by hand, checks as the pane judged it: the − / + and the note are not copied', async () => {
+  const page = await open();
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await racy(page);
+  await page.click('#tab-program');
+  await page.waitForSelector('#program .by-hand');
+  // As a user copies it: the pane's text selected, then Ctrl+C.
+  await page.evaluate(() => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector('#program'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+  });
+  await page.keyboard.press('Control+c');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.ok(copied.includes('async_wait_queue('), copied.slice(0, 200));
+  assert.doesNotMatch(copied, /[−+]\s*$|set by you/m, 'no control or note of the pane is in the copy');
+  await page.click('button[data-view="check"]');
+  await page.waitForSelector('#pipelined');
+  await page.fill('#pipelined', copied);
+  await page.waitForFunction(() => /^racy/.test(document.querySelector('#check-verdict')?.textContent ?? ''), null, { timeout: 30000 })
+    .catch(async () => assert.fail(await page.locator('#pane-program').innerText()));
+  await page.close();
+});
+
 test('shots: the Timeline, a racy Verification pane and a lesson at both sizes, with no page error', async () => {
   for (const size of [WIDE, NARROW]) {
     const page = await open(size);
