@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::diagnostic::{Diagnostic, Span};
-use crate::ir::{BufId, Node, Program, StmtId};
+use crate::ir::{Node, Program, StmtId};
 use crate::lexer::highlight_tokens;
 use crate::limits;
 use crate::lower::{lower, Annotation};
@@ -16,7 +16,9 @@ use crate::tir;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+mod presented;
 mod read_once;
+use presented::{buffer_infos, fill_statement_info, loop_header, pipeline_info, written};
 pub(super) use read_once::pipeline_quietly;
 pub use read_once::{Barriers, ReadLoop};
 
@@ -213,6 +215,12 @@ impl<'o> Explorer<'o> {
             stmt_spans,
         } = lower(&parsed.file);
         ex.diagnostics.extend(diagnostics);
+        // After a syntax error a loop may be missing from the program: its annotations would
+        // each say so again.
+        if !ex.diagnostics.iter().any(Diagnostic::is_error) {
+            ex.diagnostics
+                .extend(schedule::annotations_of_no_loop(&program, &annotations));
+        }
         ex.diagnostics.extend(schedule::unknown_keys(&annotations));
         if self.present
             && self.options.tvmscript
@@ -769,14 +777,6 @@ fn drain_after_inner(built: &mut Program, s: &SyncPlan, span: Span) {
     }
 }
 
-/// Text as the user wrote it, on one line (an annotation's value may span lines).
-fn written(source: &str, span: Span) -> String {
-    let text = source
-        .get(span.start as usize..span.end as usize)
-        .unwrap_or("");
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 fn has_stage_annotation(program: &Program, var: u32, annotations: &[Annotation]) -> bool {
     let name = program.var_name(var);
     annotations
@@ -793,108 +793,4 @@ fn pipeline_and_sync(
     let p = shape::build(program, sched, diags, explain)?;
     let s = sync::derive(program, &p, diags, explain)?;
     Some((p, s))
-}
-
-fn fill_statement_info(statements: &mut [StatementInfo], sched: &LoopSchedule) {
-    for u in &sched.units {
-        for id in &u.stmts {
-            if let Some(s) = statements.get_mut(*id as usize) {
-                s.unit = Some(u.pos);
-                s.stage = Some(u.stage);
-                s.order = Some(u.order);
-                s.is_async = u.is_async;
-            }
-        }
-    }
-}
-
-/// A loop's header line as written, and its line number: `` `for k1 in range(4):` (line 15)``.
-fn loop_header(source: &str, span: Span) -> String {
-    let start = span.start as usize;
-    let line = source.get(..start).unwrap_or("").matches('\n').count() + 1;
-    let text = source
-        .get(start..)
-        .and_then(|t| t.lines().next())
-        .unwrap_or("")
-        .trim();
-    format!("`{text}` (line {line})")
-}
-
-fn pipeline_info(
-    program: &Program,
-    sched: &LoopSchedule,
-    inner: Vec<String>,
-    inner_parts: &[(usize, InnerPart)],
-) -> PipelineInfo {
-    let (extent, extent_text) = match &sched.extent {
-        schedule::Extent::Const(e) => (Some(*e), e.to_string()),
-        schedule::Extent::Symbolic(e) => (
-            None,
-            crate::printer::print_expr(&tir::index_expr(program, e)),
-        ),
-    };
-    PipelineInfo {
-        loop_var: program.var_name(sched.var).to_string(),
-        extent,
-        extent_text,
-        stages: sched.max_stage,
-        async_stages: sched.async_stages.clone(),
-        units: sched
-            .units
-            .iter()
-            .map(|u| UnitInfo {
-                pos: u.pos,
-                label: sched.label(u.pos).to_string(),
-                span: u.span,
-                stmts: u.stmts.clone(),
-                stage: u.stage,
-                order: u.order,
-                is_async: u.is_async,
-                inner: inner_parts
-                    .iter()
-                    .find(|(pos, _)| *pos == u.pos)
-                    .map(|(_, part)| part.clone()),
-            })
-            .collect(),
-        inner,
-    }
-}
-
-fn buffer_infos(
-    program: &Program,
-    versions: &[crate::versions::VersionDecision],
-) -> Vec<BufferInfo> {
-    program
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(id, b)| {
-            let reasons: Vec<String> = versions
-                .iter()
-                .filter(|v| v.buffer as usize == id)
-                .map(|v| v.reason.clone())
-                .collect();
-            let shape = b.shape.as_ref().map(|s| {
-                if b.versions > 1 {
-                    s.iter().skip(1).copied().collect()
-                } else {
-                    s.clone()
-                }
-            });
-            BufferInfo {
-                id: id as BufId,
-                name: b.name.to_string(),
-                scope: b.scope,
-                dtype: b.dtype,
-                shape,
-                versions: b.versions,
-                reason: if reasons.is_empty() {
-                    None
-                } else {
-                    Some(reasons.join("; then "))
-                },
-                declared: b.declared,
-            }
-        })
-        .collect()
 }

@@ -14,9 +14,11 @@ use std::sync::Arc;
 mod checks;
 mod keys;
 mod labels;
+mod loops_named;
 pub use checks::{check_async_units, check_bounds, validate_order};
 pub use keys::unknown_keys;
 use labels::{label_of, unit_labels};
+pub use loops_named::annotations_of_no_loop;
 
 pub const STAGE_KEY: &str = "software_pipeline_stage";
 pub const ORDER_KEY: &str = "software_pipeline_order";
