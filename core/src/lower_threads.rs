@@ -44,9 +44,10 @@ pub fn threads(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Threads> {
     let value = |key: &str| {
+        // The last one written, as for every other key (`schedule::repeated_keys`).
         annotations
             .iter()
-            .find(|a| a.key == key)
+            .rfind(|a| a.key == key)
             .map(|a| (a.values.clone().unwrap_or_default(), a.value_span))
     };
     let threads = value(THREADS_KEY);

@@ -222,6 +222,7 @@ impl<'o> Explorer<'o> {
                 .extend(schedule::annotations_of_no_loop(&program, &annotations));
         }
         ex.diagnostics.extend(schedule::unknown_keys(&annotations));
+        ex.diagnostics.extend(schedule::repeated_keys(&annotations));
         if self.present
             && self.options.tvmscript
             && !ex.diagnostics.iter().any(Diagnostic::is_error)

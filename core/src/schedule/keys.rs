@@ -56,6 +56,34 @@ pub fn unknown_keys(annotations: &[Annotation]) -> Vec<Diagnostic> {
     out
 }
 
+/// A key Stagecraft reads annotated twice on one loop: the last one written wins (as in TVM,
+/// whose annotations are a map, and in a TVMScript dictionary), so each earlier one is a warning
+/// pointing at the one that replaces it — an edit to the first would otherwise change nothing.
+pub fn repeated_keys(annotations: &[Annotation]) -> Vec<Diagnostic> {
+    annotations
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| READ_KEYS.contains(&a.key.as_str()))
+        .filter_map(|(k, a)| {
+            let later = annotations
+                .iter()
+                .skip(k + 1)
+                .rfind(|b| b.var == a.var && b.key == a.key)?;
+            Some(
+                Diagnostic::warning(
+                    a.span,
+                    format!(
+                        "\"{}\" is annotated on `{}` again below, and the last one written wins: this one is ignored",
+                        a.key, a.var
+                    ),
+                )
+                .with_hint("delete one of the two (TVM ignores all but the last too)")
+                .with_related(later.span, "the annotation used"),
+            )
+        })
+        .collect()
+}
+
 /// Levenshtein distance between two keys (bytes: keys are ASCII).
 fn edit_distance(a: &str, b: &str) -> usize {
     let b = b.as_bytes();

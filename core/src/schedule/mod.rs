@@ -16,7 +16,7 @@ mod keys;
 mod labels;
 mod loops_named;
 pub use checks::{check_async_units, check_bounds, validate_order};
-pub use keys::unknown_keys;
+pub use keys::{repeated_keys, unknown_keys};
 use labels::{label_of, unit_labels};
 pub use loops_named::annotations_of_no_loop;
 
