@@ -107,6 +107,13 @@ fn loop_carried_hint(
             ", or let every iteration write what it reads of `{name}` before reading it, so that `{name}` can have a copy per iteration"
         ));
     }
+    // A buffer never allocated is a kernel parameter, which gets no copies: a temporary the
+    // user forgot to declare reads as this error, and declaring it is the fix.
+    if buffer.is_some_and(|b| !b.declared) && d.kind != DepKind::Raw {
+        hint.push_str(&format!(
+            "; or, if `{name}` is a temporary, declare it (`{name} = alloc([…])`): a declared buffer gets a copy per iteration in flight, a kernel parameter (never allocated) cannot"
+        ));
+    }
     hint
 }
 
