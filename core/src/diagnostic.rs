@@ -136,6 +136,30 @@ impl Diagnostic {
     }
 }
 
+/// The line of a byte offset, for a text asked many times (`line_col` reads the text up to the
+/// offset each time, which a reader asking per executed statement turns quadratic).
+pub struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        LineIndex {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// The 0-based line of `offset`: `line_col(text, offset).0 - 1`.
+    pub fn line0(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&nl| nl < offset)
+    }
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -146,4 +170,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let col = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
     (line, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_index_agrees_with_line_col_at_every_offset() {
+        for text in ["", "\n", "a\nbc\n\nd", "x = 1\n\n  y = 2\n", "é\nü\n"] {
+            let index = LineIndex::new(text);
+            for offset in (0..=text.len()).filter(|o| text.is_char_boundary(*o)) {
+                assert_eq!(
+                    index.line0(offset),
+                    line_col(text, offset).0 - 1,
+                    "{text:?} at {offset}"
+                );
+            }
+        }
+    }
 }

@@ -147,3 +147,31 @@ fn a_huge_loop_that_runs_no_statement_stops_at_the_iteration_limit() {
     let t = ex.timeline.as_ref().expect("a timeline");
     assert!(t.truncated || t.step_limit.is_some(), "{:?}", t.step_limit);
 }
+
+/// Found by the `tokens` fuzz target (a timeout): a program in token form whose loop runs to the
+/// token checker's step limit (2 000 000 steps). The checker found the line of a wait by reading
+/// the text up to it at every wait it executed, and built each misuse's message at every
+/// iteration before dropping it as already said: 20 s with the fuzzer's instrumentation. Lines
+/// are now looked up in an index of the text, and a message is written only when it is new.
+#[test]
+fn a_token_program_run_to_the_step_limit_is_checked_without_rereading_its_text() {
+    let text = "A_sh = alloc([4, 1], scope=\"shared\", dtype=\"float32\", versions=4)
+for i in range(100000000):
+    with async_start(0) as q0[i]:
+        with async_scope():
+            A_sh[i % 4, 0] = A[i]
+    with async_done(q0[i - 3]):
+        C[i] = A_sh[(i - 3) % 4, 0]
+";
+    let read = stagecraft::tokens::from_tokens(text, &BTreeMap::new());
+    assert!(
+        read.diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.message.contains("too long to check its tokens")),
+        "{:?}",
+        read.diagnostics
+    );
+    for d in &read.diagnostics {
+        assert!(d.span.end as usize <= text.len(), "{d:?}");
+    }
+}

@@ -22,10 +22,11 @@ pub(super) fn check_tokens(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Option<IExpr>>> {
     // The token lines in text order match the commit and wait nodes in pre-order.
-    let line_of = |s: Span| crate::diagnostic::line_col(text, s.start as usize).0 - 1;
+    // Asked at every wait the run executes: an index, not a scan of the text each time.
+    let lines_index = crate::diagnostic::LineIndex::new(text);
+    let line_of = |s: Span| lines_index.line0(s.start as usize);
     let mut runner = TokenRunner {
         program,
-        text,
         env: program.env(params),
         loops: Vec::new(),
         committed: BTreeMap::new(),
@@ -165,7 +166,6 @@ pub(super) fn set_counts(nodes: &mut [Node], counts: &[Option<IExpr>], index: &m
 
 pub(super) struct TokenRunner<'a> {
     pub(super) program: &'a Program,
-    pub(super) text: &'a str,
     pub(super) env: Vec<i64>,
     pub(super) loops: Vec<VarId>,
     pub(super) committed: BTreeMap<i64, i64>,
@@ -208,8 +208,11 @@ impl TokenRunner<'_> {
         self.env.get(id).copied()
     }
 
-    pub(super) fn report(&mut self, line: usize, kind: u8, d: Diagnostic) {
+    /// Reports the diagnostic `d` makes, once per line and kind: a misuse in a loop is met at
+    /// every iteration, and its message is written only the first time.
+    pub(super) fn report(&mut self, line: usize, kind: u8, d: impl FnOnce(&Self) -> Diagnostic) {
         if self.reported.insert((line, kind)) {
+            let d = d(self);
             self.diagnostics.push(d);
         }
     }
@@ -320,7 +323,8 @@ impl TokenRunner<'_> {
         {
             let named = token.index.eval(&|n| self.var(n));
             if named != Some(seq) {
-                let d = Diagnostic::error(
+                let d = |_: &Self| {
+                    Diagnostic::error(
                     token.span,
                     format!(
                         "this async_start commits token {}[{seq}] (group {} of queue {queue}) but names it {}[{}]",
@@ -330,7 +334,8 @@ impl TokenRunner<'_> {
                         named.map_or("?".to_string(), |v| v.to_string())
                     ),
                 )
-                .with_hint("tokens of a queue are numbered from 0 in the order their groups are committed");
+                .with_hint("tokens of a queue are numbered from 0 in the order their groups are committed")
+                };
                 self.report(line, 0, d);
             }
             self.started.insert((queue, seq), (line, *line_span));
@@ -390,13 +395,16 @@ impl TokenRunner<'_> {
         let mut newest = None;
         for t in tokens {
             let Some(k) = t.index.eval(&|n| self.var(n)) else {
-                let d = Diagnostic::error(t.span, "this token's index does not evaluate here")
-                    .with_hint("use the loop variables and integers");
+                let d = |_: &Self| {
+                    Diagnostic::error(t.span, "this token's index does not evaluate here")
+                        .with_hint("use the loop variables and integers")
+                };
                 self.report(line, 1, d);
                 continue;
             };
             if k >= committed || k < 0 {
-                let d = Diagnostic::error(
+                let d = |_: &Self| {
+                    Diagnostic::error(
                     t.span,
                     format!(
                         "{}[{k}] is awaited before it starts: {} of queue {queue} {} been committed here",
@@ -405,20 +413,23 @@ impl TokenRunner<'_> {
                         if committed == 1 { "has" } else { "have" }
                     ),
                 )
-                .with_hint("an async_done can only await a token an earlier async_start committed");
+                .with_hint("an async_done can only await a token an earlier async_start committed")
+                };
                 self.report(line, 2, d);
                 continue;
             }
-            if let Some(prev) = self.awaited.get(&(queue, k)) {
-                let (pl, _) = crate::diagnostic::line_col(self.text, prev.start as usize);
-                let d = Diagnostic::error(
-                    t.span,
-                    format!(
-                        "{}[{k}] is awaited twice: it was awaited on line {pl} already",
-                        t.name
-                    ),
-                )
-                .with_hint("await each token once");
+            if let Some(&prev) = self.awaited.get(&(queue, k)) {
+                let d = |s: &Self| {
+                    Diagnostic::error(
+                        t.span,
+                        format!(
+                            "{}[{k}] is awaited twice: it was awaited on line {} already",
+                            t.name,
+                            (s.line_of)(prev) + 1
+                        ),
+                    )
+                    .with_hint("await each token once")
+                };
                 self.report(line, 3, d);
                 continue;
             }
