@@ -118,8 +118,12 @@ impl Diagnostic {
         let mut out = format!("{file}:{line}:{col}: {severity}: {}\n", self.message);
         let line_text = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
         out.push_str(&format!("    {line_text}\n"));
-        let width =
-            (self.span.len() as usize).clamp(1, line_text.len().saturating_sub(col - 1).max(1));
+        // In characters, as the column is: a character of several bytes gets one caret.
+        let spanned = text
+            .get(self.span.start as usize..self.span.end as usize)
+            .map_or(self.span.len() as usize, |s| s.chars().count());
+        let rest = line_text.chars().count().saturating_sub(col - 1).max(1);
+        let width = spanned.clamp(1, rest);
         out.push_str(&format!(
             "    {}{}\n",
             " ".repeat(col - 1),

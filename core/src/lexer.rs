@@ -557,6 +557,7 @@ fn is_stray_byte(b: u8) -> bool {
             b,
             b'@' | b'$' | b'?' | b'`' | b'^' | b'&' | b'|' | b'~' | b';'
         )
+        || (b.is_ascii_control() && !matches!(b, b'\n' | b'\r' | b'\t'))
 }
 
 /// The problem of a line, its indentation at `start..end`, whose indentation opens no block and
@@ -574,20 +575,92 @@ fn lone_bang(start: usize, end: usize) -> Diagnostic {
     Diagnostic::error(span(start, end), "unexpected `!`").with_hint("use `not` or `!=`")
 }
 
-/// The problem of the stray characters at `start..end`, quoting the first few.
+/// The problem of the stray characters at `start..end`, quoting the first few; a character that
+/// cannot be seen, or that looks like one the language uses (what text copied from a web page or
+/// a document brings), is named, with what to type instead.
 fn stray(text: &str, start: usize, end: usize) -> Diagnostic {
     const SHOWN: usize = 12;
     let run = text.get(start..end).unwrap_or("?");
+    // `more`: "…" when the run goes on beyond what is quoted.
+    let quoted = |part: &str, more: &str| -> String {
+        if part.chars().any(|c| invisible(c).is_some()) {
+            format!(
+                "{}{more}",
+                part.chars().map(named).collect::<Vec<_>>().join(" ")
+            )
+        } else {
+            format!("`{part}{more}`")
+        }
+    };
     let message = match run.char_indices().nth(SHOWN) {
         Some((cut, _)) => format!(
-            "unexpected characters `{}…` ({} in all)",
-            run.get(..cut).unwrap_or(run),
+            "unexpected characters {} ({} in all)",
+            quoted(run.get(..cut).unwrap_or(run), "…"),
             run.chars().count()
         ),
-        None if run.chars().nth(1).is_some() => format!("unexpected characters `{run}`"),
-        None => format!("unexpected character `{run}`"),
+        None if run.chars().nth(1).is_some() => {
+            format!("unexpected characters {}", quoted(run, ""))
+        }
+        None => format!("unexpected character {}", quoted(run, "")),
     };
-    Diagnostic::error(span(start, end), message)
+    let d = Diagnostic::error(span(start, end), message);
+    match run.chars().find_map(instead) {
+        Some(hint) => d.with_hint(hint),
+        None => d,
+    }
+}
+
+/// The name of a character that shows as nothing, or as a space.
+fn invisible(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{0}' => "NUL",
+        '\u{a0}' => "a no-break space",
+        '\u{200b}' => "a zero-width space",
+        '\u{200c}' | '\u{200d}' => "a zero-width joiner",
+        '\u{feff}' => "a byte order mark",
+        '\u{2028}' | '\u{2029}' => "a Unicode line separator",
+        c if c.is_whitespace() => "a Unicode space",
+        c if c.is_control() => "a control character",
+        _ => return None,
+    })
+}
+
+/// A character quoted by its code point, and its name when it cannot be seen.
+fn named(c: char) -> String {
+    match invisible(c) {
+        Some(name) => format!("U+{:04X} ({name})", u32::from(c)),
+        None => format!("`{c}`"),
+    }
+}
+
+/// What to type instead of a character copied text often carries.
+fn instead(c: char) -> Option<String> {
+    let (what, write) = match c {
+        '“' | '”' | '„' | '″' => ("a typographic quote", "\""),
+        '‘' | '’' | '′' => ("a typographic quote", "'"),
+        '−' | '–' | '—' => ("a dash", "-"),
+        '×' => ("a multiplication sign", "*"),
+        '…' => ("an ellipsis", "..."),
+        c if c.is_whitespace() => ("a space the language does not read", "a plain space"),
+        c if invisible(c).is_some() => {
+            return Some(
+                "it cannot be seen, and copied text often carries it: delete it".to_string(),
+            )
+        }
+        _ => return None,
+    };
+    let subject = match invisible(c) {
+        Some(_) => format!("U+{:04X}", u32::from(c)),
+        None => format!("`{c}`"),
+    };
+    Some(format!(
+        "{subject} is {what}, which copied text often carries: write {} instead",
+        if write.len() == 1 || write == "..." {
+            format!("`{write}`")
+        } else {
+            write.to_string()
+        }
+    ))
 }
 
 fn starts_statement(line: &str) -> bool {

@@ -387,6 +387,36 @@ fn a_run_of_stray_characters_is_one_problem() {
 }
 
 #[test]
+fn a_character_copied_text_brings_is_named_and_what_to_type_said() {
+    let said = |text: &str| {
+        let d = explore(text, &Options::default()).diagnostics.remove(0);
+        (d.message, d.hint.unwrap_or_default(), d.span)
+    };
+    // A no-break space shows as a space: named by its code point, never quoted as a blank.
+    let (message, hint, span) = said("for i in range(8):\n    C[i] = A[i]\u{a0}+ 1\n");
+    assert_eq!(message, "unexpected character U+00A0 (a no-break space)");
+    assert!(hint.contains("write a plain space"), "{hint}");
+    assert_eq!(span.len(), 2, "the whole character");
+    let (message, hint, _) = said("for i in range(8):\n    C[i] = A[i] \u{2212} 1\n");
+    assert_eq!(message, "unexpected character `\u{2212}`");
+    assert!(hint.ends_with("write `-` instead"), "{hint}");
+    let (message, hint, _) = said("for i in range(8):\n    C[i] = A[i] \u{200b}+ 1\n");
+    assert_eq!(message, "unexpected character U+200B (a zero-width space)");
+    assert!(hint.contains("delete it"), "{hint}");
+    // NUL bytes are one run, one problem.
+    let (message, _, span) = said("for i in range(1, 16\0\0\0):\n    C[i] = A[i]\n");
+    assert_eq!(
+        message,
+        "unexpected characters U+0000 (NUL) U+0000 (NUL) U+0000 (NUL)"
+    );
+    assert_eq!(span.len(), 3);
+    let (message, hint, _) =
+        said("sch.annotate(i, \u{201c}software_pipeline_stage\u{201d}, [0])\n");
+    assert_eq!(message, "unexpected character `\u{201c}`");
+    assert!(hint.ends_with("write `\"` instead"), "{hint}");
+}
+
+#[test]
 fn machine_instructions() {
     // The machine-level verifier stops a kernel that runs past its budget of wave-instructions
     // and says so ("not executed"), whatever the kernel; here with a budget lowered to 100.
