@@ -314,12 +314,11 @@ pub fn svg(t: &Timeline, names: &[&str], zoom: u32, fit_px: f64, mark: Option<&M
             x0 = x(m.start),
         );
     }
-    let (from, to) = t.shown_steps();
     let _ = write!(
         h,
-        "<text x=\"4\" y=\"{}\" fill=\"#666\">steps {from}–{to} of {}</text>",
+        "<text x=\"4\" y=\"{}\" fill=\"#666\">{}</text>",
         fixed(steps_y, 0),
-        t.metrics.steps
+        steps_caption(t)
     );
     h.push_str(&legend_markup);
     h.push_str("</svg>");
@@ -575,16 +574,22 @@ pub fn text(t: &Timeline, columns: usize) -> String {
             line("stalls".to_string(), cells);
         }
     }
+    let _ = writeln!(
+        out,
+        "{:<10} 0 … {end} cycles; {}; a digit is a statement's id (mod 10)",
+        "",
+        steps_caption(t)
+    );
+    out
+}
+
+/// Which steps the chart draws, said under it: "steps 1–15 of 19", or that none is whole (a limit
+/// stopped the run within its first step).
+fn steps_caption(t: &Timeline) -> String {
     let (from, to) = t.shown_steps();
-    let steps = if to < from {
+    if to < from {
         "no step whole".to_string()
     } else {
         format!("steps {from}–{to} of {}", t.metrics.steps)
-    };
-    let _ = writeln!(
-        out,
-        "{:<10} 0 … {end} cycles; {steps}; a digit is a statement's id (mod 10)",
-        ""
-    );
-    out
+    }
 }

@@ -123,6 +123,9 @@ fn a_step_of_enormous_inner_loops_stops_the_timeline_within_it() {
         t.metrics
     );
     assert!(stagecraft::gantt::metrics_text(t).contains(stagecraft::gantt::NO_RATIO));
+    // Nor a range of steps that ends before it begins ("steps 1–0 of 0").
+    let chart = stagecraft::gantt::svg(t, &["C[x] = C[x] + A[x]"], 1, 800.0, None);
+    assert!(chart.contains(">no step whole<"), "{chart}");
 }
 
 /// Found by the `explore` fuzz target (a timeout): a loop of 5.6·10¹³ iterations whose body runs

@@ -50,7 +50,13 @@ pub fn metrics_html(t: &Timeline, asynchronous: bool) -> String {
             .num(m.awaited_cycles)
             .raw(" cycles): what keeping copies in flight buys. ");
     } else {
-        h.raw("Speedup 1.00×: no stage is asynchronous, so nothing stays in flight and each statement waits for the one before; pipelining reorders the statements, which the cost model does not make faster. ");
+        // No figure where the runs did not all reach the loop's end (`NO_RATIO`, below).
+        h.raw(if m.speedup_over_awaited.is_some() {
+            "Speedup 1.00×: no stage"
+        } else {
+            "No stage"
+        })
+        .raw(" is asynchronous, so nothing stays in flight and each statement waits for the one before; pipelining reorders the statements, which the cost model does not make faster. ");
     }
     h.raw("Against the loop unpipelined, every statement after the one before and each copy's whole latency waited out one after another: ")
         .text(&ratio(m.speedup))
