@@ -92,7 +92,8 @@ test('typing while the worker computes the heaviest loop: every keystroke lands 
   await page.close();
 });
 
-test('a slow text is explored once typing pauses: keystrokes into the heaviest loop ask for no exploration each, and the text explored is the one typed', async () => {
+/** A page with the heaviest loop of docs/limits.md pasted and explored, the caret at its end. */
+async function heaviestLoopAtItsEnd() {
   const page = await open();
   const text = workload('heavy', 159, 64, 64);
   const ran = await count(page, 'data-ran');
@@ -100,6 +101,11 @@ test('a slow text is explored once typing pauses: keystrokes into the heaviest l
   await page.waitForFunction(k => Number(document.body.getAttribute('data-ran') ?? 0) > k, ran, { timeout: 60000 });
   await page.locator('#source').focus();
   await page.keyboard.press('Control+End');
+  return { page, text };
+}
+
+test('a slow text is explored once typing pauses: keystrokes into the heaviest loop ask for no exploration each, and the text explored is the one typed', async () => {
+  const { page, text } = await heaviestLoopAtItsEnd();
   const asked = () => page.evaluate(() => performance.getEntriesByName('stagecraft:recompute').length);
   const before = await asked();
   // An annotation with a misspelt key, a key every 30 ms: its warning is the last text's.
@@ -115,14 +121,8 @@ test('a slow text is explored once typing pauses: keystrokes into the heaviest l
 });
 
 test('a grid edit made before the text is explored waits for its exploration, and is applied', async () => {
-  const page = await open();
-  const text = workload('heavy', 159, 64, 64);
-  const ran = await count(page, 'data-ran');
-  await paste(page, text);
-  await page.waitForFunction(k => Number(document.body.getAttribute('data-ran') ?? 0) > k, ran, { timeout: 60000 });
   // A comment typed at the end: the text is explored only once typing pauses (the test above).
-  await page.locator('#source').focus();
-  await page.keyboard.press('Control+End');
+  const { page } = await heaviestLoopAtItsEnd();
   await page.keyboard.type('\n# moved', { delay: 10 });
   // At once, before that pause: the second row's stage, typed into the grid.
   const stage = page.locator('#grid input.stage').nth(1);

@@ -38,7 +38,10 @@ fn essence(ex: &Exploration) -> String {
     let mut messages: Vec<String> = ex
         .diagnostics
         .iter()
-        .filter(|d| !d.message.contains("again below, and the last one written wins"))
+        .filter(|d| {
+            !d.message
+                .contains("again below, and the last one written wins")
+        })
         .map(|d| format!("{:?}: {}\n", d.severity, support::unquoted(&d.message)))
         .collect();
     messages.sort();
