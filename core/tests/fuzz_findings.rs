@@ -178,3 +178,20 @@ for i in range(100000000):
         assert!(d.span.end as usize <= text.len(), "{d:?}");
     }
 }
+
+/// Found by the `tokens` fuzz target (a hang): a program in token form with a loop of
+/// 4·10¹⁵ iterations whose body is `pass` (its extent garbled by NUL bytes). The token checker
+/// counted its steps per statement run, so iterations that run none never reached its limit.
+/// Each iteration is a step now.
+#[test]
+fn a_token_programs_empty_loop_stops_at_the_step_limit() {
+    let text = "with async_start(0) as q0[0]:\n    with async_scope():\n        B[0] = A[0]\nfor i in range(4000000000000079):\n    pass\nwith async_done(q0[0]):\n    C[0] = B[0]\n";
+    let read = stagecraft::tokens::from_tokens(text, &BTreeMap::new());
+    assert!(
+        read.diagnostics
+            .iter()
+            .any(|d| d.is_error() && d.message.contains("too long to check its tokens")),
+        "{:?}",
+        read.diagnostics
+    );
+}

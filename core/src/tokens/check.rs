@@ -292,6 +292,12 @@ impl TokenRunner<'_> {
         let (_, w) = count_sites(body);
         self.loops.push(var);
         for v in range {
+            // An iteration is a step even when its body runs nothing (`pass`, an empty inner
+            // loop): else a loop of 10¹⁵ empty iterations never reaches the limit.
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                return false;
+            }
             if let Some(slot) = self.env.get_mut(var as usize) {
                 *slot = v;
             }

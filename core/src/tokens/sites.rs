@@ -109,6 +109,12 @@ impl Runner {
                     let (c1, w1) = count_sites(body);
                     self.loops.push(*var);
                     for v in lo..hi {
+                        // An iteration is a step even when its body runs nothing (as in
+                        // `TokenRunner::run_loop`).
+                        self.steps += 1;
+                        if self.steps > MAX_STEPS {
+                            return false;
+                        }
                         if let Some(slot) = self.env.get_mut(*var as usize) {
                             *slot = v;
                         }
