@@ -568,6 +568,15 @@ impl Program {
         self.buffers.get(id as usize)
     }
 
+    /// The names of the loop variables, in the order they were declared.
+    pub fn loop_names(&self) -> Vec<&str> {
+        self.vars
+            .iter()
+            .filter(|v| v.kind == VarKind::Loop)
+            .map(|v| v.name.as_str())
+            .collect()
+    }
+
     pub fn var_name(&self, id: VarId) -> &str {
         self.vars.get(id as usize).map_or("?", |v| v.name.as_str())
     }

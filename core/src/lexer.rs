@@ -636,11 +636,11 @@ fn named(c: char) -> String {
 /// What to type instead of a character copied text often carries.
 fn instead(c: char) -> Option<String> {
     let (what, write) = match c {
-        '“' | '”' | '„' | '″' => ("a typographic quote", "\""),
-        '‘' | '’' | '′' => ("a typographic quote", "'"),
-        '−' | '–' | '—' => ("a dash", "-"),
-        '×' => ("a multiplication sign", "*"),
-        '…' => ("an ellipsis", "..."),
+        '“' | '”' | '„' | '″' => ("a typographic quote", "`\"`"),
+        '‘' | '’' | '′' => ("a typographic quote", "`'`"),
+        '−' | '–' | '—' => ("a dash", "`-`"),
+        '×' => ("a multiplication sign", "`*`"),
+        '…' => ("an ellipsis", "`...`"),
         c if c.is_whitespace() => ("a space the language does not read", "a plain space"),
         c if invisible(c).is_some() => {
             return Some(
@@ -649,17 +649,14 @@ fn instead(c: char) -> Option<String> {
         }
         _ => return None,
     };
-    let subject = match invisible(c) {
-        Some(_) => format!("U+{:04X}", u32::from(c)),
-        None => format!("`{c}`"),
+    // A space is named by its code point alone: quoted, it would show as a blank.
+    let subject = if c.is_whitespace() {
+        format!("U+{:04X}", u32::from(c))
+    } else {
+        format!("`{c}`")
     };
     Some(format!(
-        "{subject} is {what}, which copied text often carries: write {} instead",
-        if write.len() == 1 || write == "..." {
-            format!("`{write}`")
-        } else {
-            write.to_string()
-        }
+        "{subject} is {what}, which copied text often carries: write {write} instead"
     ))
 }
 

@@ -522,13 +522,7 @@ impl Lowerer {
                 continue;
             }
             let name = self.program.var_name(id).to_string();
-            let loops: Vec<&str> = self
-                .program
-                .vars
-                .iter()
-                .filter(|v| v.kind == VarKind::Loop)
-                .map(|v| v.name.as_str())
-                .collect();
+            let loops = self.program.loop_names();
             let hint = if loops.is_empty() {
                 "an index uses loop variables, and sizes some loop runs to (`for i in range(N)`)"
                     .to_string()

@@ -3,17 +3,12 @@
 //! silently dropped, so it is an error on the name, naming the loops there are.
 
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Program, VarKind};
+use crate::ir::Program;
 use crate::lower::Annotation;
 
 /// An error for each annotation of `annotations` that names no loop of `program`.
 pub fn annotations_of_no_loop(program: &Program, annotations: &[Annotation]) -> Vec<Diagnostic> {
-    let loops: Vec<&str> = program
-        .vars
-        .iter()
-        .filter(|v| v.kind == VarKind::Loop)
-        .map(|v| v.name.as_str())
-        .collect();
+    let loops = program.loop_names();
     annotations
         .iter()
         .filter(|a| !loops.contains(&a.var.as_str()))

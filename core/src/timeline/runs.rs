@@ -43,10 +43,8 @@ pub fn simulate(
     // original loop after thousands of iterations), and cycles over different work divide into
     // nonsense.
     let baselines_whole = !unpipelined.stop && !awaited.stop;
-    let (unpipelined_cycles, awaited_cycles) = (
-        unpipelined.out.metrics.total_cycles,
-        awaited.out.metrics.total_cycles,
-    );
+    let unpipelined_cycles = unpipelined.out.metrics.total_cycles;
+    let awaited_cycles = awaited.out.metrics.total_cycles;
     // Metrics need every step; spans only the window's. The pipelined program again, every step
     // without bars, when the window cut the first run short (the step limit still bounds it).
     let mut t = windowed.out;
