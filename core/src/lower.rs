@@ -743,7 +743,10 @@ impl Lowerer {
                 None
             }
             _ => {
-                self.err(e.span, "this is not an index expression");
+                self.diagnostics.push(
+                    Diagnostic::error(e.span, format!("{} is not an index", what_it_is(e)))
+                        .with_hint("indices are affine in the loop variables, like `2 * i + k`"),
+                );
                 None
             }
         }
@@ -851,9 +854,27 @@ impl Lowerer {
                 Some(VExpr::Call(f, args))
             }
             _ => {
-                self.err(e.span, "this is not a value expression");
+                self.diagnostics.push(
+                    Diagnostic::error(e.span, format!("{} is not a value", what_it_is(e)))
+                        .with_hint(
+                            "a statement writes one number: read elements (`A[i]`) and combine \
+                             them with + - * / and max, min, fma, abs",
+                        ),
+                );
                 None
             }
         }
+    }
+}
+
+/// What an expression that is neither an index nor a value is, for the error that refuses it.
+fn what_it_is(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::List(_) => "a list or tuple",
+        ExprKind::Str(_) => "a string",
+        ExprKind::Compare(..) | ExprKind::Bool(..) | ExprKind::Not(_) => "a condition",
+        ExprKind::IfElse { .. } => "a conditional expression",
+        ExprKind::Call { .. } => "this call",
+        _ => "this",
     }
 }

@@ -86,6 +86,30 @@ fn annotations_in_both_forms_with_and_without_sch() {
     );
 }
 
+/// Python and TVM take a tuple wherever a list goes: `(0, 1)` and `(0,)` annotate as `[0, 1]` and
+/// `[0]` do. Where no list goes, a tuple is refused as a list is.
+#[test]
+fn annotation_values_may_be_tuples() {
+    let text = "for i in range(4):\n    C[i] = A[i]\nsch.annotate(i, \"software_pipeline_stage\", (0, 1))\nsch.annotate(i, \"software_pipeline_async_stages\", (0,))\n";
+    let lowered = stagecraft::lower::lower(&parse(text).file);
+    assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
+    let values: Vec<Option<Vec<i64>>> = lowered
+        .annotations
+        .iter()
+        .map(|a| a.values.clone())
+        .collect();
+    assert_eq!(values, vec![Some(vec![0, 1]), Some(vec![0])]);
+    check_diagnostics(
+        "for i in range(4):\n    C[i] = (A[i], 1)\n",
+        expect![[r#"
+            t.py:2:12: error: a list or tuple is not a value
+                    C[i] = (A[i], 1)
+                           ^^^^^^^^^
+                hint: a statement writes one number: read elements (`A[i]`) and combine them with + - * / and max, min, fma, abs
+        "#]],
+    );
+}
+
 #[test]
 fn garbage_never_panics() {
     for text in [

@@ -320,8 +320,9 @@ impl<'a> Parser<'a> {
             TokenKind::Punct if t.sym == Sym::LParen => {
                 self.bump();
                 let mut inner = self.expr()?;
-                if self.tvmscript && self.eat(Sym::Comma) {
-                    // A tuple, `(16,)` or `(16, 16)`: a list to the reader.
+                if self.eat(Sym::Comma) {
+                    // A tuple, `(16,)` or `(16, 16)`: a list to the reader, as Python and TVM
+                    // take either for an annotation's value or a shape.
                     let mut items = vec![inner];
                     items.append(&mut self.comma_list(Sym::RParen, Self::expr)?);
                     let close = self.expect(Sym::RParen, "to close the tuple")?;
