@@ -88,17 +88,25 @@ fn loop_carried_hint(
     let lead = from.stage - to.stage;
     let buffer = program.buffer(d.buffer);
     let name = buffer.map_or("?", |b| b.name.as_str());
-    let mut hint = format!(
-        "{} runs {} after {} of the iteration {dist} later; keep its stage at most {dist} above that one's{}",
-        sched.label(from.pos),
-        crate::english::count(lead, "stage"),
-        sched.label(to.pos),
-        if lead == dist {
-            " (at exactly that, order it first within a step)"
-        } else {
-            ""
-        }
-    );
+    let (first, second) = (sched.label(from.pos), sched.label(to.pos));
+    // Iteration n's stage s runs in step n + s: a lead of exactly `dist` stages puts both in one
+    // step, where the order alone decides; a longer lead puts the first one steps later.
+    let mut hint = if lead == dist {
+        format!(
+            "{first} runs in the same step as {second} of the iteration {dist} later, and after it by order ({} > {}): order it before that one, or give it a stage at most {} (it has {})",
+            from.order,
+            to.order,
+            from.stage - 1,
+            from.stage
+        )
+    } else {
+        format!(
+            "{first} runs {} after {second} of the iteration {dist} later: give it a stage at most {} (it has {})",
+            crate::english::count(lead - dist, "step"),
+            to.stage + dist,
+            from.stage
+        )
+    };
     // A read of what an earlier iteration wrote is the loop's meaning: no copy per iteration
     // can serve it. A write reordered with another iteration's access could have one.
     let scratch = buffer.is_some_and(|b| b.declared && b.scope != crate::ir::Scope::Global);
