@@ -4,10 +4,10 @@
 use super::fit::fit;
 use super::notation::TokenRef;
 use super::read::TokenLine;
-use super::sites::count_sites;
-use super::{Samples, MAX_STEPS};
+use super::walk::{Visitor, Walk};
+use super::Samples;
 use crate::diagnostic::{Diagnostic, Span};
-use crate::ir::{IExpr, Node, Program, VarId};
+use crate::ir::{IExpr, Node, Program};
 use std::collections::BTreeMap;
 
 /// Runs the program's structure, checking every token use; returns each wait site's count (in
@@ -27,19 +27,15 @@ pub(super) fn check_tokens(
     let line_of = |s: Span| lines_index.line0(s.start as usize);
     let mut runner = TokenRunner {
         program,
-        env: program.env(params),
-        loops: Vec::new(),
         committed: BTreeMap::new(),
         awaited: BTreeMap::new(),
         count_forced: BTreeMap::new(),
         started: BTreeMap::new(),
-        ran: 0,
         empty: std::collections::BTreeSet::new(),
         counts: Vec::new(),
         lines,
         line_of: &line_of,
         diagnostics: Vec::new(),
-        steps: 0,
         reported: std::collections::BTreeSet::new(),
     };
     let mut sites = Vec::new();
@@ -48,8 +44,7 @@ pub(super) fn check_tokens(
         .iter()
         .map(|_| (Samples::default(), Vec::new()))
         .collect();
-    let mut index = 0;
-    let complete = runner.run(&program.body, &mut index);
+    let complete = Walk::new(program, params).run(&program.body, &mut runner);
     if !complete {
         diagnostics.push(Diagnostic::error(
             Span::new(0, 0),
@@ -164,36 +159,31 @@ pub(super) fn set_counts(nodes: &mut [Node], counts: &[Option<IExpr>], index: &m
     }
 }
 
-pub(super) struct TokenRunner<'a> {
-    pub(super) program: &'a Program,
-    pub(super) env: Vec<i64>,
-    pub(super) loops: Vec<VarId>,
-    pub(super) committed: BTreeMap<i64, i64>,
+/// The checker's state over the walk: the groups committed and awaited, and what it reported.
+struct TokenRunner<'a> {
+    program: &'a Program,
+    committed: BTreeMap<i64, i64>,
     /// (queue, seq) → where it was awaited.
-    pub(super) awaited: BTreeMap<(i64, i64), Span>,
+    awaited: BTreeMap<(i64, i64), Span>,
     /// Per queue, the tokens below this are completed by waits in count form.
-    pub(super) count_forced: BTreeMap<i64, i64>,
+    count_forced: BTreeMap<i64, i64>,
     /// (queue, seq) → the async_start line and span that committed it.
-    pub(super) started: BTreeMap<(i64, i64), (usize, Span)>,
-    /// Statements run so far, counting those that may have run (a loop whose bounds or a
-    /// condition that does not evaluate): a group during which it does not grow is empty.
-    pub(super) ran: u64,
+    started: BTreeMap<(i64, i64), (usize, Span)>,
     /// (queue, seq) of the groups in which no statement ran.
-    pub(super) empty: std::collections::BTreeSet<(i64, i64)>,
+    empty: std::collections::BTreeSet<(i64, i64)>,
     /// Per wait site in pre-order: instances and counts.
-    pub(super) counts: Vec<(Samples, Vec<i64>)>,
-    pub(super) lines: &'a BTreeMap<usize, TokenLine>,
-    pub(super) line_of: &'a dyn Fn(Span) -> usize,
-    pub(super) diagnostics: Vec<Diagnostic>,
-    pub(super) steps: u64,
+    counts: Vec<(Samples, Vec<i64>)>,
+    lines: &'a BTreeMap<usize, TokenLine>,
+    line_of: &'a dyn Fn(Span) -> usize,
+    diagnostics: Vec<Diagnostic>,
     /// (line, kind) already reported: a misuse inside a loop is said once.
-    pub(super) reported: std::collections::BTreeSet<(usize, u8)>,
+    reported: std::collections::BTreeSet<(usize, u8)>,
 }
 
 impl TokenRunner<'_> {
     /// The value of `name`: the innermost enclosing loop of that name, else a parameter.
-    pub(super) fn var(&self, name: &str) -> Option<i64> {
-        let id = self
+    fn var(&self, at: &Walk, name: &str) -> Option<i64> {
+        let id = at
             .loops
             .iter()
             .rev()
@@ -205,115 +195,23 @@ impl TokenRunner<'_> {
                     .iter()
                     .position(|v| v.name == name && v.kind == crate::ir::VarKind::Param)
             })?;
-        self.env.get(id).copied()
+        at.env.get(id).copied()
     }
 
     /// Reports the diagnostic `d` makes, once per line and kind: a misuse in a loop is met at
     /// every iteration, and its message is written only the first time.
-    pub(super) fn report(&mut self, line: usize, kind: u8, d: impl FnOnce(&Self) -> Diagnostic) {
+    fn report(&mut self, line: usize, kind: u8, d: impl FnOnce(&Self) -> Diagnostic) {
         if self.reported.insert((line, kind)) {
             let d = d(self);
             self.diagnostics.push(d);
         }
     }
+}
 
-    /// Runs `nodes`, `index` the pre-order number of the next wait site; `false` when the run
-    /// went beyond `MAX_STEPS`.
-    pub(super) fn run(&mut self, nodes: &[Node], index: &mut usize) -> bool {
-        for n in nodes {
-            self.steps += 1;
-            if self.steps > MAX_STEPS {
-                return false;
-            }
-            let complete = match n {
-                Node::Barrier { .. } => true,
-                Node::For {
-                    var, lo, hi, body, ..
-                } => {
-                    let (Some(lo), Some(hi)) = (lo.eval(&self.env), hi.eval(&self.env)) else {
-                        *index += count_sites(body).1;
-                        self.ran += 1;
-                        continue;
-                    };
-                    self.run_loop(*var, lo..hi, body, index)
-                }
-                Node::If { cond, body, .. } => {
-                    let holds = cond.eval(&self.env);
-                    if holds.unwrap_or(false) {
-                        self.run(body, index)
-                    } else {
-                        *index += count_sites(body).1;
-                        self.ran += u64::from(holds.is_none());
-                        true
-                    }
-                }
-                Node::Commit {
-                    queue, body, span, ..
-                } => {
-                    let before = self.ran;
-                    let complete = self.run(body, index);
-                    if complete {
-                        self.commit(*queue, *span, self.ran == before);
-                    }
-                    complete
-                }
-                Node::Wait {
-                    queue,
-                    count,
-                    body,
-                    span,
-                    ..
-                } => {
-                    self.wait(*queue, count, *span, index);
-                    self.run(body, index)
-                }
-                Node::AsyncScope { body, .. } | Node::Section { body, .. } => self.run(body, index),
-                Node::Assign(_) => {
-                    self.ran += 1;
-                    true
-                }
-            };
-            if !complete {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Every iteration of a loop over `range`, each starting at the same wait site.
-    fn run_loop(
-        &mut self,
-        var: VarId,
-        range: std::ops::Range<i64>,
-        body: &[Node],
-        index: &mut usize,
-    ) -> bool {
-        let start = *index;
-        let (_, w) = count_sites(body);
-        self.loops.push(var);
-        for v in range {
-            // An iteration is a step even when its body runs nothing (`pass`, an empty inner
-            // loop): else a loop of 10¹⁵ empty iterations never reaches the limit.
-            self.steps += 1;
-            if self.steps > MAX_STEPS {
-                return false;
-            }
-            if let Some(slot) = self.env.get_mut(var as usize) {
-                *slot = v;
-            }
-            *index = start;
-            if !self.run(body, index) {
-                return false;
-            }
-        }
-        self.loops.pop();
-        *index = start + w;
-        true
-    }
-
+impl Visitor for TokenRunner<'_> {
     /// A group committed to `queue` (`empty`: no statement ran in it): numbered, and checked
     /// against the name its async_start gives it.
-    fn commit(&mut self, queue: i64, span: Span, empty: bool) {
+    fn commit(&mut self, at: &Walk, _: usize, queue: i64, span: Span, empty: bool) {
         let seq = {
             let c = self.committed.entry(queue).or_insert(0);
             *c += 1;
@@ -327,7 +225,7 @@ impl TokenRunner<'_> {
             token, line_span, ..
         }) = self.lines.get(&line)
         {
-            let named = token.index.eval(&|n| self.var(n));
+            let named = token.index.eval(&|n| self.var(at, n));
             if named != Some(seq) {
                 let d = |_: &Self| {
                     Diagnostic::error(
@@ -350,28 +248,21 @@ impl TokenRunner<'_> {
 
     /// One instance of the wait site `index`: the count it means recorded with the loop
     /// variables around it, and the tokens it awaits checked and marked awaited.
-    fn wait(&mut self, queue: i64, count: &IExpr, span: Span, index: &mut usize) {
-        let site = *index;
-        *index += 1;
+    fn wait(&mut self, at: &Walk, site: usize, queue: i64, count: &IExpr, span: Span) {
         let line = (self.line_of)(span);
         let committed = self.committed.get(&queue).copied().unwrap_or(0);
-        let env: Vec<(VarId, i64)> = self
-            .loops
-            .iter()
-            .map(|&v| (v, self.env.get(v as usize).copied().unwrap_or(0)))
-            .collect();
         let n = match self.lines.get(&line) {
             Some(TokenLine::Done { tokens }) => {
-                match self.await_tokens(tokens, queue, committed, line) {
+                match self.await_tokens(at, tokens, queue, committed, line) {
                     // Counting completes every older group too, but a token counts as
                     // awaited only where an async_done names it.
                     Some(newest) => committed - 1 - newest,
-                    None => count.eval(&self.env).unwrap_or(0),
+                    None => count.eval(&at.env).unwrap_or(0),
                 }
             }
             _ => {
                 // A wait in count form awaits every token it completes.
-                let n = count.eval(&self.env).unwrap_or(0);
+                let n = count.eval(&at.env).unwrap_or(0);
                 let newest = committed - 1 - n.max(0);
                 let from = self.count_forced.get(&queue).copied().unwrap_or(0);
                 for k in from..=newest {
@@ -384,15 +275,18 @@ impl TokenRunner<'_> {
             }
         };
         if let Some((samples, values)) = self.counts.get_mut(site) {
-            samples.envs.push(env);
+            samples.envs.push(at.loop_values());
             values.push(n);
         }
     }
+}
 
+impl TokenRunner<'_> {
     /// The tokens an async_done names, each checked (it evaluates, it has started, it is not
     /// awaited already) and marked awaited; the newest of those that pass, if any.
     fn await_tokens(
         &mut self,
+        at: &Walk,
         tokens: &[TokenRef],
         queue: i64,
         committed: i64,
@@ -400,7 +294,7 @@ impl TokenRunner<'_> {
     ) -> Option<i64> {
         let mut newest = None;
         for t in tokens {
-            let Some(k) = t.index.eval(&|n| self.var(n)) else {
+            let Some(k) = t.index.eval(&|n| self.var(at, n)) else {
                 let d = |_: &Self| {
                     Diagnostic::error(t.span, "this token's index does not evaluate here")
                         .with_hint("use the loop variables and integers")

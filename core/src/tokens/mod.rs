@@ -31,6 +31,7 @@ mod notation;
 mod read;
 mod sites;
 mod view;
+mod walk;
 mod write;
 
 pub use read::{from_tokens, is_token_form, FromTokens};

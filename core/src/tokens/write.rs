@@ -18,8 +18,8 @@ pub(super) fn show(program: &Program, e: &IExpr) -> String {
 /// rewritten). `params` binds symbolic extents for the run that finds the tokens.
 pub fn to_tokens(program: &Program, params: &BTreeMap<String, i64>) -> TokenForm {
     let printed = crate::tir::print(program);
-    let mut runner = Runner::new(program, params);
-    let complete = runner.run(&program.body);
+    let mut runner = Runner::new(program);
+    let complete = runner.run(program, params);
     let mut commits = runner.commits.iter();
     let mut waits = runner.waits.iter();
     let mut out = String::with_capacity(printed.text.len() * 2);
