@@ -22,6 +22,16 @@ pub struct Annotation {
     pub span: Span,
 }
 
+/// The annotation of `key` on the loop over `var` that takes effect: the last one written, as in
+/// TVM, whose annotations are a map (`schedule::repeated_keys` warns on the others).
+pub fn annotation_used<'a>(
+    annotations: &'a [Annotation],
+    var: &str,
+    key: &str,
+) -> Option<&'a Annotation> {
+    annotations.iter().rfind(|a| a.var == var && a.key == key)
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Lowered {
     pub program: Program,

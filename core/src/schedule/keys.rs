@@ -62,13 +62,10 @@ pub fn unknown_keys(annotations: &[Annotation]) -> Vec<Diagnostic> {
 pub fn repeated_keys(annotations: &[Annotation]) -> Vec<Diagnostic> {
     annotations
         .iter()
-        .enumerate()
-        .filter(|(_, a)| READ_KEYS.contains(&a.key.as_str()))
-        .filter_map(|(k, a)| {
-            let later = annotations
-                .iter()
-                .skip(k + 1)
-                .rfind(|b| b.var == a.var && b.key == a.key)?;
+        .filter(|a| READ_KEYS.contains(&a.key.as_str()))
+        .filter_map(|a| {
+            let later = crate::lower::annotation_used(annotations, &a.var, &a.key)
+                .filter(|used| !std::ptr::eq(*used, a))?;
             Some(
                 Diagnostic::warning(
                     a.span,

@@ -158,12 +158,7 @@ struct LoopAnnotations<'a> {
 
 impl<'a> LoopAnnotations<'a> {
     fn of(annotations: &'a [Annotation], var_name: &str) -> Self {
-        let find = |key: &str| {
-            annotations
-                .iter()
-                .rev()
-                .find(|a| a.var == var_name && a.key == key)
-        };
+        let find = |key: &str| crate::lower::annotation_used(annotations, var_name, key);
         LoopAnnotations {
             stage: find(STAGE_KEY),
             order: find(ORDER_KEY),

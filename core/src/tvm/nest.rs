@@ -81,11 +81,7 @@ impl Injector<'_> {
     }
 
     fn annotation(&self, var: VarId, key: &str) -> Option<&Annotation> {
-        let name = self.program.var_name(var);
-        self.annotations
-            .iter()
-            .rev()
-            .find(|a| a.var == name && a.key == key)
+        crate::lower::annotation_used(self.annotations, self.program.var_name(var), key)
     }
 
     fn node(&mut self, node: &Node) -> Result<Child, Outcome> {
