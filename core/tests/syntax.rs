@@ -110,6 +110,29 @@ fn annotation_values_may_be_tuples() {
     );
 }
 
+/// What a GPU engineer writes from habit: a stepped range and TVMScript's loops. Each is named,
+/// with the loop the language takes, and the body is still read (both loops are reported).
+#[test]
+fn stepped_ranges_and_tvmscript_loops_say_what_to_write() {
+    check_diagnostics(
+        "for k in range(8, 64, 16):\n    for j in T.serial(16):\n        C[k + j] = A[k + j]\n    for j in T.grid(4, 4):\n        C[j] = A[j]\n",
+        expect![[r#"
+            t.py:1:10: error: Stagecraft's loops step by 1: `range` takes no step
+                for k in range(8, 64, 16):
+                         ^^^^^^^^^^^^^^^^
+                hint: count the iterations instead: `for k in range(4):`, and write `8 + 16 * k` where the loop used `k`
+            t.py:2:14: error: `T.serial` is TVMScript: in the loop language, loops run over `range(...)`
+                    for j in T.serial(16):
+                             ^^^^^^^^^^^^
+                hint: write `for j in range(16):`, or paste the whole `@T.prim_func`, which is read as TVMScript
+            t.py:4:14: error: `T.grid` is TVMScript: in the loop language, loops run over `range(...)`
+                    for j in T.grid(4, 4):
+                             ^^^^^^^^^^^^
+                hint: write `for j in range(16):` or `for j in range(lo, hi):`, or paste the whole `@T.prim_func`, which is read as TVMScript
+        "#]],
+    );
+}
+
 #[test]
 fn garbage_never_panics() {
     for text in [

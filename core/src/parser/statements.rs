@@ -404,24 +404,40 @@ impl<'a> Parser<'a> {
             });
         }
         if self.text_of(range_tok) != "range" {
-            self.error_at(
-                range_tok,
-                "loops run over `range(...)`".into(),
-                Some("write `for i in range(16):` or `for i in range(lo, hi):`"),
-            );
-            return Err(());
+            // Read what it loops over, so that the error can name it and the body is still read.
+            let over = self.expr()?;
+            let (message, hint) = not_a_range(&var.text, &over, |s| self.text_of_span(s));
+            self.report(|_| Diagnostic::error(over.span, message).with_hint(hint));
+            let body = self.suite(kw.span.to(over.span))?;
+            let span = span_to_body(kw.span, &body);
+            return Ok(Stmt {
+                kind: StmtKind::For {
+                    var,
+                    range: Vec::new(),
+                    body,
+                },
+                span,
+            });
         }
         self.bump();
         self.expect(Sym::LParen, "after `range`")?;
         let range = self.comma_list(Sym::RParen, Self::expr)?;
         let close = self.expect(Sym::RParen, "to close `range(`")?;
         if range.is_empty() || range.len() > 2 {
+            let hint = match range.as_slice() {
+                [start, stop, step] => stepped_range_hint(&var.text, start, stop, step),
+                _ => "range(extent) or range(start, stop)".to_string(),
+            };
             self.report(|_| {
                 Diagnostic::error(
                     range_tok.span.to(close.span),
-                    "`range` takes one or two arguments",
+                    if range.len() == 3 {
+                        "Stagecraft's loops step by 1: `range` takes no step"
+                    } else {
+                        "`range` takes one or two arguments"
+                    },
                 )
-                .with_hint("range(extent) or range(start, stop)")
+                .with_hint(hint)
             });
         }
         let body = self.suite(kw.span.to(close.span))?;
@@ -430,5 +446,58 @@ impl<'a> Parser<'a> {
             kind: StmtKind::For { var, range, body },
             span,
         })
+    }
+}
+
+/// The error for a loop over something other than `range(...)`: TVMScript's loops (`T.serial`,
+/// `T.grid`, …) are named, with the `range` that writes the same loop when there is one.
+fn not_a_range<'t>(var: &str, over: &Expr, text_of: impl Fn(Span) -> &'t str) -> (String, String) {
+    let general = format!("write `for {var} in range(16):` or `for {var} in range(lo, hi):`");
+    let ExprKind::Call { func, args } = &over.kind else {
+        return ("loops run over `range(...)`".to_string(), general);
+    };
+    let Some(kind) = func.text.strip_prefix("T.") else {
+        return (
+            format!("loops run over `range(...)`, not `{}(...)`", func.text),
+            general,
+        );
+    };
+    let message = format!(
+        "`{}` is TVMScript: in the loop language, loops run over `range(...)`",
+        func.text
+    );
+    let positional: Vec<&str> = args
+        .iter()
+        .filter(|a| a.name.is_none())
+        .map(|a| text_of(a.value.span))
+        .collect();
+    let paste = "or paste the whole `@T.prim_func`, which is read as TVMScript";
+    let loop_kinds = ["serial", "unroll", "parallel", "vectorized"];
+    let hint = if loop_kinds.contains(&kind) && (1..=2).contains(&positional.len()) {
+        format!(
+            "write `for {var} in range({}):`, {paste}",
+            positional.join(", ")
+        )
+    } else {
+        format!("{general}, {paste}")
+    };
+    (message, hint)
+}
+
+/// The hint for `range(start, stop, step)`: the loop over the iteration count that runs the same
+/// iterations, and how to index with it, written out when the three are integers.
+fn stepped_range_hint(var: &str, start: &Expr, stop: &Expr, step: &Expr) -> String {
+    match (&start.kind, &stop.kind, &step.kind) {
+        (ExprKind::Int(start), ExprKind::Int(stop), ExprKind::Int(step)) if *step > 0 => {
+            let count = stop.saturating_sub(*start).max(0).saturating_add(step - 1) / step;
+            let at = match *start {
+                0 => format!("{step} * {var}"),
+                s => format!("{s} + {step} * {var}"),
+            };
+            format!("count the iterations instead: `for {var} in range({count}):`, and write `{at}` where the loop used `{var}`")
+        }
+        _ => format!(
+            "count the iterations instead: `for {var} in range(N):`, and write `start + step * {var}` where the loop used `{var}`"
+        ),
     }
 }
