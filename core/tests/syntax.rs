@@ -133,6 +133,29 @@ fn stepped_ranges_and_tvmscript_loops_say_what_to_write() {
     );
 }
 
+/// `X[i] op= v` is `X[i] = X[i] op v`, the whole of `v` one operand (`*= a + b` multiplies by the
+/// sum); what is not a buffer element gets the error any assignment to it gets.
+#[test]
+fn augmented_assignments_read_as_their_long_form() {
+    let short = parse("for i in range(4):\n    C[0] *= A[i] + 1\n    D[i] -= 2\n");
+    let long = parse("for i in range(4):\n    C[0] = C[0] * (A[i] + 1)\n    D[i] = D[i] - 2\n");
+    assert!(short.diagnostics.is_empty(), "{:?}", short.diagnostics);
+    assert_eq!(print_file(&short.file), print_file(&long.file));
+    check_diagnostics(
+        "for i in range(4):\n    C += A[i]\nN += 1\n",
+        expect![[r#"
+            t.py:2:5: error: only buffer elements can be assigned inside the program
+                    C += A[i]
+                    ^
+                hint: write `B[0] = ...`; allocate buffers at the top level with `alloc`
+            t.py:3:1: error: only buffer elements can be assigned inside the program
+                N += 1
+                ^
+                hint: write `B[0] = ...`; allocate buffers at the top level with `alloc`
+        "#]],
+    );
+}
+
 #[test]
 fn garbage_never_panics() {
     for text in [

@@ -197,19 +197,26 @@ impl<'a> Parser<'a> {
             });
         }
         if self.at(Sym::AugAssign) {
-            let t = self.peek_tok();
-            let target = self.text_of_span(lhs.span);
-            let op = self.text_of(t).trim_end_matches('=');
-            let hint = format!("write `{target} = {target} {op} …`");
-            self.error_at(
-                t,
-                format!(
-                    "`{}` (augmented assignment) is not supported",
-                    self.text_of(t)
-                ),
-                Some(&hint),
+            // `X[i] += v` is `X[i] = X[i] + v`, as in Python: accumulations are written so.
+            let t = self.bump();
+            let op = match self.text_of(t) {
+                "+=" => BinOp::Add,
+                "-=" => BinOp::Sub,
+                "*=" => BinOp::Mul,
+                "/=" => BinOp::Div,
+                _ => BinOp::Mod,
+            };
+            let value = self.expr()?;
+            let span = lhs.span.to(value.span);
+            self.end_of_line()?;
+            let value = Expr::new(
+                ExprKind::Binary(op, Box::new(lhs.clone()), Box::new(value)),
+                span,
             );
-            return Err(());
+            return Ok(Stmt {
+                kind: StmtKind::Assign { target: lhs, value },
+                span,
+            });
         }
         let span = lhs.span;
         self.end_of_line()?;
