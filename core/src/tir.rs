@@ -231,6 +231,17 @@ impl Printer<'_> {
                 );
                 self.nodes(body, indent + 1);
             }
+            // A guard that always holds (`if k == 7:` in the last iteration's copy, the
+            // pipeline's substitution folded) is its body.
+            Node::If {
+                cond: Cond::True,
+                body,
+                ..
+            } if !body.is_empty() => {
+                for n in body {
+                    self.node(n, indent);
+                }
+            }
             Node::If { cond, body, .. } => {
                 let c = print_expr(&cond_expr(self.program, cond));
                 self.line(indent, &format!("if {c}:"), LineInfo::default());

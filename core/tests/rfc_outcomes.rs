@@ -207,7 +207,7 @@ fn a_refused_nested_schedule_names_two_sections_and_the_distance() {
     );
     let hint = d.hint.as_ref().unwrap();
     assert!(
-        hint.contains("runs 3 stages after") && hint.contains("at most 1"),
+        hint.contains("runs 2 steps after") && hint.contains("a stage at most 1 (it has 3)"),
         "{hint}"
     );
     assert!(!hint.contains("TVM"), "{hint}");

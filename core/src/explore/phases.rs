@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::diagnostic::{Diagnostic, Span};
-use crate::ir::{Node, Program, StmtId};
+use crate::ir::{IExpr, IOp, Node, Program, StmtId};
 use crate::lexer::highlight_tokens;
 use crate::limits;
 use crate::lower::{lower, Annotation};
@@ -279,15 +279,35 @@ impl<'o> Explorer<'o> {
 
     /// The index of the one top-level loop: anything else at the top level is an error.
     fn top_loop(&mut self, program: &Program) -> Option<usize> {
+        let loop_at = program
+            .body
+            .iter()
+            .position(|n| matches!(n, Node::For { .. }));
         let mut top = None;
         for (i, n) in program.body.iter().enumerate() {
             if !matches!(n, Node::For { .. }) {
+                let hint = match loop_at.and_then(|at| program.body.get(at)) {
+                    Some(Node::For { var, lo, hi, .. }) => {
+                        let show = |e: &IExpr| {
+                            let e = crate::simplify::simplify(e);
+                            crate::printer::print_expr(&tir::index_expr(program, &e))
+                        };
+                        let (var, first) = (program.var_name(*var), show(lo));
+                        let last = show(&IExpr::bin(IOp::Sub, hi.clone(), IExpr::Const(1)));
+                        if loop_at.is_some_and(|at| i < at) {
+                            format!("Stagecraft pipelines the loop alone: to run this first, put it at the top of the loop under `if {var} == {first}:`, or delete it")
+                        } else {
+                            format!("Stagecraft pipelines the loop alone: to run this last, put it at the end of the loop under `if {var} == {last}:`, or delete it")
+                        }
+                    }
+                    _ => "move it into the loop, or delete it".to_string(),
+                };
                 self.ex.diagnostics.push(
                     Diagnostic::error(
                         schedule::node_span(n),
                         "statements outside the loop are not part of the pipeline",
                     )
-                    .with_hint("move it into the loop, or delete it"),
+                    .with_hint(hint),
                 );
             } else if top.is_some() {
                 self.ex.diagnostics.push(

@@ -1,0 +1,14 @@
+# The store a GEMM makes after its loop, written as the last iteration's statement: in the
+# epilogue, where only that iteration runs, its guard always holds and is printed as its body.
+A_sh = alloc([16], scope="shared")
+acc = alloc([1], scope="local")
+for k in range(8):
+    for j in range(16):
+        A_sh[j] = A[16 * k + j]
+    for j in range(16):
+        acc[0] += A_sh[j]
+    if k == 7:
+        C[0] = acc[0]
+sch.annotate(k, "software_pipeline_stage", [0, 1, 1])
+sch.annotate(k, "software_pipeline_order", [0, 1, 2])
+sch.annotate(k, "software_pipeline_async_stages", [0])
