@@ -297,7 +297,7 @@ impl Printer<'_> {
     }
 
     fn ix(&self, e: &IExpr) -> String {
-        print_expr(&index_expr(self.program, e))
+        print_index(self.program, e)
     }
 }
 
@@ -310,6 +310,11 @@ fn name(text: &str) -> syntax::Name {
         text: text.into(),
         span: crate::diagnostic::Span::default(),
     }
+}
+
+/// `e` as the printed program writes it (`16 * k + j`).
+pub fn print_index(program: &Program, e: &IExpr) -> String {
+    print_expr(&index_expr(program, e))
 }
 
 pub fn index_expr(program: &Program, e: &IExpr) -> Expr {

@@ -288,10 +288,8 @@ impl<'o> Explorer<'o> {
             if !matches!(n, Node::For { .. }) {
                 let hint = match loop_at.and_then(|at| program.body.get(at)) {
                     Some(Node::For { var, lo, hi, .. }) => {
-                        let show = |e: &IExpr| {
-                            let e = crate::simplify::simplify(e);
-                            crate::printer::print_expr(&tir::index_expr(program, &e))
-                        };
+                        let show =
+                            |e: &IExpr| tir::print_index(program, &crate::simplify::simplify(e));
                         let (var, first) = (program.var_name(*var), show(lo));
                         let last = show(&IExpr::bin(IOp::Sub, hi.clone(), IExpr::Const(1)));
                         if loop_at.is_some_and(|at| i < at) {

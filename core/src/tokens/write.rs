@@ -3,15 +3,11 @@
 use super::fit::fit;
 use super::sites::{Runner, WaitSite};
 use super::{TokenForm, WaitTranslation};
-use crate::ir::{IExpr, Program};
+use crate::ir::Program;
 use std::collections::BTreeMap;
 
 pub(super) fn token_name(queue: i64) -> String {
     format!("q{queue}")
-}
-
-pub(super) fn show(program: &Program, e: &IExpr) -> String {
-    crate::printer::print_expr(&crate::tir::index_expr(program, e))
 }
 
 /// The token form of `program` (printed as `tir::print` prints it, with each commit and wait line
@@ -33,7 +29,8 @@ pub fn to_tokens(program: &Program, params: &BTreeMap<String, i64>) -> TokenForm
                 if !complete || s.seqs.is_empty() {
                     return None;
                 }
-                fit(&s.samples.envs, &s.seqs).map(|e| (s.queue, show(program, &e)))
+                fit(&s.samples.envs, &s.seqs)
+                    .map(|e| (s.queue, crate::tir::print_index(program, &e)))
             });
             match name {
                 Some((q, e)) => out.push_str(&format!(
@@ -117,7 +114,13 @@ pub(super) fn wait_tokens(program: &Program, s: &WaitSite) -> Result<Vec<String>
         .map(|j| {
             let values: Vec<i64> = s.forced.iter().map(|(a, _)| a + j).collect();
             fit(&s.samples.envs, &values)
-                .map(|e| format!("{}[{}]", token_name(s.queue), show(program, &e)))
+                .map(|e| {
+                    format!(
+                        "{}[{}]",
+                        token_name(s.queue),
+                        crate::tir::print_index(program, &e)
+                    )
+                })
                 .ok_or("its tokens are not one expression of the loop variable")
         })
         .collect()

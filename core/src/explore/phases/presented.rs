@@ -48,10 +48,7 @@ pub(super) fn pipeline_info(
 ) -> PipelineInfo {
     let (extent, extent_text) = match &sched.extent {
         schedule::Extent::Const(e) => (Some(*e), e.to_string()),
-        schedule::Extent::Symbolic(e) => (
-            None,
-            crate::printer::print_expr(&tir::index_expr(program, e)),
-        ),
+        schedule::Extent::Symbolic(e) => (None, tir::print_index(program, e)),
     };
     PipelineInfo {
         loop_var: program.var_name(sched.var).to_string(),
