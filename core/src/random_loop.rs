@@ -1,8 +1,8 @@
 //! Random annotated loops for the property tests (and anything else that wants many loops): the
 //! index forms the dependence analysis handles exactly and those it must treat conservatively
-//! (`%`, `//`, `min`, `max`, conditional expressions, conditional statements, user-written rings,
-//! reads of what earlier iterations wrote, allocations nothing touches), with random stages, orders
-//! and async stages.
+//! (`%`, `//`, `min`, `max`, conditional expressions, conditional statements on the iteration,
+//! user-written rings, reads of what earlier iterations wrote, allocations nothing touches), with
+//! random stages, orders and async stages.
 //! Seeded and deterministic, so a failing case is named by its seed.
 
 use std::fmt::Write;
@@ -342,9 +342,23 @@ fn copy_source(rng: &mut Rng, one_index: &mut Option<bool>) -> String {
     }
 }
 
+/// A guard on the loop variable: every other iteration, or one a pipelined copy decides over the
+/// iterations it runs (a first or last iteration's statement). All but the first form are drawn
+/// from their own stream, so that the rest of each loop is as it was before they were made.
+fn guard(rng: &mut Rng, guard_rng: &mut Rng) -> String {
+    let parity = rng.range(0, 1);
+    match guard_rng.range(0, 3) {
+        0 => format!("i % 2 == {parity}"),
+        1 => format!("i == {}", guard_rng.range(0, 8)),
+        2 => format!("i < {}", guard_rng.range(1, 8)),
+        _ => format!("i >= {}", guard_rng.range(1, 8)),
+    }
+}
+
 /// A loop of one of the flat flavors (`Irregular`, `Copies`).
 fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
     let mut rng = Rng(seed ^ 0x05EE_D0F1_00B5);
+    let mut guard_rng = Rng(seed ^ 0x0C0D_1710_4A15);
     let n = rng.range(1, 6) as usize;
     let mut shared: Vec<Shared> = Vec::new();
     let mut allocations = Vec::new();
@@ -423,11 +437,8 @@ fn flat(seed: u64, flavor: Flavor) -> RandomLoop {
                 value
             };
             if !copy && rng.chance(15) {
-                format!(
-                    "    if i % 2 == {}:\n        {}[{ix}] = {value}\n",
-                    rng.range(0, 1),
-                    b.name
-                )
+                let guard = guard(&mut rng, &mut guard_rng);
+                format!("    if {guard}:\n        {}[{ix}] = {value}\n", b.name)
             } else {
                 format!("    {}[{ix}] = {value}\n", b.name)
             }

@@ -425,6 +425,57 @@ pub fn simplify_cmp(op: CmpOp, a: &IExpr, b: &IExpr) -> Cond {
     }
 }
 
+/// Whether `c` holds at every value of `var` in `lo..=hi` (`Some(true)`), at none
+/// (`Some(false)`), or at some only or undecided (`None`). Exact where each comparison is affine in
+/// `var` alone, which is how a user's guard on the loop variable reads in a pipelined copy
+/// (`k - 1 == 7` in a body running `k` in 1..=7); a comparison of anything else is undecided.
+pub fn decide_over(c: &Cond, var: VarId, lo: i64, hi: i64) -> Option<bool> {
+    match c {
+        Cond::True => Some(true),
+        Cond::Cmp(op, a, b) => decide_cmp_over(*op, a, b, var, lo, hi),
+        Cond::And(a, b) => match (decide_over(a, var, lo, hi), decide_over(b, var, lo, hi)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Cond::Or(a, b) => match (decide_over(a, var, lo, hi), decide_over(b, var, lo, hi)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Cond::Not(a) => decide_over(a, var, lo, hi).map(|holds| !holds),
+    }
+}
+
+fn decide_cmp_over(op: CmpOp, a: &IExpr, b: &IExpr, var: VarId, lo: i64, hi: i64) -> Option<bool> {
+    if lo > hi {
+        return None;
+    }
+    let coefficient = |term: Option<(VarId, i64)>| match term {
+        None => Some(0),
+        Some((v, k)) if v == var => Some(k),
+        Some(_) => None,
+    };
+    let (ca, ta) = affine1(a)?;
+    let (cb, tb) = affine1(b)?;
+    // a − b = k·var + d, monotone in var: its sign at the two ends decides an order, and an
+    // equality holds somewhere only at the root −d/k.
+    let k = coefficient(ta)?.checked_sub(coefficient(tb)?)?;
+    let d = ca.checked_sub(cb)?;
+    let at = |x: i64| k.checked_mul(x)?.checked_add(d);
+    let (first, last) = (op.holds(at(lo)?, 0), op.holds(at(hi)?, 0));
+    let root_inside = k != 0
+        && d % k == 0
+        && d.checked_div(k)
+            .and_then(i64::checked_neg)
+            .is_some_and(|root| (lo..=hi).contains(&root));
+    match op {
+        CmpOp::Eq | CmpOp::Ne if root_inside && lo < hi => None,
+        CmpOp::Eq | CmpOp::Ne => Some(first),
+        _ => (first == last).then_some(first),
+    }
+}
+
 pub fn is_false(c: &Cond) -> bool {
     matches!(c, Cond::Not(x) if **x == Cond::True)
 }
@@ -473,6 +524,43 @@ mod tests {
         let min = IExpr::bin(IOp::Mul, x0.clone(), IExpr::Const(i64::MIN));
         let negated = IExpr::bin(IOp::Sub, x1, IExpr::bin(IOp::Add, min, big));
         assert!(simplify(&negated).mentions(0), "{:?}", simplify(&negated));
+    }
+
+    /// `c·x0 + d` written as a guard on the loop variable reads after substitution (`x0 - 1`,
+    /// `2 * x0 + 3`), which `expr` rarely makes and which the decision decides.
+    fn affine_in_x0() -> impl Strategy<Value = IExpr> {
+        (-3i64..4, -12i64..12).prop_map(|(c, d)| {
+            IExpr::bin(
+                IOp::Add,
+                IExpr::bin(IOp::Mul, IExpr::Const(c), IExpr::Var(0)),
+                IExpr::Const(d),
+            )
+        })
+    }
+
+    /// A last iteration's guard `k == 7` on a stage-1 statement, as the body copy reads it.
+    #[test]
+    fn a_guard_is_decided_over_the_range_of_its_loop() {
+        let k = IExpr::Var(0);
+        let guard = Cond::Cmp(
+            CmpOp::Eq,
+            IExpr::bin(IOp::Sub, k.clone(), IExpr::Const(1)),
+            IExpr::Const(7),
+        );
+        assert_eq!(decide_over(&guard, 0, 1, 7), Some(false));
+        assert_eq!(decide_over(&guard, 0, 1, 8), None);
+        assert_eq!(decide_over(&guard, 0, 8, 8), Some(true));
+        let below = Cond::Cmp(CmpOp::Lt, k.clone(), IExpr::Const(9));
+        assert_eq!(decide_over(&below, 0, 0, 8), Some(true));
+        assert_eq!(decide_over(&below, 0, 0, 9), None);
+        // Another variable leaves it undecided, unless the other side decides it.
+        let inner = Cond::Cmp(CmpOp::Eq, IExpr::Var(1), IExpr::Const(0));
+        assert_eq!(decide_over(&inner, 0, 0, 8), None);
+        assert_eq!(
+            decide_over(&Cond::and(guard.clone(), inner.clone()), 0, 1, 7),
+            Some(false)
+        );
+        assert_eq!(decide_over(&Cond::and(guard, inner), 0, 1, 8), None);
     }
 
     /// Found by the `explore` fuzz target (a timeout): a loop extent of about a hundred names
@@ -550,6 +638,28 @@ mod tests {
             prop_assert_eq!(modulo(simplify(&a), m), simplify(&IExpr::bin(IOp::Mod, a.clone(), IExpr::Const(m))));
             let sub = Substitution::new(0, &b);
             prop_assert_eq!(sub.apply(&a), simplify(&substitute(&a, 0, &b)));
+        }
+
+        /// A condition decided over a range holds, or fails, at every point of it.
+        #[test]
+        fn a_condition_decided_over_a_range_is_so_at_every_point(
+            a in prop_oneof![expr(), affine_in_x0()], b in prop_oneof![expr(), affine_in_x0()],
+            lo in -12i64..12, len in 0i64..12, y in -9i64..9,
+        ) {
+            let hi = lo + len;
+            for op in [CmpOp::Lt, CmpOp::Le, CmpOp::Eq, CmpOp::Ne, CmpOp::Ge] {
+                let c = Cond::Cmp(op, a.clone(), b.clone());
+                let both = Cond::And(Box::new(c.clone()), Box::new(Cond::Not(Box::new(c.clone()))));
+                for c in [c.clone(), both] {
+                    if let Some(decided) = decide_over(&c, 0, lo, hi) {
+                        for x in lo..=hi {
+                            if let Some(v) = c.eval(&[x, y]) {
+                                prop_assert_eq!(v, decided, "{:?} at x0 = {}", c, x);
+                            }
+                        }
+                    }
+                }
+            }
         }
 
         /// Simplifying never changes a value or a comparison's outcome.

@@ -131,7 +131,6 @@ fn judge(name: &str, source: &str, dir: &Path) -> Result<usize, String> {
     Ok(accepted)
 }
 
-/// Only what the transform needs: is this a valid schedule?
 /// A case whose emitted kernel is a refusal (`# error: …` in its golden, which emit_golden keeps
 /// current): there is no kernel to judge.
 fn refused_to_emit(name: &str) -> bool {
@@ -141,6 +140,7 @@ fn refused_to_emit(name: &str) -> bool {
     })
 }
 
+/// Only what the transform needs: is this a valid schedule?
 fn accepted_schedule(source: &str) -> bool {
     explore(
         source,

@@ -1,5 +1,7 @@
-# The store a GEMM makes after its loop, written as the last iteration's statement: in the
-# epilogue, where only that iteration runs, its guard always holds and is printed as its body.
+# The store a GEMM makes after its loop, written as the last iteration's statement. Its guard is
+# decided where each copy runs: in the body (iterations 0 to 6 of the stage-1 statement) it never
+# holds and the statement is left out; in the epilogue (iteration 7) it always holds and the
+# statement is written alone. So no branch is left, and the kernels are emitted.
 A_sh = alloc([16], scope="shared")
 acc = alloc([1], scope="local")
 for k in range(8):

@@ -349,11 +349,10 @@ impl<'p> Flattener<'p> {
                     match c.eval(&[]) {
                         Some(true) => self.nodes(body, is_async, top, out),
                         Some(false) => {}
-                        // Inside the body loop the guard is the user's own `if` on its
-                        // variable (the pipeline's guards are resolved there); outside it, one
-                        // of the rolled form's prologue or epilogue guards.
+                        // Inside the body loop, the user's `if` on its variable, left where it
+                        // holds at some iterations only; outside it, a rolled form's guard.
                         None if self.loop_var.is_some() => {
-                            self.error.get_or_insert_with(|| "a statement of the pipelined loop is guarded by the loop's variable (an `if` on it): the emitted kernels have no branches, so this loop is not emitted (the interpreter and the timeline run it)".into());
+                            self.error.get_or_insert_with(|| "a statement of the pipelined loop runs at some iterations of its body only (an `if` on the loop's variable): the emitted kernels have no branches, so this loop is not emitted (the interpreter and the timeline run it)".into());
                         }
                         None => {
                             self.error.get_or_insert_with(|| "a guard depends on the loop variable; emit the peeled form of a constant extent".into());

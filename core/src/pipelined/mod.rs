@@ -3,6 +3,8 @@
 //! as TVM prints them) and *peeled* (every prologue/epilogue step written out, predicates resolved).
 //! The body is a loop in both.
 
+mod guards;
+
 use crate::by_extent::{count_expr, free_count};
 use crate::ir::*;
 use crate::schedule::Extent;
@@ -159,6 +161,11 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
             body: epilogue,
             steps: Some(epilogue_steps),
         });
+    }
+    for section in &mut nodes {
+        if let Node::Section { body, steps, .. } = section {
+            guards::decide_guards(body, steps, b.var);
+        }
     }
     out.body = replace_loop(&program.body, p.sched.span, nodes);
     out
