@@ -58,6 +58,7 @@ pub fn build(
     let bounds_ok = schedule::check_bounds(program, &sched, diags);
     let order_ok = schedule::validate_order(program, &sched, &deps, &versions, diags);
     let groups_ok = schedule::check_async_units(program, &sched, diags);
+    schedule::warn_guards_that_never_hold(program, &sched, diags);
     if !(bounds_ok && order_ok && groups_ok) {
         return None;
     }

@@ -1,12 +1,12 @@
 //! The checks a schedule passes once its versions are known: every dependence kept by the
 //! pipelined order, every asynchronous unit touching an element at most once per iteration, every
-//! index within its buffer.
+//! index within its buffer; and a warning for a statement whose guard holds at no iteration.
 
 use super::{keeps_order, DepKind, Dependence, LoopSchedule};
 use crate::affine::Dim;
 use crate::dependence::UnitAccess;
 use crate::diagnostic::Diagnostic;
-use crate::ir::Program;
+use crate::ir::{CmpOp, Cond, IExpr, Node, Program};
 use crate::limits;
 use crate::versions::VersionDecision;
 
@@ -321,4 +321,49 @@ fn check_global_reach(
         }
     }
     ok
+}
+
+/// A statement guarded by the loop variable at no iteration of a constant extent never runs: most
+/// often an off-by-one (`if k == 8:` in `range(8)`, whose last iteration is `k == 7`). A warning:
+/// the program is still right, only not what was meant.
+pub fn warn_guards_that_never_hold(
+    program: &Program,
+    sched: &LoopSchedule,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let (Some(lo), Some(extent)) = (sched.lo.as_const(), sched.extent.as_const()) else {
+        return;
+    };
+    let Some(hi) = lo.checked_add(extent - 1).filter(|_| extent > 0) else {
+        return;
+    };
+    let name = program.var_name(sched.var);
+    for unit in &sched.units {
+        let Node::If { cond, span, .. } = &unit.node else {
+            continue;
+        };
+        if crate::simplify::decide_over(cond, sched.var, lo, hi) != Some(false) {
+            continue;
+        }
+        let hint = match cond {
+            Cond::Cmp(CmpOp::Eq, IExpr::Var(v), IExpr::Const(c))
+                if *v == sched.var && Some(*c) == hi.checked_add(1) =>
+            {
+                format!("its last iteration is `{name} == {hi}`")
+            }
+            Cond::Cmp(CmpOp::Eq, IExpr::Var(v), IExpr::Const(c))
+                if *v == sched.var && Some(*c) == lo.checked_sub(1) =>
+            {
+                format!("its first iteration is `{name} == {lo}`")
+            }
+            _ => "compare the guard with the loop's range, or remove the statement".to_string(),
+        };
+        diags.push(
+            Diagnostic::warning(
+                *span,
+                format!("this `if` holds at no iteration of the loop (`{name}` runs from {lo} to {hi}), so its statement never runs"),
+            )
+            .with_hint(hint),
+        );
+    }
 }

@@ -15,7 +15,7 @@ mod checks;
 mod keys;
 mod labels;
 mod loops_named;
-pub use checks::{check_async_units, check_bounds, validate_order};
+pub use checks::{check_async_units, check_bounds, validate_order, warn_guards_that_never_hold};
 pub use keys::{repeated_keys, unknown_keys};
 use labels::{label_of, unit_labels};
 pub use loops_named::annotations_of_no_loop;
