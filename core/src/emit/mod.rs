@@ -228,6 +228,7 @@ pub(crate) struct Flat {
 }
 
 struct Flattener<'p> {
+    program: &'p Program,
     /// Inside the body section (the pipelined loop is the first loop there).
     in_body: bool,
     /// The program is divided in sections (a derived program; a hand-written one may not be).
@@ -241,6 +242,39 @@ struct Flattener<'p> {
     /// Statement instances emitted so far, against `limits::MAX_EMITTED_INSTANCES`.
     instances: usize,
     error: Option<String>,
+}
+
+/// The refusal of a statement whose guard on the pipelined loop's variable holds at some
+/// iterations of the body only, naming both as the pipelined program prints them.
+fn guarded_in_body(program: &Program, cond: &Cond, body: &[Node]) -> String {
+    fn first_assign(nodes: &[Node]) -> Option<&Assign> {
+        nodes.iter().find_map(|n| match n {
+            Node::Assign(a) => Some(a),
+            Node::For { body, .. }
+            | Node::If { body, .. }
+            | Node::Commit { body, .. }
+            | Node::AsyncScope { body, .. }
+            | Node::Wait { body, .. }
+            | Node::Section { body, .. } => first_assign(body),
+            Node::Barrier { .. } => None,
+        })
+    }
+    use crate::printer::print_expr;
+    use crate::tir::{access_expr, cond_expr, value_expr};
+    let what = first_assign(body).map_or_else(
+        || "a statement".to_string(),
+        |a| {
+            format!(
+                "`{} = {}`",
+                print_expr(&access_expr(program, &a.target)),
+                print_expr(&value_expr(program, &a.value))
+            )
+        },
+    );
+    format!(
+        "{what} runs under `if {}:` in the pipelined loop's body, which holds at some of its iterations only: the emitted kernels have no branches, so this loop is not emitted (the interpreter and the timeline run it)",
+        print_expr(&cond_expr(program, cond))
+    )
 }
 
 /// `Wait` nodes in pre-order (a wait before the nodes in its body).
@@ -276,6 +310,38 @@ impl<'p> Flattener<'p> {
             self.error.get_or_insert_with(|| format!("{what} depends on the pipelined loop's variable; only constant inner loops are emitted"));
         }
         b.as_const()
+    }
+
+    /// A guard resolved where the kernel runs it: inner loops' variables are bound here, the
+    /// pipelined loop's are decided by the transform where they can be.
+    fn guarded(
+        &mut self,
+        cond: &Cond,
+        body: &'p [Node],
+        is_async: bool,
+        top: bool,
+        out: &mut Vec<Item>,
+    ) {
+        let mut c = cond.clone();
+        for (v, x) in &self.env {
+            c = crate::simplify::substitute_cond(&c, *v, &IExpr::Const(*x));
+        }
+        match c.eval(&[]) {
+            Some(true) => self.nodes(body, is_async, top, out),
+            Some(false) => {}
+            // Inside the body loop, the user's `if` on its variable, left where it holds at
+            // some iterations only; outside it, a rolled form's guard.
+            None if self.loop_var.is_some() => {
+                let program = self.program;
+                self.error
+                    .get_or_insert_with(|| guarded_in_body(program, cond, body));
+            }
+            None => {
+                self.error.get_or_insert_with(|| {
+                    "a guard depends on the loop variable; emit the peeled form of a constant extent".into()
+                });
+            }
+        }
     }
 
     fn nodes(&mut self, nodes: &'p [Node], is_async: bool, top: bool, out: &mut Vec<Item>) {
@@ -341,24 +407,7 @@ impl<'p> Flattener<'p> {
                     }
                     self.env.remove(var);
                 }
-                Node::If { cond, body, .. } => {
-                    let mut c = cond.clone();
-                    for (v, x) in &self.env {
-                        c = crate::simplify::substitute_cond(&c, *v, &IExpr::Const(*x));
-                    }
-                    match c.eval(&[]) {
-                        Some(true) => self.nodes(body, is_async, top, out),
-                        Some(false) => {}
-                        // Inside the body loop, the user's `if` on its variable, left where it
-                        // holds at some iterations only; outside it, a rolled form's guard.
-                        None if self.loop_var.is_some() => {
-                            self.error.get_or_insert_with(|| "a statement of the pipelined loop runs at some iterations of its body only (an `if` on the loop's variable): the emitted kernels have no branches, so this loop is not emitted (the interpreter and the timeline run it)".into());
-                        }
-                        None => {
-                            self.error.get_or_insert_with(|| "a guard depends on the loop variable; emit the peeled form of a constant extent".into());
-                        }
-                    }
-                }
+                Node::If { cond, body, .. } => self.guarded(cond, body, is_async, top, out),
                 Node::Commit { queue, body, .. } => {
                     let outer = self.commit_queue.replace(*queue);
                     out.push(Item::Open(*queue));
@@ -463,6 +512,7 @@ pub(crate) fn flatten(program: &Program, params: &BTreeMap<String, i64>) -> Resu
     let mut waits = Vec::new();
     wait_nodes(&program.body, &mut waits);
     let mut f = Flattener {
+        program,
         in_body: false,
         sections: program
             .body
