@@ -653,6 +653,61 @@ pub fn wait_ids(nodes: &[Node], out: &mut Vec<u32>) {
     }
 }
 
+impl Node {
+    /// The node with the nodes it holds replaced by `f` of them (an assignment or a barrier as
+    /// it is).
+    pub fn map_body(self, f: impl FnOnce(Vec<Node>) -> Vec<Node>) -> Node {
+        match self {
+            Node::For {
+                var,
+                lo,
+                hi,
+                body,
+                span,
+            } => Node::For {
+                var,
+                lo,
+                hi,
+                body: f(body),
+                span,
+            },
+            Node::If { cond, body, span } => Node::If {
+                cond,
+                body: f(body),
+                span,
+            },
+            Node::Commit { queue, body, span } => Node::Commit {
+                queue,
+                body: f(body),
+                span,
+            },
+            Node::AsyncScope { body, span } => Node::AsyncScope {
+                body: f(body),
+                span,
+            },
+            Node::Wait {
+                queue,
+                count,
+                body,
+                wait,
+                span,
+            } => Node::Wait {
+                queue,
+                count,
+                body: f(body),
+                wait,
+                span,
+            },
+            Node::Section { kind, body, steps } => Node::Section {
+                kind,
+                body: f(body),
+                steps,
+            },
+            leaf @ (Node::Assign(_) | Node::Barrier { .. }) => leaf,
+        }
+    }
+}
+
 /// Visits every assignment in program order (static order, not execution order).
 pub fn for_each_assign<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Assign)) {
     for n in nodes {

@@ -247,21 +247,13 @@ struct Flattener<'p> {
 /// The refusal of a statement whose guard on the pipelined loop's variable holds at some
 /// iterations of the body only, naming both as the pipelined program prints them.
 fn guarded_in_body(program: &Program, cond: &Cond, body: &[Node]) -> String {
-    fn first_assign(nodes: &[Node]) -> Option<&Assign> {
-        nodes.iter().find_map(|n| match n {
-            Node::Assign(a) => Some(a),
-            Node::For { body, .. }
-            | Node::If { body, .. }
-            | Node::Commit { body, .. }
-            | Node::AsyncScope { body, .. }
-            | Node::Wait { body, .. }
-            | Node::Section { body, .. } => first_assign(body),
-            Node::Barrier { .. } => None,
-        })
-    }
     use crate::printer::print_expr;
     use crate::tir::{access_expr, cond_expr, value_expr};
-    let what = first_assign(body).map_or_else(
+    let mut first = None;
+    for_each_assign(body, &mut |a| {
+        first.get_or_insert(a);
+    });
+    let what = first.map_or_else(
         || "a statement".to_string(),
         |a| {
             format!(

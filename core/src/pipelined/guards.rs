@@ -43,30 +43,20 @@ fn decided(nodes: Vec<Node>, var: VarId, range: Option<(i64, i64)>) -> Vec<Node>
             },
             Node::For {
                 var: v,
-                lo,
-                hi,
-                body,
-                span,
-            } => {
-                let body = match (v == var, lo.as_const(), hi.as_const()) {
-                    (false, ..) => decided(body, var, range),
-                    (true, Some(l), Some(h)) if l < h => decided(body, var, Some((l, h - 1))),
+                ref lo,
+                ref hi,
+                ..
+            } if v == var => {
+                let inner = match (lo.as_const(), hi.as_const()) {
+                    (Some(l), Some(h)) if l < h => Some((l, h - 1)),
                     // A loop of the pipelined variable to a symbolic extent: left as built.
-                    (true, ..) => body,
+                    _ => None,
                 };
-                out.push(Node::For {
-                    var: v,
-                    lo,
-                    hi,
-                    body,
-                    span,
+                out.push(match inner {
+                    Some(r) => node.map_body(|body| decided(body, var, Some(r))),
+                    None => node,
                 });
             }
-            Node::Commit { queue, body, span } => out.push(Node::Commit {
-                queue,
-                body: decided(body, var, range),
-                span,
-            }),
             // An asynchronous scope left with nothing in it is no scope.
             Node::AsyncScope { body, span } => {
                 let body = decided(body, var, range);
@@ -74,20 +64,7 @@ fn decided(nodes: Vec<Node>, var: VarId, range: Option<(i64, i64)>) -> Vec<Node>
                     out.push(Node::AsyncScope { body, span });
                 }
             }
-            Node::Wait {
-                queue,
-                count,
-                body,
-                wait,
-                span,
-            } => out.push(Node::Wait {
-                queue,
-                count,
-                body: decided(body, var, range),
-                wait,
-                span,
-            }),
-            other => out.push(other),
+            other => out.push(other.map_body(|body| decided(body, var, range))),
         }
     }
     out
