@@ -465,7 +465,7 @@ fn decide_cmp_over(op: CmpOp, a: &IExpr, b: &IExpr, var: VarId, lo: i64, hi: i64
     let at = |x: i64| k.checked_mul(x)?.checked_add(d);
     let (first, last) = (op.holds(at(lo)?, 0), op.holds(at(hi)?, 0));
     let root_inside = k != 0
-        && d % k == 0
+        && d.checked_rem(k) == Some(0)
         && d.checked_div(k)
             .and_then(i64::checked_neg)
             .is_some_and(|root| (lo..=hi).contains(&root));
@@ -561,6 +561,14 @@ mod tests {
             Some(false)
         );
         assert_eq!(decide_over(&Cond::and(guard, inner), 0, 1, 8), None);
+        // `i64::MIN - k == 0`: its root's remainder, `i64::MIN % -1`, overflows (it panicked);
+        // the root is past every i64, so the guard holds nowhere in the range.
+        let far = Cond::Cmp(
+            CmpOp::Eq,
+            IExpr::bin(IOp::Sub, IExpr::Const(i64::MIN), k),
+            IExpr::Const(0),
+        );
+        assert_eq!(decide_over(&far, 0, -8, 0), Some(false));
     }
 
     /// Found by the `explore` fuzz target (a timeout): a loop extent of about a hundred names
