@@ -231,19 +231,8 @@ impl Printer<'_> {
                 );
                 self.nodes(body, indent + 1);
             }
-            // A guard that always holds (`if k == 7:` in the last iteration's copy, the
-            // pipeline's substitution folded) is its body.
-            Node::If {
-                cond: Cond::True,
-                body,
-                ..
-            } if !body.is_empty() => {
-                for n in body {
-                    self.node(n, indent);
-                }
-            }
             Node::If { cond, body, .. } => {
-                let c = print_expr(&cond_expr(self.program, cond));
+                let c = print_cond(self.program, cond);
                 self.line(indent, &format!("if {c}:"), LineInfo::default());
                 self.nodes(body, indent + 1);
             }
@@ -280,13 +269,9 @@ impl Printer<'_> {
                 self.nodes(body, indent + 1);
             }
             Node::Assign(a) => {
-                let mut text = String::with_capacity(64);
-                write_expr(&mut text, &access_expr(self.program, &a.target));
-                text.push_str(" = ");
-                write_expr(&mut text, &value_expr(self.program, &a.value));
                 self.line(
                     indent,
-                    &text,
+                    &print_assign(self.program, a),
                     LineInfo {
                         stmt: Some(a.stmt),
                         ..LineInfo::default()
@@ -310,6 +295,20 @@ fn name(text: &str) -> syntax::Name {
         text: text.into(),
         span: crate::diagnostic::Span::default(),
     }
+}
+
+/// `a` as the printed program writes it (`A_sh[k % 2, j] = A[16 * k + j]`).
+pub fn print_assign(program: &Program, a: &Assign) -> String {
+    let mut text = String::with_capacity(64);
+    write_expr(&mut text, &access_expr(program, &a.target));
+    text.push_str(" = ");
+    write_expr(&mut text, &value_expr(program, &a.value));
+    text
+}
+
+/// `c` as the printed program writes it after `if` (`k - 1 == 7`).
+pub fn print_cond(program: &Program, c: &Cond) -> String {
+    print_expr(&cond_expr(program, c))
 }
 
 /// `e` as the printed program writes it (`16 * k + j`).

@@ -247,25 +247,17 @@ struct Flattener<'p> {
 /// The refusal of a statement whose guard on the pipelined loop's variable holds at some
 /// iterations of the body only, naming both as the pipelined program prints them.
 fn guarded_in_body(program: &Program, cond: &Cond, body: &[Node]) -> String {
-    use crate::printer::print_expr;
-    use crate::tir::{access_expr, cond_expr, value_expr};
     let mut first = None;
     for_each_assign(body, &mut |a| {
         first.get_or_insert(a);
     });
     let what = first.map_or_else(
         || "a statement".to_string(),
-        |a| {
-            format!(
-                "`{} = {}`",
-                print_expr(&access_expr(program, &a.target)),
-                print_expr(&value_expr(program, &a.value))
-            )
-        },
+        |a| format!("`{}`", crate::tir::print_assign(program, a)),
     );
     format!(
         "{what} runs under `if {}:` in the pipelined loop's body, which holds at some of its iterations only: the emitted kernels have no branches, so this loop is not emitted (the interpreter and the timeline run it)",
-        print_expr(&cond_expr(program, cond))
+        crate::tir::print_cond(program, cond)
     )
 }
 
