@@ -69,6 +69,15 @@ test('errors keep the last good result and are listed with their place', async (
   assert.match(await programText(page), /async_wait_queue\(0, 1\)/, 'the last good program stays');
   assert.ok(await page.locator('.panes.dim').count() === 1);
   await page.screenshot({ path: SHOTS + 'error.png' });
+  // Code a message quotes is set as code, without its backticks, a quoted backtick included.
+  await setSource(page, source.replace('C[i] = B[0] + 1', 'C[i] = B[0] ` 1'));
+  await page.waitForFunction(() => /unexpected character/.test(document.querySelector('#problems')?.textContent ?? ''));
+  const quoted = await page.locator('#problems li.error').first().evaluate((li) => ({
+    code: [...li.querySelectorAll('code')].map((c) => c.textContent),
+    text: li.textContent,
+  }));
+  assert.deepEqual(quoted.code, ['`'], JSON.stringify(quoted));
+  assert.ok(!quoted.text.includes('``'), quoted.text);
   await page.close();
 });
 

@@ -164,6 +164,22 @@ impl LineIndex {
     }
 }
 
+/// `text` quoted as code in a message, as Markdown writes a code span (the page's
+/// `Html::prose` sets it as code): in backticks, fenced by a run longer than any it holds, with
+/// a space inside each fence where the reader would otherwise strip one or join a backtick of
+/// the text to the fence.
+pub fn code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let spaced = text.starts_with(' ') && text.ends_with(' ') && text.trim() != "";
+    let pad = if text.starts_with('`') || text.ends_with('`') || spaced {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 /// 1-based line and column (in characters) of a byte offset.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -179,6 +195,14 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_is_fenced_by_more_backticks_than_it_holds() {
+        assert_eq!(code("A[i]"), "`A[i]`");
+        assert_eq!(code("`"), "`` ` ``");
+        assert_eq!(code("a``b"), "```a``b```");
+        assert_eq!(code(""), "``");
+    }
 
     #[test]
     fn the_line_index_agrees_with_line_col_at_every_offset() {

@@ -45,29 +45,18 @@ impl Html {
         self
     }
 
-    /// A message of core's, escaped, its `backticked` parts (code quoted from the text) set as
-    /// code rather than shown with their backticks.
+    /// A message of core's, escaped, its code spans (code quoted from the text, written as
+    /// Markdown writes them: `x`, or ``a`b`` when the code holds a backtick; see
+    /// `diagnostic::code`) set as code rather than shown with their backticks. A run of backticks
+    /// that no run of the same length closes is text.
     pub fn prose(&mut self, s: &str) -> &mut Self {
-        let mut code = false;
-        for (k, part) in s.split('`').enumerate() {
-            // An odd number of backticks leaves the last part as it was written.
-            let last_unclosed = code && k + 1 == s.split('`').count();
-            if last_unclosed {
-                self.raw("`");
-            } else if code {
-                self.raw("<code>");
-            }
-            if code {
-                escape_into(&mut self.0, part);
-            } else {
-                self.linked(part);
-            }
-            if code && !last_unclosed {
-                self.raw("</code>");
-            }
-            code = !code;
+        let mut rest = s;
+        while let Some((before, code, after)) = code_span(rest) {
+            self.linked(before);
+            self.raw("<code>").text(code).raw("</code>");
+            rest = after;
         }
-        self
+        self.linked(rest)
     }
 
     /// A number (or anything displayed without markup characters).
@@ -150,6 +139,44 @@ fn doc_reference(s: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
+/// The first code span of `s`, as CommonMark reads one: a run of n backticks, then text, then
+/// the next run of exactly n; the text with one space stripped from each end when it has one at
+/// both. Returns the text before the span, the code and the text after it.
+fn code_span(s: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    loop {
+        let open = from + s.get(from..)?.find('`')?;
+        let n = run_of_backticks(s.get(open..)?);
+        let inner_start = open + n;
+        let mut at = inner_start;
+        let close = loop {
+            let Some(k) = s.get(at..)?.find('`') else {
+                break None;
+            };
+            let m = run_of_backticks(s.get(at + k..)?);
+            if m == n {
+                break Some(at + k);
+            }
+            at += k + m;
+        };
+        let Some(close) = close else {
+            // Unclosed: the run is text, and so is every backtick after it of its length;
+            // a shorter or longer run further on may still open a span.
+            from = inner_start;
+            continue;
+        };
+        let mut code = s.get(inner_start..close)?;
+        if code.len() >= 2 && code.starts_with(' ') && code.ends_with(' ') && code.trim() != "" {
+            code = code.get(1..code.len() - 1)?;
+        }
+        return Some((s.get(..open)?, code, s.get(close + n..)?));
+    }
+}
+
+fn run_of_backticks(s: &str) -> usize {
+    s.bytes().take_while(|&b| b == b'`').count()
+}
+
 pub fn escape_into(out: &mut String, s: &str) {
     // Most text has nothing to escape: copy runs between special characters at once.
     let mut rest = s;
@@ -173,14 +200,77 @@ pub fn escape_into(out: &mut String, s: &str) {
 mod tests {
     use super::*;
 
+    fn prose(s: &str) -> String {
+        let mut h = Html::default();
+        h.prose(s);
+        h.finish()
+    }
+
     #[test]
     fn prose_sets_backticked_code_as_code_and_escapes_the_rest() {
-        let mut h = Html::default();
-        h.prose("reads `A_sh[0, 0]` <before> `x < y` and `open");
         assert_eq!(
-            h.finish(),
+            prose("reads `A_sh[0, 0]` <before> `x < y` and `open"),
             "reads <code>A_sh[0, 0]</code> &lt;before&gt; <code>x &lt; y</code> and `open"
         );
+        // Code holding a backtick is fenced by a longer run, as `diagnostic::code` writes it.
+        assert_eq!(
+            prose("unexpected character `` ` `` here"),
+            "unexpected character <code>`</code> here"
+        );
+        assert_eq!(
+            prose("`` a`b `` and `c`"),
+            "<code>a`b</code> and <code>c</code>"
+        );
+        // A run no run of its length closes is text; a later span still opens.
+        assert_eq!(prose("``` then `x`"), "``` then <code>x</code>");
+        assert_eq!(prose("`a``"), "`a``");
+        assert_eq!(prose("see docs/limits.md and `k`"), "see <a href=\"docs/limits.md\" target=\"_blank\" rel=\"noopener\">docs/limits.md</a> and <code>k</code>");
+    }
+
+    #[test]
+    fn code_quoted_by_diagnostic_code_is_shown_as_written() {
+        for text in [
+            "A[i]", "`", "``", "a`b", "` x", "x `", "```a`", "<b>`&`", " a ", "  ",
+        ] {
+            let mut escaped = String::new();
+            escape_into(&mut escaped, text);
+            let message = format!("at {} here", crate::diagnostic::code(text));
+            assert_eq!(
+                prose(&message),
+                format!("at <code>{escaped}</code> here"),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn prose_shows_every_character_of_a_message_once() {
+        // Whatever the backticks, the text shown is the message less its fences: no character
+        // of a quoted input is lost or doubled.
+        for s in [
+            "`",
+            "``",
+            "` `",
+            "a`b`c`d",
+            "`` ` ``",
+            "x ``` y ` z",
+            "`<img>`",
+            "``a``b`",
+        ] {
+            let shown = prose(s).replace("<code>", "").replace("</code>", "");
+            let kept: String = s.chars().filter(|&c| c != '`').collect();
+            let shown_less_ticks: String = shown
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .chars()
+                .filter(|&c| c != '`')
+                .collect();
+            assert_eq!(
+                shown_less_ticks.trim(),
+                kept.trim(),
+                "{s:?} shown as {shown:?}"
+            );
+        }
     }
 
     #[test]

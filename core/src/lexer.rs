@@ -589,7 +589,7 @@ fn stray(text: &str, start: usize, end: usize) -> Diagnostic {
                 part.chars().map(named).collect::<Vec<_>>().join(" ")
             )
         } else {
-            format!("`{part}{more}`")
+            crate::diagnostic::code(&format!("{part}{more}"))
         }
     };
     let message = match run.char_indices().nth(SHOWN) {
@@ -629,7 +629,7 @@ fn invisible(c: char) -> Option<&'static str> {
 fn named(c: char) -> String {
     match invisible(c) {
         Some(name) => format!("U+{:04X} ({name})", u32::from(c)),
-        None => format!("`{c}`"),
+        None => crate::diagnostic::code(&c.to_string()),
     }
 }
 

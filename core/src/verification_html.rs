@@ -32,7 +32,7 @@ pub fn verdict_class(v: Verdict) -> &'static str {
 /// A diagnostic's hint, after its message.
 pub(crate) fn hint_html(h: &mut Html, d: &Diagnostic) {
     if let Some(hint) = &d.hint {
-        h.raw(" <span class=\"hint\">(").text(hint).raw(")</span>");
+        h.raw(" <span class=\"hint\">(").prose(hint).raw(")</span>");
     }
 }
 
@@ -94,7 +94,7 @@ pub(crate) fn thread_races_html(h: &mut Html, a: &Across, text: &str) {
         h.raw("<li>line ")
             .num(line(r.access.span))
             .raw(": ")
-            .text(&r.message())
+            .prose(&r.message())
             .raw(" (")
             .text(r.other_access())
             .raw(": line ")

@@ -384,6 +384,8 @@ fn a_run_of_stray_characters_is_one_problem() {
     );
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(messages("x = 1 ¤\n")[0], "unexpected character `¤`");
+    // A backtick is quoted as Markdown quotes one, so that the page shows it as code.
+    assert_eq!(messages("x = 1 `\n")[0], "unexpected character `` ` ``");
 }
 
 #[test]

@@ -31,9 +31,9 @@ pub fn problems_html(text: &str, diagnostics: &[Diagnostic]) -> String {
             .raw(":")
             .num(col)
             .raw("</span> ")
-            .text(&d.message);
+            .prose(&d.message);
         if let Some(hint) = &d.hint {
-            h.raw("<div class=\"hint\">").linked(hint).raw("</div>");
+            h.raw("<div class=\"hint\">").prose(hint).raw("</div>");
         }
         h.raw("</li>");
     }

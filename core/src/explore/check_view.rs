@@ -26,7 +26,7 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
         h.raw("<div id=\"check-verdict\" class=\"verdict notrun\">Not checked: fix line ")
             .num(line)
             .raw(" of the loop first: ")
-            .text(&d.message)
+            .prose(&d.message)
             .raw("</div>");
         return h.finish();
     }
@@ -38,7 +38,7 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
             h.raw("<div id=\"check-verdict\" class=\"")
                 .raw(verdict_class(v.verdict))
                 .raw("\">")
-                .text(&v.summary)
+                .prose(&v.summary)
                 .raw("</div>");
             races_html(&mut h, v, pipelined);
             if let Some(a) = &v.across {
@@ -56,7 +56,7 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
             h.raw("<li class=\"check-problem\">line ")
                 .num(line)
                 .raw(": ")
-                .text(&d.message);
+                .prose(&d.message);
             hint_html(&mut h, d);
             h.raw("</li>");
         }

@@ -54,7 +54,7 @@ pub fn lines_html(h: &mut Html, text: &str, stmts: &[Option<u32>], marked: &[u32
 pub fn kernel_html(c: &Emitted, machine: Option<&MachineReport>) -> String {
     let mut h = Html::with_capacity(c.text.len() * 2);
     if let Some(e) = &c.error {
-        h.raw("<div class=\"banner warn\">").text(e).raw("</div>");
+        h.raw("<div class=\"banner warn\">").prose(e).raw("</div>");
     }
     if !c.notes.is_empty() {
         h.raw("<ul class=\"notes\">");

@@ -258,7 +258,7 @@ pub fn verification_html(
     h.raw("<div class=\"")
         .raw(format::verdict_class(v.verdict))
         .raw("\" id=\"verdict\">")
-        .text(&v.summary)
+        .prose(&v.summary)
         .raw("</div>");
     // A loop beyond the interpreter's limit is not run: "Races: none" and an empty table of waits
     // would read as a clean run.
