@@ -37,11 +37,12 @@ impl Planner<'_> {
                 .collect()
         };
         match extent {
-            Some(e) => self.body_distances = self.unforced_body_distances(e, &covered),
+            Some(e) => self.body_distances = self.unforced_body_distances(e, &covered, None),
             None => self.symbolic_body = self.unforced_symbolic_body_distances(&covered),
         }
         let mut input = shift(&covered, T_REP - s_max);
         let mut result = None;
+        let steady_state = body_fixpoint(self, None);
         // Trials lower each queue's input to `min(x0, N − g)`, N the newest group a body unit
         // needs (docs/benchmarks.md): planned at once when that is within the trials' reach, and
         // kept if it is a fixpoint (then it is sound, whatever the reasoning) with no error.
@@ -49,19 +50,36 @@ impl Planner<'_> {
         // prologue left complete, a wait that only that step would need of the prologue's
         // groups is not waited for at every step. Under a symbolic extent too: whenever the
         // body runs, every prologue step ran, and the first body step is step S.
-        if let Some(steady) = body_fixpoint(self, None) {
+        if let Some(steady) = &steady_state {
             let mark = self.mark();
             let (plan, out) = self.plan(BODY, SectionKind::Body, steady.clone());
-            let stable = steady
-                .iter()
-                .zip(&out)
-                .zip(gs)
-                .all(|((&c, &o), &g)| c <= o.saturating_sub(g) || c == NOTHING);
-            if stable && !self.erred_since(mark) && self.serves_the_first_body_step(&plan, &covered)
+            if stable(steady, &out, gs)
+                && !self.erred_since(mark)
+                && self.serves_the_first_body_step(&plan, &covered)
             {
                 result = Some((plan, out));
             } else {
                 self.take_back(mark);
+            }
+        }
+        // Then, under a constant extent, the first body step's needs (from what the prologue
+        // left complete) with the later steps' that the steady state leaves open: a need met
+        // only at later iterations, of a group the step before already forced, is not waited
+        // for at the first step, where it would force a group nothing needs yet.
+        if let (None, Some(e), Some(steady)) = (&result, extent, &steady_state) {
+            let after_the_first = self.unforced_body_distances(e, &covered, Some(steady));
+            let all_iterations = std::mem::replace(&mut self.body_distances, after_the_first);
+            let weakest: Vec<i64> = input.iter().zip(steady).map(|(&a, &b)| a.min(b)).collect();
+            let mark = self.mark();
+            let (plan, out) = self.plan(BODY, SectionKind::Body, weakest);
+            if stable(steady, &out, gs)
+                && !self.erred_since(mark)
+                && self.serves_the_first_body_step(&plan, &covered)
+            {
+                result = Some((plan, out));
+            } else {
+                self.take_back(mark);
+                self.body_distances = all_iterations;
             }
         }
         if let Some(fixpoint) = result
@@ -72,14 +90,7 @@ impl Planner<'_> {
             let mark = self.mark();
             let (plan, out) = self.plan(BODY, SectionKind::Body, fixpoint.clone());
             // As the trials judge it (below), without building the vectors.
-            // A queue no body unit needs assumes nothing (`NOTHING`), which is sound whatever
-            // the step before left complete.
-            let stable = fixpoint
-                .iter()
-                .zip(&out)
-                .zip(gs)
-                .all(|((&c, &o), &g)| c <= o.saturating_sub(g) || c == NOTHING);
-            if stable && !self.erred_since(mark) {
+            if stable(&fixpoint, &out, gs) && !self.erred_since(mark) {
                 result = Some((plan, out));
             } else {
                 self.take_back(mark);
@@ -306,12 +317,18 @@ impl Planner<'_> {
     }
 
     /// By need, under a constant extent `e`: the shortest distance at which a body iteration
-    /// meets its producer in a group the prologue has not forced (`covered`, per queue). A
-    /// group already complete when the body begins (`S1[0]`, written at iteration 0 and read at
-    /// every later one, forced by the prologue's wait) is not waited for again at every body
-    /// step; `None` where every body iteration's group is. Needs not decided iteration by
-    /// iteration keep `Need::distance`.
-    fn unforced_body_distances(&self, e: i64, covered: &[i64]) -> Vec<Option<i64>> {
+    /// meets its producer in a group the prologue has not forced (`covered`, per queue) and,
+    /// past the first body step, that the step before has not (`steady`, as `body_fixpoint`
+    /// numbers it, where given). A group already complete when the body begins (`S1[0]`,
+    /// written at iteration 0 and read at every later one, forced by the prologue's wait) is
+    /// not waited for again at every body step; `None` where every body iteration's group is.
+    /// Needs not decided iteration by iteration keep `Need::distance`.
+    fn unforced_body_distances(
+        &self,
+        e: i64,
+        covered: &[i64],
+        steady: Option<&[i64]>,
+    ) -> Vec<Option<i64>> {
         let s_max = self.p.stages();
         self.needs
             .iter()
@@ -323,9 +340,17 @@ impl Planner<'_> {
                 let qi = self.queues.iter().position(|&x| x == n.queue);
                 let g = qi.and_then(|qi| self.gs.get(qi)).copied().unwrap_or(0);
                 let done = qi.and_then(|qi| covered.get(qi)).copied().unwrap_or(-1);
-                ((s_max - stage).max(0)..e - stage)
+                let steady = qi.and_then(|qi| steady?.get(qi)).copied();
+                let first = (s_max - stage).max(0);
+                // Step t of the body knows what the step before forced: the steady state's
+                // groups, numbered as if t were `T_REP`, moved to t.
+                let done_at = |j: i64| match steady {
+                    Some(c) if j > first => done.max(c.saturating_add(g * (j + stage - T_REP))),
+                    _ => done,
+                };
+                (first..e - stage)
                     .filter_map(|j| exact.at(j).map(|d| (j, d)))
-                    .filter(|&(j, d)| g * (j - d) + i64::from(n.slot) > done)
+                    .filter(|&(j, d)| g * (j - d) + i64::from(n.slot) > done_at(j))
                     .map(|(_, d)| d)
                     .min()
             })
@@ -477,6 +502,18 @@ pub(super) fn body_fixpoint(cx: &Planner, x0: Option<&[i64]>) -> Option<Vec<i64>
         fixpoint.push(x.min(target));
     }
     Some(fixpoint)
+}
+
+/// Whether a body plan that assumed `assumed` complete (per queue, numbered as `body_fixpoint`
+/// numbers it) when its step begins leaves at least that complete for the next step (`out`,
+/// after this one; g groups a step). A queue no body unit needs assumes nothing (`NOTHING`),
+/// which is sound whatever the step before left complete.
+fn stable(assumed: &[i64], out: &[i64], gs: &[i64]) -> bool {
+    assumed
+        .iter()
+        .zip(out)
+        .zip(gs)
+        .all(|((&c, &o), &g)| c <= o.saturating_sub(g) || c == NOTHING)
 }
 
 /// What a body plan assumes complete of a queue it knows nothing of.
