@@ -108,6 +108,9 @@ test('RFC (c) with its body wait raised by two: "Next race" stops at the race an
   await page.waitForFunction(() => document.querySelector('#caption.race'));
   const caption = await page.locator('#caption').textContent();
   assert.match(caption, /RACE: it reads data whose asynchronous write is still in flight/);
+  // The statement it quotes is set as code, not shown between backticks.
+  assert.ok(!caption.includes('`'), caption);
+  assert.match(await page.locator('#caption code').first().textContent(), /^C\[i\] = /);
   const line = Number(caption.match(/The wait on line (\d+) should have covered it/)[1]);
   const raced = (await slots(page)).filter(s => s.race);
   assert.equal(raced.length, 1, 'the slot both instances touch is marked');

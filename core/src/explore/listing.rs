@@ -191,7 +191,7 @@ pub fn tvmscript_listing(export: &Result<String, String>) -> Listing {
         }
         Err(why) => {
             h.raw("<p class=\"unavailable\">This loop has no TVMScript form: ")
-                .text(why)
+                .prose(why)
                 .raw("</p>");
         }
     }

@@ -127,13 +127,13 @@ fn picture(trace: &StepThrough, v: &StepView) -> String {
     h.raw("</svg>");
     h.raw("<p id=\"caption\"")
         .raw(if v.race { " class=\"race\">" } else { ">" })
-        .text(&v.caption)
+        .prose(&v.caption)
         .raw("</p>");
     for note in &trace.notes {
-        h.raw("<p class=\"focus-note\">").text(note).raw("</p>");
+        h.raw("<p class=\"focus-note\">").prose(note).raw("</p>");
     }
     if let Some(l) = &trace.limit {
-        h.raw("<p class=\"focus-note\">").text(&l.note).raw("</p>");
+        h.raw("<p class=\"focus-note\">").prose(&l.note).raw("</p>");
     }
     h.finish()
 }

@@ -108,7 +108,7 @@ fn pane_notices(ctx: Ctx, pane: Pane) -> String {
     let mut h = Html::default();
     h.raw("<ul class=\"notices pane-notices\">");
     for (_, n) in mine {
-        h.raw("<li>").text(n).raw("</li>");
+        h.raw("<li>").prose(n).raw("</li>");
     }
     h.raw("</ul>");
     h.finish()
@@ -134,7 +134,7 @@ pub fn Panes() -> impl IntoView {
             // otherwise, and the panes below would jump each time.
             let said = said(ctx);
             for (_, n) in said.iter().filter(|(about, _)| about.is_none()) {
-                h.raw("<li>").text(n).raw("</li>");
+                h.raw("<li>").prose(n).raw("</li>");
             }
             h.raw("</ul>");
             h.finish()

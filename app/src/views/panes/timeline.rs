@@ -77,7 +77,7 @@ pub fn metrics_html(t: &Timeline, asynchronous: bool) -> String {
     h.raw("</p>");
     // sm_80's and asyncmarks' single sequence: what their waits complete beyond the IR's.
     if let Some(n) = t.sequence_note() {
-        h.raw("<p class=\"hint\" id=\"sequence-note\">").text(&n).raw("</p>");
+        h.raw("<p class=\"hint\" id=\"sequence-note\">").prose(&n).raw("</p>");
     }
     h.finish()
 }

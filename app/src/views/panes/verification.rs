@@ -132,7 +132,7 @@ fn problems_html(h: &mut Html, text: &str, v: &Verification) {
             .raw("</span> ")
             .prose(&p.message);
         if let Some(fix) = &p.fix {
-            h.raw("<div class=\"hint\">Fix: ").text(fix).raw("</div>");
+            h.raw("<div class=\"hint\">Fix: ").prose(fix).raw("</div>");
         }
         h.raw("</li>");
     }
