@@ -1,6 +1,8 @@
 //! Valid annotated loops built from an `arbitrary` description, so the fuzzer reaches the deep code:
 //! when a schedule is accepted, the pipelined program must parse back, never wait for a negative
-//! count, and compute what the loop computes without a race.
+//! count, and compute what the loop computes without a race. A statement may be guarded on the
+//! iteration (`if i == c:`, `if i < c:`, `if i >= c:`, c anywhere from 0 to past the last
+//! iteration), which the transform decides where each copy of it runs.
 #![no_main]
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
@@ -23,6 +25,22 @@ struct Loop {
     extent: u8,
     symbolic: bool,
     ring: bool,
+    /// By statement, its guard (`guard`). Last, so that it takes the bytes the other fields leave:
+    /// an input written before it existed describes the same loop, its leftover bytes (if any)
+    /// now guards.
+    guards: Vec<u8>,
+}
+
+/// The guard byte `b` of a statement as the line that guards it, if any: the form from its low
+/// two bits, the bound from the rest, up to two past the last iteration (`last`).
+fn guard(b: u8, last: u32) -> Option<String> {
+    let c = u32::from(b / 4) % (last + 3);
+    match b % 4 {
+        1 => Some(format!("if i == {c}:")),
+        2 => Some(format!("if i < {c}:")),
+        3 => Some(format!("if i >= {c}:")),
+        _ => None,
+    }
 }
 
 fn render(l: &Loop) -> Option<String> {
@@ -34,7 +52,10 @@ fn render(l: &Loop) -> Option<String> {
             s.push_str(&format!("T{k} = alloc([{}])\n", if l.ring { 4 } else { 1 }));
         }
     }
-    let extent = if l.symbolic { "N".to_string() } else { (1 + l.extent % 24).to_string() };
+    let extent_value = 1 + u32::from(l.extent % 24);
+    let extent = if l.symbolic { "N".to_string() } else { extent_value.to_string() };
+    // Under a symbolic extent, bounds up to 12: guards that start or stop a statement at small N.
+    let last = if l.symbolic { 10 } else { extent_value - 1 };
     s.push_str(&format!("for i in range({extent}):\n"));
     for (k, st) in stmts.iter().enumerate() {
         let target = if st.global { format!("O{k}[i]") } else { format!("T{k}[{}]", if l.ring { "1" } else { "0" }) };
@@ -52,6 +73,8 @@ fn render(l: &Loop) -> Option<String> {
         let value = terms.join(" + ");
         if st.inner {
             s.push_str(&format!("    for k in range(2):\n        {target} = {value} + k\n"));
+        } else if let Some(line) = l.guards.get(k).and_then(|&b| guard(b, last)) {
+            s.push_str(&format!("    {line}\n        {target} = {value} * 2\n"));
         } else {
             s.push_str(&format!("    {target} = {value} * 2\n"));
         }
