@@ -51,16 +51,7 @@ impl Planner<'_> {
         // groups is not waited for at every step. Under a symbolic extent too: whenever the
         // body runs, every prologue step ran, and the first body step is step S.
         if let Some(steady) = &steady_state {
-            let mark = self.mark();
-            let (plan, out) = self.plan(BODY, SectionKind::Body, steady.clone());
-            if stable(steady, &out, gs)
-                && !self.erred_since(mark)
-                && self.serves_the_first_body_step(&plan, &covered)
-            {
-                result = Some((plan, out));
-            } else {
-                self.take_back(mark);
-            }
+            result = self.body_plan_if_sound(steady.clone(), steady, Some(&covered));
         }
         // Then, under a constant extent, the first body step's needs (from what the prologue
         // left complete) with the later steps' that the steady state leaves open: a need met
@@ -70,15 +61,8 @@ impl Planner<'_> {
             let after_the_first = self.unforced_body_distances(e, &covered, Some(steady));
             let all_iterations = std::mem::replace(&mut self.body_distances, after_the_first);
             let weakest: Vec<i64> = input.iter().zip(steady).map(|(&a, &b)| a.min(b)).collect();
-            let mark = self.mark();
-            let (plan, out) = self.plan(BODY, SectionKind::Body, weakest);
-            if stable(steady, &out, gs)
-                && !self.erred_since(mark)
-                && self.serves_the_first_body_step(&plan, &covered)
-            {
-                result = Some((plan, out));
-            } else {
-                self.take_back(mark);
+            result = self.body_plan_if_sound(weakest, steady, Some(&covered));
+            if result.is_none() {
                 self.body_distances = all_iterations;
             }
         }
@@ -87,14 +71,8 @@ impl Planner<'_> {
             .then(|| body_fixpoint(self, Some(&input)))
             .flatten()
         {
-            let mark = self.mark();
-            let (plan, out) = self.plan(BODY, SectionKind::Body, fixpoint.clone());
             // As the trials judge it (below), without building the vectors.
-            if stable(&fixpoint, &out, gs) && !self.erred_since(mark) {
-                result = Some((plan, out));
-            } else {
-                self.take_back(mark);
-            }
+            result = self.body_plan_if_sound(fixpoint.clone(), &fixpoint, None);
         }
         for _ in 0..BODY_TRIALS {
             if result.is_some() {
@@ -134,6 +112,29 @@ impl Planner<'_> {
             }
         };
         (Some(plan), covered)
+    }
+
+    /// The body planned from `input`, kept when it leaves complete for the next step what it
+    /// assumed complete (`assumed`, `stable`), with no error, and, given what the prologue left
+    /// complete (`first`), serving the first body step too; taken back (its sites and
+    /// diagnostics) otherwise.
+    fn body_plan_if_sound(
+        &mut self,
+        input: Vec<i64>,
+        assumed: &[i64],
+        first: Option<&[i64]>,
+    ) -> Option<(StepPlan, Vec<i64>)> {
+        let mark = self.mark();
+        let (plan, out) = self.plan(BODY, SectionKind::Body, input);
+        let sound = stable(assumed, &out, self.gs)
+            && !self.erred_since(mark)
+            && first.is_none_or(|covered| self.serves_the_first_body_step(&plan, covered));
+        if sound {
+            Some((plan, out))
+        } else {
+            self.take_back(mark);
+            None
+        }
     }
 
     /// Steps E … E+S−1 from the body's (or the prologue's) coverage under a constant extent;
