@@ -59,7 +59,7 @@ pub fn kernel_html(c: &Emitted, machine: Option<&MachineReport>) -> String {
     if !c.notes.is_empty() {
         h.raw("<ul class=\"notes\">");
         for n in &c.notes {
-            h.raw("<li>").linked(n).raw("</li>");
+            h.raw("<li>").prose(n).raw("</li>");
         }
         h.raw("</ul>");
     }
