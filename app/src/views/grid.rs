@@ -86,17 +86,10 @@ pub fn grid_html(
         let part = u.inner.as_ref();
         if let Some(part) = part.filter(|part| header != Some(part.header.as_str())) {
             row += 1;
-            let (code, line) = part
-                .header
-                .trim_start_matches('`')
-                .split_once("` ")
-                .unwrap_or((&part.header, ""));
             h.raw("<div class=\"grid-row group\" role=\"row\" aria-rowindex=\"")
                 .num(row)
-                .raw("\"><span role=\"cell\">inner loop <code>")
-                .text(code)
-                .raw("</code> ")
-                .text(line)
+                .raw("\"><span role=\"cell\">inner loop ")
+                .prose(&part.header)
                 .raw(", pipelined first</span></div>");
         }
         header = part.map(|part| part.header.as_str());

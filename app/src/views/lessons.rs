@@ -121,17 +121,6 @@ fn menu_html(done: &[String]) -> String {
     h.finish()
 }
 
-/// `text` with its `code` spans set as code.
-fn with_code(h: &mut Html, text: &str) {
-    for (k, part) in text.split('`').enumerate() {
-        if k % 2 == 1 {
-            h.elem("code", part);
-        } else {
-            h.text(part);
-        }
-    }
-}
-
 /// The open lesson's task, checked against the exploration shown and its verification and
 /// timeline (`None` while no lesson is open).
 fn task_status() -> Option<(String, TaskStatus)> {
@@ -202,15 +191,15 @@ fn lesson_html(h: &mut Html, l: &Lesson, status: Option<&TaskStatus>) {
     )
     .text(l.title)
     .raw("</h2><p>");
-    with_code(h, l.text);
+    h.prose(l.text);
     h.raw("</p><div id=\"task\" class=\"task ")
         .raw(class)
         .raw("\" role=\"status\"><strong>Task: </strong>");
-    with_code(h, l.task);
+    h.prose(l.task);
     h.raw("<div class=\"task-state\">")
         .text(state)
         .raw("</div><div class=\"task-why\">");
-    with_code(h, why);
+    h.prose(why);
     h.raw("</div></div><button id=\"close-lesson\">Close lesson</button></section>");
 }
 
