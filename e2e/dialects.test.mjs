@@ -159,6 +159,18 @@ test('check a pipelined program: TVM\'s output for RFC (c) races and names the c
   }
   assert.match(await page.locator('#pane-program').innerText(), /async_wait_queue\(0, 5\): should have covered them: its count 2 lower leaves no race on it/);
   await page.screenshot({ path: SHOTS + 'check-tvm-rfc-c-1500.png' });
+  // A count no hardware runs is shown at its line with its fix; a count lower than needed, as a
+  // loose wait.
+  await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, -1)'));
+  await page.waitForFunction(() => /^invalid/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  const waitLine = tvm.split('\n').findIndex(l => l.includes('async_wait_queue(0, 5)')) + 1;
+  assert.match(await page.locator('#pane-program .run-problems li.error').first().innerText(),
+    new RegExp(`^line ${waitLine}: this wait's count is -1 .*\\nFix: a wait count is the number of groups`));
+  await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, 2)'));
+  await page.waitForFunction(() => /^safe but loose/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
+  assert.match(await page.locator('#pane-program .loose-waits li').first().innerText(),
+    new RegExp(`^line ${waitLine}: with async_wait_queue\\(0, 2\\): waits for more than the program needs: a count 1 higher still leaves no race$`));
+  await page.screenshot({ path: SHOTS + 'check-loose-rfc-c-1500.png' });
   await page.fill('#pipelined', tvm.replace('async_wait_queue(0, 5)', 'async_wait_queue(0, 3)'));
   await page.waitForFunction(() => /^equivalent/.test(document.querySelector('#check-verdict')?.textContent ?? ''));
   // Stagecraft's own program checks as equivalent too; the link carries the program checked.

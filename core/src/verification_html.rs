@@ -1,6 +1,7 @@
 //! A verification as the worker draws it for the page, located in the program verified: the
-//! verdict's class, each racy wait with the count that would be right, the races at their lines,
-//! the races between waves grouped by the barrier that would cover them — what the TVM view
+//! verdict's class, its problems with their fixes, each racy wait with the count that would be
+//! right, the races at their lines, the races between waves grouped by the barrier that would
+//! cover them, the loose waits and the elements that differ — what the TVM view
 //! (`tvm::view`) and the check view (`explore::check_html`) show of a program's verification.
 //! `verification_text.rs` is the same for the terminal.
 
@@ -39,7 +40,7 @@ pub(crate) fn hint_html(h: &mut Html, d: &Diagnostic) {
 /// The races of a program (`text`, the one verified): first each racy wait with the count that
 /// would be right, then the races at their lines — the first few, the rest (often the same race in
 /// later slots) folded away so that they do not push the program off the screen.
-pub(crate) fn races_html(h: &mut Html, v: &Verification, text: &str) {
+fn races_html(h: &mut Html, v: &Verification, text: &str) {
     if v.races.is_empty() {
         return;
     }
@@ -68,7 +69,7 @@ pub(crate) fn races_html(h: &mut Html, v: &Verification, text: &str) {
 /// would cover them (`Across::by_barrier`): at its line, the wave that reads (writes) and the wave
 /// whose access it meets, the element, its slot, the iteration; then where that barrier goes and
 /// how many more races, between which waves, it covers.
-pub(crate) fn thread_races_html(h: &mut Html, a: &Across, text: &str) {
+fn thread_races_html(h: &mut Html, a: &Across, text: &str) {
     if a.races.is_empty() {
         return;
     }
@@ -142,6 +143,130 @@ fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
             None => h.raw("should have covered them; no lower count alone removes its races"),
         };
         h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+/// All the verifier found, at its lines of the program verified (`text`): its problems (what
+/// makes it invalid first, each with its fix), its races (with the counts and barriers that would
+/// cover them), the waits that could allow more groups in flight, and the output elements that
+/// differ from the loop's.
+pub(crate) fn findings_html(h: &mut Html, v: &Verification, text: &str) {
+    problems_html(h, v, text);
+    races_html(h, v, text);
+    if let Some(a) = &v.across {
+        thread_races_html(h, a, text);
+    }
+    loose_waits_html(h, v, text);
+    differences_html(h, v);
+}
+
+/// The line of `text` that a span starts on, and that line's text without its indentation.
+fn line_at(text: &str, span: Span) -> (usize, &str) {
+    let (line, _) = line_col(text, span.start as usize);
+    let said = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .unwrap_or("")
+        .trim();
+    (line, said)
+}
+
+fn problems_html(h: &mut Html, v: &Verification, text: &str) {
+    if v.problems.is_empty() {
+        return;
+    }
+    h.raw("<h3>Problems</h3><ul class=\"tvm-problems run-problems\">");
+    let invalid_first = v
+        .problems
+        .iter()
+        .filter(|p| p.invalid.is_some())
+        .chain(v.problems.iter().filter(|p| p.invalid.is_none()));
+    for p in invalid_first.take(MAX_LISTED) {
+        let (line, _) = line_at(text, p.span);
+        h.raw("<li class=\"")
+            .raw(if p.invalid.is_some() {
+                "error"
+            } else {
+                "warning"
+            })
+            .raw("\">line ")
+            .num(line)
+            .raw(": ")
+            .prose(&p.message);
+        if let Some(fix) = &p.fix {
+            h.raw("<div class=\"hint\">Fix: ").prose(fix).raw("</div>");
+        }
+        h.raw("</li>");
+    }
+    if v.problems.len() > MAX_LISTED {
+        h.raw("<li>")
+            .text(&crate::english::count(
+                v.problems.len() - MAX_LISTED,
+                "more problem",
+            ))
+            .raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+fn loose_waits_html(h: &mut Html, v: &Verification, text: &str) {
+    let mut loose = v.waits.iter().filter(|w| {
+        matches!(
+            w.judgement,
+            Judgement::LooseBy { .. } | Judgement::Redundant
+        )
+    });
+    let Some(first) = loose.next() else {
+        return;
+    };
+    h.raw("<h3>Loose waits</h3><ul class=\"tvm-fixes loose-waits\">");
+    for w in std::iter::once(first).chain(loose) {
+        let (line, wait) = line_at(text, w.span);
+        h.raw("<li>line ")
+            .num(line)
+            .raw(": <code>")
+            .text(wait)
+            .raw("</code> ");
+        match w.judgement {
+            Judgement::LooseBy { k } => h
+                .raw("waits for more than the program needs: a count ")
+                .num(k)
+                .raw(" higher still leaves no race"),
+            _ => h.raw("never completes a group at any instance: it could be removed"),
+        };
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
+}
+
+fn differences_html(h: &mut Html, v: &Verification) {
+    if v.differences.is_empty() {
+        return;
+    }
+    h.raw("<h3>Differences</h3><ul class=\"tvm-problems differences\">");
+    for d in v.differences.iter().take(MAX_LISTED) {
+        let element: Vec<String> = d.element.iter().map(i64::to_string).collect();
+        h.raw("<li><code>")
+            .text(&d.buffer)
+            .raw("[")
+            .text(&element.join(", "))
+            .raw("]</code>: the loop computes ")
+            .text(&d.expected.to_string())
+            .raw(", this program ");
+        match d.got {
+            Some(got) => h.text(&got.to_string()),
+            None => h.raw("never writes it"),
+        };
+        h.raw("</li>");
+    }
+    if v.differences.len() > MAX_LISTED {
+        h.raw("<li>")
+            .text(&crate::english::count(
+                v.differences.len() - MAX_LISTED,
+                "more element",
+            ))
+            .raw("</li>");
     }
     h.raw("</ul>");
 }

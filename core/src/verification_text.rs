@@ -75,10 +75,10 @@ pub fn verification_text(v: &Verification, name: &str, text: &str) -> String {
         });
         outln!(
             out,
-            "  wait on queue {} (line {line}, {}): {:?}{fix}{not_executed}",
+            "  wait on queue {} (line {line}, {}): {}{fix}{not_executed}",
             w.queue,
             crate::english::count(w.instances, "instance"),
-            w.judgement
+            w.judgement.words()
         );
     }
     out

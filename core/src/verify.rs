@@ -84,6 +84,20 @@ pub enum Judgement {
 }
 }
 
+impl Judgement {
+    /// The judgement as the page and the command line say it: "tight", "loose by 2".
+    pub fn words(self) -> String {
+        match self {
+            Judgement::Tight => "tight".into(),
+            Judgement::LooseBy { k } => format!("loose by {k}"),
+            Judgement::Redundant => "redundant".into(),
+            Judgement::Racy => "racy".into(),
+            Judgement::NeverRan => "never ran".into(),
+            Judgement::NotJudged => "not judged".into(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WaitVerdict {
     pub index: usize,

@@ -40,18 +40,7 @@ pub use stagecraft::verification_html::verdict_class;
 pub fn judgement_with_fix(j: Judgement, lower_by: Option<i64>) -> String {
     match (j, lower_by) {
         (Judgement::Racy, Some(k)) => format!("racy: count {k} lower is race-free"),
-        _ => judgement(j),
-    }
-}
-
-pub fn judgement(j: Judgement) -> String {
-    match j {
-        Judgement::Tight => "tight".into(),
-        Judgement::LooseBy { k } => format!("loose by {k}"),
-        Judgement::Redundant => "redundant".into(),
-        Judgement::Racy => "racy".into(),
-        Judgement::NeverRan => "never ran".into(),
-        Judgement::NotJudged => "not judged".into(),
+        _ => j.words(),
     }
 }
 

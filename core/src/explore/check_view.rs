@@ -1,13 +1,12 @@
 //! The Pipelined program pane's check view, drawn by the worker: a program pasted beside the loop,
 //! checked against it (`check_pipelined`), with what keeps it from being checked or the verdict,
-//! its races and fixes at their lines of the pasted program.
+//! and what the verifier found (problems, races, loose waits, differences) at their lines of the
+//! pasted program, with their fixes.
 
 use super::PipelinedCheck;
 use crate::diagnostic::line_col;
 use crate::html::Html;
-use crate::verification_html::{
-    hint_html, races_html, thread_races_html, verdict_class, MAX_LISTED,
-};
+use crate::verification_html::{findings_html, hint_html, verdict_class, MAX_LISTED};
 
 /// What the check view says while nothing is pasted: the page shows it without asking.
 pub const CHECK_INVITATION: &str = "<p class=\"view-note\" id=\"check-verdict\">Paste a pipelined program above — Stagecraft's form, the token form, or TVM's output as the TVM 0.27 view prints it — to check it against the loop in the editor.</p>";
@@ -40,10 +39,7 @@ pub fn check_html(check: &PipelinedCheck, loop_source: &str, pipelined: &str) ->
                 .raw("\">")
                 .prose(&v.summary)
                 .raw("</div>");
-            races_html(&mut h, v, pipelined);
-            if let Some(a) = &v.across {
-                thread_races_html(&mut h, a, pipelined);
-            }
+            findings_html(&mut h, v, pipelined);
         }
         None => {
             h.raw("<div id=\"check-verdict\" class=\"verdict invalid\">Not checked: the program has errors</div>");
@@ -104,6 +100,70 @@ mod tests {
         );
         let blank = check_pipelined(&text, " ", &params);
         assert_eq!(check_html(&blank, &text, " "), CHECK_INVITATION);
+    }
+
+    /// What the verifier finds besides races is shown at its line of the pasted program: a
+    /// negative count with its fix, a loose wait with how loose, an element that differs.
+    #[test]
+    fn problems_loose_waits_and_differences_are_located() {
+        let text = example("rfc_c_interleaved.py");
+        let ex = crate::explore::explore(&text, &Default::default());
+        let ours = crate::explore::traced_printed(&ex).unwrap().text.clone();
+        let params = Default::default();
+        let check =
+            |pasted: &str| check_html(&check_pipelined(&text, pasted, &params), &text, pasted);
+        let (at, count) = ours
+            .lines()
+            .enumerate()
+            .find_map(|(k, l)| {
+                let c = l
+                    .trim()
+                    .strip_prefix("with async_wait_queue(0, ")?
+                    .strip_suffix("):")?;
+                Some((k + 1, c.parse::<i64>().ok()?))
+            })
+            .unwrap();
+        let with_count = |c: i64| {
+            ours.replacen(
+                &format!("async_wait_queue(0, {count})"),
+                &format!("async_wait_queue(0, {c})"),
+                1,
+            )
+        };
+        let html = check(&with_count(-1));
+        assert!(html.contains("verdict invalid"), "{html}");
+        assert!(
+            html.contains(&format!(
+                "<li class=\"error\">line {at}: this wait&#39;s count is -1"
+            )),
+            "{html}"
+        );
+        assert!(
+            html.contains("<div class=\"hint\">Fix: a wait count is"),
+            "{html}"
+        );
+        let html = check(&with_count(count - 1));
+        assert!(html.contains("verdict safebutloose"), "{html}");
+        assert!(
+            html.contains(&format!(
+                "<li>line {at}: <code>with async_wait_queue(0, {}):</code> waits for more than the program needs: a count 1 higher still leaves no race",
+                count - 1
+            )),
+            "{html}"
+        );
+        // The consumer writes one element too far along: C[0] is never written.
+        let shifted = ours.replace("C[i - 3] =", "C[i - 2] =");
+        assert_ne!(shifted, ours);
+        let html = check(&shifted);
+        assert!(html.contains("<h3>Differences</h3>"), "{html}");
+        assert!(
+            html.contains("<li><code>C[0]</code>: the loop computes "),
+            "{html}"
+        );
+        assert!(
+            html.contains(", this program never writes it</li>"),
+            "{html}"
+        );
     }
 
     #[test]

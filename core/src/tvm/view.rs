@@ -1,12 +1,12 @@
 //! TVM 0.27's program as the Pipelined program pane's TVM view shows it (`TvmView`), drawn by the
-//! worker: TVM's refusal or the reproduction's notes at their lines of the user's loop, the races of
-//! TVM's program with the count that would be right, and TVM's program under Stagecraft's
-//! verifier's verdict, its racing lines marked. The page sets Stagecraft's own program beside it.
+//! worker: TVM's refusal or the reproduction's notes at their lines of the user's loop, what the
+//! verifier found in TVM's program (its races with the count that would be right, its loose waits),
+//! and TVM's program under Stagecraft's verifier's verdict, its racing lines marked. The page sets Stagecraft's own program beside it.
 
 use super::TvmExploration;
 use crate::diagnostic::{line_col, Diagnostic};
 use crate::html::Html;
-use crate::verification_html::{hint_html, races_html, verdict_class, MAX_LISTED};
+use crate::verification_html::{findings_html, hint_html, verdict_class, MAX_LISTED};
 use serde::{Deserialize, Serialize};
 
 /// The TVM view, drawn (text escaped).
@@ -24,7 +24,7 @@ pub fn tvm_view(tvm: &TvmExploration, source: &str) -> TvmView {
     let mut above = Html::default();
     let printed = tvm.printed.as_ref();
     if let (Some(v), Some(p)) = (&tvm.verification, printed) {
-        races_html(&mut above, v, &p.text);
+        findings_html(&mut above, v, &p.text);
     }
     diagnostics_html(&mut above, &tvm.diagnostics, source);
     let mut h = Html::default();
