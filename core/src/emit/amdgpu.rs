@@ -42,6 +42,8 @@ struct Gen<'a> {
     s_base: u32,
     labels: u32,
     notes: Vec<String>,
+    /// The statements `notes` already says are issued synchronously.
+    synchronous: Vec<StmtId>,
     cooperative: Option<Cooperative>,
 }
 
@@ -268,7 +270,14 @@ impl Gen<'_> {
         } else {
             if s.is_async {
                 self.out.instr("; asynchronous in the schedule, but only global->LDS copies have an async form here: issued synchronously");
-                self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it runs synchronously", s.assign.stmt));
+                if !self.synchronous.contains(&s.assign.stmt) {
+                    self.synchronous.push(s.assign.stmt);
+                    self.notes.push(super::synchronous_note(
+                        self.program,
+                        &s.assign,
+                        "it runs synchronously",
+                    ));
+                }
             }
             walk::store(self, &s.assign);
         }
@@ -664,6 +673,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32, gfx950: bool) -> 
         s_base,
         labels: 0,
         notes: Vec::new(),
+        synchronous: Vec::new(),
         cooperative,
     };
     let cpu = if gfx950 { "gfx950" } else { "gfx942" };

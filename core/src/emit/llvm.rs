@@ -21,6 +21,8 @@ struct Gen<'a> {
     n: u32,
     loops: u32,
     notes: Vec<String>,
+    /// The statements `notes` already says are issued synchronously.
+    synchronous: Vec<StmtId>,
     block: String,
     stream: Stream,
 }
@@ -89,8 +91,13 @@ impl Gen<'_> {
             let (g, l) = (self.pointer(&src), self.pointer(&s.assign.target));
             emit!(self, "call void @llvm.amdgcn.global.load.async.lds(ptr addrspace(1) {g}, ptr addrspace(3) {l}, i32 4, i32 0, i32 0)");
         } else {
-            if s.is_async {
-                self.notes.push(format!("statement {} is in an async stage but is not a global->shared copy; it is emitted synchronously", s.assign.stmt));
+            if s.is_async && !self.synchronous.contains(&s.assign.stmt) {
+                self.synchronous.push(s.assign.stmt);
+                self.notes.push(super::synchronous_note(
+                    self.program,
+                    &s.assign,
+                    "it is emitted synchronously",
+                ));
             }
             walk::store(self, &s.assign);
         }
@@ -343,6 +350,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, lanes: u32) -> Emitted {
         n: 0,
         loops: 0,
         notes: Vec::new(),
+        synchronous: Vec::new(),
         block: "entry".into(),
         stream: Stream::default(),
     };

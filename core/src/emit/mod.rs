@@ -261,6 +261,16 @@ fn guarded_in_body(program: &Program, cond: &Cond, body: &[Node]) -> String {
     )
 }
 
+/// The note for a statement of an async stage that is not a global->shared copy, which the
+/// target issues synchronously (`issued`: "sm_80 runs it synchronously …"), naming the statement as
+/// the pipelined program prints it where the kernel first meets it.
+fn synchronous_note(program: &Program, a: &Assign, issued: &str) -> String {
+    format!(
+        "`{}` is in an async stage but is not a global->shared copy; {issued}",
+        crate::tir::print_assign(program, a)
+    )
+}
+
 /// `Wait` nodes in pre-order (a wait before the nodes in its body).
 fn wait_nodes<'p>(nodes: &'p [Node], out: &mut Vec<&'p Node>) {
     for n in nodes {

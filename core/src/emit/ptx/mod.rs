@@ -82,6 +82,8 @@ struct Gen<'a> {
     p: u32,
     labels: u32,
     notes: Vec<String>,
+    /// The statements `notes` already says are issued synchronously.
+    synchronous: Vec<StmtId>,
     hopper: Option<Hopper>,
     error: Option<String>,
     /// sm_80: the stream of commits and waits of the single sequence of groups.
@@ -246,10 +248,14 @@ impl Gen<'_> {
                     "sm_80"
                 };
                 emit!(self, "// asynchronous in the schedule, but only global->shared copies are async on {arch}: issued synchronously");
-                self.notes.push(format!(
-                    "statement {} is in an async stage but is not a global->shared copy; {arch} runs it synchronously (its commit group is empty)",
-                    s.assign.stmt
-                ));
+                if !self.synchronous.contains(&s.assign.stmt) {
+                    self.synchronous.push(s.assign.stmt);
+                    self.notes.push(super::synchronous_note(
+                        self.program,
+                        &s.assign,
+                        &format!("{arch} runs it synchronously (its commit group is empty)"),
+                    ));
+                }
             }
             walk::store(self, &s.assign);
         }
@@ -682,6 +688,7 @@ pub(super) fn emit(program: &Program, flat: &Flat, opts: &EmitOptions, arch: Arc
         p: 0,
         labels: 0,
         notes: Vec::new(),
+        synchronous: Vec::new(),
         hopper,
         error: None,
         stream: Stream::default(),
