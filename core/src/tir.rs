@@ -306,6 +306,22 @@ pub fn print_assign(program: &Program, a: &Assign) -> String {
     text
 }
 
+/// Each statement of `program` as the printed program writes its first assignment, by statement
+/// id (of the source loop: `B[0] = A[i] + 1`); "" for an id with none.
+pub fn statement_texts(program: &Program) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for_each_assign(&program.body, &mut |a| {
+        let k = a.stmt as usize;
+        if texts.len() <= k {
+            texts.resize(k + 1, String::new());
+        }
+        if let Some(t) = texts.get_mut(k).filter(|t| t.is_empty()) {
+            *t = print_assign(program, a);
+        }
+    });
+    texts
+}
+
 /// `c` as the printed program writes it after `if` (`k - 1 == 7`).
 pub fn print_cond(program: &Program, c: &Cond) -> String {
     print_expr(&cond_expr(program, c))

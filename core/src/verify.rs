@@ -378,6 +378,7 @@ pub fn verify(original: &Program, pipelined: &Program, opts: &VerifyOptions) -> 
         max_instances: opts.max_instances,
         trace: false,
         immediate_counts: opts.immediate_counts,
+        statement_names: crate::tir::statement_texts(original),
         ..RunOptions::default()
     };
     let orig = run(original, &base);

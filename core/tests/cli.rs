@@ -628,7 +628,7 @@ fn as_tvm_two_writes_of_one_element_in_one_group_are_racy() {
     let report = text(&out.stdout);
     assert!(report.contains("--as tvm-0.27: racy: 8 races"), "{report}");
     assert!(
-        report.contains("race at tests/cases/async_same_element.py --as tvm-0.27:10:17: writes `S0[0, 0]` (ring slot 0), which statement 0 of iteration 1 also writes asynchronously in the same commit group")
+        report.contains("race at tests/cases/async_same_element.py --as tvm-0.27:10:17: writes `S0[0, 0]` (ring slot 0), which `S0[i % 2] = A[i]` of iteration 1 also writes asynchronously in the same commit group")
             && report.contains("(the other access: tests/cases/async_same_element.py --as tvm-0.27:8:17)"),
         "{report}"
     );

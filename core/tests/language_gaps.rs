@@ -177,7 +177,7 @@ for e in range(4):
         assert_eq!(r.iteration, None, "{}", r.message);
         assert!(
             r.message
-                .contains("(statement 1 of iteration 7, 4 elements)"),
+                .contains("(`C[i * 4 + e] = B[e] + 1` of iteration 7, 4 elements)"),
             "{}",
             r.message
         );

@@ -406,7 +406,8 @@ pub fn step_through(
         printed: traced_printed(ex),
         cost: ex.cost.as_ref(),
         params: &p.params,
-        statements: ex.statements.iter().map(|s| s.text.clone()).collect(),
+        // Named as the verifier names them, so that its race and the step-through's are one.
+        statements: crate::tir::statement_texts(&p.original),
     };
     crate::steps::step_through(&source, options)
 }

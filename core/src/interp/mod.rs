@@ -29,6 +29,15 @@ use compile::{compile, queues_of, CNode};
 use exec::{run_prepared, Buf};
 use memory::{infer_shapes, initial_values};
 
+/// How messages name statement `stmt`: its text in backticks from `names` (by statement id),
+/// else "statement N".
+pub fn statement_name(names: &[String], stmt: crate::ir::StmtId) -> String {
+    match names.get(stmt as usize).filter(|t| !t.is_empty()) {
+        Some(text) => crate::diagnostic::code(text),
+        None => format!("statement {stmt}"),
+    }
+}
+
 /// Runs the program. Never panics; problems are reported in the result.
 pub fn run(program: &Program, opts: &RunOptions) -> Run {
     match prepare(program, opts) {

@@ -53,6 +53,9 @@ pub struct RunOptions {
     /// (counted from 1) before which it completes; a group beyond the list completes only when a
     /// wait forces it.
     pub completions: BTreeMap<i64, Vec<u64>>,
+    /// How a race names a statement: its text, by statement id (`tir::statement_texts` of the
+    /// loop). A statement without one is "statement N", its id.
+    pub statement_names: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -67,6 +70,7 @@ impl Default for RunOptions {
             count_delta: BTreeMap::new(),
             immediate_counts: false,
             completions: BTreeMap::new(),
+            statement_names: Vec::new(),
         }
     }
 }

@@ -69,7 +69,7 @@ impl StepThrough {
                 out.push('.');
                 if race {
                     if let Some(stop) = &self.race {
-                        out.push_str(&race_sentence(stop));
+                        out.push_str(&race_sentence(stop, &self.statements));
                     }
                 }
             }
@@ -111,15 +111,15 @@ impl StepThrough {
 
 /// What the race stop says after its statement: the group and the wait that should have covered
 /// it, or, inside one group, the group's other statement and why no wait can order the two.
-fn race_sentence(stop: &RaceStop) -> String {
+fn race_sentence(stop: &RaceStop, statements: &[String]) -> String {
     let r = &stop.race;
     if r.within_group {
         let who = r.other.map_or_else(
             || "another of its statements".to_string(),
             |o| {
                 format!(
-                    "statement {}{}{}",
-                    o.stmt,
+                    "{}{}{}",
+                    crate::interp::statement_name(statements, o.stmt),
                     o.iteration
                         .map_or(String::new(), |j| format!(" of iteration {j}")),
                     stop.other_line

@@ -283,6 +283,8 @@ pub struct Source<'a> {
     pub printed: Option<&'a Printed>,
     pub cost: Option<&'a crate::cost::CostModel>,
     pub params: &'a BTreeMap<String, i64>,
+    /// Statement texts by id, for captions and the race's message (`tir::statement_texts` of
+    /// the loop, as the verifier names them).
     pub statements: Vec<String>,
 }
 
@@ -312,6 +314,7 @@ pub fn step_through(source: &Source, options: &StepOptions) -> StepThrough {
         // Every instance is at least one step: beyond this the trace is cut anyway.
         max_instances: MAX_STEP_EVENTS as u64 + 1,
         count_delta: options.count_delta.clone(),
+        statement_names: source.statements.clone(),
         ..RunOptions::default()
     };
     if options.model == CompletionModel::AsTimed {

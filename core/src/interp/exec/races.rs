@@ -59,7 +59,8 @@ impl Machine<'_> {
         let slot = (versions > 1).then(|| index.first().copied()).flatten();
         let instance = |(s, j): (StmtId, Option<i64>)| {
             format!(
-                "statement {s}{}",
+                "{}{}",
+                crate::interp::statement_name(&self.opts.statement_names, s),
                 j.map_or(String::new(), |j| format!(" of iteration {j}"))
             )
         };
