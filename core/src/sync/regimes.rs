@@ -154,11 +154,51 @@ impl Regimes<'_> {
                 }
             }
         }
+        out.extend(self.first_nonempty_extents());
         out.sort_unstable();
         out.dedup();
         let left_out = out.get(MAX_BOUNDS).copied();
         out.truncate(MAX_BOUNDS);
         (out, left_out)
+    }
+
+    /// The extents from which some queue first commits a group holding an instance (a statement
+    /// under `if i >= 5:` runs at no N ≤ 5): below, the drain of that queue has nothing to wait
+    /// for (`Planner::empty_at_extents`), so a plan for those N waits for less.
+    fn first_nonempty_extents(&self) -> Vec<i64> {
+        let s_max = self.p.stages();
+        let mut out = Vec::new();
+        for (&q, &g) in &self.grouping.per_step {
+            let mut units = self
+                .grouping
+                .groups
+                .iter()
+                .filter(|gr| gr.queue == q)
+                .flat_map(|gr| gr.units.iter());
+            // Past where every unit's runs repeat, one more period holds every pattern.
+            let Some(last) = units.try_fold(0, |last: i64, &u| {
+                let (from, period) = self.symbolic_runs.get(u)?.as_ref()?.repeats();
+                Some(last.max(from + period))
+            }) else {
+                continue;
+            };
+            let empty = |n: i64| {
+                super::periodic::trailing_empty(
+                    &self.grouping.groups,
+                    self.symbolic_runs,
+                    q,
+                    i64::from(g),
+                    n,
+                ) == Some(i64::MAX)
+            };
+            if let Some(n) = (1..=last + s_max)
+                .find(|&n| !empty(n))
+                .filter(|&n| empty(n - 1))
+            {
+                out.push(n);
+            }
+        }
+        out
     }
 
     /// Plans the ranges of N below the last bound and gives them to `main` (the plan of the

@@ -314,7 +314,18 @@ impl Planner<'_> {
             let empty = super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)?;
             fewest = fewest.min(empty);
         }
-        Some(if fewest == i64::MAX { 0 } else { fewest })
+        if fewest < i64::MAX {
+            return Some(fewest);
+        }
+        // Every group is empty at every N of the class (a statement under `if i >= 5:` and
+        // N ≤ 5): all of them may stay, as many as the last N before the first that commits a
+        // group holding an instance has (`regimes::first_nonempty_extents`), one count for every
+        // such range, so that adjacent ones stay one.
+        let holding = (class.first()..=last + self.p.stages()).find(|&n| {
+            super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)
+                .is_some_and(|empty| empty < i64::MAX)
+        });
+        Some(holding.map_or(0, |n| g * (n - 1).max(0)))
     }
 
     /// By need, under a constant extent `e`: the shortest distance at which a body iteration
