@@ -376,13 +376,15 @@ fn tight_at_every_n(
 ///
 /// Also mended: a statement under a guard that starts it late (`if i >= 5:`), whose queue's
 /// groups are all empty at the short N, where the drain waited for them anyway (seeds 2675,
-/// 8711): the extents are cut where the queue first holds an instance
-/// (`regimes::first_nonempty_extents`), and below, the drain lets every group stay.
+/// 8711), and one under a guard that stops it (`if i < 7:`, `if i == 6:`), past which the drain
+/// waited for as many empty groups as N adds (13750, 31209): the extents are cut where the
+/// queue first holds an instance and where its newest such group stops moving
+/// (`regimes::drain_extents`); below the first the drain lets every group stay, past the second
+/// every group after that one.
 ///
-/// Listed: a statement under a guard that stops it (`if i < 7:`) under a symbolic extent: at the
-/// N past where it stops, the last groups are empty, as many as N grows by, which no count of
-/// one range (a constant) lets stay, so the drain forces them: seed 8953 at N ≥ 10. Safe at
-/// every N.
+/// Listed: the epilogue's waits before a statement that has stopped (`if i < 7:`, at the N past
+/// it): they wait for its need as if it ran, forcing groups that hold nothing: seed 8953 at
+/// N ≥ 10. Safe at every N.
 const LOOSE_SYMBOLIC_IRREGULAR: &[u64] = &[8953];
 
 /// As `LOOSE_SYMBOLIC_IRREGULAR`, under a constant extent.

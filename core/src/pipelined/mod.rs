@@ -129,6 +129,17 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
         let count = match &p.sched.extent {
             // A plan for one residue of E (`sync::Serves::Residue`) lets the last groups
             // before those stay too where they hold nothing at every E of it.
+            // Where the queue's statements have stopped, every group after the newest holding
+            // an instance stays, however many N adds.
+            Extent::Symbolic(_) if sync.drain_after.contains_key(q) => {
+                let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
+                let newest = sync.drain_after.get(q).copied().unwrap_or(0);
+                simplify(&IExpr::bin(
+                    IOp::Sub,
+                    IExpr::bin(IOp::Mul, IExpr::Const(g), p.epilogue_start()),
+                    IExpr::Const(newest + 1),
+                ))
+            }
             Extent::Symbolic(e) => {
                 let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
                 let empty = IExpr::bin(IOp::Sub, p.epilogue_start(), e.clone());

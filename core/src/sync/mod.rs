@@ -197,6 +197,10 @@ pub struct SyncPlan {
     /// iterations N … max(N, S) − 1 its drain lets stay too: they hold nothing at any N this
     /// plan serves (a plan for one residue of N, `Serves::Residue`; else none).
     pub drain_empty: BTreeMap<i64, i64>,
+    /// Under a symbolic extent, by drained queue, the newest group holding an instance where it
+    /// is the same at every N this plan serves (the queue's statements stopped, `if i < 7:`):
+    /// the drain lets every later group stay, g·max(N, S) − 1 − it (else `drain_empty`).
+    pub drain_after: BTreeMap<i64, i64>,
     /// True when every step commits its groups even if predicated off (symbolic extent).
     pub uniform_commits: bool,
     /// Queues that may still have groups in flight after the epilogue's own waits.
@@ -437,7 +441,11 @@ fn planned(
     let (prologue, covered) = cx.plan_prologue();
     let (body, covered) = cx.plan_body(covered);
     let (epilogue, covered) = cx.plan_epilogue(covered);
-    let (undrained, drains) = cx.drain(r.program, &covered);
+    let sections::Drains {
+        undrained,
+        drains,
+        after: drain_after,
+    } = cx.drain(r.program, &covered);
     let drain_empty = match extent {
         Some(_) => BTreeMap::new(),
         None => drains
@@ -463,6 +471,7 @@ fn planned(
         epilogue,
         drains,
         drain_empty,
+        drain_after,
         uniform_commits: extent.is_none(),
         undrained,
         extent,

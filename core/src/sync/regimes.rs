@@ -154,7 +154,7 @@ impl Regimes<'_> {
                 }
             }
         }
-        out.extend(self.first_nonempty_extents());
+        out.extend(self.drain_extents());
         out.sort_unstable();
         out.dedup();
         let left_out = out.get(MAX_BOUNDS).copied();
@@ -164,8 +164,10 @@ impl Regimes<'_> {
 
     /// The extents from which some queue first commits a group holding an instance (a statement
     /// under `if i >= 5:` runs at no N ≤ 5): below, the drain of that queue has nothing to wait
-    /// for (`Planner::empty_at_extents`), so a plan for those N waits for less.
-    fn first_nonempty_extents(&self) -> Vec<i64> {
+    /// for; and those from which its newest such group stays the same (its statements stop,
+    /// `if i < 7:`): from there the drain lets every later group stay
+    /// (`Planner::kept_at_extents`). A plan for each range waits for less.
+    fn drain_extents(&self) -> Vec<i64> {
         let s_max = self.p.stages();
         let mut out = Vec::new();
         for (&q, &g) in &self.grouping.per_step {
@@ -196,6 +198,23 @@ impl Regimes<'_> {
                 .filter(|&n| empty(n - 1))
             {
                 out.push(n);
+            }
+            // The last iteration any of the queue's statements runs at, when none runs past
+            // where their runs repeat (every period is at most `last`).
+            let runs = |j: i64| {
+                let units = self.grouping.groups.iter().filter(|gr| gr.queue == q);
+                units.flat_map(|gr| gr.units.iter()).any(|&u| {
+                    self.symbolic_runs
+                        .get(u)
+                        .and_then(Option::as_ref)
+                        .and_then(|r| r.at(j))
+                        .unwrap_or(true)
+                })
+            };
+            if !(last..=2 * last).any(runs) {
+                if let Some(stop) = (0..last).rev().find(|&j| runs(j)) {
+                    out.push(stop + 1);
+                }
             }
         }
         out
@@ -494,6 +513,7 @@ fn same_waits(a: &SyncPlan, b: &SyncPlan) -> bool {
         && a.epilogue == b.epilogue
         && a.drains == b.drains
         && a.drain_empty == b.drain_empty
+        && a.drain_after == b.drain_after
 }
 
 /// The sites a plan's waits and drains name.

@@ -4,6 +4,7 @@
 use super::planner::Planner;
 use super::{StepPlan, StepTime, WaitInstance, WaitSite, BODY, T_REP};
 use crate::ir::{Scope, SectionKind};
+use std::collections::BTreeMap;
 
 impl Planner<'_> {
     /// Steps 0 … S−1 from nothing complete; the groups known complete after the last.
@@ -187,12 +188,10 @@ impl Planner<'_> {
 
     /// Async writes land only when awaited, and nothing completes by itself at the end of the
     /// program: a final `wait(q, 0)` for every queue whose last groups no wait has forced (all
-    /// of them under a symbolic extent). Returns those queues and the drains (site id, queue).
-    pub(super) fn drain(
-        &mut self,
-        program: &crate::ir::Program,
-        covered: &[i64],
-    ) -> (Vec<i64>, Vec<(u32, i64)>) {
+    /// of them under a symbolic extent). Returns those queues, their drains and, under a symbolic
+    /// extent, the queues whose newest group holding an instance is the same at every N the plan
+    /// serves, with that group (`SyncPlan::drain_after`).
+    pub(super) fn drain(&mut self, program: &crate::ir::Program, covered: &[i64]) -> Drains {
         let (units, extent, explain) = (&self.p.sched.units, self.extent, self.explain);
         let undrained: Vec<i64> = self
             .queues
@@ -233,6 +232,7 @@ impl Planner<'_> {
             })
         };
         let mut drains = Vec::with_capacity(undrained.len());
+        let mut after = BTreeMap::new();
         for q in undrained.iter() {
             // Under a constant extent, the newest group holding an instance: the last groups may
             // stay in flight when no statement runs in them (`if i % 2 == 1:` at an even last
@@ -242,7 +242,13 @@ impl Planner<'_> {
                 // Under a symbolic extent, at N of one residue: the groups of the iterations
                 // N … max(N, S) − 1 stay (`pipelined::build`) and so may the last ones before
                 // them that hold nothing at every N of the residue.
-                count = self.empty_at_extents(*q, class).unwrap_or(0);
+                match self.kept_at_extents(*q, class) {
+                    Some(Kept::Empty(k)) => count = k,
+                    Some(Kept::After(newest)) => {
+                        after.insert(*q, newest);
+                    }
+                    None => {}
+                }
             }
             if let Some(e) = extent {
                 let Some(qi) = self.queues.iter().position(|x| x == q) else {
@@ -269,6 +275,8 @@ impl Planner<'_> {
                     needs: Vec::new(),
                     arithmetic: if !explain {
                         String::new()
+                    } else if let Some(newest) = after.get(q) {
+                        format!("N = g·max(E, S) − 1 − {newest}: nothing completes by itself at the end of the program; the groups of queue {q} after group {newest} run no statement at any E")
                     } else if count > 0 {
                         format!("N = {count}: nothing completes by itself at the end of the program; the last {} of queue {q} run no statement", crate::english::count(usize::try_from(count).unwrap_or(0), "group"))
                     } else if extent.is_none() {
@@ -288,15 +296,39 @@ impl Planner<'_> {
             });
             drains.push((id, *q));
         }
-        (undrained, drains)
+        Drains {
+            undrained,
+            drains,
+            after,
+        }
     }
 }
 
+/// The final drains of a plan (`Planner::drain`).
+pub(super) struct Drains {
+    /// The queues whose last groups no wait forces.
+    pub(super) undrained: Vec<i64>,
+    /// Their drains: (site id, queue).
+    pub(super) drains: Vec<(u32, i64)>,
+    /// `SyncPlan::drain_after`.
+    pub(super) after: BTreeMap<i64, i64>,
+}
+
+/// What a symbolic drain lets stay at every N of a range (`Planner::kept_at_extents`).
+enum Kept {
+    /// This many groups before those of the iterations N … max(N, S) − 1.
+    Empty(i64),
+    /// Every group after this one, the newest holding an instance.
+    After(i64),
+}
+
 impl Planner<'_> {
-    /// Under a symbolic extent, how many of queue `q`'s groups before group g·N hold nothing at
-    /// every N of `class`: their runs repeat from some iteration on, so the class's N up to one
-    /// common period past there are all.
-    fn empty_at_extents(&self, q: i64, class: super::Residue) -> Option<i64> {
+    /// Under a symbolic extent, what queue `q`'s drain lets stay at every N of `class`: the
+    /// groups before group g·N that hold nothing at all of them, or, where the statements of the
+    /// queue have stopped (`if i < 7:` at N ≥ 7) and the newest group holding an instance is the
+    /// same at all of them, every group after it. Their runs repeat from some iteration on, so
+    /// the class's N up to one common period past there are all.
+    fn kept_at_extents(&self, q: i64, class: super::Residue) -> Option<Kept> {
         let qi = self.queues.iter().position(|&x| x == q)?;
         let g = self.gs.get(qi).copied()?;
         let mut settled = 0;
@@ -309,23 +341,36 @@ impl Planner<'_> {
             }
         }
         let last = class.first().max(settled) + period + class.modulus;
-        let mut fewest = i64::MAX;
+        let (mut fewest, mut most) = (i64::MAX, 0);
+        // The newest group holding an instance, while it is the same at every N.
+        let mut newest: Option<Option<i64>> = None;
         for n in class.up_to(last) {
             let empty = super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)?;
             fewest = fewest.min(empty);
+            most = most.max(empty);
+            let here = (empty < i64::MAX).then(|| g * n - 1 - empty);
+            newest = match newest {
+                None => Some(here),
+                Some(before) if before == here => Some(here),
+                Some(_) => Some(None),
+            };
         }
         if fewest < i64::MAX {
-            return Some(fewest);
+            return Some(match newest.flatten() {
+                // Empty groups that grow in number with N: no one count lets them stay.
+                Some(group) if most > fewest => Kept::After(group),
+                _ => Kept::Empty(fewest),
+            });
         }
         // Every group is empty at every N of the class (a statement under `if i >= 5:` and
         // N ≤ 5): all of them may stay, as many as the last N before the first that commits a
-        // group holding an instance has (`regimes::first_nonempty_extents`), one count for every
+        // group holding an instance has (`regimes::drain_extents`), one count for every
         // such range, so that adjacent ones stay one.
         let holding = (class.first()..=last + self.p.stages()).find(|&n| {
             super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)
                 .is_some_and(|empty| empty < i64::MAX)
         });
-        Some(holding.map_or(0, |n| g * (n - 1).max(0)))
+        Some(Kept::Empty(holding.map_or(0, |n| g * (n - 1).max(0))))
     }
 
     /// By need, under a constant extent `e`: the shortest distance at which a body iteration
