@@ -64,10 +64,10 @@ pub fn svg(sp: &IterationSpace) -> String {
     let mut h = String::with_capacity(96 * (columns.len() * (sp.units.len() + 2)) + 1024);
     let _ = write!(
         h,
-        "<svg class=\"space-picture\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"Iteration space: steps {first} to {last} across, {} unit(s) down; each cell is the iteration a unit computes at that step\">",
+        "<svg class=\"space-picture\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"Iteration space: steps {first} to {last} across, {} down; each cell is the iteration a unit computes at that step\">",
         fixed(width, 0),
         fixed(height, 0),
-        sp.units.len()
+        crate::english::count(sp.units.len(), "unit")
     );
     // The sections' bands, each named over its first column, the names on alternate rows.
     let (mut named, mut names) = (None, 0);
