@@ -135,6 +135,20 @@ impl SymbolicNeed {
         Some(best)
     }
 
+    /// The last consumer iteration that meets the producer, where none after it does (the
+    /// consumer stops, `if i < 4:`, or the producer's elements stop being touched); `None`
+    /// where meetings go on, or are not known past the iterations enumerated.
+    pub fn last_meeting(&self) -> Option<i64> {
+        let (from, period) = self.repeats?;
+        let from = from.max(0);
+        if (from..from + period.max(1)).any(|j| !matches!(self.at(j), Some(None))) {
+            return None;
+        }
+        (0..from)
+            .rev()
+            .find(|&j| matches!(self.at(j), Some(Some(_))))
+    }
+
     /// The consumer iterations from `lo` on at which the shortest distance over `lo ..= j`
     /// shortens (or first exists), ascending, where enumeration decides it: from each of them
     /// on a count serving every iteration up to the last one a section runs waits for a newer

@@ -152,6 +152,15 @@ impl Regimes<'_> {
                             .filter(|&b| b > s_max),
                     );
                 }
+                // Where the meetings end (`if i < 4:`), from the N whose epilogue step k runs
+                // an iteration past the last, that step needs nothing of this producer.
+                if let Some(last) = known.last_meeting() {
+                    out.extend(
+                        (0..stage.min(s_max))
+                            .map(|k| last + stage - k + 1)
+                            .filter(|&b| b > s_max),
+                    );
+                }
             }
         }
         out.extend(self.drain_extents());
