@@ -399,6 +399,12 @@ fn rfc_a_first_wait_shows_the_head_arithmetic_and_the_slots() {
         "{}",
         read.caption
     );
+    // The statement is named by its text, as the verifier names it, not by a number.
+    assert!(
+        read.caption.starts_with('`') && !read.caption.contains("Statement "),
+        "{}",
+        read.caption
+    );
     let line = match read.current.as_ref().unwrap().event {
         StepEvent::Exec { line, .. } => line.unwrap(),
         _ => panic!("a statement"),

@@ -24,11 +24,16 @@ impl StepThrough {
                 reads,
                 ..
             } => {
-                let text = self
+                // "`C[i] = …` of iteration 3 runs"; a statement without a text, by its number.
+                let name = match self
                     .statements
                     .get(*stmt as usize)
-                    .map_or(String::new(), |t| format!(" `{t}`"));
-                let _ = write!(out, "Statement {stmt}{text}");
+                    .filter(|t| !t.is_empty())
+                {
+                    Some(text) => crate::diagnostic::code(text),
+                    None => format!("Statement {stmt}"),
+                };
+                out.push_str(&name);
                 if let Some(j) = iteration {
                     let _ = write!(out, " of iteration {j}");
                 }
