@@ -172,17 +172,21 @@ fn line_at(text: &str, span: Span) -> (usize, &str) {
     (line, said)
 }
 
+/// The item that counts what a list of `listed` things leaves out past `MAX_LISTED`.
+fn more_html(h: &mut Html, listed: usize, more: &str) {
+    if listed > MAX_LISTED {
+        h.raw("<li>")
+            .text(&crate::english::count(listed - MAX_LISTED, more))
+            .raw("</li>");
+    }
+}
+
 fn problems_html(h: &mut Html, v: &Verification, text: &str) {
     if v.problems.is_empty() {
         return;
     }
     h.raw("<h3>Problems</h3><ul class=\"tvm-problems run-problems\">");
-    let invalid_first = v
-        .problems
-        .iter()
-        .filter(|p| p.invalid.is_some())
-        .chain(v.problems.iter().filter(|p| p.invalid.is_none()));
-    for p in invalid_first.take(MAX_LISTED) {
+    for p in v.problems_invalid_first().take(MAX_LISTED) {
         let (line, _) = line_at(text, p.span);
         h.raw("<li class=\"")
             .raw(if p.invalid.is_some() {
@@ -199,14 +203,7 @@ fn problems_html(h: &mut Html, v: &Verification, text: &str) {
         }
         h.raw("</li>");
     }
-    if v.problems.len() > MAX_LISTED {
-        h.raw("<li>")
-            .text(&crate::english::count(
-                v.problems.len() - MAX_LISTED,
-                "more problem",
-            ))
-            .raw("</li>");
-    }
+    more_html(h, v.problems.len(), "more problem");
     h.raw("</ul>");
 }
 
@@ -260,13 +257,6 @@ fn differences_html(h: &mut Html, v: &Verification) {
         };
         h.raw("</li>");
     }
-    if v.differences.len() > MAX_LISTED {
-        h.raw("<li>")
-            .text(&crate::english::count(
-                v.differences.len() - MAX_LISTED,
-                "more element",
-            ))
-            .raw("</li>");
-    }
+    more_html(h, v.differences.len(), "more element");
     h.raw("</ul>");
 }

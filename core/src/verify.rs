@@ -455,6 +455,15 @@ impl Verification {
             .count()
     }
 
+    /// The problems, those that make the program invalid first (as every view lists them).
+    pub fn problems_invalid_first(&self) -> impl Iterator<Item = &Problem> {
+        let invalid = |p: &&Problem| p.invalid.is_some();
+        self.problems
+            .iter()
+            .filter(invalid)
+            .chain(self.problems.iter().filter(move |p| !invalid(p)))
+    }
+
     /// How many problems make the program invalid (`Verdict::Invalid`).
     pub fn invalid(&self) -> usize {
         self.problems.iter().filter(|p| p.invalid.is_some()).count()

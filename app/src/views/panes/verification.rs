@@ -112,12 +112,7 @@ fn problems_html(h: &mut Html, text: &str, v: &Verification) {
         return;
     }
     h.raw("<h3>Problems</h3><ul class=\"problems run-problems\">");
-    let invalid_first = v
-        .problems
-        .iter()
-        .filter(|p| p.invalid.is_some())
-        .chain(v.problems.iter().filter(|p| p.invalid.is_none()));
-    for p in invalid_first {
+    for p in v.problems_invalid_first() {
         let (line, col) = line_col(text, p.span.start as usize);
         h.raw("<li class=\"")
             .raw(if p.invalid.is_some() { "error" } else { "warning" })
