@@ -378,9 +378,10 @@ fn tight_at_every_n(
 /// groups are all empty at the short N, where the drain waited for them anyway (seeds 2675,
 /// 8711), and one under a guard that stops it (`if i < 7:`, `if i == 6:`), past which the drain
 /// waited for as many empty groups as N adds (13750, 31209): the extents are cut where the
-/// queue first holds an instance and where its newest such group stops moving
-/// (`regimes::drain_extents`); below the first the drain lets every group stay, past the second
-/// every group after that one. And the epilogue's waits before such a statement, at the N whose
+/// queue first holds an instance, where its newest such group stops moving, and where the empty
+/// groups after it change in number while it moves (a guarded statement in the last group of a
+/// step, seed 15165) (`regimes::drain_extents`); below the first the drain lets every group
+/// stay, past the second every group after that one. And the epilogue's waits before such a statement, at the N whose
 /// epilogue runs iterations past its last meeting with its producer, which waited as the
 /// shorter N did (seeds 8953, 11648): the extents are cut there too
 /// (`SymbolicNeed::last_meeting`).

@@ -171,10 +171,12 @@ impl Regimes<'_> {
         (out, left_out)
     }
 
-    /// The extents from which some queue first commits a group holding an instance (a statement
-    /// under `if i >= 5:` runs at no N ≤ 5): below, the drain of that queue has nothing to wait
-    /// for; and those from which its newest such group stays the same (its statements stop,
-    /// `if i < 7:`): from there the drain lets every later group stay
+    /// The extents at which what a queue's drain may let stay changes, before the queue's runs
+    /// repeat: where it first commits a group holding an instance (a statement under `if i >= 5:`
+    /// runs at no N ≤ 5: below, the drain has nothing to wait for), where the number of empty
+    /// groups after its newest holding one changes while that group moves with N (one under
+    /// `if i < 1:` in the last slot of a step), and where that group stops moving (its
+    /// statements stop, `if i < 7:`: from there the drain lets every later group stay)
     /// (`Planner::kept_at_extents`). A plan for each range waits for less.
     fn drain_extents(&self) -> Vec<i64> {
         let s_max = self.p.stages();
@@ -193,20 +195,29 @@ impl Regimes<'_> {
             }) else {
                 continue;
             };
-            let empty = |n: i64| {
-                super::periodic::trailing_empty(
+            let g = i64::from(g);
+            // The empty groups last, and the newest group holding an instance (`None`: none).
+            let tail = |n: i64| {
+                let empty = super::periodic::trailing_empty(
                     &self.grouping.groups,
                     self.symbolic_runs,
                     q,
-                    i64::from(g),
+                    g,
                     n,
-                ) == Some(i64::MAX)
+                )?;
+                Some((empty, (empty < i64::MAX).then(|| g * n - 1 - empty)))
             };
-            if let Some(n) = (1..=last + s_max)
-                .find(|&n| !empty(n))
-                .filter(|&n| empty(n - 1))
-            {
-                out.push(n);
+            for n in 1..=last + s_max {
+                let (Some((before, was)), Some((now, is))) = (tail(n - 1), tail(n)) else {
+                    continue;
+                };
+                let moved = match (was, is) {
+                    (Some(a), Some(b)) => a != b,
+                    _ => true,
+                };
+                if before != now && moved {
+                    out.push(n);
+                }
             }
             // The last iteration any of the queue's statements runs at, when none runs past
             // where their runs repeat (every period is at most `last`).
