@@ -93,8 +93,9 @@ test('typing while the worker computes the heaviest loop: every keystroke lands 
 });
 
 /** A page with the slowest to explore of docs/limits.md's heaviest loops pasted and explored, the
- * caret at its end. (`heavy 159 64 64` explores in 26–58 ms in the worker, across the 50 ms that
- * makes a text slow; `heavy 159 8 5000` in 80–220 ms.) */
+ * caret at its end: its exploration must take the worker well over `SLOW_EXPLORATION_MS`
+ * (app/src/services/exploring.rs) on any machine, or each keystroke is explored by design
+ * (`heavy 159 64 64` explores close to that bound). */
 async function heaviestLoopAtItsEnd() {
   const page = await open();
   const text = workload('heavy', 159, 8, 5000);

@@ -124,12 +124,7 @@ fn fixes_html(h: &mut Html, v: &Verification, text: &str) {
     let racy = v.waits.iter().filter(|w| w.judgement == Judgement::Racy);
     h.raw("<ul class=\"tvm-fixes\">");
     for w in racy {
-        let (line, _) = line_col(text, w.span.start as usize);
-        let wait = text
-            .lines()
-            .nth(line.saturating_sub(1))
-            .unwrap_or("")
-            .trim();
+        let (line, wait) = line_at(text, w.span);
         h.raw("<li>line ")
             .num(line)
             .raw(": <code>")
