@@ -13,7 +13,7 @@ use crate::simplify::{
     modulo, offset, simplify, simplify_cmp, simplify_cond, substitute, substitute_cond, sum,
     Substitution,
 };
-use crate::sync::{PlanUnit, StepPlan, StepTime, SyncPlan};
+use crate::sync::{DrainKept, PlanUnit, StepPlan, StepTime, SyncPlan};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -126,24 +126,26 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
     for (id, q) in &sync.drains {
         // Under a symbolic extent the last g·(max(E, S) − E) groups of the queue are those of
         // the iterations E … max(E, S) − 1, committed empty: they may stay in flight.
-        let count = match &p.sched.extent {
-            // A plan for one residue of E (`sync::Serves::Residue`) lets the last groups
-            // before those stay too where they hold nothing at every E of it.
+        let count = match (&p.sched.extent, sync.drain_kept.get(q)) {
             // Where the queue's statements have stopped, every group after the newest holding
             // an instance stays, however many N adds.
-            Extent::Symbolic(_) if sync.drain_after.contains_key(q) => {
+            (Extent::Symbolic(_), Some(&DrainKept::After(newest))) => {
                 let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
-                let newest = sync.drain_after.get(q).copied().unwrap_or(0);
                 simplify(&IExpr::bin(
                     IOp::Sub,
                     IExpr::bin(IOp::Mul, IExpr::Const(g), p.epilogue_start()),
                     IExpr::Const(newest + 1),
                 ))
             }
-            Extent::Symbolic(e) => {
+            // A plan for one residue of E (`sync::Serves::Residue`) lets the last groups
+            // before those stay too where they hold nothing at every E of it.
+            (Extent::Symbolic(e), kept) => {
                 let g = i64::from(sync.per_step.get(q).copied().unwrap_or(1));
                 let empty = IExpr::bin(IOp::Sub, p.epilogue_start(), e.clone());
-                let before = sync.drain_empty.get(q).copied().unwrap_or(0);
+                let before = match kept {
+                    Some(&DrainKept::Empty(k)) => k,
+                    _ => 0,
+                };
                 simplify(&IExpr::bin(
                     IOp::Add,
                     IExpr::bin(IOp::Mul, IExpr::Const(g), empty),
@@ -151,7 +153,7 @@ pub(crate) fn build_one(program: &Program, p: &LoopShape, sync: &SyncPlan, form:
                 ))
             }
             // Groups after the last one holding an instance may stay (`sync`'s drain).
-            Extent::Const(_) => IExpr::Const(
+            (Extent::Const(_), _) => IExpr::Const(
                 sync.sites
                     .get(*id as usize)
                     .and_then(|s| s.instances.first())

@@ -193,14 +193,10 @@ pub struct SyncPlan {
     pub epilogue: Vec<StepPlan>,
     /// Queues drained by a final `wait(q, 0)` (site id, queue).
     pub drains: Vec<(u32, i64)>,
-    /// Under a symbolic extent, by drained queue, how many groups before those of the
-    /// iterations N … max(N, S) − 1 its drain lets stay too: they hold nothing at any N this
-    /// plan serves (a plan for one residue of N, `Serves::Residue`; else none).
-    pub drain_empty: BTreeMap<i64, i64>,
-    /// Under a symbolic extent, by drained queue, the newest group holding an instance where it
-    /// is the same at every N this plan serves (the queue's statements stopped, `if i < 7:`):
-    /// the drain lets every later group stay, g·max(N, S) − 1 − it (else `drain_empty`).
-    pub drain_after: BTreeMap<i64, i64>,
+    /// Under a symbolic extent, by drained queue, which of its last groups the drain lets stay
+    /// beside those of the iterations N … max(N, S) − 1, where that is the same at every N this
+    /// plan serves (else none).
+    pub drain_kept: BTreeMap<i64, DrainKept>,
     /// True when every step commits its groups even if predicated off (symbolic extent).
     pub uniform_commits: bool,
     /// Queues that may still have groups in flight after the epilogue's own waits.
@@ -218,6 +214,18 @@ pub struct SyncPlan {
     pub regimes: Vec<Regime>,
     /// How many of `sites`, at their end, are waits only some range of `regimes` has.
     pub range_sites: usize,
+}
+
+/// What a drain under a symbolic extent lets stay in flight beside the groups of the iterations
+/// N … max(N, S) − 1, which are committed empty (`SyncPlan::drain_kept`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DrainKept {
+    /// This many groups before those, which hold nothing at any N the plan serves (a plan for
+    /// one residue of N, `Serves::Residue`).
+    Empty(i64),
+    /// Every group after this one, the newest holding an instance at every N the plan serves
+    /// (the queue's statements stopped, `if i < 7:`): g·max(N, S) − 1 − it, however many N adds.
+    After(i64),
 }
 
 /// The plan for some extents: those below `below` (and at least the previous range's), or one
@@ -444,18 +452,8 @@ fn planned(
     let sections::Drains {
         undrained,
         drains,
-        after: drain_after,
+        kept: drain_kept,
     } = cx.drain(r.program, &covered);
-    let drain_empty = match extent {
-        Some(_) => BTreeMap::new(),
-        None => drains
-            .iter()
-            .filter_map(|&(id, q)| {
-                let count = cx.sites.get(id as usize)?.instances.first()?.count;
-                (count > 0).then_some((q, count))
-            })
-            .collect(),
-    };
     if cx.failed {
         return None;
     }
@@ -470,8 +468,7 @@ fn planned(
         body,
         epilogue,
         drains,
-        drain_empty,
-        drain_after,
+        drain_kept,
         uniform_commits: extent.is_none(),
         undrained,
         extent,

@@ -532,8 +532,7 @@ fn same_waits(a: &SyncPlan, b: &SyncPlan) -> bool {
         && a.body == b.body
         && a.epilogue == b.epilogue
         && a.drains == b.drains
-        && a.drain_empty == b.drain_empty
-        && a.drain_after == b.drain_after
+        && a.drain_kept == b.drain_kept
 }
 
 /// The sites a plan's waits and drains name.

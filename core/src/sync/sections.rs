@@ -2,7 +2,7 @@
 //! the epilogue's steps, and the drains after them.
 
 use super::planner::Planner;
-use super::{StepPlan, StepTime, WaitInstance, WaitSite, BODY, T_REP};
+use super::{DrainKept, StepPlan, StepTime, WaitInstance, WaitSite, BODY, T_REP};
 use crate::ir::{Scope, SectionKind};
 use std::collections::BTreeMap;
 
@@ -189,8 +189,7 @@ impl Planner<'_> {
     /// Async writes land only when awaited, and nothing completes by itself at the end of the
     /// program: a final `wait(q, 0)` for every queue whose last groups no wait has forced (all
     /// of them under a symbolic extent). Returns those queues, their drains and, under a symbolic
-    /// extent, the queues whose newest group holding an instance is the same at every N the plan
-    /// serves, with that group (`SyncPlan::drain_after`).
+    /// extent, what each drain lets stay at every N the plan serves (`SyncPlan::drain_kept`).
     pub(super) fn drain(&mut self, program: &crate::ir::Program, covered: &[i64]) -> Drains {
         let (units, extent, explain) = (&self.p.sched.units, self.extent, self.explain);
         let undrained: Vec<i64> = self
@@ -232,7 +231,7 @@ impl Planner<'_> {
             })
         };
         let mut drains = Vec::with_capacity(undrained.len());
-        let mut after = BTreeMap::new();
+        let mut kept = BTreeMap::new();
         for q in undrained.iter() {
             // Under a constant extent, the newest group holding an instance: the last groups may
             // stay in flight when no statement runs in them (`if i % 2 == 1:` at an even last
@@ -243,11 +242,14 @@ impl Planner<'_> {
                 // N … max(N, S) − 1 stay (`pipelined::build`) and so may the last ones before
                 // them that hold nothing at every N of the residue.
                 match self.kept_at_extents(*q, class) {
-                    Some(Kept::Empty(k)) => count = k,
-                    Some(Kept::After(newest)) => {
-                        after.insert(*q, newest);
+                    Some(DrainKept::Empty(k)) if k > 0 => {
+                        count = k;
+                        kept.insert(*q, DrainKept::Empty(k));
                     }
-                    None => {}
+                    Some(after @ DrainKept::After(_)) => {
+                        kept.insert(*q, after);
+                    }
+                    _ => {}
                 }
             }
             if let Some(e) = extent {
@@ -275,7 +277,7 @@ impl Planner<'_> {
                     needs: Vec::new(),
                     arithmetic: if !explain {
                         String::new()
-                    } else if let Some(newest) = after.get(q) {
+                    } else if let Some(DrainKept::After(newest)) = kept.get(q) {
                         format!("N = g·max(E, S) − 1 − {newest}: nothing completes by itself at the end of the program; the groups of queue {q} after group {newest} run no statement at any E")
                     } else if count > 0 {
                         format!("N = {count}: nothing completes by itself at the end of the program; the last {} of queue {q} run no statement", crate::english::count(usize::try_from(count).unwrap_or(0), "group"))
@@ -299,7 +301,7 @@ impl Planner<'_> {
         Drains {
             undrained,
             drains,
-            after,
+            kept,
         }
     }
 }
@@ -310,16 +312,8 @@ pub(super) struct Drains {
     pub(super) undrained: Vec<i64>,
     /// Their drains: (site id, queue).
     pub(super) drains: Vec<(u32, i64)>,
-    /// `SyncPlan::drain_after`.
-    pub(super) after: BTreeMap<i64, i64>,
-}
-
-/// What a symbolic drain lets stay at every N of a range (`Planner::kept_at_extents`).
-enum Kept {
-    /// This many groups before those of the iterations N … max(N, S) − 1.
-    Empty(i64),
-    /// Every group after this one, the newest holding an instance.
-    After(i64),
+    /// `SyncPlan::drain_kept`.
+    pub(super) kept: BTreeMap<i64, DrainKept>,
 }
 
 impl Planner<'_> {
@@ -328,7 +322,7 @@ impl Planner<'_> {
     /// queue have stopped (`if i < 7:` at N ≥ 7) and the newest group holding an instance is the
     /// same at all of them, every group after it. Their runs repeat from some iteration on, so
     /// the class's N up to one common period past there are all.
-    fn kept_at_extents(&self, q: i64, class: super::Residue) -> Option<Kept> {
+    fn kept_at_extents(&self, q: i64, class: super::Residue) -> Option<DrainKept> {
         let qi = self.queues.iter().position(|&x| x == q)?;
         let g = self.gs.get(qi).copied()?;
         let mut settled = 0;
@@ -358,8 +352,8 @@ impl Planner<'_> {
         if fewest < i64::MAX {
             return Some(match newest.flatten() {
                 // Empty groups that grow in number with N: no one count lets them stay.
-                Some(group) if most > fewest => Kept::After(group),
-                _ => Kept::Empty(fewest),
+                Some(group) if most > fewest => DrainKept::After(group),
+                _ => DrainKept::Empty(fewest),
             });
         }
         // Every group is empty at every N of the class (a statement under `if i >= 5:` and
@@ -370,7 +364,7 @@ impl Planner<'_> {
             super::periodic::trailing_empty(self.groups, self.symbolic_runs, q, g, n)
                 .is_some_and(|empty| empty < i64::MAX)
         });
-        Some(Kept::Empty(holding.map_or(0, |n| g * (n - 1).max(0))))
+        Some(DrainKept::Empty(holding.map_or(0, |n| g * (n - 1).max(0))))
     }
 
     /// By need, under a constant extent `e`: the shortest distance at which a body iteration
