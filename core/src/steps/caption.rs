@@ -25,14 +25,10 @@ impl StepThrough {
                 ..
             } => {
                 // "`C[i] = …` of iteration 3 runs"; a statement without a text, by its number.
-                let name = match self
-                    .statements
-                    .get(*stmt as usize)
-                    .filter(|t| !t.is_empty())
-                {
-                    Some(text) => crate::diagnostic::code(text),
-                    None => format!("Statement {stmt}"),
-                };
+                let name = crate::english::sentence_start(&crate::interp::statement_name(
+                    &self.statements,
+                    *stmt,
+                ));
                 out.push_str(&name);
                 if let Some(j) = iteration {
                     let _ = write!(out, " of iteration {j}");
