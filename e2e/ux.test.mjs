@@ -310,6 +310,24 @@ test('5: races are grouped by the wait that should have covered them, the waits 
   }
 });
 
+test('5: a count raised in a loop run by threads lists the races between them at their statements, after the waits', async () => {
+  const page = await open(NARROW);
+  await loadPreset(page, 'CUTLASS-style multistage GEMM');
+  await racy(page);
+  assert.match(await page.locator('#verdict').innerText(), /\d+ races between threads/);
+  const heads = await page.locator('#verification h3').allInnerTexts();
+  assert.deepEqual(heads.filter(h => /Races|Waits/.test(h)), ['Races', 'Waits', 'Races between threads']);
+  const note = await page.locator('.thread-races').evaluate(ul => ul.previousElementSibling.textContent);
+  assert.match(note, /^Run across its 128 threads: .* \d+ races in all; the first at each place:$/);
+  const first = page.locator('.thread-races .race-group').first();
+  assert.match(await first.locator('.race-head').innerText(), /^At [AB]_frag\[.*\] = [AB]_smem\[.*\], against the copy [AB]_smem\[.*\] = [AB]\[.*\]$/);
+  assert.match(await first.locator('p').nth(1).innerText(), /^thread \d+ reads [AB]_smem\[\d+, \d+, \d+\] \(slot \d\) at iteration \d+/);
+  assert.ok(!(await page.locator('#verification').innerText()).includes('`'), 'no literal backticks');
+  await page.locator('.thread-races').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: SHOTS + 'ux-verification-thread-races-900.png' });
+  await page.close();
+});
+
 test('6: a wait\'s "why" opens on hover beside its line and covers no other wait', async () => {
   for (const size of [WIDE, NARROW]) {
     const page = await open(size);

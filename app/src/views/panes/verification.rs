@@ -239,6 +239,59 @@ fn races_html(
     h.raw("</ul>");
 }
 
+/// The races between waves (threads) of a loop that declares its threads, one group per place a
+/// barrier would cover (`Across::by_barrier`), each at its statements: the derived program places
+/// those barriers, so these come from counts set by hand (or a pipelined program checked).
+fn thread_races_html(h: &mut Html, ex: &Exploration, v: &Verification) {
+    let Some(a) = v.across.as_ref().filter(|a| !a.races.is_empty()) else {
+        return;
+    };
+    let word = a.agent_word();
+    h.raw("<h3>Races between ")
+        .text(word)
+        .raw("s</h3><p class=\"hint\">Run across its ")
+        .text(&a.who())
+        .raw(": each ")
+        .text(word)
+        .raw("'s wait completes only its own copies, and a barrier publishes them to the other ")
+        .text(word)
+        .raw("s. ")
+        .text(&stagecraft::english::count(a.race_count as usize, "race"))
+        .raw(if a.truncated {
+            " before the run stopped at the interpreter's limit; the first at each place:"
+        } else {
+            " in all; the first at each place:"
+        })
+        .raw("</p><ul class=\"race-groups thread-races\">");
+    let statement = |stmt: u32| ex.statements.get(stmt as usize).map(|s| s.text.as_str());
+    for g in a.by_barrier() {
+        let r = g.first;
+        h.raw("<li class=\"race-group\"><p class=\"race-head\"><span class=\"dot s")
+            .num(r.access.stmt % 10)
+            .raw("\"></span>");
+        if let Some(text) = statement(r.access.stmt) {
+            h.raw("At <code>").text(text).raw("</code>");
+        }
+        if let Some(text) = statement(r.other.stmt) {
+            h.raw(", against ")
+                .text(r.other_access())
+                .raw(" <code>")
+                .text(text)
+                .raw("</code>");
+        }
+        h.raw("</p><p>").prose(&r.message()).raw(".");
+        if g.more > 0 {
+            h.raw(" Like it: ")
+                .text(&stagecraft::english::count(g.more, "more race"))
+                .raw(", between ")
+                .text(&g.between())
+                .raw(".");
+        }
+        h.raw("</p></li>");
+    }
+    h.raw("</ul>");
+}
+
 /// The pane's markup for `v`, the verification of `ex` (explored from `text`); `timeline` is
 /// `ex`'s too, when it has arrived (the selection's point on it).
 pub fn verification_html(
@@ -301,7 +354,11 @@ pub fn verification_html(
             .raw("</tr>");
     }
     h.raw("</table>");
-    if !v.differences.is_empty() {
+    // After the waits: a wait's count set by hand is what makes these (the derived program
+    // places every barrier), and its row says the count that removes them.
+    thread_races_html(&mut h, ex, v);
+    let across = v.across.as_ref().map_or(&[][..], |a| a.differences.as_slice());
+    if !v.differences.is_empty() || !across.is_empty() {
         h.raw("<h3>Differences</h3><ul>");
         for d in &v.differences {
             let got = d.got.map_or("nothing".to_string(), format::value);
@@ -313,6 +370,9 @@ pub fn verification_html(
                 .raw(" — pipelined ")
                 .text(&got)
                 .raw("</li>");
+        }
+        for d in across {
+            h.raw("<li>").prose(d).raw("</li>");
         }
         h.raw("</ul>");
     }
@@ -463,6 +523,49 @@ mod tests {
         assert!(html.contains("data-goto=\"program\""), "{html}");
         assert!(html.contains(&format!("id=\"wait-row-{w}\" data-wait=\"{w}\"")));
         assert!(html.contains("On the timeline"), "{html}");
+    }
+
+    #[test]
+    fn races_between_threads_are_listed_at_their_statements() {
+        // CUTLASS's multistage loop with its body's wait raised by one: each thread's wait
+        // leaves a copy in flight that other threads read after the barrier.
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/cutlass_multistage.py");
+        let text = std::fs::read_to_string(path).expect("the example");
+        let derived = stagecraft::explore::explore(&text, &Default::default());
+        let body = derived
+            .counts
+            .iter()
+            .find(|c| c.key.section == stagecraft::ir::SectionKind::Body)
+            .expect("a wait in the body");
+        let options = stagecraft::explore::Options {
+            count_overrides: vec![stagecraft::explore::CountOverride {
+                wait: body.key.clone(),
+                delta: 1,
+            }],
+            ..Default::default()
+        };
+        let ex = stagecraft::explore::explore(&text, &options);
+        let v = ex.verification.clone().expect("verified");
+        let across = v.across.as_ref().expect("run across its threads");
+        assert!(across.race_count > 0, "{}", v.summary);
+        let html = verification_html(&ex, &text, &v, None, false, None);
+        assert!(html.contains("<h3>Races between threads</h3>"), "{html}");
+        let races = &html[html.find("Races between threads").expect("the list")..];
+        assert!(
+            races.contains(&format!("{} in all", stagecraft::english::count(across.race_count as usize, "race"))),
+            "{races}"
+        );
+        let first = across.races.first().expect("a race");
+        let statement = &ex.statements[first.access.stmt as usize].text;
+        assert!(
+            races.contains(&format!("At <code>{}</code>", {
+                let mut escaped = String::new();
+                crate::markup::html::escape_into(&mut escaped, statement);
+                escaped
+            })),
+            "the race is at its statement: {races}"
+        );
+        assert!(races.contains("written by thread"), "{races}");
     }
 
     #[test]
