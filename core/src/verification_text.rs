@@ -23,7 +23,11 @@ pub fn verification_text(v: &Verification, name: &str, text: &str) -> String {
             outln!(out, "    fix: {fix}");
         }
     }
-    for r in &v.races {
+    // Races alike (`Verification::race_groups`): the first of each, the others counted.
+    for group in v.race_groups() {
+        let Some(r) = group.first().and_then(|&k| v.races.get(k)) else {
+            continue;
+        };
         let (line, col) = crate::diagnostic::line_col(text, r.span.start as usize);
         outln!(out, "  race at {name}:{line}:{col}: {}", r.message);
         if let Some(o) = r.other {
@@ -33,6 +37,13 @@ pub fn verification_text(v: &Verification, name: &str, text: &str) -> String {
         if let Some(w) = r.wait {
             let (wl, wc) = crate::diagnostic::line_col(text, w.span.start as usize);
             outln!(out, "    (that wait: {name}:{wl}:{wc})");
+        }
+        if group.len() > 1 {
+            outln!(
+                out,
+                "    (and {} like it: the same statement, kind and wait)",
+                crate::english::count(group.len() - 1, "more race")
+            );
         }
     }
     if let Some(a) = &v.across {

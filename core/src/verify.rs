@@ -464,6 +464,28 @@ impl Verification {
             .chain(self.problems.iter().filter(move |p| !invalid(p)))
     }
 
+    /// The races (their indices) in groups of races alike: of one statement, of one kind, and
+    /// left by one wait (or by none, or inside one commit group), in the order first met. A
+    /// raised count makes one such group per iteration it leaves uncovered; every view lists a
+    /// group's first race and counts the others.
+    pub fn race_groups(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let key =
+            |r: &crate::interp::Race| (r.wait.map(|w| w.index), r.within_group, r.kind, r.stmt);
+        for (k, r) in self.races.iter().enumerate() {
+            let found = groups.iter_mut().find(|g| {
+                g.first()
+                    .and_then(|&f| self.races.get(f))
+                    .is_some_and(|f| key(f) == key(r))
+            });
+            match found {
+                Some(g) => g.push(k),
+                None => groups.push(vec![k]),
+            }
+        }
+        groups
+    }
+
     /// How many problems make the program invalid (`Verdict::Invalid`).
     pub fn invalid(&self) -> usize {
         self.problems.iter().filter(|p| p.invalid.is_some()).count()

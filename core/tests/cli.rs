@@ -160,6 +160,37 @@ fn check_exits_3_on_the_race_tvm_leaves_in_example_b() {
     assert_eq!(derived.status.code(), Some(0), "{}", text(&derived.stdout));
 }
 
+/// TVM's program for RFC (c) races six times, in two groups of races alike (one statement, one
+/// kind, one wait): the first of each is written out, the others counted under it.
+#[test]
+fn check_writes_the_first_of_each_group_of_races_alike() {
+    let out = stagecraft(
+        &[
+            "check",
+            "examples/rfc_c_interleaved.py",
+            "--pipelined",
+            "tests/pipelined/rfc_c_tvm_merged_prologue.py",
+        ],
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("racy: 6 races on in-flight data"),
+        "{stdout}"
+    );
+    let races = stdout
+        .lines()
+        .filter(|l| l.starts_with("  race at "))
+        .count();
+    assert_eq!(races, 2, "{stdout}");
+    assert!(
+        stdout.contains("    (and 3 more races like it: the same statement, kind and wait)")
+            && stdout.contains("    (and 1 more race like it: the same statement, kind and wait)"),
+        "{stdout}"
+    );
+}
+
 /// The CDNA4 preset's program with its barriers deleted, checked by hand: the run across its 8
 /// waves finds each wave reading another wave's part of the tile before a barrier publishes it,
 /// at the read's line, naming both waves, the slot and the iteration, and saying where the barrier

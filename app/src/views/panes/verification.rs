@@ -134,23 +134,6 @@ fn problems_html(h: &mut Html, text: &str, v: &Verification) {
     h.raw("</ul>");
 }
 
-/// Races alike: of one statement, of one kind, and left by one wait (or by none, or inside one
-/// commit group). A raised count makes one such group per iteration it leaves uncovered.
-fn race_groups(v: &Verification) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    let key = |r: &Race| (r.wait.map(|w| w.index), r.within_group, r.kind, r.stmt);
-    for (k, r) in v.races.iter().enumerate() {
-        let found = groups
-            .iter_mut()
-            .find(|g| g.first().and_then(|&f| v.races.get(f)).is_some_and(|f| key(f) == key(r)));
-        match found {
-            Some(g) => g.push(k),
-            None => groups.push(vec![k]),
-        }
-    }
-    groups
-}
-
 /// One race as a list item: selectable, its message's code set as code.
 fn race_item(h: &mut Html, k: usize, r: &Race, selection: Option<Selection>, tab_stop: bool) {
     h.raw("<li id=\"race-")
@@ -168,7 +151,7 @@ fn race_item(h: &mut Html, k: usize, r: &Race, selection: Option<Selection>, tab
         .raw("</li>");
 }
 
-/// The races in groups of races alike (`race_groups`): how many, which wait should have covered
+/// The races in groups of races alike (`Verification::race_groups`): how many, which wait should have covered
 /// them (its line), the first, and the others behind "and N more like it". The group holding the
 /// selected race is open.
 fn races_html(
@@ -188,7 +171,7 @@ fn races_html(
         return;
     }
     h.raw("<ul class=\"race-groups\">");
-    for group in race_groups(v) {
+    for group in v.race_groups() {
         let Some((&first, rest)) = group.split_first() else {
             continue;
         };
