@@ -92,6 +92,9 @@ pub fn verification_text(v: &Verification, name: &str, text: &str) -> String {
             w.judgement.words()
         );
     }
+    if let Some(note) = v.unjudged_note() {
+        outln!(out, "  ({note})");
+    }
     out
 }
 

@@ -486,6 +486,25 @@ impl Verification {
         groups
     }
 
+    /// Why some waits are "not judged", when the verdict does not say it: a wait is judged
+    /// tight or loose against a run with no race and the loop's outputs, which a racy or
+    /// different program has not (the interpretation budget is said in the summary).
+    pub fn unjudged_note(&self) -> Option<&'static str> {
+        let unjudged = self
+            .waits
+            .iter()
+            .any(|w| w.judgement == Judgement::NotJudged);
+        let unclean = !self.races.is_empty()
+            || !self.differences.is_empty()
+            || self
+                .across
+                .as_ref()
+                .is_some_and(|a| a.race_count > 0 || !a.differences.is_empty());
+        (unjudged && unclean).then_some(
+            "a wait is judged tight or loose only in a run with no race and the loop's outputs: those not judged here are judged once the races and differing outputs are gone",
+        )
+    }
+
     /// How many problems make the program invalid (`Verdict::Invalid`).
     pub fn invalid(&self) -> usize {
         self.problems.iter().filter(|p| p.invalid.is_some()).count()

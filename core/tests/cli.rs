@@ -189,6 +189,12 @@ fn check_writes_the_first_of_each_group_of_races_alike() {
             && stdout.contains("    (and 1 more race like it: the same statement, kind and wait)"),
         "{stdout}"
     );
+    // The waits the race leaves unjudged say why.
+    assert!(
+        stdout.contains(": not judged\n")
+            && stdout.contains("  (a wait is judged tight or loose only in a run with no race"),
+        "{stdout}"
+    );
 }
 
 /// The CDNA4 preset's program with its barriers deleted, checked by hand: the run across its 8

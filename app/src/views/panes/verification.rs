@@ -337,6 +337,9 @@ pub fn verification_html(
             .raw("</tr>");
     }
     h.raw("</table>");
+    if let Some(note) = v.unjudged_note() {
+        h.raw("<p class=\"hint\">").text(&stagecraft::english::sentence_start(note)).raw(".</p>");
+    }
     // After the waits: a wait's count set by hand is what makes these (the derived program
     // places every barrier), and its row says the count that removes them.
     thread_races_html(&mut h, ex, v);
@@ -549,6 +552,15 @@ mod tests {
             "the race is at its statement: {races}"
         );
         assert!(races.contains("written by thread"), "{races}");
+        // Its other wait is not judged, and the pane says why.
+        assert!(v
+            .waits
+            .iter()
+            .any(|w| w.judgement == stagecraft::verify::Judgement::NotJudged));
+        assert!(
+            html.contains("<p class=\"hint\">A wait is judged tight or loose only in a run with no race"),
+            "{html}"
+        );
     }
 
     #[test]
