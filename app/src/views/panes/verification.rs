@@ -151,9 +151,9 @@ fn race_item(h: &mut Html, k: usize, r: &Race, selection: Option<Selection>, tab
         .raw("</li>");
 }
 
-/// The races in groups of races alike (`Verification::race_groups`): how many, which wait should have covered
-/// them (its line), the first, and the others behind "and N more like it". The group holding the
-/// selected race is open.
+/// The races in groups of races alike (`Verification::race_groups`): how many, which wait should
+/// have covered them (its line), the first, and the others behind "and N more like it". The group
+/// holding the selected race is open.
 fn races_html(
     h: &mut Html,
     ex: &Exploration,
