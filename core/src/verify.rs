@@ -501,7 +501,7 @@ impl Verification {
                 .as_ref()
                 .is_some_and(|a| a.race_count > 0 || !a.differences.is_empty());
         (unjudged && unclean).then_some(
-            "a wait is judged tight or loose only in a run with no race and the loop's outputs: those not judged here are judged once the races and differing outputs are gone",
+            "a wait is judged tight or loose only in a run with no race and the loop's outputs; those not judged here are judged once the races and differing outputs are gone",
         )
     }
 

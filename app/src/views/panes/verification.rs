@@ -338,7 +338,7 @@ pub fn verification_html(
     }
     h.raw("</table>");
     if let Some(note) = v.unjudged_note() {
-        h.raw("<p class=\"hint\">").text(&stagecraft::english::sentence_start(note)).raw(".</p>");
+        h.raw("<p class=\"hint\">Why “not judged”: ").text(note).raw(".</p>");
     }
     // After the waits: a wait's count set by hand is what makes these (the derived program
     // places every barrier), and its row says the count that removes them.
@@ -558,7 +558,7 @@ mod tests {
             .iter()
             .any(|w| w.judgement == stagecraft::verify::Judgement::NotJudged));
         assert!(
-            html.contains("<p class=\"hint\">A wait is judged tight or loose only in a run with no race"),
+            html.contains("<p class=\"hint\">Why “not judged”: a wait is judged tight or loose only in a run with no race"),
             "{html}"
         );
     }

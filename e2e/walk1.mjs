@@ -1,0 +1,10 @@
+import { launchFresh, openPage } from './fresh.mjs';
+const ctx = await launchFresh();
+const errors = [];
+const page = await openPage(ctx, { size: { width: 900, height: 700 }, errors });
+await page.waitForTimeout(800);
+await page.screenshot({ path: '/tmp/w1-open.png' });
+const buttons = await page.$$eval('button, [role=tab], select, a', els => els.filter(e => e.offsetParent).map(e => `${e.tagName} #${e.id} "${(e.getAttribute('aria-label') || e.textContent).trim().slice(0, 50)}"`));
+console.log(buttons.join('\n'));
+console.log('errors', errors);
+await ctx.close();
