@@ -38,29 +38,36 @@ pub(crate) fn hint_html(h: &mut Html, d: &Diagnostic) {
 }
 
 /// The races of a program (`text`, the one verified): first each racy wait with the count that
-/// would be right, then the races at their lines — the first few, the rest (often the same race in
-/// later slots) folded away so that they do not push the program off the screen.
+/// would be right, then the races at their lines, the first of each group of races alike
+/// (`Verification::race_groups`) with the others counted — the first few groups, the rest folded
+/// away so that they do not push the program off the screen.
 fn races_html(h: &mut Html, v: &Verification, text: &str) {
     if v.races.is_empty() {
         return;
     }
     fixes_html(h, v, text);
+    let groups = v.race_groups();
     h.raw("<h3>Races</h3><ul class=\"races tvm-races\">");
-    for (k, r) in v.races.iter().enumerate() {
+    for (k, group) in groups.iter().enumerate() {
         if k == SHOWN_RACES {
             h.raw("</ul><details><summary>")
-                .num(v.races.len() - SHOWN_RACES)
+                .num(groups.len() - SHOWN_RACES)
                 .raw(" more</summary><ul class=\"races tvm-races\">");
         }
+        let Some(r) = group.first().and_then(|&first| v.races.get(first)) else {
+            continue;
+        };
         let (line, _) = line_col(text, r.span.start as usize);
-        h.raw("<li>line ")
-            .num(line)
-            .raw(": ")
-            .prose(&r.message)
-            .raw("</li>");
+        h.raw("<li>line ").num(line).raw(": ").prose(&r.message);
+        if group.len() > 1 {
+            h.raw(" <span class=\"hint\">(and ")
+                .text(&crate::english::count(group.len() - 1, "more race"))
+                .raw(" like it)</span>");
+        }
+        h.raw("</li>");
     }
     h.raw("</ul>");
-    if v.races.len() > SHOWN_RACES {
+    if groups.len() > SHOWN_RACES {
         h.raw("</details>");
     }
 }

@@ -87,6 +87,15 @@ mod tests {
             html.contains("its count 2 lower leaves no race on it"),
             "{html}"
         );
+        // Races alike are one item each, the others counted (TVM's program: 6 races in 2
+        // groups, the first of 4 and one of 2).
+        let races = &html[html.find("<h3>Races</h3>").expect("the races")..];
+        assert_eq!(races.matches("<li>line ").count(), 2, "{races}");
+        assert!(
+            races.contains("(and 3 more races like it)")
+                && races.contains("(and 1 more race like it)"),
+            "{races}"
+        );
         let fixed = printed.replace("async_wait_queue(0, 5)", "async_wait_queue(0, 3)");
         let html = check_html(&check_pipelined(&text, &fixed, &params), &text, &fixed);
         assert!(html.contains("verdict equivalent"), "{html}");
