@@ -89,7 +89,7 @@ mod tests {
         );
         // Races alike are one item each, the others counted (TVM's program: 6 races in 2
         // groups, the first of 4 and one of 2).
-        let races = &html[html.find("<h3>Races</h3>").expect("the races")..];
+        let races = &html[html.find("<h3>Races</h3>").unwrap()..];
         assert_eq!(races.matches("<li>line ").count(), 2, "{races}");
         assert!(
             races.contains("(and 3 more races like it)")
