@@ -84,13 +84,9 @@ fn thread_races_html(h: &mut Html, a: &Across, text: &str) {
     let word = a.agent_word();
     h.raw("<h3>Races between ")
         .text(word)
-        .raw("s</h3><p class=\"view-note\">Run across its ")
-        .text(&a.who())
-        .raw(": each ")
-        .text(word)
-        .raw("'s wait completes only its own copies; a <code>barrier()</code> publishes them to the other ")
-        .text(word)
-        .raw("s. One race for each wait and read (read and refill) with no barrier between them:</p><ul class=\"races tvm-races thread-races\">");
+        .raw("s</h3><p class=\"view-note\">")
+        .prose(&a.how_run())
+        .raw(" One race for each wait and read (read and refill) with no barrier between them:</p><ul class=\"races tvm-races thread-races\">");
     let groups = a.by_barrier();
     for (k, g) in groups.iter().enumerate() {
         if k == SHOWN_PLACES {

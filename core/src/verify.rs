@@ -182,6 +182,17 @@ impl Across {
         }
     }
 
+    /// How the run across threads judges, for the list of its races: "Run across its 8 waves
+    /// (512 threads): each wave's wait completes only its own copies; a `barrier()` publishes them
+    /// to the other waves."
+    pub fn how_run(&self) -> String {
+        let word = self.agent_word();
+        format!(
+            "Run across its {}: each {word}'s wait completes only its own copies; a `barrier()` publishes them to the other {word}s.",
+            self.who()
+        )
+    }
+
     /// "8 waves (512 threads)", "128 threads".
     pub fn who(&self) -> String {
         if self.threads.waves < self.threads.threads {
@@ -486,22 +497,22 @@ impl Verification {
         groups
     }
 
-    /// Why some waits are "not judged", when the verdict does not say it: a wait is judged
-    /// tight or loose against a run with no race and the loop's outputs, which a racy or
-    /// different program has not (the interpretation budget is said in the summary).
+    /// Whether the waits are judged at all: only against a run of a valid program with no race
+    /// on in-flight data and the loop's outputs (`judge_waits`; else every wait that ran and
+    /// did not race is "not judged", and `unjudged_note` says why).
+    fn judgeable(&self) -> bool {
+        self.races.is_empty() && self.invalid() == 0 && self.differences.is_empty()
+    }
+
+    /// Why some waits are "not judged", when the verdict does not say it: the run is not one
+    /// waits are judged against (`judgeable`; the interpretation budget is said in the summary).
     pub fn unjudged_note(&self) -> Option<&'static str> {
         let unjudged = self
             .waits
             .iter()
             .any(|w| w.judgement == Judgement::NotJudged);
-        let unclean = !self.races.is_empty()
-            || !self.differences.is_empty()
-            || self
-                .across
-                .as_ref()
-                .is_some_and(|a| a.race_count > 0 || !a.differences.is_empty());
-        (unjudged && unclean).then_some(
-            "a wait is judged tight or loose only in a run with no race and the loop's outputs; those not judged here are judged once the races and differing outputs are gone",
+        (unjudged && !self.judgeable()).then_some(
+            "a wait is judged tight or loose only in a run with no race and the loop's outputs, of a valid program; those not judged here are judged once the races, differing outputs and problems are gone",
         )
     }
 
@@ -552,7 +563,7 @@ impl Runs<'_> {
 /// equivalent run were left unjudged (judging off, or beyond the interpretation budget).
 fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptions) -> usize {
     // An invalid program is not judged: its waits' counts mean nothing a target can run.
-    let racy = !v.races.is_empty() || v.invalid() > 0;
+    let judgeable = v.judgeable();
     // Judging re-runs the program a few times per wait; keep the whole verification bounded.
     let mut judge_budget = crate::limits::MAX_JUDGE_INSTANCES;
     let mut over_budget = 0;
@@ -573,7 +584,7 @@ fn judge_waits(v: &mut Verification, runs: &Runs, main: &Run, opts: &VerifyOptio
                 }
             }
             Judgement::Racy
-        } else if racy || !v.differences.is_empty() {
+        } else if !judgeable {
             Judgement::NotJudged
         } else if !opts.judge_waits
             || main.instances > crate::limits::MAX_JUDGED_INSTANCES

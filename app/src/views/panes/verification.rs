@@ -232,13 +232,9 @@ fn thread_races_html(h: &mut Html, ex: &Exploration, v: &Verification) {
     let word = a.agent_word();
     h.raw("<h3>Races between ")
         .text(word)
-        .raw("s</h3><p class=\"hint\">Run across its ")
-        .text(&a.who())
-        .raw(": each ")
-        .text(word)
-        .raw("'s wait completes only its own copies, and a barrier publishes them to the other ")
-        .text(word)
-        .raw("s. ")
+        .raw("s</h3><p class=\"hint\">")
+        .prose(&a.how_run())
+        .raw(" ")
         .text(&stagecraft::english::count(a.race_count as usize, "race"))
         .raw(if a.truncated {
             " before the run stopped at the interpreter's limit; the first at each place:"
